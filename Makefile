@@ -1,0 +1,35 @@
+# The one task runner: README, CI and hooks call these targets.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+export PREFECT_LOGGING_LEVEL ?= WARNING
+
+.PHONY: install demo test bench lint sandbox clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(BIN)/dispute-evidence demo
+
+test: install
+	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python -m bench
+
+lint: install
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+sandbox: install
+	$(BIN)/dispute-evidence sandbox --generate 50
+
+clean:
+	rm -rf $(VENV) .pytest_cache demo-run
