@@ -38,7 +38,9 @@ def sandbox_factory() -> Iterator[object]:
     started = []
 
     def start(config: SandboxConfig | None = None, rows: list[dict[str, object]] | None = None):
-        sb = run_sandbox_in_thread(config or SandboxConfig(tokens=(TOKEN,)), rows if rows is not None else seed_rows())
+        sb = run_sandbox_in_thread(
+            config or SandboxConfig(tokens=(TOKEN,)), rows if rows is not None else seed_rows()
+        )
         started.append(sb)
         return sb
 

@@ -35,7 +35,9 @@ async def _check(session, doc, method, base, path, **kw) -> int:
     async with session.request(method, base + path, **kw) as r:
         body = await r.json(content_type=None)
         op, supported = _operation(doc, method, path.split("?")[0])
-        assert supported or r.status == 405, f"{method} {path}: undocumented method answered {r.status}"
+        assert supported or r.status == 405, (
+            f"{method} {path}: undocumented method answered {r.status}"
+        )
         assert str(r.status) in op["responses"], f"{method} {path}: {r.status} not documented"
         schema = op["responses"][str(r.status)]["content"]["application/json"]["schema"]
         jsonschema.Draft202012Validator({**schema, "components": doc["components"]}).validate(body)
@@ -55,7 +57,13 @@ async def test_every_operation_and_error_matches_the_document(sandbox_factory):
         h = auth()
 
         async def check(method, path, **kw):
-            seen.add((method, re.sub(r"dis_\w+", "{id}", path.split("?")[0]), await _check(s, doc, method, base, path, **kw)))
+            seen.add(
+                (
+                    method,
+                    re.sub(r"dis_\w+", "{id}", path.split("?")[0]),
+                    await _check(s, doc, method, base, path, **kw),
+                )
+            )
 
         await check("GET", "/disputes?limit=2", headers=h)
         await check("GET", "/disputes?limit=500", headers=h)
@@ -65,9 +73,24 @@ async def test_every_operation_and_error_matches_the_document(sandbox_factory):
         await check("GET", f"/disputes/{did}", headers=h)
         await check("GET", "/disputes/dis_missing", headers=h)
         await check("DELETE", f"/disputes/{did}", headers=h)
-        await check("POST", "/disputes/update-evidence", headers=h, json={"provider_dispute_id": "dp_test_0", "evidence": EVIDENCE})
-        await check("POST", "/disputes/update-evidence", headers=h, json={"provider_dispute_id": "dp_test_0", "evidence": {"x": 1}})
-        await check("POST", "/disputes/update-evidence", headers=h, json={"provider_dispute_id": "dp_zz", "evidence": {}})
+        await check(
+            "POST",
+            "/disputes/update-evidence",
+            headers=h,
+            json={"provider_dispute_id": "dp_test_0", "evidence": EVIDENCE},
+        )
+        await check(
+            "POST",
+            "/disputes/update-evidence",
+            headers=h,
+            json={"provider_dispute_id": "dp_test_0", "evidence": {"x": 1}},
+        )
+        await check(
+            "POST",
+            "/disputes/update-evidence",
+            headers=h,
+            json={"provider_dispute_id": "dp_zz", "evidence": {}},
+        )
         await check("POST", "/disputes/update-evidence", headers=h, data="x")
         await check("POST", "/files/upload", headers=h, data=upload_form(PDF, "dp_test_0"))
         await check("POST", "/files/upload", headers=h, data=upload_form(EXE, "dp_test_0"))

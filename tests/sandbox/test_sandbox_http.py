@@ -17,8 +17,14 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 JPG = b"\xff\xd8\xff\xe0" + b"\x00" * 32
 EXE = b"MZ\x90\x00\x03\x00\x00\x00" + b"\x00" * 64
 EVIDENCE = {
-    "products": [{"product_title": "Linen shirt", "price": 49.5, "quantity": 2, "currency_code": "USD"}],
-    "merchant_profile": {"merchant_id": "m_1", "merchant_name": "Acme", "merchant_website": "https://acme.test"},
+    "products": [
+        {"product_title": "Linen shirt", "price": 49.5, "quantity": 2, "currency_code": "USD"}
+    ],
+    "merchant_profile": {
+        "merchant_id": "m_1",
+        "merchant_name": "Acme",
+        "merchant_website": "https://acme.test",
+    },
     "shipping_tracking_numbers": ["1Z999AA10123456784"],
     "additional_evidence": {"order_number": "1001"},
 }
@@ -35,7 +41,9 @@ async def call(method: str, url: str, **kw) -> tuple[int, dict, dict]:
 
 def upload_form(content: bytes, pid: str | None, name: str = "receipt.pdf") -> aiohttp.FormData:
     form = aiohttp.FormData(default_to_multipart=True)
-    form.add_field("file", io.BytesIO(content), filename=name, content_type="application/octet-stream")
+    form.add_field(
+        "file", io.BytesIO(content), filename=name, content_type="application/octet-stream"
+    )
     if pid is not None:
         form.add_field("provider_dispute_id", pid)
     return form
@@ -63,7 +71,9 @@ async def test_list_disputes_pages_in_stable_order(sandbox):
 async def test_paging_bounds_name_the_param(sandbox, query, param, code):
     status, body, _ = await call("GET", f"{sandbox.base_url}/disputes?{query}", headers=auth())
     assert status == 400
-    assert body["type"] == "invalid_request_error" and body["param"] == param and body["code"] == code
+    assert (
+        body["type"] == "invalid_request_error" and body["param"] == param and body["code"] == code
+    )
 
 
 async def test_get_dispute_and_unknown_dispute(sandbox):
@@ -74,7 +84,9 @@ async def test_get_dispute_and_unknown_dispute(sandbox):
     assert status == 404 and body["code"] == "resource_missing" and body["param"] == "dispute_id"
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic abc"}])
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic abc"}]
+)
 @pytest.mark.parametrize("method_path", [("GET", "/disputes"), ("GET", "/files?dispute_id=x"),
                                          ("POST", "/files/upload"), ("POST", "/disputes/update-evidence")])  # fmt: skip
 async def test_missing_or_wrong_token_is_401(sandbox, headers, method_path):
@@ -103,26 +115,42 @@ async def test_unsupported_methods_are_405_with_error_body(sandbox, method, path
 
 async def test_unknown_path_is_404_error_body(sandbox):
     status, body, _ = await call("GET", f"{sandbox.base_url}/refunds", headers=auth())
-    assert status == 404 and body["type"] == "invalid_request_error" and "/v1/refunds" in body["message"]
+    assert (
+        status == 404
+        and body["type"] == "invalid_request_error"
+        and "/v1/refunds" in body["message"]
+    )
 
 
 async def test_update_evidence_replaces_by_default(sandbox):
     url = f"{sandbox.base_url}/disputes/update-evidence"
-    status, body, _ = await call("POST", url, headers=auth(), json={"provider_dispute_id": "dp_test_0", "evidence": EVIDENCE})
-    assert status == 200 and body["provider_dispute_id"] == "dp_test_0" and body["dispute_id"].startswith("dis_")
+    status, body, _ = await call(
+        "POST", url, headers=auth(), json={"provider_dispute_id": "dp_test_0", "evidence": EVIDENCE}
+    )
+    assert (
+        status == 200
+        and body["provider_dispute_id"] == "dp_test_0"
+        and body["dispute_id"].startswith("dis_")
+    )
     await call("POST", url, headers=auth(), json={"provider_dispute_id": "dp_test_0",
                                                   "evidence": {"shipping_tracking_numbers": ["X1"]}})  # fmt: skip
-    _, dispute, _ = await call("GET", f"{sandbox.base_url}/disputes/{body['dispute_id']}", headers=auth())
+    _, dispute, _ = await call(
+        "GET", f"{sandbox.base_url}/disputes/{body['dispute_id']}", headers=auth()
+    )
     assert dispute["evidence"] == {"shipping_tracking_numbers": ["X1"]}
 
 
 async def test_update_evidence_merge_mode(sandbox_factory):
     sb = sandbox_factory(SandboxConfig(tokens=(TOKEN,), evidence_mode="merge"))
     url = f"{sb.base_url}/disputes/update-evidence"
-    _, body, _ = await call("POST", url, headers=auth(), json={"provider_dispute_id": "dp_test_0", "evidence": EVIDENCE})
+    _, body, _ = await call(
+        "POST", url, headers=auth(), json={"provider_dispute_id": "dp_test_0", "evidence": EVIDENCE}
+    )
     await call("POST", url, headers=auth(), json={"provider_dispute_id": "dp_test_0",
                                                   "evidence": {"shipping_tracking_numbers": ["X1"]}})  # fmt: skip
-    _, dispute, _ = await call("GET", f"{sb.base_url}/disputes/{body['dispute_id']}", headers=auth())
+    _, dispute, _ = await call(
+        "GET", f"{sb.base_url}/disputes/{body['dispute_id']}", headers=auth()
+    )
     assert dispute["evidence"]["shipping_tracking_numbers"] == ["X1"]
     assert dispute["evidence"]["products"] == EVIDENCE["products"]
 
@@ -140,7 +168,9 @@ async def test_update_evidence_merge_mode(sandbox_factory):
     ({"provider_dispute_id": "dp_missing", "evidence": {}}, 404, "provider_dispute_id"),
 ])  # fmt: skip
 async def test_update_evidence_rejects_bad_bodies_naming_param(sandbox, body, status, param):
-    got, err, _ = await call("POST", f"{sandbox.base_url}/disputes/update-evidence", headers=auth(), json=body)
+    got, err, _ = await call(
+        "POST", f"{sandbox.base_url}/disputes/update-evidence", headers=auth(), json=body
+    )
     assert got == status and err["param"] == param and err["message"]
 
 
@@ -152,21 +182,35 @@ async def test_update_evidence_refuses_non_json_and_closed_or_past_due(sandbox_f
     url = f"{sb.base_url}/disputes/update-evidence"
     status, body, _ = await call("POST", url, headers=auth(), data="provider_dispute_id=x")
     assert status == 415 and body["code"] == "unsupported_media_type"
-    status, body, _ = await call("POST", url, headers=auth(), json={"provider_dispute_id": "dp_closed_0", "evidence": {}})
+    status, body, _ = await call(
+        "POST", url, headers=auth(), json={"provider_dispute_id": "dp_closed_0", "evidence": {}}
+    )
     assert status == 400 and body["code"] == "dispute_closed"
-    status, body, _ = await call("POST", url, headers=auth(), json={"provider_dispute_id": "dp_late_0", "evidence": {}})
+    status, body, _ = await call(
+        "POST", url, headers=auth(), json={"provider_dispute_id": "dp_late_0", "evidence": {}}
+    )
     assert status == 400 and body["code"] == "dispute_past_due"
 
 
-@pytest.mark.parametrize(("content", "mime"), [(PDF, "application/pdf"), (PNG, "image/png"), (JPG, "image/jpeg")])
+@pytest.mark.parametrize(
+    ("content", "mime"), [(PDF, "application/pdf"), (PNG, "image/png"), (JPG, "image/jpeg")]
+)
 async def test_upload_and_list_files(sandbox, content, mime):
     status, body, _ = await call("POST", f"{sandbox.base_url}/files/upload", headers=auth(),
                                  data=upload_form(content, "dp_test_1", "proof.bin"))  # fmt: skip
-    assert status == 200 and body["file"]["name"] == "proof.bin" and body["file"]["id"].startswith("file_")
-    status, listed, _ = await call("GET", f"{sandbox.base_url}/files?dispute_id={body['dispute_id']}", headers=auth())
+    assert (
+        status == 200
+        and body["file"]["name"] == "proof.bin"
+        and body["file"]["id"].startswith("file_")
+    )
+    status, listed, _ = await call(
+        "GET", f"{sandbox.base_url}/files?dispute_id={body['dispute_id']}", headers=auth()
+    )
     assert status == 200
     (f,) = listed["data"]
-    assert f["file_type"] == mime and f["object"] == "file" and f["dispute_id"] == body["dispute_id"]
+    assert (
+        f["file_type"] == mime and f["object"] == "file" and f["dispute_id"] == body["dispute_id"]
+    )
     async with aiohttp.ClientSession() as s, s.get(f["url"], headers=auth()) as r:
         assert await r.read() == content
 
@@ -189,7 +233,9 @@ async def test_oversize_file_is_413_while_streaming(sandbox_factory):
     form.add_field("provider_dispute_id", "dp_test_0")
     form.add_field("file", chunks(), filename="big.pdf", content_type="application/pdf")
     try:
-        status, body, _ = await call("POST", f"{sb.base_url}/files/upload", headers=auth(), data=form)
+        status, body, _ = await call(
+            "POST", f"{sb.base_url}/files/upload", headers=auth(), data=form
+        )
     except aiohttp.ClientError:  # the server may close before the body is all sent
         status, body = 413, {"code": "file_too_large"}
     assert status == 413 and body["code"] == "file_too_large"
@@ -225,7 +271,10 @@ async def test_concurrent_uploads_all_land_once(sandbox):
     async with aiohttp.ClientSession(headers=auth()) as s:
 
         async def one(i: int) -> int:
-            async with s.post(f"{sandbox.base_url}/files/upload", data=upload_form(PDF + bytes([i]), "dp_test_2", f"r{i}.pdf")) as r:
+            async with s.post(
+                f"{sandbox.base_url}/files/upload",
+                data=upload_form(PDF + bytes([i]), "dp_test_2", f"r{i}.pdf"),
+            ) as r:
                 return r.status
 
         statuses = await asyncio.gather(*(one(i) for i in range(40)))
@@ -238,7 +287,9 @@ async def test_concurrent_uploads_all_land_once(sandbox):
 async def test_list_files_errors(sandbox):
     status, body, _ = await call("GET", f"{sandbox.base_url}/files", headers=auth())
     assert status == 400 and body["param"] == "dispute_id"
-    status, body, _ = await call("GET", f"{sandbox.base_url}/files?dispute_id=dis_nope", headers=auth())
+    status, body, _ = await call(
+        "GET", f"{sandbox.base_url}/files?dispute_id=dis_nope", headers=auth()
+    )
     assert status == 404 and body["param"] == "dispute_id"
 
 

@@ -140,7 +140,9 @@ async def inject_faults(request: web.Request, handler: Any) -> web.StreamRespons
     if cfg.latency_rate and rng.random() < cfg.latency_rate:
         await asyncio.sleep(rng.uniform(*cfg.latency_ms) / 1000)
     if cfg.fail_rate and rng.random() < cfg.fail_rate:
-        return error(503, "Injected failure; nothing was done.", type_="api_error", code="injected_failure")
+        return error(
+            503, "Injected failure; nothing was done.", type_="api_error", code="injected_failure"
+        )
     response = await handler(request)
     if request.method == "POST" and cfg.ambiguous_rate and rng.random() < cfg.ambiguous_rate:
         request.app[STATS_KEY]["ambiguous"] += 1
@@ -240,7 +242,11 @@ async def update_evidence(request: web.Request) -> web.Response:
     cfg = request.app[CONFIG_KEY]
     request.app[STORE_KEY].set_evidence(row["id"], evidence, merge=cfg.evidence_mode == "merge")
     return web.json_response(
-        {"message": "Evidence updated successfully", "dispute_id": row["id"], "provider_dispute_id": pid}
+        {
+            "message": "Evidence updated successfully",
+            "dispute_id": row["id"],
+            "provider_dispute_id": pid,
+        }
     )
 
 
@@ -278,14 +284,20 @@ async def upload_file(request: web.Request) -> web.Response:
             raise Invalid("file", "Missing required param: file.", "parameter_missing")
         pid = fields.get("provider_dispute_id", (None, None))[0]
         if not pid:
-            raise Invalid("provider_dispute_id", "Missing required param: provider_dispute_id.", "parameter_missing")
+            raise Invalid(
+                "provider_dispute_id",
+                "Missing required param: provider_dispute_id.",
+                "parameter_missing",
+            )
         mime = _check_file(content)
         row = _open_dispute(request, pid)
     except Invalid as exc:
         return _invalid(exc)
     except _Reply as reply:
         return reply.response
-    stored = request.app[STORE_KEY].add_file(row["id"], name or f"upload{EXTENSIONS[mime]}", mime, content)
+    stored = request.app[STORE_KEY].add_file(
+        row["id"], name or f"upload{EXTENSIONS[mime]}", mime, content
+    )
     return web.json_response({
         "message": "File uploaded successfully", "dispute_id": row["id"], "provider_dispute_id": pid,
         "file": {"id": stored.id, "url": _file_url(request, stored.id), "name": stored.file_name},
@@ -301,7 +313,9 @@ async def _read_upload_form(request: web.Request, max_bytes: int) -> dict[str, t
         elif part.name == "provider_dispute_id":
             fields["provider_dispute_id"] = (await _read_small_part(part), None)
         else:
-            raise Invalid(str(part.name), f"Received unknown parameter: {part.name}.", "parameter_unknown")
+            raise Invalid(
+                str(part.name), f"Received unknown parameter: {part.name}.", "parameter_unknown"
+            )
     return fields
 
 
@@ -325,7 +339,9 @@ async def list_files(request: web.Request) -> web.Response:
         return _invalid(exc)
     store = request.app[STORE_KEY]
     if store.get_dispute(dispute_id) is None:
-        return error(404, f"No such dispute: {dispute_id!r}.", code="resource_missing", param="dispute_id")
+        return error(
+            404, f"No such dispute: {dispute_id!r}.", code="resource_missing", param="dispute_id"
+        )
     files = store.list_files(dispute_id, limit, offset)
     return web.json_response({"data": [_file_json(request, f) for f in files]})
 
@@ -345,7 +361,9 @@ async def openapi(request: web.Request) -> web.Response:
 
 async def sandbox_state(request: web.Request) -> web.Response:
     """Test/benchmark inspection: every dispute's evidence, update count and files."""
-    return web.json_response({"disputes": request.app[STORE_KEY].snapshot(), "stats": request.app[STATS_KEY]})
+    return web.json_response(
+        {"disputes": request.app[STORE_KEY].snapshot(), "stats": request.app[STATS_KEY]}
+    )
 
 
 async def sandbox_faults(request: web.Request) -> web.Response:
@@ -358,7 +376,9 @@ async def sandbox_faults(request: web.Request) -> web.Response:
     return web.json_response({"ok": True})
 
 
-def build_app(config: SandboxConfig | None = None, store: SandboxStore | None = None) -> web.Application:
+def build_app(
+    config: SandboxConfig | None = None, store: SandboxStore | None = None
+) -> web.Application:
     """The sandbox application; `store` defaults to an in-memory one."""
     config = config or SandboxConfig()
     app = web.Application(

@@ -11,7 +11,13 @@ from typing import Any
 
 from aiohttp import web
 
-from dispute_evidence.sandbox.app import ACCESS_LOG_FORMAT, CONFIG_KEY, STORE_KEY, SandboxConfig, build_app
+from dispute_evidence.sandbox.app import (
+    ACCESS_LOG_FORMAT,
+    CONFIG_KEY,
+    STORE_KEY,
+    SandboxConfig,
+    build_app,
+)
 from dispute_evidence.sandbox.store import SandboxStore
 
 access_log = logging.getLogger("dispute_evidence.sandbox.access")

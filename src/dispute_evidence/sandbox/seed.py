@@ -27,7 +27,9 @@ def _pick(rng: random.Random, weights: dict[str, int]) -> str:
     return rng.choices(list(weights), weights=list(weights.values()))[0]
 
 
-def generate_disputes(n: int, seed: int | None = None, now: datetime | None = None) -> list[dict[str, Any]]:
+def generate_disputes(
+    n: int, seed: int | None = None, now: datetime | None = None
+) -> list[dict[str, Any]]:
     """`n` disputes with weighted reasons/statuses/currencies and deadlines 3-21 days ahead."""
     rng = random.Random(seed)
     now = now or utcnow()
@@ -41,7 +43,9 @@ def generate_disputes(n: int, seed: int | None = None, now: datetime | None = No
             {
                 "provider_dispute_id": new_id("dp", rng),
                 "initiated_at": iso(initiated),
-                "response_due_by": iso(now + timedelta(days=rng.randint(3, 21), hours=rng.randint(0, 23))),
+                "response_due_by": iso(
+                    now + timedelta(days=rng.randint(3, 21), hours=rng.randint(0, 23))
+                ),
                 "amount": max(amount, 50),
                 "currency": currency,
                 "reason": _pick(rng, REASONS),
@@ -78,4 +82,3 @@ def load_seed_file(path: Path, now: datetime | None = None) -> list[dict[str, An
         row["provider_dispute_id"] = pid
         out.append(row)
     return out
-

@@ -120,7 +120,9 @@ class SandboxStore:
             )
 
     # -- files ----------------------------------------------------------------
-    def add_file(self, dispute_id: str, file_name: str, file_type: str, content: bytes) -> StoredFile:
+    def add_file(
+        self, dispute_id: str, file_name: str, file_type: str, content: bytes
+    ) -> StoredFile:
         stored = StoredFile(
             id=new_id("file"), dispute_id=dispute_id, file_name=file_name,
             file_type=file_type, created_at=iso(utcnow()), size=len(content),
@@ -163,7 +165,9 @@ class SandboxStore:
                 "files": [],
             }
         by_id = {v["dispute_id"]: v for v in out.values()}
-        for f in self._db.execute("SELECT dispute_id, file_name, sha256, size FROM files ORDER BY seq"):
+        for f in self._db.execute(
+            "SELECT dispute_id, file_name, sha256, size FROM files ORDER BY seq"
+        ):
             by_id[f["dispute_id"]]["files"].append(
                 {"file_name": f["file_name"], "sha256": f["sha256"], "size": f["size"]}
             )

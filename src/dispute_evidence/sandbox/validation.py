@@ -29,7 +29,11 @@ def validate_update_body(body: Any) -> tuple[str, dict[str, Any]]:
         raise Invalid("body", "The request body must be a JSON object.")
     pid = body.get("provider_dispute_id")
     if pid is None:
-        raise Invalid("provider_dispute_id", "Missing required param: provider_dispute_id.", "parameter_missing")
+        raise Invalid(
+            "provider_dispute_id",
+            "Missing required param: provider_dispute_id.",
+            "parameter_missing",
+        )
     if not isinstance(pid, str) or not pid.strip():
         raise Invalid("provider_dispute_id", "provider_dispute_id must be a non-empty string.")
     unknown = sorted(set(body) - {"provider_dispute_id", "evidence"})
@@ -47,7 +51,11 @@ def _validate_evidence(ev: Any) -> None:
         raise Invalid("evidence", "evidence must be an object.")
     for key in ev:
         if key not in EVIDENCE_KEYS:
-            raise Invalid(f"evidence.{key}", f"Received unknown parameter: evidence.{key}.", "parameter_unknown")
+            raise Invalid(
+                f"evidence.{key}",
+                f"Received unknown parameter: evidence.{key}.",
+                "parameter_unknown",
+            )
     if "products" in ev:
         _validate_products(ev["products"])
     if "merchant_profile" in ev:
@@ -58,7 +66,9 @@ def _validate_evidence(ev: Any) -> None:
             raise Invalid("evidence.shipping_tracking_numbers", "Must be an array of strings.")
         for i, t in enumerate(stn):
             if not isinstance(t, str) or not t.strip():
-                raise Invalid(f"evidence.shipping_tracking_numbers[{i}]", "Must be a non-empty string.")
+                raise Invalid(
+                    f"evidence.shipping_tracking_numbers[{i}]", "Must be a non-empty string."
+                )
     if "additional_evidence" in ev and not isinstance(ev["additional_evidence"], dict):
         raise Invalid("evidence.additional_evidence", "additional_evidence must be an object.")
 
@@ -72,10 +82,16 @@ def _validate_products(products: Any) -> None:
             raise Invalid(where, "Each product must be an object.")
         for key in p:
             if key not in PRODUCT_KEYS:
-                raise Invalid(f"{where}.{key}", f"Received unknown parameter: {where}.{key}.", "parameter_unknown")
+                raise Invalid(
+                    f"{where}.{key}",
+                    f"Received unknown parameter: {where}.{key}.",
+                    "parameter_unknown",
+                )
         for key in PRODUCT_KEYS:
             if key not in p:
-                raise Invalid(f"{where}.{key}", f"Missing required param: {where}.{key}.", "parameter_missing")
+                raise Invalid(
+                    f"{where}.{key}", f"Missing required param: {where}.{key}.", "parameter_missing"
+                )
         if not isinstance(p["product_title"], str) or not p["product_title"].strip():
             raise Invalid(f"{where}.product_title", "product_title must be a non-empty string.")
         if not _is_number(p["price"]) or p["price"] < 0:
@@ -83,7 +99,10 @@ def _validate_products(products: Any) -> None:
         if not _is_number(p["quantity"]) or p["quantity"] <= 0:
             raise Invalid(f"{where}.quantity", "quantity must be a number > 0.")
         if not isinstance(p["currency_code"], str) or not _CURRENCY.match(p["currency_code"]):
-            raise Invalid(f"{where}.currency_code", "currency_code must be a three-letter ISO code (e.g. USD).")
+            raise Invalid(
+                f"{where}.currency_code",
+                "currency_code must be a three-letter ISO code (e.g. USD).",
+            )
 
 
 def _validate_strings_object(obj: Any, where: str, allowed: tuple[str, ...]) -> None:
@@ -91,6 +110,8 @@ def _validate_strings_object(obj: Any, where: str, allowed: tuple[str, ...]) -> 
         raise Invalid(where, f"{where} must be an object.")
     for key, value in obj.items():
         if key not in allowed:
-            raise Invalid(f"{where}.{key}", f"Received unknown parameter: {where}.{key}.", "parameter_unknown")
+            raise Invalid(
+                f"{where}.{key}", f"Received unknown parameter: {where}.{key}.", "parameter_unknown"
+            )
         if not isinstance(value, str):
             raise Invalid(f"{where}.{key}", f"{where}.{key} must be a string.")

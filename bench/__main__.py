@@ -1,0 +1,23 @@
+"""`python -m bench [api|ingest|engine ...] [--quick]`: print benchmark figures."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+
+def main(argv: list[str]) -> None:
+    quick = "--quick" in argv
+    chosen = [a for a in argv if not a.startswith("--")] or ["api", "ingest", "engine"]
+    print(
+        f"dispute-evidence benchmarks on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})"
+    )
+    for name in chosen:
+        module = __import__(f"bench.{name}_bench", fromlist=["run"])
+        module.run(quick=quick)
+
+
+main(sys.argv[1:])

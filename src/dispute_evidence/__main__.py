@@ -1,0 +1,3 @@
+from dispute_evidence.cli import main
+
+main()

@@ -1,0 +1,200 @@
+"""The transport tier: aiohttp session, pacing, retries, and the one place aiohttp errors
+are translated into ours (nothing above this module catches aiohttp.*)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+from dispute_evidence.api.config import ApiSettings
+from dispute_evidence.api.errors import (
+    ApiConnectionError,
+    ApiError,
+    ApiTimeout,
+    ApiUnavailable,
+    OutcomeUnknown,
+    RateLimited,
+    RequestInfo,
+)  # fmt: skip
+from dispute_evidence.api.pacer import RequestPacer
+from dispute_evidence.api.retry import parse_retry_after, retry_wait, should_retry
+from dispute_evidence.api.status import error_from_response
+
+log = logging.getLogger("dispute_evidence.api")
+
+
+@dataclass
+class RawResponse:
+    status: int
+    body: bytes
+    headers: dict[str, str]
+    request: RequestInfo
+
+
+@dataclass
+class TransportStats:
+    attempts: int = 0
+    retries: int = 0
+    rate_limited: int = 0
+
+
+class Transport:
+    """Sends requests with the bearer token, paced and retried; one per API key."""
+
+    def __init__(self, settings: ApiSettings, *, pacer: RequestPacer | None = None,
+                 sleep: Callable[[float], Any] = asyncio.sleep,
+                 rand: Callable[[], float] | None = None) -> None:  # fmt: skip
+        self.settings = settings
+        self.pacer = pacer or RequestPacer(
+            settings.rate_limit_per_hour, settings.rate_limit_period, settings.rate_limit_burst
+        )
+        self.stats = TransportStats()
+        self._sleep = sleep
+        self._rand = rand
+        self._limit = asyncio.Semaphore(settings.max_concurrency)
+        self._session: aiohttp.ClientSession | None = None
+        self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
+
+    def __repr__(self) -> str:
+        return f"Transport(base_url={self.settings.base_url!r}, token=***)"
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                headers={"Authorization": f"Bearer {self.settings.token.get_secret_value()}",
+                         "User-Agent": "dispute-evidence/0.1"},
+                connector=aiohttp.TCPConnector(limit=self.settings.max_concurrency * 2),
+                raise_for_status=False,
+            )  # fmt: skip
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    async def request(self, method: str, path: str, *, idempotent: bool, params: dict[str, Any] | None = None,
+                      json: Any = None, form: Callable[[], aiohttp.FormData] | None = None,
+                      timeout: float | None = None) -> RawResponse:  # fmt: skip
+        """One logical request: attempts are paced, and retried while the error is transient."""
+        try:  # fast path: most requests succeed first time and need no retry machinery
+            return await self._attempt(method, path, idempotent, params, json, form, timeout)
+        except Exception as exc:
+            if not should_retry(exc) or self.settings.max_attempts < 2:
+                raise
+            first_error = exc
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.settings.max_attempts - 1),
+            wait=self._wait,
+            retry=retry_if_exception(should_retry),
+            sleep=self._sleep,
+            reraise=True,
+            before_sleep=self._before_sleep,
+        )
+        self.stats.retries += 1
+        await self._sleep(retry_wait(first_error, 1, self.settings.backoff_base, self.settings.backoff_cap,
+                                     **({"rand": self._rand} if self._rand else {})))  # fmt: skip
+        async for attempt in retrying:
+            with attempt:
+                return await self._attempt(method, path, idempotent, params, json, form, timeout)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait(self, state: Any) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        kw = {"rand": self._rand} if self._rand else {}
+        # attempt_number counts tenacity's attempts; the fast-path attempt came before them
+        return retry_wait(
+            exc,
+            state.attempt_number + 1,
+            self.settings.backoff_base,
+            self.settings.backoff_cap,
+            **kw,
+        )
+
+    def _before_sleep(self, state: Any) -> None:
+        self.stats.retries += 1
+        exc = state.outcome.exception()
+        log.info("retrying after %s (attempt %d)", type(exc).__name__, state.attempt_number)
+
+    async def _attempt(self, method: str, path: str, idempotent: bool, params: Any, json: Any,
+                       form: Callable[[], aiohttp.FormData] | None, timeout: float | None) -> RawResponse:  # fmt: skip
+        url = f"{self.settings.base_url}{path}"
+        info = RequestInfo(method, url)
+        async with self._limit:
+            await self.pacer.acquire()
+            self.stats.attempts += 1
+            async with self._translate(info, idempotent):
+                response = await self._send(method, url, params, json, form, timeout)
+        if response.status == 429:
+            self.stats.rate_limited += 1
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            self.pacer.pause(retry_after if retry_after is not None else self.settings.backoff_base)
+        if response.status >= 400:
+            raise self._error(response, idempotent)
+        return response
+
+    async def _send(self, method: str, url: str, params: Any, json: Any,
+                    form: Callable[[], aiohttp.FormData] | None, timeout: float | None) -> RawResponse:  # fmt: skip
+        data = form() if form is not None else None
+        seconds = timeout or self.settings.timeout
+        client_timeout = self._timeouts.get(seconds) or self._timeouts.setdefault(
+            seconds, aiohttp.ClientTimeout(total=seconds)
+        )
+        async with self._get_session().request(
+            method, url, params=params, json=json, data=data, timeout=client_timeout
+        ) as r:
+            body = await r.read()
+            headers = dict(r.headers) if r.status >= 400 else {}
+            return RawResponse(r.status, body, headers, RequestInfo(method, url))
+
+    def _error(self, response: RawResponse, idempotent: bool) -> ApiError:
+        exc = error_from_response(
+            response.status, response.body, response.headers, response.request
+        )
+        if not idempotent and response.status >= 500:
+            return OutcomeUnknown(
+                f"The API answered {response.status} to a request that may have taken effect; "
+                "check before repeating it.", status=response.status, code=exc.code, body=exc.body,
+                request=response.request, cause=exc,
+            )  # fmt: skip
+        return exc
+
+    @contextlib.asynccontextmanager
+    async def _translate(self, info: RequestInfo, idempotent: bool) -> AsyncIterator[None]:
+        """aiohttp's exceptions -> ours, deciding whether the request may have been processed."""
+        try:
+            yield
+        except aiohttp.ClientConnectorError as exc:  # never connected: nothing was sent
+            raise ApiConnectionError(
+                f"Cannot connect to the API: {exc.os_error}", request=info
+            ) from None
+        except aiohttp.ConnectionTimeoutError:  # timed out connecting: nothing was sent
+            raise ApiTimeout("Timed out connecting to the API.", request=info) from None
+        except (TimeoutError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
+                aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:  # fmt: skip
+            timed_out = isinstance(exc, TimeoutError)
+            what = (
+                "No answer within the timeout"
+                if timed_out
+                else f"Connection lost ({type(exc).__name__})"
+            )
+            if not idempotent:
+                raise OutcomeUnknown(
+                    f"{what}; the request may have taken effect.", request=info, cause=exc
+                ) from None
+            raise (ApiTimeout if timed_out else ApiConnectionError)(
+                f"{what}.", request=info
+            ) from None
+        except aiohttp.ClientError as exc:
+            raise ApiConnectionError(
+                f"HTTP client error: {type(exc).__name__}", request=info
+            ) from None
+
+
+__all__ = ["ApiUnavailable", "RateLimited", "RawResponse", "Transport"]
