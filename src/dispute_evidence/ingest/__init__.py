@@ -1,0 +1,167 @@
+"""Ingest analysts' exports: read, recognise, validate. Pure data code, no network."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from dispute_evidence.filetypes import EVIDENCE_SUFFIXES
+from dispute_evidence.ingest.layouts import FIELDS, Mapping
+from dispute_evidence.ingest.readers import (
+    SPREADSHEET_SUFFIXES,
+    UnreadableFile,
+    is_ignored,
+    read_grids,
+)
+from dispute_evidence.ingest.tables import (
+    SOURCE_COLUMNS,
+    Reject,
+    closest_miss,
+    find_header,
+    to_canonical,
+)
+from dispute_evidence.ingest.validate import validate_table
+
+log = logging.getLogger("dispute_evidence.ingest")
+DEFAULT_MAX_FILE_BYTES = 500 * 1024 * 1024
+
+
+@dataclass
+class FileSummary:
+    """What became of one input file (one line per recognised table)."""
+
+    file: str
+    sheet: str | None
+    kind: str | None
+    layout: str | None
+    rows_read: int = 0
+    rows_used: int = 0
+    rows_rejected: int = 0
+    rows_duplicate: int = 0
+    rows_blank: int = 0
+    problem: str | None = None
+
+
+@dataclass
+class IngestResult:
+    records: dict[str, pd.DataFrame]
+    rejects: list[Reject] = field(default_factory=list)
+    files: list[FileSummary] = field(default_factory=list)
+    evidence_files: list[Path] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+
+    @property
+    def unreadable(self) -> list[FileSummary]:
+        return [f for f in self.files if f.problem]
+
+
+def empty_records() -> dict[str, pd.DataFrame]:
+    return {kind: pd.DataFrame(columns=[*FIELDS[kind], *SOURCE_COLUMNS]) for kind in FIELDS}
+
+
+def scan_inbox(inbox: Path) -> tuple[list[Path], list[Path], list[tuple[str, str]]]:
+    """(spreadsheets, evidence files, skipped) under `inbox`, sub-folders included.
+
+    Symlinks are never followed; lock/temp/hidden files and our own folders are skipped.
+    """
+    sheets, evidence, skipped = [], [], []
+    own = {"archive", "rejected", "reports", "state", ".dispute-evidence"}
+    for path in sorted(inbox.rglob("*")):
+        rel = path.relative_to(inbox)
+        if rel.parts and rel.parts[0] in own or any(p.startswith(".") for p in rel.parts):
+            continue
+        if path.is_symlink():
+            skipped.append(
+                (str(rel), "symbolic link: not followed (copy the real file into the inbox)")
+            )
+            continue
+        if not path.is_file() or is_ignored(path):
+            continue
+        suffix = path.suffix.lower()
+        if suffix in SPREADSHEET_SUFFIXES:
+            sheets.append(path)
+        elif suffix in EVIDENCE_SUFFIXES:
+            evidence.append(path)
+        else:
+            skipped.append(
+                (
+                    str(rel),
+                    f"not a spreadsheet or evidence file ({suffix or 'no extension'}); ignored",
+                )
+            )
+    return sheets, evidence, skipped
+
+
+def ingest_file(path: Path, label: str, custom: tuple[Mapping, ...] = (),
+                max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> tuple[list[tuple[str, pd.DataFrame]], list[Reject], list[FileSummary]]:  # fmt: skip
+    """Tables found in one file: [(kind, records)], rejects and summaries."""
+    tables: list[tuple[str, pd.DataFrame]] = []
+    rejects: list[Reject] = []
+    summaries: list[FileSummary] = []
+    try:
+        grids = list(read_grids(path, max_bytes))
+    except (UnreadableFile, OSError) as exc:
+        reason = str(exc) if isinstance(exc, UnreadableFile) else f"cannot open ({exc.strerror})"
+        rejects.append(Reject(label, None, None, None, None, reason))
+        return tables, rejects, [FileSummary(label, None, None, None, problem=reason)]
+    for grid in grids:
+        hit = find_header(grid, custom)
+        if hit is None:
+            if len(grids) > 1 and len(grid.frame) < 2:
+                continue  # an empty or notes sheet in a workbook that has tables elsewhere
+            reason = closest_miss(grid, custom)
+            rejects.append(Reject(label, grid.sheet, None, None, None, reason))
+            summaries.append(
+                FileSummary(
+                    label,
+                    grid.sheet,
+                    None,
+                    None,
+                    rows_read=max(len(grid.frame) - 1, 0),
+                    problem=reason,
+                )
+            )
+            continue
+        header_at, mapping, found = hit
+        frame, shown = to_canonical(grid, header_at, mapping, found, label)
+        table = validate_table(frame, mapping, shown, label, grid.sheet)
+        tables.append((mapping.kind, table.records))
+        rejects.extend(table.rejects)
+        summaries.append(FileSummary(label, grid.sheet, mapping.kind, mapping.name, table.rows_read,
+                                     len(table.records), table.rows_rejected, table.rows_duplicate,
+                                     table.rows_blank))  # fmt: skip
+    return tables, rejects, summaries
+
+
+def ingest_paths(paths: Iterable[Path], root: Path | None = None, custom: tuple[Mapping, ...] = (),
+                 max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> IngestResult:  # fmt: skip
+    """Ingest spreadsheets; records of each kind are concatenated in file order."""
+    parts: dict[str, list[pd.DataFrame]] = {k: [] for k in FIELDS}
+    result = IngestResult(records={})
+    for path in paths:
+        label = str(path.relative_to(root)) if root else path.name
+        tables, rejects, summaries = ingest_file(path, label, custom, max_bytes)
+        for kind, frame in tables:
+            parts[kind].append(frame)
+        result.rejects.extend(rejects)
+        result.files.extend(summaries)
+    base = empty_records()
+    result.records = {
+        k: pd.concat([base[k], *v], ignore_index=True) if v else base[k] for k, v in parts.items()
+    }
+    return result
+
+
+def ingest_inbox(
+    inbox: Path, custom: tuple[Mapping, ...] = (), max_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> IngestResult:
+    """Everything in the inbox: spreadsheets ingested, evidence files listed."""
+    sheets, evidence, skipped = scan_inbox(inbox)
+    result = ingest_paths(sheets, inbox, custom, max_bytes)
+    result.evidence_files = evidence
+    result.skipped = skipped
+    return result

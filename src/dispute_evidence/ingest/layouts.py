@@ -1,0 +1,128 @@
+"""Table kinds, their canonical columns, and the column mappings (presets and custom) that
+recognise them from headers — never from file names or column positions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal["disputes", "orders", "shipments"]
+
+# canonical field -> required?
+FIELDS: dict[str, dict[str, bool]] = {
+    "disputes": {
+        "provider_dispute_id": True, "order_number": True, "amount": False, "currency": False,
+        "reason": False, "response_due_by": False,
+    },
+    "orders": {
+        "order_number": True, "product_title": True, "price": True, "quantity": True, "currency_code": True,
+        "order_date": False, "customer_name": False, "customer_email": False, "billing_address": False,
+        "shipping_address": False, "sku": False, "payment_reference": False, "order_total": False,
+        "refunded_amount": False, "financial_status": False, "fulfillment_status": False,
+        "shipping_method": False,
+    },
+    "shipments": {
+        "order_number": True, "tracking_number": True, "carrier": False, "service": False,
+        "shipped_at": False, "delivered_at": False, "delivery_status": False,
+    },
+}  # fmt: skip
+DATE_FIELDS = frozenset({"response_due_by", "order_date", "shipped_at", "delivered_at"})
+NUMBER_FIELDS = frozenset({"amount", "price", "quantity", "order_total", "refunded_amount"})
+CURRENCY_FIELDS = frozenset({"currency", "currency_code"})
+# Order-level fields that Shopify fills only on an order's first row.
+ORDER_LEVEL = ("currency_code", "order_date", "customer_name", "customer_email", "billing_address",
+               "shipping_address", "payment_reference", "order_total", "refunded_amount",
+               "financial_status", "fulfillment_status", "shipping_method")  # fmt: skip
+
+
+def norm_header(text: object) -> str:
+    """`Provider Dispute ID` == `provider_dispute_id`: case, spaces, underscores, punctuation ignored."""
+    return re.sub(r"[^0-9a-z]", "", str(text).lower())
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """How one layout's headers map to a kind's canonical fields.
+
+    `columns` maps a canonical field to one header, or to several joined with ", " (addresses).
+    `defaults` fills a canonical field the sheet lacks (e.g. a currency for a one-currency shop).
+    `forward_fill` lists fields that only the first row of each order carries.
+    `required_override` lets a preset drop a canonical requirement the real export cannot meet.
+    """
+
+    name: str
+    kind: Kind
+    columns: dict[str, tuple[str, ...]]
+    defaults: dict[str, str] = field(default_factory=dict)
+    forward_fill: tuple[str, ...] = ()
+    required_override: frozenset[str] | None = None
+
+    def required(self) -> set[str]:
+        if self.required_override is not None:
+            return set(self.required_override)
+        return {f for f, req in FIELDS[self.kind].items() if req}
+
+    def resolve(self, headers: dict[str, int]) -> dict[str, tuple[int, ...]] | None:
+        """Column positions for each mapped field present, or None if a required field is missing."""
+        found: dict[str, tuple[int, ...]] = {}
+        for fld, names in self.columns.items():
+            idx = tuple(headers[n] for n in map(norm_header, names) if n in headers)
+            if idx:
+                found[fld] = idx
+        missing = self.required() - set(found) - set(self.defaults)
+        return None if missing else found
+
+    def missing_required(self, headers: dict[str, int]) -> list[str]:
+        present = {
+            f for f, names in self.columns.items() if any(norm_header(n) in headers for n in names)
+        }
+        return sorted(self.required() - present - set(self.defaults))
+
+
+def _canonical(kind: Kind) -> Mapping:
+    return Mapping(f"canonical {kind}", kind, {f: (f,) for f in FIELDS[kind]})
+
+
+def _addr(prefix: str) -> tuple[str, ...]:
+    return tuple(
+        f"{prefix} {p}" for p in ("Address1", "Address2", "City", "Province", "Zip", "Country")
+    )
+
+
+SHOPIFY_ORDERS = Mapping(
+    "Shopify orders export", "orders",
+    {
+        "order_number": ("Name",), "product_title": ("Lineitem name",), "price": ("Lineitem price",),
+        "quantity": ("Lineitem quantity",), "currency_code": ("Currency",), "order_date": ("Created at",),
+        "customer_name": ("Billing Name",), "customer_email": ("Email",),
+        "billing_address": _addr("Billing"), "shipping_address": _addr("Shipping"),
+        "sku": ("Lineitem sku",), "payment_reference": ("Payment Reference",), "order_total": ("Total",),
+        "refunded_amount": ("Refunded Amount",), "financial_status": ("Financial Status",),
+        "fulfillment_status": ("Fulfillment Status",), "shipping_method": ("Shipping Method",),
+    },
+    forward_fill=ORDER_LEVEL,
+)  # fmt: skip
+
+# The ShipStation orders grid has no tracking column (its shipment exports add one), so the
+# preset takes tracking as optional: a row still proves what shipped, when and how.
+SHIPSTATION_ORDERS = Mapping(
+    "ShipStation orders export", "shipments",
+    {
+        "order_number": ("Order #",), "tracking_number": ("Tracking Number", "Tracking #"),
+        "carrier": ("Carrier", "Provider"), "service": ("Service",), "shipped_at": ("Ship Date",),
+        "delivered_at": ("Delivery Date",), "delivery_status": ("Delivery Status",),
+    },
+    required_override=frozenset({"order_number", "shipped_at"}),
+)  # fmt: skip
+# Headers only ShipStation's grid has, so the preset is not picked for any sheet with `Order #`.
+SHIPSTATION_SIGNATURE = frozenset(
+    map(norm_header, ("Order #", "Store", "Item Name", "Recipient", "Ship Date"))
+)
+
+PRESETS: tuple[Mapping, ...] = (SHOPIFY_ORDERS, SHIPSTATION_ORDERS)
+CANONICAL: tuple[Mapping, ...] = (
+    _canonical("disputes"),
+    _canonical("orders"),
+    _canonical("shipments"),
+)

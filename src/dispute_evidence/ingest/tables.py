@@ -1,0 +1,180 @@
+"""Recognise a grid's table kind from its headers, map it to canonical columns, and validate
+every row: good rows go through, bad ones become reject lines an analyst can act on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from dispute_evidence.ingest.layouts import (
+    CANONICAL,
+    FIELDS,
+    PRESETS,
+    SHIPSTATION_ORDERS,
+    SHIPSTATION_SIGNATURE,
+    Mapping,
+    norm_header,
+)  # fmt: skip
+from dispute_evidence.ingest.readers import HEADER_SCAN_ROWS, Grid
+
+SOURCE_COLUMNS = ["_file", "_sheet", "_row"]
+
+
+@dataclass(frozen=True)
+class Reject:
+    """One problem with one cell (or a whole row), as the analyst sees it in Excel."""
+
+    file: str
+    sheet: str | None
+    row: int | None
+    column: str | None
+    value: str | None
+    reason: str
+
+    def line(self) -> str:
+        where = self.file + (f" [{self.sheet}]" if self.sheet else "")
+        if self.row is not None:
+            where += f" row {self.row}"
+        if self.column:
+            where += f", column '{self.column}'"
+        value = f" = {self.value!r}" if self.value not in (None, "") else ""
+        return f"{where}{value}: {self.reason}"
+
+
+@dataclass
+class Table:
+    """A recognised, validated table: canonical columns + _file/_sheet/_row."""
+
+    kind: str
+    layout: str
+    records: pd.DataFrame
+    rejects: list[Reject] = field(default_factory=list)
+    rows_read: int = 0
+    rows_rejected: int = 0
+    rows_duplicate: int = 0
+    rows_blank: int = 0
+
+
+def recognise(
+    headers: dict[str, int], custom: tuple[Mapping, ...]
+) -> tuple[Mapping, dict[str, tuple[int, ...]]] | None:
+    """The mapping that fits these headers: custom ones first, then presets, then canonical."""
+    for mapping in custom:
+        if (found := mapping.resolve(headers)) is not None:
+            return mapping, found
+    best: tuple[Mapping, dict[str, tuple[int, ...]]] | None = None
+    for mapping in (*PRESETS, *CANONICAL):
+        if mapping is SHIPSTATION_ORDERS and not set(headers) >= SHIPSTATION_SIGNATURE:
+            continue
+        found = mapping.resolve(headers)
+        if found is not None and (best is None or len(found) > len(best[1])):
+            best = mapping, found
+    return best
+
+
+def find_header(
+    grid: Grid, custom: tuple[Mapping, ...]
+) -> tuple[int, Mapping, dict[str, tuple[int, ...]]] | None:
+    """The first of the top rows that reads as a recognised header (title rows above are skipped)."""
+    for i in range(min(HEADER_SCAN_ROWS, len(grid.frame))):
+        headers: dict[str, int] = {}
+        for pos, text in enumerate(grid.frame.iloc[i].tolist()):
+            key = norm_header(text)
+            if key and key not in headers:
+                headers[key] = pos
+        if (hit := recognise(headers, custom)) is not None:
+            return i, *hit
+    return None
+
+
+def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
+    """Why no layout fits, told against the layout that came closest."""
+    if grid.frame.empty:
+        return "the sheet is empty."
+    headers = {
+        norm_header(t): p for p, t in enumerate(grid.frame.iloc[0].tolist()) if norm_header(t)
+    }
+
+    def score(m: Mapping) -> tuple[int, int]:  # most required columns present, then fewest missing
+        missing = len(m.missing_required(headers))
+        return len(m.required()) - missing, -missing
+
+    best = max((*custom, *CANONICAL), key=score)
+    missing = ", ".join(best.missing_required(headers))
+    return (f"no recognised table: as {best.kind} it lacks required column(s) {missing}. "
+            "Rename the headers or add a mapping in config (see README, 'Your own sheets').")  # fmt: skip
+
+
+def _strip(series: pd.Series) -> pd.Series:
+    s = series.astype(str).str.strip()
+    return s.str.replace(r"^'", "", regex=True)  # spreadsheet "keep as text" apostrophe ('4001)
+
+
+def to_canonical(grid: Grid, header_at: int, mapping: Mapping, found: dict[str, tuple[int, ...]],
+                 file: str) -> tuple[pd.DataFrame, dict[str, str]]:  # fmt: skip
+    """Canonical text columns + sources; and, per field, the header the analyst sees."""
+    body = grid.frame.iloc[header_at + 1 :]
+    header_row = grid.frame.iloc[header_at].tolist()
+    out: dict[str, pd.Series] = {}
+    shown: dict[str, str] = {}
+    for fld, positions in found.items():
+        if len(positions) == 1:
+            out[fld] = _strip(body[body.columns[positions[0]]])
+        else:  # composite, e.g. an address from its parts
+            parts = [_strip(body[body.columns[p]]) for p in positions]
+            joined = parts[0].str.cat(parts[1:], sep="\x1f")
+            out[fld] = joined.str.replace(r"\x1f+", ", ", regex=True).str.strip(", ")
+        shown[fld] = " + ".join(str(header_row[p]) for p in positions)
+    frame = pd.DataFrame(out, index=body.index)
+    for fld, value in mapping.defaults.items():
+        if fld not in frame or (frame[fld] == "").all():
+            frame[fld] = value
+            shown[fld] = f"(default {value})"
+    for fld in FIELDS[mapping.kind]:
+        if fld not in frame:
+            frame[fld] = ""
+    frame["_file"] = file
+    frame["_sheet"] = grid.sheet
+    frame["_row"] = np.arange(len(frame)) + grid.first_row + header_at + 1
+    return frame, shown
+
+
+def normalise_order_number(series: pd.Series) -> pd.Series:
+    """'#1001', '1001', ' 1001 ' and Excel's 1001.0 all become '1001'."""
+    s = series.str.strip().str.lstrip("#").str.strip()
+    return s.str.replace(r"^(\d+)\.0+$", r"\1", regex=True)
+
+
+def parse_number(series: pd.Series) -> pd.Series:
+    """Numbers as exports write them: '49.50', '$49.50', '1,049.50', '49,50' (decimal comma)."""
+    s = series.str.replace(r"[\s$€£¥]", "", regex=True)
+    both = s.str.contains(",", regex=False) & s.str.contains(".", regex=False)
+    s = s.where(~both, s.str.replace(",", "", regex=False))
+    s = s.str.replace(r"^(-?\d+),(\d{1,2})$", r"\1.\2", regex=True)
+    return pd.to_numeric(s, errors="coerce")
+
+
+def parse_dates(series: pd.Series) -> pd.Series:
+    """ISO strings (Shopify's '2025-05-11 09:55:16 -0400' too), other common forms, and Excel
+    serial numbers, to UTC. Unparseable -> NaT."""
+    utc = "datetime64[ns, UTC]"
+    text = series.where(series != "")
+    parsed = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601").astype(utc)
+    todo = parsed.isna() & text.notna()
+    if todo.any():
+        serial = pd.to_numeric(text[todo], errors="coerce")
+        serial = serial[serial.between(20000, 80000)]
+        if not serial.empty:  # Excel's day count from 1899-12-30, to the second
+            days = pd.to_datetime(serial, unit="D", origin="1899-12-30", utc=True).dt.round("s")
+            parsed.loc[serial.index] = days.astype(utc)
+        rest = todo & parsed.isna()
+        if rest.any():
+            mixed = pd.to_datetime(text[rest], utc=True, errors="coerce", format="mixed")
+            parsed.loc[rest] = mixed.astype(utc)
+    return parsed
+
+
+def iso_text(parsed: pd.Series) -> pd.Series:
+    return parsed.dt.strftime("%Y-%m-%dT%H:%M:%SZ").fillna("")

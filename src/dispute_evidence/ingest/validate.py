@@ -1,0 +1,97 @@
+"""Row validation: every row ends up used, rejected (with its reasons) or a duplicate."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dispute_evidence.ingest.currencies import ISO_4217
+from dispute_evidence.ingest.layouts import (
+    CURRENCY_FIELDS,
+    DATE_FIELDS,
+    FIELDS,
+    NUMBER_FIELDS,
+    Mapping,
+)
+from dispute_evidence.ingest.tables import (
+    Reject,
+    Table,
+    iso_text,
+    normalise_order_number,
+    parse_dates,
+    parse_number,
+)  # fmt: skip
+
+MAX_CELL_CHARS = 2000
+
+
+def _forward_fill_orders(frame: pd.DataFrame, fields: tuple[str, ...]) -> None:
+    """Shopify fills order-level fields only on an order's first row: carry them down."""
+    present = [f for f in fields if f in frame]
+    if not present:
+        return
+    filled = frame[present].where(frame[present] != "")
+    frame[present] = filled.groupby(frame["order_number"], sort=False).ffill().fillna("")
+
+
+def validate_table(
+    frame: pd.DataFrame, mapping: Mapping, shown: dict[str, str], file: str, sheet: str | None
+) -> Table:
+    """Validate a canonical frame; rejects name file, sheet, Excel row, column and value."""
+    kind = mapping.kind
+    canonical = list(FIELDS[kind])
+    rows_read = len(frame)
+    blank = (frame[canonical] == "").all(axis=1)
+    frame = frame.loc[~blank].copy()
+    if "order_number" in frame:
+        frame["order_number"] = normalise_order_number(frame["order_number"])
+    if mapping.forward_fill:
+        _forward_fill_orders(frame, mapping.forward_fill)
+
+    problems: list[tuple[pd.Series, str, str]] = []  # (bad-row mask, field, reason)
+    for fld in mapping.required():
+        problems.append((frame[fld] == "", fld, f"missing {fld.replace('_', ' ')} (required)"))
+    for fld in canonical:
+        problems.append(
+            (frame[fld].str.len() > MAX_CELL_CHARS, fld, f"longer than {MAX_CELL_CHARS} characters")
+        )
+    parsed: dict[str, pd.Series] = {}
+    for fld in NUMBER_FIELDS & set(canonical):
+        parsed[fld] = parse_number(frame[fld])
+        problems.append(((frame[fld] != "") & parsed[fld].isna(), fld, "not a number"))
+        if fld in ("quantity", "price", "order_total", "refunded_amount"):
+            problems.append((parsed[fld] < 0, fld, f"negative {fld.replace('_', ' ')}"))
+    if "quantity" in parsed:
+        problems.append((parsed["quantity"] == 0, "quantity", "quantity is 0"))
+    for fld in CURRENCY_FIELDS & set(canonical):
+        frame[fld] = frame[fld].str.upper()
+        problems.append(((frame[fld] != "") & ~frame[fld].isin(ISO_4217), fld,
+                         "unknown currency code (use ISO 4217, e.g. USD, EUR)"))  # fmt: skip
+    for fld in DATE_FIELDS & set(canonical):
+        parsed[fld] = parse_dates(frame[fld])
+        problems.append(((frame[fld] != "") & parsed[fld].isna(), fld,
+                         "unparseable date (use YYYY-MM-DD or YYYY-MM-DD HH:MM)"))  # fmt: skip
+
+    bad = pd.Series(False, index=frame.index)
+    rejects: list[Reject] = []
+    for mask, fld, reason in problems:
+        mask = mask.fillna(False)
+        if not mask.any():
+            continue
+        bad |= mask
+        for row, value in zip(
+            frame.loc[mask, "_row"].tolist(), frame.loc[mask, fld].tolist(), strict=True
+        ):
+            rejects.append(
+                Reject(file, sheet, int(row), shown.get(fld, fld), str(value)[:80], reason)
+            )
+    rejects.sort(key=lambda r: (r.row or 0, r.column or ""))
+
+    good = frame.loc[~bad].copy()
+    for fld, values in parsed.items():
+        good[fld] = (
+            iso_text(values.loc[good.index]) if fld in DATE_FIELDS else values.loc[good.index]
+        )
+    dup = good.duplicated(subset=canonical, keep="first")
+    return Table(kind, mapping.name, good.loc[~dup].reset_index(drop=True), rejects,
+                 rows_read=rows_read, rows_rejected=int(bad.sum()), rows_duplicate=int(dup.sum()),
+                 rows_blank=int(blank.sum()))  # fmt: skip

@@ -1,0 +1,138 @@
+"""Evidence payloads: complete, deterministic, with conflicts and gaps reported."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dispute_evidence.api.models import MerchantProfile
+from dispute_evidence.evidence import build_evidence, match_evidence_files
+from dispute_evidence.evidence.files import name_tokens
+from dispute_evidence.ingest import ingest_paths
+from tests.ingest.layouts import ORDER_1001, ORDER_1001_LINE2, ORDER_1002, SHOPIFY_79, write_csv
+
+MERCHANT = MerchantProfile(
+    merchant_id="m_1", merchant_name="Acme", merchant_website="https://acme.test"
+)
+
+
+def _inbox(tmp_path, disputes, shipments=None):
+    files = [
+        write_csv(tmp_path / "orders.csv", SHOPIFY_79, [ORDER_1001, ORDER_1001_LINE2, ORDER_1002])
+    ]
+    files.append(
+        write_csv(
+            tmp_path / "disputes.csv",
+            ["provider_dispute_id", "order_number", "reason", "response_due_by"],
+            disputes,
+        )
+    )
+    if shipments:
+        files.append(
+            write_csv(
+                tmp_path / "ship.csv",
+                ["order_number", "tracking_number", "carrier", "shipped_at"],
+                shipments,
+            )
+        )
+    return ingest_paths(files, tmp_path).records
+
+
+def test_payload_carries_products_tracking_and_facts(tmp_path):
+    records = _inbox(tmp_path, [{"provider_dispute_id": "dp_1", "order_number": "#1001", "reason": "fraudulent",
+                                 "response_due_by": "2026-12-01"}],
+                     [{"order_number": "1001", "tracking_number": "1Z1", "carrier": "UPS", "shipped_at": "2025-05-12"},
+                      {"order_number": "1001", "tracking_number": "1Z2", "carrier": "UPS"},
+                      {"order_number": "1001", "tracking_number": "1Z1", "carrier": "UPS", "shipped_at": "2025-05-12"}])  # fmt: skip
+    result = build_evidence(records, MERCHANT)
+    (p,) = result.payloads
+    ev = p.evidence
+    assert [(x.product_title, x.price, x.quantity, x.currency_code) for x in ev.products] == [
+        ("Linen shirt", 49.5, 2, "USD"),
+        ('Belt, "leather"\r\nbrown', 10.0, 1, "USD"),
+    ]
+    assert ev.shipping_tracking_numbers == ["1Z1", "1Z2"] and ev.merchant_profile == MERCHANT
+    facts = ev.additional_evidence
+    assert facts["order_number"] == "1001" and facts["customer_email"] == "ann@example.com"
+    assert (
+        facts["order_total"] == 109
+        and facts["order_currency"] == "USD"
+        and facts["order_date"] == "2025-05-11T13:55:16Z"
+    )
+    assert facts["shipments"][0] == {
+        "tracking_number": "1Z1",
+        "carrier": "UPS",
+        "shipped_at": "2025-05-12T00:00:00Z",
+    }
+    assert (
+        facts["dispute"] == {"reason": "fraudulent"} and p.response_due_by == "2026-12-01T00:00:00Z"
+    )
+
+
+def test_same_inputs_give_byte_identical_json_and_hash(tmp_path):
+    rows = [
+        {"provider_dispute_id": "dp_1", "order_number": "1001"},
+        {"provider_dispute_id": "dp_2", "order_number": "1002"},
+    ]
+    a = build_evidence(_inbox(tmp_path, rows), MERCHANT)
+    b = build_evidence(_inbox(tmp_path, list(reversed(rows))), MERCHANT)
+    assert [(p.body, p.content_hash) for p in a.payloads] == [
+        (p.body, p.content_hash) for p in b.payloads
+    ]
+    assert a.payloads[0].content_hash != a.payloads[1].content_hash
+
+
+def test_conflict_names_both_sources_and_missing_order_is_incomplete(tmp_path):
+    records = _inbox(tmp_path, [{"provider_dispute_id": "dp_1", "order_number": "1001"},
+                                {"provider_dispute_id": "dp_1", "order_number": "1002"},
+                                {"provider_dispute_id": "dp_3", "order_number": "7777"}])  # fmt: skip
+    result = build_evidence(records, MERCHANT)
+    assert result.payloads == []
+    assert [r.line() for r in result.conflicts] == [
+        "disputes.csv row 2, column 'order_number' = '1001': dispute dp_1 is mapped to more than one order: "
+        "order 1001 (disputes.csv row 2); order 1002 (disputes.csv row 3); keep one",
+        "disputes.csv row 3, column 'order_number' = '1002': dispute dp_1 is mapped to more than one order: "
+        "order 1001 (disputes.csv row 2); order 1002 (disputes.csv row 3); keep one",
+    ]
+    assert [(i.provider_dispute_id, i.reason) for i in result.incomplete] == [
+        ("dp_3", "no order lines for order 7777 yet: drop the orders export")
+    ]
+
+
+def test_later_export_of_an_order_replaces_the_earlier_one(tmp_path):
+    records = _inbox(tmp_path, [{"provider_dispute_id": "dp_1", "order_number": "1002"}])
+    later = write_csv(
+        tmp_path / "orders_tuesday.csv", SHOPIFY_79, [{**ORDER_1002, "Refunded Amount": "5.00"}]
+    )
+    tuesday = ingest_paths([later], tmp_path).records
+    merged = {k: pd.concat([records[k], tuesday[k]], ignore_index=True) for k in records}
+    (p,) = build_evidence(merged, MERCHANT).payloads
+    assert len(p.evidence.products) == 1 and p.evidence.additional_evidence["refunded_amount"] == 5
+
+
+def test_file_name_tokens():
+    assert {"dp_123", "dp", "123", "receipt", "dp_123_receipt"} <= name_tokens("dp_123_receipt")
+    assert "1001" in name_tokens("#1001 invoice") and "1001" not in name_tokens("10010")
+
+
+def test_match_evidence_files(tmp_path):
+    (tmp_path / "sub").mkdir()
+    files = {
+        "dp_123_receipt.pdf": b"%PDF-1.4 a", "#1001 invoice.pdf": b"%PDF-1.4 b", "sub/1001-label.png": b"\x89PNG\r\n\x1a\nxx",
+        "10010.pdf": b"%PDF-1.4 c", "1001 and 2002.pdf": b"%PDF-1.4 d", "2002 fake.pdf": b"MZ\x90\x00",
+        "2002 empty.jpg": b"",
+    }  # fmt: skip
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    matches, issues = match_evidence_files([tmp_path / n for n in files], tmp_path,
+                                           {"dp_123": "555", "dp_9": "1001", "dp_7": "2002"})  # fmt: skip
+    assert {k: sorted(f.label for f in v) for k, v in matches.items()} == {
+        "dp_123": ["dp_123_receipt.pdf"],
+        "dp_9": ["#1001 invoice.pdf", "sub/1001-label.png"],
+    }
+    assert matches["dp_9"][1].mime == "image/png" and len(matches["dp_9"][0].sha256) == 64
+    assert {i.label: i.reason for i in issues} == {
+        "10010.pdf": "matches no dispute: put the dispute id (dp_…) or order number in the name",
+        "1001 and 2002.pdf": "matches 2 disputes (dp_7, dp_9); rename it to name one",
+        "2002 fake.pdf": "content is not PDF, PNG or JPG (whatever the name says); not uploaded",
+        "2002 empty.jpg": "empty file",
+    }

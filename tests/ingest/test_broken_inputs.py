@@ -1,0 +1,134 @@
+"""A corpus of broken inputs, each asserting the exact report line it produces."""
+
+from __future__ import annotations
+
+import pytest
+
+from dispute_evidence.ingest import ingest_paths
+from dispute_evidence.ingest.mappings import MappingError, parse_mappings
+from tests.ingest.layouts import ORDER_1001, SHOPIFY_79, write_csv, write_xlsx
+
+ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "order_date"]
+GOOD = {
+    "order_number": "1001",
+    "product_title": "Shirt",
+    "price": "10",
+    "quantity": "1",
+    "currency_code": "USD",
+}
+
+
+@pytest.mark.parametrize(("row", "line"), [
+    ({**GOOD, "order_number": ""}, "o.csv row 2, column 'order_number': missing order number (required)"),
+    ({**GOOD, "price": "ten"}, "o.csv row 2, column 'price' = 'ten': not a number"),
+    ({**GOOD, "quantity": "-2"}, "o.csv row 2, column 'quantity' = '-2': negative quantity"),
+    ({**GOOD, "quantity": "0"}, "o.csv row 2, column 'quantity' = '0': quantity is 0"),
+    ({**GOOD, "currency_code": "XYZ"}, "o.csv row 2, column 'currency_code' = 'XYZ': unknown currency code (use ISO 4217, e.g. USD, EUR)"),
+    ({**GOOD, "order_date": "31/31/2025"}, "o.csv row 2, column 'order_date' = '31/31/2025': unparseable date (use YYYY-MM-DD or YYYY-MM-DD HH:MM)"),
+])  # fmt: skip
+def test_bad_row_is_rejected_and_good_rows_go_through(tmp_path, row, line):
+    f = write_csv(tmp_path / "o.csv", ORDERS, [row, {**GOOD, "order_number": "1002"}])
+    res = ingest_paths([f], tmp_path)
+    assert [r.line() for r in res.rejects] == [line]
+    (s,) = res.files
+    assert (s.rows_read, s.rows_used, s.rows_rejected) == (2, 1, 1)
+    assert res.records["orders"]["order_number"].tolist() == ["1002"]
+
+
+def test_row_with_two_problems_lists_both_and_counts_once(tmp_path):
+    f = write_csv(tmp_path / "o.csv", ORDERS, [{**GOOD, "price": "x", "currency_code": "usd1"}])
+    res = ingest_paths([f], tmp_path)
+    assert [r.column for r in res.rejects] == ["currency_code", "price"] and res.files[
+        0
+    ].rows_rejected == 1
+
+
+def test_shopify_reject_names_the_header_the_analyst_sees(tmp_path):
+    f = write_csv(tmp_path / "shop.csv", SHOPIFY_79, [{**ORDER_1001, "Lineitem price": "4,9.x"}])
+    res = ingest_paths([f], tmp_path)
+    assert [r.line() for r in res.rejects] == [
+        "shop.csv row 2, column 'Lineitem price' = '4,9.x': not a number"
+    ]
+
+
+def test_missing_required_column_is_one_file_level_error(tmp_path):
+    f = write_csv(
+        tmp_path / "o.csv", ["order_number", "product_title", "quantity", "currency_code"], [GOOD]
+    )
+    res = ingest_paths([f], tmp_path)
+    assert [r.line() for r in res.rejects] == [
+        "o.csv: no recognised table: as orders it lacks required column(s) price. "
+        "Rename the headers or add a mapping in config (see README, 'Your own sheets')."
+    ]
+    assert res.files[0].problem and res.records["orders"].empty
+
+
+@pytest.mark.parametrize(("name", "content", "reason"), [
+    ("empty.csv", b"", "the file is empty; export it again."),
+    ("binary.csv", b"MZ\x00\x00\x01\x02", "this is a binary file, not a CSV; export the sheet as CSV or XLSX."),
+    ("fake.xlsx", b"just text", "not a valid .xlsx workbook (damaged or renamed); open and re-save it."),
+])  # fmt: skip
+def test_unreadable_files(tmp_path, name, content, reason):
+    (tmp_path / name).write_bytes(content)
+    res = ingest_paths([tmp_path / name], tmp_path)
+    assert [r.line() for r in res.rejects] == [f"{name}: {reason}"]
+
+
+def test_oversize_file_refused_before_reading(tmp_path):
+    f = write_csv(tmp_path / "big.csv", ORDERS, [GOOD] * 100)
+    res = ingest_paths([f], tmp_path, max_bytes=1000)
+    (r,) = res.rejects
+    assert r.line().startswith("big.csv: ") and "over the 0 MB limit" in r.reason
+
+
+def test_zip_bomb_workbook_refused(tmp_path):
+    import zipfile
+
+    path = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("xl/worksheets/sheet1.xml", "0" * 5_000_000)
+    res = ingest_paths([path], tmp_path)
+    assert "possible zip bomb" in res.rejects[0].reason
+
+
+def test_every_row_is_accounted_for(tmp_path):
+    rows = [
+        GOOD,
+        GOOD,
+        {**GOOD, "price": "bad"},
+        {k: "" for k in GOOD},
+        {**GOOD, "order_number": "#1003"},
+    ]
+    f = write_csv(tmp_path / "o.csv", ORDERS, rows)
+    (s,) = ingest_paths([f], tmp_path).files
+    assert (s.rows_read, s.rows_used, s.rows_duplicate, s.rows_rejected, s.rows_blank) == (
+        5,
+        2,
+        1,
+        1,
+        1,
+    )
+    assert s.rows_read == s.rows_used + s.rows_duplicate + s.rows_rejected + s.rows_blank
+
+
+def test_excel_rows_numbered_as_excel_shows_them(tmp_path):
+    f = write_xlsx(
+        tmp_path / "o.xlsx",
+        {"Q2": [ORDERS, ["1001", "A", 1, 1, "USD", ""], ["1002", "B", "x", 1, "USD", ""]]},
+    )
+    res = ingest_paths([f], tmp_path)
+    assert [r.line() for r in res.rejects] == [
+        "o.xlsx [Q2] row 3, column 'price' = 'x': not a number"
+    ]
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"mapping": [{"kind": "refunds"}]}, "m.toml: mapping #1: kind must be one of disputes, orders, shipments, got 'refunds'"),
+    ({"mapping": [{"kind": "orders", "columns": {"colour": "C"}}]}, "m.toml: mapping #1: columns.colour is not a orders field"),
+    ({"mapping": [{"kind": "shipments", "columns": {"order_number": "O"}}]},
+     "m.toml: mapping #1: no column or default for required field(s) tracking_number"),
+])  # fmt: skip
+def test_bad_mapping_names_the_key(data, message):
+    with pytest.raises(MappingError) as info:
+        parse_mappings(data, "m.toml")
+    assert str(info.value).startswith(message)
