@@ -132,3 +132,25 @@ def test_bad_mapping_names_the_key(data, message):
     with pytest.raises(MappingError) as info:
         parse_mappings(data, "m.toml")
     assert str(info.value).startswith(message)
+
+
+def test_ragged_rows_keep_excel_numbering_and_are_reported(tmp_path):
+    f = tmp_path / "o.csv"
+    f.write_text(
+        "order_number,product_title,price,quantity,currency_code\n"
+        "1001,Shirt,10,1,USD\n"
+        "\n"
+        "1002,Shirt,10,1,USD,surprise,extra\n"
+        "1003,Shirt\n"
+        "1004,Hat,x,1,USD\n"
+    )
+    res = ingest_paths([f], tmp_path)
+    assert sorted(r.line() for r in res.rejects) == [
+        "o.csv row 4: has 7 fields but the header has 5; fix the quoting",
+        "o.csv row 5, column 'currency_code': missing currency code (required)",
+        "o.csv row 5, column 'price': missing price (required)",
+        "o.csv row 5, column 'quantity': missing quantity (required)",
+        "o.csv row 6, column 'price' = 'x': not a number",
+    ]
+    (s,) = res.files
+    assert (s.rows_read, s.rows_used, s.rows_rejected, s.rows_blank) == (5, 1, 3, 1)

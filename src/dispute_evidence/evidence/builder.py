@@ -11,18 +11,19 @@ sources named.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import orjson
 import pandas as pd
 
 from dispute_evidence.api.models import Evidence, MerchantProfile
 from dispute_evidence.ingest.tables import Reject
 
-ORDER_FACTS = ("order_date", "customer_name", "customer_email", "billing_address", "shipping_address",
-               "payment_reference", "order_total", "refunded_amount", "financial_status",
-               "fulfillment_status", "shipping_method")  # fmt: skip
+TEXT_FACTS = ("order_date", "customer_name", "customer_email", "billing_address", "shipping_address",
+              "payment_reference", "financial_status", "fulfillment_status", "shipping_method")  # fmt: skip
+NUMBER_FACTS = ("order_total", "refunded_amount")
 SHIPMENT_FACTS = (
     "tracking_number",
     "carrier",
@@ -38,9 +39,13 @@ class DisputePayload:
     provider_dispute_id: str
     order_number: str
     response_due_by: str | None
-    evidence: Evidence
     body: bytes  # canonical JSON of the evidence
     content_hash: str
+
+    @property
+    def evidence(self) -> Evidence:
+        """The payload as the API model (validated here; the client validates again on send)."""
+        return Evidence.model_validate_json(self.body)
 
 
 @dataclass(frozen=True)
@@ -58,9 +63,9 @@ class BuildResult:
     conflicts: list[Reject]
 
 
-def canonical_json(evidence: Evidence) -> bytes:
-    data = evidence.model_dump(mode="json", exclude_none=True)
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+def canonical_json(evidence: dict[str, Any]) -> bytes:
+    """Compact UTF-8 JSON with sorted keys: the bytes whose sha256 is the content hash."""
+    return orjson.dumps(evidence, option=orjson.OPT_SORT_KEYS)
 
 
 def _number(value: Any) -> int | float | None:
@@ -93,63 +98,123 @@ def _dispute_orders(disputes: pd.DataFrame) -> tuple[pd.DataFrame, list[Reject]]
     return ok.drop_duplicates("provider_dispute_id", keep="last"), rejects
 
 
+def _numbers(values: pd.Series) -> list[int | float | None]:
+    """Python numbers for JSON: whole values as int (2, not 2.0), others rounded to 6 places."""
+    arr = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    out: list[int | float | None] = np.round(arr, 6).tolist()
+    whole = np.isfinite(arr) & (np.mod(arr, 1) == 0)
+    for i in np.flatnonzero(whole).tolist():
+        out[i] = int(arr[i])
+    for i in np.flatnonzero(~np.isfinite(arr)).tolist():
+        out[i] = None
+    return out
+
+
+def _columns(
+    frame: pd.DataFrame, text: tuple[str, ...], numeric: tuple[str, ...]
+) -> dict[str, list]:
+    cols: dict[str, list] = {c: frame[c].astype(str).tolist() for c in text}
+    cols.update({c: _numbers(frame[c]) for c in numeric})
+    return cols
+
+
 def build_evidence(
     records: dict[str, pd.DataFrame], merchant: MerchantProfile | None = None
 ) -> BuildResult:
     """Payloads for every dispute whose order is known; the rest are listed as incomplete."""
     disputes, conflicts = _dispute_orders(records["disputes"])
-    orders = _latest_by(records["orders"], "order_number")
+    wanted = disputes["order_number"].unique()
+    orders = records["orders"]
+    orders = _latest_by(orders.loc[orders["order_number"].isin(wanted)], "order_number")
     ships = records["shipments"]
+    ships = ships.loc[ships["order_number"].isin(wanted)]
     order_rows = orders.groupby("order_number", sort=False).indices if not orders.empty else {}
     ship_rows = ships.groupby("order_number", sort=False).indices if not ships.empty else {}
-    order_cols = {c: orders[c].tolist() for c in orders.columns}
-    ship_cols = {c: ships[c].tolist() for c in ships.columns}
+    order_cols = _columns(
+        orders,
+        ("product_title", "currency_code", *TEXT_FACTS),
+        ("price", "quantity", *NUMBER_FACTS),
+    )
+    ship_cols = _columns(ships, SHIPMENT_FACTS, ())
+    profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], []
-    for d in disputes.sort_values("provider_dispute_id").itertuples(index=False):
-        due = d.response_due_by or None
-        lines = order_rows.get(d.order_number)
+    disputes = disputes.sort_values("provider_dispute_id")
+    columns = (
+        "provider_dispute_id",
+        "order_number",
+        "response_due_by",
+        "reason",
+        "currency",
+        "amount",
+    )
+    for values in zip(*(disputes[c].tolist() for c in columns), strict=True):
+        d = dict(zip(columns, values, strict=True))
+        pid, order_number = d["provider_dispute_id"], d["order_number"]
+        due = d["response_due_by"] or None
+        lines = order_rows.get(order_number)
         if lines is None:
-            incomplete.append(Incomplete(d.provider_dispute_id, d.order_number, due,
-                                         f"no order lines for order {d.order_number} yet: drop the orders export"))  # fmt: skip
+            reason = f"no order lines for order {order_number} yet: drop the orders export"
+            incomplete.append(Incomplete(pid, order_number, due, reason))
             continue
         evidence = _evidence(
-            d, lines, ship_rows.get(d.order_number, ()), order_cols, ship_cols, merchant
+            d, lines.tolist(), ship_rows.get(order_number, ()), order_cols, ship_cols, profile
         )
         body = canonical_json(evidence)
-        payloads.append(DisputePayload(d.provider_dispute_id, d.order_number, due, evidence, body,
-                                       hashlib.sha256(body).hexdigest()))  # fmt: skip
+        payloads.append(
+            DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest())
+        )
     return BuildResult(payloads, incomplete, conflicts)
 
 
-def _evidence(d: Any, lines: Any, shipments: Any, oc: dict[str, list], sc: dict[str, list],
-              merchant: MerchantProfile | None) -> Evidence:  # fmt: skip
+def _evidence(d: dict[str, Any], lines: list[int], shipments: Any, oc: dict[str, list], sc: dict[str, list],
+              merchant: dict[str, str] | None) -> dict[str, Any]:  # fmt: skip
+    """The Evidence input as plain data: rows were validated at ingest, so no model per dispute."""
+    titles, prices, qtys, currencies = (
+        oc["product_title"],
+        oc["price"],
+        oc["quantity"],
+        oc["currency_code"],
+    )
     products = [
-        {"product_title": oc["product_title"][i], "price": _number(oc["price"][i]),
-         "quantity": _number(oc["quantity"][i]), "currency_code": oc["currency_code"][i]}
+        {
+            "product_title": titles[i],
+            "price": prices[i],
+            "quantity": qtys[i],
+            "currency_code": currencies[i],
+        }
         for i in lines
-    ]  # fmt: skip
+    ]
     first = lines[0]
-    facts: dict[str, Any] = {"order_number": d.order_number}
-    for fact in ORDER_FACTS:
-        value = oc[fact][first]
-        value = _number(value) if fact in ("order_total", "refunded_amount") else value
-        if value not in (None, ""):
+    facts: dict[str, Any] = {"order_number": d["order_number"]}
+    for fact in TEXT_FACTS:
+        if value := oc[fact][first]:
+            facts[fact] = value
+    for fact in NUMBER_FACTS:
+        if (value := oc[fact][first]) is not None:
             facts[fact] = value
     if "order_total" in facts:
-        facts["order_currency"] = oc["currency_code"][first]
+        facts["order_currency"] = currencies[first]
     tracking: list[str] = []
-    shipment_facts = []
+    shipment_facts: list[dict[str, str]] = []
     for i in shipments:
-        entry = {f: sc[f][i] for f in SHIPMENT_FACTS if sc[f][i]}
+        entry = {f: v for f in SHIPMENT_FACTS if (v := sc[f][i])}
         if entry and entry not in shipment_facts:
             shipment_facts.append(entry)
         if (t := sc["tracking_number"][i]) and t not in tracking:
             tracking.append(t)
     if shipment_facts:
         facts["shipments"] = shipment_facts
-    dispute_facts = {k: v for k in ("reason", "amount", "currency") if (v := getattr(d, k)) not in (None, "")
-                     and v == v}  # fmt: skip
+    dispute_facts: dict[str, Any] = {}
+    for key in ("reason", "currency"):
+        if d.get(key):
+            dispute_facts[key] = d[key]
+    amount = d.get("amount")
+    if amount not in (None, "") and amount == amount:
+        dispute_facts["amount"] = _number(amount)
     if dispute_facts:
-        facts["dispute"] = {k: _number(v) if k == "amount" else v for k, v in dispute_facts.items()}
-    return Evidence(products=products, merchant_profile=merchant, shipping_tracking_numbers=tracking,
-                    additional_evidence=facts)  # fmt: skip
+        facts["dispute"] = dispute_facts
+    evidence: dict[str, Any] = {"products": products, "shipping_tracking_numbers": tracking,
+                                "additional_evidence": facts}  # fmt: skip
+    if merchant:
+        evidence["merchant_profile"] = merchant
+    return evidence

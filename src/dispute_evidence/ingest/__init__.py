@@ -111,7 +111,7 @@ def ingest_file(path: Path, label: str, custom: tuple[Mapping, ...] = (),
     for grid in grids:
         hit = find_header(grid, custom)
         if hit is None:
-            if len(grids) > 1 and len(grid.frame) < 2:
+            if len(grids) > 1 and len(grid.preview) < 2:
                 continue  # an empty or notes sheet in a workbook that has tables elsewhere
             reason = closest_miss(grid, custom)
             rejects.append(Reject(label, grid.sheet, None, None, None, reason))
@@ -121,19 +121,29 @@ def ingest_file(path: Path, label: str, custom: tuple[Mapping, ...] = (),
                     grid.sheet,
                     None,
                     None,
-                    rows_read=max(len(grid.frame) - 1, 0),
+                    rows_read=0,
                     problem=reason,
                 )
             )
             continue
         header_at, mapping, found = hit
-        frame, shown = to_canonical(grid, header_at, mapping, found, label)
+        try:
+            frame, shown = to_canonical(grid, header_at, mapping, found, label)
+        except UnreadableFile as exc:
+            rejects.append(Reject(label, grid.sheet, None, None, None, str(exc)))
+            summaries.append(
+                FileSummary(label, grid.sheet, mapping.kind, mapping.name, problem=str(exc))
+            )
+            continue
         table = validate_table(frame, mapping, shown, label, grid.sheet)
+        rejects.extend(
+            Reject(label, grid.sheet, row, None, None, why) for row, why in grid.problems
+        )
         tables.append((mapping.kind, table.records))
         rejects.extend(table.rejects)
         summaries.append(FileSummary(label, grid.sheet, mapping.kind, mapping.name, table.rows_read,
-                                     len(table.records), table.rows_rejected, table.rows_duplicate,
-                                     table.rows_blank))  # fmt: skip
+                                     len(table.records), table.rows_rejected + len(grid.problems),
+                                     table.rows_duplicate, table.rows_blank - len(grid.problems)))  # fmt: skip
     return tables, rejects, summaries
 
 
@@ -151,7 +161,7 @@ def ingest_paths(paths: Iterable[Path], root: Path | None = None, custom: tuple[
         result.files.extend(summaries)
     base = empty_records()
     result.records = {
-        k: pd.concat([base[k], *v], ignore_index=True) if v else base[k] for k, v in parts.items()
+        k: pd.concat(v, ignore_index=True) if v else base[k] for k, v in parts.items()
     }
     return result
 

@@ -6,14 +6,19 @@ formulas are read as their stored values (never evaluated), links are never foll
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
+import itertools
 import zipfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
 
 SPREADSHEET_SUFFIXES = frozenset({".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".xls"})
 HEADER_SCAN_ROWS = 10
@@ -26,11 +31,16 @@ class UnreadableFile(Exception):
 
 @dataclass
 class Grid:
-    """One sheet (or the CSV) as text cells; `first_row` is the Excel row number of row 0."""
+    """One sheet (or the CSV): a preview of its top rows to find the header in, and a loader
+    for the data rows of just the columns a layout needs (columns keyed by position)."""
 
     sheet: str | None
-    frame: pd.DataFrame  # columns 0..n-1, all values str ("" for empty)
+    preview: pd.DataFrame  # header=None, all str ("" for empty)
+    load: Callable[[int, list[int]], pd.DataFrame]  # (header row index, positions) -> data rows
     first_row: int = 1
+    problems: list[tuple[int, str]] = field(
+        default_factory=list
+    )  # (Excel row, reason) found while loading
 
 
 def is_ignored(path: Path) -> bool:
@@ -64,13 +74,19 @@ def read_grids(path: Path, max_bytes: int) -> Iterator[Grid]:
 
 
 # -- CSV -------------------------------------------------------------------------
-def _decode_sample(raw: bytes) -> tuple[str, str]:
-    for encoding in ("utf-8-sig", "cp1252", "latin-1"):
+def detect_encoding(path: Path) -> str:
+    """UTF-8 (BOM or not) if the whole file decodes as such, else cp1252, else latin-1."""
+    for encoding in ("utf-8-sig", "cp1252"):
+        decoder = codecs.getincrementaldecoder(encoding)()
         try:
-            return raw.decode(encoding), encoding
+            with path.open("rb") as fh:
+                while chunk := fh.read(1 << 22):
+                    decoder.decode(chunk)
+                decoder.decode(b"", final=True)
+            return encoding
         except UnicodeDecodeError:
             continue
-    raise AssertionError("latin-1 decodes anything")  # pragma: no cover
+    return "latin-1"
 
 
 def _sniff_delimiter(sample: str) -> str:
@@ -89,28 +105,98 @@ def _sniff_delimiter(sample: str) -> str:
 
 def _read_csv(path: Path) -> Grid:
     with path.open("rb") as fh:
-        head = fh.read(65536)
+        head = fh.read(1 << 16)
     if b"\x00" in head:
         raise UnreadableFile("this is a binary file, not a CSV; export the sheet as CSV or XLSX.")
-    # The whole file decides the encoding: a cp1252 byte may first appear on row 900,000.
-    for encoding in ("utf-8-sig", "cp1252", "latin-1"):
-        try:
-            sample = head.decode(encoding, errors="ignore")
-            frame = pd.read_csv(
-                path, sep=_sniff_delimiter(sample), header=None, dtype=str, keep_default_na=False,
-                encoding=encoding, quotechar='"', skip_blank_lines=False, engine="c",
-                on_bad_lines="error",
-            )  # fmt: skip
-            return Grid(None, frame)
-        except UnicodeDecodeError:
-            continue
-        except (pd.errors.ParserError, csv.Error) as exc:
-            raise UnreadableFile(
-                f"not a well-formed CSV ({str(exc).strip()}); re-export it."
-            ) from None
-        except pd.errors.EmptyDataError:
-            raise UnreadableFile("the file has no rows.") from None
-    raise UnreadableFile("cannot decode the text; save it as UTF-8.")
+    encoding = detect_encoding(path)
+    text = head.decode(encoding, errors="ignore")
+    delimiter = _sniff_delimiter(text)
+    rows = list(
+        itertools.islice(
+            csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), HEADER_SCAN_ROWS
+        )
+    )
+    if not rows:
+        raise UnreadableFile("the file has no rows.")
+    width = max(len(r) for r in rows)
+    preview = pd.DataFrame([r + [""] * (width - len(r)) for r in rows], dtype=object)
+    grid = Grid(None, preview, lambda header_at, positions: pd.DataFrame())
+    grid.load = lambda header_at, positions: _load_csv(
+        path, encoding, delimiter, header_at, positions, grid
+    )
+    return grid
+
+
+def header_width(grid: Grid, header_at: int) -> int:
+    """Fields in the header row, trailing empty ones aside."""
+    cells = grid.preview.iloc[header_at].tolist()
+    return max((i + 1 for i, c in enumerate(cells) if str(c).strip()), default=len(cells))
+
+
+def _load_csv(
+    path: Path, encoding: str, delimiter: str, header_at: int, positions: list[int], grid: Grid
+) -> pd.DataFrame:
+    """Data rows below the header, only `positions`, as Arrow-backed strings (fast, compact).
+
+    Rows with a wrong number of fields are kept out and reported, never silently dropped.
+    """
+    width = header_width(grid, header_at)
+    names = [f"c{i}" for i in range(width)]
+
+    ragged: list[object] = []
+
+    def bad_row(row: object) -> str:
+        ragged.append(row)
+        return "skip"
+
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(encoding="utf8" if encoding.startswith("utf-8") else encoding,
+                                           skip_rows=header_at + 1, column_names=names, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True,
+                                             ignore_empty_lines=False, invalid_row_handler=bad_row),
+            convert_options=pacsv.ConvertOptions(include_columns=[names[p] for p in positions],
+                                                 column_types={names[p]: pa.string() for p in positions},
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )  # fmt: skip
+    except (pa.ArrowInvalid, pa.ArrowKeyError) as exc:
+        raise UnreadableFile(
+            f"not a well-formed CSV ({str(exc).splitlines()[0]}); re-export it."
+        ) from None
+    if ragged:  # skipped rows would shift every later row number: read exactly instead
+        return _load_csv_exact(path, encoding, delimiter, header_at, positions, grid)
+    frame = table.to_pandas()
+    frame.columns = positions
+    return frame.fillna("") if frame.isna().any().any() else frame
+
+
+def _load_csv_exact(
+    path: Path, encoding: str, delimiter: str, header_at: int, positions: list[int], grid: Grid
+) -> pd.DataFrame:
+    """Slow, exact reader for files with ragged rows: short rows are padded, blank rows kept in
+    place, rows with extra fields reported with their Excel row number and left out."""
+    width = header_width(grid, header_at)
+    out: list[list[str]] = []
+    with path.open(encoding=encoding, newline="") as fh:
+        for number, record in enumerate(csv.reader(fh, delimiter=delimiter), start=1):
+            if number <= header_at + 1:
+                continue
+            if len(record) > width and any(v.strip() for v in record[width:]):
+                grid.problems.append(
+                    (
+                        number,
+                        f"has {len(record)} fields but the header has {width}; fix the quoting",
+                    )
+                )
+                record = [""] * width  # stays in place (so numbering holds) and counts as blank
+            record = record + [""] * (width - len(record))
+            out.append([record[p] for p in positions])
+    return (
+        pd.DataFrame(out, columns=positions, dtype="str")
+        if out
+        else pd.DataFrame(columns=positions, dtype="str")
+    )
 
 
 # -- Excel -----------------------------------------------------------------------
@@ -148,7 +234,17 @@ def _read_excel(path: Path, max_bytes: int) -> Iterator[Grid]:
     for name, frame in sheets.items():
         if frame.empty:
             continue
-        yield Grid(str(name), frame.map(cell_text))
+        text = frame.map(cell_text)
+        yield Grid(str(name), text.iloc[:HEADER_SCAN_ROWS], _slicer(text))
+
+
+def _slicer(text: pd.DataFrame) -> Callable[[int, list[int]], pd.DataFrame]:
+    def load(header_at: int, positions: list[int]) -> pd.DataFrame:
+        body = text.iloc[header_at + 1 :, positions]
+        body.columns = positions
+        return body.reset_index(drop=True)
+
+    return load
 
 
 def cell_text(value: object) -> str:

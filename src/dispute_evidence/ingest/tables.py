@@ -78,9 +78,9 @@ def find_header(
     grid: Grid, custom: tuple[Mapping, ...]
 ) -> tuple[int, Mapping, dict[str, tuple[int, ...]]] | None:
     """The first of the top rows that reads as a recognised header (title rows above are skipped)."""
-    for i in range(min(HEADER_SCAN_ROWS, len(grid.frame))):
+    for i in range(min(HEADER_SCAN_ROWS, len(grid.preview))):
         headers: dict[str, int] = {}
-        for pos, text in enumerate(grid.frame.iloc[i].tolist()):
+        for pos, text in enumerate(grid.preview.iloc[i].tolist()):
             key = norm_header(text)
             if key and key not in headers:
                 headers[key] = pos
@@ -91,10 +91,10 @@ def find_header(
 
 def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
     """Why no layout fits, told against the layout that came closest."""
-    if grid.frame.empty:
+    if grid.preview.empty:
         return "the sheet is empty."
     headers = {
-        norm_header(t): p for p, t in enumerate(grid.frame.iloc[0].tolist()) if norm_header(t)
+        norm_header(t): p for p, t in enumerate(grid.preview.iloc[0].tolist()) if norm_header(t)
     }
 
     def score(m: Mapping) -> tuple[int, int]:  # most required columns present, then fewest missing
@@ -109,24 +109,27 @@ def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
 
 def _strip(series: pd.Series) -> pd.Series:
     s = series.astype(str).str.strip()
-    return s.str.replace(r"^'", "", regex=True)  # spreadsheet "keep as text" apostrophe ('4001)
+    if s.str.startswith("'").any():  # spreadsheet "keep as text" apostrophe ('4001)
+        s = s.str.removeprefix("'")
+    return s
 
 
 def to_canonical(grid: Grid, header_at: int, mapping: Mapping, found: dict[str, tuple[int, ...]],
                  file: str) -> tuple[pd.DataFrame, dict[str, str]]:  # fmt: skip
     """Canonical text columns + sources; and, per field, the header the analyst sees."""
-    body = grid.frame.iloc[header_at + 1 :]
-    header_row = grid.frame.iloc[header_at].tolist()
+    positions = sorted({p for ps in found.values() for p in ps})
+    body = grid.load(header_at, positions)
+    header_row = grid.preview.iloc[header_at].tolist()
     out: dict[str, pd.Series] = {}
     shown: dict[str, str] = {}
-    for fld, positions in found.items():
-        if len(positions) == 1:
-            out[fld] = _strip(body[body.columns[positions[0]]])
+    for fld, cols in found.items():
+        if len(cols) == 1:
+            out[fld] = _strip(body[cols[0]])
         else:  # composite, e.g. an address from its parts
-            parts = [_strip(body[body.columns[p]]) for p in positions]
+            parts = [_strip(body[p]) for p in cols]
             joined = parts[0].str.cat(parts[1:], sep="\x1f")
             out[fld] = joined.str.replace(r"\x1f+", ", ", regex=True).str.strip(", ")
-        shown[fld] = " + ".join(str(header_row[p]) for p in positions)
+        shown[fld] = " + ".join(str(header_row[p]) for p in cols)
     frame = pd.DataFrame(out, index=body.index)
     for fld, value in mapping.defaults.items():
         if fld not in frame or (frame[fld] == "").all():
@@ -149,11 +152,21 @@ def normalise_order_number(series: pd.Series) -> pd.Series:
 
 def parse_number(series: pd.Series) -> pd.Series:
     """Numbers as exports write them: '49.50', '$49.50', '1,049.50', '49,50' (decimal comma)."""
-    s = series.str.replace(r"[\s$€£¥]", "", regex=True)
+    try:  # fastest path: every cell a plain number (Arrow's cast, in C++)
+        return series.astype("float64")
+    except (ValueError, TypeError, ArithmeticError):
+        pass
+    plain = pd.to_numeric(series, errors="coerce")  # most cells plain numbers
+    todo = plain.isna() & (series != "")
+    if not todo.any():
+        return plain
+    s = series[todo].str.replace(r"[\s$€£¥]", "", regex=True)
     both = s.str.contains(",", regex=False) & s.str.contains(".", regex=False)
     s = s.where(~both, s.str.replace(",", "", regex=False))
     s = s.str.replace(r"^(-?\d+),(\d{1,2})$", r"\1.\2", regex=True)
-    return pd.to_numeric(s, errors="coerce")
+    plain = plain.astype("float64")
+    plain.loc[todo] = pd.to_numeric(s, errors="coerce")
+    return plain
 
 
 def parse_dates(series: pd.Series) -> pd.Series:
@@ -177,4 +190,11 @@ def parse_dates(series: pd.Series) -> pd.Series:
 
 
 def iso_text(parsed: pd.Series) -> pd.Series:
-    return parsed.dt.strftime("%Y-%m-%dT%H:%M:%SZ").fillna("")
+    """UTC datetimes as 'YYYY-MM-DDTHH:MM:SSZ' ('' for NaT), formatting each distinct value once."""
+    codes, uniques = pd.factorize(parsed)
+    if len(uniques) == 0:
+        return pd.Series("", index=parsed.index, dtype="str")
+    naive = uniques.tz_convert("UTC").tz_localize(None).to_numpy().astype("datetime64[s]")
+    texts = pd.array([f"{t}Z" for t in np.datetime_as_string(naive, unit="s")] + [""], dtype="str")
+    codes[codes < 0] = len(texts) - 1  # NaT -> ""
+    return pd.Series(texts.take(codes), index=parsed.index)

@@ -1,0 +1,105 @@
+"""Ingest benchmark (issue 4): 1M order lines + 500k shipments + 100k disputes -> payloads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bench.common import figure, heading
+
+OUT = Path("bench-out")
+
+
+def make_inputs(n_lines: int, n_ship: int, n_disputes: int) -> Path:
+    folder = OUT / f"ingest-{n_lines}"
+    if (folder / "done").exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(1)
+    n_orders = n_lines // 4
+    order = rng.integers(1000, 1000 + n_orders, n_lines)
+    pd.DataFrame({
+        "Order Number": np.char.add("#", order.astype(str)), "Product Title": np.char.add("Product ", (order % 977).astype(str)),
+        "Price": (rng.integers(100, 20000, n_lines) / 100).round(2), "Quantity": rng.integers(1, 5, n_lines),
+        "Currency Code": "USD", "Order Date": "2025-05-11 09:55:16 -0400", "Customer Name": "Ann Smith",
+        "Customer Email": "ann@example.com", "SKU": np.char.add("SKU-", (order % 5000).astype(str)),
+    }).sort_values("Order Number", kind="stable").to_csv(folder / "orders.csv", index=False)  # fmt: skip
+    sorder = rng.integers(1000, 1000 + n_orders, n_ship)
+    pd.DataFrame({
+        "order_number": sorder, "tracking_number": np.char.add("1Z", np.arange(n_ship).astype(str)),
+        "carrier": "UPS", "service": "Ground", "shipped_at": "2025-05-12", "delivered_at": "2025-05-15",
+    }).to_csv(folder / "shipments.csv", index=False)  # fmt: skip
+    dorder = rng.choice(np.arange(1000, 1000 + n_orders), n_disputes, replace=False)
+    pd.DataFrame({
+        "provider_dispute_id": np.char.add("dp_", np.arange(n_disputes).astype(str)), "order_number": dorder,
+        "amount": 1000, "currency": "USD", "reason": "fraudulent", "response_due_by": "2026-12-24",
+    }).to_csv(folder / "disputes.csv", index=False)  # fmt: skip
+    (folder / "done").write_text("ok")
+    return folder
+
+
+def measure(folder: str) -> None:
+    """Child process: ingest + build, print JSON with times and peak RSS."""
+    import resource
+
+    from dispute_evidence.evidence import build_evidence
+    from dispute_evidence.ingest import ingest_inbox
+
+    t0 = time.perf_counter()
+    res = ingest_inbox(Path(folder))
+    t1 = time.perf_counter()
+    built = build_evidence(res.records)
+    t2 = time.perf_counter()
+    print(json.dumps({
+        "ingest_s": t1 - t0, "build_s": t2 - t1, "payloads": len(built.payloads), "incomplete": len(built.incomplete),
+        "rows": {f.file: f.rows_used for f in res.files}, "rejects": len(res.rejects),
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }))  # fmt: skip
+
+
+def xlsx_read(rows: int) -> tuple[float, float]:
+    from dispute_evidence.ingest.readers import read_grids
+
+    path = OUT / f"orders-{rows}.xlsx"
+    if not path.exists():
+        df = pd.DataFrame({"order_number": np.arange(rows), "product_title": "Shirt", "price": 9.5, "quantity": 1,
+                           "currency_code": "USD", "order_date": pd.Timestamp("2025-05-11")})  # fmt: skip
+        df.to_excel(path, index=False, engine="xlsxwriter")
+    t0 = time.perf_counter()
+    grids = list(read_grids(path, 10**9))
+    body = grids[0].load(0, list(range(6)))
+    ours = time.perf_counter() - t0
+    assert len(body) == rows
+    t0 = time.perf_counter()
+    pd.read_excel(path, engine="openpyxl", dtype=object)
+    return ours, time.perf_counter() - t0
+
+
+def run(quick: bool = False) -> None:
+    n = (100_000, 50_000, 10_000) if quick else (1_000_000, 500_000, 100_000)
+    heading(
+        f"Ingest: {n[0]:,} order lines + {n[1]:,} shipments + {n[2]:,} disputes -> validated payloads"
+    )
+    folder = make_inputs(*n)
+    out = subprocess.run([sys.executable, "-c", f"from bench.ingest_bench import measure; measure({str(folder)!r})"],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    figure("read + recognise + validate (s)", f"{r['ingest_s']:.2f}")
+    figure("build payloads (s)", f"{r['build_s']:.2f}")
+    figure("total (s)", f"{r['ingest_s'] + r['build_s']:.2f}", "target <= 10 s")
+    figure("peak memory (MB, max RSS of the process)", f"{r['peak_mb']:,.0f}", "target <= 1,536 MB")
+    figure(
+        "payloads / incomplete / rejects",
+        f"{r['payloads']:,} / {r['incomplete']:,} / {r['rejects']}",
+    )
+    rows = 20_000 if quick else 200_000
+    heading(f"Excel: {rows:,}-row .xlsx")
+    ours, openpyxl = xlsx_read(rows)
+    figure("our reader (python-calamine) (s)", f"{ours:.2f}", "target <= 3 s")
+    figure("baseline: pandas + openpyxl, same file (s)", f"{openpyxl:.2f}")
