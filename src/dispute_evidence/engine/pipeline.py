@@ -1,0 +1,139 @@
+"""One run: ingest the inbox -> build payloads -> submit -> (report). Plain functions, so the
+Prefect flow only wraps them and tests can call them directly."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.submit import SubmitStats, Submitter
+from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
+from dispute_evidence.inbox import archive, file_sha256, is_settled, reject, store_blob
+from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_file, scan_inbox
+from dispute_evidence.ingest.layouts import Mapping
+from dispute_evidence.ingest.tables import Reject
+
+log = logging.getLogger("dispute_evidence.pipeline")
+
+
+@dataclass
+class RunOptions:
+    inbox: Path
+    merchant: MerchantProfile | None = None
+    mappings: tuple[Mapping, ...] = ()
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    settle_seconds: float = 5.0
+    archive: bool = True
+    blob_dir: Path | None = None
+    concurrency: int = 8
+
+
+@dataclass
+class IngestOutcome:
+    new_files: int = 0
+    repeated_files: int = 0
+    waiting_files: list[str] = field(default_factory=list)
+    summaries: list[FileSummary] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    evidence_paths: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class PrepareOutcome:
+    rebuilt: bool
+    payloads: int = 0
+    incomplete: int = 0
+    conflicts: list[Reject] = field(default_factory=list)
+    file_issues: list[FileIssue] = field(default_factory=list)
+    files_added: int = 0
+    dry_payloads: dict[str, bytes] = field(default_factory=dict)
+    dry_matches: dict[str, list[str]] = field(default_factory=dict)
+
+
+def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> IngestOutcome:
+    """Read every new, settled spreadsheet; each file's records land in one transaction, then
+    the file is archived. Files seen before (same content) are archived without re-reading."""
+    out = IngestOutcome()
+    sheets, evidence, out.skipped = scan_inbox(opts.inbox)
+    for path in sheets:
+        label = str(path.relative_to(opts.inbox))
+        if not is_settled(path, opts.settle_seconds):
+            out.waiting_files.append(label)
+            continue
+        sha = file_sha256(path)
+        if store.is_ingested(sha):
+            out.repeated_files += 1
+            if opts.archive:
+                archive(opts.inbox, path, run_id)
+            continue
+        tables, rejects, summaries = ingest_file(path, label, opts.mappings, opts.max_file_bytes)
+        out.rejects.extend(rejects)
+        out.summaries.extend(summaries)
+        if not tables:
+            if opts.archive:
+                reject(
+                    opts.inbox, path, "\n".join(r.line() for r in rejects) or "no recognised table"
+                )
+            continue
+        records: dict[str, list[pd.DataFrame]] = {}
+        for kind, frame in tables:
+            records.setdefault(kind, []).append(frame)
+        store.record_ingest(sha, label, run_id, {k: pd.concat(v, ignore_index=True) for k, v in records.items()},
+                            [s.__dict__ for s in summaries])  # fmt: skip
+        out.new_files += 1
+        if opts.archive:
+            archive(opts.inbox, path, run_id)
+    out.evidence_paths = [p for p in evidence if is_settled(p, opts.settle_seconds)]
+    out.waiting_files += [
+        str(p.relative_to(opts.inbox)) for p in evidence if p not in out.evidence_paths
+    ]
+    return out
+
+
+def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run_id: str, *,
+                 rebuild: bool, dry_run: bool = False) -> PrepareOutcome:  # fmt: skip
+    """Rebuild payloads from all records (when anything new arrived) and register evidence files."""
+    out = PrepareOutcome(rebuilt=rebuild)
+    if rebuild:
+        built: BuildResult = build_evidence(store.load_records(), opts.merchant)
+        out.payloads, out.incomplete, out.conflicts = (
+            len(built.payloads),
+            len(built.incomplete),
+            built.conflicts,
+        )
+        if dry_run:
+            out.dry_payloads = {p.provider_dispute_id: p.body for p in built.payloads}
+        else:
+            store.sync_disputes(built.payloads, built.incomplete)
+    table = store.dispute_table()
+    orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
+    if dry_run and rebuild:
+        orders.update({pid: "" for pid in out.dry_payloads if pid not in orders})
+    matches, out.file_issues = match_evidence_files(ingest.evidence_paths, opts.inbox, orders)
+    if dry_run:
+        out.dry_matches = {pid: [f.label for f in files] for pid, files in matches.items()}
+        return out
+    blob_dir = opts.blob_dir or (opts.inbox / ".dispute-evidence" / "blobs")
+    rows = [
+        {"provider_dispute_id": pid, "sha256": f.sha256, "file_name": f.path.name, "size": f.size, "mime": f.mime,
+         "path": str(store_blob(blob_dir, f.path, f.sha256))}
+        for pid, files in matches.items() for f in files
+    ]  # fmt: skip
+    out.files_added = store.sync_files(rows)
+    if opts.archive:
+        for files in matches.values():
+            for f in files:
+                archive(opts.inbox, f.path, run_id)
+    return out
+
+
+async def submit_step(store: StateStore, client: DisputeEvidenceClient, opts: RunOptions,
+                      on_done: Any = None) -> SubmitStats:  # fmt: skip
+    return await Submitter(store, client, concurrency=opts.concurrency, on_done=on_done).run()

@@ -1,0 +1,108 @@
+"""State store schema, versioned, with step-by-step migrations (dlt style).
+
+Dispute states:  pending -> submitted | rejected | not_found | past_due | incomplete
+                 (a submitted dispute goes back to pending when its payload changes)
+File states:     pending -> sending -> uploaded | rejected
+                 ('sending' is written before the request: after a crash it means
+                 "may have landed": list the dispute's files and match before re-sending)
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    text,
+)  # fmt: skip
+from sqlalchemy.engine import Connection
+
+SCHEMA_VERSION = 1
+metadata = MetaData()
+
+meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
+
+runs = Table(
+    "runs", metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("started_at", String(32), nullable=False),
+    Column("finished_at", String(32)),
+    Column("trigger", String(32)),
+    Column("outcome", String(32)),
+    Column("counts", Text),
+)  # fmt: skip
+
+ingested_files = Table(
+    "ingested_files", metadata,
+    Column("sha256", String(64), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("run_id", String(64)),
+    Column("ingested_at", String(32)),
+    Column("summary", Text),
+)  # fmt: skip
+
+disputes = Table(
+    "disputes", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("order_number", String(255)),
+    Column("response_due_by", String(32)),
+    Column("payload", LargeBinary),
+    Column("payload_hash", String(64)),
+    Column("submitted_hash", String(64)),
+    Column("dispute_id", String(255)),
+    Column("status", String(32), nullable=False, server_default="pending"),
+    Column("detail", Text),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("last_error", Text),
+    Column("lease_owner", String(64)),
+    Column("lease_expires", Float),
+    Column("updated_at", String(32)),
+    Index("disputes_by_status", "status"),
+)  # fmt: skip
+
+evidence_files = Table(
+    "evidence_files", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("sha256", String(64), primary_key=True),
+    Column("file_name", Text, nullable=False),
+    Column("path", Text, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("mime", String(64)),
+    Column("status", String(32), nullable=False, server_default="pending"),
+    Column("remote_file_id", String(255)),
+    Column("last_error", Text),
+    Column("updated_at", String(32)),
+    Index("files_by_status", "status"),
+)  # fmt: skip
+
+RECORD_TABLES = {"disputes": "rec_disputes", "orders": "rec_orders", "shipments": "rec_shipments"}
+
+
+def migrate(conn: Connection) -> int:
+    """Bring the schema to SCHEMA_VERSION, one step at a time; returns the version found."""
+    metadata.create_all(conn, tables=[meta])
+    row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
+    found = int(row[0]) if row else 0
+    if found > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"state store schema v{found} is newer than this program (v{SCHEMA_VERSION}); upgrade it"
+        )
+    for step in range(found + 1, SCHEMA_VERSION + 1):
+        MIGRATIONS[step](conn)
+        conn.execute(meta.delete().where(meta.c.key == "schema_version"))
+        conn.execute(meta.insert().values(key="schema_version", value=str(step)))
+    return found
+
+
+def _v1(conn: Connection) -> None:
+    metadata.create_all(conn)
+
+
+MIGRATIONS = {1: _v1}

@@ -1,0 +1,257 @@
+"""The state store: SQLite by default (WAL, one transaction per unit of work), or any
+SQLAlchemy URL (PostgreSQL for shared use). Every unit of work commits alone, so a run
+killed at any moment leaves each dispute and file in a state the next run knows how to finish."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import and_, create_engine, event, func, or_, select, update
+from sqlalchemy.engine import Engine
+
+from dispute_evidence.engine.schema import (
+    RECORD_TABLES,
+    disputes,
+    evidence_files,
+    ingested_files,
+    migrate,
+    runs,
+)  # fmt: skip
+
+FINAL = ("rejected", "not_found", "past_due")
+LEASE_SECONDS = 600.0
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def state_url(value: str | Path) -> str:
+    """A path becomes a SQLite URL; anything with '://' is taken as an SQLAlchemy URL."""
+    text = str(value)
+    return text if "://" in text else f"sqlite:///{Path(text).expanduser().resolve()}"
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across process crashes
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+class StateStore:
+    """Run state: ingested files and records, one row per dispute and per evidence file, runs."""
+
+    def __init__(self, url: str | Path) -> None:
+        self.url = state_url(url)
+        self.engine: Engine = create_engine(self.url, future=True)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        with self.engine.begin() as conn:
+            migrate(conn)
+
+    def __repr__(self) -> str:  # a URL may carry a database password
+        return f"StateStore({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- runs --------------------------------------------------------------------
+    def start_run(self, trigger: str = "manual") -> str:
+        run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+        with self.engine.begin() as c:
+            c.execute(
+                runs.insert().values(
+                    run_id=run_id, started_at=now_iso(), trigger=trigger, outcome="running"
+                )
+            )
+        return run_id
+
+    def finish_run(self, run_id: str, outcome: str, counts: dict[str, Any]) -> None:
+        with self.engine.begin() as c:
+            c.execute(runs.update().where(runs.c.run_id == run_id).values(
+                finished_at=now_iso(), outcome=outcome, counts=json.dumps(counts, sort_keys=True)))  # fmt: skip
+
+    def last_runs(self, n: int = 5) -> list[dict[str, Any]]:
+        with self.engine.connect() as c:
+            rows = (
+                c.execute(select(runs).order_by(runs.c.started_at.desc()).limit(n)).mappings().all()
+            )
+        return [dict(r) for r in rows]
+
+    # -- ingest --------------------------------------------------------------------
+    def is_ingested(self, sha256: str) -> bool:
+        with self.engine.connect() as c:
+            return (
+                c.execute(
+                    select(ingested_files.c.sha256).where(ingested_files.c.sha256 == sha256)
+                ).first()
+                is not None
+            )
+
+    def record_ingest(self, sha256: str, name: str, run_id: str, records: dict[str, pd.DataFrame],
+                      summary: list[dict[str, Any]]) -> None:  # fmt: skip
+        """One file's records and its ingest row, in one transaction: all or nothing."""
+        with self.engine.begin() as c:
+            seq = (c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0) + 1
+            c.execute(ingested_files.insert().values(sha256=sha256, name=name, seq=seq, run_id=run_id,
+                                                     ingested_at=now_iso(), summary=json.dumps(summary)))  # fmt: skip
+            for kind, frame in records.items():
+                if frame.empty:
+                    continue
+                out = frame.astype({c: "object" for c in frame.columns if c != "_row"}).copy()
+                out["_seq"] = seq
+                out.to_sql(
+                    RECORD_TABLES[kind], c, if_exists="append", index=False, chunksize=50_000
+                )
+
+    def load_records(self, kinds: Iterable[str] = RECORD_TABLES) -> dict[str, pd.DataFrame]:
+        """Every record known so far, in ingest order (file by file, row by row)."""
+        out = {}
+        with self.engine.connect() as c:
+            for kind in kinds:
+                table = RECORD_TABLES[kind]
+                if not self.engine.dialect.has_table(c, table):
+                    out[kind] = pd.DataFrame()
+                    continue
+                frame = pd.read_sql(f"SELECT * FROM {table} ORDER BY _seq, _row", c)  # noqa: S608 - fixed names
+                out[kind] = frame.drop(columns=["_seq"]).fillna("")
+        return out
+
+    # -- disputes and files ----------------------------------------------------------
+    def sync_disputes(self, payloads: Iterable[Any], incomplete: Iterable[Any]) -> dict[str, int]:
+        """Upsert built payloads; a changed payload sends a submitted dispute back to pending."""
+        with self.engine.begin() as c:
+            known = {r.provider_dispute_id: r for r in c.execute(
+                select(disputes.c.provider_dispute_id, disputes.c.payload_hash, disputes.c.status))}  # fmt: skip
+            new, changed, stamp = [], 0, now_iso()
+            for p in payloads:
+                row = {"provider_dispute_id": p.provider_dispute_id, "order_number": p.order_number,
+                       "response_due_by": p.response_due_by, "payload": p.body, "payload_hash": p.content_hash}  # fmt: skip
+                old = known.get(p.provider_dispute_id)
+                if old is None:
+                    new.append({**row, "status": "pending", "updated_at": stamp})
+                elif old.payload_hash != p.content_hash or old.status == "incomplete":
+                    changed += 1
+                    status = (
+                        old.status
+                        if old.status in ("rejected", "not_found")
+                        and old.payload_hash == p.content_hash
+                        else "pending"
+                    )
+                    c.execute(disputes.update().where(disputes.c.provider_dispute_id == p.provider_dispute_id)
+                              .values(**row, status=status, detail=None, updated_at=stamp))  # fmt: skip
+            for i in incomplete:
+                if i.provider_dispute_id not in known:
+                    new.append({"provider_dispute_id": i.provider_dispute_id, "order_number": i.order_number,
+                                "response_due_by": i.response_due_by, "status": "incomplete", "detail": i.reason,
+                                "updated_at": stamp})  # fmt: skip
+            if new:
+                c.execute(disputes.insert(), new)
+        return {"new": len(new), "changed": changed}
+
+    def sync_files(self, rows: list[dict[str, Any]]) -> int:
+        """Register matched evidence files; one row per (dispute, content hash), whatever the name."""
+        with self.engine.begin() as c:
+            known = set(
+                c.execute(
+                    select(evidence_files.c.provider_dispute_id, evidence_files.c.sha256)
+                ).tuples()
+            )
+            fresh = []
+            for row in rows:
+                key = (row["provider_dispute_id"], row["sha256"])
+                if key not in known:
+                    known.add(key)
+                    fresh.append({**row, "status": "pending", "updated_at": now_iso()})
+            if fresh:
+                c.execute(evidence_files.insert(), fresh)
+        return len(fresh)
+
+    def work_queue(self) -> list[str]:
+        """Disputes with something to send, earliest response_due_by first, unknown last."""
+        open_files = select(evidence_files.c.provider_dispute_id).where(
+            evidence_files.c.status.in_(("pending", "sending"))).distinct()  # fmt: skip
+        q = select(disputes.c.provider_dispute_id).where(or_(
+            disputes.c.status == "pending",
+            and_(disputes.c.status == "submitted", disputes.c.provider_dispute_id.in_(open_files)),
+        )).order_by(disputes.c.response_due_by.is_(None), disputes.c.response_due_by, disputes.c.provider_dispute_id)  # fmt: skip
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(q)]
+
+    def claim(self, pid: str, owner: str, ttl: float = LEASE_SECONDS) -> bool:
+        """Take the dispute's lease unless another live run holds it (works on SQLite and PostgreSQL)."""
+        now = time.time()
+        with self.engine.begin() as c:
+            res = c.execute(update(disputes).where(
+                disputes.c.provider_dispute_id == pid,
+                or_(disputes.c.lease_owner.is_(None), disputes.c.lease_owner == owner, disputes.c.lease_expires < now),
+            ).values(lease_owner=owner, lease_expires=now + ttl))  # fmt: skip
+            return res.rowcount == 1
+
+    def release(self, pid: str, owner: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(update(disputes).where(disputes.c.provider_dispute_id == pid, disputes.c.lease_owner == owner)
+                      .values(lease_owner=None, lease_expires=None))  # fmt: skip
+
+    def dispute(self, pid: str) -> dict[str, Any]:
+        with self.engine.connect() as c:
+            return dict(
+                c.execute(select(disputes).where(disputes.c.provider_dispute_id == pid))
+                .mappings()
+                .one()
+            )
+
+    def files_of(self, pid: str) -> list[dict[str, Any]]:
+        with self.engine.connect() as c:
+            q = (
+                select(evidence_files)
+                .where(evidence_files.c.provider_dispute_id == pid)
+                .order_by(evidence_files.c.file_name)
+            )
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    def update_dispute(self, pid: str, **values: Any) -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                disputes.update()
+                .where(disputes.c.provider_dispute_id == pid)
+                .values(**values, updated_at=now_iso())
+            )
+
+    def update_file(self, pid: str, sha256: str, **values: Any) -> None:
+        with self.engine.begin() as c:
+            c.execute(evidence_files.update().where(evidence_files.c.provider_dispute_id == pid,
+                                                    evidence_files.c.sha256 == sha256)
+                      .values(**values, updated_at=now_iso()))  # fmt: skip
+
+    # -- reporting ------------------------------------------------------------------
+    def dispute_table(self) -> pd.DataFrame:
+        with self.engine.connect() as c:
+            return pd.read_sql(select(disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.response_due_by,
+                                      disputes.c.status, disputes.c.detail, disputes.c.dispute_id, disputes.c.attempts,
+                                      disputes.c.last_error, disputes.c.updated_at, disputes.c.submitted_hash), c)  # fmt: skip
+
+    def file_table(self) -> pd.DataFrame:
+        with self.engine.connect() as c:
+            return pd.read_sql(select(evidence_files.c.provider_dispute_id, evidence_files.c.file_name,
+                                      evidence_files.c.path, evidence_files.c.size, evidence_files.c.status,
+                                      evidence_files.c.remote_file_id, evidence_files.c.last_error,
+                                      evidence_files.c.updated_at), c)  # fmt: skip
+
+    def status_counts(self) -> dict[str, int]:
+        with self.engine.connect() as c:
+            return {
+                s: n
+                for s, n in c.execute(
+                    select(disputes.c.status, func.count()).group_by(disputes.c.status)
+                )
+            }

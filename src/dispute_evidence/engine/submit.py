@@ -1,0 +1,225 @@
+"""Submit evidence and files, exactly once, in order of response_due_by.
+
+Per dispute: the complete evidence object when its payload hash changed (a full-state
+upsert, so repeating it is harmless whether the API replaces or merges), then each file not
+yet uploaded. An upload whose outcome is unknown, or one that was in flight when a run
+died ('sending'), is reconciled by listing the dispute's files before sending it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from dispute_evidence.api import (
+    AuthenticationFailed,
+    DisputeEvidenceClient,
+    InvalidRequest,
+    NotFound,
+    OutcomeUnknown,
+    PermissionDenied,
+    TransientError,
+    UnexpectedResponse,
+)  # fmt: skip
+from dispute_evidence.engine.state import StateStore
+
+log = logging.getLogger("dispute_evidence.engine")
+MAX_UPLOAD_TRIES = 3
+
+
+class RunAborted(Exception):
+    """The whole run must stop (the API key was refused): nothing more is sent."""
+
+
+@dataclass
+class SubmitStats:
+    evidence_sent: int = 0
+    files_uploaded: int = 0
+    files_reconciled: int = 0
+    rejected: int = 0
+    not_found: int = 0
+    past_due: int = 0
+    failed: int = 0
+    locked: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _describe(exc: Exception) -> str:
+    text = exc.message if hasattr(exc, "message") else str(exc)
+    param = getattr(exc, "param", None)
+    return f"{text} (field: {param})" if param else text
+
+
+def _past_due(due: str | None, now: datetime) -> bool:
+    if not due:
+        return False
+    return datetime.fromisoformat(due.replace("Z", "+00:00")) < now
+
+
+class Submitter:
+    """Works through the state store's queue with bounded concurrency, one lease per dispute."""
+
+    def __init__(self, store: StateStore, client: DisputeEvidenceClient, *, concurrency: int = 8,
+                 now: Callable[[], datetime] | None = None, on_done: Callable[[str], None] | None = None) -> None:  # fmt: skip
+        self.store = store
+        self.client = client
+        self.concurrency = concurrency
+        self.owner = uuid.uuid4().hex
+        self.stats = SubmitStats()
+        self._now = now or (lambda: datetime.now(UTC))
+        self._on_done = on_done
+        self._abort: AuthenticationFailed | PermissionDenied | None = None
+
+    async def run(self, queue: list[str] | None = None) -> SubmitStats:
+        """Process every dispute with work to do; raises RunAborted on a refused API key."""
+        pending = list(queue if queue is not None else self.store.work_queue())
+        pending.reverse()  # pop() from the end keeps due-date order
+
+        async def worker() -> None:
+            while pending and self._abort is None:
+                await self._one(pending.pop())
+
+        await asyncio.gather(
+            *(worker() for _ in range(max(1, min(self.concurrency, len(pending)))))
+        )
+        if self._abort is not None:
+            raise RunAborted(f"The API refused the key: {self._abort.message}. Nothing more was sent; "
+                             "check DISPUTE_API_TOKEN.")  # fmt: skip
+        return self.stats
+
+    async def _one(self, pid: str) -> None:
+        if not self.store.claim(pid, self.owner):
+            self.stats.locked += 1  # another run holds it: never work on one dispute twice
+            return
+        try:
+            await self._process(pid)
+        except (AuthenticationFailed, PermissionDenied) as exc:
+            self._abort = exc
+        finally:
+            self.store.release(pid, self.owner)
+            if self._on_done:
+                self._on_done(pid)
+
+    async def _process(self, pid: str) -> None:
+        d = self.store.dispute(pid)
+        if d["status"] == "pending" and _past_due(d["response_due_by"], self._now()):
+            self.store.update_dispute(
+                pid,
+                status="past_due",
+                detail=f"response was due by {d['response_due_by']}; not sent",
+            )
+            self.stats.past_due += 1
+            return
+        if d["payload_hash"] != d["submitted_hash"]:
+            if not await self._send_evidence(pid, d):
+                return
+            d = self.store.dispute(pid)
+        for f in self.store.files_of(pid):
+            if f["status"] in ("pending", "sending"):
+                await self._upload(pid, d["dispute_id"], f)
+
+    async def _send_evidence(self, pid: str, d: dict[str, Any]) -> bool:
+        attempts = d["attempts"] + 1
+        try:
+            result = await self.client.update_evidence(pid, orjson.loads(d["payload"]))
+        except NotFound as exc:
+            self.store.update_dispute(
+                pid, status="not_found", detail=_describe(exc), attempts=attempts
+            )
+            self.stats.not_found += 1
+            return False
+        except InvalidRequest as exc:
+            self.store.update_dispute(
+                pid, status="rejected", detail=_describe(exc), attempts=attempts
+            )
+            self.stats.rejected += 1
+            return False
+        except (TransientError, UnexpectedResponse) as exc:
+            self.store.update_dispute(pid, attempts=attempts, last_error=str(exc))
+            self.stats.failed += 1
+            self.stats.errors.append(f"{pid}: {exc}")
+            return False
+        self.store.update_dispute(pid, status="submitted", submitted_hash=d["payload_hash"], detail=None,
+                                  dispute_id=result.dispute_id, attempts=attempts, last_error=None)  # fmt: skip
+        self.stats.evidence_sent += 1
+        return True
+
+    async def _upload(self, pid: str, dispute_id: str | None, f: dict[str, Any]) -> None:
+        sha = f["sha256"]
+        for _ in range(MAX_UPLOAD_TRIES):
+            try:
+                if (
+                    f["status"] == "sending"
+                    and dispute_id
+                    and await self._reconcile(pid, dispute_id, f)
+                ):
+                    return
+            except _Skip:
+                self.stats.failed += 1
+                return  # stays 'sending': the next run checks again before any re-upload
+            self.store.update_file(pid, sha, status="sending")  # durable before the request leaves
+            f["status"] = "sending"
+            try:
+                result = await self.client.upload_file(
+                    pid, Path(f["path"]), file_name=f["file_name"]
+                )
+            except OutcomeUnknown:
+                dispute_id = dispute_id or self.store.dispute(pid)["dispute_id"]
+                continue  # loop: reconcile, then send again only if it did not land
+            except NotFound as exc:
+                self.store.update_file(pid, sha, status="rejected", last_error=_describe(exc))
+                return
+            except (
+                InvalidRequest
+            ) as exc:  # FileRejected included: too big, wrong type, missing field
+                self.store.update_file(pid, sha, status="rejected", last_error=_describe(exc))
+                self.stats.rejected += 1
+                return
+            except (TransientError, UnexpectedResponse, OSError) as exc:
+                self.store.update_file(pid, sha, status="pending", last_error=str(exc))
+                self.stats.failed += 1
+                self.stats.errors.append(f"{pid} {f['file_name']}: {exc}")
+                return
+            self.store.update_file(
+                pid, sha, status="uploaded", remote_file_id=result.file.id, last_error=None
+            )
+            self.stats.files_uploaded += 1
+            return
+        self.store.update_file(
+            pid,
+            sha,
+            status="sending",
+            last_error="outcome unknown after retries; will reconcile next run",
+        )
+        self.stats.failed += 1
+
+    async def _reconcile(self, pid: str, dispute_id: str, f: dict[str, Any]) -> bool:
+        """Did an earlier, unanswered upload land? Match the dispute's files we have not claimed."""
+        claimed = {x["remote_file_id"] for x in self.store.files_of(pid) if x["remote_file_id"]}
+        try:
+            remote = [r async for r in self.client.iter_files(dispute_id)]
+        except (TransientError, UnexpectedResponse) as exc:
+            self.store.update_file(
+                pid, f["sha256"], last_error=f"could not check earlier upload: {exc}"
+            )
+            raise _Skip from None
+        for r in remote:
+            if r.id not in claimed and r.file_name == f["file_name"]:
+                self.store.update_file(
+                    pid, f["sha256"], status="uploaded", remote_file_id=r.id, last_error=None
+                )
+                self.stats.files_reconciled += 1
+                return True
+        return False
+
+
+class _Skip(Exception):
+    pass
