@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -113,3 +114,220 @@ def sandbox(
 
 def main() -> None:
     app()
+
+
+# -- run / demo / status / serve ----------------------------------------------------
+def _console_logging() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+def _sandbox_for(inbox: Path, settings: object) -> object:
+    """A local API that knows the disputes named in the inbox (as the real provider would)."""
+    from dispute_evidence.ingest import ingest_paths, scan_inbox
+    from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
+    from dispute_evidence.sandbox.seed import generate_disputes
+
+    sheets, _, _ = scan_inbox(inbox)
+    records = ingest_paths(sheets, inbox).records["disputes"]
+    template = generate_disputes(max(len(records), 1), seed=7)
+    rows = []
+    for tmpl, d in zip(template, records.to_dict("records"), strict=False):
+        row = {**tmpl, "provider_dispute_id": d["provider_dispute_id"]}
+        if d.get("response_due_by"):
+            row["response_due_by"] = d["response_due_by"]
+        if d.get("currency"):
+            row["currency"] = d["currency"]
+        rows.append(row)
+    token = "sk_test_" + os.urandom(12).hex()
+    sb = run_sandbox_in_thread(SandboxConfig(tokens=(token,)), rows)
+    os.environ["DISPUTE_API_TOKEN"] = token  # this process only; never a flow parameter
+    return sb
+
+
+def _run_flow(inbox: Path, config: Path | None, state: str | None, dry_run: bool, base_url: str | None,
+              trigger: str) -> dict:  # fmt: skip
+    from flows.pipeline import _PROGRESS, evidence_run
+
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+
+        progress = Progress(transient=True)
+        bar = progress.add_task("submitting", total=None)
+        _PROGRESS[0] = lambda done, total: progress.update(bar, completed=done, total=total)
+        with progress:
+            return evidence_run(
+                str(inbox), str(config) if config else None, state, dry_run, base_url, trigger
+            )
+    return evidence_run(
+        str(inbox), str(config) if config else None, state, dry_run, base_url, trigger
+    )
+
+
+@app.command()
+def run(
+    inbox: Annotated[
+        Path, typer.Option(help="The inbox folder (spreadsheets and evidence files).")
+    ],
+    config: Annotated[
+        Path | None,
+        typer.Option(help="TOML config (default: config/dispute-evidence.toml if present)."),
+    ] = None,
+    state: Annotated[
+        str | None,
+        typer.Option(
+            help="State store: a path (SQLite) or an SQLAlchemy URL. Default: <inbox>.state.sqlite3 beside the inbox."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Write every payload and file match to the report folder; send nothing.",
+        ),
+    ] = False,
+    sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--sandbox",
+            help="Start a local API for this run instead of using DISPUTE_API_BASE_URL.",
+        ),
+    ] = False,
+) -> None:
+    """One run: ingest the inbox, build payloads, submit, report.
+
+    Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error, 3 API key refused.
+    """
+    from dispute_evidence.engine.run import EXIT_USAGE, RunLocked
+    from dispute_evidence.settings import ConfigError, load_settings
+
+    _console_logging()
+    try:
+        settings = load_settings(config)
+    except ConfigError as exc:
+        typer.echo(f"Configuration error: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    if not inbox.is_dir():
+        typer.echo(
+            f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
+        )
+        raise typer.Exit(EXIT_USAGE)
+    base_url = None
+    sb = None
+    if sandbox:
+        sb = _sandbox_for(inbox, settings)
+        base_url = sb.base_url
+    elif not dry_run and not (os.environ.get("DISPUTE_API_BASE_URL") or settings.api.base_url):
+        typer.echo("No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
+                   "--sandbox (or `dispute-evidence demo`).", err=True)  # fmt: skip
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        result = _run_flow(inbox, config, state, dry_run, base_url, "manual")
+    except RunLocked as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
+    except ValueError as exc:  # e.g. http:// to a non-loopback host, missing token
+        typer.echo(f"Configuration error: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    finally:
+        if sb is not None:
+            sb.stop()
+    _print_result(result)
+    raise typer.Exit(result["exit_code"])
+
+
+def _print_result(result: dict) -> None:
+    summary = Path(result["report"])
+    typer.echo(summary.read_text(encoding="utf-8"))
+    typer.echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
+
+
+@app.command()
+def demo(
+    workdir: Annotated[
+        Path, typer.Option(help="Where to put the demo's inbox, state and reports.")
+    ] = Path("demo-run"),
+) -> None:
+    """The README's main command: a local API, the pipeline over a copy of sample_data/, the report."""
+    import shutil
+    from datetime import datetime
+
+    from dispute_evidence.engine.run import EXIT_FAILED
+
+    _console_logging()
+    os.environ.setdefault(
+        "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0"
+    )  # a fresh copy is complete
+    source = Path(__file__).resolve().parents[2] / "sample_data"
+    if not source.is_dir():
+        source = Path("sample_data")
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    inbox = workdir / stamp / "inbox"
+    shutil.copytree(source, inbox)
+    typer.echo(f"Demo: a local Dispute Evidence API and a copy of {source} in {inbox}\n")
+    sb = _sandbox_for(inbox, None)
+    try:
+        result = _run_flow(inbox, None, None, False, sb.base_url, "demo")
+    finally:
+        sb.stop()
+    _print_result(result)
+    if result["exit_code"] not in (0, EXIT_FAILED):
+        raise typer.Exit(result["exit_code"])
+
+
+@app.command()
+def status(
+    inbox: Annotated[
+        Path | None, typer.Option(help="The inbox (its state store sits beside it).")
+    ] = None,
+    state: Annotated[
+        str | None, typer.Option(help="State store path or URL, if not the inbox's default.")
+    ] = None,
+) -> None:
+    """Disputes by status, the next deadlines, and the last runs."""
+    from dispute_evidence.engine.run import default_state
+    from dispute_evidence.engine.state import StateStore
+
+    if not (state or inbox):
+        typer.echo("Give --inbox or --state.", err=True)
+        raise typer.Exit(2)
+    store = StateStore(state or default_state(inbox.resolve()))
+    try:
+        counts = store.status_counts()
+        typer.echo(
+            "Disputes by status: "
+            + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
+        )
+        table = store.dispute_table()
+        open_ = (
+            table.loc[table["status"].isin(["pending", "incomplete"])]
+            .sort_values("response_due_by")
+            .head(10)
+        )
+        if not open_.empty:
+            typer.echo("Next deadlines (not yet sent):")
+            for r in open_.itertuples(index=False):
+                typer.echo(
+                    f"  {r.response_due_by or 'no deadline':<22} {r.provider_dispute_id:<28} {r.status}"
+                )
+        typer.echo("Last runs:")
+        for r in store.last_runs(5):
+            typer.echo(f"  {r['run_id']}  {r['trigger'] or '':<10} {r['outcome'] or ''}")
+    finally:
+        store.close()
+
+
+@app.command()
+def serve(
+    inbox: Annotated[Path, typer.Option(help="The inbox folder to watch and process nightly.")],
+    config: Annotated[
+        Path | None, typer.Option(help="TOML config (schedule.cron, schedule.timezone, ...).")
+    ] = None,
+    state: Annotated[str | None, typer.Option(help="State store path or URL.")] = None,
+) -> None:
+    """Long-running: a nightly deployment and an inbox deployment, served from this process.
+
+    Starts a local Prefect server unless PREFECT_API_URL points at one.
+    """
+    from flows.serve import serve_deployments
+
+    serve_deployments(inbox.resolve(), config, state)

@@ -87,6 +87,32 @@ class StateStore:
             )
         return [dict(r) for r in rows]
 
+    # -- run lock ------------------------------------------------------------------
+    def acquire_run_lock(self, owner: str, ttl: float = 6 * 3600) -> str | None:
+        """Take the one-run-at-a-time lock; returns None, or who holds it and since when."""
+        from dispute_evidence.engine.schema import meta
+
+        now = time.time()
+        with self.engine.begin() as c:
+            row = c.execute(select(meta.c.value).where(meta.c.key == "run_lock")).first()
+            if row:
+                holder, expires, since = row[0].split("|")
+                if holder != owner and float(expires) > now:
+                    return f"run {holder} (started {since})"
+                c.execute(meta.delete().where(meta.c.key == "run_lock"))
+            c.execute(
+                meta.insert().values(key="run_lock", value=f"{owner}|{now + ttl}|{now_iso()}")
+            )
+        return None
+
+    def release_run_lock(self, owner: str) -> None:
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.begin() as c:
+            c.execute(
+                meta.delete().where(meta.c.key == "run_lock", meta.c.value.like(f"{owner}|%"))
+            )
+
     # -- ingest --------------------------------------------------------------------
     def is_ingested(self, sha256: str) -> bool:
         with self.engine.connect() as c:
@@ -138,7 +164,7 @@ class StateStore:
                        "response_due_by": p.response_due_by, "payload": p.body, "payload_hash": p.content_hash}  # fmt: skip
                 old = known.get(p.provider_dispute_id)
                 if old is None:
-                    new.append({**row, "status": "pending", "updated_at": stamp})
+                    new.append({**row, "status": "pending", "detail": None, "updated_at": stamp})
                 elif old.payload_hash != p.content_hash or old.status == "incomplete":
                     changed += 1
                     status = (
@@ -152,8 +178,8 @@ class StateStore:
             for i in incomplete:
                 if i.provider_dispute_id not in known:
                     new.append({"provider_dispute_id": i.provider_dispute_id, "order_number": i.order_number,
-                                "response_due_by": i.response_due_by, "status": "incomplete", "detail": i.reason,
-                                "updated_at": stamp})  # fmt: skip
+                                "response_due_by": i.response_due_by, "payload": None, "payload_hash": None,
+                                "status": "incomplete", "detail": i.reason, "updated_at": stamp})  # fmt: skip
             if new:
                 c.execute(disputes.insert(), new)
         return {"new": len(new), "changed": changed}

@@ -1,0 +1,82 @@
+"""`dispute-evidence serve`: a nightly deployment and an inbox deployment in one process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import suppress
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from prefect.schedules import Cron, Interval
+
+from dispute_evidence.settings import load_settings
+from flows.pipeline import evidence_run, inbox_watch
+
+LOCAL_PREFECT = "http://127.0.0.1:4200/api"
+
+
+def local_timezone() -> str:
+    """This machine's IANA zone name (cron schedules need one); UTC if it cannot be told."""
+    with suppress(OSError):
+        link = os.readlink("/etc/localtime")
+        if "zoneinfo/" in link:
+            return link.split("zoneinfo/", 1)[1]
+    return os.environ.get("TZ") or "UTC"
+
+
+def build_deployments(inbox: Path, config: Path | None, state: str | None) -> list[Any]:
+    """The nightly (cron) and inbox (interval) deployments, one run at a time each."""
+    settings = load_settings(config)
+    params = {"inbox": str(inbox), "config": str(config) if config else None, "state": state}
+    nightly = evidence_run.to_deployment(
+        name="nightly", schedules=[Cron(settings.schedule.cron, timezone=settings.schedule.timezone or local_timezone())],
+        parameters={**params, "trigger": "nightly"}, concurrency_limit=1,
+        description="Nightly: ingest the inbox, submit, report.",
+    )  # fmt: skip
+    watch = inbox_watch.to_deployment(
+        name="inbox", schedules=[Interval(timedelta(seconds=settings.schedule.inbox_poll_seconds))], parameters=params,
+        concurrency_limit=1, description="Runs the pipeline when analysts drop new files.",
+    )  # fmt: skip
+    return [nightly, watch]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=2) as r:  # noqa: S310 - loopback only
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
+    """Prefect's ephemeral mode cannot schedule: start a local server unless one is configured."""
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", "4200"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)  # fmt: skip
+    for _ in range(120):
+        if _healthy(LOCAL_PREFECT):
+            os.environ["PREFECT_API_URL"] = LOCAL_PREFECT
+            print(f"Prefect UI: {LOCAL_PREFECT.removesuffix('/api')}", flush=True)
+            return proc
+        time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError(
+        "the local Prefect server did not start; set PREFECT_API_URL to an existing one"
+    )
+
+
+def serve_deployments(inbox: Path, config: Path | None, state: str | None) -> None:
+    from prefect import serve
+
+    server = ensure_prefect_server()
+    try:
+        serve(*build_deployments(inbox, config, state))
+    finally:
+        if server is not None:
+            server.terminate()

@@ -1,0 +1,132 @@
+"""Write reports/<run-id>/: summary.md, summary.html, disputes.csv/.xlsx, problems.csv/.xlsx."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+STATUS_WORDS = {
+    "submitted": "sent", "pending": "not sent yet (will retry)", "incomplete": "waiting for data",
+    "rejected": "refused by the API", "not_found": "unknown to the API", "past_due": "past its deadline, not sent",
+}  # fmt: skip
+
+
+def escape_cell(value: Any) -> Any:
+    """Text that a spreadsheet would run as a formula gets a leading apostrophe."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    outcome: str
+    dry_run: bool
+    counts: dict[str, int]
+    disputes: pd.DataFrame  # one row per dispute
+    problems: pd.DataFrame  # file / sheet / row / column / value / problem / what to do
+    notes: list[str] = field(default_factory=list)
+
+
+def _escape_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.astype(object).where(frame.notna(), "").map(escape_cell)
+
+
+def _write_table(frame: pd.DataFrame, folder: Path, stem: str, sheet: str) -> None:
+    safe = _escape_frame(frame)
+    safe.to_csv(folder / f"{stem}.csv", index=False)
+    with pd.ExcelWriter(folder / f"{stem}.xlsx", engine="xlsxwriter",
+                        engine_kwargs={"options": {"strings_to_formulas": False, "strings_to_urls": False}}) as xl:  # fmt: skip
+        safe.to_excel(xl, sheet_name=sheet, index=False)
+        ws = xl.sheets[sheet]
+        ws.freeze_panes(1, 0)
+        ws.autofilter(0, 0, max(len(safe), 1), max(len(safe.columns) - 1, 0))
+        for i, col in enumerate(safe.columns):
+            width = min(60, max(len(str(col)), *(len(str(v)) for v in safe[col].head(500)), 8) + 2)
+            ws.set_column(i, i, width)
+
+
+def _summary_lines(r: RunReport) -> list[str]:
+    c = r.counts
+    title = "Dry run (nothing was sent)" if r.dry_run else f"Run {r.run_id}: {r.outcome}"
+    lines = [f"# {title}", ""]
+    lines += [
+        "| | |", "|---|---|",
+        f"| Disputes sent (evidence) | {c.get('evidence_sent', 0)} |",
+        f"| Files uploaded | {c.get('files_uploaded', 0)} |",
+        f"| Disputes complete so far | {c.get('complete', 0)} of {c.get('disputes', 0)} |",
+        f"| New files read | {c.get('new_files', 0)} (already seen: {c.get('repeated_files', 0)}) |",
+        f"| Rows rejected | {c.get('rows_rejected', 0)} |",
+        f"| API requests | {c.get('requests', 0)} |",
+        "",
+    ]  # fmt: skip
+    attention = r.problems
+    if attention.empty and not r.notes:
+        lines += ["Nothing needs your attention."]
+    else:
+        lines += ["## Needs your attention", ""]
+        lines += [f"- {n}" for n in r.notes]
+        for what, group in attention.groupby("problem_kind", sort=False):
+            lines.append(f"- **{what}**: {len(group)} (see problems.xlsx)")
+            for row in group.head(5).itertuples(index=False):
+                lines.append(f"  - {row.where}: {row.problem}")
+    lines += ["", "Details: disputes.xlsx (one row per dispute), problems.xlsx (what to fix)."]
+    return lines
+
+
+def _html(lines: list[str]) -> str:
+    body = []
+    in_table = False
+    for line in lines:
+        if line.startswith("|"):
+            cells = [html.escape(x.strip()) for x in line.strip("|").split("|")]
+            if set("".join(cells)) <= {"-"}:
+                continue
+            if not in_table:
+                body.append("<table>")
+                in_table = True
+            body.append("<tr>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>")
+            continue
+        if in_table:
+            body.append("</table>")
+            in_table = False
+        if line.startswith("# "):
+            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+        elif line.lstrip().startswith("- "):
+            text = html.escape(line.lstrip()[2:]).replace("**", "")
+            body.append(
+                f"<li style='margin-left:{(len(line) - len(line.lstrip())) * 10}px'>{text}</li>"
+            )
+        elif line:
+            body.append(f"<p>{html.escape(line)}</p>")
+    style = "body{font-family:sans-serif;max-width:60em;margin:2em auto}td{padding:2px 12px;border-bottom:1px solid #ddd}"
+    return (
+        f"<!doctype html><meta charset='utf-8'><title>dispute-evidence report</title><style>{style}</style>"
+        + "\n".join(body)
+    )
+
+
+def write_report(report: RunReport, folder: Path) -> Path:
+    """Write every report file into `folder`; returns the summary's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    disputes = report.disputes.copy()
+    if "status" in disputes:
+        disputes.insert(disputes.columns.get_loc("status") + 1, "in plain words",
+                        disputes["status"].map(STATUS_WORDS).fillna(disputes["status"]))  # fmt: skip
+    _write_table(disputes, folder, "disputes", "Disputes")
+    _write_table(
+        report.problems.drop(columns=["where"], errors="ignore"), folder, "problems", "Problems"
+    )
+    lines = _summary_lines(report)
+    (folder / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / "summary.html").write_text(_html(lines), encoding="utf-8")
+    return folder / "summary.md"

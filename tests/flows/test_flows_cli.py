@@ -1,0 +1,212 @@
+"""Flows under Prefect's test harness, the CLI's exit codes, the inbox lifecycle, serve's deployments."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.reports import escape_cell
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox, write_rows
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=60):
+        yield
+
+
+@pytest.fixture
+def api_env(monkeypatch, sandbox_factory):
+    sb = sandbox_factory(rows=seed_rows(6))
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    return sb
+
+
+def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
+    from flows.pipeline import evidence_run
+
+    inbox = tmp_path / "inbox"
+    files = make_inbox(inbox, 6)
+    first = evidence_run(str(inbox))
+    assert first["exit_code"] == 0 and first["counts"]["requests"] == 6 + files
+    report = Path(first["report"]).parent
+    assert {p.name for p in report.iterdir()} >= {"summary.md", "summary.html", "disputes.csv", "disputes.xlsx",
+                                                   "problems.csv", "problems.xlsx"}  # fmt: skip
+    table = pd.read_excel(report / "disputes.xlsx", engine="calamine")
+    assert (table["status"] == "submitted").all() and (
+        table["files_uploaded"] == table["files_total"]
+    ).all()
+    second = evidence_run(str(inbox))
+    assert second["counts"]["requests"] == 0 and second["counts"]["new_files"] == 0
+    assert "Nothing needs your attention." in Path(second["report"]).read_text()
+
+
+def test_inbox_picks_up_a_dropped_file_and_ignores_a_half_written_one(
+    prefect_harness, api_env, tmp_path, monkeypatch
+):
+    from flows.pipeline import evidence_run, new_inbox_files
+
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "30")
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    old = time.time() - 120
+    for p in inbox.rglob("*"):
+        os.utime(p, (old, old))
+    write_rows(
+        inbox / "late_shipments.csv", ["order_number", "tracking_number"], [["5001", "1ZLATE"]]
+    )  # just written
+    assert str(inbox / "late_shipments.csv") not in new_inbox_files(inbox, None, 30)
+    result = evidence_run(str(inbox))
+    assert (inbox / "late_shipments.csv").exists()  # not read, not archived: still being written
+    assert "still being written" in Path(result["report"]).read_text()
+    os.utime(inbox / "late_shipments.csv", (old, old))
+    assert new_inbox_files(inbox, None, 30) == [str(inbox / "late_shipments.csv")]
+    evidence_run(str(inbox))
+    assert api_env.snapshot()["dp_test_1"]["evidence"]["shipping_tracking_numbers"] == [
+        "1Z000001",
+        "1ZLATE",
+    ]
+    archived = list((inbox / "archive").rglob("late_shipments.csv"))
+    assert len(archived) == 1
+
+
+def test_file_is_archived_only_after_its_records_are_durable(tmp_path, monkeypatch):
+    from dispute_evidence.engine import pipeline
+
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    store = StateStore(tmp_path / "s.sqlite3")
+
+    def crash(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "record_ingest", crash)
+    with pytest.raises(OSError):
+        pipeline.ingest_inbox_step(store, pipeline.RunOptions(inbox=inbox, settle_seconds=0), "r1")
+    assert (inbox / "disputes.csv").exists()  # its records never landed, so it stays in the inbox
+    assert not list(inbox.glob("archive/**/*.csv"))
+
+
+def test_unreadable_file_goes_to_rejected_with_reason(tmp_path):
+    from dispute_evidence.engine import pipeline
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "notes.csv").write_text("colour,size\nred,M\n")
+    store = StateStore(tmp_path / "s.sqlite3")
+    out = pipeline.ingest_inbox_step(
+        store, pipeline.RunOptions(inbox=inbox, settle_seconds=0), "r1"
+    )
+    assert out.new_files == 0 and (inbox / "rejected" / "notes.csv").exists()
+    assert "no recognised table" in (inbox / "rejected" / "notes.csv.reason.txt").read_text()
+
+
+def test_cli_exit_codes(prefect_harness, sandbox_factory, tmp_path, monkeypatch):
+    runner = CliRunner()
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    monkeypatch.delenv("DISPUTE_API_BASE_URL", raising=False)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    r = runner.invoke(app, ["run", "--inbox", str(inbox)])
+    assert r.exit_code == 2 and "--sandbox" in r.output and "demo" in r.output
+    r = runner.invoke(app, ["run", "--inbox", str(tmp_path / "missing")])
+    assert r.exit_code == 2
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[api]\nconcurrency = 0\n")
+    r = runner.invoke(app, ["run", "--inbox", str(inbox), "--config", str(bad)])
+    assert r.exit_code == 2 and "api.concurrency" in r.output
+    sb = sandbox_factory(rows=seed_rows(2))
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", "sk_revoked_key")
+    r = runner.invoke(app, ["run", "--inbox", str(inbox)])
+    assert r.exit_code == 3 and "refused the key" in r.output and "sk_revoked_key" not in r.output
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    r = runner.invoke(app, ["run", "--inbox", str(inbox)])
+    assert r.exit_code == 0, r.output
+    write_rows(
+        inbox / "more.csv", ["provider_dispute_id", "order_number"], [["dp_unknown_9", "5000"]]
+    )
+    r = runner.invoke(app, ["run", "--inbox", str(inbox)])
+    assert r.exit_code == 1 and "not found" in r.output.lower()
+
+
+def test_dry_run_writes_payloads_and_sends_nothing(
+    prefect_harness, sandbox_factory, tmp_path, monkeypatch
+):
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    monkeypatch.delenv("DISPUTE_API_BASE_URL", raising=False)
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--dry-run"])
+    assert r.exit_code == 0, r.output
+    reports = next((tmp_path / "inbox.reports").iterdir())
+    assert len(list((reports / "payloads").glob("*.json"))) == 3
+    assert len(pd.read_csv(reports / "file_matches.csv")) == 3
+    assert (inbox / "disputes.csv").exists()  # nothing archived either
+
+
+def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypatch):
+    inbox = tmp_path / "inbox"
+    shutil.copytree(SAMPLE, inbox)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--sandbox"])
+    assert r.exit_code == 0, r.output
+    assert "| Disputes sent (evidence) | 5 |" in r.output and "| Files uploaded | 5 |" in r.output
+    assert "'Lineitem price' = 'abc': not a number" in r.output
+    status = CliRunner().invoke(app, ["status", "--inbox", str(inbox)])
+    assert "submitted 5" in status.output and "past_due 1" in status.output
+
+
+def test_reports_escape_formulas(tmp_path):
+    from dispute_evidence.reports import RunReport, write_report
+
+    evil = pd.DataFrame(
+        {
+            "provider_dispute_id": ['=HYPERLINK("http://x")', "+1", "-2", "@SUM(A1)", "ok"],
+            "status": ["submitted"] * 5,
+        }
+    )
+    write_report(
+        RunReport(
+            "r", "ok", False, {}, evil, pd.DataFrame(columns=["problem_kind", "problem", "where"])
+        ),
+        tmp_path,
+    )
+    csv_values = pd.read_csv(tmp_path / "disputes.csv")["provider_dispute_id"].tolist()
+    assert csv_values == ['\'=HYPERLINK("http://x")', "'+1", "'-2", "'@SUM(A1)", "ok"]
+    from openpyxl import load_workbook
+
+    ws = load_workbook(tmp_path / "disputes.xlsx").active
+    assert [c.value for c in ws["A"]][1:] == csv_values and all(c.data_type == "s" for c in ws["A"])
+    assert escape_cell(5) == 5
+
+
+def test_serve_schedules_both_deployments(tmp_path):
+    from flows.serve import build_deployments
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(
+        '[schedule]\ncron = "30 1 * * *"\ntimezone = "Europe/Berlin"\ninbox_poll_seconds = 20\n'
+    )
+    nightly, watch = build_deployments(tmp_path / "inbox", cfg, None)
+    assert nightly.name == "nightly" and watch.name == "inbox"
+    (n_sched,) = nightly.schedules
+    assert n_sched.schedule.cron == "30 1 * * *" and n_sched.schedule.timezone == "Europe/Berlin"
+    (w_sched,) = watch.schedules
+    assert w_sched.schedule.interval.total_seconds() == 20
+    assert nightly.concurrency_limit == 1 and watch.parameters["inbox"] == str(tmp_path / "inbox")
