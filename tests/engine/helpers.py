@@ -60,7 +60,7 @@ async def run_once(store: StateStore, base_url: str, inbox: Path, **client_kw):
     opts = options(inbox)
     run_id = store.start_run("test")
     ingest = ingest_inbox_step(store, opts, run_id)
-    prepare_step(store, opts, ingest, run_id, rebuild=ingest.new_files > 0)
+    prepare_step(store, opts, ingest, run_id, rebuild=ingest.new_files > 0 or store.needs_rebuild())
     client_kw.setdefault("backoff_base", 0.01)
     client_kw.setdefault("rate_limit_per_hour", 10_000_000)
     token = client_kw.pop("token", TOKEN)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from dispute_evidence.engine.pipeline import (
     prepare_step,
     submit_step,
 )  # fmt: skip
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.state import StateStore, new_owner
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
 from dispute_evidence.reports import RunReport, write_report
 from dispute_evidence.settings import Settings
@@ -66,7 +67,7 @@ def open_run(settings: Settings, inbox: Path, *, state: str | Path | None = None
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
     store = StateStore(state or settings.paths.state or default_state(inbox))
     run_id = store.start_run(trigger if not dry_run else f"{trigger} (dry run)")
-    if holder := store.acquire_run_lock(run_id):
+    if holder := store.acquire_run_lock(new_owner(run_id)):
         store.finish_run(run_id, "skipped: another run in progress", {})
         store.close()
         raise RunLocked(f"another run is in progress on this inbox/state: {holder}")
@@ -89,8 +90,7 @@ def ingest(ctx: RunContext) -> IngestOutcome:
 
 
 def prepare(ctx: RunContext, ingested: IngestOutcome) -> PrepareOutcome:
-    first_run = ctx.store.dispute_table().empty
-    rebuild = ingested.new_files > 0 or first_run or ctx.dry_run
+    rebuild = ingested.new_files > 0 or ctx.store.needs_rebuild() or ctx.dry_run
     out = prepare_step(
         ctx.store, ctx.opts, ingested, ctx.run_id, rebuild=rebuild, dry_run=ctx.dry_run
     )
@@ -112,9 +112,18 @@ def _safe(name: str) -> str:
 
 async def submit(ctx: RunContext, api: ApiSettings, on_done: Any = None) -> tuple[SubmitStats, int]:
     """Send what needs sending; returns stats and the number of HTTP attempts made."""
+    owner, renewed = new_owner(ctx.run_id), [time.monotonic()]
+
+    def done(pid: str) -> None:
+        if time.monotonic() - renewed[0] > 60:
+            ctx.store.renew_run_lock(owner)
+            renewed[0] = time.monotonic()
+        if on_done:
+            on_done(pid)
+
     async with DisputeEvidenceClient(settings=api) as client:
         try:
-            stats = await submit_step(ctx.store, client, ctx.opts, on_done=on_done)
+            stats = await submit_step(ctx.store, client, ctx.opts, on_done=done)
         finally:
             ctx.counts["requests"] = client.stats.attempts
     ctx.counts.update(
@@ -204,7 +213,7 @@ def exit_code(ctx: RunContext, stats: SubmitStats | None) -> int:
 
 def close_run(ctx: RunContext, outcome: str) -> None:
     ctx.store.finish_run(ctx.run_id, outcome, ctx.counts)
-    ctx.store.release_run_lock(ctx.run_id)
+    ctx.store.release_run_lock(new_owner(ctx.run_id))
     ctx.store.close()
 
 

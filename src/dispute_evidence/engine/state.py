@@ -5,6 +5,8 @@ killed at any moment leaves each dispute and file in a state the next run knows 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import time
 import uuid
 from collections.abc import Iterable
@@ -26,7 +28,29 @@ from dispute_evidence.engine.schema import (
 )  # fmt: skip
 
 FINAL = ("rejected", "not_found", "past_due")
-LEASE_SECONDS = 600.0
+LEASE_SECONDS = 900.0
+RUN_LOCK_SECONDS = 1800.0  # renewed while the run works
+
+
+def new_owner(tag: str) -> str:
+    """A lease owner id that says where it lives, so a dead holder on this host is recognised."""
+    return f"{socket.gethostname()}:{os.getpid()}:{tag}"
+
+
+def owner_is_dead(owner: str | None) -> bool:
+    """True only when the owner is a process on this host that no longer exists."""
+    if not owner or owner.count(":") < 2:
+        return False
+    host, pid, _ = owner.split(":", 2)
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine: its lease can only expire
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def now_iso() -> str:
@@ -88,22 +112,37 @@ class StateStore:
         return [dict(r) for r in rows]
 
     # -- run lock ------------------------------------------------------------------
-    def acquire_run_lock(self, owner: str, ttl: float = 6 * 3600) -> str | None:
-        """Take the one-run-at-a-time lock; returns None, or who holds it and since when."""
+    def acquire_run_lock(self, owner: str, ttl: float = RUN_LOCK_SECONDS) -> str | None:
+        """Take the one-run-at-a-time lock; returns None, or who holds it and since when.
+
+        A lock whose holder died on this host, or whose time ran out, is taken over."""
         from dispute_evidence.engine.schema import meta
 
         now = time.time()
         with self.engine.begin() as c:
             row = c.execute(select(meta.c.value).where(meta.c.key == "run_lock")).first()
             if row:
-                holder, expires, since = row[0].split("|")
-                if holder != owner and float(expires) > now:
-                    return f"run {holder} (started {since})"
+                holder, expires, since = row[0].rsplit("|", 2)
+                if holder != owner and float(expires) > now and not owner_is_dead(holder):
+                    return f"run {holder.rsplit(':', 1)[-1]} (started {since})"
                 c.execute(meta.delete().where(meta.c.key == "run_lock"))
             c.execute(
                 meta.insert().values(key="run_lock", value=f"{owner}|{now + ttl}|{now_iso()}")
             )
         return None
+
+    def renew_run_lock(self, owner: str, ttl: float = RUN_LOCK_SECONDS) -> None:
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.begin() as c:
+            row = c.execute(select(meta.c.value).where(meta.c.key == "run_lock")).first()
+            if row and row[0].startswith(owner + "|"):
+                since = row[0].rsplit("|", 1)[1]
+                c.execute(
+                    meta.update()
+                    .where(meta.c.key == "run_lock")
+                    .values(value=f"{owner}|{time.time() + ttl}|{since}")
+                )
 
     def release_run_lock(self, owner: str) -> None:
         from dispute_evidence.engine.schema import meta
@@ -153,9 +192,25 @@ class StateStore:
         return out
 
     # -- disputes and files ----------------------------------------------------------
+    def needs_rebuild(self) -> bool:
+        """Records arrived since the last build (also true after a run died between the two)."""
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.connect() as c:
+            latest = c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0
+            built = c.execute(select(meta.c.value).where(meta.c.key == "built_seq")).scalar()
+        return built is None or latest > int(built)
+
     def sync_disputes(self, payloads: Iterable[Any], incomplete: Iterable[Any]) -> dict[str, int]:
-        """Upsert built payloads; a changed payload sends a submitted dispute back to pending."""
+        """Upsert built payloads; a changed payload sends a submitted dispute back to pending.
+
+        Records which ingest the build covered, in the same transaction."""
+        from dispute_evidence.engine.schema import meta
+
         with self.engine.begin() as c:
+            latest = c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0
+            c.execute(meta.delete().where(meta.c.key == "built_seq"))
+            c.execute(meta.insert().values(key="built_seq", value=str(latest)))
             known = {r.provider_dispute_id: r for r in c.execute(
                 select(disputes.c.provider_dispute_id, disputes.c.payload_hash, disputes.c.status))}  # fmt: skip
             new, changed, stamp = [], 0, now_iso()
@@ -216,11 +271,23 @@ class StateStore:
     def claim(self, pid: str, owner: str, ttl: float = LEASE_SECONDS) -> bool:
         """Take the dispute's lease unless another live run holds it (works on SQLite and PostgreSQL)."""
         now = time.time()
+        free = or_(
+            disputes.c.lease_owner.is_(None),
+            disputes.c.lease_owner == owner,
+            disputes.c.lease_expires < now,
+        )
         with self.engine.begin() as c:
-            res = c.execute(update(disputes).where(
-                disputes.c.provider_dispute_id == pid,
-                or_(disputes.c.lease_owner.is_(None), disputes.c.lease_owner == owner, disputes.c.lease_expires < now),
-            ).values(lease_owner=owner, lease_expires=now + ttl))  # fmt: skip
+            res = c.execute(update(disputes).where(disputes.c.provider_dispute_id == pid, free)
+                            .values(lease_owner=owner, lease_expires=now + ttl))  # fmt: skip
+            if res.rowcount == 1:
+                return True
+            holder = c.execute(
+                select(disputes.c.lease_owner).where(disputes.c.provider_dispute_id == pid)
+            ).scalar()
+            if not owner_is_dead(holder):
+                return False
+            res = c.execute(update(disputes).where(disputes.c.provider_dispute_id == pid, disputes.c.lease_owner == holder)
+                            .values(lease_owner=owner, lease_expires=now + ttl))  # fmt: skip
             return res.rowcount == 1
 
     def release(self, pid: str, owner: str) -> None:

@@ -29,7 +29,7 @@ from dispute_evidence.api import (
     TransientError,
     UnexpectedResponse,
 )  # fmt: skip
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.state import StateStore, new_owner
 
 log = logging.getLogger("dispute_evidence.engine")
 MAX_UPLOAD_TRIES = 3
@@ -72,7 +72,7 @@ class Submitter:
         self.store = store
         self.client = client
         self.concurrency = concurrency
-        self.owner = uuid.uuid4().hex
+        self.owner = new_owner(uuid.uuid4().hex[:8])
         self.stats = SubmitStats()
         self._now = now or (lambda: datetime.now(UTC))
         self._on_done = on_done

@@ -1,0 +1,29 @@
+"""A bare engine run (no Prefect) for the crash test: `python -m tests.engine.crash_runner INBOX STATE URL`.
+
+The test SIGKILLs it at random moments; the token comes from DISPUTE_API_TOKEN."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from dispute_evidence.api import DisputeEvidenceClient
+from dispute_evidence.engine.pipeline import ingest_inbox_step, prepare_step, submit_step
+from dispute_evidence.engine.state import StateStore
+from tests.engine.helpers import options
+
+
+async def main(inbox: Path, state: Path, url: str) -> None:
+    store = StateStore(state)
+    opts = options(inbox, concurrency=2)
+    run_id = store.start_run("crash-test")
+    ingest = ingest_inbox_step(store, opts, run_id)
+    prepare_step(store, opts, ingest, run_id, rebuild=ingest.new_files > 0 or store.needs_rebuild())
+    async with DisputeEvidenceClient(url, rate_limit_per_hour=10**7, backoff_base=0.01) as client:
+        await submit_step(store, client, opts)
+    store.finish_run(run_id, "ok", {})
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]))
