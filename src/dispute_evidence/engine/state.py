@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import and_, create_engine, event, func, or_, select, update
+from sqlalchemy import and_, create_engine, event, func, or_, select, text
 from sqlalchemy.engine import Engine
 
 from dispute_evidence.engine.schema import (
@@ -81,12 +81,34 @@ class StateStore:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         with self.engine.begin() as conn:
             migrate(conn)
+        self._hot: Any = None  # one held connection for the submitter's per-dispute writes
+        self._sql: dict[tuple[str, ...], Any] = {}
 
     def __repr__(self) -> str:  # a URL may carry a database password
         return f"StateStore({self.engine.url.render_as_string(hide_password=True)!r})"
 
     def close(self) -> None:
+        if self._hot is not None:
+            self._hot.close()
+            self._hot = None
         self.engine.dispose()
+
+    def _run(self, sql: str, params: dict[str, Any], fetch: bool = False) -> Any:
+        """One statement in its own committed transaction on the held connection (the hot path:
+        ~4x cheaper than a pool checkout per call). Reads commit too, so no snapshot lingers."""
+        if self._hot is None:
+            self._hot = self.engine.connect()
+        stmt = self._sql.get((sql,))
+        if stmt is None:
+            stmt = self._sql[(sql,)] = text(sql)
+        try:
+            result = self._hot.execute(stmt, params)
+            rows = [dict(r) for r in result.mappings()] if fetch else result.rowcount
+            self._hot.commit()
+            return rows
+        except BaseException:
+            self._hot.rollback()
+            raise
 
     # -- runs --------------------------------------------------------------------
     def start_run(self, trigger: str = "manual") -> str:
@@ -271,29 +293,38 @@ class StateStore:
     def claim(self, pid: str, owner: str, ttl: float = LEASE_SECONDS) -> bool:
         """Take the dispute's lease unless another live run holds it (works on SQLite and PostgreSQL)."""
         now = time.time()
-        free = or_(
-            disputes.c.lease_owner.is_(None),
-            disputes.c.lease_owner == owner,
-            disputes.c.lease_expires < now,
+        params = {"pid": pid, "owner": owner, "now": now, "until": now + ttl}
+        taken = self._run("UPDATE disputes SET lease_owner = :owner, lease_expires = :until WHERE provider_dispute_id = :pid"
+                          " AND (lease_owner IS NULL OR lease_owner = :owner OR lease_expires < :now)", params)  # fmt: skip
+        if taken == 1:
+            return True
+        rows = self._run(
+            "SELECT lease_owner FROM disputes WHERE provider_dispute_id = :pid",
+            {"pid": pid},
+            fetch=True,
         )
-        with self.engine.begin() as c:
-            res = c.execute(update(disputes).where(disputes.c.provider_dispute_id == pid, free)
-                            .values(lease_owner=owner, lease_expires=now + ttl))  # fmt: skip
-            if res.rowcount == 1:
-                return True
-            holder = c.execute(
-                select(disputes.c.lease_owner).where(disputes.c.provider_dispute_id == pid)
-            ).scalar()
-            if not owner_is_dead(holder):
-                return False
-            res = c.execute(update(disputes).where(disputes.c.provider_dispute_id == pid, disputes.c.lease_owner == holder)
-                            .values(lease_owner=owner, lease_expires=now + ttl))  # fmt: skip
-            return res.rowcount == 1
+        holder = rows[0]["lease_owner"] if rows else None
+        if not owner_is_dead(holder):
+            return False
+        return self._run("UPDATE disputes SET lease_owner = :owner, lease_expires = :until"
+                         " WHERE provider_dispute_id = :pid AND lease_owner = :holder", {**params, "holder": holder}) == 1  # fmt: skip
+
+    def claim_and_load(
+        self, pid: str, owner: str
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """Claim the dispute and read it with its files; None if another run holds it."""
+        if not self.claim(pid, owner):
+            return None
+        d = self._run(
+            "SELECT * FROM disputes WHERE provider_dispute_id = :pid", {"pid": pid}, fetch=True
+        )[0]
+        files = self._run("SELECT * FROM evidence_files WHERE provider_dispute_id = :pid ORDER BY file_name",
+                          {"pid": pid}, fetch=True)  # fmt: skip
+        return d, files
 
     def release(self, pid: str, owner: str) -> None:
-        with self.engine.begin() as c:
-            c.execute(update(disputes).where(disputes.c.provider_dispute_id == pid, disputes.c.lease_owner == owner)
-                      .values(lease_owner=None, lease_expires=None))  # fmt: skip
+        self._run("UPDATE disputes SET lease_owner = NULL, lease_expires = NULL"
+                  " WHERE provider_dispute_id = :pid AND lease_owner = :owner", {"pid": pid, "owner": owner})  # fmt: skip
 
     def dispute(self, pid: str) -> dict[str, Any]:
         with self.engine.connect() as c:
@@ -313,18 +344,30 @@ class StateStore:
             return [dict(r) for r in c.execute(q).mappings()]
 
     def update_dispute(self, pid: str, **values: Any) -> None:
-        with self.engine.begin() as c:
-            c.execute(
-                disputes.update()
-                .where(disputes.c.provider_dispute_id == pid)
-                .values(**values, updated_at=now_iso())
-            )
+        self._update("disputes", disputes.c, {"provider_dispute_id": pid}, values)
 
     def update_file(self, pid: str, sha256: str, **values: Any) -> None:
-        with self.engine.begin() as c:
-            c.execute(evidence_files.update().where(evidence_files.c.provider_dispute_id == pid,
-                                                    evidence_files.c.sha256 == sha256)
-                      .values(**values, updated_at=now_iso()))  # fmt: skip
+        self._update(
+            "evidence_files",
+            evidence_files.c,
+            {"provider_dispute_id": pid, "sha256": sha256},
+            values,
+        )
+
+    def _update(
+        self, table: str, columns: Any, key: dict[str, Any], values: dict[str, Any]
+    ) -> None:
+        values = {**values, "updated_at": now_iso()}
+        for name in (*values, *key):
+            if name not in columns:  # column names are ours, never input: still, check
+                raise KeyError(f"{table} has no column {name}")
+        sets = ", ".join(f"{k} = :v_{k}" for k in values)
+        where = " AND ".join(f"{k} = :k_{k}" for k in key)
+        params = {
+            **{f"v_{k}": v for k, v in values.items()},
+            **{f"k_{k}": v for k, v in key.items()},
+        }
+        self._run(f"UPDATE {table} SET {sets} WHERE {where}", params)  # noqa: S608 - names checked above
 
     # -- reporting ------------------------------------------------------------------
     def dispute_table(self) -> pd.DataFrame:

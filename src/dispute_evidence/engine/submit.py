@@ -96,11 +96,12 @@ class Submitter:
         return self.stats
 
     async def _one(self, pid: str) -> None:
-        if not self.store.claim(pid, self.owner):
+        loaded = self.store.claim_and_load(pid, self.owner)
+        if loaded is None:
             self.stats.locked += 1  # another run holds it: never work on one dispute twice
             return
         try:
-            await self._process(pid)
+            await self._process(pid, *loaded)
         except (AuthenticationFailed, PermissionDenied) as exc:
             self._abort = exc
         finally:
@@ -108,8 +109,7 @@ class Submitter:
             if self._on_done:
                 self._on_done(pid)
 
-    async def _process(self, pid: str) -> None:
-        d = self.store.dispute(pid)
+    async def _process(self, pid: str, d: dict[str, Any], files: list[dict[str, Any]]) -> None:
         if d["status"] == "pending" and _past_due(d["response_due_by"], self._now()):
             self.store.update_dispute(
                 pid,
@@ -118,15 +118,17 @@ class Submitter:
             )
             self.stats.past_due += 1
             return
+        dispute_id = d["dispute_id"]
         if d["payload_hash"] != d["submitted_hash"]:
-            if not await self._send_evidence(pid, d):
+            dispute_id = await self._send_evidence(pid, d)
+            if dispute_id is None:
                 return
-            d = self.store.dispute(pid)
-        for f in self.store.files_of(pid):
+        for f in files:
             if f["status"] in ("pending", "sending"):
-                await self._upload(pid, d["dispute_id"], f)
+                await self._upload(pid, dispute_id, f)
 
-    async def _send_evidence(self, pid: str, d: dict[str, Any]) -> bool:
+    async def _send_evidence(self, pid: str, d: dict[str, Any]) -> str | None:
+        """Send the complete evidence; the API's dispute id on success, None otherwise."""
         attempts = d["attempts"] + 1
         try:
             result = await self.client.update_evidence(pid, orjson.loads(d["payload"]))
@@ -135,22 +137,22 @@ class Submitter:
                 pid, status="not_found", detail=_describe(exc), attempts=attempts
             )
             self.stats.not_found += 1
-            return False
+            return None
         except InvalidRequest as exc:
             self.store.update_dispute(
                 pid, status="rejected", detail=_describe(exc), attempts=attempts
             )
             self.stats.rejected += 1
-            return False
+            return None
         except (TransientError, UnexpectedResponse) as exc:
             self.store.update_dispute(pid, attempts=attempts, last_error=str(exc))
             self.stats.failed += 1
             self.stats.errors.append(f"{pid}: {exc}")
-            return False
+            return None
         self.store.update_dispute(pid, status="submitted", submitted_hash=d["payload_hash"], detail=None,
                                   dispute_id=result.dispute_id, attempts=attempts, last_error=None)  # fmt: skip
         self.stats.evidence_sent += 1
-        return True
+        return result.dispute_id
 
     async def _upload(self, pid: str, dispute_id: str | None, f: dict[str, Any]) -> None:
         sha = f["sha256"]
