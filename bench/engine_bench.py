@@ -39,7 +39,6 @@ async def engine_run(
         settle_seconds=0,
         concurrency=client_kw.pop("concurrency", 16),
     )
-    t0 = time.perf_counter()
     ingest = ingest_inbox_step(store, opts, "bench")
     prepare_step(
         store, opts, ingest, "bench", rebuild=ingest.new_files > 0 or store.needs_rebuild()
@@ -54,9 +53,12 @@ async def engine_run(
 
 
 async def server_state(base: str) -> dict:
-    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as s:
-        async with s.get(base.removesuffix("/v1") + "/_sandbox/state") as r:
-            return await r.json()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        aiohttp.ClientSession(headers=headers) as s,
+        s.get(base.removesuffix("/v1") + "/_sandbox/state") as r,
+    ):
+        return await r.json()
 
 
 async def bare_same_requests(base: str, n: int, pdf: bytes, concurrency: int = 16) -> float:

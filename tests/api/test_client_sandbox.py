@@ -222,3 +222,16 @@ def test_settings_from_environment(monkeypatch):
         and c.settings.rate_limit_per_hour == 1200
     )
     assert "sk_env_secret" not in repr(c.settings)
+
+
+async def test_upload_answered_503_is_retried_and_lands_once(sandbox_factory, pdf):
+    sb = sandbox_factory(
+        SandboxConfig(tokens=(TOKEN,), fail_rate=0.5, seed=2)
+    )  # 503 before doing anything
+    async with client_for(sb, max_attempts=12) as c:
+        for i in range(6):
+            await c.upload_file("dp_test_0", pdf, file_name=f"r{i}.pdf")
+        assert c.stats.retries > 0
+    assert sorted(f["file_name"] for f in sb.snapshot()["dp_test_0"]["files"]) == [
+        f"r{i}.pdf" for i in range(6)
+    ]

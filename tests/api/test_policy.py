@@ -151,3 +151,36 @@ def test_pause_holds_every_caller_until_retry_after():
 
     t0, stamps = run_with_fake_clock(scenario)
     assert len(stamps) == 20 and min(stamps) >= t0 + 600.0
+
+
+def _max_in_window(stamps: list[float], window: float) -> int:
+    j = worst = 0
+    for i, t in enumerate(stamps):
+        while stamps[j] <= t - window:
+            j += 1
+        worst = max(worst, i - j + 1)
+    return worst
+
+
+@pytest.mark.parametrize("limit", [5000, 36000])
+def test_pacer_holds_the_rate_pro_rata_over_any_minute(limit):
+    async def scenario():
+        pacer = RequestPacer(limit, 3600.0)
+        loop = asyncio.get_running_loop()
+        stamps: list[float] = []
+
+        async def caller():
+            while len(stamps) < limit // 12:  # five minutes' worth
+                await pacer.acquire()
+                stamps.append(loop.time())
+
+        await asyncio.gather(*(caller() for _ in range(50)))
+        return sorted(stamps)
+
+    stamps = run_with_fake_clock(scenario)
+    per_minute = limit * 60 / 3600
+    assert (
+        _max_in_window(stamps, 60.0) <= per_minute
+    )  # a 60 s sliding-window server never sees a spike
+    achieved = (len(stamps) - 1) / (stamps[-1] - stamps[0]) * 3600
+    assert achieved >= 0.97 * limit

@@ -12,7 +12,7 @@
     ├── ApiConnectionError           network failure              transient
     │   └── ApiTimeout               no answer in time            transient
     └── OutcomeUnknown               a non-idempotent request was sent and no definitive
-                                     answer came back (5xx, dropped, timed out): reconcile,
+                                     answer came back (5xx but 503, dropped, timed out): reconcile,
                                      do not blindly repeat        neither: never auto-retried
 
 Callers branch with isinstance(exc, TransientError) / TerminalError, never on numbers.

@@ -1,8 +1,11 @@
 """Client-side pacing: one token bucket per client (per API key), shared by every call.
 
-The bucket (aiolimiter) refills at (N - burst) / period so that, burst included, no window
-of `period` seconds ever sees more than N request starts — retries included, since every
-attempt acquires. A 429 pauses *all* callers until its Retry-After has passed.
+A bucket with burst b and refill rate r lets at most b + r*W requests start in any window of
+W seconds (retries included: every attempt acquires). With r = N/T - b/W0 that is at most
+N*W/T for every window W >= W0: the budget of N per T holds over the whole period *and*
+pro rata over any minute, so even a server that enforces the same rate over a 60-second
+sliding window never sees a spike. The burst is kept near 1% of a minute's share, so the
+rate given up is about 1%. A 429 pauses *all* callers until its Retry-After has passed.
 """
 
 from __future__ import annotations
@@ -12,9 +15,12 @@ import asyncio
 from aiolimiter import AsyncLimiter
 
 
-def default_burst(limit: int) -> int:
-    """A small burst: enough to start a few calls together, never a spike a strict server sees."""
-    return max(1, min(10, limit // 500))
+STRICTEST_WINDOW = 60.0  # W0: the shortest window a server could plausibly pro-rate its budget over
+
+
+def default_burst(limit: int, period: float = 3600.0) -> int:
+    """About 1% of a minute's share (at least 1, at most 10)."""
+    return max(1, min(10, int(0.01 * limit * STRICTEST_WINDOW / period)))
 
 
 class RequestPacer:
@@ -25,8 +31,10 @@ class RequestPacer:
             raise ValueError("rate limit must be at least 1 request per positive period")
         self.limit = limit
         self.period = period
-        self.burst = min(burst or default_burst(limit), limit)
-        refill = max(limit - self.burst, 1) / period
+        self.burst = min(burst or default_burst(limit, period), limit)
+        refill = limit / period - self.burst / min(STRICTEST_WINDOW, period)
+        if refill <= 0:  # budgets under ~1 a minute: hold the whole-period guarantee only
+            refill = max(limit - self.burst, 1) / period
         self._bucket = AsyncLimiter(self.burst, self.burst / refill)
         self._paused_until = 0.0
 

@@ -157,7 +157,9 @@ class Transport:
         exc = error_from_response(
             response.status, response.body, response.headers, response.request
         )
-        if not idempotent and response.status >= 500:
+        # RFC 9110: 503 means the server did not handle the request, so it is safe to repeat;
+        # any other 5xx to a non-idempotent request may have taken effect.
+        if not idempotent and response.status >= 500 and response.status != 503:
             return OutcomeUnknown(
                 f"The API answered {response.status} to a request that may have taken effect; "
                 "check before repeating it.", status=response.status, code=exc.code, body=exc.body,
