@@ -14,7 +14,6 @@ import asyncio
 
 from aiolimiter import AsyncLimiter
 
-
 STRICTEST_WINDOW = 60.0  # W0: the shortest window a server could plausibly pro-rate its budget over
 
 
