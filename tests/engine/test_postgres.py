@@ -1,0 +1,92 @@
+"""The engine on PostgreSQL (a throwaway cluster on a Unix socket), including two runs at once."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from dispute_evidence.api import DisputeEvidenceClient
+from dispute_evidence.engine.pipeline import ingest_inbox_step, prepare_step
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.submit import Submitter
+from dispute_evidence.sandbox import SandboxConfig
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox, options, run_once
+from tests.engine.test_engine import assert_exact
+
+PG_BIN = (
+    next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None)
+    if Path("/usr/lib/postgresql").exists()
+    else None
+)
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    if PG_BIN is None or shutil.which("runuser") is None:
+        pytest.skip("PostgreSQL server binaries are not installed on this machine")
+    pytest.importorskip("psycopg")
+    data = Path(tempfile.mkdtemp(prefix="pg-"))
+    shutil.chown(data, "postgres", "postgres")
+    as_pg = ["runuser", "-u", "postgres", "--"]
+    subprocess.run([*as_pg, str(PG_BIN / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres"],
+                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run([*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(data / "db"), "-w", "-l", str(data / "log"),
+                    "-o", f"-c listen_addresses='' -k {data} -p 54329", "start"], check=True, capture_output=True)  # fmt: skip
+    try:
+        yield f"postgresql+psycopg://postgres@/postgres?host={data}&port=54329"
+    finally:
+        subprocess.run(
+            [*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "stop"],
+            capture_output=True,
+        )
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _fresh(url: str) -> StateStore:
+    from sqlalchemy import create_engine, text
+
+    eng = create_engine(url)
+    with eng.begin() as c:
+        c.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    eng.dispose()
+    return StateStore(url)
+
+
+async def test_engine_on_postgres_exactly_once_and_resumable(
+    postgres_url, sandbox_factory, tmp_path
+):
+    sb = sandbox_factory(SandboxConfig(tokens=(TOKEN,), fail_rate=0.1, seed=4), rows=seed_rows(25))
+    files = make_inbox(tmp_path / "inbox", 25, files=(1, 2))
+    store = _fresh(postgres_url)
+    await run_once(store, sb.base_url, tmp_path / "inbox", max_attempts=10)
+    assert_exact(sb.snapshot(), store, 25, files)
+    _, attempts = await run_once(store, sb.base_url, tmp_path / "inbox")
+    assert attempts == 0
+    assert "postgres" in repr(store) and "***" not in repr(store)
+
+
+async def test_two_runs_on_one_postgres_never_share_a_dispute(
+    postgres_url, sandbox_factory, tmp_path
+):
+    sb = sandbox_factory(
+        SandboxConfig(tokens=(TOKEN,), latency_rate=1.0, latency_ms=(5, 15)), rows=seed_rows(30)
+    )
+    files = make_inbox(tmp_path / "inbox", 30)
+    a, b = _fresh(postgres_url), StateStore(postgres_url)  # two machines' views of one database
+    opts = options(tmp_path / "inbox")
+    prepare_step(a, opts, ingest_inbox_step(a, opts, "r1"), "r1", rebuild=True)
+
+    async def run(store):
+        async with DisputeEvidenceClient(sb.base_url, TOKEN, rate_limit_per_hour=10**7) as c:
+            return await Submitter(store, c, concurrency=4).run()
+
+    sa, sb_stats = await asyncio.gather(run(a), run(b))
+    assert sa.evidence_sent + sb_stats.evidence_sent == 30
+    assert all(s["evidence_updates"] == 1 for s in sb.snapshot().values())
+    assert_exact(sb.snapshot(), a, 30, files)
