@@ -44,6 +44,7 @@ class SubmitStats:
     evidence_sent: int = 0
     files_uploaded: int = 0
     files_reconciled: int = 0
+    reconcile_checks: int = 0  # listings made to learn whether an unanswered upload landed
     rejected: int = 0
     not_found: int = 0
     past_due: int = 0
@@ -205,6 +206,7 @@ class Submitter:
 
     async def _reconcile(self, pid: str, dispute_id: str, f: dict[str, Any]) -> bool:
         """Did an earlier, unanswered upload land? Match the dispute's files we have not claimed."""
+        self.stats.reconcile_checks += 1
         claimed = {x["remote_file_id"] for x in self.store.files_of(pid) if x["remote_file_id"]}
         try:
             remote = [r async for r in self.client.iter_files(dispute_id)]
