@@ -4,9 +4,8 @@ are translated into ours (nothing above this module catches aiohttp.*)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,12 +124,13 @@ class Transport:
     async def _attempt(self, method: str, path: str, idempotent: bool, params: Any, json: Any,
                        form: Callable[[], aiohttp.FormData] | None, timeout: float | None) -> RawResponse:  # fmt: skip
         url = f"{self.settings.base_url}{path}"
-        info = RequestInfo(method, url)
         async with self._limit:
             await self.pacer.acquire()
             self.stats.attempts += 1
-            async with self._translate(info, idempotent):
+            try:
                 response = await self._send(method, url, params, json, form, timeout)
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                raise self._translate(exc, RequestInfo(method, url), idempotent) from None
         if response.status == 429:
             self.stats.rate_limited += 1
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
@@ -167,36 +167,30 @@ class Transport:
             )  # fmt: skip
         return exc
 
-    @contextlib.asynccontextmanager
-    async def _translate(self, info: RequestInfo, idempotent: bool) -> AsyncIterator[None]:
+    @staticmethod
+    def _translate(exc: BaseException, info: RequestInfo, idempotent: bool) -> ApiError:
         """aiohttp's exceptions -> ours, deciding whether the request may have been processed."""
-        try:
-            yield
-        except aiohttp.ClientConnectorError as exc:  # never connected: nothing was sent
-            raise ApiConnectionError(
-                f"Cannot connect to the API: {exc.os_error}", request=info
-            ) from None
-        except aiohttp.ConnectionTimeoutError:  # timed out connecting: nothing was sent
-            raise ApiTimeout("Timed out connecting to the API.", request=info) from None
-        except (TimeoutError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
-                aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:  # fmt: skip
-            timed_out = isinstance(exc, TimeoutError)
-            what = (
-                "No answer within the timeout"
-                if timed_out
-                else f"Connection lost ({type(exc).__name__})"
+        if isinstance(exc, aiohttp.ClientConnectorError):  # never connected: nothing was sent
+            return ApiConnectionError(f"Cannot connect to the API: {exc.os_error}", request=info)
+        if isinstance(
+            exc, aiohttp.ConnectionTimeoutError
+        ):  # timed out connecting: nothing was sent
+            return ApiTimeout("Timed out connecting to the API.", request=info)
+        sent = (TimeoutError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
+                aiohttp.ClientPayloadError, aiohttp.ClientResponseError)  # fmt: skip
+        if not isinstance(exc, sent):
+            return ApiConnectionError(f"HTTP client error: {type(exc).__name__}", request=info)
+        timed_out = isinstance(exc, TimeoutError)
+        what = (
+            "No answer within the timeout"
+            if timed_out
+            else f"Connection lost ({type(exc).__name__})"
+        )
+        if not idempotent:
+            return OutcomeUnknown(
+                f"{what}; the request may have taken effect.", request=info, cause=exc
             )
-            if not idempotent:
-                raise OutcomeUnknown(
-                    f"{what}; the request may have taken effect.", request=info, cause=exc
-                ) from None
-            raise (ApiTimeout if timed_out else ApiConnectionError)(
-                f"{what}.", request=info
-            ) from None
-        except aiohttp.ClientError as exc:
-            raise ApiConnectionError(
-                f"HTTP client error: {type(exc).__name__}", request=info
-            ) from None
+        return (ApiTimeout if timed_out else ApiConnectionError)(f"{what}.", request=info)
 
 
 __all__ = ["ApiUnavailable", "RateLimited", "RawResponse", "Transport"]
