@@ -52,3 +52,21 @@ def sandbox_factory() -> Iterator[object]:
 @pytest.fixture
 def sandbox(sandbox_factory):
     return sandbox_factory()
+
+
+@pytest.fixture(autouse=True)
+def close_state_stores(monkeypatch):
+    """Every state store a test opens is closed when the test ends (no connection left to GC)."""
+    from dispute_evidence.engine.state import StateStore
+
+    opened: list[StateStore] = []
+    original = StateStore.__init__
+
+    def tracking_init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(StateStore, "__init__", tracking_init)
+    yield
+    for store in opened:
+        store.close()

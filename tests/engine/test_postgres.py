@@ -69,6 +69,7 @@ async def test_engine_on_postgres_exactly_once_and_resumable(
     _, attempts = await run_once(store, sb.base_url, tmp_path / "inbox")
     assert attempts == 0
     assert "postgres" in repr(store) and "***" not in repr(store)
+    store.close()
 
 
 async def test_two_runs_on_one_postgres_never_share_a_dispute(
@@ -90,3 +91,5 @@ async def test_two_runs_on_one_postgres_never_share_a_dispute(
     assert sa.evidence_sent + sb_stats.evidence_sent == 30
     assert all(s["evidence_updates"] == 1 for s in sb.snapshot().values())
     assert_exact(sb.snapshot(), a, 30, files)
+    a.close()
+    b.close()
