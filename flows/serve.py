@@ -57,12 +57,21 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
     """Prefect's ephemeral mode cannot schedule: start a local server unless one is configured."""
     if os.environ.get("PREFECT_API_URL"):
         return None
+    log_path = (
+        Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect")).expanduser()
+        / "dispute-evidence-server.log"
+    )
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log = log_path.open("ab")
     proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", "4200"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)  # fmt: skip
+                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
     for _ in range(120):
         if _healthy(LOCAL_PREFECT):
             os.environ["PREFECT_API_URL"] = LOCAL_PREFECT
-            print(f"Prefect UI: {LOCAL_PREFECT.removesuffix('/api')}", flush=True)
+            print(
+                f"Prefect UI: {LOCAL_PREFECT.removesuffix('/api')}  (server log: {log_path})",
+                flush=True,
+            )
             return proc
         time.sleep(0.5)
     proc.terminate()
@@ -73,10 +82,13 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
 
 def serve_deployments(inbox: Path, config: Path | None, state: str | None) -> None:
     from prefect import serve
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
     server = ensure_prefect_server()
     try:
-        serve(*build_deployments(inbox, config, state))
+        # Prefect read its settings at import: point it at the server through its own API
+        with temporary_settings(updates={PREFECT_API_URL: os.environ["PREFECT_API_URL"]}):
+            serve(*build_deployments(inbox, config, state))
     finally:
         if server is not None:
             server.terminate()
