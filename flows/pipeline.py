@@ -15,7 +15,7 @@ from prefect.cache_policies import NONE
 
 from dispute_evidence.engine import run as steps
 from dispute_evidence.engine.submit import RunAborted
-from dispute_evidence.inbox import file_sha256, is_settled
+from dispute_evidence.inbox import file_sha256, is_settled, signature
 from dispute_evidence.ingest import scan_inbox
 from dispute_evidence.settings import load_settings
 
@@ -109,7 +109,7 @@ _PROGRESS: list[Any] = [None]  # set by the CLI to draw a progress bar in a term
 
 
 def new_inbox_files(inbox: Path, state: str | None, settle: float) -> list[str]:
-    """Settled spreadsheets and evidence files the state store has not ingested yet."""
+    """Settled spreadsheets not yet ingested, and settled evidence files no run has considered."""
     from dispute_evidence.engine.state import StateStore
 
     sheets, evidence, _ = scan_inbox(inbox)
@@ -118,9 +118,11 @@ def new_inbox_files(inbox: Path, state: str | None, settle: float) -> list[str]:
         fresh = [
             p for p in sheets if is_settled(p, settle) and not store.is_ingested(file_sha256(p))
         ]
+        seen = store.seen_evidence()
+        fresh += [p for p in evidence if is_settled(p, settle) and signature(inbox, p) not in seen]
     finally:
         store.close()
-    return [str(p) for p in fresh + [p for p in evidence if is_settled(p, settle)]]
+    return [str(p) for p in fresh]
 
 
 @flow(name="dispute-evidence-inbox-watch")

@@ -25,6 +25,12 @@ def is_settled(path: Path, settle: float = SETTLE_SECONDS, now: float | None = N
     return (now or time.time()) - path.stat().st_mtime >= settle
 
 
+def signature(inbox: Path, path: Path) -> str:
+    """Identifies a file version without reading it: relative path, size and mtime."""
+    st = path.stat()
+    return f"{path.relative_to(inbox)}|{st.st_size}|{int(st.st_mtime)}"
+
+
 def _unique(target: Path) -> Path:
     if not target.exists():
         return target

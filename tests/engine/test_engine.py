@@ -156,3 +156,19 @@ async def test_soak_with_faults_ends_exact(sandbox_factory, tmp_path):
             break
         await run_once(store, sb.base_url, tmp_path / "inbox", max_attempts=8)
     assert_exact(sb.snapshot(), store, n, files)
+
+
+async def test_a_drop_without_shipments_still_builds_and_sends(sandbox_factory, tmp_path):
+    sb = sandbox_factory(rows=seed_rows(3))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    (inbox / "shipments.csv").unlink()  # orders and disputes first; shipments come another day
+    store = StateStore(tmp_path / "state.sqlite3")
+    stats, attempts = await run_once(store, sb.base_url, inbox)
+    assert stats.evidence_sent == 3 and attempts == 3 + 3
+    assert sb.snapshot()["dp_test_0"]["evidence"]["shipping_tracking_numbers"] == []
+    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number"], [["5000", "1ZLATER"]])
+    _, attempts = await run_once(store, sb.base_url, inbox)
+    assert attempts == 1 and sb.snapshot()["dp_test_0"]["evidence"][
+        "shipping_tracking_numbers"
+    ] == ["1ZLATER"]

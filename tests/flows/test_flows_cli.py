@@ -210,3 +210,19 @@ def test_serve_schedules_both_deployments(tmp_path):
     (w_sched,) = watch.schedules
     assert w_sched.schedule.interval.total_seconds() == 20
     assert nightly.concurrency_limit == 1 and watch.parameters["inbox"] == str(tmp_path / "inbox")
+
+
+def test_watcher_stays_quiet_about_evidence_files_already_considered(
+    prefect_harness, api_env, tmp_path
+):
+    from flows.pipeline import evidence_run, new_inbox_files
+
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    (inbox / "scan_0007.pdf").write_bytes(b"%PDF-1.4 unlabelled")  # matches no dispute: stays
+    assert str(inbox / "scan_0007.pdf") in new_inbox_files(inbox, None, 0)
+    evidence_run(str(inbox))
+    assert (inbox / "scan_0007.pdf").exists()
+    assert new_inbox_files(inbox, None, 0) == []  # considered once: no run every 30 s
+    (inbox / "dp_test_1 scan.pdf").write_bytes(b"%PDF-1.4 labelled")
+    assert new_inbox_files(inbox, None, 0) == [str(inbox / "dp_test_1 scan.pdf")]

@@ -14,7 +14,7 @@ from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
-from dispute_evidence.inbox import archive, file_sha256, is_settled, reject, store_blob
+from dispute_evidence.inbox import archive, file_sha256, is_settled, reject, signature, store_blob
 from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_file, scan_inbox
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.tables import Reject
@@ -127,6 +127,11 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
         for pid, files in matches.items() for f in files
     ]  # fmt: skip
     out.files_added = store.sync_files(rows)
+    # what is left unmatched stays (its dispute may arrive later); remember it was considered
+    matched = {f.path for files in matches.values() for f in files}
+    store.mark_evidence_seen(
+        signature(opts.inbox, p) for p in ingest.evidence_paths if p not in matched
+    )
     if opts.archive:
         for files in matches.values():
             for f in files:

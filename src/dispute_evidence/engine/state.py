@@ -26,6 +26,7 @@ from dispute_evidence.engine.schema import (
     migrate,
     runs,
 )  # fmt: skip
+from dispute_evidence.ingest import empty_records
 
 FINAL = ("rejected", "not_found", "past_due")
 LEASE_SECONDS = 900.0
@@ -174,6 +175,24 @@ class StateStore:
                 meta.delete().where(meta.c.key == "run_lock", meta.c.value.like(f"{owner}|%"))
             )
 
+    # -- evidence files seen in the inbox (so the watcher stays quiet) ------------------
+    def seen_evidence(self) -> set[str]:
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.connect() as c:
+            value = c.execute(select(meta.c.value).where(meta.c.key == "evidence_seen")).scalar()
+        return set(json.loads(value)) if value else set()
+
+    def mark_evidence_seen(self, signatures: Iterable[str]) -> None:
+        """Remember the evidence files a run considered (matched or not): 'path|size|mtime'."""
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.begin() as c:
+            c.execute(meta.delete().where(meta.c.key == "evidence_seen"))
+            c.execute(
+                meta.insert().values(key="evidence_seen", value=json.dumps(sorted(set(signatures))))
+            )
+
     # -- ingest --------------------------------------------------------------------
     def is_ingested(self, sha256: str) -> bool:
         with self.engine.connect() as c:
@@ -207,7 +226,9 @@ class StateStore:
             for kind in kinds:
                 table = RECORD_TABLES[kind]
                 if not self.engine.dialect.has_table(c, table):
-                    out[kind] = pd.DataFrame()
+                    out[kind] = empty_records()[
+                        kind
+                    ]  # nothing of this kind yet: no rows, all columns
                     continue
                 frame = pd.read_sql(f"SELECT * FROM {table} ORDER BY _seq, _row", c)  # noqa: S608 - fixed names
                 out[kind] = frame.drop(columns=["_seq"]).fillna("")
