@@ -196,6 +196,24 @@ def test_reports_escape_formulas(tmp_path):
     assert escape_cell(5) == 5
 
 
+def test_summary_makes_inbox_text_inert_in_markdown_and_html(tmp_path):
+    from dispute_evidence.reports import RunReport, write_report
+
+    name = "![x](http://evil.test/p.png) <img src=x> #1041.pdf"
+    problems = pd.DataFrame(
+        [{"problem_kind": "Files skipped", "problem": "not a spreadsheet", "where": name}]
+    )
+    summary = write_report(RunReport("r", "ok", False, {}, pd.DataFrame(), problems), tmp_path)
+    md = summary.read_text()
+    assert (
+        "\\!\\[x\\]\\(http://evil.test/p.png\\) \\<img src=x\\> \\#1041.pdf: not a spreadsheet"
+        in md
+    )
+    page = (tmp_path / "summary.html").read_text()
+    assert "![x](http://evil.test/p.png) &lt;img src=x&gt; #1041.pdf: not a spreadsheet" in page
+    assert "<img" not in page
+
+
 def test_serve_schedules_both_deployments(tmp_path):
     from flows.serve import build_deployments
 

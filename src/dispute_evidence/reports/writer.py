@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,15 @@ STATUS_WORDS = {
     "submitted": "sent", "pending": "not sent yet (will retry)", "incomplete": "waiting for data",
     "rejected": "refused by the API", "not_found": "unknown to the API", "past_due": "past its deadline, not sent",
 }  # fmt: skip
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~-])")
+
+
+def md_text(value: Any) -> str:
+    """Inbox text (file names, cell values) made inert in Markdown: no links, images or markup,
+    one line. The Prefect UI renders the summary; a cell must never make it fetch a URL."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
 
 
 def escape_cell(value: Any) -> Any:
@@ -72,13 +82,18 @@ def _summary_lines(r: RunReport) -> list[str]:
         lines += ["Nothing needs your attention."]
     else:
         lines += ["## Needs your attention", ""]
-        lines += [f"- {n}" for n in r.notes]
+        lines += [f"- {md_text(n)}" for n in r.notes]
         for what, group in attention.groupby("problem_kind", sort=False):
-            lines.append(f"- **{what}**: {len(group)} (see problems.xlsx)")
+            lines.append(f"- **{md_text(what)}**: {len(group)} (see problems.xlsx)")
             for row in group.head(5).itertuples(index=False):
-                lines.append(f"  - {row.where}: {row.problem}")
+                lines.append(f"  - {md_text(row.where)}: {md_text(row.problem)}")
     lines += ["", "Details: disputes.xlsx (one row per dispute), problems.xlsx (what to fix)."]
     return lines
+
+
+def _md_plain(text: str) -> str:
+    """Undo md_text's backslashes for the HTML page (where html.escape does the work)."""
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def _html(lines: list[str]) -> str:
@@ -102,7 +117,7 @@ def _html(lines: list[str]) -> str:
         elif line.startswith("## "):
             body.append(f"<h2>{html.escape(line[3:])}</h2>")
         elif line.lstrip().startswith("- "):
-            text = html.escape(line.lstrip()[2:]).replace("**", "")
+            text = _md_plain(html.escape(line.lstrip()[2:]).replace("**", ""))
             body.append(
                 f"<li style='margin-left:{(len(line) - len(line.lstrip())) * 10}px'>{text}</li>"
             )
