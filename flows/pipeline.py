@@ -71,11 +71,15 @@ def report_task(ctx: steps.RunContext, ingested: Any, prepared: Any, outcome: st
 
 @flow(name="dispute-evidence", log_prints=True)
 def evidence_run(inbox: str, config: str | None = None, state: str | None = None, dry_run: bool = False,
-                 base_url: str | None = None, trigger: str = "manual") -> dict[str, Any]:  # fmt: skip
-    """Ingest the inbox, build payloads, submit, report. Returns exit code, report path, counts."""
+                 base_url: str | None = None, trigger: str = "manual",
+                 wait_for_lock: float = 0.0) -> dict[str, Any]:  # fmt: skip
+    """Ingest the inbox, build payloads, submit, report. Returns exit code, report path, counts.
+
+    `wait_for_lock`: seconds to wait for a run already working on this inbox (0: give up)."""
     settings = load_settings(Path(config) if config else None)
     ctx = steps.open_run(settings, Path(inbox), state=state, dry_run=dry_run, trigger=trigger,
-                         config_dir=Path(config).parent if config else Path("config"))  # fmt: skip
+                         config_dir=Path(config).parent if config else Path("config"),
+                         wait_for_lock=wait_for_lock)  # fmt: skip
     ctx.progress = _PROGRESS[0]
     code, outcome, stats = steps.EXIT_OK, "ok", None
     try:

@@ -18,6 +18,8 @@ from dispute_evidence.settings import load_settings
 from flows.pipeline import evidence_run, inbox_watch
 
 LOCAL_PREFECT = "http://127.0.0.1:4200/api"
+# An inbox-triggered run may be working when the nightly one starts: wait for it, don't skip.
+NIGHTLY_LOCK_WAIT = 2 * 3600.0
 
 
 def local_timezone() -> str:
@@ -35,7 +37,7 @@ def build_deployments(inbox: Path, config: Path | None, state: str | None) -> li
     params = {"inbox": str(inbox), "config": str(config) if config else None, "state": state}
     nightly = evidence_run.to_deployment(
         name="nightly", schedules=[Cron(settings.schedule.cron, timezone=settings.schedule.timezone or local_timezone())],
-        parameters={**params, "trigger": "nightly"}, concurrency_limit=1,
+        parameters={**params, "trigger": "nightly", "wait_for_lock": NIGHTLY_LOCK_WAIT}, concurrency_limit=1,
         description="Nightly: ingest the inbox, submit, report.",
     )  # fmt: skip
     watch = inbox_watch.to_deployment(

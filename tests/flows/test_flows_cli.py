@@ -172,6 +172,39 @@ def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypa
     assert "submitted 5" in status.output and "past_due 1" in status.output
 
 
+def test_one_run_at_a_time_per_inbox_and_the_nightly_run_waits(tmp_path):
+    import socket
+    import threading
+
+    from dispute_evidence.engine import run as steps
+    from dispute_evidence.settings import load_settings
+
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1)
+    settings = load_settings(None)
+    first = steps.open_run(settings, inbox, trigger="inbox")
+    with pytest.raises(steps.RunLocked, match="another run is in progress"):
+        steps.open_run(settings, inbox, trigger="manual")
+    threading.Timer(0.5, steps.close_run, (first, "ok")).start()
+    t0 = time.monotonic()
+    nightly = steps.open_run(settings, inbox, trigger="nightly", wait_for_lock=30, poll=0.05)
+    assert 0.4 < time.monotonic() - t0 < 10  # waited for the inbox run, then took the lock
+    steps.close_run(nightly, "ok")
+    store = StateStore(steps.default_state(inbox.resolve()))
+    try:
+        runs = {r["trigger"]: r["outcome"] for r in store.last_runs(5)}
+        assert runs == {
+            "inbox": "ok",
+            "manual": "skipped: another run in progress",
+            "nightly": "ok",
+        }
+        # a holder that died on this host (its pid is gone) does not block the next run
+        assert store.acquire_run_lock(f"{socket.gethostname()}:999999999:dead") is None
+    finally:
+        store.close()
+    steps.close_run(steps.open_run(settings, inbox), "ok")
+
+
 def test_reports_escape_formulas(tmp_path):
     from dispute_evidence.reports import RunReport, write_report
 

@@ -60,17 +60,25 @@ def default_state(inbox: Path) -> Path:
 
 
 def open_run(settings: Settings, inbox: Path, *, state: str | Path | None = None, dry_run: bool = False,
-             trigger: str = "manual", config_dir: Path = Path(".")) -> RunContext:  # fmt: skip
-    """Open the state store, take the run lock, and start a run row."""
+             trigger: str = "manual", config_dir: Path = Path("."), wait_for_lock: float = 0.0,
+             poll: float = 15.0) -> RunContext:  # fmt: skip
+    """Open the state store, take the run lock, and start a run row.
+
+    With `wait_for_lock`, a run that finds another one working waits for it (up to that many
+    seconds) instead of giving up: the nightly run must not be lost to an inbox-triggered one."""
     inbox = inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
     store = StateStore(state or settings.paths.state or default_state(inbox))
     run_id = store.start_run(trigger if not dry_run else f"{trigger} (dry run)")
-    if holder := store.acquire_run_lock(new_owner(run_id)):
-        store.finish_run(run_id, "skipped: another run in progress", {})
-        store.close()
-        raise RunLocked(f"another run is in progress on this inbox/state: {holder}")
+    deadline = time.monotonic() + wait_for_lock
+    while holder := store.acquire_run_lock(new_owner(run_id)):
+        if time.monotonic() >= deadline:
+            store.finish_run(run_id, "skipped: another run in progress", {})
+            store.close()
+            raise RunLocked(f"another run is in progress on this inbox/state: {holder}")
+        log.info("waiting for %s to finish", holder)
+        time.sleep(min(poll, max(deadline - time.monotonic(), 0.0)))
     ingest = settings.ingest
     opts = RunOptions(inbox=inbox, merchant=settings.merchant.profile(), mappings=settings.mappings(config_dir),
                       max_file_bytes=int(ingest.max_file_mb * 1e6), settle_seconds=ingest.settle_seconds,
