@@ -102,6 +102,41 @@ def test_file_is_archived_only_after_its_records_are_durable(tmp_path, monkeypat
     assert not list(inbox.glob("archive/**/*.csv"))
 
 
+def test_a_file_written_to_while_it_is_read_waits_for_the_next_run(tmp_path, monkeypatch):
+    from dispute_evidence.engine import pipeline
+
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    growing = inbox / "more_shipments.csv"
+    write_rows(growing, ["order_number", "tracking_number"], [["5001", "1ZA"]])
+    read = pipeline.ingest_file
+
+    def writer_resumes(path, *a, **k):
+        result = read(path, *a, **k)
+        if path.name == growing.name:
+            with growing.open("a") as fh:
+                fh.write("5002,1ZB\n")
+            os.utime(
+                growing, ns=(time.time_ns() - 10**10,) * 2
+            )  # mtime differs even on coarse clocks
+        return result
+
+    monkeypatch.setattr(pipeline, "ingest_file", writer_resumes)
+    store = StateStore(tmp_path / "s.sqlite3")
+    try:
+        opts = pipeline.RunOptions(inbox=inbox, settle_seconds=0)
+        out = pipeline.ingest_inbox_step(store, opts, "r1")
+        assert out.waiting_files == ["more_shipments.csv"] and growing.exists()
+        monkeypatch.setattr(pipeline, "ingest_file", read)
+        assert pipeline.ingest_inbox_step(store, opts, "r2").new_files == 1
+        assert store.load_records(["shipments"])["shipments"]["tracking_number"].tolist()[-2:] == [
+            "1ZA",
+            "1ZB",
+        ]
+    finally:
+        store.close()
+
+
 def test_unreadable_file_goes_to_rejected_with_reason(tmp_path):
     from dispute_evidence.engine import pipeline
 

@@ -67,6 +67,7 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
         if not is_settled(path, opts.settle_seconds):
             out.waiting_files.append(label)
             continue
+        before = path.stat()
         sha = file_sha256(path)
         if store.is_ingested(sha):
             out.repeated_files += 1
@@ -74,6 +75,10 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
                 archive(opts.inbox, path, run_id)
             continue
         tables, rejects, summaries = ingest_file(path, label, opts.mappings, opts.max_file_bytes)
+        after = path.stat()
+        if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+            out.waiting_files.append(label)  # written to while we read it: read it whole next run
+            continue
         out.rejects.extend(rejects)
         out.summaries.extend(summaries)
         if not tables:
