@@ -236,8 +236,10 @@ def run(
 
 
 def _print_result(result: dict) -> None:
+    from dispute_evidence.reports.writer import md_plain
+
     summary = Path(result["report"])
-    typer.echo(summary.read_text(encoding="utf-8"))
+    typer.echo(md_plain(summary.read_text(encoding="utf-8")))
     typer.echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
 
 

@@ -28,6 +28,23 @@ def prefect_harness():
         yield
 
 
+@pytest.fixture(autouse=True)
+def _prefect_console_outlives_cli_runner():
+    """Prefect's console handler keeps the stderr it was set up with; when that was a
+    CliRunner's (closed after the invocation), the next flow run's logs recurse on errors."""
+    yield
+    import logging
+    import sys
+
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    loggers = [logging.getLogger(), *map(logging.getLogger, list(logging.root.manager.loggerDict))]
+    for handler in {h for lg in loggers for h in getattr(lg, "handlers", [])}:
+        if isinstance(handler, PrefectConsoleHandler) and getattr(handler.stream, "closed", False):
+            handler.stream = sys.__stderr__  # setStream would flush the closed one
+            handler.console.file = sys.__stderr__
+
+
 @pytest.fixture
 def api_env(monkeypatch, sandbox_factory):
     sb = sandbox_factory(rows=seed_rows(6))
@@ -195,6 +212,23 @@ def test_dry_run_writes_payloads_and_sends_nothing(
     assert (inbox / "disputes.csv").exists()  # nothing archived either
 
 
+def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, monkeypatch):
+    inbox = tmp_path / "inbox"
+    shutil.copytree(SAMPLE, inbox)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--dry-run"])
+    assert r.exit_code == 0, r.output
+    matches = pd.read_csv(next((tmp_path / "inbox.reports").iterdir()) / "file_matches.csv")
+    by_file = dict(zip(matches["file"], matches["provider_dispute_id"], strict=True))
+    assert by_file["evidence/#1041 invoice.pdf"] == "dp_1QfA8cLkdIwHu7ix0hZk3TqS"  # by order number
+    assert (
+        by_file["evidence/dp_1QfB2mLkdIwHu7ixR4tPz9aK_receipt.pdf"] == "dp_1QfB2mLkdIwHu7ixR4tPz9aK"
+    )
+    assert "evidence/scan_0007.pdf" not in by_file
+    # the terminal shows plain text, not Markdown escapes (scan\_0007.pdf)
+    assert "evidence/scan_0007.pdf: matches no dispute" in r.output
+
+
 def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypatch):
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
@@ -274,8 +308,7 @@ def test_summary_makes_inbox_text_inert_in_markdown_and_html(tmp_path):
     summary = write_report(RunReport("r", "ok", False, {}, pd.DataFrame(), problems), tmp_path)
     md = summary.read_text()
     assert (
-        "\\!\\[x\\]\\(http://evil.test/p.png\\) \\<img src=x\\> \\#1041.pdf: not a spreadsheet"
-        in md
+        "\\!\\[x\\]\\(http://evil.test/p.png\\) \\<img src=x\\> #1041.pdf: not a spreadsheet" in md
     )
     page = (tmp_path / "summary.html").read_text()
     assert "![x](http://evil.test/p.png) &lt;img src=x&gt; #1041.pdf: not a spreadsheet" in page

@@ -115,12 +115,15 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
         )
         if dry_run:
             out.dry_payloads = {p.provider_dispute_id: p.body for p in built.payloads}
+            dry_orders = {
+                d.provider_dispute_id: d.order_number for d in (*built.incomplete, *built.payloads)
+            }
         else:
             store.sync_disputes(built.payloads, built.incomplete)
     table = store.dispute_table()
     orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
-    if dry_run and rebuild:
-        orders.update({pid: "" for pid in out.dry_payloads if pid not in orders})
+    if dry_run and rebuild:  # nothing was stored: match against what this build found
+        orders.update(dry_orders)
     matches, out.file_issues = match_evidence_files(ingest.evidence_paths, opts.inbox, orders)
     if dry_run:
         out.dry_matches = {pid: [f.label for f in files] for pid, files in matches.items()}

@@ -18,7 +18,9 @@ STATUS_WORDS = {
 }  # fmt: skip
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~-])")
+# Enough to stop links, images, HTML, code spans, tables and emphasis mid-line; every item
+# starts with "- ", so block markers (#, +, -, 1.) never begin the escaped text.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>!|~])")
 
 
 def md_text(value: Any) -> str:
@@ -91,8 +93,9 @@ def _summary_lines(r: RunReport) -> list[str]:
     return lines
 
 
-def _md_plain(text: str) -> str:
-    """Undo md_text's backslashes for the HTML page (where html.escape does the work)."""
+def md_plain(text: str) -> str:
+    """Undo md_text's backslashes: for the HTML page (html.escape does the work there) and
+    the terminal."""
     return re.sub(r"\\(.)", r"\1", text)
 
 
@@ -117,7 +120,7 @@ def _html(lines: list[str]) -> str:
         elif line.startswith("## "):
             body.append(f"<h2>{html.escape(line[3:])}</h2>")
         elif line.lstrip().startswith("- "):
-            text = _md_plain(html.escape(line.lstrip()[2:]).replace("**", ""))
+            text = md_plain(html.escape(line.lstrip()[2:]).replace("**", ""))
             body.append(
                 f"<li style='margin-left:{(len(line) - len(line.lstrip())) * 10}px'>{text}</li>"
             )
