@@ -8,7 +8,15 @@ from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.evidence import build_evidence, match_evidence_files
 from dispute_evidence.evidence.files import name_tokens
 from dispute_evidence.ingest import ingest_paths
-from tests.ingest.layouts import ORDER_1001, ORDER_1001_LINE2, ORDER_1002, SHOPIFY_79, write_csv
+from tests.ingest.layouts import (
+    CHARGE_1001,
+    ORDER_1001,
+    ORDER_1001_LINE2,
+    ORDER_1002,
+    SHOPIFY_79,
+    STRIPE_PAYMENTS,
+    write_csv,
+)  # fmt: skip
 
 MERCHANT = MerchantProfile(
     merchant_id="m_1", merchant_name="Acme", merchant_website="https://acme.test"
@@ -107,6 +115,33 @@ def test_later_export_of_an_order_replaces_the_earlier_one(tmp_path):
     merged = {k: pd.concat([records[k], tuesday[k]], ignore_index=True) for k in records}
     (p,) = build_evidence(merged, MERCHANT).payloads
     assert len(p.evidence.products) == 1 and p.evidence.additional_evidence["refunded_amount"] == 5
+
+
+def test_payments_join_by_metadata_or_payment_reference_and_fill_a_missing_deadline(tmp_path):
+    records = _inbox(tmp_path, [{"provider_dispute_id": "dp_1", "order_number": "1001"},
+                                {"provider_dispute_id": "dp_2", "order_number": "1002", "response_due_by": "2025-07-01"}])  # fmt: skip
+    header = [*STRIPE_PAYMENTS, "orderId (metadata)"]
+    by_reference = {**CHARGE_1001, "id": "c124.1", "orderId (metadata)": "", "Card Last4": "0005",
+                    "Dispute Evidence Due (UTC)": "2025-06-30 23:59:59"}  # Shopify's Payment Reference of #1002  # fmt: skip
+    monday = write_csv(tmp_path / "pay_mon.csv", header, [{**CHARGE_1001, "Card Last4": "1111"}])
+    tuesday = write_csv(tmp_path / "pay_tue.csv", header, [CHARGE_1001, by_reference])
+    pays = ingest_paths([monday, tuesday], tmp_path).records["payments"]
+    result = build_evidence({**records, "payments": pays}, MERCHANT)
+    p1, p2 = result.payloads
+    (charge,) = p1.evidence.additional_evidence["payments"]  # the latest export of ch_3PxA1 only
+    assert charge == {
+        "payment_id": "ch_3PxA1", "payment_intent": "pi_3PxA1", "paid_at": "2025-05-11T13:55:16Z",
+        "payment_amount": 109, "amount_refunded": 0, "currency": "USD", "payment_status": "Paid",
+        "customer_email": "ann@example.com", "card_name": "Ann Smith", "card_brand": "Visa",
+        "card_last4": "4242", "card_funding": "credit", "card_country": "US", "avs_line1_check": "pass",
+        "avs_zip_check": "pass", "cvc_check": "pass", "dispute_reason": "fraudulent",
+        "dispute_status": "needs_response",
+    }  # fmt: skip
+    assert (
+        p1.response_due_by == "2025-06-20T23:59:59Z"
+    )  # the disputes list had none: from the charge
+    assert [c["card_last4"] for c in p2.evidence.additional_evidence["payments"]] == ["0005"]
+    assert p2.response_due_by == "2025-07-01T00:00:00Z"  # the disputes list wins over the charge
 
 
 def test_file_name_tokens():

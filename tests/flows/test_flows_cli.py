@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -218,7 +219,12 @@ def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, 
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
     r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--dry-run"])
     assert r.exit_code == 0, r.output
-    matches = pd.read_csv(next((tmp_path / "inbox.reports").iterdir()) / "file_matches.csv")
+    report = next((tmp_path / "inbox.reports").iterdir())
+    payload = json.loads((report / "payloads" / "dp_1QfB2mLkdIwHu7ixR4tPz9aK.json").read_text())
+    (charge,) = payload["additional_evidence"]["payments"]  # from the Stripe export, by order metadata
+    assert (charge["payment_id"], charge["cvc_check"], charge["avs_zip_check"]) == (
+        "ch_3Q1aB2LkdIwHu7ix0Wd1kR3s", "pass", "pass")  # fmt: skip
+    matches = pd.read_csv(report / "file_matches.csv")
     by_file = dict(zip(matches["file"], matches["provider_dispute_id"], strict=True))
     assert by_file["evidence/#1041 invoice.pdf"] == "dp_1QfA8cLkdIwHu7ix0hZk3TqS"  # by order number
     assert (

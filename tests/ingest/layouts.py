@@ -10,6 +10,16 @@ SHOPIFY_79 = ["Name", "Email", "Financial Status", "Paid at", "Fulfillment Statu
 SHOPIFY_75 = SHOPIFY_79[: SHOPIFY_79.index("Shipping Province Name") + 1]
 SHIPSTATION = ["Order #", "Store", "Age", "Order Date", "Item Name", "Recipient", "Ship Date", "Quantity",
                "Item SKU", "Order Total", "Shipping Paid", "Rate", "Service", "Tags"]  # fmt: skip
+STRIPE_PAYMENTS = ["id", "Created date (UTC)", "Amount", "Amount Refunded", "Currency", "Captured", "Converted Amount", "Converted Amount Refunded", "Converted Currency", "Description", "Fee", "Is Link", "Mode", "PaymentIntent ID", "Payment Source Type", "Refunded date (UTC)", "Statement Descriptor", "Status", "Seller Message", "Taxes On Fee", "Card ID", "Card Name", "Card Address Line1", "Card Address Line2", "Card Address City", "Card Address State", "Card Address Country", "Card Address Zip", "Card AVS Line1 Status", "Card AVS Zip Status", "Card Brand", "Card CVC Status", "Card Exp Month", "Card Exp Year", "Card Fingerprint", "Card Funding", "Card Issue Country", "Card Last4", "Card Tokenization Method", "Customer ID", "Customer Description", "Customer Email", "Customer Phone", "Shipping Name", "Shipping Address Line1", "Shipping Address Line2", "Shipping Address City", "Shipping Address State", "Shipping Address Country", "Shipping Address Postal Code", "Disputed Amount", "Dispute Date (UTC)", "Dispute Evidence Due (UTC)", "Dispute Reason", "Dispute Status", "Invoice ID", "Invoice Number", "Checkout Session ID", "Checkout Custom Field 1 Key", "Checkout Custom Field 1 Value", "Checkout Custom Field 2 Key", "Checkout Custom Field 2 Value", "Checkout Custom Field 3 Key", "Checkout Custom Field 3 Value", "Checkout Line Item Summary", "Checkout Promotional Consent", "Checkout Terms of Service Consent", "Client Reference ID", "Payment Link ID", "UTM Campaign", "UTM Content", "UTM Medium", "UTM Source", "UTM Term", "Application Fee", "Application ID", "Destination", "Transfer", "Transfer Group"]  # fmt: skip
+CHARGE_1001 = {
+    "id": "ch_3PxA1", "Created date (UTC)": "2025-05-11 13:55:16", "Amount": "109.00", "Amount Refunded": "0.00",
+    "Currency": "usd", "Captured": "true", "PaymentIntent ID": "pi_3PxA1", "Status": "Paid",
+    "Card Name": "Ann Smith", "Card AVS Line1 Status": "pass", "Card AVS Zip Status": "pass", "Card Brand": "Visa",
+    "Card CVC Status": "pass", "Card Funding": "credit", "Card Issue Country": "US", "Card Last4": "4242",
+    "Customer Email": "ann@example.com", "Disputed Amount": "109.00", "Dispute Date (UTC)": "2025-06-01 10:00:00",
+    "Dispute Evidence Due (UTC)": "2025-06-20 23:59:59", "Dispute Reason": "fraudulent",
+    "Dispute Status": "needs_response", "orderId (metadata)": "#1001",
+}  # fmt: skip
 
 ORDER_1001 = {
     "Name": "#1001", "Email": "ann@example.com", "Financial Status": "paid", "Currency": "USD",
@@ -24,7 +34,8 @@ ORDER_1001 = {
 ORDER_1001_LINE2 = {"Name": "#1001", "Lineitem quantity": "1", "Lineitem name": "Belt, \"leather\"\r\nbrown",
                     "Lineitem price": "10.00", "Lineitem sku": "BL-2"}  # fmt: skip
 ORDER_1002 = {**ORDER_1001, "Name": "#1002", "Email": "bo@example.com", "Billing Name": "Bo Lee", "Total": "25",
-              "Lineitem name": "Socks", "Lineitem price": "25", "Lineitem quantity": "1", "Currency": "EUR"}  # fmt: skip
+              "Lineitem name": "Socks", "Lineitem price": "25", "Lineitem quantity": "1", "Currency": "EUR",
+              "Payment Reference": "c124.1"}  # fmt: skip
 
 
 def write_csv(path: Path, header: list[str], rows: list[dict[str, str]], *, encoding: str = "utf-8",

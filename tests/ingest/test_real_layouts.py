@@ -7,12 +7,14 @@ from datetime import datetime
 from dispute_evidence.ingest import ingest_inbox, ingest_paths
 from dispute_evidence.ingest.mappings import load_mappings
 from tests.ingest.layouts import (
+    CHARGE_1001,
     ORDER_1001,
     ORDER_1001_LINE2,
     ORDER_1002,
     SHIPSTATION,
     SHOPIFY_75,
     SHOPIFY_79,
+    STRIPE_PAYMENTS,
     write_csv,
     write_xlsx,
 )  # fmt: skip
@@ -61,6 +63,47 @@ def test_shipstation_grid_all_quoted_crlf(tmp_path):
         "USPS Priority",
         "2025-05-12T00:00:00Z",
     )
+
+
+def test_stripe_payments_all_columns_with_order_metadata(tmp_path):
+    header = [
+        *STRIPE_PAYMENTS[: STRIPE_PAYMENTS.index("Transfer") + 1],
+        "orderId (metadata)",
+        "Transfer Group",
+    ]
+    other = {**CHARGE_1001, "id": "ch_3PxB2", "Currency": "eur", "orderId (metadata)": "",
+             "Dispute Evidence Due (UTC)": "", "Dispute Reason": "", "Dispute Status": ""}  # fmt: skip
+    f = write_csv(tmp_path / "unified_payments.csv", header, [CHARGE_1001, other])
+    res = ingest_paths([f], tmp_path)
+    (s,) = res.files
+    assert (s.kind, s.layout, s.rows_read, s.rows_used) == (
+        "payments",
+        "Stripe payments export",
+        2,
+        2,
+    )
+    assert res.rejects == []
+    pay = res.records["payments"]
+    assert pay["order_number"].tolist() == [
+        "1001",
+        "",
+    ]  # '#1001' normalised; no metadata: joins by reference
+    first = pay.iloc[0]
+    assert (first["currency"], first["payment_amount"], first["card_last4"], first["avs_zip_check"]) == (
+        "USD", 109.0, "4242", "pass")  # fmt: skip
+    assert first["dispute_evidence_due"] == "2025-06-20T23:59:59Z"
+
+
+def test_stripe_payments_without_metadata_and_a_bad_row(tmp_path):
+    header = STRIPE_PAYMENTS[:-2] + ["Transfer Group"]
+    bad = {**CHARGE_1001, "id": "ch_bad", "Amount": "lots"}
+    f = write_csv(tmp_path / "payments.csv", header, [CHARGE_1001, bad])
+    res = ingest_paths([f], tmp_path)
+    assert res.files[0].layout == "Stripe payments export"
+    assert [r.line() for r in res.rejects] == [
+        "payments.csv row 3, column 'Amount' = 'lots': not a number"
+    ]
+    assert res.records["payments"]["payment_id"].tolist() == ["ch_3PxA1"]
 
 
 def test_xlsx_with_title_row_serial_dates_extra_column_and_formula(tmp_path):

@@ -82,7 +82,8 @@ evidence_files = Table(
     Index("files_by_status", "status"),
 )  # fmt: skip
 
-RECORD_TABLES = {"disputes": "rec_disputes", "orders": "rec_orders", "shipments": "rec_shipments"}
+RECORD_TABLES = {"disputes": "rec_disputes", "orders": "rec_orders", "shipments": "rec_shipments",
+                 "payments": "rec_payments"}  # fmt: skip
 
 
 def migrate(conn: Connection) -> int:

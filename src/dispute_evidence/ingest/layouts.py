@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Kind = Literal["disputes", "orders", "shipments"]
+Kind = Literal["disputes", "orders", "shipments", "payments"]
 
 # canonical field -> required?
 FIELDS: dict[str, dict[str, bool]] = {
@@ -26,9 +26,37 @@ FIELDS: dict[str, dict[str, bool]] = {
         "order_number": True, "tracking_number": True, "carrier": False, "service": False,
         "shipped_at": False, "delivered_at": False, "delivery_status": False,
     },
+    # One row per charge: the card checks and payment facts a fraud-dispute reviewer looks for.
+    "payments": {
+        "payment_id": True, "order_number": True, "payment_intent": False, "paid_at": False,
+        "payment_amount": False, "amount_refunded": False, "currency": False, "payment_status": False,
+        "customer_email": False, "card_name": False, "card_brand": False, "card_last4": False,
+        "card_funding": False, "card_country": False, "avs_line1_check": False, "avs_zip_check": False,
+        "cvc_check": False, "description": False, "dispute_reason": False, "dispute_status": False,
+        "dispute_evidence_due": False,
+    },
 }  # fmt: skip
-DATE_FIELDS = frozenset({"response_due_by", "order_date", "shipped_at", "delivered_at"})
-NUMBER_FIELDS = frozenset({"amount", "price", "quantity", "order_total", "refunded_amount"})
+DATE_FIELDS = frozenset(
+    {
+        "response_due_by",
+        "order_date",
+        "shipped_at",
+        "delivered_at",
+        "paid_at",
+        "dispute_evidence_due",
+    }
+)
+NUMBER_FIELDS = frozenset(
+    {
+        "amount",
+        "price",
+        "quantity",
+        "order_total",
+        "refunded_amount",
+        "payment_amount",
+        "amount_refunded",
+    }
+)
 CURRENCY_FIELDS = frozenset({"currency", "currency_code"})
 # Order-level fields that Shopify fills only on an order's first row.
 ORDER_LEVEL = ("currency_code", "order_date", "customer_name", "customer_email", "billing_address",
@@ -49,6 +77,9 @@ class Mapping:
     `defaults` fills a canonical field the sheet lacks (e.g. a currency for a one-currency shop).
     `forward_fill` lists fields that only the first row of each order carries.
     `required_override` lets a preset drop a canonical requirement the real export cannot meet.
+    `alternatives` lists fields whose headers are alternatives (the first present is used), not
+    parts to join. `signature` holds headers that must all be present for the mapping to apply,
+    so a preset with generic headers is picked only for its own export.
     """
 
     name: str
@@ -57,6 +88,8 @@ class Mapping:
     defaults: dict[str, str] = field(default_factory=dict)
     forward_fill: tuple[str, ...] = ()
     required_override: frozenset[str] | None = None
+    alternatives: frozenset[str] = frozenset()
+    signature: frozenset[str] = frozenset()
 
     def required(self) -> set[str]:
         if self.required_override is not None:
@@ -65,11 +98,13 @@ class Mapping:
 
     def resolve(self, headers: dict[str, int]) -> dict[str, tuple[int, ...]] | None:
         """Column positions for each mapped field present, or None if a required field is missing."""
+        if not self.signature <= headers.keys():
+            return None
         found: dict[str, tuple[int, ...]] = {}
         for fld, names in self.columns.items():
             idx = tuple(headers[n] for n in map(norm_header, names) if n in headers)
             if idx:
-                found[fld] = idx
+                found[fld] = idx[:1] if fld in self.alternatives else idx
         missing = self.required() - set(found) - set(self.defaults)
         return None if missing else found
 
@@ -114,15 +149,38 @@ SHIPSTATION_ORDERS = Mapping(
         "delivered_at": ("Delivery Date",), "delivery_status": ("Delivery Status",),
     },
     required_override=frozenset({"order_number", "shipped_at"}),
+    # Headers only ShipStation's grid has, so the preset is not picked for any sheet with `Order #`.
+    signature=frozenset(map(norm_header, ("Order #", "Store", "Item Name", "Recipient", "Ship Date"))),
+    alternatives=frozenset({"tracking_number", "carrier"}),
 )  # fmt: skip
-# Headers only ShipStation's grid has, so the preset is not picked for any sheet with `Order #`.
-SHIPSTATION_SIGNATURE = frozenset(
-    map(norm_header, ("Order #", "Store", "Item Name", "Recipient", "Ship Date"))
-)
 
-PRESETS: tuple[Mapping, ...] = (SHOPIFY_ORDERS, SHIPSTATION_ORDERS)
+# Stripe's payments export has no order-number column of its own: shops put it in metadata,
+# which the export writes as `<key> (metadata)` columns. Without one, a charge still joins an
+# order through the order's payment reference (charge or PaymentIntent id).
+STRIPE_ORDER_KEYS = ("orderId (metadata)", "order_id (metadata)", "order_number (metadata)",
+                     "orderNumber (metadata)", "order (metadata)", "Order # (metadata)")  # fmt: skip
+STRIPE_PAYMENTS = Mapping(
+    "Stripe payments export", "payments",
+    {
+        "payment_id": ("id",), "order_number": STRIPE_ORDER_KEYS, "payment_intent": ("PaymentIntent ID",),
+        "paid_at": ("Created date (UTC)",), "payment_amount": ("Amount",), "amount_refunded": ("Amount Refunded",),
+        "currency": ("Currency",), "payment_status": ("Status",), "customer_email": ("Customer Email",),
+        "card_name": ("Card Name",), "card_brand": ("Card Brand",), "card_last4": ("Card Last4",),
+        "card_funding": ("Card Funding",), "card_country": ("Card Issue Country",),
+        "avs_line1_check": ("Card AVS Line1 Status",), "avs_zip_check": ("Card AVS Zip Status",),
+        "cvc_check": ("Card CVC Status",), "description": ("Description",),
+        "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
+        "dispute_evidence_due": ("Dispute Evidence Due (UTC)",),
+    },
+    required_override=frozenset({"payment_id"}),
+    signature=frozenset(map(norm_header, ("id", "Created date (UTC)", "Amount", "Currency", "Captured"))),
+    alternatives=frozenset({"order_number"}),
+)  # fmt: skip
+
+PRESETS: tuple[Mapping, ...] = (SHOPIFY_ORDERS, SHIPSTATION_ORDERS, STRIPE_PAYMENTS)
 CANONICAL: tuple[Mapping, ...] = (
     _canonical("disputes"),
     _canonical("orders"),
     _canonical("shipments"),
+    _canonical("payments"),
 )

@@ -12,8 +12,6 @@ from dispute_evidence.ingest.layouts import (
     CANONICAL,
     FIELDS,
     PRESETS,
-    SHIPSTATION_ORDERS,
-    SHIPSTATION_SIGNATURE,
     Mapping,
     norm_header,
 )  # fmt: skip
@@ -66,8 +64,6 @@ def recognise(
             return mapping, found
     best: tuple[Mapping, dict[str, tuple[int, ...]]] | None = None
     for mapping in (*PRESETS, *CANONICAL):
-        if mapping is SHIPSTATION_ORDERS and not set(headers) >= SHIPSTATION_SIGNATURE:
-            continue
         found = mapping.resolve(headers)
         if found is not None and (best is None or len(found) > len(best[1])):
             best = mapping, found
