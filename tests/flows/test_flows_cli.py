@@ -221,7 +221,9 @@ def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, 
     assert r.exit_code == 0, r.output
     report = next((tmp_path / "inbox.reports").iterdir())
     payload = json.loads((report / "payloads" / "dp_1QfB2mLkdIwHu7ixR4tPz9aK.json").read_text())
-    (charge,) = payload["additional_evidence"]["payments"]  # from the Stripe export, by order metadata
+    (charge,) = payload["additional_evidence"][
+        "payments"
+    ]  # from the Stripe export, by order metadata
     assert (charge["payment_id"], charge["cvc_check"], charge["avs_zip_check"]) == (
         "ch_3Q1aB2LkdIwHu7ix0Wd1kR3s", "pass", "pass")  # fmt: skip
     matches = pd.read_csv(report / "file_matches.csv")

@@ -105,12 +105,32 @@ async def test_several_tokens_are_accepted(sandbox_factory):
 
 @pytest.mark.parametrize(("method", "path", "allow"), [
     ("DELETE", "/files", "GET"), ("PUT", "/disputes", "GET"), ("GET", "/files/upload", "POST"),
-    # GET also matches /disputes/{dispute_id} (a dispute named "update-evidence"), so it is allowed.
-    ("PATCH", "/disputes/update-evidence", "GET, POST"), ("POST", "/disputes/dis_x", "GET"),
+    # the literal path wins over /disputes/{dispute_id}: no GET of a dispute named "update-evidence"
+    ("PATCH", "/disputes/update-evidence", "POST"), ("GET", "/disputes/update-evidence", "POST"),
+    ("POST", "/disputes/dis_x", "GET"),
 ])  # fmt: skip
 async def test_unsupported_methods_are_405_with_error_body(sandbox, method, path, allow):
     status, body, hdrs = await call(method, sandbox.base_url + path, headers=auth())
     assert status == 405 and body["code"] == "method_not_allowed" and hdrs["Allow"] == allow
+
+
+async def test_unknown_query_parameter_is_400_naming_it(sandbox):
+    status, body, _ = await call(
+        "GET", f"{sandbox.base_url}/disputes?limit=5&status=won", headers=auth()
+    )
+    assert (status, body["code"], body["param"]) == (400, "parameter_unknown", "status")
+    status, body, _ = await call(
+        "GET", f"{sandbox.base_url}/disputes?offset={2**70}", headers=auth()
+    )
+    assert (status, body) == (200, {"data": []})  # past the data, however far: an empty page
+
+
+async def test_malformed_multipart_is_400_not_500(sandbox):
+    headers = {**auth(), "Content-Type": "multipart/form-data"}  # no boundary
+    status, body, _ = await call(
+        "POST", f"{sandbox.base_url}/files/upload", headers=headers, data=b"x"
+    )
+    assert (status, body["code"], body["param"]) == (400, "body_malformed", "body")
 
 
 async def test_unknown_path_is_404_error_body(sandbox):

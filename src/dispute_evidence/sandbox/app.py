@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from dispute_evidence.filetypes import EXTENSIONS, SANDBOX_MAX_FILE_BYTES, SNIFF_BYTES, sniff
 from dispute_evidence.sandbox.ids import utcnow
@@ -128,6 +129,30 @@ async def rate_limit(request: web.Request, handler: Any) -> web.StreamResponse:
     return await handler(request)
 
 
+QUERY_PARAMS = {"/v1/disputes": {"limit", "offset"}, "/v1/files": {"dispute_id", "limit", "offset"}}
+LITERAL_PATHS = {"/v1/disputes/update-evidence": "POST"}  # never read as /disputes/{dispute_id}
+
+
+@web.middleware
+async def strict_requests(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Unknown query parameters are refused naming the parameter (as Stripe does), and a
+    literal path answers only its own method instead of falling through to a template."""
+    if (method := LITERAL_PATHS.get(request.path)) and request.method != method:
+        raise web.HTTPMethodNotAllowed(request.method, [method])
+    resource = request.match_info.route.resource
+    checked = (
+        resource is not None
+        and request.path.startswith("/v1/")
+        and request.path != "/v1/openapi.json"
+    )
+    if checked and (
+        unknown := sorted(set(request.query) - QUERY_PARAMS.get(resource.canonical, set()))
+    ):
+        return error(400, f"Received unknown parameter: {unknown[0]!r}.", code="parameter_unknown",
+                     param=unknown[0])  # fmt: skip
+    return await handler(request)
+
+
 @web.middleware
 async def inject_faults(request: web.Request, handler: Any) -> web.StreamResponse:
     cfg = request.app[CONFIG_KEY]
@@ -169,8 +194,12 @@ def _int_param(request: web.Request, name: str, default: int, lo: int, hi: int |
     return value
 
 
+MAX_OFFSET = 2**63 - 1  # SQLite's INTEGER; any offset past the data is an empty page anyway
+
+
 def _page(request: web.Request) -> tuple[int, int]:
-    return _int_param(request, "limit", 10, 1, 100), _int_param(request, "offset", 0, 0, None)
+    offset = min(_int_param(request, "offset", 0, 0, None), MAX_OFFSET)
+    return _int_param(request, "limit", 10, 1, 100), offset
 
 
 def _invalid(exc: Invalid, status: int = 400) -> web.Response:
@@ -278,7 +307,12 @@ async def upload_file(request: web.Request) -> web.Response:
         return error(413, f"File exceeds the {cfg.max_file_bytes // (1024 * 1024)} MB limit.",
                      code="file_too_large", param="file")  # fmt: skip
     try:
-        fields = await _read_upload_form(request, cfg.max_file_bytes)
+        try:
+            fields = await _read_upload_form(request, cfg.max_file_bytes)
+        except (ValueError, HttpProcessingError) as exc:  # no boundary, bad part headers, truncated
+            raise Invalid(
+                "body", f"Malformed multipart/form-data body ({exc}).", "body_malformed"
+            ) from None
         content, name = fields.get("file", (None, None))
         if content is None:
             raise Invalid("file", "Missing required param: file.", "parameter_missing")
@@ -382,7 +416,7 @@ def build_app(
     """The sandbox application; `store` defaults to an in-memory one."""
     config = config or SandboxConfig()
     app = web.Application(
-        middlewares=[json_errors, authenticate, rate_limit, inject_faults],
+        middlewares=[json_errors, authenticate, rate_limit, strict_requests, inject_faults],
         client_max_size=JSON_BODY_LIMIT,
     )
     app[CONFIG_KEY] = config
