@@ -245,6 +245,14 @@ def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypa
     assert r.exit_code == 0, r.output
     assert "| Disputes sent (evidence) | 5 |" in r.output and "| Files uploaded | 5 |" in r.output
     assert "'Lineitem price' = 'abc': not a number" in r.output
+    report = next((tmp_path / "inbox.reports").iterdir())
+    problems = pd.read_csv(report / "problems.csv", dtype=str).fillna("")
+    bad_price = problems.loc[problems["column"] == "Lineitem price"].iloc[0]
+    assert (bad_price["row"], bad_price["value"]) == ("10", "abc")  # Excel's row, not 10.0
+    assert bad_price["what to do"].startswith("Fix the cell in the source system")
+    assert problems["what to do"].ne("").all()  # every problem says what to do
+    disputes = pd.read_csv(report / "disputes.csv", dtype=str)
+    assert set(disputes["files_uploaded"]) <= {"0", "1", "2"}  # counts, not 1.0
     status = CliRunner().invoke(app, ["status", "--inbox", str(inbox)])
     assert "submitted 5" in status.output and "past_due 1" in status.output
 

@@ -153,7 +153,7 @@ def report(
     per = files.groupby("provider_dispute_id")["status"].agg(
         files_uploaded=lambda s: int((s == "uploaded").sum()), files_total="count")  # fmt: skip
     table = disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left").fillna(
-        {"files_uploaded": 0, "files_total": 0})  # fmt: skip
+        {"files_uploaded": 0, "files_total": 0}).astype({"files_uploaded": int, "files_total": int})  # fmt: skip
     table = table.drop(columns=["submitted_hash"]).sort_values(
         ["response_due_by", "provider_dispute_id"], na_position="last"
     )
@@ -195,7 +195,12 @@ def _problems(
         rows.append({"problem_kind": f"Disputes {d.status.replace('_', ' ')}", "dispute": d.provider_dispute_id,
                      "problem": why, "where": d.provider_dispute_id})  # fmt: skip
     for f in files.loc[files["status"] != "uploaded"].itertuples(index=False):
-        rows.append({"problem_kind": "Evidence files not yet uploaded", "dispute": f.provider_dispute_id, "file": f.file_name,
+        kind = (
+            "Evidence files refused by the API"
+            if f.status == "rejected"
+            else "Evidence files not yet uploaded"
+        )
+        rows.append({"problem_kind": kind, "dispute": f.provider_dispute_id, "file": f.file_name,
                      "problem": f.last_error or f.status, "where": f"{f.provider_dispute_id} {f.file_name}"})  # fmt: skip
     cols = [
         "problem_kind",
@@ -206,9 +211,32 @@ def _problems(
         "column",
         "value",
         "problem",
+        "what to do",
         "where",
     ]
-    return pd.DataFrame(rows, columns=cols).fillna("")
+    frame = pd.DataFrame(rows, columns=cols)
+    frame["row"] = frame["row"].map(
+        lambda r: "" if r in ("", None) or r != r else int(r)
+    )  # 10, not 10.0
+    frame["what to do"] = frame["problem_kind"].map(WHAT_TO_DO)
+    return frame.fillna("")
+
+
+# One plain instruction per kind of problem (the problem text says what exactly is wrong).
+WHAT_TO_DO = {
+    "Rows or files not used": "Fix the cell in the source system or sheet and drop the corrected file "
+                              "again; the file's other rows were used.",
+    "Files skipped": "Nothing, if the file is not an export or evidence; otherwise save it as CSV, "
+                     "XLSX, PDF, PNG or JPG.",
+    "Evidence files not uploaded": "Rename or re-save the file as the problem says and drop it again.",
+    "Evidence files not yet uploaded": "Nothing: the next run retries it (check the problem if it repeats).",
+    "Evidence files refused by the API": "Replace the file as the problem says (type, size) and drop it again.",
+    "Disputes pending": "Nothing: the next run sends it (check the problem if it repeats).",
+    "Disputes incomplete": "Drop the missing export (orders) for this dispute's order.",
+    "Disputes past due": "Nothing can be sent after the deadline; check the date if it looks wrong.",
+    "Disputes rejected": "Correct the data the API refused (see the problem) and drop the file again.",
+    "Disputes not found": "Check the dispute id in the disputes list; the API does not know it.",
+}  # fmt: skip
 
 
 def exit_code(ctx: RunContext, stats: SubmitStats | None) -> int:
