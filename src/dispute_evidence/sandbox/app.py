@@ -1,16 +1,13 @@
-"""The sandbox's aiohttp application: routes, auth, rate limit, fault injection.
+"""The sandbox's aiohttp application: handlers and routes.
 
-Request pipeline (outermost first): JSON errors -> auth -> rate limit -> faults -> handler.
-Every choice the spec leaves "not shown" is listed in docs/api-choices.md.
+The request pipeline (auth, rate limit, strict requests, faults) is in middleware.py; the
+configuration and the Error body in config.py. Every choice the spec leaves "not shown" is
+listed in docs/api-choices.md.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
-import random
-from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
 from typing import Any
@@ -18,165 +15,41 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from dispute_evidence.filetypes import EXTENSIONS, SANDBOX_MAX_FILE_BYTES, SNIFF_BYTES, sniff
+from dispute_evidence.filetypes import EXTENSIONS, SNIFF_BYTES, sniff
+from dispute_evidence.sandbox.config import (
+    CONFIG_KEY,
+    LIMITER_KEY,
+    STATS_KEY,
+    STORE_KEY,
+    TOKEN_KEY,
+    SandboxConfig,
+    error,
+)  # fmt: skip
 from dispute_evidence.sandbox.ids import utcnow
-from dispute_evidence.sandbox.ratelimit import SlidingWindowLimiter, retry_after_header
+from dispute_evidence.sandbox.middleware import (
+    authenticate,
+    inject_faults,
+    json_errors,
+    rate_limit,
+    strict_requests,
+)  # fmt: skip
+from dispute_evidence.sandbox.ratelimit import SlidingWindowLimiter
 from dispute_evidence.sandbox.seed import CLOSED_STATUSES
 from dispute_evidence.sandbox.store import SandboxStore
 from dispute_evidence.sandbox.validation import Invalid, validate_update_body
 
-log = logging.getLogger("dispute_evidence.sandbox")
 ACCESS_LOG_FORMAT = '%a "%r" %s %b %Tfs'  # request line has no body and no headers, so no token
 JSON_BODY_LIMIT = 1024 * 1024
-CONFIG_KEY: web.AppKey[SandboxConfig] = web.AppKey("config")
-STORE_KEY: web.AppKey[SandboxStore] = web.AppKey("store")
-LIMITER_KEY: web.AppKey[SlidingWindowLimiter] = web.AppKey("limiter")
-STATS_KEY: web.AppKey[dict[str, int]] = web.AppKey("stats")
-TOKEN_KEY: web.RequestKey[str] = web.RequestKey("token")
 
-
-@dataclass
-class SandboxConfig:
-    """Everything the sandbox can be told; each fault has its own probability (0..1)."""
-
-    tokens: tuple[str, ...] = ("sk_test_sandbox",)
-    rate_limit: int = 5000
-    rate_window: float = 3600.0
-    evidence_mode: str = "replace"  # or "merge": top-level evidence sections are merged
-    max_file_bytes: int = SANDBOX_MAX_FILE_BYTES
-    fail_rate: float = 0.0  # 503 before doing anything
-    ambiguous_rate: float = 0.0  # POSTs: commit the effect, then 502 or drop the connection
-    latency_rate: float = 0.0
-    latency_ms: tuple[int, int] = (20, 200)
-    hang_rate: float = 0.0  # sleep hang_seconds, then 504 without doing anything
-    hang_seconds: float = 35.0
-    seed: int | None = None
-    rng: random.Random = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.rng = random.Random(self.seed)
-
-    def __repr__(self) -> str:  # tokens are secrets
-        return f"SandboxConfig(tokens=<{len(self.tokens)} hidden>, rate_limit={self.rate_limit})"
-
-
-def error(status: int, message: str, *, type_: str = "invalid_request_error", code: str | None = None,
-          param: str | None = None, headers: dict[str, str] | None = None) -> web.Response:  # fmt: skip
-    """A response carrying the spec's Error body."""
-    body: dict[str, Any] = {"type": type_, "message": message}
-    if code:
-        body["code"] = code
-    if param:
-        body["param"] = param
-    return web.json_response(body, status=status, headers=headers)
-
-
-# -- middlewares ----------------------------------------------------------------
-@web.middleware
-async def json_errors(request: web.Request, handler: Any) -> web.StreamResponse:
-    try:
-        return await handler(request)
-    except web.HTTPMethodNotAllowed as exc:
-        allow = ", ".join(sorted(exc.allowed_methods))
-        return error(405, f"{request.method} is not allowed on {request.path}; use {allow}.",
-                     code="method_not_allowed", headers={"Allow": allow})  # fmt: skip
-    except web.HTTPNotFound:
-        return error(404, f"Unrecognized request URL ({request.method} {request.path}).",
-                     code="resource_missing")  # fmt: skip
-    except web.HTTPRequestEntityTooLarge:
-        return error(413, "Request body too large.", code="request_too_large")
-    except web.HTTPException:
-        raise
-    except (asyncio.CancelledError, ConnectionResetError):
-        raise
-    except Exception:
-        log.exception("unhandled error on %s %s", request.method, request.path)
-        return error(500, "An internal error occurred.", type_="api_error", code="internal_error")
-
-
-def _is_public(request: web.Request) -> bool:
-    return request.path == "/v1/openapi.json" or not (
-        request.path.startswith("/v1") or request.path.startswith("/_sandbox")
-    )
-
-
-@web.middleware
-async def authenticate(request: web.Request, handler: Any) -> web.StreamResponse:
-    if _is_public(request):
-        return await handler(request)
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return error(401, "No API key provided. Send 'Authorization: Bearer <API_KEY>'.",
-                     code="api_key_missing", headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
-    if token.strip() not in request.app[CONFIG_KEY].tokens:
-        return error(401, "Invalid API key provided.", code="api_key_invalid",
-                     headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})  # fmt: skip
-    request[TOKEN_KEY] = token.strip()
-    return await handler(request)
-
-
-@web.middleware
-async def rate_limit(request: web.Request, handler: Any) -> web.StreamResponse:
-    token = request.get(TOKEN_KEY)
-    if token is None or request.path.startswith("/_sandbox"):
-        return await handler(request)
-    wait = request.app[LIMITER_KEY].admit(token)
-    if wait is not None:
-        request.app[STATS_KEY]["rate_limited"] += 1
-        return error(429, "Too many requests; retry after the time in Retry-After.",
-                     code="rate_limited", headers={"Retry-After": retry_after_header(wait)})  # fmt: skip
-    request.app[STATS_KEY]["admitted"] += 1
-    return await handler(request)
-
-
-QUERY_PARAMS = {"/v1/disputes": {"limit", "offset"}, "/v1/files": {"dispute_id", "limit", "offset"}}
-LITERAL_PATHS = {"/v1/disputes/update-evidence": "POST"}  # never read as /disputes/{dispute_id}
-
-
-@web.middleware
-async def strict_requests(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Unknown query parameters are refused naming the parameter (as Stripe does), and a
-    literal path answers only its own method instead of falling through to a template."""
-    if (method := LITERAL_PATHS.get(request.path)) and request.method != method:
-        raise web.HTTPMethodNotAllowed(request.method, [method])
-    resource = request.match_info.route.resource
-    checked = (
-        resource is not None
-        and request.path.startswith("/v1/")
-        and request.path != "/v1/openapi.json"
-    )
-    if checked and (
-        unknown := sorted(set(request.query) - QUERY_PARAMS.get(resource.canonical, set()))
-    ):
-        return error(400, f"Received unknown parameter: {unknown[0]!r}.", code="parameter_unknown",
-                     param=unknown[0])  # fmt: skip
-    return await handler(request)
-
-
-@web.middleware
-async def inject_faults(request: web.Request, handler: Any) -> web.StreamResponse:
-    cfg = request.app[CONFIG_KEY]
-    if not request.path.startswith("/v1") or request.match_info.http_exception is not None:
-        return await handler(request)
-    rng = cfg.rng
-    if cfg.hang_rate and rng.random() < cfg.hang_rate:
-        await asyncio.sleep(cfg.hang_seconds)
-        return error(504, "Injected hang.", type_="api_error", code="injected_hang")
-    if cfg.latency_rate and rng.random() < cfg.latency_rate:
-        await asyncio.sleep(rng.uniform(*cfg.latency_ms) / 1000)
-    if cfg.fail_rate and rng.random() < cfg.fail_rate:
-        return error(
-            503, "Injected failure; nothing was done.", type_="api_error", code="injected_failure"
-        )
-    response = await handler(request)
-    if request.method == "POST" and cfg.ambiguous_rate and rng.random() < cfg.ambiguous_rate:
-        request.app[STATS_KEY]["ambiguous"] += 1
-        if rng.random() < 0.5 and request.transport is not None:
-            request.transport.abort()  # the effect is committed; the client never hears
-            return response  # written to a closed transport: dropped silently
-        return error(502, "Injected bad gateway after the change was applied.",
-                     type_="api_error", code="injected_ambiguous")  # fmt: skip
-    return response
+__all__ = [
+    "ACCESS_LOG_FORMAT",
+    "CONFIG_KEY",
+    "STATS_KEY",
+    "STORE_KEY",
+    "TOKEN_KEY",
+    "SandboxConfig",
+    "build_app",
+]
 
 
 # -- parameters -------------------------------------------------------------------
