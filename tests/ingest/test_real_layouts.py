@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 from dispute_evidence.ingest import ingest_inbox, ingest_paths
 from dispute_evidence.ingest.mappings import load_mappings
@@ -198,3 +199,26 @@ def test_inbox_scan_ignores_lock_temp_hidden_and_symlinks(tmp_path):
     assert res.skipped == [
         ("link.csv", "symbolic link: not followed (copy the real file into the inbox)")
     ]
+
+
+def test_legacy_xls_workbook(tmp_path):
+    # tests/ingest/data/disputes_legacy.xls: an Excel 97-2003 (BIFF8) workbook written once with
+    # xlwt 1.3.0 (not a dependency): title row, real date cells, a bad amount, a notes sheet.
+    import shutil
+
+    f = Path(shutil.copy(Path(__file__).parent / "data" / "disputes_legacy.xls", tmp_path))
+    res = ingest_paths([f], tmp_path)
+    (s,) = res.files
+    assert (s.sheet, s.kind, s.rows_read, s.rows_used, s.rows_rejected) == (
+        "Disputes",
+        "disputes",
+        3,
+        2,
+        1,
+    )
+    assert [r.line() for r in res.rejects] == [
+        "disputes_legacy.xls [Disputes] row 5, column 'Amount' = 'n/a': not a number"
+    ]
+    d = res.records["disputes"]
+    assert d["order_number"].tolist() == ["1001", "1002"]
+    assert d["response_due_by"].tolist() == ["2025-07-12T00:00:00Z", "2025-07-01T00:00:00Z"]
