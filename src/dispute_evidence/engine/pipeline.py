@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
 from dispute_evidence.inbox import archive, file_sha256, is_settled, reject, signature, store_blob
@@ -120,6 +120,8 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
             }
         else:
             store.sync_disputes(built.payloads, built.incomplete)
+    if not dry_run:
+        store.expire_incomplete(now_iso())
     table = store.dispute_table()
     orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
     if dry_run and rebuild:  # nothing was stored: match against what this build found

@@ -282,6 +282,19 @@ class StateStore:
                 c.execute(disputes.insert(), new)
         return {"new": len(new), "changed": changed}
 
+    def expire_incomplete(self, now: str) -> int:
+        """Disputes still waiting for data when their deadline passed become past_due (a late
+        arrival of their data sends them back to pending, and the engine marks them again)."""
+        with self.engine.begin() as c:
+            result = c.execute(
+                disputes.update()
+                .where(disputes.c.status == "incomplete", disputes.c.response_due_by < now)
+                .values(status="past_due", updated_at=now_iso(),
+                        detail="response was due by " + disputes.c.response_due_by
+                        + "; the data never arrived, so nothing was sent")
+            )  # fmt: skip
+        return result.rowcount
+
     def sync_files(self, rows: list[dict[str, Any]]) -> int:
         """Register matched evidence files; one row per (dispute, content hash), whatever the name."""
         with self.engine.begin() as c:
