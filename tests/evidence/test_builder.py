@@ -142,6 +142,35 @@ def test_payments_join_by_metadata_or_payment_reference_and_fill_a_missing_deadl
     )  # the disputes list had none: from the charge
     assert [c["card_last4"] for c in p2.evidence.additional_evidence["payments"]] == ["0005"]
     assert p2.response_due_by == "2025-07-01T00:00:00Z"  # the disputes list wins over the charge
+    assert result.unlisted_disputes == []
+
+
+def test_a_disputed_charge_no_listed_dispute_names_is_reported(tmp_path):
+    records = _inbox(tmp_path, [{"provider_dispute_id": "dp_1", "order_number": "1001"}])
+    header = [*STRIPE_PAYMENTS, "orderId (metadata)"]
+    unlisted = {
+        **CHARGE_1001,
+        "id": "ch_9",
+        "orderId (metadata)": "1099",
+        "Dispute Reason": "product_not_received",
+    }
+    won = {**CHARGE_1001, "id": "ch_8", "orderId (metadata)": "1098", "Dispute Status": "won"}
+    plain = {
+        **CHARGE_1001,
+        "id": "ch_7",
+        "orderId (metadata)": "1097",
+        "Dispute Status": "",
+        "Dispute Reason": "",
+    }
+    f = write_csv(tmp_path / "payments.csv", header, [CHARGE_1001, unlisted, won, plain])
+    result = build_evidence(
+        {**records, "payments": ingest_paths([f], tmp_path).records["payments"]}, MERCHANT
+    )
+    assert [r.line() for r in result.unlisted_disputes] == [
+        "payments.csv row 3, column 'id' = 'ch_9': charge ch_9 is disputed (product_not_received, needs_response) "
+        "but the disputes list has no dispute for it (order 1099); add its dispute id (dp_…) and order number "
+        "to the disputes list"
+    ]  # closed (won) and undisputed charges are not reported
 
 
 def test_file_name_tokens():

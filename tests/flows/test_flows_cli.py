@@ -251,6 +251,14 @@ def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypa
     assert (bad_price["row"], bad_price["value"]) == ("10", "abc")  # Excel's row, not 10.0
     assert bad_price["what to do"].startswith("Fix the cell in the source system")
     assert problems["what to do"].ne("").all()  # every problem says what to do
+    (unlisted,) = problems.loc[
+        problems["problem_kind"] == "Disputed charges missing from the disputes list"
+    ].itertuples()
+    assert (unlisted.file, unlisted.row, unlisted.value) == (
+        "unified_payments.csv",
+        "4",
+        "ch_3Q1eF6LkdIwHu7ix2Yf3mT5u",
+    )
     disputes = pd.read_csv(report / "disputes.csv", dtype=str)
     assert set(disputes["files_uploaded"]) <= {"0", "1", "2"}  # counts, not 1.0
     status = CliRunner().invoke(app, ["status", "--inbox", str(inbox)])

@@ -51,6 +51,7 @@ class PrepareOutcome:
     payloads: int = 0
     incomplete: int = 0
     conflicts: list[Reject] = field(default_factory=list)
+    unlisted_disputes: list[Reject] = field(default_factory=list)
     file_issues: list[FileIssue] = field(default_factory=list)
     files_added: int = 0
     dry_payloads: dict[str, bytes] = field(default_factory=dict)
@@ -113,6 +114,7 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
             len(built.incomplete),
             built.conflicts,
         )
+        out.unlisted_disputes = built.unlisted_disputes
         if dry_run:
             out.dry_payloads = {p.provider_dispute_id: p.body for p in built.payloads}
             dry_orders = {

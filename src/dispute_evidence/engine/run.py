@@ -179,6 +179,10 @@ def _problems(
     for r in [*ingested.rejects, *prepared.conflicts]:
         rows.append({"problem_kind": "Rows or files not used", "file": r.file, "sheet": r.sheet or "", "row": r.row or "",
                      "column": r.column or "", "value": r.value or "", "problem": r.reason, "where": r.line().split(":")[0]})  # fmt: skip
+    for r in prepared.unlisted_disputes:
+        rows.append({"problem_kind": "Disputed charges missing from the disputes list", "file": r.file,
+                     "sheet": r.sheet or "", "row": r.row or "", "column": r.column or "", "value": r.value or "",
+                     "problem": r.reason, "where": r.line().split(":")[0]})  # fmt: skip
     for path, why in ingested.skipped:
         rows.append({"problem_kind": "Files skipped", "file": path, "problem": why, "where": path})
     for issue in prepared.file_issues:
@@ -226,6 +230,8 @@ def _problems(
 WHAT_TO_DO = {
     "Rows or files not used": "Fix the cell in the source system or sheet and drop the corrected file "
                               "again; the file's other rows were used.",
+    "Disputed charges missing from the disputes list": "Add the dispute to the disputes list (its dp_… id "
+                                                        "and order number) before its deadline.",
     "Files skipped": "Nothing, if the file is not an export or evidence; otherwise save it as CSV, "
                      "XLSX, PDF, PNG or JPG.",
     "Evidence files not uploaded": "Rename or re-save the file as the problem says and drop it again.",

@@ -11,7 +11,7 @@ sources named.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ PAYMENT_TEXT = ("payment_id", "payment_intent", "paid_at", "currency", "payment_
                 "card_name", "card_brand", "card_last4", "card_funding", "card_country", "avs_line1_check",
                 "avs_zip_check", "cvc_check", "description", "dispute_reason", "dispute_status")  # fmt: skip
 PAYMENT_NUMBERS = ("payment_amount", "amount_refunded")
+OPEN_DISPUTE_STATUSES = ("needs_response", "warning_needs_response")  # Stripe's, awaiting evidence
 MAX_PAYMENTS = 5  # an order with more charges than this is unusual; the first few tell the story
 
 
@@ -66,6 +67,9 @@ class BuildResult:
     payloads: list[DisputePayload]
     incomplete: list[Incomplete]
     conflicts: list[Reject]
+    # charges a payments export shows as disputed and awaiting a response, whose order no
+    # dispute in the disputes list names: a dispute the analyst may not know about
+    unlisted_disputes: list[Reject] = field(default_factory=list)
 
 
 def canonical_json(evidence: dict[str, Any]) -> bytes:
@@ -184,7 +188,7 @@ def build_evidence(
         {f: v for f, v in zip(SHIPMENT_FACTS, row, strict=True) if v}
         for row in zip(*(ship_cols[f] for f in SHIPMENT_FACTS), strict=True)
     ]
-    pays, pay_rows = _payments_by_order(disputes, order_facts, records.get("payments"))
+    pays, pay_rows, unlisted = _payments_by_order(disputes, order_facts, records.get("payments"))
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], []
@@ -217,15 +221,20 @@ def build_evidence(
         payloads.append(
             DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest())
         )
-    return BuildResult(payloads, incomplete, conflicts)
+    return BuildResult(payloads, incomplete, conflicts, unlisted)
 
 
 def _payments_by_order(disputes: pd.DataFrame, order_facts: dict[str, dict[str, Any]],
-                       payments: pd.DataFrame | None) -> tuple[pd.DataFrame, dict[str, list[int]]]:  # fmt: skip
+                       payments: pd.DataFrame | None) -> tuple[pd.DataFrame, dict[str, list[int]], list[Reject]]:  # fmt: skip
     """Charges of the disputed orders: by order number, or by the order's payment reference
-    (a charge or PaymentIntent id). The latest export of each charge wins."""
+    (a charge or PaymentIntent id). The latest export of each charge wins. Also the charges
+    awaiting a dispute response that join no listed dispute."""
     if payments is None or payments.empty:
-        return pd.DataFrame(columns=[*PAYMENT_TEXT, *PAYMENT_NUMBERS, "dispute_evidence_due"]), {}
+        return (
+            pd.DataFrame(columns=[*PAYMENT_TEXT, *PAYMENT_NUMBERS, "dispute_evidence_due"]),
+            {},
+            [],
+        )
     wanted = set(disputes["order_number"].astype(str))
     by_ref: dict[str, str] = {}
     shared = set()  # a reference on two orders identifies neither
@@ -242,11 +251,27 @@ def _payments_by_order(disputes: pd.DataFrame, order_facts: dict[str, dict[str, 
         via_ref = pays[col].astype(str).map(by_ref).fillna("")
         order_of = order_of.where(order_of != "", via_ref)
     keep = order_of != ""
+    unlisted = _unlisted_disputes(
+        pays.loc[~keep & pays["dispute_status"].isin(OPEN_DISPUTE_STATUSES)]
+    )
     pays = pays.loc[keep].reset_index(drop=True)
     groups: dict[str, list[int]] = {}
     for i, order in enumerate(order_of[keep].tolist()):
         groups.setdefault(order, []).append(i)
-    return pays, groups
+    return pays, groups, unlisted
+
+
+def _unlisted_disputes(charges: pd.DataFrame) -> list[Reject]:
+    out = []
+    for c in charges.to_dict("records"):
+        order = f"order {c['order_number']}" if c["order_number"] else "no order number"
+        reason = (f"charge {c['payment_id']} is disputed ({c['dispute_reason'] or 'no reason given'}, "
+                  f"{c['dispute_status']}) but the disputes list has no dispute for it ({order}); "
+                  "add its dispute id (dp_…) and order number to the disputes list")  # fmt: skip
+        out.append(
+            Reject(c["_file"], c["_sheet"] or None, int(c["_row"]), "id", c["payment_id"], reason)
+        )
+    return out
 
 
 def _payment_facts(rows: list[int], pc: dict[str, list]) -> list[dict[str, Any]]:
