@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import orjson
 import pytest
 
 from dispute_evidence.api import DisputeEvidenceClient
@@ -180,3 +181,35 @@ async def test_a_drop_without_shipments_still_builds_and_sends(sandbox_factory, 
     assert attempts == 1 and sb.snapshot()["dp_test_0"]["evidence"][
         "shipping_tracking_numbers"
     ] == ["1ZLATER"]
+
+
+def test_a_re_export_under_the_same_file_name_replaces_the_earlier_one(tmp_path):
+    """Shopify names every export orders_export_1.csv: Tuesday's file must replace Monday's
+    lines for an order, not add to them; a corrected disputes list under the same name is
+    no conflict."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    header = ["order_number", "product_title", "price", "quantity", "currency_code"]
+    days = {
+        "monday": (
+            [["dp_1", "1000"]],
+            [["1001", "Shirt", 10, 1, "USD"], ["1001", "Belt", 5, 1, "USD"]],
+        ),
+        "tuesday": (
+            [["dp_1", "1001"]],
+            [["1001", "Shirt", 10, 1, "USD"], ["1001", "Belt", 5, 2, "USD"]],
+        ),
+    }
+    store = StateStore(tmp_path / "state.sqlite3")
+    opts = options(inbox)
+    for run_id, (disputes, orders) in days.items():
+        write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number"], disputes)
+        write_rows(inbox / "orders_export_1.csv", header, [["1000", "Hat", 7, 1, "USD"], *orders])
+        out = prepare_step(
+            store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True
+        )
+        assert out.conflicts == []
+    d = store.dispute("dp_1")
+    products = orjson.loads(d["payload"])["products"]
+    assert d["order_number"] == "1001"
+    assert [(p["product_title"], p["quantity"]) for p in products] == [("Shirt", 1), ("Belt", 2)]

@@ -231,7 +231,9 @@ class StateStore:
                     ]  # nothing of this kind yet: no rows, all columns
                     continue
                 frame = pd.read_sql(f"SELECT * FROM {table} ORDER BY _seq, _row", c)  # noqa: S608 - fixed names
-                out[kind] = frame.drop(columns=["_seq"]).fillna("")
+                out[kind] = frame.fillna(
+                    ""
+                )  # _seq kept: which ingest (file version) a row came from
         return out
 
     # -- disputes and files ----------------------------------------------------------

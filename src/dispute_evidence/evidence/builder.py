@@ -88,8 +88,17 @@ def _latest_by(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     """Rows of `frame` whose file is the latest (last in order) to mention their `key`."""
     if frame.empty:
         return frame
-    last_file = frame.groupby(key, sort=False)["_file"].transform("last")
-    return frame.loc[frame["_file"] == last_file]
+    version = _file_version(frame)
+    last = version.groupby(frame[key].to_numpy(), sort=False).transform("last")
+    return frame.loc[version.to_numpy() == last.to_numpy()]
+
+
+def _file_version(frame: pd.DataFrame) -> pd.Series:
+    """Which file each record came from, in arrival order. From the state store that is the
+    ingest sequence: Shopify names every export orders_export_1.csv, so a name is no identity."""
+    if "_seq" in frame:
+        return frame["_seq"].astype("int64")
+    return pd.Series(pd.factorize(frame["_file"].astype(str))[0], index=frame.index)
 
 
 def _dispute_orders(disputes: pd.DataFrame) -> tuple[pd.DataFrame, list[Reject]]:
@@ -160,7 +169,7 @@ def _index_by_order(
     ocodes, scodes = codes[nd : nd + no], codes[nd + no :]
     keep = wanted[ocodes]
     if keep.any():  # latest file per order: files are numbered in the order records arrived
-        file_no = pd.factorize(orders["_file"].astype(str))[0]
+        file_no = _file_version(orders).to_numpy()
         latest = np.full(len(uniques), -1)
         np.maximum.at(latest, ocodes[keep], file_no[keep])
         keep &= file_no == latest[ocodes]
