@@ -173,6 +173,23 @@ def test_a_disputed_charge_no_listed_dispute_names_is_reported(tmp_path):
     ]  # closed (won) and undisputed charges are not reported
 
 
+def test_a_later_export_of_a_shipment_replaces_its_status(tmp_path):
+    records = _inbox(tmp_path, [{"provider_dispute_id": "dp_1", "order_number": "1001"}])
+    cols = ["order_number", "tracking_number", "carrier", "delivery_status", "delivered_at"]
+    monday = write_csv(tmp_path / "ship_mon.csv", cols, [
+        {"order_number": "1001", "tracking_number": "1Z1", "carrier": "UPS", "delivery_status": "In transit"}])  # fmt: skip
+    tuesday = write_csv(tmp_path / "ship_tue.csv", cols, [
+        {"order_number": "1001", "tracking_number": "1Z1", "carrier": "UPS", "delivery_status": "Delivered",
+         "delivered_at": "2025-05-15"},
+        {"order_number": "1001", "tracking_number": "1Z2", "carrier": "UPS", "delivery_status": "In transit"}])  # fmt: skip
+    ships = ingest_paths([monday, tuesday], tmp_path).records["shipments"]
+    (p,) = build_evidence({**records, "shipments": ships}, MERCHANT).payloads
+    assert p.evidence.shipping_tracking_numbers == ["1Z1", "1Z2"]
+    shipments = p.evidence.additional_evidence["shipments"]
+    assert [(s["tracking_number"], s["delivery_status"]) for s in shipments] == [
+        ("1Z1", "Delivered"), ("1Z2", "In transit")]  # no stale "In transit" entry for 1Z1  # fmt: skip
+
+
 def test_file_name_tokens():
     assert {"dp_123", "dp", "123", "receipt", "dp_123_receipt"} <= name_tokens("dp_123_receipt")
     assert "1001" in name_tokens("#1001 invoice") and "1001" not in name_tokens("10010")

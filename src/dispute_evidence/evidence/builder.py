@@ -1,11 +1,12 @@
 """Build one complete Evidence payload per provider_dispute_id from all records known so far.
 
 Deterministic: the same records give byte-identical JSON and the same content hash.
-Rules for data that arrives in pieces: shipments accumulate (de-duplicated by tracking
-number); payments (charges) accumulate, the latest export of a charge winning; an order's line items come from the latest file that lists that order (a re-export
+Rules for data that arrives in pieces: shipments accumulate, one entry per tracking number
+(the latest export's status and dates win); charges accumulate, the latest export of each
+winning; an order's line items come from the latest file that lists that order (a re-export
 replaces an earlier one); a dispute's order comes from the latest file naming the dispute,
 and two different orders for one dispute in that file are a conflict, rejected with both
-sources named.
+sources named. "Latest file" is the latest ingest, not a file name.
 """
 
 from __future__ import annotations
@@ -174,11 +175,18 @@ def _index_by_order(
         np.maximum.at(latest, ocodes[keep], file_no[keep])
         keep &= file_no == latest[ocodes]
     orders = orders.loc[keep].reset_index(drop=True)
-    ships = ships.loc[wanted[scodes]].reset_index(drop=True)
+    skeep = wanted[scodes]
+    if (
+        skeep.any()
+    ):  # a tracking number's latest row wins (Monday "In transit", Tuesday "Delivered")
+        sub = ships.loc[skeep, ["order_number", "tracking_number"]]
+        stale = (sub.duplicated(keep="last") & (sub["tracking_number"] != "")).to_numpy()
+        skeep[np.flatnonzero(skeep)[stale]] = False
+    ships = ships.loc[skeep].reset_index(drop=True)
     disputed = np.unique(codes[:nd])  # one vectorised take, not 100k Index lookups
     by_code = dict(zip(disputed.tolist(), uniques.take(disputed).astype(str).tolist(), strict=True))
     order_groups = {by_code[c]: rows for c, rows in _groups(ocodes[keep]).items()}
-    ship_groups = {by_code[c]: rows for c, rows in _groups(scodes[wanted[scodes]]).items()}
+    ship_groups = {by_code[c]: rows for c, rows in _groups(scodes[skeep]).items()}
     return orders, order_groups, ships, ship_groups
 
 
