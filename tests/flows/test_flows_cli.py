@@ -213,17 +213,21 @@ def test_dry_run_writes_payloads_and_sends_nothing(
     assert (inbox / "disputes.csv").exists()  # nothing archived either
 
 
-def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, monkeypatch):
+def _run_on_sample_data(tmp_path, monkeypatch, flag: str):
+    """`run --inbox <copy of sample_data> <flag>`: (result, inbox, report folder)."""
     inbox = tmp_path / "inbox"
     shutil.copytree(SAMPLE, inbox)
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
-    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--dry-run"])
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), flag])
     assert r.exit_code == 0, r.output
-    report = next((tmp_path / "inbox.reports").iterdir())
+    return r, inbox, next((tmp_path / "inbox.reports").iterdir())
+
+
+def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, monkeypatch):
+    r, _, report = _run_on_sample_data(tmp_path, monkeypatch, "--dry-run")
     payload = json.loads((report / "payloads" / "dp_1QfB2mLkdIwHu7ixR4tPz9aK.json").read_text())
-    (charge,) = payload["additional_evidence"][
-        "payments"
-    ]  # from the Stripe export, by order metadata
+    # from the Stripe export, joined by its order metadata column
+    (charge,) = payload["additional_evidence"]["payments"]
     assert (charge["payment_id"], charge["cvc_check"], charge["avs_zip_check"]) == (
         "ch_3Q1aB2LkdIwHu7ix0Wd1kR3s", "pass", "pass")  # fmt: skip
     matches = pd.read_csv(report / "file_matches.csv")
@@ -238,14 +242,9 @@ def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, 
 
 
 def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypatch):
-    inbox = tmp_path / "inbox"
-    shutil.copytree(SAMPLE, inbox)
-    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
-    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--sandbox"])
-    assert r.exit_code == 0, r.output
+    r, inbox, report = _run_on_sample_data(tmp_path, monkeypatch, "--sandbox")
     assert "| Disputes sent (evidence) | 5 |" in r.output and "| Files uploaded | 5 |" in r.output
     assert "'Lineitem price' = 'abc': not a number" in r.output
-    report = next((tmp_path / "inbox.reports").iterdir())
     problems = pd.read_csv(report / "problems.csv", dtype=str).fillna("")
     bad_price = problems.loc[problems["column"] == "Lineitem price"].iloc[0]
     assert (bad_price["row"], bad_price["value"]) == ("10", "abc")  # Excel's row, not 10.0
