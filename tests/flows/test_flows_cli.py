@@ -29,11 +29,7 @@ def prefect_harness():
         yield
 
 
-@pytest.fixture(autouse=True)
-def _prefect_console_outlives_cli_runner():
-    """Prefect's console handler keeps the stderr it was set up with; when that was a
-    CliRunner's (closed after the invocation), the next flow run's logs recurse on errors."""
-    yield
+def _unbind_closed_streams() -> None:
     import logging
     import sys
 
@@ -41,9 +37,28 @@ def _prefect_console_outlives_cli_runner():
 
     loggers = [logging.getLogger(), *map(logging.getLogger, list(logging.root.manager.loggerDict))]
     for handler in {h for lg in loggers for h in getattr(lg, "handlers", [])}:
-        if isinstance(handler, PrefectConsoleHandler) and getattr(handler.stream, "closed", False):
+        if isinstance(handler, logging.StreamHandler) and getattr(handler.stream, "closed", False):
             handler.stream = sys.__stderr__  # setStream would flush the closed one
-            handler.console.file = sys.__stderr__
+            if isinstance(handler, PrefectConsoleHandler):
+                handler.console.file = sys.__stderr__
+
+
+@pytest.fixture(autouse=True)
+def _prefect_console_outlives_cli_runner(monkeypatch):
+    """Log handlers set up during a CliRunner invocation keep its stderr, which is closed
+    afterwards: the next flow run's logs would then recurse on errors. After every invocation
+    (several in one test, too), such handlers are pointed back at the real stderr."""
+    invoke = CliRunner.invoke
+
+    def invoke_then_unbind(self, *args, **kwargs):
+        try:
+            return invoke(self, *args, **kwargs)
+        finally:
+            _unbind_closed_streams()
+
+    monkeypatch.setattr(CliRunner, "invoke", invoke_then_unbind)
+    yield
+    _unbind_closed_streams()
 
 
 @pytest.fixture

@@ -172,17 +172,23 @@ def report(
     return write_report(rep, ctx.report_folder)
 
 
+def _reject_row(kind: str, r: Any) -> dict[str, Any]:
+    """A problem that points at a cell (or a whole file) as the analyst sees it in Excel."""
+    return {"problem_kind": kind, "file": r.file, "sheet": r.sheet or "", "row": r.row or "",
+            "column": r.column or "", "value": r.value or "", "problem": r.reason, "where": r.line().split(":")[0]}  # fmt: skip
+
+
 def _problems(
     ingested: IngestOutcome, prepared: PrepareOutcome, disputes: pd.DataFrame, files: pd.DataFrame
 ) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
-    for r in [*ingested.rejects, *prepared.conflicts]:
-        rows.append({"problem_kind": "Rows or files not used", "file": r.file, "sheet": r.sheet or "", "row": r.row or "",
-                     "column": r.column or "", "value": r.value or "", "problem": r.reason, "where": r.line().split(":")[0]})  # fmt: skip
-    for r in prepared.unlisted_disputes:
-        rows.append({"problem_kind": "Disputed charges missing from the disputes list", "file": r.file,
-                     "sheet": r.sheet or "", "row": r.row or "", "column": r.column or "", "value": r.value or "",
-                     "problem": r.reason, "where": r.line().split(":")[0]})  # fmt: skip
+    rows += [
+        _reject_row("Rows or files not used", r) for r in [*ingested.rejects, *prepared.conflicts]
+    ]
+    rows += [
+        _reject_row("Disputed charges missing from the disputes list", r)
+        for r in prepared.unlisted_disputes
+    ]
     for path, why in ingested.skipped:
         rows.append({"problem_kind": "Files skipped", "file": path, "problem": why, "where": path})
     for issue in prepared.file_issues:

@@ -231,9 +231,8 @@ class StateStore:
                     ]  # nothing of this kind yet: no rows, all columns
                     continue
                 frame = pd.read_sql(f"SELECT * FROM {table} ORDER BY _seq, _row", c)  # noqa: S608 - fixed names
-                out[kind] = frame.fillna(
-                    ""
-                )  # _seq kept: which ingest (file version) a row came from
+                # _seq stays: which ingest (file version) each row came from
+                out[kind] = frame.fillna("")
         return out
 
     # -- disputes and files ----------------------------------------------------------
