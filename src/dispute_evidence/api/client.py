@@ -25,6 +25,7 @@ from dispute_evidence.api.models import (
 from dispute_evidence.api.pacer import RequestPacer
 from dispute_evidence.api.transport import RawResponse, Transport
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, EXTENSIONS, sniff_path
+from dispute_evidence.names import upload_name
 
 M = TypeVar("M", bound=BaseModel)
 MAX_PAGE = 100
@@ -158,12 +159,14 @@ class DisputeEvidenceClient:
         """
         path = Path(path)
         mime, _ = check_evidence_file(path)
-        name = file_name or path.name
+        name = upload_name(file_name or path.name)  # no control characters in a header
         if not Path(name).suffix:
             name += EXTENSIONS[mime]
 
         def form() -> aiohttp.FormData:  # rebuilt per attempt: the file is re-opened
-            data = aiohttp.FormData()
+            # the name as given (UTF-8), not percent-encoded: the API keeps it verbatim and
+            # listings must show the name we recorded; upload_name left nothing to escape
+            data = aiohttp.FormData(quote_fields=False)
             data.add_field("provider_dispute_id", provider_dispute_id)
             data.add_field("file", path.open("rb"), filename=name, content_type=mime)
             return data

@@ -16,12 +16,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import orjson
+from pydantic import ValidationError
 
 from dispute_evidence.api import (
     AuthenticationFailed,
     DisputeEvidenceClient,
+    Evidence,
     InvalidRequest,
     NotFound,
     OutcomeUnknown,
@@ -57,6 +60,14 @@ def _describe(exc: Exception) -> str:
     text = exc.message if hasattr(exc, "message") else str(exc)
     param = getattr(exc, "param", None)
     return f"{text} (field: {param})" if param else text
+
+
+def _invalid(exc: ValidationError) -> str:
+    """A payload the API model refuses, in a line: which field and why, nothing sent."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"evidence not sent: field {where}: {first['msg']}{more}; fix the source row and drop it again"
 
 
 def _past_due(due: str | None, now: datetime) -> bool:
@@ -132,7 +143,15 @@ class Submitter:
         """Send the complete evidence; the API's dispute id on success, None otherwise."""
         attempts = d["attempts"] + 1
         try:
-            result = await self.client.update_evidence(pid, orjson.loads(d["payload"]))
+            evidence = Evidence.model_validate(orjson.loads(d["payload"]))
+        except ValidationError as exc:  # our own check refuses it: this dispute only, not the run
+            self.store.update_dispute(
+                pid, status="rejected", detail=_invalid(exc), attempts=attempts
+            )
+            self.stats.rejected += 1
+            return None
+        try:
+            result = await self.client.update_evidence(pid, evidence)
         except NotFound as exc:
             self.store.update_dispute(
                 pid, status="not_found", detail=_describe(exc), attempts=attempts
@@ -216,7 +235,8 @@ class Submitter:
             )
             raise _Skip from None
         for r in remote:
-            if r.id not in claimed and r.file_name == f["file_name"]:
+            # an earlier version sent names percent-encoded: either spelling is this file
+            if r.id not in claimed and f["file_name"] in (r.file_name, unquote(r.file_name)):
                 self.store.update_file(
                     pid, f["sha256"], status="uploaded", remote_file_id=r.id, last_error=None
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from dispute_evidence.ingest.currencies import ISO_4217
@@ -58,6 +59,8 @@ def validate_table(
     for fld in NUMBER_FIELDS & set(canonical):
         parsed[fld] = parse_number(frame[fld])
         problems.append(((frame[fld] != "") & parsed[fld].isna(), fld, "not a number"))
+        # "inf", "1e309", "NaN" parse as floats but no evidence can carry them (JSON has none)
+        problems.append((parsed[fld].abs() == np.inf, fld, "not a finite number"))
         if fld in ("quantity", "price", "order_total", "refunded_amount"):
             problems.append((parsed[fld] < 0, fld, f"negative {fld.replace('_', ' ')}"))
     if "quantity" in parsed:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pandas as pd
 
+from dispute_evidence.names import visible
+
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 STATUS_WORDS = {
@@ -26,14 +28,15 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>!|~])")
 def md_text(value: Any) -> str:
     """Inbox text (file names, cell values) made inert in Markdown: no links, images or markup,
     one line. The Prefect UI renders the summary; a cell must never make it fetch a URL."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(visible(str(value)).split()))
 
 
 def escape_cell(value: Any) -> Any:
     """Text that a spreadsheet would run as a formula gets a leading apostrophe."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
+    if not isinstance(value, str):
+        return value
+    value = visible(value)  # a control character in a name must not reach the sheet as it is
+    return "'" + value if value.startswith(FORMULA_START) else value
 
 
 @dataclass

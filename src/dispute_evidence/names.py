@@ -1,0 +1,41 @@
+"""File names and inbox text made safe to send and to show.
+
+An analyst's file name may hold control characters, line breaks or bidirectional marks
+(U+202E turns `rtl\u202egnp.pdf` into what reads as `rtlpng.pdf`). They must not reach an
+HTTP header, a terminal or a report as they are. Neutral module: imports nothing of ours.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def _is_invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in _INVISIBLE
+
+
+def upload_name(name: str, fallback: str = "evidence") -> str:
+    """The file name the API receives: invisible and control characters dropped, whitespace
+    runs made one space, path separators and double quotes replaced; never empty."""
+    kept = (" " if ch.isspace() or ch in "/\\" else "'" if ch == '"' else ch for ch in name)
+    clean = " ".join("".join(ch for ch in kept if not _is_invisible(ch)).split())
+    stem, dot, suffix = clean.rpartition(".")
+    if not dot:
+        stem, suffix = clean, ""
+    if not stem.strip(". "):
+        return fallback + (f".{suffix}" if dot else "")
+    return clean
+
+
+def visible(text: str) -> str:
+    """Text for a person: each control or invisible character (whitespace aside) shown as
+    <U+XXXX>, so a report or terminal shows what a name really holds and nothing in it can
+    move the cursor or reverse the text."""
+    shown = (_is_invisible(ch) and not ch.isspace() for ch in text)
+    if not any(shown):
+        return text
+    return "".join(
+        f"<U+{ord(ch):04X}>" if _is_invisible(ch) and not ch.isspace() else ch for ch in text
+    )
