@@ -4,6 +4,7 @@ Prefect flow only wraps them and tests can call them directly."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,24 @@ from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
-from dispute_evidence.inbox import archive, file_sha256, is_settled, reject, signature, store_blob
+from dispute_evidence.inbox import (
+    ARCHIVE,
+    PRIVATE,
+    REJECTED,
+    InboxLayout,
+    UnsafeFolder,
+    archive,
+    file_sha256,
+    is_settled,
+    reject,
+    safe_folder,
+    signature,
+    store_blob,
+)
 from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_file, scan_inbox
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.tables import Reject
+from dispute_evidence.names import upload_name
 
 log = logging.getLogger("dispute_evidence.pipeline")
 
@@ -43,6 +58,8 @@ class IngestOutcome:
     rejects: list[Reject] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     evidence_paths: list[Path] = field(default_factory=list)
+    folder_problems: dict[str, str] = field(default_factory=dict)  # {folder: why unusable}
+    not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
 
 
 @dataclass
@@ -56,12 +73,15 @@ class PrepareOutcome:
     files_added: int = 0
     dry_payloads: dict[str, bytes] = field(default_factory=dict)
     dry_matches: dict[str, list[str]] = field(default_factory=dict)
+    not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
 
 
 def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> IngestOutcome:
     """Read every new, settled spreadsheet; each file's records land in one transaction, then
     the file is archived. Files seen before (same content) are archived without re-reading."""
     out = IngestOutcome()
+    mover = Mover(opts.inbox, run_id, enabled=opts.archive)
+    out.folder_problems = mover.broken
     sheets, evidence, out.skipped = scan_inbox(opts.inbox)
     for path in sheets:
         label = str(path.relative_to(opts.inbox))
@@ -72,8 +92,7 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
         sha = file_sha256(path)
         if store.is_ingested(sha):
             out.repeated_files += 1
-            if opts.archive:
-                archive(opts.inbox, path, run_id)
+            mover.archive(path)
             continue
         tables, rejects, summaries = ingest_file(path, label, opts.mappings, opts.max_file_bytes)
         after = path.stat()
@@ -83,10 +102,7 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
         out.rejects.extend(rejects)
         out.summaries.extend(summaries)
         if not tables:
-            if opts.archive:
-                reject(
-                    opts.inbox, path, "\n".join(r.line() for r in rejects) or "no recognised table"
-                )
+            mover.reject(path, "\n".join(r.line() for r in rejects) or "no recognised table")
             continue
         records: dict[str, list[pd.DataFrame]] = {}
         for kind, frame in tables:
@@ -94,13 +110,44 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
         store.record_ingest(sha, label, run_id, {k: pd.concat(v, ignore_index=True) for k, v in records.items()},
                             [s.__dict__ for s in summaries])  # fmt: skip
         out.new_files += 1
-        if opts.archive:
-            archive(opts.inbox, path, run_id)
+        mover.archive(path)
     out.evidence_paths = [p for p in evidence if is_settled(p, opts.settle_seconds)]
     out.waiting_files += [
         str(p.relative_to(opts.inbox)) for p in evidence if p not in out.evidence_paths
     ]
+    out.not_moved = mover.not_moved
     return out
+
+
+class Mover:
+    """Archives and rejects inbox files; a pipeline folder that is a link or a file is never
+    used (checked once up front and again at every move): the file stays where it is, and
+    the reason is kept for the report."""
+
+    def __init__(self, inbox: Path, run_id: str, *, enabled: bool = True) -> None:
+        self.inbox, self.run_id, self.enabled = inbox, run_id, enabled
+        self.broken = InboxLayout.at(inbox).folder_problems() if enabled else {}
+        self.not_moved: list[tuple[str, str]] = []
+
+    def archive(self, path: Path) -> None:
+        self._move(path, ARCHIVE, lambda: archive(self.inbox, path, self.run_id))
+
+    def reject(self, path: Path, reason: str) -> None:
+        self._move(path, REJECTED, lambda: reject(self.inbox, path, reason))
+
+    def _move(self, path: Path, folder: str, move: Callable[[], Path]) -> None:
+        if not self.enabled:
+            return
+        if folder in self.broken:
+            self.not_moved.append((str(path.relative_to(self.inbox)), self.broken[folder]))
+            return
+        try:
+            move()
+        except (UnsafeFolder, OSError) as exc:
+            why = (
+                str(exc) if isinstance(exc, UnsafeFolder) else f"could not move it ({exc.strerror})"
+            )
+            self.not_moved.append((str(path.relative_to(self.inbox)), why))
 
 
 def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run_id: str, *,
@@ -132,9 +179,15 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
     if dry_run:
         out.dry_matches = {pid: [f.label for f in files] for pid, files in matches.items()}
         return out
-    blob_dir = opts.blob_dir or (opts.inbox / ".dispute-evidence" / "blobs")
+    try:
+        blob_dir = opts.blob_dir or safe_folder(opts.inbox, PRIVATE, "blobs")
+    except UnsafeFolder as exc:  # nowhere safe to keep what we upload from: take nothing
+        out.file_issues += [
+            FileIssue(f.label, f"not taken: {exc}") for fs in matches.values() for f in fs
+        ]
+        return out
     rows = [
-        {"provider_dispute_id": pid, "sha256": f.sha256, "file_name": f.path.name, "size": f.size, "mime": f.mime,
+        {"provider_dispute_id": pid, "sha256": f.sha256, "file_name": upload_name(f.path.name), "size": f.size, "mime": f.mime,
          "path": str(store_blob(blob_dir, f.path, f.sha256))}
         for pid, files in matches.items() for f in files
     ]  # fmt: skip
@@ -144,10 +197,11 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
     store.mark_evidence_seen(
         signature(opts.inbox, p) for p in ingest.evidence_paths if p not in matched
     )
-    if opts.archive:
-        for files in matches.values():
-            for f in files:
-                archive(opts.inbox, f.path, run_id)
+    mover = Mover(opts.inbox, run_id, enabled=opts.archive)
+    for files in matches.values():
+        for f in files:
+            mover.archive(f.path)
+    out.not_moved = mover.not_moved
     return out
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from dispute_evidence.filetypes import EVIDENCE_SUFFIXES
+from dispute_evidence.inbox import OWN_FOLDERS
 from dispute_evidence.ingest.layouts import FIELDS, Mapping
 from dispute_evidence.ingest.readers import (
     SPREADSHEET_SUFFIXES,
@@ -69,10 +70,9 @@ def scan_inbox(inbox: Path) -> tuple[list[Path], list[Path], list[tuple[str, str
     Symlinks are never followed; lock/temp/hidden files and our own folders are skipped.
     """
     sheets, evidence, skipped = [], [], []
-    own = {"archive", "rejected", "reports", "state", ".dispute-evidence"}
     for path in sorted(inbox.rglob("*")):
         rel = path.relative_to(inbox)
-        if rel.parts and rel.parts[0] in own or any(p.startswith(".") for p in rel.parts):
+        if rel.parts and rel.parts[0] in OWN_FOLDERS or any(p.startswith(".") for p in rel.parts):
             continue
         if path.is_symlink():
             skipped.append(
