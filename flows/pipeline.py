@@ -15,7 +15,7 @@ from prefect.cache_policies import NONE
 
 from dispute_evidence.engine import run as steps
 from dispute_evidence.engine.submit import RunAborted
-from dispute_evidence.inbox import file_sha256, is_settled, signature
+from dispute_evidence.inbox import default_state, file_sha256, is_settled, signature
 from dispute_evidence.ingest import scan_inbox
 from dispute_evidence.settings import load_settings
 
@@ -72,16 +72,18 @@ def report_task(ctx: steps.RunContext, ingested: Any, prepared: Any, outcome: st
 @flow(name="dispute-evidence", log_prints=True)
 def evidence_run(inbox: str, config: str | None = None, state: str | None = None, dry_run: bool = False,
                  base_url: str | None = None, trigger: str = "manual",
-                 wait_for_lock: float = 0.0) -> dict[str, Any]:  # fmt: skip
+                 wait_for_lock: float = 0.0, adopt: bool = False, reconcile: bool = False) -> dict[str, Any]:  # fmt: skip
     """Ingest the inbox, build payloads, submit, report. Returns exit code, report path, counts.
 
-    `wait_for_lock`: seconds to wait for a run already working on this inbox (0: give up)."""
+    `wait_for_lock`: seconds to wait for a run already working on this inbox (0: give up).
+    `adopt`: the state store may take this inbox (it moved); `reconcile`: a new state store
+    checks the API's file listings before uploading (it replaces a lost one)."""
     settings = load_settings(Path(config) if config else None)
     ctx = steps.open_run(settings, Path(inbox), state=state, dry_run=dry_run, trigger=trigger,
                          config_dir=Path(config).parent if config else Path("config"),
-                         wait_for_lock=wait_for_lock)  # fmt: skip
+                         wait_for_lock=wait_for_lock, adopt=adopt, reconcile=reconcile)  # fmt: skip
     ctx.progress = _PROGRESS[0]
-    code, outcome, stats = steps.EXIT_OK, "ok", None
+    code, outcome, stats, finished = steps.EXIT_OK, "ok", None, False
     try:
         ingested = ingest_task(ctx)
         prepared = prepare_task(ctx, ingested)
@@ -98,8 +100,9 @@ def evidence_run(inbox: str, config: str | None = None, state: str | None = None
             code = steps.exit_code(ctx, stats)
             outcome = outcome if code == steps.EXIT_OK else "finished with problems"
         path = report_task(ctx, ingested, prepared, outcome)
+        finished = True
     finally:
-        steps.close_run(ctx, outcome)
+        steps.close_run(ctx, outcome if finished else "failed")
     return {
         "exit_code": code,
         "report": path,
@@ -117,7 +120,7 @@ def new_inbox_files(inbox: Path, state: str | None, settle: float) -> list[str]:
     from dispute_evidence.engine.state import StateStore
 
     sheets, evidence, _ = scan_inbox(inbox)
-    store = StateStore(state or steps.default_state(inbox.resolve()))
+    store = StateStore(state or default_state(inbox))
     try:
         fresh = [
             p for p in sheets if is_settled(p, settle) and not store.is_ingested(file_sha256(p))

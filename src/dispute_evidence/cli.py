@@ -145,8 +145,12 @@ def _sandbox_for(inbox: Path, settings: object) -> object:
 
 
 def _run_flow(inbox: Path, config: Path | None, state: str | None, dry_run: bool, base_url: str | None,
-              trigger: str) -> dict:  # fmt: skip
+              trigger: str, adopt: bool = False, reconcile: bool = False) -> dict:  # fmt: skip
     from flows.pipeline import _PROGRESS, evidence_run
+
+    def go() -> dict:
+        return evidence_run(str(inbox), str(config) if config else None, state, dry_run, base_url,
+                            trigger, adopt=adopt, reconcile=reconcile)  # fmt: skip
 
     if sys.stderr.isatty():
         from rich.progress import Progress
@@ -155,12 +159,8 @@ def _run_flow(inbox: Path, config: Path | None, state: str | None, dry_run: bool
         bar = progress.add_task("submitting", total=None)
         _PROGRESS[0] = lambda done, total: progress.update(bar, completed=done, total=total)
         with progress:
-            return evidence_run(
-                str(inbox), str(config) if config else None, state, dry_run, base_url, trigger
-            )
-    return evidence_run(
-        str(inbox), str(config) if config else None, state, dry_run, base_url, trigger
-    )
+            return go()
+    return go()
 
 
 @app.command()
@@ -192,12 +192,27 @@ def run(
             help="Start a local API for this run instead of using DISPUTE_API_BASE_URL.",
         ),
     ] = False,
+    adopt: Annotated[
+        bool,
+        typer.Option(
+            "--adopt",
+            help="The inbox moved: let its state store (which names the old place) take it.",
+        ),
+    ] = False,
+    reconcile: Annotated[
+        bool,
+        typer.Option(
+            "--reconcile",
+            help="A new state replacing a lost or damaged one: check each dispute's files at the API before uploading.",
+        ),
+    ] = False,
 ) -> None:
     """One run: ingest the inbox, build payloads, submit, report.
 
     Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error, 3 API key refused.
     """
-    from dispute_evidence.engine.run import EXIT_USAGE, RunLocked
+    from dispute_evidence.engine.run import EXIT_FAILED, EXIT_USAGE, RunLocked
+    from dispute_evidence.engine.state import StateError
     from dispute_evidence.settings import ConfigError, load_settings
 
     _console_logging()
@@ -221,10 +236,13 @@ def run(
                    "--sandbox (or `dispute-evidence demo`).", err=True)  # fmt: skip
         raise typer.Exit(EXIT_USAGE)
     try:
-        result = _run_flow(inbox, config, state, dry_run, base_url, "manual")
+        result = _run_flow(inbox, config, state, dry_run, base_url, "manual", adopt, reconcile)
     except RunLocked as exc:
         typer.echo(str(exc), err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(EXIT_FAILED) from None
+    except StateError as exc:  # nothing was read or sent; the message says how to recover
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
     except ValueError as exc:  # e.g. http:// to a non-loopback host, missing token
         typer.echo(f"Configuration error: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
@@ -286,13 +304,17 @@ def status(
     ] = None,
 ) -> None:
     """Disputes by status, the next deadlines, and the last runs."""
-    from dispute_evidence.engine.run import default_state
-    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.engine.state import StateError, StateStore
+    from dispute_evidence.inbox import default_state
 
     if not (state or inbox):
         typer.echo("Give --inbox or --state.", err=True)
         raise typer.Exit(2)
-    store = StateStore(state or default_state(inbox.resolve()))
+    try:
+        store = StateStore(state or default_state(inbox), must_exist=True)  # type: ignore[arg-type]
+    except StateError as exc:
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(2) from None
     try:
         counts = store.status_counts()
         typer.echo(

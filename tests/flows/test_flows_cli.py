@@ -14,51 +14,12 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.engine.state import StateStore
+from dispute_evidence.inbox import default_state
 from dispute_evidence.reports import escape_cell
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
-
-
-@pytest.fixture(scope="session")
-def prefect_harness():
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=60):
-        yield
-
-
-def _unbind_closed_streams() -> None:
-    import logging
-    import sys
-
-    from prefect.logging.handlers import PrefectConsoleHandler
-
-    loggers = [logging.getLogger(), *map(logging.getLogger, list(logging.root.manager.loggerDict))]
-    for handler in {h for lg in loggers for h in getattr(lg, "handlers", [])}:
-        if isinstance(handler, logging.StreamHandler) and getattr(handler.stream, "closed", False):
-            handler.stream = sys.__stderr__  # setStream would flush the closed one
-            if isinstance(handler, PrefectConsoleHandler):
-                handler.console.file = sys.__stderr__
-
-
-@pytest.fixture(autouse=True)
-def _prefect_console_outlives_cli_runner(monkeypatch):
-    """Log handlers set up during a CliRunner invocation keep its stderr, which is closed
-    afterwards: the next flow run's logs would then recurse on errors. After every invocation
-    (several in one test, too), such handlers are pointed back at the real stderr."""
-    invoke = CliRunner.invoke
-
-    def invoke_then_unbind(self, *args, **kwargs):
-        try:
-            return invoke(self, *args, **kwargs)
-        finally:
-            _unbind_closed_streams()
-
-    monkeypatch.setattr(CliRunner, "invoke", invoke_then_unbind)
-    yield
-    _unbind_closed_streams()
 
 
 @pytest.fixture
@@ -297,7 +258,7 @@ def test_one_run_at_a_time_per_inbox_and_the_nightly_run_waits(tmp_path):
     nightly = steps.open_run(settings, inbox, trigger="nightly", wait_for_lock=30, poll=0.05)
     assert 0.4 < time.monotonic() - t0 < 10  # waited for the inbox run, then took the lock
     steps.close_run(nightly, "ok")
-    store = StateStore(steps.default_state(inbox.resolve()))
+    store = StateStore(default_state(inbox))
     try:
         runs = {r["trigger"]: r["outcome"] for r in store.last_runs(5)}
         assert runs == {

@@ -22,8 +22,9 @@ from dispute_evidence.engine.pipeline import (
     prepare_step,
     submit_step,
 )  # fmt: skip
-from dispute_evidence.engine.state import StateStore, new_owner
+from dispute_evidence.engine.state import StateStore, new_owner, new_run_id
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
+from dispute_evidence.inbox import InboxLayout, default_state
 from dispute_evidence.reports import RunReport, write_report
 from dispute_evidence.settings import Settings
 
@@ -54,36 +55,58 @@ class RunContext:
         return self.reports_dir / self.run_id
 
 
-def default_state(inbox: Path) -> Path:
-    """Default state: a SQLite file next to the inbox (not in it: the inbox is untrusted)."""
-    return inbox.parent / f"{inbox.name}.state.sqlite3"
-
-
 def open_run(settings: Settings, inbox: Path, *, state: str | Path | None = None, dry_run: bool = False,
              trigger: str = "manual", config_dir: Path = Path("."), wait_for_lock: float = 0.0,
-             poll: float = 15.0) -> RunContext:  # fmt: skip
+             poll: float = 15.0, adopt: bool = False, reconcile: bool = False) -> RunContext:  # fmt: skip
     """Open the state store, take the run lock, and start a run row.
 
     With `wait_for_lock`, a run that finds another one working waits for it (up to that many
-    seconds) instead of giving up: the nightly run must not be lost to an inbox-triggered one."""
+    seconds) instead of giving up: the nightly run must not be lost to an inbox-triggered one.
+    `adopt` rebinds a state store to this inbox (it moved); `reconcile` makes a new state check
+    the API's file listings before uploading (it replaces a lost or damaged one)."""
     inbox = inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
     store = StateStore(state or settings.paths.state or default_state(inbox))
-    run_id = store.start_run(trigger if not dry_run else f"{trigger} (dry run)")
-    deadline = time.monotonic() + wait_for_lock
+    label = trigger if not dry_run else f"{trigger} (dry run)"
+    run_id = new_run_id()
+    try:
+        _take_lock(store, run_id, label, wait_for_lock, poll)
+    except BaseException:
+        store.close()
+        raise
+    try:
+        store.start_run(label, run_id)
+        store.mark_crashed_runs(except_run=run_id)
+        store.bind_inbox(inbox, adopt=adopt)
+        if reconcile:
+            store.set_reconcile_uploads(True)
+        return _context(settings, store, inbox, run_id, dry_run, trigger, config_dir)
+    except BaseException as exc:  # the lock is ours: never leave it behind
+        store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
+        store.release_run_lock(new_owner(run_id))
+        store.close()
+        raise
+
+
+def _take_lock(store: StateStore, run_id: str, label: str, wait: float, poll: float) -> None:
+    deadline = time.monotonic() + wait
     while holder := store.acquire_run_lock(new_owner(run_id)):
         if time.monotonic() >= deadline:
+            store.start_run(label, run_id)
             store.finish_run(run_id, "skipped: another run in progress", {})
-            store.close()
             raise RunLocked(f"another run is in progress on this inbox/state: {holder}")
         log.info("waiting for %s to finish", holder)
         time.sleep(min(poll, max(deadline - time.monotonic(), 0.0)))
+
+
+def _context(settings: Settings, store: StateStore, inbox: Path, run_id: str, dry_run: bool,
+             trigger: str, config_dir: Path) -> RunContext:  # fmt: skip
     ingest = settings.ingest
     opts = RunOptions(inbox=inbox, merchant=settings.merchant.profile(), mappings=settings.mappings(config_dir),
                       max_file_bytes=int(ingest.max_file_mb * 1e6), settle_seconds=ingest.settle_seconds,
                       archive=ingest.archive and not dry_run, concurrency=settings.api.concurrency)  # fmt: skip
-    reports = settings.paths.reports or inbox.parent / f"{inbox.name}.reports"
+    reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
     return RunContext(settings, store, opts, run_id, Path(reports), dry_run, trigger)
 
 
@@ -91,6 +114,8 @@ def ingest(ctx: RunContext) -> IngestOutcome:
     out = ingest_inbox_step(ctx.store, ctx.opts, ctx.run_id)
     ctx.counts.update(new_files=out.new_files, repeated_files=out.repeated_files,
                       rows_rejected=sum(s.rows_rejected for s in out.summaries))  # fmt: skip
+    for folder, why in out.folder_problems.items():
+        ctx.notes.append(f"Inbox folder {folder}/ cannot be used: {why}")
     if out.waiting_files:
         ctx.notes.append(f"{len(out.waiting_files)} file(s) still being written; they will be read next run: "
                          + ", ".join(out.waiting_files[:5]))  # fmt: skip
@@ -102,6 +127,8 @@ def prepare(ctx: RunContext, ingested: IngestOutcome) -> PrepareOutcome:
     out = prepare_step(
         ctx.store, ctx.opts, ingested, ctx.run_id, rebuild=rebuild, dry_run=ctx.dry_run
     )
+    if not ctx.dry_run:  # every file in the inbox is registered: reconciling them is enough
+        ctx.store.set_reconcile_uploads(False)
     if ctx.dry_run:
         folder = ctx.report_folder / "payloads"
         folder.mkdir(parents=True, exist_ok=True)
@@ -191,6 +218,10 @@ def _problems(
     ]
     for path, why in ingested.skipped:
         rows.append({"problem_kind": "Files skipped", "file": path, "problem": why, "where": path})
+    for path, why in [*ingested.not_moved, *prepared.not_moved]:
+        rows.append(
+            {"problem_kind": "Files left in the inbox", "file": path, "problem": why, "where": path}
+        )
     for issue in prepared.file_issues:
         rows.append(
             {
@@ -238,6 +269,8 @@ WHAT_TO_DO = {
                               "again; the file's other rows were used.",
     "Disputed charges missing from the disputes list": "Add the dispute to the disputes list (its dp_… id "
                                                         "and order number) before its deadline.",
+    "Files left in the inbox": "Fix the inbox folder the problem names; the file was used and "
+                               "stays where it is until then (dropping it again does no harm).",
     "Files skipped": "Nothing, if the file is not an export or evidence; otherwise save it as CSV, "
                      "XLSX, PDF, PNG or JPG.",
     "Evidence files not uploaded": "Rename or re-save the file as the problem says and drop it again.",

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import and_, create_engine, event, func, or_, select, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence.engine.schema import (
     RECORD_TABLES,
@@ -31,6 +32,18 @@ from dispute_evidence.ingest import empty_records
 FINAL = ("rejected", "not_found", "past_due")
 LEASE_SECONDS = 900.0
 RUN_LOCK_SECONDS = 1800.0  # renewed while the run works
+
+
+class StateError(Exception):
+    """The state store cannot be used as it is; the message says which and what to do."""
+
+
+class StateDamaged(StateError):
+    """The state file is not a readable database (truncated, overwritten, corrupt)."""
+
+
+class StateOfAnotherInbox(StateError):
+    """The state store records another inbox than the one this run was given."""
 
 
 def new_owner(tag: str) -> str:
@@ -54,6 +67,10 @@ def owner_is_dead(owner: str | None) -> bool:
     return False
 
 
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+
+
 def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
@@ -75,15 +92,39 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 class StateStore:
     """Run state: ingested files and records, one row per dispute and per evidence file, runs."""
 
-    def __init__(self, url: str | Path) -> None:
+    def __init__(self, url: str | Path, *, must_exist: bool = False) -> None:
         self.url = state_url(url)
         self.engine: Engine = create_engine(self.url, future=True)
-        if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        with self.engine.begin() as conn:
-            migrate(conn)
         self._hot: Any = None  # one held connection for the submitter's per-dispute writes
         self._sql: dict[tuple[str, ...], Any] = {}
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+            path = self.engine.url.database
+            if must_exist and path and not Path(path).is_file():
+                self.engine.dispose()
+                raise StateError(
+                    f"no state file at {path}: check the path (no run has used it yet)"
+                )
+        try:
+            with self.engine.begin() as conn:
+                migrate(conn)
+        except DatabaseError as exc:
+            self.engine.dispose()
+            raise StateDamaged(self._damaged(exc)) from None
+
+    def _damaged(self, exc: DatabaseError) -> str:
+        return (
+            f"the state store {self._where()} is damaged ({str(exc.orig).splitlines()[0]}). To recover: "
+            "restore it from a backup; or move it aside and run again with --reconcile, so the "
+            "new state lists each dispute's files at the API before uploading and nothing is "
+            "sent twice (evidence is re-sent whole, which is harmless)."
+        )
+
+    def __enter__(self) -> StateStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:  # a URL may carry a database password
         return f"StateStore({self.engine.url.render_as_string(hide_password=True)!r})"
@@ -112,8 +153,8 @@ class StateStore:
             raise
 
     # -- runs --------------------------------------------------------------------
-    def start_run(self, trigger: str = "manual") -> str:
-        run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+    def start_run(self, trigger: str = "manual", run_id: str | None = None) -> str:
+        run_id = run_id or new_run_id()
         with self.engine.begin() as c:
             c.execute(
                 runs.insert().values(
@@ -126,6 +167,63 @@ class StateStore:
         with self.engine.begin() as c:
             c.execute(runs.update().where(runs.c.run_id == run_id).values(
                 finished_at=now_iso(), outcome=outcome, counts=json.dumps(counts, sort_keys=True)))  # fmt: skip
+
+    def mark_crashed_runs(self, except_run: str) -> int:
+        """Runs still 'running' when a run takes the lock died without finishing (SIGKILL,
+        power loss): only the lock holder ever has a running row."""
+        with self.engine.begin() as c:
+            result = c.execute(runs.update().where(runs.c.outcome == "running", runs.c.run_id != except_run)
+                               .values(outcome="crashed", finished_at=now_iso()))  # fmt: skip
+        return result.rowcount
+
+    # -- the inbox this state belongs to -----------------------------------------------
+    def bind_inbox(self, inbox: Path, *, adopt: bool = False) -> None:
+        """Record the inbox on first use; refuse another one unless `adopt` (the inbox moved),
+        which rebinds and points stored evidence copies at the new place."""
+        from dispute_evidence.engine.schema import meta
+
+        here = str(inbox)
+        with self.engine.begin() as c:
+            bound = c.execute(select(meta.c.value).where(meta.c.key == "inbox")).scalar()
+            if bound == here:
+                return
+            if bound is not None and not adopt:
+                raise StateOfAnotherInbox(
+                    f"the state store {self._where()} belongs to the inbox {bound}, not {here}. "
+                    "Give each inbox its own state (the default sits beside the inbox), or, if "
+                    "this inbox was moved there, run once with --adopt."
+                )
+            if bound is not None:
+                for path, pid, sha in c.execute(select(evidence_files.c.path, evidence_files.c.provider_dispute_id,
+                                                       evidence_files.c.sha256)).all():  # fmt: skip
+                    if path.startswith(bound + os.sep):
+                        c.execute(evidence_files.update().where(evidence_files.c.provider_dispute_id == pid,
+                                  evidence_files.c.sha256 == sha).values(path=here + path[len(bound):]))  # fmt: skip
+            c.execute(meta.delete().where(meta.c.key == "inbox"))
+            c.execute(meta.insert().values(key="inbox", value=here))
+
+    def _where(self) -> str:
+        return self.engine.url.database if self.engine.dialect.name == "sqlite" else repr(self)
+
+    # -- recovery: a new state for an inbox whose files may already be at the API --------
+    def set_reconcile_uploads(self, on: bool) -> None:
+        """While on, newly registered files start as 'sending': the dispute's file listing is
+        checked before each is uploaded (a replaced state must not send files twice)."""
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.begin() as c:
+            c.execute(meta.delete().where(meta.c.key == "reconcile_uploads"))
+            if on:
+                c.execute(meta.insert().values(key="reconcile_uploads", value="1"))
+
+    def reconcile_uploads(self) -> bool:
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.connect() as c:
+            return (
+                c.execute(select(meta.c.value).where(meta.c.key == "reconcile_uploads")).scalar()
+                == "1"
+            )
 
     def last_runs(self, n: int = 5) -> list[dict[str, Any]]:
         with self.engine.connect() as c:
@@ -298,6 +396,7 @@ class StateStore:
 
     def sync_files(self, rows: list[dict[str, Any]]) -> int:
         """Register matched evidence files; one row per (dispute, content hash), whatever the name."""
+        status = "sending" if self.reconcile_uploads() else "pending"
         with self.engine.begin() as c:
             known = set(
                 c.execute(
@@ -309,7 +408,7 @@ class StateStore:
                 key = (row["provider_dispute_id"], row["sha256"])
                 if key not in known:
                     known.add(key)
-                    fresh.append({**row, "status": "pending", "updated_at": now_iso()})
+                    fresh.append({**row, "status": status, "updated_at": now_iso()})
             if fresh:
                 c.execute(evidence_files.insert(), fresh)
         return len(fresh)

@@ -1,0 +1,46 @@
+"""Fixtures shared by the flow and CLI tests: one Prefect test server for the session."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=60):
+        yield
+
+
+def _unbind_closed_streams() -> None:
+    import logging
+    import sys
+
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    loggers = [logging.getLogger(), *map(logging.getLogger, list(logging.root.manager.loggerDict))]
+    for handler in {h for lg in loggers for h in getattr(lg, "handlers", [])}:
+        if isinstance(handler, logging.StreamHandler) and getattr(handler.stream, "closed", False):
+            handler.stream = sys.__stderr__  # setStream would flush the closed one
+            if isinstance(handler, PrefectConsoleHandler):
+                handler.console.file = sys.__stderr__
+
+
+@pytest.fixture(autouse=True)
+def _prefect_console_outlives_cli_runner(monkeypatch):
+    """Log handlers set up during a CliRunner invocation keep its stderr, which is closed
+    afterwards: the next flow run's logs would then recurse on errors. After every invocation
+    (several in one test, too), such handlers are pointed back at the real stderr."""
+    invoke = CliRunner.invoke
+
+    def invoke_then_unbind(self, *args, **kwargs):
+        try:
+            return invoke(self, *args, **kwargs)
+        finally:
+            _unbind_closed_streams()
+
+    monkeypatch.setattr(CliRunner, "invoke", invoke_then_unbind)
+    yield
+    _unbind_closed_streams()
