@@ -212,7 +212,8 @@ def run(
     Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error, 3 API key refused.
     """
     from dispute_evidence.engine.run import EXIT_FAILED, EXIT_USAGE, RunLocked
-    from dispute_evidence.engine.state import StateError
+    from dispute_evidence.engine.state import StateError, StateStore
+    from dispute_evidence.inbox import default_state
     from dispute_evidence.settings import ConfigError, load_settings
 
     _console_logging()
@@ -235,6 +236,12 @@ def run(
         typer.echo("No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
                    "--sandbox (or `dispute-evidence demo`).", err=True)  # fmt: skip
         raise typer.Exit(EXIT_USAGE)
+    try:  # checked before the flow starts: a state problem is one line, not a flow traceback
+        with StateStore(state or settings.paths.state or default_state(inbox)) as store:
+            store.check_inbox(inbox.resolve(), adopt=adopt)
+    except StateError as exc:
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
     try:
         result = _run_flow(inbox, config, state, dry_run, base_url, "manual", adopt, reconcile)
     except RunLocked as exc:

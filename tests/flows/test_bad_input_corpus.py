@@ -88,3 +88,28 @@ def test_bad_inputs_beside_a_good_drop(prefect_harness, sandbox_factory, tmp_pat
     beside = {p.name for p in tmp_path.iterdir()} - {"inbox", "outside", "inbox.reports"}
     assert all(n.startswith("inbox.state.sqlite3") for n in beside), beside
     assert (inbox / "garbage.csv").exists() and (inbox / "orders_bad.csv").exists()
+
+
+def test_state_problems_are_one_line_with_exit_1(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    first, second = tmp_path / "first", tmp_path / "second"
+    make_inbox(first, 1)
+    make_inbox(second, 1)
+    damaged = tmp_path / "first.state.sqlite3"
+    damaged.write_bytes(b"SQLite format 3\x00" + b"\x07" * 200)
+    r = CliRunner().invoke(app, ["run", "--inbox", str(first), "--dry-run"])
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert str(damaged) in r.output and "damaged" in r.output and "--reconcile" in r.output
+    damaged.unlink()
+    from dispute_evidence.engine.state import StateStore
+
+    with StateStore(damaged) as store:
+        store.bind_inbox(first.resolve())
+    r = CliRunner().invoke(
+        app, ["run", "--inbox", str(second), "--state", str(damaged), "--dry-run"]
+    )
+    assert r.exit_code == 1 and "belongs to the inbox" in r.output and "--adopt" in r.output
+    assert (second / "disputes.csv").exists()
+    r = CliRunner().invoke(app, ["status", "--inbox", str(tmp_path / "typo")])
+    assert r.exit_code == 2 and "no state file" in r.output
+    assert not (tmp_path / "typo.state.sqlite3").exists()

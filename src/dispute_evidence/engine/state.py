@@ -188,11 +188,7 @@ class StateStore:
             if bound == here:
                 return
             if bound is not None and not adopt:
-                raise StateOfAnotherInbox(
-                    f"the state store {self._where()} belongs to the inbox {bound}, not {here}. "
-                    "Give each inbox its own state (the default sits beside the inbox), or, if "
-                    "this inbox was moved there, run once with --adopt."
-                )
+                raise self._another_inbox(bound, here)
             if bound is not None:
                 for path, pid, sha in c.execute(select(evidence_files.c.path, evidence_files.c.provider_dispute_id,
                                                        evidence_files.c.sha256)).all():  # fmt: skip
@@ -201,6 +197,22 @@ class StateStore:
                                   evidence_files.c.sha256 == sha).values(path=here + path[len(bound):]))  # fmt: skip
             c.execute(meta.delete().where(meta.c.key == "inbox"))
             c.execute(meta.insert().values(key="inbox", value=here))
+
+    def check_inbox(self, inbox: Path, *, adopt: bool = False) -> None:
+        """Raise StateOfAnotherInbox if this state serves another inbox (and not `adopt`)."""
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.connect() as c:
+            bound = c.execute(select(meta.c.value).where(meta.c.key == "inbox")).scalar()
+        if bound not in (None, str(inbox)) and not adopt:
+            raise self._another_inbox(bound, str(inbox))
+
+    def _another_inbox(self, bound: str, here: str) -> StateOfAnotherInbox:
+        return StateOfAnotherInbox(
+            f"the state store {self._where()} belongs to the inbox {bound}, not {here}. Give "
+            "each inbox its own state (the default sits beside the inbox), or, if this inbox "
+            "was moved there, run once with --adopt."
+        )
 
     def _where(self) -> str:
         return self.engine.url.database if self.engine.dialect.name == "sqlite" else repr(self)
