@@ -12,13 +12,13 @@ import aiohttp
 
 from bench.common import TOKEN, figure, heading, sandbox_process
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.pipeline import (
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.steps import (
     RunOptions,
     ingest_inbox_step,
     prepare_step,
     submit_step,
 )
-from dispute_evidence.engine.state import StateStore
 from tests.engine.helpers import MERCHANT, make_inbox
 
 

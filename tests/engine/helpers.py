@@ -7,13 +7,13 @@ import random
 from pathlib import Path
 
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
-from dispute_evidence.engine.pipeline import (
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.steps import (
     RunOptions,
     ingest_inbox_step,
     prepare_step,
     submit_step,
 )
-from dispute_evidence.engine.state import StateStore
 from tests.conftest import TOKEN
 
 MERCHANT = MerchantProfile(

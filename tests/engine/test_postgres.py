@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.pipeline import ingest_inbox_step, prepare_step
 from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.engine.submit import Submitter
 from dispute_evidence.sandbox import SandboxConfig
 from tests.conftest import TOKEN, seed_rows

@@ -81,8 +81,8 @@ def test_bad_inputs_beside_a_good_drop(prefect_harness, sandbox_factory, tmp_pat
             f"{what}: {name} not reported"
         )
     summary = (report / "summary.md").read_text()
-    assert "archive/ cannot be used" in summary and "is a link" in summary
-    assert "rejected/ cannot be used" in summary and "is a file" in summary
+    assert "cannot be used: archive/: 'archive' in the inbox is a link" in summary
+    assert "cannot be used: rejected/: 'rejected' in the inbox is a file" in summary
     # nothing left the inbox's own tree
     assert sorted(p.name for p in outside.iterdir()) == ["stolen.pdf"]
     beside = {p.name for p in tmp_path.iterdir()} - {"inbox", "outside", "inbox.reports"}

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
+from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import escape_cell
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
@@ -80,7 +81,7 @@ def test_inbox_picks_up_a_dropped_file_and_ignores_a_half_written_one(
 
 
 def test_file_is_archived_only_after_its_records_are_durable(tmp_path, monkeypatch):
-    from dispute_evidence.engine import pipeline
+    from dispute_evidence.engine import steps as pipeline
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 2)
@@ -97,7 +98,7 @@ def test_file_is_archived_only_after_its_records_are_durable(tmp_path, monkeypat
 
 
 def test_a_file_written_to_while_it_is_read_waits_for_the_next_run(tmp_path, monkeypatch):
-    from dispute_evidence.engine import pipeline
+    from dispute_evidence.engine import steps as pipeline
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 2)
@@ -132,7 +133,7 @@ def test_a_file_written_to_while_it_is_read_waits_for_the_next_run(tmp_path, mon
 
 
 def test_unreadable_file_goes_to_rejected_with_reason(tmp_path):
-    from dispute_evidence.engine import pipeline
+    from dispute_evidence.engine import steps as pipeline
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()
@@ -282,12 +283,7 @@ def test_reports_escape_formulas(tmp_path):
             "status": ["submitted"] * 5,
         }
     )
-    write_report(
-        RunReport(
-            "r", "ok", False, {}, evil, pd.DataFrame(columns=["problem_kind", "problem", "where"])
-        ),
-        tmp_path,
-    )
+    write_report(RunReport("r", "ok", False, {}, evil, []), tmp_path)
     csv_values = pd.read_csv(tmp_path / "disputes.csv")["provider_dispute_id"].tolist()
     assert csv_values == ['\'=HYPERLINK("http://x")', "'+1", "'-2", "'@SUM(A1)", "ok"]
     from openpyxl import load_workbook
@@ -301,9 +297,7 @@ def test_summary_makes_inbox_text_inert_in_markdown_and_html(tmp_path):
     from dispute_evidence.reports import RunReport, write_report
 
     name = "![x](http://evil.test/p.png) <img src=x> #1041.pdf"
-    problems = pd.DataFrame(
-        [{"problem_kind": "Files skipped", "problem": "not a spreadsheet", "where": name}]
-    )
+    problems = [Problem(ProblemKind.FILE_SKIPPED, name, "not a spreadsheet", file=name)]
     summary = write_report(RunReport("r", "ok", False, {}, pd.DataFrame(), problems), tmp_path)
     md = summary.read_text()
     assert (

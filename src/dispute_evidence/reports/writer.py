@@ -11,6 +11,8 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence.names import visible
+from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.reports.wording import HEADING, RUN_LEVEL, WHAT_TO_DO
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -46,8 +48,27 @@ class RunReport:
     dry_run: bool
     counts: dict[str, int]
     disputes: pd.DataFrame  # one row per dispute
-    problems: pd.DataFrame  # file / sheet / row / column / value / problem / what to do
-    notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+PROBLEM_COLUMNS = [
+    "problem_kind",
+    "dispute",
+    "file",
+    "sheet",
+    "row",
+    "column",
+    "value",
+    "problem",
+    "what to do",
+]
+
+
+def problems_frame(problems: list[Problem]) -> pd.DataFrame:
+    """problems.csv/.xlsx: one row per problem, with its heading and what to do."""
+    rows = [[HEADING[p.kind], p.dispute, p.file, p.sheet, "" if p.row is None else p.row, p.column, p.value,
+             p.what, WHAT_TO_DO[p.kind]] for p in problems]  # fmt: skip
+    return pd.DataFrame(rows, columns=PROBLEM_COLUMNS)
 
 
 def _escape_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -82,16 +103,21 @@ def _summary_lines(r: RunReport) -> list[str]:
         f"| API requests | {c.get('requests', 0)} |",
         "",
     ]  # fmt: skip
-    attention = r.problems
-    if attention.empty and not r.notes:
+    if not r.problems:
         lines += ["Nothing needs your attention."]
     else:
         lines += ["## Needs your attention", ""]
-        lines += [f"- {md_text(n)}" for n in r.notes]
-        for what, group in attention.groupby("problem_kind", sort=False):
-            lines.append(f"- **{md_text(what)}**: {len(group)} (see problems.xlsx)")
-            for row in group.head(5).itertuples(index=False):
-                lines.append(f"  - {md_text(row.where)}: {md_text(row.problem)}")
+        top = [p for p in r.problems if p.kind in RUN_LEVEL]
+        lines += [
+            f"- {md_text(HEADING[p.kind])}: {md_text(p.where)}: {md_text(p.what)}" for p in top
+        ]
+        groups: dict[ProblemKind, list[Problem]] = {}
+        for p in r.problems:
+            if p.kind not in RUN_LEVEL:
+                groups.setdefault(p.kind, []).append(p)
+        for kind, group in groups.items():
+            lines.append(f"- **{md_text(HEADING[kind])}**: {len(group)} (see problems.xlsx)")
+            lines += [f"  - {md_text(p.where)}: {md_text(p.what)}" for p in group[:5]]
     lines += ["", "Details: disputes.xlsx (one row per dispute), problems.xlsx (what to fix)."]
     return lines
 
@@ -144,9 +170,7 @@ def write_report(report: RunReport, folder: Path) -> Path:
         disputes.insert(disputes.columns.get_loc("status") + 1, "in plain words",
                         disputes["status"].map(STATUS_WORDS).fillna(disputes["status"]))  # fmt: skip
     _write_table(disputes, folder, "disputes", "Disputes")
-    _write_table(
-        report.problems.drop(columns=["where"], errors="ignore"), folder, "problems", "Problems"
-    )
+    _write_table(problems_frame(report.problems), folder, "problems", "Problems")
     lines = _summary_lines(report)
     (folder / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (folder / "summary.html").write_text(_html(lines), encoding="utf-8")

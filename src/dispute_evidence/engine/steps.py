@@ -1,5 +1,8 @@
-"""One run: ingest the inbox -> build payloads -> submit -> (report). Plain functions, so the
-Prefect flow only wraps them and tests can call them directly."""
+"""The steps of a run: ingest the inbox -> build payloads -> submit -> report.
+
+Each step takes explicit inputs and returns a typed outcome with its counts and problems;
+engine/run.py puts them in order (and is the only place that does). Plain functions, so the
+Prefect flow, the CLI, tests and benchmarks all run the very same code."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pandas as pd
 
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
@@ -33,8 +37,9 @@ from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
+from dispute_evidence.problems import Problem, ProblemKind
 
-log = logging.getLogger("dispute_evidence.pipeline")
+log = logging.getLogger("dispute_evidence.steps")
 
 
 @dataclass
@@ -61,6 +66,37 @@ class IngestOutcome:
     folder_problems: dict[str, str] = field(default_factory=dict)  # {folder: why unusable}
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
 
+    @property
+    def rows_rejected(self) -> int:
+        return sum(s.rows_rejected for s in self.summaries)
+
+    def problems(self) -> list[Problem]:
+        out = [
+            Problem(ProblemKind.INBOX_FOLDER, f"{folder}/", why)
+            for folder, why in self.folder_problems.items()
+        ]
+        if self.waiting_files:
+            shown = ", ".join(self.waiting_files[:5]) + (
+                " …" if len(self.waiting_files) > 5 else ""
+            )
+            out.append(Problem(ProblemKind.FILES_WAITING, shown, f"{len(self.waiting_files)} file(s) still "
+                               "being written; they will be read next run"))  # fmt: skip
+        out += [reject_problem(ProblemKind.ROW_NOT_USED, r) for r in self.rejects]
+        out += [
+            Problem(ProblemKind.FILE_SKIPPED, path, why, file=path) for path, why in self.skipped
+        ]
+        out += [
+            Problem(ProblemKind.FILE_LEFT_IN_INBOX, path, why, file=path)
+            for path, why in self.not_moved
+        ]
+        return out
+
+
+def reject_problem(kind: ProblemKind, r: Reject) -> Problem:
+    """A problem that points at a cell (or a whole file) as the analyst sees it in Excel."""
+    return Problem(kind, r.line().split(":")[0], r.reason, file=r.file, sheet=r.sheet or "", row=r.row,
+                   column=r.column or "", value=r.value or "")  # fmt: skip
+
 
 @dataclass
 class PrepareOutcome:
@@ -74,6 +110,19 @@ class PrepareOutcome:
     dry_payloads: dict[str, bytes] = field(default_factory=dict)
     dry_matches: dict[str, list[str]] = field(default_factory=dict)
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
+
+    def problems(self) -> list[Problem]:
+        out = [reject_problem(ProblemKind.ROW_NOT_USED, r) for r in self.conflicts]
+        out += [reject_problem(ProblemKind.UNLISTED_DISPUTE, r) for r in self.unlisted_disputes]
+        out += [
+            Problem(ProblemKind.EVIDENCE_NOT_TAKEN, i.label, i.reason, file=i.label)
+            for i in self.file_issues
+        ]
+        out += [
+            Problem(ProblemKind.FILE_LEFT_IN_INBOX, path, why, file=path)
+            for path, why in self.not_moved
+        ]
+        return out
 
 
 def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> IngestOutcome:
@@ -208,3 +257,52 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
 async def submit_step(store: StateStore, client: DisputeEvidenceClient, opts: RunOptions,
                       on_done: Any = None) -> SubmitStats:  # fmt: skip
     return await Submitter(store, client, concurrency=opts.concurrency, on_done=on_done).run()
+
+
+def state_problems(disputes: pd.DataFrame, files: pd.DataFrame) -> list[Problem]:
+    """What the state says still needs a person: disputes not sent, files not uploaded."""
+    out = []
+    for d in disputes.loc[disputes["status"] != "submitted"].itertuples(index=False):
+        out.append(Problem(ProblemKind(f"dispute_{d.status}"), d.provider_dispute_id,
+                           d.detail or d.last_error or d.status, dispute=d.provider_dispute_id))  # fmt: skip
+    past_due = set(disputes.loc[disputes["status"] == "past_due", "provider_dispute_id"])
+    for f in files.loc[files["status"] != "uploaded"].itertuples(index=False):
+        if f.status == "rejected":
+            kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
+        elif f.provider_dispute_id in past_due:
+            kind, why = ProblemKind.EVIDENCE_PAST_DUE, "not sent: past its dispute's deadline"
+        else:
+            kind, why = ProblemKind.EVIDENCE_NOT_YET_UPLOADED, f.last_error or "not uploaded yet"
+        out.append(Problem(kind, f"{f.provider_dispute_id} {f.file_name}", why, file=f.file_name,
+                           dispute=f.provider_dispute_id))  # fmt: skip
+    return out
+
+
+def dispute_table(store: StateStore) -> pd.DataFrame:
+    """One row per dispute with its file counts, nearest deadline first."""
+    disputes, files = store.dispute_table(), store.file_table()
+    per = files.groupby("provider_dispute_id")["status"].agg(
+        files_uploaded=lambda s: int((s == "uploaded").sum()), files_total="count")  # fmt: skip
+    table = disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left").fillna(
+        {"files_uploaded": 0, "files_total": 0}).astype({"files_uploaded": int, "files_total": int})  # fmt: skip
+    return table.drop(columns=["submitted_hash"]).sort_values(
+        ["response_due_by", "provider_dispute_id"], na_position="last"
+    )
+
+
+def write_dry_run_preview(folder: Path, prepared: PrepareOutcome) -> None:
+    """A dry run's payloads (payloads/<dispute>.json) and file matches (file_matches.csv)."""
+    payloads = folder / "payloads"
+    payloads.mkdir(parents=True, exist_ok=True)
+    for pid, body in prepared.dry_payloads.items():
+        (payloads / f"{_safe(pid)}.json").write_bytes(
+            orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
+        )
+    pairs = [(pid, f) for pid, fs in prepared.dry_matches.items() for f in fs]
+    pd.DataFrame(pairs, columns=["provider_dispute_id", "file"]).to_csv(
+        folder / "file_matches.csv", index=False
+    )
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[:120]

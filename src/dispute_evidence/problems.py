@@ -1,0 +1,48 @@
+"""Problems as data: what each step of a run found that a person must know or act on.
+
+Steps produce `Problem`s (what is wrong, where); `reports/` owns how each kind is headed and
+what to do about it. Neutral module: imports nothing of ours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ProblemKind(StrEnum):
+    """One value per kind of problem; reports/wording.py heads each and says what to do."""
+
+    # about the run or the inbox as a whole: shown as lines at the top of the report
+    RUN_STOPPED = "run_stopped"
+    INBOX_FOLDER = "inbox_folder"
+    FILES_WAITING = "files_waiting"
+    # about one row, file or dispute: grouped under a heading
+    ROW_NOT_USED = "row_not_used"
+    UNLISTED_DISPUTE = "unlisted_dispute"
+    FILE_SKIPPED = "file_skipped"
+    FILE_LEFT_IN_INBOX = "file_left_in_inbox"
+    EVIDENCE_NOT_TAKEN = "evidence_not_taken"
+    EVIDENCE_NOT_YET_UPLOADED = "evidence_not_yet_uploaded"
+    EVIDENCE_REFUSED = "evidence_refused"
+    EVIDENCE_PAST_DUE = "evidence_past_due"
+    DISPUTE_PENDING = "dispute_pending"
+    DISPUTE_INCOMPLETE = "dispute_incomplete"
+    DISPUTE_PAST_DUE = "dispute_past_due"
+    DISPUTE_REJECTED = "dispute_rejected"
+    DISPUTE_NOT_FOUND = "dispute_not_found"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing a person must know: its kind, where it is, and what exactly is wrong."""
+
+    kind: ProblemKind
+    where: str  # as a person finds it: "orders.csv row 4, column 'Price'", a dispute id, a file
+    what: str
+    file: str = ""
+    sheet: str = ""
+    row: int | None = None
+    column: str = ""
+    value: str = ""
+    dispute: str = ""

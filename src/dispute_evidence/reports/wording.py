@@ -1,0 +1,53 @@
+"""What each kind of problem is called in a report, and what a person should do about it.
+
+The one place for this wording: steps say what is wrong and where (problems.Problem); this
+module says how it is headed and what to do."""
+
+from __future__ import annotations
+
+from dispute_evidence.problems import ProblemKind as K
+
+# Shown as single lines at the top of "Needs your attention", before the grouped problems.
+RUN_LEVEL = frozenset({K.RUN_STOPPED, K.INBOX_FOLDER, K.FILES_WAITING})
+
+HEADING = {
+    K.RUN_STOPPED: "Run stopped",
+    K.INBOX_FOLDER: "Inbox folders that cannot be used",
+    K.FILES_WAITING: "Files still being written",
+    K.ROW_NOT_USED: "Rows or files not used",
+    K.UNLISTED_DISPUTE: "Disputed charges missing from the disputes list",
+    K.FILE_SKIPPED: "Files skipped",
+    K.FILE_LEFT_IN_INBOX: "Files left in the inbox",
+    K.EVIDENCE_NOT_TAKEN: "Evidence files not uploaded",
+    K.EVIDENCE_NOT_YET_UPLOADED: "Evidence files not yet uploaded",
+    K.EVIDENCE_REFUSED: "Evidence files refused by the API",
+    K.EVIDENCE_PAST_DUE: "Evidence files not sent (past the deadline)",
+    K.DISPUTE_PENDING: "Disputes pending",
+    K.DISPUTE_INCOMPLETE: "Disputes incomplete",
+    K.DISPUTE_PAST_DUE: "Disputes past due",
+    K.DISPUTE_REJECTED: "Disputes rejected",
+    K.DISPUTE_NOT_FOUND: "Disputes not found",
+}
+
+# One plain instruction per kind (the problem's own text says what exactly is wrong).
+WHAT_TO_DO = {
+    K.RUN_STOPPED: "Check DISPUTE_API_TOKEN (or the Secret block) and run again; nothing more was sent.",
+    K.INBOX_FOLDER: "Replace it with a plain folder inside the inbox; until then files stay where they are.",
+    K.FILES_WAITING: "Nothing: the next run reads them once they are completely written.",
+    K.ROW_NOT_USED: "Fix the cell in the source system or sheet and drop the corrected file again; "
+                    "the file's other rows were used.",
+    K.UNLISTED_DISPUTE: "Add the dispute to the disputes list (its dp_… id and order number) before its deadline.",
+    K.FILE_SKIPPED: "Nothing, if the file is not an export or evidence; otherwise save it as CSV, XLSX, "
+                    "PDF, PNG or JPG.",
+    K.FILE_LEFT_IN_INBOX: "Fix the inbox folder the problem names; the file was used and stays where it is "
+                          "until then (dropping it again does no harm).",
+    K.EVIDENCE_NOT_TAKEN: "Rename or re-save the file as the problem says and drop it again.",
+    K.EVIDENCE_NOT_YET_UPLOADED: "Nothing: the next run retries it (check the problem if it repeats).",
+    K.EVIDENCE_REFUSED: "Replace the file as the problem says (type, size) and drop it again.",
+    K.EVIDENCE_PAST_DUE: "Nothing can be sent after the deadline; check the date if it looks wrong.",
+    K.DISPUTE_PENDING: "Nothing: the next run sends it (check the problem if it repeats).",
+    K.DISPUTE_INCOMPLETE: "Drop the missing export (orders) for this dispute's order.",
+    K.DISPUTE_PAST_DUE: "Nothing can be sent after the deadline; check the date if it looks wrong.",
+    K.DISPUTE_REJECTED: "Correct the data the API refused (see the problem) and drop the file again.",
+    K.DISPUTE_NOT_FOUND: "Check the dispute id in the disputes list; the API does not know it.",
+}  # fmt: skip
