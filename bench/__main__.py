@@ -11,7 +11,7 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 def main(argv: list[str]) -> None:
     quick = "--quick" in argv
-    chosen = [a for a in argv if not a.startswith("--")] or ["api", "ingest", "engine"]
+    chosen = [a for a in argv if not a.startswith("--")] or ["api", "ingest", "engine", "run"]
     print(
         f"dispute-evidence benchmarks on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})"
     )
