@@ -43,7 +43,10 @@ async def test_a_payload_the_model_refuses_fails_that_dispute_only(sandbox_facto
     run_id = store.start_run("test")
     ingested = ingest_inbox_step(store, options(inbox), run_id)
     prepare_step(store, options(inbox), ingested, run_id, rebuild=True)
-    store.update_dispute("dp_test_1", payload=b'{"products": [{"quantity": null}]}')
+    store._run(
+        "UPDATE disputes SET payload = :p WHERE provider_dispute_id = 'dp_test_1'",
+        {"p": b'{"products": [{"quantity": null}]}'},
+    )  # a payload our builder would never make
     stats, _ = await run_once(store, sb.base_url, inbox)
     status = store.dispute_table().set_index("provider_dispute_id")["status"]
     assert status.to_dict() == {
@@ -197,3 +200,24 @@ def test_a_killed_run_is_marked_crashed_when_the_next_run_takes_the_lock(tmp_pat
     with StateStore(default_state(inbox)) as store:
         outcomes = {r["run_id"]: r["outcome"] for r in store.last_runs(5)}
     assert outcomes == {"20260101T000000Z-dead00": "crashed", ctx.run_id: "ok"}
+
+
+def test_the_state_machine_refuses_illegal_moves_loudly(tmp_path):
+    from dispute_evidence.engine.status import IllegalTransition
+
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1)
+    with StateStore(tmp_path / "s.sqlite3") as store:
+        ingested = ingest_inbox_step(store, options(inbox), "r1")
+        prepare_step(store, options(inbox), ingested, "r1", rebuild=True)
+        (f,) = store.files_of("dp_test_0")
+        with pytest.raises(IllegalTransition, match="pending -> uploaded"):
+            store.mark_file_uploaded("dp_test_0", f["sha256"], "file_1")  # never without 'sending'
+        store.mark_file_sending("dp_test_0", f["sha256"])
+        store.mark_file_uploaded("dp_test_0", f["sha256"], "file_1")
+        store.mark_past_due("dp_test_0", "late")
+        with pytest.raises(IllegalTransition, match="past_due -> submitted"):
+            store.mark_submitted("dp_test_0", submitted_hash="h", dispute_id="d", attempts=1)
+        with pytest.raises(IllegalTransition, match="no such row"):
+            store.mark_rejected("dp_nobody", "x", 1)
+        assert store.dispute("dp_test_0")["status"] == "past_due"

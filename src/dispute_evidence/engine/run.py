@@ -17,6 +17,8 @@ from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.engine.state import StateStore, new_owner, new_run_id
+from dispute_evidence.engine.status import DisputeStatus
+from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.steps import (
     IngestOutcome,
     PrepareOutcome,
@@ -206,7 +208,9 @@ def report(session: RunSession, ingested: IngestOutcome, prepared: PrepareOutcom
     problems += [*ingested.problems(), *prepared.problems(), *state_problems(table, files)]
     code, outcome = _exit(session, submitted)
     stats = submitted.stats if submitted else SubmitStats()
-    complete = (table["status"] == "submitted") & (table["files_uploaded"] == table["files_total"])
+    complete = (table["status"] == DisputeStatus.SUBMITTED) & (
+        table["files_uploaded"] == table["files_total"]
+    )
     counts = {"new_files": ingested.new_files, "repeated_files": ingested.repeated_files,
               "rows_rejected": ingested.rows_rejected, "evidence_sent": stats.evidence_sent,
               "files_uploaded": stats.files_uploaded + stats.files_reconciled,
@@ -227,7 +231,7 @@ def _exit(session: RunSession, submitted: SubmitOutcome | None) -> tuple[int, st
         return EXIT_AUTH, "stopped: the API refused the key"
     counts = session.store.status_counts()
     failed = submitted is not None and submitted.stats.failed
-    if failed or any(counts.get(s) for s in ("rejected", "not_found", "pending")):
+    if failed or any(counts.get(s) for s in (D.REJECTED, D.NOT_FOUND, D.PENDING)):
         return EXIT_FAILED, "finished with problems"
     return EXIT_OK, "ok"
 

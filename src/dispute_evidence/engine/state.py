@@ -27,9 +27,18 @@ from dispute_evidence.engine.schema import (
     migrate,
     runs,
 )  # fmt: skip
+from dispute_evidence.engine.status import (
+    DISPUTE_MOVES,
+    FILE_MOVES,
+    OPEN_FILE,
+    DisputeStatus,
+    FileStatus,
+    IllegalTransition,
+)
+from dispute_evidence.engine.status import DisputeStatus as D
+from dispute_evidence.engine.status import FileStatus as F
 from dispute_evidence.ingest import empty_records
 
-FINAL = ("rejected", "not_found", "past_due")
 LEASE_SECONDS = 900.0
 RUN_LOCK_SECONDS = 1800.0  # renewed while the run works
 
@@ -373,14 +382,14 @@ class StateStore:
                        "response_due_by": p.response_due_by, "payload": p.body, "payload_hash": p.content_hash}  # fmt: skip
                 old = known.get(p.provider_dispute_id)
                 if old is None:
-                    new.append({**row, "status": "pending", "detail": None, "updated_at": stamp})
-                elif old.payload_hash != p.content_hash or old.status == "incomplete":
+                    new.append({**row, "status": D.PENDING, "detail": None, "updated_at": stamp})
+                elif old.payload_hash != p.content_hash or old.status == D.INCOMPLETE:
                     changed += 1
                     status = (
                         old.status
-                        if old.status in ("rejected", "not_found")
+                        if old.status in (D.REJECTED, D.NOT_FOUND)
                         and old.payload_hash == p.content_hash
-                        else "pending"
+                        else D.PENDING
                     )
                     c.execute(disputes.update().where(disputes.c.provider_dispute_id == p.provider_dispute_id)
                               .values(**row, status=status, detail=None, updated_at=stamp))  # fmt: skip
@@ -388,7 +397,7 @@ class StateStore:
                 if i.provider_dispute_id not in known:
                     new.append({"provider_dispute_id": i.provider_dispute_id, "order_number": i.order_number,
                                 "response_due_by": i.response_due_by, "payload": None, "payload_hash": None,
-                                "status": "incomplete", "detail": i.reason, "updated_at": stamp})  # fmt: skip
+                                "status": D.INCOMPLETE, "detail": i.reason, "updated_at": stamp})  # fmt: skip
             if new:
                 c.execute(disputes.insert(), new)
         return {"new": len(new), "changed": changed}
@@ -399,8 +408,8 @@ class StateStore:
         with self.engine.begin() as c:
             result = c.execute(
                 disputes.update()
-                .where(disputes.c.status == "incomplete", disputes.c.response_due_by < now)
-                .values(status="past_due", updated_at=now_iso(),
+                .where(disputes.c.status == D.INCOMPLETE, disputes.c.response_due_by < now)
+                .values(status=D.PAST_DUE, updated_at=now_iso(),
                         detail="response was due by " + disputes.c.response_due_by
                         + "; the data never arrived, so nothing was sent")
             )  # fmt: skip
@@ -408,7 +417,7 @@ class StateStore:
 
     def sync_files(self, rows: list[dict[str, Any]]) -> int:
         """Register matched evidence files; one row per (dispute, content hash), whatever the name."""
-        status = "sending" if self.reconcile_uploads() else "pending"
+        status = F.SENDING if self.reconcile_uploads() else F.PENDING
         with self.engine.begin() as c:
             known = set(
                 c.execute(
@@ -428,10 +437,10 @@ class StateStore:
     def work_queue(self) -> list[str]:
         """Disputes with something to send, earliest response_due_by first, unknown last."""
         open_files = select(evidence_files.c.provider_dispute_id).where(
-            evidence_files.c.status.in_(("pending", "sending"))).distinct()  # fmt: skip
+            evidence_files.c.status.in_(OPEN_FILE)).distinct()  # fmt: skip
         q = select(disputes.c.provider_dispute_id).where(or_(
-            disputes.c.status == "pending",
-            and_(disputes.c.status == "submitted", disputes.c.provider_dispute_id.in_(open_files)),
+            disputes.c.status == D.PENDING,
+            and_(disputes.c.status == D.SUBMITTED, disputes.c.provider_dispute_id.in_(open_files)),
         )).order_by(disputes.c.response_due_by.is_(None), disputes.c.response_due_by, disputes.c.provider_dispute_id)  # fmt: skip
         with self.engine.connect() as c:
             return [r[0] for r in c.execute(q)]
@@ -489,31 +498,88 @@ class StateStore:
             )
             return [dict(r) for r in c.execute(q).mappings()]
 
-    def update_dispute(self, pid: str, **values: Any) -> None:
-        self._update("disputes", disputes.c, {"provider_dispute_id": pid}, values)
+    # -- named transitions (engine/status.py lists the moves they allow) ------------------
+    def mark_submitted(
+        self, pid: str, *, submitted_hash: str, dispute_id: str, attempts: int
+    ) -> None:
+        self._move_dispute(pid, D.SUBMITTED, submitted_hash=submitted_hash, dispute_id=dispute_id,
+                           attempts=attempts, detail=None, last_error=None)  # fmt: skip
 
-    def update_file(self, pid: str, sha256: str, **values: Any) -> None:
-        self._update(
-            "evidence_files",
-            evidence_files.c,
-            {"provider_dispute_id": pid, "sha256": sha256},
-            values,
+    def mark_rejected(self, pid: str, detail: str, attempts: int) -> None:
+        self._move_dispute(pid, D.REJECTED, detail=detail, attempts=attempts)
+
+    def mark_not_found(self, pid: str, detail: str, attempts: int) -> None:
+        self._move_dispute(pid, D.NOT_FOUND, detail=detail, attempts=attempts)
+
+    def mark_past_due(self, pid: str, detail: str) -> None:
+        self._move_dispute(pid, D.PAST_DUE, detail=detail)
+
+    def record_failed_attempt(self, pid: str, attempts: int, error: str) -> None:
+        """A transient failure: the dispute keeps its status and the next run retries."""
+        self._write(
+            "disputes",
+            {"provider_dispute_id": pid},
+            None,
+            {"attempts": attempts, "last_error": error},
         )
 
-    def _update(
-        self, table: str, columns: Any, key: dict[str, Any], values: dict[str, Any]
-    ) -> None:
+    def mark_file_sending(self, pid: str, sha256: str) -> None:
+        """Durable before the request leaves: after a crash it means 'may have landed'."""
+        self._move_file(pid, sha256, F.SENDING)
+
+    def mark_file_uploaded(self, pid: str, sha256: str, remote_file_id: str) -> None:
+        self._move_file(pid, sha256, F.UPLOADED, remote_file_id=remote_file_id, last_error=None)
+
+    def mark_file_rejected(self, pid: str, sha256: str, error: str) -> None:
+        self._move_file(pid, sha256, F.REJECTED, last_error=error)
+
+    def mark_file_pending(self, pid: str, sha256: str, error: str) -> None:
+        """It did not land (a transient failure before the API took it): send it next run."""
+        self._move_file(pid, sha256, F.PENDING, last_error=error)
+
+    def note_file_error(self, pid: str, sha256: str, error: str) -> None:
+        """Why a file is still where it is, without moving it."""
+        self._write(
+            "evidence_files",
+            {"provider_dispute_id": pid, "sha256": sha256},
+            None,
+            {"last_error": error},
+        )
+
+    def _move_dispute(self, pid: str, to: DisputeStatus, **values: Any) -> None:
+        self._write("disputes", {"provider_dispute_id": pid}, (DISPUTE_MOVES[to], to), values)
+
+    def _move_file(self, pid: str, sha256: str, to: FileStatus, **values: Any) -> None:
+        key = {"provider_dispute_id": pid, "sha256": sha256}
+        self._write("evidence_files", key, (FILE_MOVES[to], to), values)
+
+    def _write(self, table: str, key: dict[str, Any], move: tuple[frozenset[str], str] | None,
+               values: dict[str, Any]) -> None:  # fmt: skip
+        """One UPDATE of one row; with a move, only from an allowed state (else IllegalTransition)."""
         values = {**values, "updated_at": now_iso()}
-        for name in (*values, *key):
-            if name not in columns:  # column names are ours, never input: still, check
-                raise KeyError(f"{table} has no column {name}")
-        sets = ", ".join(f"{k} = :v_{k}" for k in values)
-        where = " AND ".join(f"{k} = :k_{k}" for k in key)
         params = {
             **{f"v_{k}": v for k, v in values.items()},
             **{f"k_{k}": v for k, v in key.items()},
         }
-        self._run(f"UPDATE {table} SET {sets} WHERE {where}", params)  # noqa: S608 - names checked above
+        sets = [f"{k} = :v_{k}" for k in values]
+        where = [f"{k} = :k_{k}" for k in key]
+        if move is not None:
+            allowed, to = move
+            sets.append("status = :to")
+            params["to"] = str(to)
+            where.append(
+                "status IN (" + ", ".join(f"'{s}'" for s in sorted(allowed)) + ")"
+            )  # our enum values
+        if (
+            self._run(f"UPDATE {table} SET {', '.join(sets)} WHERE {' AND '.join(where)}", params)
+            != 1
+        ):  # noqa: S608 - our names
+            rows = self._run(f"SELECT status FROM {table} WHERE {' AND '.join(where[: len(key)])}",  # noqa: S608
+                             {f"k_{k}": v for k, v in key.items()}, fetch=True)  # fmt: skip
+            found = rows[0]["status"] if rows else "no such row"
+            raise IllegalTransition(
+                f"{table} {tuple(key.values())}: {found} -> {move[1] if move else 'same'} is not allowed"
+            )
 
     # -- reporting ------------------------------------------------------------------
     def dispute_table(self) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.engine.state import StateStore, now_iso
+from dispute_evidence.engine.status import DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
 from dispute_evidence.inbox import (
@@ -262,12 +263,14 @@ async def submit_step(store: StateStore, client: DisputeEvidenceClient, opts: Ru
 def state_problems(disputes: pd.DataFrame, files: pd.DataFrame) -> list[Problem]:
     """What the state says still needs a person: disputes not sent, files not uploaded."""
     out = []
-    for d in disputes.loc[disputes["status"] != "submitted"].itertuples(index=False):
+    for d in disputes.loc[disputes["status"] != DisputeStatus.SUBMITTED].itertuples(index=False):
         out.append(Problem(ProblemKind(f"dispute_{d.status}"), d.provider_dispute_id,
                            d.detail or d.last_error or d.status, dispute=d.provider_dispute_id))  # fmt: skip
-    past_due = set(disputes.loc[disputes["status"] == "past_due", "provider_dispute_id"])
-    for f in files.loc[files["status"] != "uploaded"].itertuples(index=False):
-        if f.status == "rejected":
+    past_due = set(
+        disputes.loc[disputes["status"] == DisputeStatus.PAST_DUE, "provider_dispute_id"]
+    )
+    for f in files.loc[files["status"] != FileStatus.UPLOADED].itertuples(index=False):
+        if f.status == FileStatus.REJECTED:
             kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
         elif f.provider_dispute_id in past_due:
             kind, why = ProblemKind.EVIDENCE_PAST_DUE, "not sent: past its dispute's deadline"
@@ -282,7 +285,7 @@ def dispute_table(store: StateStore) -> pd.DataFrame:
     """One row per dispute with its file counts, nearest deadline first."""
     disputes, files = store.dispute_table(), store.file_table()
     per = files.groupby("provider_dispute_id")["status"].agg(
-        files_uploaded=lambda s: int((s == "uploaded").sum()), files_total="count")  # fmt: skip
+        files_uploaded=lambda s: int((s == FileStatus.UPLOADED).sum()), files_total="count")  # fmt: skip
     table = disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left").fillna(
         {"files_uploaded": 0, "files_total": 0}).astype({"files_uploaded": int, "files_total": int})  # fmt: skip
     return table.drop(columns=["submitted_hash"]).sort_values(

@@ -33,6 +33,7 @@ from dispute_evidence.api import (
     UnexpectedResponse,
 )  # fmt: skip
 from dispute_evidence.engine.state import StateStore, new_owner
+from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus, FileStatus
 
 log = logging.getLogger("dispute_evidence.engine")
 MAX_UPLOAD_TRIES = 3
@@ -122,12 +123,8 @@ class Submitter:
                 self._on_done(pid)
 
     async def _process(self, pid: str, d: dict[str, Any], files: list[dict[str, Any]]) -> None:
-        if d["status"] == "pending" and _past_due(d["response_due_by"], self._now()):
-            self.store.update_dispute(
-                pid,
-                status="past_due",
-                detail=f"response was due by {d['response_due_by']}; not sent",
-            )
+        if d["status"] == DisputeStatus.PENDING and _past_due(d["response_due_by"], self._now()):
+            self.store.mark_past_due(pid, f"response was due by {d['response_due_by']}; not sent")
             self.stats.past_due += 1
             return
         dispute_id = d["dispute_id"]
@@ -136,7 +133,7 @@ class Submitter:
             if dispute_id is None:
                 return
         for f in files:
-            if f["status"] in ("pending", "sending"):
+            if f["status"] in OPEN_FILE:
                 await self._upload(pid, dispute_id, f)
 
     async def _send_evidence(self, pid: str, d: dict[str, Any]) -> str | None:
@@ -145,32 +142,26 @@ class Submitter:
         try:
             evidence = Evidence.model_validate(orjson.loads(d["payload"]))
         except ValidationError as exc:  # our own check refuses it: this dispute only, not the run
-            self.store.update_dispute(
-                pid, status="rejected", detail=_invalid(exc), attempts=attempts
-            )
+            self.store.mark_rejected(pid, _invalid(exc), attempts)
             self.stats.rejected += 1
             return None
         try:
             result = await self.client.update_evidence(pid, evidence)
         except NotFound as exc:
-            self.store.update_dispute(
-                pid, status="not_found", detail=_describe(exc), attempts=attempts
-            )
+            self.store.mark_not_found(pid, _describe(exc), attempts)
             self.stats.not_found += 1
             return None
         except InvalidRequest as exc:
-            self.store.update_dispute(
-                pid, status="rejected", detail=_describe(exc), attempts=attempts
-            )
+            self.store.mark_rejected(pid, _describe(exc), attempts)
             self.stats.rejected += 1
             return None
         except (TransientError, UnexpectedResponse) as exc:
-            self.store.update_dispute(pid, attempts=attempts, last_error=str(exc))
+            self.store.record_failed_attempt(pid, attempts, str(exc))
             self.stats.failed += 1
             self.stats.errors.append(f"{pid}: {exc}")
             return None
-        self.store.update_dispute(pid, status="submitted", submitted_hash=d["payload_hash"], detail=None,
-                                  dispute_id=result.dispute_id, attempts=attempts, last_error=None)  # fmt: skip
+        self.store.mark_submitted(pid, submitted_hash=d["payload_hash"], dispute_id=result.dispute_id,
+                                  attempts=attempts)  # fmt: skip
         self.stats.evidence_sent += 1
         return result.dispute_id
 
@@ -179,7 +170,7 @@ class Submitter:
         for _ in range(MAX_UPLOAD_TRIES):
             try:
                 if (
-                    f["status"] == "sending"
+                    f["status"] == FileStatus.SENDING
                     and dispute_id
                     and await self._reconcile(pid, dispute_id, f)
                 ):
@@ -187,8 +178,8 @@ class Submitter:
             except _Skip:
                 self.stats.failed += 1
                 return  # stays 'sending': the next run checks again before any re-upload
-            self.store.update_file(pid, sha, status="sending")  # durable before the request leaves
-            f["status"] = "sending"
+            self.store.mark_file_sending(pid, sha)  # durable before the request leaves
+            f["status"] = FileStatus.SENDING
             try:
                 result = await self.client.upload_file(
                     pid, Path(f["path"]), file_name=f["file_name"]
@@ -197,29 +188,22 @@ class Submitter:
                 dispute_id = dispute_id or self.store.dispute(pid)["dispute_id"]
                 continue  # loop: reconcile, then send again only if it did not land
             except NotFound as exc:
-                self.store.update_file(pid, sha, status="rejected", last_error=_describe(exc))
+                self.store.mark_file_rejected(pid, sha, _describe(exc))
                 return
-            except (
-                InvalidRequest
-            ) as exc:  # FileRejected included: too big, wrong type, missing field
-                self.store.update_file(pid, sha, status="rejected", last_error=_describe(exc))
+            except InvalidRequest as exc:  # FileRejected included: too big, wrong type, no field
+                self.store.mark_file_rejected(pid, sha, _describe(exc))
                 self.stats.rejected += 1
                 return
             except (TransientError, UnexpectedResponse, OSError) as exc:
-                self.store.update_file(pid, sha, status="pending", last_error=str(exc))
+                self.store.mark_file_pending(pid, sha, str(exc))
                 self.stats.failed += 1
                 self.stats.errors.append(f"{pid} {f['file_name']}: {exc}")
                 return
-            self.store.update_file(
-                pid, sha, status="uploaded", remote_file_id=result.file.id, last_error=None
-            )
+            self.store.mark_file_uploaded(pid, sha, result.file.id)
             self.stats.files_uploaded += 1
             return
-        self.store.update_file(
-            pid,
-            sha,
-            status="sending",
-            last_error="outcome unknown after retries; will reconcile next run",
+        self.store.note_file_error(
+            pid, sha, "outcome unknown after retries; will reconcile next run"
         )
         self.stats.failed += 1
 
@@ -230,16 +214,12 @@ class Submitter:
         try:
             remote = [r async for r in self.client.iter_files(dispute_id)]
         except (TransientError, UnexpectedResponse) as exc:
-            self.store.update_file(
-                pid, f["sha256"], last_error=f"could not check earlier upload: {exc}"
-            )
+            self.store.note_file_error(pid, f["sha256"], f"could not check earlier upload: {exc}")
             raise _Skip from None
         for r in remote:
             # an earlier version sent names percent-encoded: either spelling is this file
             if r.id not in claimed and f["file_name"] in (r.file_name, unquote(r.file_name)):
-                self.store.update_file(
-                    pid, f["sha256"], status="uploaded", remote_file_id=r.id, last_error=None
-                )
+                self.store.mark_file_uploaded(pid, f["sha256"], r.id)
                 self.stats.files_reconciled += 1
                 return True
         return False
