@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_LOGGING_LEVEL ?= WARNING
 
-.PHONY: install demo test bench lint sandbox clean
+.PHONY: install demo test bench lint typecheck sandbox clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -27,6 +27,10 @@ bench: install
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+# mypy: strict on api/, engine/ and evidence/ (pyproject.toml), checked everywhere else
+typecheck: install
+	$(BIN)/mypy
 
 sandbox: install
 	$(BIN)/dispute-evidence sandbox --generate 50

@@ -38,9 +38,17 @@ def _logged_progress() -> steps.Progress:
 
 
 @flow(name="dispute-evidence", log_prints=True)
-def evidence_run(inbox: str, config: str | None = None, state: str | None = None, dry_run: bool = False,
-                 base_url: str | None = None, trigger: str = "manual", wait_for_lock: float = 0.0,
-                 adopt: bool = False, reconcile: bool = False) -> dict[str, Any]:  # fmt: skip
+def evidence_run(
+    inbox: str,
+    config: str | None = None,
+    state: str | None = None,
+    dry_run: bool = False,
+    base_url: str | None = None,
+    trigger: str = "manual",
+    wait_for_lock: float = 0.0,
+    adopt: bool = False,
+    reconcile: bool = False,
+) -> dict[str, Any]:
     """Ingest the inbox, build payloads, submit, report. Returns exit code, report path, counts.
 
     `wait_for_lock`: seconds to wait for a run already working on this inbox (0: give up).
@@ -49,12 +57,24 @@ def evidence_run(inbox: str, config: str | None = None, state: str | None = None
     settings = load_settings(Path(config) if config else None)
     api = None if dry_run else settings.api_settings(base_url=base_url)
     result = steps.run_inbox(
-        settings, Path(inbox), step=as_task, progress=_logged_progress(), api=api,
-        state=state, dry_run=dry_run, trigger=trigger, wait_for_lock=wait_for_lock, adopt=adopt,
-        reconcile=reconcile, config_dir=Path(config).parent if config else Path("config"),
-    )  # fmt: skip
-    create_markdown_artifact(result.report.read_text(encoding="utf-8"), key="dispute-evidence-summary",
-                             description=f"Run {result.run_id}")  # fmt: skip
+        settings,
+        Path(inbox),
+        step=as_task,
+        progress=_logged_progress(),
+        api=api,
+        state=state,
+        dry_run=dry_run,
+        trigger=trigger,
+        wait_for_lock=wait_for_lock,
+        adopt=adopt,
+        reconcile=reconcile,
+        config_dir=Path(config).parent if config else Path("config"),
+    )
+    create_markdown_artifact(
+        result.report.read_text(encoding="utf-8"),
+        key="dispute-evidence-summary",
+        description=f"Run {result.run_id}",
+    )
     counts = [{"measure": k, "value": v} for k, v in sorted(result.counts.items())]
     create_table_artifact(counts, key="dispute-evidence-counts", description=f"Run {result.run_id}")
     return result.as_dict()

@@ -36,21 +36,28 @@ def build_deployments(inbox: Path, config: Path | None, state: str | None) -> li
     settings = load_settings(config)
     params = {"inbox": str(inbox), "config": str(config) if config else None, "state": state}
     nightly = evidence_run.to_deployment(
-        name="nightly", schedules=[Cron(settings.schedule.cron, timezone=settings.schedule.timezone or local_timezone())],
-        parameters={**params, "trigger": "nightly", "wait_for_lock": NIGHTLY_LOCK_WAIT}, concurrency_limit=1,
+        name="nightly",
+        schedules=[
+            Cron(settings.schedule.cron, timezone=settings.schedule.timezone or local_timezone())
+        ],
+        parameters={**params, "trigger": "nightly", "wait_for_lock": NIGHTLY_LOCK_WAIT},
+        concurrency_limit=1,
         description="Nightly: ingest the inbox, submit, report.",
-    )  # fmt: skip
+    )
     watch = inbox_watch.to_deployment(
-        name="inbox", schedules=[Interval(timedelta(seconds=settings.schedule.inbox_poll_seconds))], parameters=params,
-        concurrency_limit=1, description="Runs the pipeline when analysts drop new files.",
-    )  # fmt: skip
+        name="inbox",
+        schedules=[Interval(timedelta(seconds=settings.schedule.inbox_poll_seconds))],
+        parameters=params,
+        concurrency_limit=1,
+        description="Runs the pipeline when analysts drop new files.",
+    )
     return [nightly, watch]
 
 
 def _healthy(url: str) -> bool:
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=2) as r:  # noqa: S310 - loopback only
-            return r.status == 200
+            return bool(r.status == 200)
     except OSError:
         return False
 
@@ -65,8 +72,21 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
     )
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = log_path.open("ab")
-    proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", "4200"],
-                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "prefect",
+            "server",
+            "start",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "4200",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     for _ in range(120):
         if _healthy(LOCAL_PREFECT):
             os.environ["PREFECT_API_URL"] = LOCAL_PREFECT

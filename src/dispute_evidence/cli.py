@@ -6,9 +6,12 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from dispute_evidence.sandbox import RunningSandbox
 
 # Prefect reads these at import; no internet here, and analytics would only log errors.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -105,10 +108,18 @@ def sandbox(
     if seed_file:
         rows += load_seed_file(seed_file)
     config = SandboxConfig(
-        tokens=tokens, rate_limit=rate_limit, rate_window=rate_window, evidence_mode=evidence_mode,
-        fail_rate=fail_rate, ambiguous_rate=ambiguous_rate, latency_rate=latency_rate,
-        latency_ms=latency_ms, hang_rate=hang_rate, hang_seconds=hang_seconds, seed=seed,
-    )  # fmt: skip
+        tokens=tokens,
+        rate_limit=rate_limit,
+        rate_window=rate_window,
+        evidence_mode=evidence_mode,
+        fail_rate=fail_rate,
+        ambiguous_rate=ambiguous_rate,
+        latency_rate=latency_rate,
+        latency_ms=latency_ms,
+        hang_rate=hang_rate,
+        hang_seconds=hang_seconds,
+        seed=seed,
+    )
     serve_forever(config, rows, host, port, db)
 
 
@@ -121,7 +132,7 @@ def _console_logging() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
 
-def _sandbox_for(inbox: Path, settings: object) -> object:
+def _sandbox_for(inbox: Path, settings: object) -> RunningSandbox:
     """A local API that knows the disputes named in the inbox (as the real provider would)."""
     from dispute_evidence.ingest import ingest_paths, scan_inbox
     from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
@@ -160,23 +171,46 @@ def _prefect_api() -> str | None:
         return None
 
 
-def _run(inbox: Path, config: Path | None, state: str | None, dry_run: bool, base_url: str | None,
-         trigger: str, adopt: bool = False, reconcile: bool = False) -> dict:  # fmt: skip
+def _run(
+    inbox: Path,
+    config: Path | None,
+    state: str | None,
+    dry_run: bool,
+    base_url: str | None,
+    trigger: str,
+    adopt: bool = False,
+    reconcile: bool = False,
+) -> dict[str, Any]:
     """One run: as a Prefect flow run when a Prefect server is there to show it, otherwise the
     same steps in this process (no temporary server: seconds instead of 13-23 s)."""
     if api_url := _prefect_api():
         os.environ["PREFECT_API_URL"] = api_url
         from flows.pipeline import evidence_run
 
-        return evidence_run(str(inbox), str(config) if config else None, state, dry_run, base_url,
-                            trigger, adopt=adopt, reconcile=reconcile)  # fmt: skip
+        return evidence_run(
+            str(inbox),
+            str(config) if config else None,
+            state,
+            dry_run,
+            base_url,
+            trigger,
+            adopt=adopt,
+            reconcile=reconcile,
+        )
     from dispute_evidence.engine.run import run_inbox
     from dispute_evidence.settings import load_settings
 
     settings = load_settings(config)
     api = None if dry_run else settings.api_settings(base_url=base_url)
-    kw = dict(api=api, state=state, dry_run=dry_run, trigger=trigger, adopt=adopt, reconcile=reconcile,
-              config_dir=config.parent if config else Path("config"))  # fmt: skip
+    kw = dict(
+        api=api,
+        state=state,
+        dry_run=dry_run,
+        trigger=trigger,
+        adopt=adopt,
+        reconcile=reconcile,
+        config_dir=config.parent if config else Path("config"),
+    )
     if not sys.stderr.isatty():
         return run_inbox(settings, inbox, **kw).as_dict()  # type: ignore[arg-type]
     from rich.progress import (
@@ -187,8 +221,14 @@ def _run(inbox: Path, config: Path | None, state: str | None, dry_run: bool, bas
         TimeRemainingColumn,
     )
 
-    with Progress(TextColumn("submitting"), BarColumn(), MofNCompleteColumn(), TextColumn("disputes"),
-                  TimeRemainingColumn(), transient=True) as bar:  # fmt: skip
+    with Progress(
+        TextColumn("submitting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("disputes"),
+        TimeRemainingColumn(),
+        transient=True,
+    ) as bar:
         task = bar.add_task("submit", total=None)
         progress = lambda done, total: bar.update(task, completed=done, total=total)  # noqa: E731
         return run_inbox(settings, inbox, progress=progress, **kw).as_dict()  # type: ignore[arg-type]
@@ -264,8 +304,11 @@ def run(
         sb = _sandbox_for(inbox, settings)
         base_url = sb.base_url
     elif not dry_run and not (os.environ.get("DISPUTE_API_BASE_URL") or settings.api.base_url):
-        typer.echo("No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
-                   "--sandbox (or `dispute-evidence demo`).", err=True)  # fmt: skip
+        typer.echo(
+            "No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
+            "--sandbox (or `dispute-evidence demo`).",
+            err=True,
+        )
         raise typer.Exit(EXIT_USAGE)
     try:  # checked before the flow starts: a state problem is one line, not a flow traceback
         with StateStore(state or settings.paths.state or default_state(inbox)) as store:
@@ -291,7 +334,7 @@ def run(
     raise typer.Exit(result["exit_code"])
 
 
-def _print_result(result: dict) -> None:
+def _print_result(result: dict[str, Any]) -> None:
     from dispute_evidence.reports.writer import md_plain
 
     summary = Path(result["report"])

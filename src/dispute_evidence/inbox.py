@@ -101,11 +101,15 @@ def _check_folder(path: Path, shown: str) -> bool:
     except FileNotFoundError:
         return False
     if stat.S_ISLNK(mode):
-        raise UnsafeFolder(f"'{shown}' in the inbox is a link; the pipeline never writes "
-                           "through links. Replace it with a plain folder.")  # fmt: skip
+        raise UnsafeFolder(
+            f"'{shown}' in the inbox is a link; the pipeline never writes "
+            "through links. Replace it with a plain folder."
+        )
     if not stat.S_ISDIR(mode):
-        raise UnsafeFolder(f"'{shown}' in the inbox is a file, not a folder. Rename or move it "
-                           "so the pipeline can create the folder.")  # fmt: skip
+        raise UnsafeFolder(
+            f"'{shown}' in the inbox is a file, not a folder. Rename or move it "
+            "so the pipeline can create the folder."
+        )
     return True
 
 

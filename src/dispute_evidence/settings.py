@@ -54,8 +54,11 @@ class MerchantSection(_Section):
     def profile(self) -> MerchantProfile | None:
         if not (self.merchant_id or self.merchant_name or self.merchant_website):
             return None
-        return MerchantProfile(merchant_id=self.merchant_id, merchant_name=self.merchant_name,
-                               merchant_website=self.merchant_website)  # fmt: skip
+        return MerchantProfile(
+            merchant_id=self.merchant_id,
+            merchant_name=self.merchant_name,
+            merchant_website=self.merchant_website,
+        )
 
 
 class IngestSection(_Section):
@@ -120,9 +123,14 @@ class Settings(BaseSettings):
     paths: PathsSection = Field(default_factory=PathsSection)
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:  # fmt: skip
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         from pydantic_settings import TomlConfigSettingsSource
 
         sources = [init_settings, env_settings, dotenv_settings]
@@ -141,9 +149,13 @@ class Settings(BaseSettings):
 
     def api_settings(self, base_url: str | None = None, token: str | None = None) -> ApiSettings:
         """Client settings: arguments > DISPUTE_API_* env > [api] section; token from env or Secret block."""
-        values: dict[str, Any] = {"rate_limit_per_hour": self.api.rate_limit_per_hour, "timeout": self.api.timeout,
-                                  "upload_timeout": self.api.upload_timeout, "max_attempts": self.api.max_attempts,
-                                  "max_concurrency": self.api.concurrency}  # fmt: skip
+        values: dict[str, Any] = {
+            "rate_limit_per_hour": self.api.rate_limit_per_hour,
+            "timeout": self.api.timeout,
+            "upload_timeout": self.api.upload_timeout,
+            "max_attempts": self.api.max_attempts,
+            "max_concurrency": self.api.concurrency,
+        }
         values = {k: v for k, v in values.items() if f"DISPUTE_API_{k.upper()}" not in os.environ}
         if base_url or (self.api.base_url and "DISPUTE_API_BASE_URL" not in os.environ):
             values["base_url"] = base_url or self.api.base_url
@@ -152,7 +164,10 @@ class Settings(BaseSettings):
         elif "DISPUTE_API_TOKEN" not in os.environ and self.api.token_secret_block:
             from prefect.blocks.system import Secret
 
-            values["token"] = SecretStr(Secret.load(self.api.token_secret_block).get())
+            block: Any = Secret.load(
+                self.api.token_secret_block
+            )  # sync context: a block, not a coroutine
+            values["token"] = SecretStr(block.get())
         return ApiSettings(**values)
 
 

@@ -20,12 +20,30 @@ from dispute_evidence.api.errors import (
     TerminalError,
     TransientError,
     UnexpectedResponse,
-)  # fmt: skip
+)
 from dispute_evidence.api.models import Dispute, Evidence, File, MerchantProfile, Product
 
 __all__ = [
-    "ApiConnectionError", "ApiError", "ApiSettings", "ApiTimeout", "ApiUnavailable",
-    "AuthenticationFailed", "Dispute", "DisputeEvidenceClient", "Evidence", "File", "FileRejected",
-    "InvalidRequest", "MerchantProfile", "NotFound", "OutcomeUnknown", "PermissionDenied", "Product",
-    "RateLimited", "TerminalError", "TransientError", "UnexpectedResponse", "check_evidence_file",
-]  # fmt: skip
+    "ApiConnectionError",
+    "ApiError",
+    "ApiSettings",
+    "ApiTimeout",
+    "ApiUnavailable",
+    "AuthenticationFailed",
+    "Dispute",
+    "DisputeEvidenceClient",
+    "Evidence",
+    "File",
+    "FileRejected",
+    "InvalidRequest",
+    "MerchantProfile",
+    "NotFound",
+    "OutcomeUnknown",
+    "PermissionDenied",
+    "Product",
+    "RateLimited",
+    "TerminalError",
+    "TransientError",
+    "UnexpectedResponse",
+    "check_evidence_file",
+]

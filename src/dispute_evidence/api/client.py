@@ -21,7 +21,7 @@ from dispute_evidence.api.models import (
     FilePage,
     UpdateEvidenceResult,
     UploadResult,
-)  # fmt: skip
+)
 from dispute_evidence.api.pacer import RequestPacer
 from dispute_evidence.api.transport import RawResponse, Transport
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, EXTENSIONS, sniff_path
@@ -39,8 +39,9 @@ def _parse(model: type[M], response: RawResponse) -> M:
         where = ".".join(str(p) for p in first["loc"]) or "body"
         raise UnexpectedResponse(
             f"The API's answer is not a valid {model.__name__}: {where}: {first['msg']}",
-            status=response.status, request=response.request,
-        ) from None  # fmt: skip
+            status=response.status,
+            request=response.request,
+        ) from None
 
 
 def _check_page(limit: int, offset: int) -> None:
@@ -64,8 +65,10 @@ def check_evidence_file(path: Path) -> tuple[str, int]:
     if size > CLIENT_MAX_FILE_BYTES:
         raise FileRejected(f"{path.name}: {size:,} bytes is over the 10 MB limit.", param="file")
     if mime is None:
-        raise FileRejected(f"{path.name}: the content is not PDF, PNG or JPG (whatever the name says).",
-                           param="file")  # fmt: skip
+        raise FileRejected(
+            f"{path.name}: the content is not PDF, PNG or JPG (whatever the name says).",
+            param="file",
+        )
     return mime, size
 
 
@@ -76,9 +79,16 @@ class DisputeEvidenceClient:
     Use as `async with DisputeEvidenceClient(...) as client:`.
     """
 
-    def __init__(self, base_url: str | None = None, token: str | SecretStr | None = None, *,
-                 settings: ApiSettings | None = None, pacer: RequestPacer | None = None,
-                 sleep: Callable[[float], Any] = asyncio.sleep, **overrides: Any) -> None:  # fmt: skip
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | SecretStr | None = None,
+        *,
+        settings: ApiSettings | None = None,
+        pacer: RequestPacer | None = None,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+        **overrides: Any,
+    ) -> None:
         if settings is None:
             args = {
                 k: v

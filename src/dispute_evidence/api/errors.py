@@ -47,8 +47,16 @@ class RequestInfo:
 class ApiError(Exception):
     """Root of every error the client raises."""
 
-    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
-                 param: str | None = None, body: Any = None, request: RequestInfo | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        param: str | None = None,
+        body: Any = None,
+        request: RequestInfo | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status

@@ -19,7 +19,7 @@ def should_retry(exc: BaseException) -> bool:
 
 def backoff(attempt: int, base: float = 0.5, cap: float = 30.0) -> float:
     """Capped exponential backoff for the `attempt`-th retry (1-based)."""
-    return min(cap, base * 2 ** (attempt - 1))
+    return min(cap, base * 2.0 ** (attempt - 1))
 
 
 def jitter(value: float, rand: Callable[[], float] = random.random) -> float:
@@ -27,8 +27,13 @@ def jitter(value: float, rand: Callable[[], float] = random.random) -> float:
     return value / 2 + value / 2 * rand()
 
 
-def retry_wait(exc: BaseException | None, attempt: int, base: float = 0.5, cap: float = 30.0,
-               rand: Callable[[], float] = random.random) -> float:  # fmt: skip
+def retry_wait(
+    exc: BaseException | None,
+    attempt: int,
+    base: float = 0.5,
+    cap: float = 30.0,
+    rand: Callable[[], float] = random.random,
+) -> float:
     """Seconds before the next attempt: the server's Retry-After when it gave one, else backoff."""
     if isinstance(exc, RateLimited | ApiUnavailable) and exc.retry_after is not None:
         return exc.retry_after

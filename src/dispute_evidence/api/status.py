@@ -18,13 +18,17 @@ from dispute_evidence.api.errors import (
     PermissionDenied,
     RateLimited,
     RequestInfo,
-)  # fmt: skip
+)
 from dispute_evidence.api.models import ErrorBody
 from dispute_evidence.api.retry import parse_retry_after
 
 _BY_STATUS: dict[int, type[ApiError]] = {
-    401: AuthenticationFailed, 403: PermissionDenied, 404: NotFound, 413: FileRejected, 415: FileRejected,
-}  # fmt: skip
+    401: AuthenticationFailed,
+    403: PermissionDenied,
+    404: NotFound,
+    413: FileRejected,
+    415: FileRejected,
+}
 
 
 def parse_error_body(raw: bytes) -> ErrorBody | None:

@@ -21,7 +21,7 @@ from dispute_evidence.api.errors import (
     OutcomeUnknown,
     RateLimited,
     RequestInfo,
-)  # fmt: skip
+)
 from dispute_evidence.api.pacer import RequestPacer
 from dispute_evidence.api.retry import parse_retry_after, retry_wait, should_retry
 from dispute_evidence.api.status import error_from_response
@@ -47,9 +47,14 @@ class TransportStats:
 class Transport:
     """Sends requests with the bearer token, paced and retried; one per API key."""
 
-    def __init__(self, settings: ApiSettings, *, pacer: RequestPacer | None = None,
-                 sleep: Callable[[float], Any] = asyncio.sleep,
-                 rand: Callable[[], float] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        settings: ApiSettings,
+        *,
+        pacer: RequestPacer | None = None,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+        rand: Callable[[], float] | None = None,
+    ) -> None:
         self.settings = settings
         self.pacer = pacer or RequestPacer(
             settings.rate_limit_per_hour, settings.rate_limit_period, settings.rate_limit_burst
@@ -67,20 +72,30 @@ class Transport:
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(
-                headers={"Authorization": f"Bearer {self.settings.token.get_secret_value()}",
-                         "User-Agent": "dispute-evidence/0.1"},
+                headers={
+                    "Authorization": f"Bearer {self.settings.token.get_secret_value()}",
+                    "User-Agent": "dispute-evidence/0.1",
+                },
                 connector=aiohttp.TCPConnector(limit=self.settings.max_concurrency * 2),
                 raise_for_status=False,
-            )  # fmt: skip
+            )
         return self._session
 
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
 
-    async def request(self, method: str, path: str, *, idempotent: bool, params: dict[str, Any] | None = None,
-                      json: Any = None, form: Callable[[], aiohttp.FormData] | None = None,
-                      timeout: float | None = None) -> RawResponse:  # fmt: skip
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        idempotent: bool,
+        params: dict[str, Any] | None = None,
+        json: Any = None,
+        form: Callable[[], aiohttp.FormData] | None = None,
+        timeout: float | None = None,
+    ) -> RawResponse:
         """One logical request: attempts are paced, and retried while the error is transient."""
         try:  # fast path: most requests succeed first time and need no retry machinery
             return await self._attempt(method, path, idempotent, params, json, form, timeout)
@@ -97,8 +112,15 @@ class Transport:
             before_sleep=self._before_sleep,
         )
         self.stats.retries += 1
-        await self._sleep(retry_wait(first_error, 1, self.settings.backoff_base, self.settings.backoff_cap,
-                                     **({"rand": self._rand} if self._rand else {})))  # fmt: skip
+        await self._sleep(
+            retry_wait(
+                first_error,
+                1,
+                self.settings.backoff_base,
+                self.settings.backoff_cap,
+                **({"rand": self._rand} if self._rand else {}),
+            )
+        )
         async for attempt in retrying:
             with attempt:
                 return await self._attempt(method, path, idempotent, params, json, form, timeout)
@@ -121,8 +143,16 @@ class Transport:
         exc = state.outcome.exception()
         log.info("retrying after %s (attempt %d)", type(exc).__name__, state.attempt_number)
 
-    async def _attempt(self, method: str, path: str, idempotent: bool, params: Any, json: Any,
-                       form: Callable[[], aiohttp.FormData] | None, timeout: float | None) -> RawResponse:  # fmt: skip
+    async def _attempt(
+        self,
+        method: str,
+        path: str,
+        idempotent: bool,
+        params: Any,
+        json: Any,
+        form: Callable[[], aiohttp.FormData] | None,
+        timeout: float | None,
+    ) -> RawResponse:
         url = f"{self.settings.base_url}{path}"
         async with self._limit:
             await self.pacer.acquire()
@@ -139,8 +169,15 @@ class Transport:
             raise self._error(response, idempotent)
         return response
 
-    async def _send(self, method: str, url: str, params: Any, json: Any,
-                    form: Callable[[], aiohttp.FormData] | None, timeout: float | None) -> RawResponse:  # fmt: skip
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        params: Any,
+        json: Any,
+        form: Callable[[], aiohttp.FormData] | None,
+        timeout: float | None,
+    ) -> RawResponse:
         data = form() if form is not None else None
         seconds = timeout or self.settings.timeout
         client_timeout = self._timeouts.get(seconds) or self._timeouts.setdefault(
@@ -162,9 +199,13 @@ class Transport:
         if not idempotent and response.status >= 500 and response.status != 503:
             return OutcomeUnknown(
                 f"The API answered {response.status} to a request that may have taken effect; "
-                "check before repeating it.", status=response.status, code=exc.code, body=exc.body,
-                request=response.request, cause=exc,
-            )  # fmt: skip
+                "check before repeating it.",
+                status=response.status,
+                code=exc.code,
+                body=exc.body,
+                request=response.request,
+                cause=exc,
+            )
         return exc
 
     @staticmethod
@@ -176,8 +217,13 @@ class Transport:
             exc, aiohttp.ConnectionTimeoutError
         ):  # timed out connecting: nothing was sent
             return ApiTimeout("Timed out connecting to the API.", request=info)
-        sent = (TimeoutError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
-                aiohttp.ClientPayloadError, aiohttp.ClientResponseError)  # fmt: skip
+        sent = (
+            TimeoutError,
+            aiohttp.ServerDisconnectedError,
+            aiohttp.ClientOSError,
+            aiohttp.ClientPayloadError,
+            aiohttp.ClientResponseError,
+        )
         if not isinstance(exc, sent):
             return ApiConnectionError(f"HTTP client error: {type(exc).__name__}", request=info)
         timed_out = isinstance(exc, TimeoutError)

@@ -86,14 +86,30 @@ class RunResult:
     counts: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"exit_code": self.exit_code, "report": str(self.report), "run_id": self.run_id,
-                "counts": self.counts, "outcome": self.outcome}  # fmt: skip
+        return {
+            "exit_code": self.exit_code,
+            "report": str(self.report),
+            "run_id": self.run_id,
+            "counts": self.counts,
+            "outcome": self.outcome,
+        }
 
 
 # -- open and close ---------------------------------------------------------------------
-def open_run(settings: Settings, inbox: Path, *, api: ApiSettings | None = None, state: str | Path | None = None,
-             dry_run: bool = False, trigger: str = "manual", config_dir: Path = Path("."), wait_for_lock: float = 0.0,
-             poll: float = 15.0, adopt: bool = False, reconcile: bool = False) -> RunSession:  # fmt: skip
+def open_run(
+    settings: Settings,
+    inbox: Path,
+    *,
+    api: ApiSettings | None = None,
+    state: str | Path | None = None,
+    dry_run: bool = False,
+    trigger: str = "manual",
+    config_dir: Path = Path("."),
+    wait_for_lock: float = 0.0,
+    poll: float = 15.0,
+    adopt: bool = False,
+    reconcile: bool = False,
+) -> RunSession:
     """Open the state store, take the run lock, and start a run row.
 
     With `wait_for_lock`, a run that finds another one working waits for it (up to that many
@@ -118,9 +134,15 @@ def open_run(settings: Settings, inbox: Path, *, api: ApiSettings | None = None,
         if reconcile:
             store.set_reconcile_uploads(True)
         ingest = settings.ingest
-        opts = RunOptions(inbox=inbox, merchant=settings.merchant.profile(), mappings=settings.mappings(config_dir),
-                          max_file_bytes=int(ingest.max_file_mb * 1e6), settle_seconds=ingest.settle_seconds,
-                          archive=ingest.archive and not dry_run, concurrency=settings.api.concurrency)  # fmt: skip
+        opts = RunOptions(
+            inbox=inbox,
+            merchant=settings.merchant.profile(),
+            mappings=settings.mappings(config_dir),
+            max_file_bytes=int(ingest.max_file_mb * 1e6),
+            settle_seconds=ingest.settle_seconds,
+            archive=ingest.archive and not dry_run,
+            concurrency=settings.api.concurrency,
+        )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
             store, opts, run_id, Path(reports) / run_id, dry_run, trigger, None if dry_run else api
@@ -197,8 +219,12 @@ async def _submit(
         return SubmitOutcome(stats, client.stats.attempts)
 
 
-def report(session: RunSession, ingested: IngestOutcome, prepared: PrepareOutcome,
-           submitted: SubmitOutcome | None) -> RunResult:  # fmt: skip
+def report(
+    session: RunSession,
+    ingested: IngestOutcome,
+    prepared: PrepareOutcome,
+    submitted: SubmitOutcome | None,
+) -> RunResult:
     """Decide the run's outcome and write its report."""
     store = session.store
     table, files = dispute_table(store), store.file_table()
@@ -211,11 +237,16 @@ def report(session: RunSession, ingested: IngestOutcome, prepared: PrepareOutcom
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (
         table["files_uploaded"] == table["files_total"]
     )
-    counts = {"new_files": ingested.new_files, "repeated_files": ingested.repeated_files,
-              "rows_rejected": ingested.rows_rejected, "evidence_sent": stats.evidence_sent,
-              "files_uploaded": stats.files_uploaded + stats.files_reconciled,
-              "requests": submitted.requests if submitted else 0, "disputes": len(table),
-              "complete": int(complete.sum())}  # fmt: skip
+    counts = {
+        "new_files": ingested.new_files,
+        "repeated_files": ingested.repeated_files,
+        "rows_rejected": ingested.rows_rejected,
+        "evidence_sent": stats.evidence_sent,
+        "files_uploaded": stats.files_uploaded + stats.files_reconciled,
+        "requests": submitted.requests if submitted else 0,
+        "disputes": len(table),
+        "complete": int(complete.sum()),
+    }
     if session.dry_run:
         write_dry_run_preview(session.report_folder, prepared)
     rep = RunReport(session.run_id, outcome, session.dry_run, counts, table, problems)
@@ -247,8 +278,14 @@ def execute(
     return step("write report", report, session, ingested, prepared, submitted)
 
 
-def run_inbox(settings: Settings, inbox: Path, *, step: StepRunner = plain, progress: Progress | None = None,
-              **open_kw: Any) -> RunResult:  # fmt: skip
+def run_inbox(
+    settings: Settings,
+    inbox: Path,
+    *,
+    step: StepRunner = plain,
+    progress: Progress | None = None,
+    **open_kw: Any,
+) -> RunResult:
     """Open, execute and close one run; the lock is released whatever happens."""
     session = open_run(settings, inbox, **open_kw)
     outcome, counts = "failed", None
@@ -260,5 +297,19 @@ def run_inbox(settings: Settings, inbox: Path, *, step: StepRunner = plain, prog
     return result
 
 
-__all__ = ["EXIT_AUTH", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "RunAborted", "RunLocked", "RunResult",
-           "RunSession", "StepRunner", "close_run", "execute", "open_run", "plain", "run_inbox"]  # fmt: skip
+__all__ = [
+    "EXIT_AUTH",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "RunAborted",
+    "RunLocked",
+    "RunResult",
+    "RunSession",
+    "StepRunner",
+    "close_run",
+    "execute",
+    "open_run",
+    "plain",
+    "run_inbox",
+]

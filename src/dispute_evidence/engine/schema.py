@@ -20,7 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     text,
-)  # fmt: skip
+)
 from sqlalchemy.engine import Connection
 
 SCHEMA_VERSION = 1
@@ -82,8 +82,12 @@ evidence_files = Table(
     Index("files_by_status", "status"),
 )  # fmt: skip
 
-RECORD_TABLES = {"disputes": "rec_disputes", "orders": "rec_orders", "shipments": "rec_shipments",
-                 "payments": "rec_payments"}  # fmt: skip
+RECORD_TABLES = {
+    "disputes": "rec_disputes",
+    "orders": "rec_orders",
+    "shipments": "rec_shipments",
+    "payments": "rec_payments",
+}
 
 
 def migrate(conn: Connection) -> int:

@@ -26,7 +26,7 @@ from dispute_evidence.engine.schema import (
     ingested_files,
     migrate,
     runs,
-)  # fmt: skip
+)
 from dispute_evidence.engine.status import (
     DISPUTE_MOVES,
     FILE_MOVES,
@@ -174,15 +174,25 @@ class StateStore:
 
     def finish_run(self, run_id: str, outcome: str, counts: dict[str, Any]) -> None:
         with self.engine.begin() as c:
-            c.execute(runs.update().where(runs.c.run_id == run_id).values(
-                finished_at=now_iso(), outcome=outcome, counts=json.dumps(counts, sort_keys=True)))  # fmt: skip
+            c.execute(
+                runs.update()
+                .where(runs.c.run_id == run_id)
+                .values(
+                    finished_at=now_iso(),
+                    outcome=outcome,
+                    counts=json.dumps(counts, sort_keys=True),
+                )
+            )
 
     def mark_crashed_runs(self, except_run: str) -> int:
         """Runs still 'running' when a run takes the lock died without finishing (SIGKILL,
         power loss): only the lock holder ever has a running row."""
         with self.engine.begin() as c:
-            result = c.execute(runs.update().where(runs.c.outcome == "running", runs.c.run_id != except_run)
-                               .values(outcome="crashed", finished_at=now_iso()))  # fmt: skip
+            result = c.execute(
+                runs.update()
+                .where(runs.c.outcome == "running", runs.c.run_id != except_run)
+                .values(outcome="crashed", finished_at=now_iso())
+            )
         return result.rowcount
 
     # -- the inbox this state belongs to -----------------------------------------------
@@ -199,11 +209,22 @@ class StateStore:
             if bound is not None and not adopt:
                 raise self._another_inbox(bound, here)
             if bound is not None:
-                for path, pid, sha in c.execute(select(evidence_files.c.path, evidence_files.c.provider_dispute_id,
-                                                       evidence_files.c.sha256)).all():  # fmt: skip
+                for path, pid, sha in c.execute(
+                    select(
+                        evidence_files.c.path,
+                        evidence_files.c.provider_dispute_id,
+                        evidence_files.c.sha256,
+                    )
+                ).all():
                     if path.startswith(bound + os.sep):
-                        c.execute(evidence_files.update().where(evidence_files.c.provider_dispute_id == pid,
-                                  evidence_files.c.sha256 == sha).values(path=here + path[len(bound):]))  # fmt: skip
+                        c.execute(
+                            evidence_files.update()
+                            .where(
+                                evidence_files.c.provider_dispute_id == pid,
+                                evidence_files.c.sha256 == sha,
+                            )
+                            .values(path=here + path[len(bound) :])
+                        )
             c.execute(meta.delete().where(meta.c.key == "inbox"))
             c.execute(meta.insert().values(key="inbox", value=here))
 
@@ -224,7 +245,8 @@ class StateStore:
         )
 
     def _where(self) -> str:
-        return self.engine.url.database if self.engine.dialect.name == "sqlite" else repr(self)
+        database = self.engine.url.database
+        return database if self.engine.dialect.name == "sqlite" and database else repr(self)
 
     # -- recovery: a new state for an inbox whose files may already be at the API --------
     def set_reconcile_uploads(self, on: bool) -> None:
@@ -322,13 +344,27 @@ class StateStore:
                 is not None
             )
 
-    def record_ingest(self, sha256: str, name: str, run_id: str, records: dict[str, pd.DataFrame],
-                      summary: list[dict[str, Any]]) -> None:  # fmt: skip
+    def record_ingest(
+        self,
+        sha256: str,
+        name: str,
+        run_id: str,
+        records: dict[str, pd.DataFrame],
+        summary: list[dict[str, Any]],
+    ) -> None:
         """One file's records and its ingest row, in one transaction: all or nothing."""
         with self.engine.begin() as c:
             seq = (c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0) + 1
-            c.execute(ingested_files.insert().values(sha256=sha256, name=name, seq=seq, run_id=run_id,
-                                                     ingested_at=now_iso(), summary=json.dumps(summary)))  # fmt: skip
+            c.execute(
+                ingested_files.insert().values(
+                    sha256=sha256,
+                    name=name,
+                    seq=seq,
+                    run_id=run_id,
+                    ingested_at=now_iso(),
+                    summary=json.dumps(summary),
+                )
+            )
             for kind, frame in records.items():
                 if frame.empty:
                     continue
@@ -374,12 +410,23 @@ class StateStore:
             latest = c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0
             c.execute(meta.delete().where(meta.c.key == "built_seq"))
             c.execute(meta.insert().values(key="built_seq", value=str(latest)))
-            known = {r.provider_dispute_id: r for r in c.execute(
-                select(disputes.c.provider_dispute_id, disputes.c.payload_hash, disputes.c.status))}  # fmt: skip
+            known = {
+                r.provider_dispute_id: r
+                for r in c.execute(
+                    select(
+                        disputes.c.provider_dispute_id, disputes.c.payload_hash, disputes.c.status
+                    )
+                )
+            }
             new, changed, stamp = [], 0, now_iso()
             for p in payloads:
-                row = {"provider_dispute_id": p.provider_dispute_id, "order_number": p.order_number,
-                       "response_due_by": p.response_due_by, "payload": p.body, "payload_hash": p.content_hash}  # fmt: skip
+                row = {
+                    "provider_dispute_id": p.provider_dispute_id,
+                    "order_number": p.order_number,
+                    "response_due_by": p.response_due_by,
+                    "payload": p.body,
+                    "payload_hash": p.content_hash,
+                }
                 old = known.get(p.provider_dispute_id)
                 if old is None:
                     new.append({**row, "status": D.PENDING, "detail": None, "updated_at": stamp})
@@ -391,13 +438,25 @@ class StateStore:
                         and old.payload_hash == p.content_hash
                         else D.PENDING
                     )
-                    c.execute(disputes.update().where(disputes.c.provider_dispute_id == p.provider_dispute_id)
-                              .values(**row, status=status, detail=None, updated_at=stamp))  # fmt: skip
+                    c.execute(
+                        disputes.update()
+                        .where(disputes.c.provider_dispute_id == p.provider_dispute_id)
+                        .values(**row, status=status, detail=None, updated_at=stamp)
+                    )
             for i in incomplete:
                 if i.provider_dispute_id not in known:
-                    new.append({"provider_dispute_id": i.provider_dispute_id, "order_number": i.order_number,
-                                "response_due_by": i.response_due_by, "payload": None, "payload_hash": None,
-                                "status": D.INCOMPLETE, "detail": i.reason, "updated_at": stamp})  # fmt: skip
+                    new.append(
+                        {
+                            "provider_dispute_id": i.provider_dispute_id,
+                            "order_number": i.order_number,
+                            "response_due_by": i.response_due_by,
+                            "payload": None,
+                            "payload_hash": None,
+                            "status": D.INCOMPLETE,
+                            "detail": i.reason,
+                            "updated_at": stamp,
+                        }
+                    )
             if new:
                 c.execute(disputes.insert(), new)
         return {"new": len(new), "changed": changed}
@@ -409,10 +468,14 @@ class StateStore:
             result = c.execute(
                 disputes.update()
                 .where(disputes.c.status == D.INCOMPLETE, disputes.c.response_due_by < now)
-                .values(status=D.PAST_DUE, updated_at=now_iso(),
-                        detail="response was due by " + disputes.c.response_due_by
-                        + "; the data never arrived, so nothing was sent")
-            )  # fmt: skip
+                .values(
+                    status=D.PAST_DUE,
+                    updated_at=now_iso(),
+                    detail="response was due by "
+                    + disputes.c.response_due_by
+                    + "; the data never arrived, so nothing was sent",
+                )
+            )
         return result.rowcount
 
     def sync_files(self, rows: list[dict[str, Any]]) -> int:
@@ -436,12 +499,28 @@ class StateStore:
 
     def work_queue(self) -> list[str]:
         """Disputes with something to send, earliest response_due_by first, unknown last."""
-        open_files = select(evidence_files.c.provider_dispute_id).where(
-            evidence_files.c.status.in_(OPEN_FILE)).distinct()  # fmt: skip
-        q = select(disputes.c.provider_dispute_id).where(or_(
-            disputes.c.status == D.PENDING,
-            and_(disputes.c.status == D.SUBMITTED, disputes.c.provider_dispute_id.in_(open_files)),
-        )).order_by(disputes.c.response_due_by.is_(None), disputes.c.response_due_by, disputes.c.provider_dispute_id)  # fmt: skip
+        open_files = (
+            select(evidence_files.c.provider_dispute_id)
+            .where(evidence_files.c.status.in_(OPEN_FILE))
+            .distinct()
+        )
+        q = (
+            select(disputes.c.provider_dispute_id)
+            .where(
+                or_(
+                    disputes.c.status == D.PENDING,
+                    and_(
+                        disputes.c.status == D.SUBMITTED,
+                        disputes.c.provider_dispute_id.in_(open_files),
+                    ),
+                )
+            )
+            .order_by(
+                disputes.c.response_due_by.is_(None),
+                disputes.c.response_due_by,
+                disputes.c.provider_dispute_id,
+            )
+        )
         with self.engine.connect() as c:
             return [r[0] for r in c.execute(q)]
 
@@ -449,8 +528,11 @@ class StateStore:
         """Take the dispute's lease unless another live run holds it (works on SQLite and PostgreSQL)."""
         now = time.time()
         params = {"pid": pid, "owner": owner, "now": now, "until": now + ttl}
-        taken = self._run("UPDATE disputes SET lease_owner = :owner, lease_expires = :until WHERE provider_dispute_id = :pid"
-                          " AND (lease_owner IS NULL OR lease_owner = :owner OR lease_expires < :now)", params)  # fmt: skip
+        taken = self._run(
+            "UPDATE disputes SET lease_owner = :owner, lease_expires = :until WHERE provider_dispute_id = :pid"
+            " AND (lease_owner IS NULL OR lease_owner = :owner OR lease_expires < :now)",
+            params,
+        )
         if taken == 1:
             return True
         rows = self._run(
@@ -461,8 +543,12 @@ class StateStore:
         holder = rows[0]["lease_owner"] if rows else None
         if not owner_is_dead(holder):
             return False
-        return self._run("UPDATE disputes SET lease_owner = :owner, lease_expires = :until"
-                         " WHERE provider_dispute_id = :pid AND lease_owner = :holder", {**params, "holder": holder}) == 1  # fmt: skip
+        taken = self._run(
+            "UPDATE disputes SET lease_owner = :owner, lease_expires = :until"
+            " WHERE provider_dispute_id = :pid AND lease_owner = :holder",
+            {**params, "holder": holder},
+        )
+        return bool(taken == 1)
 
     def claim_and_load(
         self, pid: str, owner: str
@@ -473,13 +559,19 @@ class StateStore:
         d = self._run(
             "SELECT * FROM disputes WHERE provider_dispute_id = :pid", {"pid": pid}, fetch=True
         )[0]
-        files = self._run("SELECT * FROM evidence_files WHERE provider_dispute_id = :pid ORDER BY file_name",
-                          {"pid": pid}, fetch=True)  # fmt: skip
+        files = self._run(
+            "SELECT * FROM evidence_files WHERE provider_dispute_id = :pid ORDER BY file_name",
+            {"pid": pid},
+            fetch=True,
+        )
         return d, files
 
     def release(self, pid: str, owner: str) -> None:
-        self._run("UPDATE disputes SET lease_owner = NULL, lease_expires = NULL"
-                  " WHERE provider_dispute_id = :pid AND lease_owner = :owner", {"pid": pid, "owner": owner})  # fmt: skip
+        self._run(
+            "UPDATE disputes SET lease_owner = NULL, lease_expires = NULL"
+            " WHERE provider_dispute_id = :pid AND lease_owner = :owner",
+            {"pid": pid, "owner": owner},
+        )
 
     def dispute(self, pid: str) -> dict[str, Any]:
         with self.engine.connect() as c:
@@ -502,8 +594,15 @@ class StateStore:
     def mark_submitted(
         self, pid: str, *, submitted_hash: str, dispute_id: str, attempts: int
     ) -> None:
-        self._move_dispute(pid, D.SUBMITTED, submitted_hash=submitted_hash, dispute_id=dispute_id,
-                           attempts=attempts, detail=None, last_error=None)  # fmt: skip
+        self._move_dispute(
+            pid,
+            D.SUBMITTED,
+            submitted_hash=submitted_hash,
+            dispute_id=dispute_id,
+            attempts=attempts,
+            detail=None,
+            last_error=None,
+        )
 
     def mark_rejected(self, pid: str, detail: str, attempts: int) -> None:
         self._move_dispute(pid, D.REJECTED, detail=detail, attempts=attempts)
@@ -553,8 +652,13 @@ class StateStore:
         key = {"provider_dispute_id": pid, "sha256": sha256}
         self._write("evidence_files", key, (FILE_MOVES[to], to), values)
 
-    def _write(self, table: str, key: dict[str, Any], move: tuple[frozenset[str], str] | None,
-               values: dict[str, Any]) -> None:  # fmt: skip
+    def _write(
+        self,
+        table: str,
+        key: dict[str, Any],
+        move: tuple[frozenset[str], str] | None,
+        values: dict[str, Any],
+    ) -> None:
         """One UPDATE of one row; with a move, only from an allowed state (else IllegalTransition)."""
         values = {**values, "updated_at": now_iso()}
         params = {
@@ -574,8 +678,11 @@ class StateStore:
             self._run(f"UPDATE {table} SET {', '.join(sets)} WHERE {' AND '.join(where)}", params)
             != 1
         ):  # noqa: S608 - our names
-            rows = self._run(f"SELECT status FROM {table} WHERE {' AND '.join(where[: len(key)])}",  # noqa: S608
-                             {f"k_{k}": v for k, v in key.items()}, fetch=True)  # fmt: skip
+            rows = self._run(
+                f"SELECT status FROM {table} WHERE {' AND '.join(where[: len(key)])}",  # noqa: S608
+                {f"k_{k}": v for k, v in key.items()},
+                fetch=True,
+            )
             found = rows[0]["status"] if rows else "no such row"
             raise IllegalTransition(
                 f"{table} {tuple(key.values())}: {found} -> {move[1] if move else 'same'} is not allowed"
@@ -584,16 +691,37 @@ class StateStore:
     # -- reporting ------------------------------------------------------------------
     def dispute_table(self) -> pd.DataFrame:
         with self.engine.connect() as c:
-            return pd.read_sql(select(disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.response_due_by,
-                                      disputes.c.status, disputes.c.detail, disputes.c.dispute_id, disputes.c.attempts,
-                                      disputes.c.last_error, disputes.c.updated_at, disputes.c.submitted_hash), c)  # fmt: skip
+            return pd.read_sql(
+                select(
+                    disputes.c.provider_dispute_id,
+                    disputes.c.order_number,
+                    disputes.c.response_due_by,
+                    disputes.c.status,
+                    disputes.c.detail,
+                    disputes.c.dispute_id,
+                    disputes.c.attempts,
+                    disputes.c.last_error,
+                    disputes.c.updated_at,
+                    disputes.c.submitted_hash,
+                ),
+                c,
+            )
 
     def file_table(self) -> pd.DataFrame:
         with self.engine.connect() as c:
-            return pd.read_sql(select(evidence_files.c.provider_dispute_id, evidence_files.c.file_name,
-                                      evidence_files.c.path, evidence_files.c.size, evidence_files.c.status,
-                                      evidence_files.c.remote_file_id, evidence_files.c.last_error,
-                                      evidence_files.c.updated_at), c)  # fmt: skip
+            return pd.read_sql(
+                select(
+                    evidence_files.c.provider_dispute_id,
+                    evidence_files.c.file_name,
+                    evidence_files.c.path,
+                    evidence_files.c.size,
+                    evidence_files.c.status,
+                    evidence_files.c.remote_file_id,
+                    evidence_files.c.last_error,
+                    evidence_files.c.updated_at,
+                ),
+                c,
+            )
 
     def status_counts(self) -> dict[str, int]:
         with self.engine.connect() as c:

@@ -80,8 +80,14 @@ class IngestOutcome:
             shown = ", ".join(self.waiting_files[:5]) + (
                 " …" if len(self.waiting_files) > 5 else ""
             )
-            out.append(Problem(ProblemKind.FILES_WAITING, shown, f"{len(self.waiting_files)} file(s) still "
-                               "being written; they will be read next run"))  # fmt: skip
+            out.append(
+                Problem(
+                    ProblemKind.FILES_WAITING,
+                    shown,
+                    f"{len(self.waiting_files)} file(s) still "
+                    "being written; they will be read next run",
+                )
+            )
         out += [reject_problem(ProblemKind.ROW_NOT_USED, r) for r in self.rejects]
         out += [
             Problem(ProblemKind.FILE_SKIPPED, path, why, file=path) for path, why in self.skipped
@@ -95,8 +101,16 @@ class IngestOutcome:
 
 def reject_problem(kind: ProblemKind, r: Reject) -> Problem:
     """A problem that points at a cell (or a whole file) as the analyst sees it in Excel."""
-    return Problem(kind, r.line().split(":")[0], r.reason, file=r.file, sheet=r.sheet or "", row=r.row,
-                   column=r.column or "", value=r.value or "")  # fmt: skip
+    return Problem(
+        kind,
+        r.line().split(":")[0],
+        r.reason,
+        file=r.file,
+        sheet=r.sheet or "",
+        row=r.row,
+        column=r.column or "",
+        value=r.value or "",
+    )
 
 
 @dataclass
@@ -157,8 +171,13 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
         records: dict[str, list[pd.DataFrame]] = {}
         for kind, frame in tables:
             records.setdefault(kind, []).append(frame)
-        store.record_ingest(sha, label, run_id, {k: pd.concat(v, ignore_index=True) for k, v in records.items()},
-                            [s.__dict__ for s in summaries])  # fmt: skip
+        store.record_ingest(
+            sha,
+            label,
+            run_id,
+            {k: pd.concat(v, ignore_index=True) for k, v in records.items()},
+            [s.__dict__ for s in summaries],
+        )
         out.new_files += 1
         mover.archive(path)
     out.evidence_paths = [p for p in evidence if is_settled(p, opts.settle_seconds)]
@@ -200,8 +219,15 @@ class Mover:
             self.not_moved.append((str(path.relative_to(self.inbox)), why))
 
 
-def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run_id: str, *,
-                 rebuild: bool, dry_run: bool = False) -> PrepareOutcome:  # fmt: skip
+def prepare_step(
+    store: StateStore,
+    opts: RunOptions,
+    ingest: IngestOutcome,
+    run_id: str,
+    *,
+    rebuild: bool,
+    dry_run: bool = False,
+) -> PrepareOutcome:
     """Rebuild payloads from all records (when anything new arrived) and register evidence files."""
     out = PrepareOutcome(rebuilt=rebuild)
     if rebuild:
@@ -214,9 +240,8 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
         out.unlisted_disputes = built.unlisted_disputes
         if dry_run:
             out.dry_payloads = {p.provider_dispute_id: p.body for p in built.payloads}
-            dry_orders = {
-                d.provider_dispute_id: d.order_number for d in (*built.incomplete, *built.payloads)
-            }
+            dry_orders = {d.provider_dispute_id: d.order_number for d in built.incomplete}
+            dry_orders.update({p.provider_dispute_id: p.order_number for p in built.payloads})
         else:
             store.sync_disputes(built.payloads, built.incomplete)
     if not dry_run:
@@ -237,10 +262,17 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
         ]
         return out
     rows = [
-        {"provider_dispute_id": pid, "sha256": f.sha256, "file_name": upload_name(f.path.name), "size": f.size, "mime": f.mime,
-         "path": str(store_blob(blob_dir, f.path, f.sha256))}
-        for pid, files in matches.items() for f in files
-    ]  # fmt: skip
+        {
+            "provider_dispute_id": pid,
+            "sha256": f.sha256,
+            "file_name": upload_name(f.path.name),
+            "size": f.size,
+            "mime": f.mime,
+            "path": str(store_blob(blob_dir, f.path, f.sha256)),
+        }
+        for pid, files in matches.items()
+        for f in files
+    ]
     out.files_added = store.sync_files(rows)
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
@@ -255,8 +287,9 @@ def prepare_step(store: StateStore, opts: RunOptions, ingest: IngestOutcome, run
     return out
 
 
-async def submit_step(store: StateStore, client: DisputeEvidenceClient, opts: RunOptions,
-                      on_done: Any = None) -> SubmitStats:  # fmt: skip
+async def submit_step(
+    store: StateStore, client: DisputeEvidenceClient, opts: RunOptions, on_done: Any = None
+) -> SubmitStats:
     return await Submitter(store, client, concurrency=opts.concurrency, on_done=on_done).run()
 
 
@@ -264,8 +297,14 @@ def state_problems(disputes: pd.DataFrame, files: pd.DataFrame) -> list[Problem]
     """What the state says still needs a person: disputes not sent, files not uploaded."""
     out = []
     for d in disputes.loc[disputes["status"] != DisputeStatus.SUBMITTED].itertuples(index=False):
-        out.append(Problem(ProblemKind(f"dispute_{d.status}"), d.provider_dispute_id,
-                           d.detail or d.last_error or d.status, dispute=d.provider_dispute_id))  # fmt: skip
+        out.append(
+            Problem(
+                ProblemKind(f"dispute_{d.status}"),
+                d.provider_dispute_id,
+                d.detail or d.last_error or d.status,
+                dispute=d.provider_dispute_id,
+            )
+        )
     past_due = set(
         disputes.loc[disputes["status"] == DisputeStatus.PAST_DUE, "provider_dispute_id"]
     )
@@ -276,8 +315,15 @@ def state_problems(disputes: pd.DataFrame, files: pd.DataFrame) -> list[Problem]
             kind, why = ProblemKind.EVIDENCE_PAST_DUE, "not sent: past its dispute's deadline"
         else:
             kind, why = ProblemKind.EVIDENCE_NOT_YET_UPLOADED, f.last_error or "not uploaded yet"
-        out.append(Problem(kind, f"{f.provider_dispute_id} {f.file_name}", why, file=f.file_name,
-                           dispute=f.provider_dispute_id))  # fmt: skip
+        out.append(
+            Problem(
+                kind,
+                f"{f.provider_dispute_id} {f.file_name}",
+                why,
+                file=f.file_name,
+                dispute=f.provider_dispute_id,
+            )
+        )
     return out
 
 
@@ -285,9 +331,13 @@ def dispute_table(store: StateStore) -> pd.DataFrame:
     """One row per dispute with its file counts, nearest deadline first."""
     disputes, files = store.dispute_table(), store.file_table()
     per = files.groupby("provider_dispute_id")["status"].agg(
-        files_uploaded=lambda s: int((s == FileStatus.UPLOADED).sum()), files_total="count")  # fmt: skip
-    table = disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left").fillna(
-        {"files_uploaded": 0, "files_total": 0}).astype({"files_uploaded": int, "files_total": int})  # fmt: skip
+        files_uploaded=lambda s: int((s == FileStatus.UPLOADED).sum()), files_total="count"
+    )
+    table = (
+        disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left")
+        .fillna({"files_uploaded": 0, "files_total": 0})
+        .astype({"files_uploaded": int, "files_total": int})
+    )
     return table.drop(columns=["submitted_hash"]).sort_values(
         ["response_due_by", "provider_dispute_id"], na_position="last"
     )

@@ -31,7 +31,7 @@ from dispute_evidence.api import (
     PermissionDenied,
     TransientError,
     UnexpectedResponse,
-)  # fmt: skip
+)
 from dispute_evidence.engine.state import StateStore, new_owner
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus, FileStatus
 
@@ -80,8 +80,15 @@ def _past_due(due: str | None, now: datetime) -> bool:
 class Submitter:
     """Works through the state store's queue with bounded concurrency, one lease per dispute."""
 
-    def __init__(self, store: StateStore, client: DisputeEvidenceClient, *, concurrency: int = 8,
-                 now: Callable[[], datetime] | None = None, on_done: Callable[[str], None] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        store: StateStore,
+        client: DisputeEvidenceClient,
+        *,
+        concurrency: int = 8,
+        now: Callable[[], datetime] | None = None,
+        on_done: Callable[[str], None] | None = None,
+    ) -> None:
         self.store = store
         self.client = client
         self.concurrency = concurrency
@@ -104,8 +111,10 @@ class Submitter:
             *(worker() for _ in range(max(1, min(self.concurrency, len(pending)))))
         )
         if self._abort is not None:
-            raise RunAborted(f"The API refused the key: {self._abort.message}. Nothing more was sent; "
-                             "check DISPUTE_API_TOKEN.")  # fmt: skip
+            raise RunAborted(
+                f"The API refused the key: {self._abort.message}. Nothing more was sent; "
+                "check DISPUTE_API_TOKEN."
+            )
         return self.stats
 
     async def _one(self, pid: str) -> None:
@@ -160,8 +169,9 @@ class Submitter:
             self.stats.failed += 1
             self.stats.errors.append(f"{pid}: {exc}")
             return None
-        self.store.mark_submitted(pid, submitted_hash=d["payload_hash"], dispute_id=result.dispute_id,
-                                  attempts=attempts)  # fmt: skip
+        self.store.mark_submitted(
+            pid, submitted_hash=d["payload_hash"], dispute_id=result.dispute_id, attempts=attempts
+        )
         self.stats.evidence_sent += 1
         return result.dispute_id
 

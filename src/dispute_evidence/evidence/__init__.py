@@ -8,5 +8,12 @@ from dispute_evidence.evidence.builder import (
 )
 from dispute_evidence.evidence.files import EvidenceFile, FileIssue, match_evidence_files
 
-__all__ = ["BuildResult", "DisputePayload", "EvidenceFile", "FileIssue", "Incomplete", "build_evidence",
-           "match_evidence_files"]  # fmt: skip
+__all__ = [
+    "BuildResult",
+    "DisputePayload",
+    "EvidenceFile",
+    "FileIssue",
+    "Incomplete",
+    "build_evidence",
+    "match_evidence_files",
+]

@@ -26,11 +26,20 @@ from dispute_evidence.evidence.payments import (
     due_from_payments,
     payment_facts,
     payments_by_order,
-)  # fmt: skip
+)
 from dispute_evidence.ingest.tables import Reject
 
-TEXT_FACTS = ("order_date", "customer_name", "customer_email", "billing_address", "shipping_address",
-              "payment_reference", "financial_status", "fulfillment_status", "shipping_method")  # fmt: skip
+TEXT_FACTS = (
+    "order_date",
+    "customer_name",
+    "customer_email",
+    "billing_address",
+    "shipping_address",
+    "payment_reference",
+    "financial_status",
+    "fulfillment_status",
+    "shipping_method",
+)
 NUMBER_FACTS = ("order_total", "refunded_amount")
 SHIPMENT_FACTS = (
     "tracking_number",
@@ -112,8 +121,16 @@ def _dispute_orders(disputes: pd.DataFrame) -> tuple[pd.DataFrame, list[Reject]]
         rows = latest.loc[latest["provider_dispute_id"] == pid].to_dict("records")
         named = "; ".join(f"order {r['order_number']} ({r['_file']} row {r['_row']})" for r in rows)
         for r in rows:
-            rejects.append(Reject(r["_file"], r["_sheet"], int(r["_row"]), "order_number", r["order_number"],
-                                  f"dispute {pid} is mapped to more than one order: {named}; keep one"))  # fmt: skip
+            rejects.append(
+                Reject(
+                    r["_file"],
+                    r["_sheet"],
+                    int(r["_row"]),
+                    "order_number",
+                    r["order_number"],
+                    f"dispute {pid} is mapped to more than one order: {named}; keep one",
+                )
+            )
     ok = latest.loc[~latest["provider_dispute_id"].isin(conflicted)]
     return ok.drop_duplicates("provider_dispute_id", keep="last"), rejects
 
@@ -132,8 +149,8 @@ def _numbers(values: pd.Series) -> list[int | float | None]:
 
 def _columns(
     frame: pd.DataFrame, text: tuple[str, ...], numeric: tuple[str, ...]
-) -> dict[str, list]:
-    cols: dict[str, list] = {c: frame[c].astype(str).tolist() for c in text}
+) -> dict[str, list[Any]]:
+    cols: dict[str, list[Any]] = {c: frame[c].astype(str).tolist() for c in text}
     cols.update({c: _numbers(frame[c]) for c in numeric})
     return cols
 
@@ -228,8 +245,15 @@ def build_evidence(
             why = f"no order lines for order {order_number} yet: drop the orders export"
             incomplete.append(Incomplete(pid, order_number, due, why))
             continue
-        evidence = _evidence(order_number, lines, ship_rows.get(order_number, ()), order_cols,
-                             order_facts[order_number], ship_entries, profile)  # fmt: skip
+        evidence = _evidence(
+            order_number,
+            lines,
+            ship_rows.get(order_number, ()),
+            order_cols,
+            order_facts[order_number],
+            ship_entries,
+            profile,
+        )
         if dispute := _dispute_facts(reason, currency, amount):
             evidence["additional_evidence"]["dispute"] = dispute
         if charges:
@@ -270,9 +294,15 @@ def _dispute_facts(reason: Any, currency: Any, amount: Any) -> dict[str, Any]:
     return facts
 
 
-def _evidence(order_number: str, lines: list[int], shipments: Any, oc: dict[str, list],
-              order_facts: dict[str, Any], ship_entries: list[dict[str, str]],
-              merchant: dict[str, str] | None) -> dict[str, Any]:  # fmt: skip
+def _evidence(
+    order_number: str,
+    lines: list[int],
+    shipments: Any,
+    oc: dict[str, list[Any]],
+    order_facts: dict[str, Any],
+    ship_entries: list[dict[str, str]],
+    merchant: dict[str, str] | None,
+) -> dict[str, Any]:
     """The Evidence input as plain data: rows were validated at ingest, so no model per dispute."""
     titles, prices, qtys, currencies = (
         oc["product_title"],
@@ -281,9 +311,14 @@ def _evidence(order_number: str, lines: list[int], shipments: Any, oc: dict[str,
         oc["currency_code"],
     )
     products = [
-        {"product_title": titles[i], "price": prices[i], "quantity": qtys[i], "currency_code": currencies[i]}
+        {
+            "product_title": titles[i],
+            "price": prices[i],
+            "quantity": qtys[i],
+            "currency_code": currencies[i],
+        }
         for i in lines
-    ]  # fmt: skip
+    ]
     facts: dict[str, Any] = {"order_number": order_number, **order_facts}
     if "order_total" in facts:
         facts["order_currency"] = currencies[lines[0]]
@@ -297,8 +332,11 @@ def _evidence(order_number: str, lines: list[int], shipments: Any, oc: dict[str,
             tracking.append(t)
     if shipment_facts:
         facts["shipments"] = shipment_facts
-    evidence: dict[str, Any] = {"products": products, "shipping_tracking_numbers": tracking,
-                                "additional_evidence": facts}  # fmt: skip
+    evidence: dict[str, Any] = {
+        "products": products,
+        "shipping_tracking_numbers": tracking,
+        "additional_evidence": facts,
+    }
     if merchant:
         evidence["merchant_profile"] = merchant
     return evidence

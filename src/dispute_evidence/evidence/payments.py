@@ -9,16 +9,33 @@ import pandas as pd
 
 from dispute_evidence.ingest.tables import Reject
 
-PAYMENT_TEXT = ("payment_id", "payment_intent", "paid_at", "currency", "payment_status", "customer_email",
-                "card_name", "card_brand", "card_last4", "card_funding", "card_country", "avs_line1_check",
-                "avs_zip_check", "cvc_check", "description", "dispute_reason", "dispute_status")  # fmt: skip
+PAYMENT_TEXT = (
+    "payment_id",
+    "payment_intent",
+    "paid_at",
+    "currency",
+    "payment_status",
+    "customer_email",
+    "card_name",
+    "card_brand",
+    "card_last4",
+    "card_funding",
+    "card_country",
+    "avs_line1_check",
+    "avs_zip_check",
+    "cvc_check",
+    "description",
+    "dispute_reason",
+    "dispute_status",
+)
 PAYMENT_NUMBERS = ("payment_amount", "amount_refunded")
 OPEN_DISPUTE_STATUSES = ("needs_response", "warning_needs_response")  # Stripe's, awaiting evidence
 MAX_PAYMENTS = 5  # an order with more charges than this is unusual; the first few tell the story
 
 
-def payments_by_order(disputes: pd.DataFrame, order_facts: dict[str, dict[str, Any]],
-                      payments: pd.DataFrame | None) -> tuple[pd.DataFrame, dict[str, list[int]], list[Reject]]:  # fmt: skip
+def payments_by_order(
+    disputes: pd.DataFrame, order_facts: dict[str, dict[str, Any]], payments: pd.DataFrame | None
+) -> tuple[pd.DataFrame, dict[str, list[int]], list[Reject]]:
     """Charges of the disputed orders: by order number, or by the order's payment reference
     (a charge or PaymentIntent id). The latest export of each charge wins. Also the charges
     awaiting a dispute response that join no listed dispute."""
@@ -58,16 +75,18 @@ def unlisted_disputes(charges: pd.DataFrame) -> list[Reject]:
     out = []
     for c in charges.to_dict("records"):
         order = f"order {c['order_number']}" if c["order_number"] else "no order number"
-        reason = (f"charge {c['payment_id']} is disputed ({c['dispute_reason'] or 'no reason given'}, "
-                  f"{c['dispute_status']}) but the disputes list has no dispute for it ({order}); "
-                  "add its dispute id (dp_…) and order number to the disputes list")  # fmt: skip
+        reason = (
+            f"charge {c['payment_id']} is disputed ({c['dispute_reason'] or 'no reason given'}, "
+            f"{c['dispute_status']}) but the disputes list has no dispute for it ({order}); "
+            "add its dispute id (dp_…) and order number to the disputes list"
+        )
         out.append(
             Reject(c["_file"], c["_sheet"] or None, int(c["_row"]), "id", c["payment_id"], reason)
         )
     return out
 
 
-def payment_facts(rows: list[int], pc: dict[str, list]) -> list[dict[str, Any]]:
+def payment_facts(rows: list[int], pc: dict[str, list[Any]]) -> list[dict[str, Any]]:
     facts = []
     for i in rows[:MAX_PAYMENTS]:
         entry: dict[str, Any] = {f: v for f in PAYMENT_TEXT if (v := pc[f][i])}
@@ -76,7 +95,7 @@ def payment_facts(rows: list[int], pc: dict[str, list]) -> list[dict[str, Any]]:
     return facts
 
 
-def due_from_payments(rows: list[int], pc: dict[str, list]) -> str | None:
+def due_from_payments(rows: list[int], pc: dict[str, list[Any]]) -> str | None:
     """A deadline the disputes list lacks, from the one disputed charge that states it."""
     dues = {pc["dispute_evidence_due"][i] for i in rows} - {""}
     return dues.pop() if len(dues) == 1 else None

@@ -96,8 +96,12 @@ def scan_inbox(inbox: Path) -> tuple[list[Path], list[Path], list[tuple[str, str
     return sheets, evidence, skipped
 
 
-def ingest_file(path: Path, label: str, custom: tuple[Mapping, ...] = (),
-                max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> tuple[list[tuple[str, pd.DataFrame]], list[Reject], list[FileSummary]]:  # fmt: skip
+def ingest_file(
+    path: Path,
+    label: str,
+    custom: tuple[Mapping, ...] = (),
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> tuple[list[tuple[str, pd.DataFrame]], list[Reject], list[FileSummary]]:
     """Tables found in one file: [(kind, records)], rejects and summaries."""
     tables: list[tuple[str, pd.DataFrame]] = []
     rejects: list[Reject] = []
@@ -141,14 +145,28 @@ def ingest_file(path: Path, label: str, custom: tuple[Mapping, ...] = (),
         )
         tables.append((mapping.kind, table.records))
         rejects.extend(table.rejects)
-        summaries.append(FileSummary(label, grid.sheet, mapping.kind, mapping.name, table.rows_read,
-                                     len(table.records), table.rows_rejected + len(grid.problems),
-                                     table.rows_duplicate, table.rows_blank - len(grid.problems)))  # fmt: skip
+        summaries.append(
+            FileSummary(
+                label,
+                grid.sheet,
+                mapping.kind,
+                mapping.name,
+                table.rows_read,
+                len(table.records),
+                table.rows_rejected + len(grid.problems),
+                table.rows_duplicate,
+                table.rows_blank - len(grid.problems),
+            )
+        )
     return tables, rejects, summaries
 
 
-def ingest_paths(paths: Iterable[Path], root: Path | None = None, custom: tuple[Mapping, ...] = (),
-                 max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> IngestResult:  # fmt: skip
+def ingest_paths(
+    paths: Iterable[Path],
+    root: Path | None = None,
+    custom: tuple[Mapping, ...] = (),
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> IngestResult:
     """Ingest spreadsheets; records of each kind are concatenated in file order."""
     parts: dict[str, list[pd.DataFrame]] = {k: [] for k in FIELDS}
     result = IngestResult(records={})

@@ -59,9 +59,20 @@ NUMBER_FIELDS = frozenset(
 )
 CURRENCY_FIELDS = frozenset({"currency", "currency_code"})
 # Order-level fields that Shopify fills only on an order's first row.
-ORDER_LEVEL = ("currency_code", "order_date", "customer_name", "customer_email", "billing_address",
-               "shipping_address", "payment_reference", "order_total", "refunded_amount",
-               "financial_status", "fulfillment_status", "shipping_method")  # fmt: skip
+ORDER_LEVEL = (
+    "currency_code",
+    "order_date",
+    "customer_name",
+    "customer_email",
+    "billing_address",
+    "shipping_address",
+    "payment_reference",
+    "order_total",
+    "refunded_amount",
+    "financial_status",
+    "fulfillment_status",
+    "shipping_method",
+)
 
 
 def norm_header(text: object) -> str:
@@ -157,8 +168,14 @@ SHIPSTATION_ORDERS = Mapping(
 # Stripe's payments export has no order-number column of its own: shops put it in metadata,
 # which the export writes as `<key> (metadata)` columns. Without one, a charge still joins an
 # order through the order's payment reference (charge or PaymentIntent id).
-STRIPE_ORDER_KEYS = ("orderId (metadata)", "order_id (metadata)", "order_number (metadata)",
-                     "orderNumber (metadata)", "order (metadata)", "Order # (metadata)")  # fmt: skip
+STRIPE_ORDER_KEYS = (
+    "orderId (metadata)",
+    "order_id (metadata)",
+    "order_number (metadata)",
+    "orderNumber (metadata)",
+    "order (metadata)",
+    "Order # (metadata)",
+)
 STRIPE_PAYMENTS = Mapping(
     "Stripe payments export", "payments",
     {

@@ -40,8 +40,13 @@ def parse_mappings(data: dict[str, Any], source: str) -> tuple[Mapping, ...]:
         for fld in defaults:
             if fld not in FIELDS[kind]:
                 raise MappingError(f"{where}: defaults.{fld} is not a {kind} field")
-        mapping = Mapping(str(item.get("name") or f"{source} #{i}"), kind, columns, defaults,
-                          forward_fill=ORDER_LEVEL if item.get("order_fields_on_first_row_only") else ())  # fmt: skip
+        mapping = Mapping(
+            str(item.get("name") or f"{source} #{i}"),
+            kind,
+            columns,
+            defaults,
+            forward_fill=ORDER_LEVEL if item.get("order_fields_on_first_row_only") else (),
+        )
         if missing := sorted(mapping.required() - set(columns) - set(defaults)):
             raise MappingError(
                 f"{where}: no column or default for required field(s) {', '.join(missing)}"

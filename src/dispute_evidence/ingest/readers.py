@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 import pyarrow as pa
@@ -152,14 +153,25 @@ def _load_csv(
     try:
         table = pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(encoding="utf8" if encoding.startswith("utf-8") else encoding,
-                                           skip_rows=header_at + 1, column_names=names, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True,
-                                             ignore_empty_lines=False, invalid_row_handler=bad_row),
-            convert_options=pacsv.ConvertOptions(include_columns=[names[p] for p in positions],
-                                                 column_types={names[p]: pa.string() for p in positions},
-                                                 strings_can_be_null=False, quoted_strings_can_be_null=False),
-        )  # fmt: skip
+            read_options=pacsv.ReadOptions(
+                encoding="utf8" if encoding.startswith("utf-8") else encoding,
+                skip_rows=header_at + 1,
+                column_names=names,
+                block_size=1 << 24,
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter,
+                newlines_in_values=True,
+                ignore_empty_lines=False,
+                invalid_row_handler=bad_row,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[names[p] for p in positions],
+                column_types={names[p]: pa.string() for p in positions},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
     except (pa.ArrowInvalid, pa.ArrowKeyError) as exc:
         raise UnreadableFile(
             f"not a well-formed CSV ({str(exc).splitlines()[0]}); re-export it."
@@ -225,8 +237,14 @@ def _read_excel(path: Path, max_bytes: int) -> Iterator[Grid]:
                 f"cannot read this .xls ({calamine_error}); save it as .xlsx."
             ) from None
         try:  # openpyxl reads stored values only (data_only): formulas are never evaluated
-            frames = pd.read_excel(path, sheet_name=None, header=None, dtype=object, engine="openpyxl",
-                                   engine_kwargs={"data_only": True})  # fmt: skip
+            frames = pd.read_excel(
+                path,
+                sheet_name=None,
+                header=None,
+                dtype=object,
+                engine="openpyxl",
+                engine_kwargs={"data_only": True},
+            )
         except Exception as exc:  # noqa: BLE001
             raise UnreadableFile(
                 f"cannot read the workbook ({type(exc).__name__}); open and re-save it."
@@ -249,7 +267,10 @@ def _calamine_sheets(path: Path) -> list[tuple[str, list[list[object]]]]:
 
     book = CalamineWorkbook.from_path(str(path))
     return [
-        (str(n), book.get_sheet_by_name(n).to_python(skip_empty_area=False))
+        (
+            str(n),
+            cast(list[list[object]], book.get_sheet_by_name(n).to_python(skip_empty_area=False)),
+        )
         for n in book.sheet_names
     ]
 

@@ -14,7 +14,7 @@ from dispute_evidence.ingest.layouts import (
     PRESETS,
     Mapping,
     norm_header,
-)  # fmt: skip
+)
 from dispute_evidence.ingest.readers import HEADER_SCAN_ROWS, Grid
 
 SOURCE_COLUMNS = ["_file", "_sheet", "_row"]
@@ -99,8 +99,10 @@ def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
 
     best = max((*custom, *CANONICAL), key=score)
     missing = ", ".join(best.missing_required(headers))
-    return (f"no recognised table: as {best.kind} it lacks required column(s) {missing}. "
-            "Rename the headers or add a mapping in config (see README, 'Your own sheets').")  # fmt: skip
+    return (
+        f"no recognised table: as {best.kind} it lacks required column(s) {missing}. "
+        "Rename the headers or add a mapping in config (see README, 'Your own sheets')."
+    )
 
 
 def _strip(series: pd.Series) -> pd.Series:
@@ -110,8 +112,9 @@ def _strip(series: pd.Series) -> pd.Series:
     return s
 
 
-def to_canonical(grid: Grid, header_at: int, mapping: Mapping, found: dict[str, tuple[int, ...]],
-                 file: str) -> tuple[pd.DataFrame, dict[str, str]]:  # fmt: skip
+def to_canonical(
+    grid: Grid, header_at: int, mapping: Mapping, found: dict[str, tuple[int, ...]], file: str
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """Canonical text columns + sources; and, per field, the header the analyst sees."""
     positions = sorted({p for ps in found.values() for p in ps})
     body = grid.load(header_at, positions)

@@ -20,7 +20,7 @@ from dispute_evidence.ingest.tables import (
     normalise_order_number,
     parse_dates,
     parse_number,
-)  # fmt: skip
+)
 
 MAX_CELL_CHARS = 2000
 
@@ -67,12 +67,22 @@ def validate_table(
         problems.append((parsed["quantity"] == 0, "quantity", "quantity is 0"))
     for fld in CURRENCY_FIELDS & set(canonical):
         frame[fld] = frame[fld].str.upper()
-        problems.append(((frame[fld] != "") & ~frame[fld].isin(ISO_4217), fld,
-                         "unknown currency code (use ISO 4217, e.g. USD, EUR)"))  # fmt: skip
+        problems.append(
+            (
+                (frame[fld] != "") & ~frame[fld].isin(ISO_4217),
+                fld,
+                "unknown currency code (use ISO 4217, e.g. USD, EUR)",
+            )
+        )
     for fld in DATE_FIELDS & set(canonical):
         parsed[fld] = parse_dates(frame[fld])
-        problems.append(((frame[fld] != "") & parsed[fld].isna(), fld,
-                         "unparseable date (use YYYY-MM-DD or YYYY-MM-DD HH:MM)"))  # fmt: skip
+        problems.append(
+            (
+                (frame[fld] != "") & parsed[fld].isna(),
+                fld,
+                "unparseable date (use YYYY-MM-DD or YYYY-MM-DD HH:MM)",
+            )
+        )
 
     bad = pd.Series(False, index=frame.index)
     rejects: list[Reject] = []
@@ -95,9 +105,16 @@ def validate_table(
             iso_text(values.loc[good.index]) if fld in DATE_FIELDS else values.loc[good.index]
         )
     dup = _duplicates(good, canonical, sorted(mapping.required() & set(canonical)))
-    return Table(kind, mapping.name, good.loc[~dup].reset_index(drop=True), rejects,
-                 rows_read=rows_read, rows_rejected=int(bad.sum()), rows_duplicate=int(dup.sum()),
-                 rows_blank=int(blank.sum()))  # fmt: skip
+    return Table(
+        kind,
+        mapping.name,
+        good.loc[~dup].reset_index(drop=True),
+        rejects,
+        rows_read=rows_read,
+        rows_rejected=int(bad.sum()),
+        rows_duplicate=int(dup.sum()),
+        rows_blank=int(blank.sum()),
+    )
 
 
 def _duplicates(frame: pd.DataFrame, columns: list[str], keys: list[str]) -> pd.Series:

@@ -17,9 +17,13 @@ from dispute_evidence.reports.wording import HEADING, RUN_LEVEL, WHAT_TO_DO
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 STATUS_WORDS = {
-    "submitted": "sent", "pending": "not sent yet (will retry)", "incomplete": "waiting for data",
-    "rejected": "refused by the API", "not_found": "unknown to the API", "past_due": "past its deadline, not sent",
-}  # fmt: skip
+    "submitted": "sent",
+    "pending": "not sent yet (will retry)",
+    "incomplete": "waiting for data",
+    "rejected": "refused by the API",
+    "not_found": "unknown to the API",
+    "past_due": "past its deadline, not sent",
+}
 
 
 # Enough to stop links, images, HTML, code spans, tables and emphasis mid-line; every item
@@ -66,8 +70,20 @@ PROBLEM_COLUMNS = [
 
 def problems_frame(problems: list[Problem]) -> pd.DataFrame:
     """problems.csv/.xlsx: one row per problem, with its heading and what to do."""
-    rows = [[HEADING[p.kind], p.dispute, p.file, p.sheet, "" if p.row is None else p.row, p.column, p.value,
-             p.what, WHAT_TO_DO[p.kind]] for p in problems]  # fmt: skip
+    rows = [
+        [
+            HEADING[p.kind],
+            p.dispute,
+            p.file,
+            p.sheet,
+            "" if p.row is None else p.row,
+            p.column,
+            p.value,
+            p.what,
+            WHAT_TO_DO[p.kind],
+        ]
+        for p in problems
+    ]
     return pd.DataFrame(rows, columns=PROBLEM_COLUMNS)
 
 
@@ -78,8 +94,11 @@ def _escape_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def _write_table(frame: pd.DataFrame, folder: Path, stem: str, sheet: str) -> None:
     safe = _escape_frame(frame)
     safe.to_csv(folder / f"{stem}.csv", index=False)
-    with pd.ExcelWriter(folder / f"{stem}.xlsx", engine="xlsxwriter",
-                        engine_kwargs={"options": {"strings_to_formulas": False, "strings_to_urls": False}}) as xl:  # fmt: skip
+    with pd.ExcelWriter(
+        folder / f"{stem}.xlsx",
+        engine="xlsxwriter",
+        engine_kwargs={"options": {"strings_to_formulas": False, "strings_to_urls": False}},
+    ) as xl:
         safe.to_excel(xl, sheet_name=sheet, index=False)
         ws = xl.sheets[sheet]
         ws.freeze_panes(1, 0)
@@ -94,7 +113,8 @@ def _summary_lines(r: RunReport) -> list[str]:
     title = "Dry run (nothing was sent)" if r.dry_run else f"Run {r.run_id}: {r.outcome}"
     lines = [f"# {title}", ""]
     lines += [
-        "| | |", "|---|---|",
+        "| | |",
+        "|---|---|",
         f"| Disputes sent (evidence) | {c.get('evidence_sent', 0)} |",
         f"| Files uploaded | {c.get('files_uploaded', 0)} |",
         f"| Disputes complete so far | {c.get('complete', 0)} of {c.get('disputes', 0)} |",
@@ -102,7 +122,7 @@ def _summary_lines(r: RunReport) -> list[str]:
         f"| Rows rejected | {c.get('rows_rejected', 0)} |",
         f"| API requests | {c.get('requests', 0)} |",
         "",
-    ]  # fmt: skip
+    ]
     if not r.problems:
         lines += ["Nothing needs your attention."]
     else:
@@ -167,8 +187,11 @@ def write_report(report: RunReport, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     disputes = report.disputes.copy()
     if "status" in disputes:
-        disputes.insert(disputes.columns.get_loc("status") + 1, "in plain words",
-                        disputes["status"].map(STATUS_WORDS).fillna(disputes["status"]))  # fmt: skip
+        disputes.insert(
+            disputes.columns.get_loc("status") + 1,
+            "in plain words",
+            disputes["status"].map(STATUS_WORDS).fillna(disputes["status"]),
+        )
     _write_table(disputes, folder, "disputes", "Disputes")
     _write_table(problems_frame(report.problems), folder, "problems", "Problems")
     lines = _summary_lines(report)

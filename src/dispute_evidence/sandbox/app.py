@@ -12,7 +12,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from dispute_evidence.filetypes import EXTENSIONS, SNIFF_BYTES, sniff
@@ -24,7 +24,7 @@ from dispute_evidence.sandbox.config import (
     TOKEN_KEY,
     SandboxConfig,
     error,
-)  # fmt: skip
+)
 from dispute_evidence.sandbox.ids import utcnow
 from dispute_evidence.sandbox.middleware import (
     authenticate,
@@ -32,7 +32,7 @@ from dispute_evidence.sandbox.middleware import (
     json_errors,
     rate_limit,
     strict_requests,
-)  # fmt: skip
+)
 from dispute_evidence.sandbox.ratelimit import SlidingWindowLimiter
 from dispute_evidence.sandbox.seed import CLOSED_STATUSES
 from dispute_evidence.sandbox.store import SandboxStore
@@ -81,9 +81,14 @@ def _invalid(exc: Invalid, status: int = 400) -> web.Response:
 
 def _file_json(request: web.Request, f: Any) -> dict[str, Any]:
     return {
-        "id": f.id, "object": "file", "created_at": f.created_at, "url": _file_url(request, f.id),
-        "file_name": f.file_name, "file_type": f.file_type, "dispute_id": f.dispute_id,
-    }  # fmt: skip
+        "id": f.id,
+        "object": "file",
+        "created_at": f.created_at,
+        "url": _file_url(request, f.id),
+        "file_name": f.file_name,
+        "file_type": f.file_type,
+        "dispute_id": f.dispute_id,
+    }
 
 
 def _file_url(request: web.Request, file_id: str) -> str:
@@ -102,8 +107,12 @@ async def list_disputes(request: web.Request) -> web.Response:
 async def get_dispute(request: web.Request) -> web.Response:
     dispute = request.app[STORE_KEY].get_dispute(request.match_info["dispute_id"])
     if dispute is None:
-        return error(404, f"No such dispute: {request.match_info['dispute_id']!r}.",
-                     code="resource_missing", param="dispute_id")  # fmt: skip
+        return error(
+            404,
+            f"No such dispute: {request.match_info['dispute_id']!r}.",
+            code="resource_missing",
+            param="dispute_id",
+        )
     return web.json_response(dispute)
 
 
@@ -111,14 +120,32 @@ def _open_dispute(request: web.Request, pid: str) -> Any:
     """The stored dispute row for `pid` if it can still take evidence, else raise a response."""
     row = request.app[STORE_KEY].dispute_by_provider_id(pid)
     if row is None:
-        raise _Reply(error(404, f"No such dispute: provider_dispute_id {pid!r}.",
-                           code="resource_missing", param="provider_dispute_id"))  # fmt: skip
+        raise _Reply(
+            error(
+                404,
+                f"No such dispute: provider_dispute_id {pid!r}.",
+                code="resource_missing",
+                param="provider_dispute_id",
+            )
+        )
     if row["status"] in CLOSED_STATUSES:
-        raise _Reply(error(400, f"Dispute {row['id']} is {row['status']}; it no longer accepts evidence.",
-                           code="dispute_closed", param="provider_dispute_id"))  # fmt: skip
+        raise _Reply(
+            error(
+                400,
+                f"Dispute {row['id']} is {row['status']}; it no longer accepts evidence.",
+                code="dispute_closed",
+                param="provider_dispute_id",
+            )
+        )
     if datetime.fromisoformat(row["response_due_by"]) < utcnow():
-        raise _Reply(error(400, f"Dispute {row['id']} was due by {row['response_due_by']}; evidence is closed.",
-                           code="dispute_past_due", param="provider_dispute_id"))  # fmt: skip
+        raise _Reply(
+            error(
+                400,
+                f"Dispute {row['id']} was due by {row['response_due_by']}; evidence is closed.",
+                code="dispute_past_due",
+                param="provider_dispute_id",
+            )
+        )
     return row
 
 
@@ -167,8 +194,14 @@ async def _read_file_part(part: Any, max_bytes: int) -> bytes:
     while chunk := await part.read_chunk(65536):
         data += chunk
         if len(data) > max_bytes:
-            raise _Reply(error(413, f"File exceeds the {max_bytes // (1024 * 1024)} MB limit.",
-                               code="file_too_large", param="file"))  # fmt: skip
+            raise _Reply(
+                error(
+                    413,
+                    f"File exceeds the {max_bytes // (1024 * 1024)} MB limit.",
+                    code="file_too_large",
+                    param="file",
+                )
+            )
     return bytes(data)
 
 
@@ -177,8 +210,12 @@ async def upload_file(request: web.Request) -> web.Response:
     if request.content_type != "multipart/form-data":
         return error(415, "Send the upload as multipart/form-data.", code="unsupported_media_type")
     if request.content_length and request.content_length > cfg.max_file_bytes + 65536:
-        return error(413, f"File exceeds the {cfg.max_file_bytes // (1024 * 1024)} MB limit.",
-                     code="file_too_large", param="file")  # fmt: skip
+        return error(
+            413,
+            f"File exceeds the {cfg.max_file_bytes // (1024 * 1024)} MB limit.",
+            code="file_too_large",
+            param="file",
+        )
     try:
         try:
             fields = await _read_upload_form(request, cfg.max_file_bytes)
@@ -205,16 +242,26 @@ async def upload_file(request: web.Request) -> web.Response:
     stored = request.app[STORE_KEY].add_file(
         row["id"], name or f"upload{EXTENSIONS[mime]}", mime, content
     )
-    return web.json_response({
-        "message": "File uploaded successfully", "dispute_id": row["id"], "provider_dispute_id": pid,
-        "file": {"id": stored.id, "url": _file_url(request, stored.id), "name": stored.file_name},
-    })  # fmt: skip
+    return web.json_response(
+        {
+            "message": "File uploaded successfully",
+            "dispute_id": row["id"],
+            "provider_dispute_id": pid,
+            "file": {
+                "id": stored.id,
+                "url": _file_url(request, stored.id),
+                "name": stored.file_name,
+            },
+        }
+    )
 
 
 async def _read_upload_form(request: web.Request, max_bytes: int) -> dict[str, tuple[Any, Any]]:
     fields: dict[str, tuple[Any, Any]] = {}
     reader = await request.multipart()
     while (part := await reader.next()) is not None:
+        if not isinstance(part, BodyPartReader):  # a nested multipart: not a form field
+            raise Invalid("body", "Nested multipart bodies are not accepted.", "body_malformed")
         if part.name == "file":
             fields["file"] = (await _read_file_part(part, max_bytes), part.filename)
         elif part.name == "provider_dispute_id":
@@ -231,8 +278,14 @@ def _check_file(content: bytes) -> str:
         raise Invalid("file", "The file is empty.", "file_empty")
     mime = sniff(content[:SNIFF_BYTES])
     if mime is None:
-        raise _Reply(error(415, "Unsupported file type: the content is not PDF, PNG or JPG.",
-                           code="unsupported_file_type", param="file"))  # fmt: skip
+        raise _Reply(
+            error(
+                415,
+                "Unsupported file type: the content is not PDF, PNG or JPG.",
+                code="unsupported_file_type",
+                param="file",
+            )
+        )
     return mime
 
 

@@ -44,8 +44,15 @@ class SandboxConfig:
         return f"SandboxConfig(tokens=<{len(self.tokens)} hidden>, rate_limit={self.rate_limit})"
 
 
-def error(status: int, message: str, *, type_: str = "invalid_request_error", code: str | None = None,
-          param: str | None = None, headers: dict[str, str] | None = None) -> web.Response:  # fmt: skip
+def error(
+    status: int,
+    message: str,
+    *,
+    type_: str = "invalid_request_error",
+    code: str | None = None,
+    param: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> web.Response:
     """A response carrying the spec's Error body."""
     body: dict[str, Any] = {"type": type_, "message": message}
     if code:

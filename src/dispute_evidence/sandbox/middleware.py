@@ -5,28 +5,37 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
 from dispute_evidence.sandbox.config import CONFIG_KEY, LIMITER_KEY, STATS_KEY, TOKEN_KEY, error
 from dispute_evidence.sandbox.ratelimit import retry_after_header
 
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
 log = logging.getLogger("dispute_evidence.sandbox")
 
 
 # -- middlewares ----------------------------------------------------------------
 @web.middleware
-async def json_errors(request: web.Request, handler: Any) -> web.StreamResponse:
+async def json_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except web.HTTPMethodNotAllowed as exc:
         allow = ", ".join(sorted(exc.allowed_methods))
-        return error(405, f"{request.method} is not allowed on {request.path}; use {allow}.",
-                     code="method_not_allowed", headers={"Allow": allow})  # fmt: skip
+        return error(
+            405,
+            f"{request.method} is not allowed on {request.path}; use {allow}.",
+            code="method_not_allowed",
+            headers={"Allow": allow},
+        )
     except web.HTTPNotFound:
-        return error(404, f"Unrecognized request URL ({request.method} {request.path}).",
-                     code="resource_missing")  # fmt: skip
+        return error(
+            404,
+            f"Unrecognized request URL ({request.method} {request.path}).",
+            code="resource_missing",
+        )
     except web.HTTPRequestEntityTooLarge:
         return error(413, "Request body too large.", code="request_too_large")
     except web.HTTPException:
@@ -45,30 +54,42 @@ def _is_public(request: web.Request) -> bool:
 
 
 @web.middleware
-async def authenticate(request: web.Request, handler: Any) -> web.StreamResponse:
+async def authenticate(request: web.Request, handler: Handler) -> web.StreamResponse:
     if _is_public(request):
         return await handler(request)
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        return error(401, "No API key provided. Send 'Authorization: Bearer <API_KEY>'.",
-                     code="api_key_missing", headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
+        return error(
+            401,
+            "No API key provided. Send 'Authorization: Bearer <API_KEY>'.",
+            code="api_key_missing",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     if token.strip() not in request.app[CONFIG_KEY].tokens:
-        return error(401, "Invalid API key provided.", code="api_key_invalid",
-                     headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})  # fmt: skip
+        return error(
+            401,
+            "Invalid API key provided.",
+            code="api_key_invalid",
+            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        )
     request[TOKEN_KEY] = token.strip()
     return await handler(request)
 
 
 @web.middleware
-async def rate_limit(request: web.Request, handler: Any) -> web.StreamResponse:
+async def rate_limit(request: web.Request, handler: Handler) -> web.StreamResponse:
     token = request.get(TOKEN_KEY)
     if token is None or request.path.startswith("/_sandbox"):
         return await handler(request)
     wait = request.app[LIMITER_KEY].admit(token)
     if wait is not None:
         request.app[STATS_KEY]["rate_limited"] += 1
-        return error(429, "Too many requests; retry after the time in Retry-After.",
-                     code="rate_limited", headers={"Retry-After": retry_after_header(wait)})  # fmt: skip
+        return error(
+            429,
+            "Too many requests; retry after the time in Retry-After.",
+            code="rate_limited",
+            headers={"Retry-After": retry_after_header(wait)},
+        )
     request.app[STATS_KEY]["admitted"] += 1
     return await handler(request)
 
@@ -78,7 +99,7 @@ LITERAL_PATHS = {"/v1/disputes/update-evidence": "POST"}  # never read as /dispu
 
 
 @web.middleware
-async def strict_requests(request: web.Request, handler: Any) -> web.StreamResponse:
+async def strict_requests(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Unknown query parameters are refused naming the parameter (as Stripe does), and a
     literal path answers only its own method instead of falling through to a template."""
     if (method := LITERAL_PATHS.get(request.path)) and request.method != method:
@@ -90,15 +111,21 @@ async def strict_requests(request: web.Request, handler: Any) -> web.StreamRespo
         and request.path != "/v1/openapi.json"
     )
     if checked and (
-        unknown := sorted(set(request.query) - QUERY_PARAMS.get(resource.canonical, set()))
+        unknown := sorted(
+            set(request.query) - QUERY_PARAMS.get(resource.canonical if resource else "", set())
+        )
     ):
-        return error(400, f"Received unknown parameter: {unknown[0]!r}.", code="parameter_unknown",
-                     param=unknown[0])  # fmt: skip
+        return error(
+            400,
+            f"Received unknown parameter: {unknown[0]!r}.",
+            code="parameter_unknown",
+            param=unknown[0],
+        )
     return await handler(request)
 
 
 @web.middleware
-async def inject_faults(request: web.Request, handler: Any) -> web.StreamResponse:
+async def inject_faults(request: web.Request, handler: Handler) -> web.StreamResponse:
     cfg = request.app[CONFIG_KEY]
     if not request.path.startswith("/v1") or request.match_info.http_exception is not None:
         return await handler(request)
@@ -118,6 +145,10 @@ async def inject_faults(request: web.Request, handler: Any) -> web.StreamRespons
         if rng.random() < 0.5 and request.transport is not None:
             request.transport.abort()  # the effect is committed; the client never hears
             return response  # written to a closed transport: dropped silently
-        return error(502, "Injected bad gateway after the change was applied.",
-                     type_="api_error", code="injected_ambiguous")  # fmt: skip
+        return error(
+            502,
+            "Injected bad gateway after the change was applied.",
+            type_="api_error",
+            code="injected_ambiguous",
+        )
     return response

@@ -46,7 +46,8 @@ class RunningSandbox:
         return asyncio.run_coroutine_threadsafe(_run(), self.loop).result(timeout=30)
 
     def snapshot(self) -> dict[str, Any]:
-        return self.call(lambda store: store.snapshot())
+        snap: dict[str, Any] = self.call(lambda store: store.snapshot())
+        return snap
 
     def stop(self) -> None:
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(timeout=30)
@@ -104,14 +105,27 @@ def run_sandbox_in_thread(
     return RunningSandbox(ready["url"], ready["app"], loop, ready["runner"], thread)
 
 
-def serve_forever(config: SandboxConfig, seed_rows: list[dict[str, Any]], host: str, port: int,
-                  db_path: str = ":memory:") -> None:  # fmt: skip
+def serve_forever(
+    config: SandboxConfig,
+    seed_rows: list[dict[str, Any]],
+    host: str,
+    port: int,
+    db_path: str = ":memory:",
+) -> None:
     """Run the sandbox in the foreground until interrupted (the `sandbox` command)."""
     store = SandboxStore(db_path)
     for row in seed_rows:
         store.add_dispute(row)
     app = build_app(config, store)
-    print(f"Dispute Evidence API sandbox: http://{host}:{port}/v1  ({store.count_disputes()} disputes)",
-          flush=True)  # fmt: skip
-    web.run_app(app, host=host, port=port, access_log=access_log,
-                access_log_format=ACCESS_LOG_FORMAT, print=None)  # fmt: skip
+    print(
+        f"Dispute Evidence API sandbox: http://{host}:{port}/v1  ({store.count_disputes()} disputes)",
+        flush=True,
+    )
+    web.run_app(
+        app,
+        host=host,
+        port=port,
+        access_log=access_log,
+        access_log_format=ACCESS_LOG_FORMAT,
+        print=None,
+    )

@@ -13,10 +13,15 @@ from dispute_evidence.sandbox.ids import iso, new_id, utcnow
 
 # Weighted as card networks report them: fraud and non-receipt dominate.
 REASONS = {
-    "fraudulent": 40, "product_not_received": 25, "product_unacceptable": 12,
-    "subscription_canceled": 8, "duplicate": 5, "credit_not_processed": 5,
-    "unrecognized": 3, "general": 2,
-}  # fmt: skip
+    "fraudulent": 40,
+    "product_not_received": 25,
+    "product_unacceptable": 12,
+    "subscription_canceled": 8,
+    "duplicate": 5,
+    "credit_not_processed": 5,
+    "unrecognized": 3,
+    "general": 2,
+}
 STATUSES = {"needs_response": 85, "warning_needs_response": 10, "under_review": 5}
 CURRENCIES = {"USD": 55, "EUR": 20, "GBP": 10, "CAD": 6, "AUD": 5, "JPY": 4}
 PROVIDERS = {"stripe": 60, "paypal": 25, "adyen": 15}
@@ -75,9 +80,12 @@ def load_seed_file(path: Path, now: datetime | None = None) -> list[dict[str, An
         defaults = {
             "initiated_at": iso(now - timedelta(days=2)),
             "response_due_by": iso(now + timedelta(days=14)),
-            "amount": 1000, "currency": "USD", "reason": "general",
-            "status": "needs_response", "provider": "stripe",
-        }  # fmt: skip
+            "amount": 1000,
+            "currency": "USD",
+            "reason": "general",
+            "status": "needs_response",
+            "provider": "stripe",
+        }
         row = {**defaults, **{k: v for k, v in item.items() if v not in (None, "")}}
         row["provider_dispute_id"] = pid
         out.append(row)

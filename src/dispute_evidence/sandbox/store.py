@@ -40,9 +40,16 @@ CREATE INDEX IF NOT EXISTS files_by_dispute ON files(dispute_id, seq);
 """
 
 DISPUTE_FIELDS = (
-    "id", "initiated_at", "response_due_by", "amount", "currency",
-    "reason", "status", "provider", "evidence",
-)  # fmt: skip
+    "id",
+    "initiated_at",
+    "response_due_by",
+    "amount",
+    "currency",
+    "reason",
+    "status",
+    "provider",
+    "evidence",
+)
 
 
 @dataclass(frozen=True)
@@ -80,11 +87,17 @@ class SandboxStore:
             "INSERT INTO disputes (id, provider_dispute_id, initiated_at, response_due_by,"
             " amount, currency, reason, status, provider) VALUES (?,?,?,?,?,?,?,?,?)",
             (
-                dispute_id, row["provider_dispute_id"], row["initiated_at"],
-                row["response_due_by"], int(row["amount"]), row["currency"],
-                row["reason"], row["status"], row["provider"],
+                dispute_id,
+                row["provider_dispute_id"],
+                row["initiated_at"],
+                row["response_due_by"],
+                int(row["amount"]),
+                row["currency"],
+                row["reason"],
+                row["status"],
+                row["provider"],
             ),
-        )  # fmt: skip
+        )
         return dispute_id
 
     def count_disputes(self) -> int:
@@ -101,9 +114,10 @@ class SandboxStore:
         return _dispute_json(row) if row else None
 
     def dispute_by_provider_id(self, provider_dispute_id: str) -> sqlite3.Row | None:
-        return self._db.execute(
+        row: sqlite3.Row | None = self._db.execute(
             "SELECT * FROM disputes WHERE provider_dispute_id = ?", (provider_dispute_id,)
         ).fetchone()
+        return row
 
     def set_evidence(self, dispute_id: str, evidence: dict[str, Any], merge: bool) -> None:
         """Store evidence: replace the object, or merge its top-level sections."""
@@ -124,18 +138,28 @@ class SandboxStore:
         self, dispute_id: str, file_name: str, file_type: str, content: bytes
     ) -> StoredFile:
         stored = StoredFile(
-            id=new_id("file"), dispute_id=dispute_id, file_name=file_name,
-            file_type=file_type, created_at=iso(utcnow()), size=len(content),
+            id=new_id("file"),
+            dispute_id=dispute_id,
+            file_name=file_name,
+            file_type=file_type,
+            created_at=iso(utcnow()),
+            size=len(content),
             sha256=hashlib.sha256(content).hexdigest(),
-        )  # fmt: skip
+        )
         self._db.execute(
             "INSERT INTO files (id, dispute_id, file_name, file_type, size, sha256, created_at,"
             " content) VALUES (?,?,?,?,?,?,?,?)",
             (
-                stored.id, dispute_id, file_name, file_type, stored.size, stored.sha256,
-                stored.created_at, content,
+                stored.id,
+                dispute_id,
+                file_name,
+                file_type,
+                stored.size,
+                stored.sha256,
+                stored.created_at,
+                content,
             ),
-        )  # fmt: skip
+        )
         return stored
 
     def list_files(self, dispute_id: str, limit: int, offset: int) -> list[StoredFile]:
