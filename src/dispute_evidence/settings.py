@@ -106,9 +106,6 @@ class PathsSection(_Section):
     )
 
 
-_toml_file: list[Path | None] = [None]
-
-
 class Settings(BaseSettings):
     """Everything the product can be told."""
 
@@ -134,8 +131,8 @@ class Settings(BaseSettings):
         from pydantic_settings import TomlConfigSettingsSource
 
         sources = [init_settings, env_settings, dotenv_settings]
-        if _toml_file[0] is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=_toml_file[0]))
+        if settings_cls.model_config.get("toml_file"):  # set per load by load_settings
+            sources.append(TomlConfigSettingsSource(settings_cls))
         return tuple(sources)
 
     def mappings(self, base: Path) -> tuple[Mapping, ...]:
@@ -176,13 +173,15 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
     if path is not None and not path.exists():
         raise ConfigError(f"{path}: config file not found")
-    _toml_file[0] = path
+    config = SettingsConfigDict(**{**Settings.model_config, "toml_file": path})
+    # a subclass per load carries its file: no module-level state shared between loads
+    loaded: type[Settings] = (
+        Settings if path is None else type("Settings", (Settings,), {"model_config": config})
+    )
     try:
-        return Settings(**overrides)
+        return loaded(**overrides)
     except ValidationError as exc:
         lines = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
         raise ConfigError(f"{path or 'settings'}: " + "; ".join(lines)) from None
     except (tomllib.TOMLDecodeError, MappingError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    finally:
-        _toml_file[0] = None
