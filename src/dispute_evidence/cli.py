@@ -283,7 +283,7 @@ def run(
     Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error, 3 API key refused.
     """
     from dispute_evidence.engine.run import EXIT_FAILED, EXIT_USAGE, RunLocked
-    from dispute_evidence.engine.state import StateError, StateStore
+    from dispute_evidence.engine.state import StateError, open_read_only, state_exists
     from dispute_evidence.inbox import default_state
     from dispute_evidence.settings import ConfigError, load_settings
 
@@ -310,9 +310,11 @@ def run(
             err=True,
         )
         raise typer.Exit(EXIT_USAGE)
+    where = state or settings.paths.state or default_state(inbox)
     try:  # checked before the flow starts: a state problem is one line, not a flow traceback
-        with StateStore(state or settings.paths.state or default_state(inbox)) as store:
-            store.check_inbox(inbox.resolve(), adopt=adopt)
+        if state_exists(where):  # read only: a dry run must leave the state as it found it
+            with open_read_only(where) as store:
+                store.check_inbox(inbox.resolve(), adopt=adopt)
     except StateError as exc:
         typer.echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
@@ -335,10 +337,8 @@ def run(
 
 
 def _print_result(result: dict[str, Any]) -> None:
-    from dispute_evidence.reports.writer import md_plain
-
     summary = Path(result["report"])
-    typer.echo(md_plain(summary.read_text(encoding="utf-8")))
+    typer.echo(summary.with_name("summary.txt").read_text(encoding="utf-8"))
     typer.echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
 
 

@@ -23,6 +23,7 @@ class ProblemKind(StrEnum):
     FILE_SKIPPED = "file_skipped"
     FILE_LEFT_IN_INBOX = "file_left_in_inbox"
     EVIDENCE_NOT_TAKEN = "evidence_not_taken"
+    EVIDENCE_FILE_REJECTED = "evidence_file_rejected"
     EVIDENCE_NOT_YET_UPLOADED = "evidence_not_yet_uploaded"
     EVIDENCE_REFUSED = "evidence_refused"
     EVIDENCE_PAST_DUE = "evidence_past_due"
@@ -46,3 +47,8 @@ class Problem:
     column: str = ""
     value: str = ""
     dispute: str = ""
+
+    @classmethod
+    def from_dict(cls, d: dict[str, object]) -> Problem:
+        """A problem kept in the state (stored with dataclasses.asdict)."""
+        return cls(**{**d, "kind": ProblemKind(str(d["kind"]))})  # type: ignore[arg-type]

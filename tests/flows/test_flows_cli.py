@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -43,9 +44,8 @@ def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
     assert {p.name for p in report.iterdir()} >= {"summary.md", "summary.html", "disputes.csv", "disputes.xlsx",
                                                    "problems.csv", "problems.xlsx"}  # fmt: skip
     table = pd.read_excel(report / "disputes.xlsx", engine="calamine")
-    assert (table["status"] == "submitted").all() and (
-        table["files_uploaded"] == table["files_total"]
-    ).all()
+    assert (table["status (code)"] == "submitted").all() and (table["Status"] == "sent").all()
+    assert (table["Files uploaded"] == table["Files matched"]).all()
     second = evidence_run(str(inbox))
     assert second["counts"]["requests"] == 0 and second["counts"]["new_files"] == 0
     assert "Nothing needs your attention." in Path(second["report"]).read_text()
@@ -209,18 +209,18 @@ def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, 
         "ch_3Q1aB2LkdIwHu7ix0Wd1kR3s", "pass", "pass")  # fmt: skip
     matches = pd.read_csv(report / "file_matches.csv")
     by_file = dict(zip(matches["file"], matches["provider_dispute_id"], strict=True))
-    assert by_file["evidence/#1041 invoice.pdf"] == "dp_1QfA8cLkdIwHu7ix0hZk3TqS"  # by order number
-    assert (
-        by_file["evidence/dp_1QfB2mLkdIwHu7ixR4tPz9aK_receipt.pdf"] == "dp_1QfB2mLkdIwHu7ixR4tPz9aK"
-    )
-    assert "evidence/scan_0007.pdf" not in by_file
+    assert by_file["#1041 invoice.pdf"] == "dp_1QfA8cLkdIwHu7ix0hZk3TqS"  # by order number
+    assert by_file["dp_1QfB2mLkdIwHu7ixR4tPz9aK_receipt.pdf"] == "dp_1QfB2mLkdIwHu7ixR4tPz9aK"
+    assert "scan_0007.pdf" not in by_file
     # the terminal shows plain text, not Markdown escapes (scan\_0007.pdf)
     assert "evidence/scan_0007.pdf: matches no dispute" in r.output
 
 
 def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypatch):
     r, inbox, report = _run_on_sample_data(tmp_path, monkeypatch, "--sandbox")
-    assert "| Disputes sent (evidence) | 5 |" in r.output and "| Files uploaded | 5 |" in r.output
+    assert re.search(r"Disputes sent \(evidence\) +5\n", r.output)
+    assert re.search(r"Files uploaded +5\n", r.output)
+    assert "|" not in r.output and "**" not in r.output  # plain aligned text, not Markdown
     assert "'Lineitem price' = 'abc': not a number" in r.output
     problems = pd.read_csv(report / "problems.csv", dtype=str).fillna("")
     bad_price = problems.loc[problems["column"] == "Lineitem price"].iloc[0]
@@ -236,7 +236,7 @@ def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypa
         "ch_3Q1eF6LkdIwHu7ix2Yf3mT5u",
     )
     disputes = pd.read_csv(report / "disputes.csv", dtype=str)
-    assert set(disputes["files_uploaded"]) <= {"0", "1", "2"}  # counts, not 1.0
+    assert set(disputes["Files uploaded"]) <= {"0", "1", "2"}  # counts, not 1.0
     status = CliRunner().invoke(app, ["status", "--inbox", str(inbox)])
     assert "submitted 5" in status.output and "past_due 1" in status.output
 
@@ -284,7 +284,7 @@ def test_reports_escape_formulas(tmp_path):
         }
     )
     write_report(RunReport("r", "ok", False, {}, evil, []), tmp_path)
-    csv_values = pd.read_csv(tmp_path / "disputes.csv")["provider_dispute_id"].tolist()
+    csv_values = pd.read_csv(tmp_path / "disputes.csv")["Dispute"].tolist()
     assert csv_values == ['\'=HYPERLINK("http://x")', "'+1", "'-2", "'@SUM(A1)", "ok"]
     from openpyxl import load_workbook
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,10 +18,19 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
-from dispute_evidence.engine.state import StateStore, new_owner, new_run_id
+from dispute_evidence.engine.picture import LAST_PICTURE, Picture
+from dispute_evidence.engine.state import (
+    StateStore,
+    new_owner,
+    new_run_id,
+    open_read_only,
+    state_exists,
+)
 from dispute_evidence.engine.status import DisputeStatus
 from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.steps import (
+    PAST_DUE,
+    WOULD_SEND,
     IngestOutcome,
     PrepareOutcome,
     RunOptions,
@@ -33,7 +44,7 @@ from dispute_evidence.engine.steps import (
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
 from dispute_evidence.inbox import InboxLayout, default_state
 from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.reports import RunReport, write_report
+from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.settings import Settings
 
 log = logging.getLogger("dispute_evidence.run")
@@ -68,6 +79,7 @@ class RunSession:
     dry_run: bool
     trigger: str
     api: ApiSettings | None  # None: a dry run, which sends nothing
+    scratch: Path | None = None  # a dry run's throwaway copy of the state (removed at close)
 
 
 @dataclass(frozen=True)
@@ -119,13 +131,26 @@ def open_run(
     inbox = inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
-    store = StateStore(state or settings.paths.state or default_state(inbox))
+    where = state or settings.paths.state or default_state(inbox)
+    scratch = None
+    if dry_run:  # a preview: every step runs on a copy; the real state is only read
+        scratch = Path(tempfile.mkdtemp(prefix="dispute-evidence-dry-run-"))
+        (scratch / "blobs").mkdir()
+        try:
+            store = _scratch_copy(where, scratch)
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+    else:
+        store = StateStore(where)
     label = trigger if not dry_run else f"{trigger} (dry run)"
     run_id = new_run_id()
     try:
         _take_lock(store, run_id, label, wait_for_lock, poll)
     except BaseException:
         store.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
         raise
     try:
         store.start_run(label, run_id)
@@ -141,17 +166,36 @@ def open_run(
             max_file_bytes=int(ingest.max_file_mb * 1e6),
             settle_seconds=ingest.settle_seconds,
             archive=ingest.archive and not dry_run,
+            blob_dir=scratch / "blobs" if scratch else None,
             concurrency=settings.api.concurrency,
         )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
-            store, opts, run_id, Path(reports) / run_id, dry_run, trigger, None if dry_run else api
+            store,
+            opts,
+            run_id,
+            Path(reports) / run_id,
+            dry_run,
+            trigger,
+            None if dry_run else api,
+            scratch,
         )
     except BaseException as exc:  # the lock is ours: never leave it behind
         store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
         store.release_run_lock(new_owner(run_id))
         store.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
         raise
+
+
+def _scratch_copy(state: str | Path, scratch: Path) -> StateStore:
+    """The state as it is now, copied into `scratch` (an empty state if none exists yet)."""
+    copy = scratch / "state.sqlite3"
+    if not state_exists(state):
+        return StateStore(copy)
+    with open_read_only(state) as real:
+        return real.copy_to(copy)
 
 
 def _take_lock(store: StateStore, run_id: str, label: str, wait: float, poll: float) -> None:
@@ -172,6 +216,8 @@ def close_run(session: RunSession, outcome: str, counts: dict[str, int] | None =
         session.store.release_run_lock(new_owner(session.run_id))
     finally:
         session.store.close()
+        if session.scratch:
+            shutil.rmtree(session.scratch, ignore_errors=True)
 
 
 # -- the steps, as a session sees them --------------------------------------------------
@@ -182,11 +228,10 @@ def ingest(session: RunSession) -> IngestOutcome:
 def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     store = session.store
     rebuild = ingested.new_files > 0 or store.needs_rebuild() or session.dry_run
-    out = prepare_step(
-        store, session.opts, ingested, session.run_id, rebuild=rebuild, dry_run=session.dry_run
-    )
-    if not session.dry_run:  # every file in the inbox is registered: reconciling them is enough
-        store.set_reconcile_uploads(False)
+    out = prepare_step(store, session.opts, ingested, session.run_id, rebuild=rebuild)
+    store.set_reconcile_uploads(
+        False
+    )  # every file in the inbox is registered: reconciling is enough
     return out
 
 
@@ -225,14 +270,18 @@ def report(
     prepared: PrepareOutcome,
     submitted: SubmitOutcome | None,
 ) -> RunResult:
-    """Decide the run's outcome and write its report."""
+    """Decide the run's outcome and write its report: the whole current picture (problems kept
+    from earlier runs included) and what changed since the last report."""
     store = session.store
-    table, files = dispute_table(store), store.file_table()
+    files = store.file_table()
     problems: list[Problem] = []
     if submitted and submitted.stopped:
         problems.append(Problem(ProblemKind.RUN_STOPPED, "API key", submitted.stopped))
-    problems += [*ingested.problems(), *prepared.problems(), *state_problems(table, files)]
-    code, outcome = _exit(session, submitted)
+    problems += [*ingested.problems(), *prepared.problems()]
+    problems += [Problem.from_dict(d) for d in store.open_problems()]
+    table = dispute_table(store, problems, dry_run=session.dry_run)
+    problems += state_problems(table, files, dry_run=session.dry_run)
+    code = _exit(session, submitted)
     stats = submitted.stats if submitted else SubmitStats()
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (
         table["files_uploaded"] == table["files_total"]
@@ -246,25 +295,55 @@ def report(
         "requests": submitted.requests if submitted else 0,
         "disputes": len(table),
         "complete": int(complete.sum()),
+        "need_you": sum(1 for p in problems if p.kind in NEEDS_A_PERSON),
     }
     if session.dry_run:
-        write_dry_run_preview(session.report_folder, prepared)
-    rep = RunReport(session.run_id, outcome, session.dry_run, counts, table, problems)
+        counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
+        counts["would_upload"] = int(
+            (table["files_total"] - table["files_uploaded"])[table["next_step"] != PAST_DUE].sum()
+        )
+        write_dry_run_preview(session.report_folder, store)
+    outcome = headline(counts, session.dry_run, stopped=bool(submitted and submitted.stopped))
+    picture = Picture.of(table, problems)
+    changes = picture.changes_since(Picture.loads(store.get_meta(LAST_PICTURE)))
+    store.set_meta(LAST_PICTURE, picture.dumps())  # a dry run writes this to its copy only
+    rep = RunReport(
+        session.run_id, outcome, session.dry_run, counts, table, problems, changes=changes
+    )
     path = write_report(rep, session.report_folder)
     return RunResult(session.run_id, code, outcome, path, counts)
 
 
-def _exit(session: RunSession, submitted: SubmitOutcome | None) -> tuple[int, str]:
+def headline(counts: dict[str, int], dry_run: bool, *, stopped: bool = False) -> str:
+    """What happened, in a few words: "5 sent · 3 need you"; never "ok" above open problems."""
+    parts = []
+    if stopped:
+        parts.append("stopped: the API refused the key")
+    if dry_run:
+        parts += [
+            f"would send {counts.get('would_send', 0)}",
+            f"would upload {counts.get('would_upload', 0)} file(s)",
+        ]
+    else:
+        parts.append(f"{counts.get('evidence_sent', 0)} sent")
+        if counts.get("files_uploaded"):
+            parts.append(f"{counts['files_uploaded']} file(s) uploaded")
+    need = counts.get("need_you", 0)
+    parts.append(f"{need} need you" if need else "nothing needs you")
+    return " · ".join(parts)
+
+
+def _exit(session: RunSession, submitted: SubmitOutcome | None) -> int:
     """0: every dispute sent or skipped by a rule; 1: anything failed or was refused; 3: key."""
     if session.dry_run:
-        return EXIT_OK, "dry run: nothing sent"
+        return EXIT_OK
     if submitted and submitted.stopped:
-        return EXIT_AUTH, "stopped: the API refused the key"
+        return EXIT_AUTH
     counts = session.store.status_counts()
     failed = submitted is not None and submitted.stats.failed
     if failed or any(counts.get(s) for s in (D.REJECTED, D.NOT_FOUND, D.PENDING)):
-        return EXIT_FAILED, "finished with problems"
-    return EXIT_OK, "ok"
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 # -- the one sequence ---------------------------------------------------------------------

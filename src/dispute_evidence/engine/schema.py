@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -34,7 +34,7 @@ runs = Table(
     Column("started_at", String(32), nullable=False),
     Column("finished_at", String(32)),
     Column("trigger", String(32)),
-    Column("outcome", String(32)),
+    Column("outcome", Text),
     Column("counts", Text),
 )  # fmt: skip
 
@@ -82,6 +82,18 @@ evidence_files = Table(
     Index("files_by_status", "status"),
 )  # fmt: skip
 
+# v2: problems a person must fix, kept until the file that caused them is replaced (source:
+# the inbox file's name) or, for problems of the evidence build (source "(build)"), rebuilt.
+open_problems = Table(
+    "open_problems", metadata,
+    Column("source", Text, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("kind", String(64), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("run_id", String(64)),
+    Index("problems_by_source", "source"),
+)  # fmt: skip
+
 RECORD_TABLES = {
     "disputes": "rec_disputes",
     "orders": "rec_orders",
@@ -107,7 +119,13 @@ def migrate(conn: Connection) -> int:
 
 
 def _v1(conn: Connection) -> None:
-    metadata.create_all(conn)
+    metadata.create_all(conn, tables=[runs, ingested_files, disputes, evidence_files])
 
 
-MIGRATIONS = {1: _v1}
+def _v2(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[open_problems])
+    if conn.dialect.name == "postgresql":  # outcomes became headlines ("5 sent · 3 need you")
+        conn.execute(text("ALTER TABLE runs ALTER COLUMN outcome TYPE TEXT"))
+
+
+MIGRATIONS = {1: _v1, 2: _v2}

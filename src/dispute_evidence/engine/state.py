@@ -24,7 +24,9 @@ from dispute_evidence.engine.schema import (
     disputes,
     evidence_files,
     ingested_files,
+    metadata,
     migrate,
+    open_problems,
     runs,
 )
 from dispute_evidence.engine.status import (
@@ -90,6 +92,24 @@ def state_url(value: str | Path) -> str:
     return text if "://" in text else f"sqlite:///{Path(text).expanduser().resolve()}"
 
 
+def state_exists(value: str | Path) -> bool:
+    """False for a SQLite path with no file yet (nothing has run there); True otherwise."""
+    url = state_url(value)
+    if not url.startswith("sqlite:///"):
+        return True
+    return Path(url.removeprefix("sqlite:///")).is_file()
+
+
+def open_read_only(value: str | Path) -> StateStore:
+    """The state as it is, opened without the right to change it (SQLite: mode=ro, so not
+    even a checkpoint touches the file). Other databases open normally."""
+    url = state_url(value)
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///")
+        return StateStore(f"sqlite:///file:{path}?mode=ro&uri=true", read_only=True)
+    return StateStore(url)
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
@@ -101,13 +121,16 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 class StateStore:
     """Run state: ingested files and records, one row per dispute and per evidence file, runs."""
 
-    def __init__(self, url: str | Path, *, must_exist: bool = False) -> None:
+    def __init__(
+        self, url: str | Path, *, must_exist: bool = False, read_only: bool = False
+    ) -> None:
         self.url = state_url(url)
         self.engine: Engine = create_engine(self.url, future=True)
         self._hot: Any = None  # one held connection for the submitter's per-dispute writes
         self._sql: dict[tuple[str, ...], Any] = {}
         if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
+            if not read_only:
+                event.listen(self.engine, "connect", _sqlite_pragmas)
             path = self.engine.url.database
             if must_exist and path and not Path(path).is_file():
                 self.engine.dispose()
@@ -116,7 +139,10 @@ class StateStore:
                 )
         try:
             with self.engine.begin() as conn:
-                migrate(conn)
+                if read_only:  # reading the catalogue is enough to find a damaged file
+                    conn.execute(text("SELECT count(*) FROM sqlite_master"))
+                else:
+                    migrate(conn)
         except DatabaseError as exc:
             self.engine.dispose()
             raise StateDamaged(self._damaged(exc)) from None
@@ -333,6 +359,61 @@ class StateStore:
             c.execute(
                 meta.insert().values(key="evidence_seen", value=json.dumps(sorted(set(signatures))))
             )
+
+    # -- open problems: carried from run to run until their cause is replaced ---------
+    def replace_problems(
+        self, source: str, problems: Iterable[dict[str, Any]], run_id: str
+    ) -> None:
+        """The open problems of one source (an inbox file's name, or "(build)") become these."""
+        rows = [
+            {"source": source, "seq": i, "kind": p["kind"], "body": json.dumps(p), "run_id": run_id}
+            for i, p in enumerate(problems)
+        ]
+        with self.engine.begin() as c:
+            c.execute(open_problems.delete().where(open_problems.c.source == source))
+            if rows:
+                c.execute(open_problems.insert(), rows)
+
+    def open_problems(self) -> list[dict[str, Any]]:
+        with self.engine.connect() as c:
+            rows = c.execute(
+                select(open_problems.c.body).order_by(open_problems.c.source, open_problems.c.seq)
+            ).all()
+        return [json.loads(r[0]) for r in rows]
+
+    # -- what the last report showed (for "changed since the last run") ----------------
+    def get_meta(self, key: str) -> str | None:
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.connect() as c:
+            value = c.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
+        return None if value is None else str(value)
+
+    def set_meta(self, key: str, value: str) -> None:
+        from dispute_evidence.engine.schema import meta
+
+        with self.engine.begin() as c:
+            c.execute(meta.delete().where(meta.c.key == key))
+            c.execute(meta.insert().values(key=key, value=value))
+
+    # -- a throwaway copy: what a dry run works on, so the real state never changes -------
+    def copy_to(self, path: Path) -> StateStore:
+        """Copy every table (records included) into a new SQLite file and open it there."""
+        target = create_engine(state_url(path), future=True)
+        reflected = type(metadata)()
+        try:
+            with self.engine.connect() as src, target.begin() as dst:
+                reflected.reflect(src)
+                for table in reflected.sorted_tables:
+                    table.create(dst)
+                    rows = [dict(r) for r in src.execute(select(table)).mappings()]
+                    if rows:
+                        dst.execute(table.insert(), rows)
+        except DatabaseError as exc:
+            raise StateDamaged(self._damaged(exc)) from None
+        finally:
+            target.dispose()
+        return StateStore(path)  # migrates a copy of an older state to this version
 
     # -- ingest --------------------------------------------------------------------
     def is_ingested(self, sha256: str) -> bool:

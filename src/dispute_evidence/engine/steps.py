@@ -7,8 +7,8 @@ Prefect flow, the CLI, tests and benchmarks all run the very same code."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
 from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.reports.wording import STATUS_WORDS
 
 log = logging.getLogger("dispute_evidence.steps")
 
@@ -72,6 +73,7 @@ class IngestOutcome:
         return sum(s.rows_rejected for s in self.summaries)
 
     def problems(self) -> list[Problem]:
+        """About the inbox as it is now (row problems are kept in the state instead)."""
         out = [
             Problem(ProblemKind.INBOX_FOLDER, f"{folder}/", why)
             for folder, why in self.folder_problems.items()
@@ -88,7 +90,6 @@ class IngestOutcome:
                     "being written; they will be read next run",
                 )
             )
-        out += [reject_problem(ProblemKind.ROW_NOT_USED, r) for r in self.rejects]
         out += [
             Problem(ProblemKind.FILE_SKIPPED, path, why, file=path) for path, why in self.skipped
         ]
@@ -122,22 +123,27 @@ class PrepareOutcome:
     unlisted_disputes: list[Reject] = field(default_factory=list)
     file_issues: list[FileIssue] = field(default_factory=list)
     files_added: int = 0
-    dry_payloads: dict[str, bytes] = field(default_factory=dict)
-    dry_matches: dict[str, list[str]] = field(default_factory=dict)
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
 
-    def problems(self) -> list[Problem]:
+    def build_problems(self) -> list[Problem]:
+        """Found by building payloads from every record: kept until the next build."""
         out = [reject_problem(ProblemKind.ROW_NOT_USED, r) for r in self.conflicts]
-        out += [reject_problem(ProblemKind.UNLISTED_DISPUTE, r) for r in self.unlisted_disputes]
-        out += [
-            Problem(ProblemKind.EVIDENCE_NOT_TAKEN, i.label, i.reason, file=i.label)
-            for i in self.file_issues
+        return out + [
+            reject_problem(ProblemKind.UNLISTED_DISPUTE, r) for r in self.unlisted_disputes
         ]
+
+    def problems(self) -> list[Problem]:
+        """This run's own findings about the files in the inbox now (kept ones come from the
+        state: see StateStore.open_problems)."""
+        out = [i.problem() for i in self.file_issues if not i.dispute]
         out += [
             Problem(ProblemKind.FILE_LEFT_IN_INBOX, path, why, file=path)
             for path, why in self.not_moved
         ]
         return out
+
+
+BUILD_SOURCE = "(build)"
 
 
 def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> IngestOutcome:
@@ -165,6 +171,9 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
             continue
         out.rejects.extend(rejects)
         out.summaries.extend(summaries)
+        store.replace_problems(  # kept until a file of this name is read again
+            label, [asdict(reject_problem(ProblemKind.ROW_NOT_USED, r)) for r in rejects], run_id
+        )
         if not tables:
             mover.reject(path, "\n".join(r.line() for r in rejects) or "no recognised table")
             continue
@@ -220,15 +229,11 @@ class Mover:
 
 
 def prepare_step(
-    store: StateStore,
-    opts: RunOptions,
-    ingest: IngestOutcome,
-    run_id: str,
-    *,
-    rebuild: bool,
-    dry_run: bool = False,
+    store: StateStore, opts: RunOptions, ingest: IngestOutcome, run_id: str, *, rebuild: bool
 ) -> PrepareOutcome:
-    """Rebuild payloads from all records (when anything new arrived) and register evidence files."""
+    """Rebuild payloads from all records (when anything new arrived) and register evidence files.
+
+    A dry run calls this on a throwaway copy of the state, so it is the very same code."""
     out = PrepareOutcome(rebuilt=rebuild)
     if rebuild:
         built: BuildResult = build_evidence(store.load_records(), opts.merchant)
@@ -238,28 +243,24 @@ def prepare_step(
             built.conflicts,
         )
         out.unlisted_disputes = built.unlisted_disputes
-        if dry_run:
-            out.dry_payloads = {p.provider_dispute_id: p.body for p in built.payloads}
-            dry_orders = {d.provider_dispute_id: d.order_number for d in built.incomplete}
-            dry_orders.update({p.provider_dispute_id: p.order_number for p in built.payloads})
-        else:
-            store.sync_disputes(built.payloads, built.incomplete)
-    if not dry_run:
-        store.expire_incomplete(now_iso())
+        store.sync_disputes(built.payloads, built.incomplete)
+        store.replace_problems(BUILD_SOURCE, [asdict(p) for p in out.build_problems()], run_id)
+    store.expire_incomplete(now_iso())
     table = store.dispute_table()
     orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
-    if dry_run and rebuild:  # nothing was stored: match against what this build found
-        orders.update(dry_orders)
     matches, out.file_issues = match_evidence_files(ingest.evidence_paths, opts.inbox, orders)
-    if dry_run:
-        out.dry_matches = {pid: [f.label for f in files] for pid, files in matches.items()}
-        return out
+    mover = Mover(opts.inbox, run_id, enabled=opts.archive)
+    for issue in out.file_issues:  # a file that names a dispute but fails its checks
+        if issue.dispute:
+            mover.reject(opts.inbox / issue.label, issue.reason)
+            store.replace_problems(issue.label, [asdict(issue.problem())], run_id)
     try:
         blob_dir = opts.blob_dir or safe_folder(opts.inbox, PRIVATE, "blobs")
     except UnsafeFolder as exc:  # nowhere safe to keep what we upload from: take nothing
         out.file_issues += [
             FileIssue(f.label, f"not taken: {exc}") for fs in matches.values() for f in fs
         ]
+        out.not_moved = mover.not_moved
         return out
     rows = [
         {
@@ -277,11 +278,13 @@ def prepare_step(
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
     store.mark_evidence_seen(
-        signature(opts.inbox, p) for p in ingest.evidence_paths if p not in matched
+        signature(opts.inbox, p)
+        for p in ingest.evidence_paths
+        if p not in matched and p.exists()  # (a rejected one has moved)
     )
-    mover = Mover(opts.inbox, run_id, enabled=opts.archive)
     for files in matches.values():
         for f in files:
+            store.replace_problems(f.label, [], run_id)  # a good file replaces a bad one
             mover.archive(f.path)
     out.not_moved = mover.not_moved
     return out
@@ -293,15 +296,20 @@ async def submit_step(
     return await Submitter(store, client, concurrency=opts.concurrency, on_done=on_done).run()
 
 
-def state_problems(disputes: pd.DataFrame, files: pd.DataFrame) -> list[Problem]:
-    """What the state says still needs a person: disputes not sent, files not uploaded."""
+def state_problems(
+    disputes: pd.DataFrame, files: pd.DataFrame, *, dry_run: bool = False
+) -> list[Problem]:
+    """What the state says still needs a person: disputes not sent, files not uploaded. In a
+    dry run, what is merely waiting to be sent is the preview, not a problem."""
     out = []
-    for d in disputes.loc[disputes["status"] != DisputeStatus.SUBMITTED].itertuples(index=False):
+    waiting = {DisputeStatus.SUBMITTED} | ({DisputeStatus.PENDING} if dry_run else set())
+    for d in disputes.loc[~disputes["status"].isin(waiting)].itertuples(index=False):
+        why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
         out.append(
             Problem(
                 ProblemKind(f"dispute_{d.status}"),
                 d.provider_dispute_id,
-                d.detail or d.last_error or d.status,
+                why or STATUS_WORDS.get(d.status, d.status),
                 dispute=d.provider_dispute_id,
             )
         )
@@ -313,6 +321,8 @@ def state_problems(disputes: pd.DataFrame, files: pd.DataFrame) -> list[Problem]
             kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
         elif f.provider_dispute_id in past_due:
             kind, why = ProblemKind.EVIDENCE_PAST_DUE, "not sent: past its dispute's deadline"
+        elif dry_run and f.status == FileStatus.PENDING:
+            continue  # "would upload"
         else:
             kind, why = ProblemKind.EVIDENCE_NOT_YET_UPLOADED, f.last_error or "not uploaded yet"
         out.append(
@@ -327,8 +337,15 @@ def state_problems(disputes: pd.DataFrame, files: pd.DataFrame) -> list[Problem]
     return out
 
 
-def dispute_table(store: StateStore) -> pd.DataFrame:
-    """One row per dispute with its file counts, nearest deadline first."""
+WOULD_SEND = "would send its evidence"
+PAST_DUE = "past its deadline: would not be sent"
+
+
+def dispute_table(
+    store: StateStore, problems: Sequence[Problem] = (), *, dry_run: bool = False
+) -> pd.DataFrame:
+    """One row per dispute, nearest deadline first: its status in words, days left, its file
+    counts and file problems, and (in a dry run) what a real run would do with it now."""
     disputes, files = store.dispute_table(), store.file_table()
     per = files.groupby("provider_dispute_id")["status"].agg(
         files_uploaded=lambda s: int((s == FileStatus.UPLOADED).sum()), files_total="count"
@@ -337,24 +354,61 @@ def dispute_table(store: StateStore) -> pd.DataFrame:
         disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left")
         .fillna({"files_uploaded": 0, "files_total": 0})
         .astype({"files_uploaded": int, "files_total": int})
+        .drop(columns=["submitted_hash"])
+        .sort_values(["response_due_by", "provider_dispute_id"], na_position="last")
+        .reset_index(drop=True)
     )
-    return table.drop(columns=["submitted_hash"]).sort_values(
-        ["response_due_by", "provider_dispute_id"], na_position="last"
+    listed = store.load_records(["disputes"])["disputes"]
+    if not listed.empty:  # the disputes list's own columns, as last dropped
+        listed = listed.drop_duplicates("provider_dispute_id", keep="last")
+        keep = [c for c in ("amount", "currency", "reason") if c in listed]
+        table = table.merge(
+            listed[["provider_dispute_id", *keep]], on="provider_dispute_id", how="left"
+        )
+    due = pd.to_datetime(table["response_due_by"], utc=True, errors="coerce")
+    left = (due - pd.Timestamp.now(tz="UTC")) / pd.Timedelta(days=1)
+    table["days_left"] = left.map(lambda d: None if pd.isna(d) else int(d // 1))
+    table["status_words"] = table["status"].map(STATUS_WORDS).fillna(table["status"])
+    bad_files: dict[str, list[str]] = {}
+    for p in problems:
+        if p.dispute and p.file:
+            bad_files.setdefault(p.dispute, []).append(f"{p.file}: {p.what}")
+    table["file_problems"] = table["provider_dispute_id"].map(
+        lambda pid: "; ".join(bad_files.get(pid, []))
     )
+    table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
+    return table
 
 
-def write_dry_run_preview(folder: Path, prepared: PrepareOutcome) -> None:
-    """A dry run's payloads (payloads/<dispute>.json) and file matches (file_matches.csv)."""
+def _next_step(r: Any, dry_run: bool) -> str:
+    """What a run does next with this dispute (a dry run: would do now), in words."""
+    waiting = r.files_total - r.files_uploaded
+    if r.status == DisputeStatus.PENDING:
+        if r.days_left is not None and r.days_left < 0:
+            return PAST_DUE
+        return WOULD_SEND if dry_run else "sent by the next run"
+    if r.status == DisputeStatus.SUBMITTED and waiting:
+        return f"would upload {waiting} file(s)" if dry_run else f"{waiting} file(s) to upload"
+    if r.status == DisputeStatus.INCOMPLETE:
+        return "waiting for data (see detail)"
+    return ""
+
+
+def write_dry_run_preview(folder: Path, store: StateStore) -> None:
+    """A dry run's payloads that would be sent (payloads/<dispute>.json) and the files that
+    would be uploaded (file_matches.csv), read from its copy of the state."""
     payloads = folder / "payloads"
     payloads.mkdir(parents=True, exist_ok=True)
-    for pid, body in prepared.dry_payloads.items():
-        (payloads / f"{_safe(pid)}.json").write_bytes(
-            orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
-        )
-    pairs = [(pid, f) for pid, fs in prepared.dry_matches.items() for f in fs]
-    pd.DataFrame(pairs, columns=["provider_dispute_id", "file"]).to_csv(
-        folder / "file_matches.csv", index=False
-    )
+    for pid in store.work_queue():
+        body = store.dispute(pid).get("payload")
+        if body:
+            (payloads / f"{_safe(pid)}.json").write_bytes(
+                orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
+            )
+    files = store.file_table()
+    files.loc[files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name"]].rename(
+        columns={"file_name": "file"}
+    ).to_csv(folder / "file_matches.csv", index=False)
 
 
 def _safe(name: str) -> str:

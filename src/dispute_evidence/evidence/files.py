@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
+from dispute_evidence.problems import Problem, ProblemKind
 
 _RUN = re.compile(r"[A-Za-z0-9]+")
 MAX_TOKEN_RUNS = 4
@@ -32,6 +33,18 @@ class EvidenceFile:
 class FileIssue:
     label: str
     reason: str
+    dispute: str = ""  # set when the name matched a dispute but the file failed its checks
+
+    def problem(self) -> Problem:
+        if self.dispute:  # moved to rejected/ with this reason
+            return Problem(
+                ProblemKind.EVIDENCE_FILE_REJECTED,
+                self.label,
+                self.reason,
+                file=self.label,
+                dispute=self.dispute,
+            )
+        return Problem(ProblemKind.EVIDENCE_NOT_TAKEN, self.label, self.reason, file=self.label)
 
 
 def name_tokens(stem: str) -> set[str]:
@@ -104,9 +117,10 @@ def match_evidence_files(
                 )
             )
             continue
+        owner = owners.pop()
         checked = check_file(path, label)
         if isinstance(checked, FileIssue):
-            issues.append(checked)
+            issues.append(FileIssue(label, checked.reason, dispute=owner))
         else:
-            matches.setdefault(owners.pop(), []).append(checked)
+            matches.setdefault(owner, []).append(checked)
     return matches, issues

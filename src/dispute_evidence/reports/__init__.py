@@ -1,6 +1,7 @@
 """Per-run reports an analyst can read: a one-page summary (Markdown + HTML) and the details
 as CSV and XLSX. Every cell that would start a formula is escaped."""
 
+from dispute_evidence.reports.wording import NEEDS_A_PERSON
 from dispute_evidence.reports.writer import RunReport, escape_cell, write_report
 
-__all__ = ["RunReport", "escape_cell", "write_report"]
+__all__ = ["NEEDS_A_PERSON", "RunReport", "escape_cell", "write_report"]

@@ -7,6 +7,15 @@ from __future__ import annotations
 
 from dispute_evidence.problems import ProblemKind as K
 
+STATUS_WORDS = {
+    "submitted": "sent",
+    "pending": "not sent yet",
+    "incomplete": "waiting for data",
+    "rejected": "refused by the API",
+    "not_found": "unknown to the API",
+    "past_due": "past its deadline, not sent",
+}
+
 # Shown as single lines at the top of "Needs your attention", before the grouped problems.
 RUN_LEVEL = frozenset({K.RUN_STOPPED, K.INBOX_FOLDER, K.FILES_WAITING})
 
@@ -19,6 +28,7 @@ HEADING = {
     K.FILE_SKIPPED: "Files skipped",
     K.FILE_LEFT_IN_INBOX: "Files left in the inbox",
     K.EVIDENCE_NOT_TAKEN: "Evidence files not uploaded",
+    K.EVIDENCE_FILE_REJECTED: "Evidence files moved to rejected/",
     K.EVIDENCE_NOT_YET_UPLOADED: "Evidence files not yet uploaded",
     K.EVIDENCE_REFUSED: "Evidence files refused by the API",
     K.EVIDENCE_PAST_DUE: "Evidence files not sent (past the deadline)",
@@ -42,6 +52,8 @@ WHAT_TO_DO = {
     K.FILE_LEFT_IN_INBOX: "Fix the inbox folder the problem names; the file was used and stays where it is "
                           "until then (dropping it again does no harm).",
     K.EVIDENCE_NOT_TAKEN: "Rename or re-save the file as the problem says and drop it again.",
+    K.EVIDENCE_FILE_REJECTED: "Re-save or replace the file as the problem says and drop it again; "
+                              "rejected/ keeps the original with a .reason.txt.",
     K.EVIDENCE_NOT_YET_UPLOADED: "Nothing: the next run retries it (check the problem if it repeats).",
     K.EVIDENCE_REFUSED: "Replace the file as the problem says (type, size) and drop it again.",
     K.EVIDENCE_PAST_DUE: "Nothing can be sent after the deadline; check the date if it looks wrong.",
@@ -51,3 +63,6 @@ WHAT_TO_DO = {
     K.DISPUTE_REJECTED: "Correct the data the API refused (see the problem) and drop the file again.",
     K.DISPUTE_NOT_FOUND: "Check the dispute id in the disputes list; the API does not know it.",
 }  # fmt: skip
+
+# Problems a person has to act on (the others resolve themselves: the next run does it).
+NEEDS_A_PERSON = frozenset(k for k, todo in WHAT_TO_DO.items() if not todo.startswith("Nothing:"))

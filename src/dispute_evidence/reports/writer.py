@@ -1,9 +1,15 @@
-"""Write reports/<run-id>/: summary.md, summary.html, disputes.csv/.xlsx, problems.csv/.xlsx."""
+"""Write reports/<run-id>/: summary.md (Prefect artifact), summary.txt (terminal), summary.html
+(one self-contained page), disputes.csv/.xlsx and problems.csv/.xlsx; and a copy of the
+newest report in <reports>/latest/.
+
+Every text that came from the inbox is made inert for where it goes: Markdown-escaped, HTML-
+escaped, or, in CSV/XLSX, prefixed with an apostrophe when a spreadsheet would run it."""
 
 from __future__ import annotations
 
 import html
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,19 +22,40 @@ from dispute_evidence.reports.wording import HEADING, RUN_LEVEL, WHAT_TO_DO
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
-STATUS_WORDS = {
-    "submitted": "sent",
-    "pending": "not sent yet (will retry)",
-    "incomplete": "waiting for data",
-    "rejected": "refused by the API",
-    "not_found": "unknown to the API",
-    "past_due": "past its deadline, not sent",
-}
-
-
 # Enough to stop links, images, HTML, code spans, tables and emphasis mid-line; every item
 # starts with "- ", so block markers (#, +, -, 1.) never begin the escaped text.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>!|~])")
+
+# disputes.xlsx: what an analyst works from first, internal columns last.
+DISPUTE_COLUMNS = {
+    "provider_dispute_id": "Dispute",
+    "order_number": "Order",
+    "amount": "Amount",
+    "currency": "Currency",
+    "reason": "Reason",
+    "response_due_by": "Deadline (UTC)",
+    "days_left": "Days left",
+    "status_words": "Status",
+    "next_step": "Next step",
+    "files_uploaded": "Files uploaded",
+    "files_total": "Files matched",
+    "file_problems": "File problems",
+    "detail": "Detail",
+    "status": "status (code)",
+    "dispute_id": "API dispute id",
+    "attempts": "attempts",
+    "last_error": "last error",
+    "updated_at": "updated at (UTC)",
+}
+# Fill colours by status code (Excel and HTML).
+STATUS_COLOURS = {
+    "submitted": "#C6EFCE",
+    "pending": "#FFEB9C",
+    "incomplete": "#FFEB9C",
+    "rejected": "#FFC7CE",
+    "not_found": "#FFC7CE",
+    "past_due": "#D9D9D9",
+}
 
 
 def md_text(value: Any) -> str:
@@ -38,21 +65,65 @@ def md_text(value: Any) -> str:
 
 
 def escape_cell(value: Any) -> Any:
-    """Text that a spreadsheet would run as a formula gets a leading apostrophe."""
+    """Text that a spreadsheet would run as a formula gets a leading apostrophe; numbers and
+    dates stay what they are."""
     if not isinstance(value, str):
         return value
     value = visible(value)  # a control character in a name must not reach the sheet as it is
     return "'" + value if value.startswith(FORMULA_START) else value
 
 
+def one_line(value: Any) -> str:
+    return " ".join(visible(str(value)).split())
+
+
 @dataclass
 class RunReport:
     run_id: str
-    outcome: str
+    outcome: str  # the headline: "5 sent · 3 need you"
     dry_run: bool
     counts: dict[str, int]
-    disputes: pd.DataFrame  # one row per dispute
+    disputes: pd.DataFrame  # one row per dispute (engine.steps.dispute_table)
     problems: list[Problem] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)  # since the last report
+
+    @property
+    def title(self) -> str:
+        return f"Dry run (nothing sent): {self.outcome}" if self.dry_run else self.outcome
+
+    def count_rows(self) -> list[tuple[str, str]]:
+        c = self.counts
+        rows = []
+        if self.dry_run:
+            rows += [
+                ("Disputes that would be sent", str(c.get("would_send", 0))),
+                ("Files that would be uploaded", str(c.get("would_upload", 0))),
+            ]
+        else:
+            rows += [
+                ("Disputes sent (evidence)", str(c.get("evidence_sent", 0))),
+                ("Files uploaded", str(c.get("files_uploaded", 0))),
+            ]
+        return rows + [
+            ("Disputes complete so far", f"{c.get('complete', 0)} of {c.get('disputes', 0)}"),
+            ("Problems that need you", str(c.get("need_you", 0))),
+            (
+                "New files read",
+                f"{c.get('new_files', 0)} (already seen: {c.get('repeated_files', 0)})",
+            ),
+            ("Rows rejected (new files)", str(c.get("rows_rejected", 0))),
+            ("API requests", str(c.get("requests", 0))),
+        ]
+
+    def top_problems(self) -> list[Problem]:
+        return [p for p in self.problems if p.kind in RUN_LEVEL]
+
+    def grouped_problems(self) -> dict[ProblemKind, list[Problem]]:
+        groups: dict[ProblemKind, list[Problem]] = {}
+        for p in self.problems:
+            if p.kind not in RUN_LEVEL:
+                groups.setdefault(p.kind, []).append(p)
+        return groups
 
 
 PROBLEM_COLUMNS = [
@@ -87,114 +158,228 @@ def problems_frame(problems: list[Problem]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PROBLEM_COLUMNS)
 
 
+def disputes_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """The dispute table as the analyst reads it: named columns in working order, real dates."""
+    out = pd.DataFrame(index=table.index)
+    for col, title in DISPUTE_COLUMNS.items():
+        if col in table:
+            out[title] = table[col]
+    deadline = DISPUTE_COLUMNS["response_due_by"]
+    if deadline in out:
+        out[deadline] = pd.to_datetime(out[deadline], utc=True, errors="coerce").dt.tz_localize(
+            None
+        )
+    return out.reset_index(drop=True)
+
+
 def _escape_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(object).where(frame.notna(), "").map(escape_cell)
 
 
-def _write_table(frame: pd.DataFrame, folder: Path, stem: str, sheet: str) -> None:
+def _write_table(
+    frame: pd.DataFrame, folder: Path, stem: str, sheet: str, status: pd.Series | None = None
+) -> None:
     safe = _escape_frame(frame)
     safe.to_csv(folder / f"{stem}.csv", index=False)
     with pd.ExcelWriter(
         folder / f"{stem}.xlsx",
         engine="xlsxwriter",
+        datetime_format="yyyy-mm-dd hh:mm",
         engine_kwargs={"options": {"strings_to_formulas": False, "strings_to_urls": False}},
     ) as xl:
         safe.to_excel(xl, sheet_name=sheet, index=False)
-        ws = xl.sheets[sheet]
+        book, ws = xl.book, xl.sheets[sheet]
+        header = book.add_format({"bold": True, "bg_color": "#DDEBF7", "border": 1})
+        for i, col in enumerate(safe.columns):
+            ws.write(0, i, col, header)
+            values = [len(str(v)) for v in safe[col].head(500)]
+            ws.set_column(i, i, min(60, max(len(str(col)), *values, 8) + 2))
         ws.freeze_panes(1, 0)
         ws.autofilter(0, 0, max(len(safe), 1), max(len(safe.columns) - 1, 0))
-        for i, col in enumerate(safe.columns):
-            width = min(60, max(len(str(col)), *(len(str(v)) for v in safe[col].head(500)), 8) + 2)
-            ws.set_column(i, i, width)
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)  # one page wide, as many tall as it takes
+        ws.repeat_rows(0)
+        if status is not None and "Status" in safe.columns:
+            col = list(safe.columns).index("Status")
+            for row, code in enumerate(status.tolist(), start=1):
+                if colour := STATUS_COLOURS.get(str(code)):
+                    ws.write(
+                        row, col, safe.iat[row - 1, col], book.add_format({"bg_color": colour})
+                    )
 
 
-def _summary_lines(r: RunReport) -> list[str]:
-    c = r.counts
-    title = "Dry run (nothing was sent)" if r.dry_run else f"Run {r.run_id}: {r.outcome}"
-    lines = [f"# {title}", ""]
-    lines += [
-        "| | |",
-        "|---|---|",
-        f"| Disputes sent (evidence) | {c.get('evidence_sent', 0)} |",
-        f"| Files uploaded | {c.get('files_uploaded', 0)} |",
-        f"| Disputes complete so far | {c.get('complete', 0)} of {c.get('disputes', 0)} |",
-        f"| New files read | {c.get('new_files', 0)} (already seen: {c.get('repeated_files', 0)}) |",
-        f"| Rows rejected | {c.get('rows_rejected', 0)} |",
-        f"| API requests | {c.get('requests', 0)} |",
-        "",
-    ]
+# -- the summary: Markdown (Prefect), plain text (terminal), HTML (a page) ------------------
+def _md(r: RunReport) -> list[str]:
+    lines = [f"# {md_text(r.title)}", "", "| | |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in r.count_rows()] + [""]
+    lines += ["## Changed since the last run", ""] + [f"- {md_text(x)}" for x in r.changes[:20]]
+    if len(r.changes) > 20:
+        lines.append(f"- … and {len(r.changes) - 20} more (see disputes.xlsx)")
+    lines.append("")
     if not r.problems:
         lines += ["Nothing needs your attention."]
     else:
         lines += ["## Needs your attention", ""]
-        top = [p for p in r.problems if p.kind in RUN_LEVEL]
         lines += [
-            f"- {md_text(HEADING[p.kind])}: {md_text(p.where)}: {md_text(p.what)}" for p in top
+            f"- {md_text(HEADING[p.kind])}: {md_text(p.where)}: {md_text(p.what)}"
+            for p in r.top_problems()
         ]
-        groups: dict[ProblemKind, list[Problem]] = {}
-        for p in r.problems:
-            if p.kind not in RUN_LEVEL:
-                groups.setdefault(p.kind, []).append(p)
-        for kind, group in groups.items():
+        for kind, group in r.grouped_problems().items():
             lines.append(f"- **{md_text(HEADING[kind])}**: {len(group)} (see problems.xlsx)")
             lines += [f"  - {md_text(p.where)}: {md_text(p.what)}" for p in group[:5]]
     lines += ["", "Details: disputes.xlsx (one row per dispute), problems.xlsx (what to fix)."]
     return lines
 
 
-def md_plain(text: str) -> str:
-    """Undo md_text's backslashes: for the HTML page (html.escape does the work there) and
-    the terminal."""
-    return re.sub(r"\\(.)", r"\1", text)
+def summary_text(r: RunReport) -> str:
+    """The summary as plain aligned text, for a terminal."""
+    width = max(len(k) for k, _ in r.count_rows())
+    lines = [r.title, "=" * min(len(r.title), 78), ""]
+    lines += [f"  {k:<{width}}  {v}" for k, v in r.count_rows()] + [""]
+    lines += ["Changed since the last run:"] + [f"  {one_line(x)}" for x in r.changes[:10]]
+    if len(r.changes) > 10:
+        lines.append(f"  … and {len(r.changes) - 10} more")
+    lines.append("")
+    if not r.problems:
+        lines.append("Nothing needs your attention.")
+    else:
+        lines.append("Needs your attention:")
+        lines += [
+            f"  ! {HEADING[p.kind]}: {one_line(p.where)}: {one_line(p.what)}"
+            for p in r.top_problems()
+        ]
+        for kind, group in r.grouped_problems().items():
+            lines.append(f"  {HEADING[kind]} ({len(group)}): {WHAT_TO_DO[kind]}")
+            lines += [f"    - {one_line(p.where)}: {one_line(p.what)}" for p in group[:5]]
+            if len(group) > 5:
+                lines.append(f"    … {len(group) - 5} more in problems.xlsx")
+    return "\n".join(lines) + "\n"
 
 
-def _html(lines: list[str]) -> str:
-    body = []
-    in_table = False
-    for line in lines:
-        if line.startswith("|"):
-            cells = [html.escape(x.strip()) for x in line.strip("|").split("|")]
-            if set("".join(cells)) <= {"-"}:
-                continue
-            if not in_table:
-                body.append("<table>")
-                in_table = True
-            body.append("<tr>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>")
-            continue
-        if in_table:
-            body.append("</table>")
-            in_table = False
-        if line.startswith("# "):
-            body.append(f"<h1>{html.escape(line[2:])}</h1>")
-        elif line.startswith("## "):
-            body.append(f"<h2>{html.escape(line[3:])}</h2>")
-        elif line.lstrip().startswith("- "):
-            text = md_plain(html.escape(line.lstrip()[2:]).replace("**", ""))
-            body.append(
-                f"<li style='margin-left:{(len(line) - len(line.lstrip())) * 10}px'>{text}</li>"
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:80em;margin:1.5em auto;padding:0 1em}
+h1{font-size:1.5em;margin:.2em 0 .6em}h2{font-size:1.15em;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}
+th{background:#DDEBF7;position:sticky;top:0}.counts td:first-child{color:#555}
+.num{text-align:right;font-variant-numeric:tabular-nums}.late{color:#b00;font-weight:600}
+.todo{color:#555;font-style:italic}.group{margin:.8em 0}.group b{display:block}
+.banner{padding:.6em 1em;border-radius:4px;margin-bottom:1em}.ok{background:#C6EFCE}.need{background:#FFEB9C}
+small{color:#666}
+""".strip()
+
+
+def _e(value: Any) -> str:
+    return html.escape(one_line("" if value is None or value != value else value))
+
+
+def _html(r: RunReport) -> str:
+    need = r.counts.get("need_you", 0)
+    out = [
+        "<!doctype html><html lang='en'><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width'>",
+        f"<title>{_e(r.title)}</title><style>{_CSS}</style><body>",
+        f"<h1>{_e(r.title)}</h1>",
+        f"<div class='banner {'need' if need else 'ok'}'>"
+        + (
+            f"{need} problem(s) need you: see “Needs your attention” below."
+            if need
+            else "Nothing needs your attention."
+        )
+        + "</div>",
+        "<table class='counts'>",
+        *(f"<tr><td>{_e(k)}</td><td class='num'>{_e(v)}</td></tr>" for k, v in r.count_rows()),
+        "</table>",
+        "<h2>Changed since the last run</h2><ul>",
+        *(f"<li>{_e(x)}</li>" for x in r.changes[:50]),
+        "</ul>",
+    ]
+    if r.problems:
+        out.append("<h2>Needs your attention</h2>")
+        out += [
+            f"<p><b>{_e(HEADING[p.kind])}</b>: {_e(p.where)}: {_e(p.what)}</p>"
+            for p in r.top_problems()
+        ]
+        for kind, group in r.grouped_problems().items():
+            out.append(
+                f"<div class='group'><b>{_e(HEADING[kind])} ({len(group)})</b>"
+                f"<span class='todo'>{_e(WHAT_TO_DO[kind])}</span><ul>"
             )
-        elif line:
-            body.append(f"<p>{html.escape(line)}</p>")
-    style = "body{font-family:sans-serif;max-width:60em;margin:2em auto}td{padding:2px 12px;border-bottom:1px solid #ddd}"
-    return (
-        f"<!doctype html><meta charset='utf-8'><title>dispute-evidence report</title><style>{style}</style>"
-        + "\n".join(body)
+            out += [f"<li>{_e(p.where)}: {_e(p.what)}</li>" for p in group[:20]]
+            if len(group) > 20:
+                out.append(f"<li>… {len(group) - 20} more in problems.xlsx</li>")
+            out.append("</ul></div>")
+    out += _html_disputes(r.disputes)
+    out.append(
+        f"<p><small>Run {_e(r.run_id)}. Details: disputes.xlsx (one row per dispute), "
+        "problems.xlsx (what to fix).</small></p></body></html>"
     )
+    return "\n".join(out)
+
+
+def _html_disputes(table: pd.DataFrame) -> list[str]:
+    if table.empty:
+        return ["<h2>Disputes</h2><p>No disputes known yet.</p>"]
+    cols = [
+        ("provider_dispute_id", "Dispute"),
+        ("order_number", "Order"),
+        ("reason", "Reason"),
+        ("response_due_by", "Deadline (UTC)"),
+        ("days_left", "Days left"),
+        ("status_words", "Status"),
+        ("next_step", "Next step"),
+        ("files_uploaded", "Files"),
+        ("file_problems", "File problems"),
+    ]
+    cols = [(c, t) for c, t in cols if c in table]
+    out = [
+        f"<h2>Disputes ({len(table)}), nearest deadline first</h2><table><tr>",
+        *(f"<th>{t}</th>" for _, t in cols),
+        "</tr>",
+    ]
+    for row in table.to_dict("records"):
+        cells = []
+        for c, _ in cols:
+            v = row.get(c)
+            if c == "status_words":
+                colour = STATUS_COLOURS.get(str(row.get("status")), "#fff")
+                cells.append(f"<td style='background:{colour}'>{_e(v)}</td>")
+            elif c == "days_left":
+                late = v is not None and v == v and int(v) < 3
+                cls = "num late" if late else "num"
+                cells.append(f"<td class='{cls}'>{'' if v is None or v != v else int(v)}</td>")
+            elif c == "files_uploaded":
+                cells.append(f"<td class='num'>{_e(v)} of {_e(row.get('files_total'))}</td>")
+            elif c == "response_due_by":
+                cells.append(f"<td>{_e(str(v or '')[:16].replace('T', ' '))}</td>")
+            else:
+                cells.append(f"<td>{_e(v)}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return [*out, "</table>"]
 
 
 def write_report(report: RunReport, folder: Path) -> Path:
-    """Write every report file into `folder`; returns the summary's path."""
+    """Write every report file into `folder` and copy them to ../latest/; returns summary.md."""
     folder.mkdir(parents=True, exist_ok=True)
-    disputes = report.disputes.copy()
-    if "status" in disputes:
-        disputes.insert(
-            disputes.columns.get_loc("status") + 1,
-            "in plain words",
-            disputes["status"].map(STATUS_WORDS).fillna(disputes["status"]),
-        )
-    _write_table(disputes, folder, "disputes", "Disputes")
+    disputes = report.disputes
+    status = disputes.get("status")
+    _write_table(disputes_frame(disputes), folder, "disputes", "Disputes", status)
     _write_table(problems_frame(report.problems), folder, "problems", "Problems")
-    lines = _summary_lines(report)
-    (folder / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (folder / "summary.html").write_text(_html(lines), encoding="utf-8")
+    (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
+    (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
+    (folder / "summary.html").write_text(_html(report), encoding="utf-8")
+    if not report.dry_run:
+        _copy_latest(folder)
     return folder / "summary.md"
+
+
+def _copy_latest(folder: Path) -> None:
+    """<reports>/latest/ holds the newest real run's report (a plain copy: no links to follow)."""
+    latest = folder.parent / "latest"
+    tmp = folder.parent / ".latest.partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(folder, tmp)
+    (tmp / "run.txt").write_text(folder.name + "\n", encoding="utf-8")
+    if latest.is_symlink() or latest.is_file():
+        latest.unlink()
+    shutil.rmtree(latest, ignore_errors=True)
+    tmp.rename(latest)

@@ -1,0 +1,55 @@
+"""What a report showed, kept in the state, so the next one can say what changed since."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from dispute_evidence.problems import Problem
+
+LAST_PICTURE = "last_picture"  # meta key
+
+
+@dataclass(frozen=True)
+class Picture:
+    disputes: dict[str, str] = field(default_factory=dict)  # dispute -> "status, files a/b"
+    problems: frozenset[str] = frozenset()  # "kind: where: what"
+
+    @classmethod
+    def of(cls, table: pd.DataFrame, problems: list[Problem]) -> Picture:
+        disputes = {
+            str(
+                r.provider_dispute_id
+            ): f"{r.status_words}, files {r.files_uploaded}/{r.files_total}"
+            for r in table.itertuples(index=False)
+        }
+        return cls(disputes, frozenset(f"{p.kind}: {p.where}: {p.what}" for p in problems))
+
+    def dumps(self) -> str:
+        return json.dumps({"disputes": self.disputes, "problems": sorted(self.problems)})
+
+    @classmethod
+    def loads(cls, text: str | None) -> Picture | None:
+        if not text:
+            return None
+        data = json.loads(text)
+        return cls(dict(data["disputes"]), frozenset(data["problems"]))
+
+    def changes_since(self, before: Picture | None) -> list[str]:
+        """Plain lines: disputes new or changed, problems new or resolved."""
+        if before is None:
+            return ["First report for this inbox: everything below is new."]
+        lines = []
+        for pid, now in sorted(self.disputes.items()):
+            was = before.disputes.get(pid)
+            if was is None:
+                lines.append(f"{pid}: new: {now}")
+            elif was != now:
+                lines.append(f"{pid}: {was} → {now}")
+        new = len(self.problems - before.problems)
+        gone = len(before.problems - self.problems)
+        if new or gone:
+            lines.append(f"Problems: {new} new, {gone} resolved")
+        return lines or ["Nothing changed."]

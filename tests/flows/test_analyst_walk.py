@@ -1,0 +1,115 @@
+"""The analyst's walk through the real CLI against the sandbox: a dry run that previews and
+changes nothing, reports that show the whole current picture and what changed, a bad evidence
+file moved to rejected/ and shown on its dispute's row."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox, write_rows
+
+ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code"]
+
+
+def _dump(path) -> list[str]:
+    """The state's content, table by table (a logical check beside the byte-for-byte one)."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as c:
+        return list(c.iterdump())
+
+
+def _reports(tmp_path):
+    folders = [p for p in (tmp_path / "inbox.reports").iterdir() if p.name != "latest"]
+    return sorted(folders, key=lambda p: (p / "summary.md").stat().st_mtime_ns)
+
+
+def _cli(*args):
+    r = CliRunner().invoke(app, ["run", *args])
+    assert "Traceback" not in r.output, r.output
+    return r
+
+
+def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    write_rows(inbox / "orders_extra.csv", ORDERS, [[5000, "Gift wrap", "abc", 1, "USD"]])
+    state = tmp_path / "inbox.state.sqlite3"
+
+    # 1. a dry run on a fresh inbox: the whole preview, and no state file at all
+    r = _cli("--inbox", str(inbox), "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert not state.exists() and (inbox / "disputes.csv").exists()
+    assert "would send 3" in r.output and "would upload 3 file(s)" in r.output
+    (preview,) = _reports(tmp_path)
+    disputes = pd.read_csv(preview / "disputes.csv", dtype=str)
+    assert len(disputes) == 3 and set(disputes["Next step"]) == {"would send its evidence"}
+    problems = pd.read_csv(preview / "problems.csv", dtype=str).fillna("")
+    assert ((problems["file"] == "orders_extra.csv") & (problems["value"] == "abc")).any()
+
+    # 2. the real run reads the same files and reports the same row problem (not "already seen")
+    sb = sandbox_factory(rows=seed_rows(3))
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    r = _cli("--inbox", str(inbox))
+    assert "New files read" in r.output and "4 (already seen: 0)" in r.output
+    assert "3 sent · 3 file(s) uploaded · 1 need you" in r.output  # never "ok" above a problem
+    real = _reports(tmp_path)[-1]
+    assert "orders_extra.csv row 2, column 'price' = 'abc'" in (real / "summary.txt").read_text()
+
+    # 3. a dry run now: state byte-for-byte the same, the preview says nothing would be sent
+    before, dump = hashlib.sha256(state.read_bytes()).hexdigest(), _dump(state)
+    r = _cli("--inbox", str(inbox), "--dry-run")
+    assert r.exit_code == 0 and "would send 0" in r.output
+    assert hashlib.sha256(state.read_bytes()).hexdigest() == before and _dump(state) == dump
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
+
+    # 4. a quiet real run still shows the open row problem: the whole current picture
+    r = _cli("--inbox", str(inbox))
+    assert "0 sent · 1 need you" in r.output and "Nothing changed." in r.output
+    assert "'price' = 'abc'" in r.output
+
+    # 5. the corrected file replaces it: the problem is resolved, and the report says so
+    write_rows(inbox / "orders_extra.csv", ORDERS, [[5000, "Gift wrap", "2.50", 1, "USD"]])
+    r = _cli("--inbox", str(inbox))
+    assert "'price' = 'abc'" not in r.output and "nothing needs you" in r.output
+    assert "Problems: 0 new, 1 resolved" in r.output
+    assert "dp_test_0: sent, files 1/1" not in r.output  # the evidence changed: sent again
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 2
+    latest = tmp_path / "inbox.reports" / "latest"
+    assert (latest / "summary.html").is_file()
+    assert (latest / "run.txt").read_text().strip() == _reports(tmp_path)[-1].name
+
+
+def test_a_bad_evidence_file_goes_to_rejected_and_shows_on_its_dispute(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    sb = sandbox_factory(rows=seed_rows(2))
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    (inbox / "dp_test_1 tracking.pdf").write_bytes(b"<html>a web page saved as .pdf</html>")
+
+    r = _cli("--inbox", str(inbox))
+    assert r.exit_code == 0, r.output
+    assert not (inbox / "dp_test_1 tracking.pdf").exists()
+    reason = (inbox / "rejected" / "dp_test_1 tracking.pdf.reason.txt").read_text()
+    assert "not PDF, PNG or JPG" in reason
+    assert (inbox / "rejected" / "dp_test_1 tracking.pdf").is_file()  # kept, never deleted
+    for _ in range(2):  # on the dispute's row in this report and the next
+        report = _reports(tmp_path)[-1]
+        disputes = pd.read_csv(report / "disputes.csv", dtype=str).fillna("")
+        row = disputes.loc[disputes["Dispute"] == "dp_test_1"].iloc[0]
+        assert row["File problems"].startswith("dp_test_1 tracking.pdf: content is not PDF")
+        assert "Evidence files moved to rejected/" in (report / "summary.txt").read_text()
+        _cli("--inbox", str(inbox))
+    assert [f["file_name"] for f in sb.snapshot()["dp_test_1"]["files"]] == ["dp_test_1_proof0.pdf"]
