@@ -1,4 +1,4 @@
-"""`python -m bench [api|ingest|engine ...] [--quick]`: print benchmark figures."""
+"""`python -m bench [api|ingest|engine|run|serve ...] [--quick]`: print benchmark figures."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 def main(argv: list[str]) -> None:
     quick = "--quick" in argv
-    chosen = [a for a in argv if not a.startswith("--")] or ["api", "ingest", "engine", "run"]
+    chosen = [a for a in argv if not a.startswith("--")] or [
+        "api",
+        "ingest",
+        "engine",
+        "run",
+        "serve",
+    ]
     print(
         f"dispute-evidence benchmarks on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})"
     )

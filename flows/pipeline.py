@@ -11,15 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import State, flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
+from prefect.states import Completed
 
 from dispute_evidence.engine import run as steps
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.inbox import default_state, file_sha256, is_settled, signature
-from dispute_evidence.ingest import scan_inbox
 from dispute_evidence.settings import load_settings
+
+# A run that leaves something for a person ends "Completed" under this name: the Runs page
+# tells it from a clean run at a glance, and nothing treats it as a crash.
+NEEDS_ATTENTION = "Needs attention"
 
 
 def as_task(name: str, fn: Any, /, *args: Any) -> Any:
@@ -48,8 +50,9 @@ def evidence_run(
     wait_for_lock: float = 0.0,
     adopt: bool = False,
     reconcile: bool = False,
-) -> dict[str, Any]:
-    """Ingest the inbox, build payloads, submit, report. Returns exit code, report path, counts.
+) -> dict[str, Any] | State[dict[str, Any]]:
+    """Ingest the inbox, build payloads, submit, report. Returns exit code, report path, counts
+    (as the data of a "Needs attention" Completed state when a person has something to do).
 
     `wait_for_lock`: seconds to wait for a run already working on this inbox (0: give up).
     `adopt`: the state store may take this inbox (it moved); `reconcile`: a new state store
@@ -77,34 +80,6 @@ def evidence_run(
     )
     counts = [{"measure": k, "value": v} for k, v in sorted(result.counts.items())]
     create_table_artifact(counts, key="dispute-evidence-counts", description=f"Run {result.run_id}")
+    if result.exit_code or result.counts.get("need_you"):
+        return Completed(message=result.outcome, name=NEEDS_ATTENTION, data=result.as_dict())
     return result.as_dict()
-
-
-def new_inbox_files(inbox: Path, state: str | None, settle: float) -> list[str]:
-    """Settled spreadsheets not yet ingested, and settled evidence files no run has considered."""
-    sheets, evidence, _ = scan_inbox(inbox)
-    with StateStore(state or default_state(inbox)) as store:
-        fresh = [
-            p for p in sheets if is_settled(p, settle) and not store.is_ingested(file_sha256(p))
-        ]
-        seen = store.seen_evidence()
-        fresh += [p for p in evidence if is_settled(p, settle) and signature(inbox, p) not in seen]
-    return [str(p) for p in fresh]
-
-
-@flow(name="dispute-evidence-inbox-watch")
-def inbox_watch(
-    inbox: str, config: str | None = None, state: str | None = None
-) -> dict[str, Any] | None:
-    """Run the pipeline when analysts have dropped new files (and they are fully written)."""
-    settings = load_settings(Path(config) if config else None)
-    fresh = new_inbox_files(Path(inbox), state, settings.ingest.settle_seconds)
-    if not fresh:
-        get_run_logger().info("no new files in %s", inbox)
-        return None
-    get_run_logger().info("%d new file(s): starting a run", len(fresh))
-    try:
-        return evidence_run(inbox, config, state, trigger="inbox")
-    except steps.RunLocked as exc:
-        get_run_logger().info("%s; the next check will pick the files up", exc)
-        return None

@@ -1,21 +1,28 @@
-"""`dispute-evidence serve`: a nightly deployment and an inbox deployment in one process."""
+"""`dispute-evidence serve`: a nightly deployment, an inbox deployment and the inbox watcher
+that starts it, in one process."""
 
 from __future__ import annotations
 
+import contextvars
+import logging
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from contextlib import suppress
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from prefect.schedules import Cron, Interval
+from prefect.schedules import Cron
 
-from dispute_evidence.settings import load_settings
-from flows.pipeline import evidence_run, inbox_watch
+from dispute_evidence.settings import Settings, load_settings
+from dispute_evidence.watch import InboxWatcher
+from flows.pipeline import evidence_run
+
+INBOX_DEPLOYMENT = "inbox"
 
 LOCAL_PREFECT = "http://127.0.0.1:4200/api"
 # An inbox-triggered run may be working when the nightly one starts: wait for it, don't skip.
@@ -31,27 +38,56 @@ def local_timezone() -> str:
     return os.environ.get("TZ") or "UTC"
 
 
-def build_deployments(inbox: Path, config: Path | None, state: str | None) -> list[Any]:
-    """The nightly (cron) and inbox (interval) deployments, one run at a time each."""
-    settings = load_settings(config)
+def build_deployments(
+    inbox: Path, config: Path | None, state: str | None, settings: Settings | None = None
+) -> list[Any]:
+    """The nightly deployment (cron, in its time zone) and the inbox deployment (no schedule:
+    the in-process watcher starts it when settled new files arrive). One run at a time each."""
+    settings = settings or load_settings(config)
     params = {"inbox": str(inbox), "config": str(config) if config else None, "state": state}
+    tz = settings.schedule.timezone or local_timezone()
+    cron = settings.schedule.cron
     nightly = evidence_run.to_deployment(
         name="nightly",
-        schedules=[
-            Cron(settings.schedule.cron, timezone=settings.schedule.timezone or local_timezone())
-        ],
+        schedules=[Cron(cron, timezone=tz)],
         parameters={**params, "trigger": "nightly", "wait_for_lock": NIGHTLY_LOCK_WAIT},
         concurrency_limit=1,
-        description="Nightly: ingest the inbox, submit, report.",
+        description=f"Nightly at '{cron}' ({tz}): ingest the inbox, submit, report.",
+        tags=[f"tz:{tz}"],
     )
-    watch = inbox_watch.to_deployment(
-        name="inbox",
-        schedules=[Interval(timedelta(seconds=settings.schedule.inbox_poll_seconds))],
-        parameters=params,
+    dropped = evidence_run.to_deployment(
+        name=INBOX_DEPLOYMENT,
+        parameters={**params, "trigger": "inbox", "wait_for_lock": NIGHTLY_LOCK_WAIT},
         concurrency_limit=1,
-        description="Runs the pipeline when analysts drop new files.",
+        description="Started by `serve`'s inbox watcher when settled new files arrive "
+        "(no schedule: no runs while nothing arrives).",
     )
-    return [nightly, watch]
+    return [nightly, dropped]
+
+
+class DeploymentStarter:
+    """The watcher's `start_run`: one inbox flow run at a time, through the Prefect API."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.last: Any = None
+
+    def __call__(self, files: list[str]) -> bool:
+        from prefect import get_client
+        from prefect.deployments import run_deployment
+
+        try:
+            if self.last is not None:
+                with get_client(sync_client=True) as client:
+                    running = client.read_flow_run(self.last).state
+                if running is not None and not running.is_final():
+                    return False  # it will pick the files up, or the next check will
+            flow_run: Any = run_deployment(self.name, timeout=0)
+        except Exception as exc:  # noqa: BLE001 - the server may still be starting: retry later
+            logging.getLogger("dispute_evidence.watch").warning("could not start a run: %s", exc)
+            return False
+        self.last = flow_run.id
+        return True
 
 
 def _healthy(url: str) -> bool:
@@ -102,15 +138,33 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
     )
 
 
-def serve_deployments(inbox: Path, config: Path | None, state: str | None) -> None:
+def serve_deployments(
+    inbox: Path, config: Path | None, state: str | None, settings: Settings
+) -> None:
     from prefect import serve
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
+    # SIGTERM (systemd, docker stop) ends serve like Ctrl-C: the finally below stops the server
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     server = ensure_prefect_server()
+    stop = threading.Event()
+    watcher = InboxWatcher(
+        inbox,
+        state=state,
+        settle_seconds=settings.ingest.settle_seconds,
+        start_run=DeploymentStarter(f"{evidence_run.name}/{INBOX_DEPLOYMENT}"),
+        mode=settings.schedule.inbox_watch,
+        poll_seconds=settings.schedule.inbox_poll_seconds,
+    )
     try:
         # Prefect read its settings at import: point it at the server through its own API
         with temporary_settings(updates={PREFECT_API_URL: os.environ["PREFECT_API_URL"]}):
-            serve(*build_deployments(inbox, config, state))
+            context = contextvars.copy_context()  # the thread must see these settings too
+            threading.Thread(
+                target=context.run, args=(watcher.run, stop), daemon=True, name="inbox-watcher"
+            ).start()
+            serve(*build_deployments(inbox, config, state, settings))
     finally:
+        stop.set()
         if server is not None:
             server.terminate()

@@ -12,6 +12,7 @@ import typer
 
 if TYPE_CHECKING:
     from dispute_evidence.sandbox import RunningSandbox
+    from dispute_evidence.settings import Settings
 
 # Prefect reads these at import; no internet here, and analytics would only log errors.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -132,6 +133,18 @@ def _console_logging() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
 
+def _settings_or_exit(config: Path | None) -> Settings:
+    """The whole configuration, checked before anything starts: each problem one line, exit 2."""
+    from dispute_evidence.settings import ConfigError, load_settings
+
+    try:
+        return load_settings(config)
+    except ConfigError as exc:
+        for line in str(exc).splitlines():
+            typer.echo(f"Configuration error: {line}", err=True)
+        raise typer.Exit(2) from None
+
+
 def _sandbox_for(inbox: Path, settings: object) -> RunningSandbox:
     """A local API that knows the disputes named in the inbox (as the real provider would)."""
     from dispute_evidence.ingest import ingest_paths, scan_inbox
@@ -187,7 +200,7 @@ def _run(
         os.environ["PREFECT_API_URL"] = api_url
         from flows.pipeline import evidence_run
 
-        return evidence_run(
+        return evidence_run(  # type: ignore[return-value]  # a State's data when called
             str(inbox),
             str(config) if config else None,
             state,
@@ -285,14 +298,9 @@ def run(
     from dispute_evidence.engine.run import EXIT_FAILED, EXIT_USAGE, RunLocked
     from dispute_evidence.engine.state import StateError, open_read_only, state_exists
     from dispute_evidence.inbox import default_state
-    from dispute_evidence.settings import ConfigError, load_settings
 
     _console_logging()
-    try:
-        settings = load_settings(config)
-    except ConfigError as exc:
-        typer.echo(f"Configuration error: {exc}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+    settings = _settings_or_exit(config)
     if not inbox.is_dir():
         typer.echo(
             f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
@@ -338,6 +346,10 @@ def run(
 
 def _print_result(result: dict[str, Any]) -> None:
     summary = Path(result["report"])
+    if result["exit_code"] == 3:  # the key was refused: one line says it all
+        typer.echo(result.get("stopped") or "The API refused the key.", err=True)
+        typer.echo(f"Report: {summary.parent}", err=True)
+        return
     typer.echo(summary.with_name("summary.txt").read_text(encoding="utf-8"))
     typer.echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
 
@@ -383,11 +395,17 @@ def status(
     state: Annotated[
         str | None, typer.Option(help="State store path or URL, if not the inbox's default.")
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="TOML config (default: config/dispute-evidence.toml if present)."),
+    ] = None,
 ) -> None:
     """Disputes by status, the next deadlines, and the last runs."""
     from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.inbox import default_state
 
+    settings = _settings_or_exit(config)
+    state = state or settings.paths.state
     if not (state or inbox):
         typer.echo("Give --inbox or --state.", err=True)
         raise typer.Exit(2)
@@ -433,6 +451,12 @@ def serve(
 
     Starts a local Prefect server unless PREFECT_API_URL points at one.
     """
+    settings = _settings_or_exit(config)  # before any server starts: one line per problem
+    if not inbox.is_dir():
+        typer.echo(
+            f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
+        )
+        raise typer.Exit(2)
     from flows.serve import serve_deployments
 
-    serve_deployments(inbox.resolve(), config, state)
+    serve_deployments(inbox.resolve(), config, state, settings)

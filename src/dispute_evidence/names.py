@@ -7,7 +7,9 @@ HTTP header, a terminal or a report as they are. Neutral module: imports nothing
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
+from collections.abc import Iterable
 
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
@@ -39,3 +41,10 @@ def visible(text: str) -> str:
     return "".join(
         f"<U+{ord(ch):04X}>" if _is_invisible(ch) and not ch.isspace() else ch for ch in text
     )
+
+
+def did_you_mean(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str:
+    """' (did you mean 'x'?)' when one of `choices` is close to `word` (difflib's ratio, an
+    edit-distance measure), else ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=cutoff)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import os
 import tomllib
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from cronsim import CronSim, CronSimError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from dispute_evidence.api import ApiSettings, MerchantProfile
+from dispute_evidence.api.config import check_base_url
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.mappings import MappingError, parse_mappings
+from dispute_evidence.names import did_you_mean
 
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
 
@@ -84,16 +91,14 @@ class ScheduleSection(_Section):
     timezone: str | None = Field(
         None, description="IANA zone for the cron, e.g. Europe/Berlin; default: this machine's."
     )
-    inbox_poll_seconds: int = Field(
-        30, ge=5, le=60, description="How often the inbox deployment looks for new files."
+    inbox_watch: Literal["auto", "events", "polling"] = Field(
+        "auto",
+        description="How `serve` notices drops: file events (inotify), polling (network "
+        "shares), or auto (events, polling where they are unavailable).",
     )
-
-    @field_validator("cron")
-    @classmethod
-    def _five_fields(cls, v: str) -> str:
-        if len(v.split()) != 5:
-            raise ValueError("cron needs 5 fields, e.g. '0 2 * * *'")
-        return v
+    inbox_poll_seconds: int = Field(
+        30, ge=5, le=60, description="When polling: how often the inbox is looked at."
+    )
 
 
 class PathsSection(_Section):
@@ -169,7 +174,8 @@ class Settings(BaseSettings):
 
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
-    """Settings from `config_file` (or config/dispute-evidence.toml if present), env and overrides."""
+    """Settings from `config_file` (or config/dispute-evidence.toml if present), env and
+    overrides, checked whole before anything starts: ConfigError names every wrong key."""
     path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
     if path is not None and not path.exists():
         raise ConfigError(f"{path}: config file not found")
@@ -178,10 +184,77 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     loaded: type[Settings] = (
         Settings if path is None else type("Settings", (Settings,), {"model_config": config})
     )
+    where = str(path or "settings")
     try:
-        return loaded(**overrides)
+        settings = loaded(**overrides)
     except ValidationError as exc:
-        lines = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
-        raise ConfigError(f"{path or 'settings'}: " + "; ".join(lines)) from None
-    except (tomllib.TOMLDecodeError, MappingError) as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError("\n".join(f"{where}: {_explain(e)}" for e in exc.errors())) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: not valid TOML ({exc})") from None
+    problems = check_settings(settings, path.parent if path else DEFAULT_CONFIG.parent)
+    if problems:
+        raise ConfigError("\n".join(f"{where}: {p}" for p in problems))
+    return settings
+
+
+def _explain(error: Any) -> str:
+    """One pydantic error as a line naming the key, with a did-you-mean for a misspelt one."""
+    loc = [str(p) for p in error["loc"]]
+    key = ".".join(loc)
+    if error["type"] == "extra_forbidden":
+        model: Any = Settings
+        for part in loc[:-1]:
+            model = model.model_fields[part].annotation if part in model.model_fields else None
+            if model is None:
+                break
+        known = list(model.model_fields) if model is not None else []
+        return f"{key}: unknown key{did_you_mean(loc[-1], known)}"
+    return f"{key}: {error['msg']}"
+
+
+def check_settings(settings: Settings, base: Path) -> list[str]:
+    """What pydantic's field types cannot see: cron, timezone, URLs, mapping files and columns.
+    One line per problem, each naming its key."""
+    out = []
+    cron = settings.schedule.cron
+    try:
+        CronSim(cron, datetime(2026, 1, 1))
+    except CronSimError as exc:
+        out.append(
+            f"schedule.cron: {cron!r} is not a cron expression ({exc}); it needs 5 fields "
+            "(minute hour day month weekday), e.g. '0 2 * * *'"
+        )
+    if tz := settings.schedule.timezone:
+        try:
+            ZoneInfo(tz)
+        except (ZoneInfoNotFoundError, ValueError):
+            zones = available_timezones()
+            out.append(
+                f"schedule.timezone: {tz!r} is not an IANA time zone{did_you_mean(tz, zones)}; "
+                "e.g. 'Europe/Berlin' or 'America/New_York'"
+            )
+    for key, url in (
+        ("api.base_url", settings.api.base_url),
+        ("DISPUTE_API_BASE_URL", os.environ.get("DISPUTE_API_BASE_URL")),
+    ):
+        if url:
+            try:
+                check_base_url(url)
+            except ValueError as exc:
+                out.append(f"{key}: {exc}")
+    if settings.paths.state and "://" in settings.paths.state:
+        try:
+            make_url(settings.paths.state)
+        except ArgumentError:
+            out.append(
+                "paths.state: not a path or a database URL (e.g. postgresql+psycopg://user@host/db)"
+            )
+    try:
+        settings.mappings(base)
+    except MappingError as exc:
+        out.append(str(exc))
+    except FileNotFoundError as exc:
+        out.append(f"ingest.mapping_files: {exc.filename}: file not found")
+    except tomllib.TOMLDecodeError as exc:
+        out.append(f"ingest.mapping_files: not valid TOML ({exc})")
+    return out

@@ -113,3 +113,55 @@ def test_a_bad_evidence_file_goes_to_rejected_and_shows_on_its_dispute(
         assert "Evidence files moved to rejected/" in (report / "summary.txt").read_text()
         _cli("--inbox", str(inbox))
     assert [f["file_name"] for f in sb.snapshot()["dp_test_1"]["files"]] == ["dp_test_1_proof0.pdf"]
+
+
+def test_configuration_is_checked_before_anything_starts(tmp_path, monkeypatch):
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1)
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        '[api]\nbase_url = "http://api.example.com/v1"\n'
+        '[schedule]\ncron = "0 2 * *"\ntimezone = "Europe/Berln"\n'
+        '[[ingest.mapping]]\nkind = "orders"\n'
+        'columns = { order_numbr = "No", product_title = "D", price = "P", quantity = "Q" }\n'
+    )
+    for command in (["run", "--inbox", str(inbox)], ["serve", "--inbox", str(inbox)],
+                    ["status", "--inbox", str(inbox)]):  # fmt: skip
+        r = CliRunner().invoke(app, [*command, "--config", str(bad)])
+        assert r.exit_code == 2, (command, r.output)
+        lines = r.output.strip().splitlines()
+        assert "Traceback" not in r.output and all(
+            line.startswith("Configuration error: ") for line in lines
+        )
+        text = "\n".join(lines)
+        assert "schedule.cron: '0 2 * *' is not a cron expression" in text
+        assert "'Europe/Berln' is not an IANA time zone (did you mean 'Europe/Berlin'?)" in text
+        assert "api.base_url: plain http:// is only allowed for loopback" in text
+        assert "columns.order_numbr is not a orders field (did you mean 'order_number'?)" in text
+    assert not (tmp_path / "inbox.state.sqlite3").exists() and (inbox / "disputes.csv").exists()
+    typo = tmp_path / "typo.toml"
+    typo.write_text("[api]\nrate_limit_per_hor = 100\n")
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--config", str(typo)])
+    assert r.exit_code == 2
+    assert "api.rate_limit_per_hor: unknown key (did you mean 'rate_limit_per_hour'?)" in r.output
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", "http://10.1.2.3/v1")
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    assert r.output.startswith("Configuration error: settings: DISPUTE_API_BASE_URL: plain http://")
+
+
+def test_a_refused_key_is_exit_3_in_one_line_even_with_nothing_to_send(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    sb = sandbox_factory(rows=seed_rows(1))
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", "sk_test_wrong_key")
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()  # nothing to send at all
+    r = _cli("--inbox", str(inbox))
+    assert r.exit_code == 3, r.output
+    first, *rest = r.output.strip().splitlines()
+    assert first.startswith("The API refused the key (") and "DISPUTE_API_TOKEN" in first
+    assert "sk_test_wrong_key" not in r.output
+    assert [line.split(":")[0] for line in rest] == ["Report"]

@@ -39,7 +39,8 @@ def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
     inbox = tmp_path / "inbox"
     files = make_inbox(inbox, 6)
     first = evidence_run(str(inbox))
-    assert first["exit_code"] == 0 and first["counts"]["requests"] == 6 + files
+    # one cheap request checks the key, then one per dispute and per file
+    assert first["exit_code"] == 0 and first["counts"]["requests"] == 1 + 6 + files
     report = Path(first["report"]).parent
     assert {p.name for p in report.iterdir()} >= {"summary.md", "summary.html", "disputes.csv", "disputes.xlsx",
                                                    "problems.csv", "problems.xlsx"}  # fmt: skip
@@ -47,14 +48,19 @@ def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
     assert (table["status (code)"] == "submitted").all() and (table["Status"] == "sent").all()
     assert (table["Files uploaded"] == table["Files matched"]).all()
     second = evidence_run(str(inbox))
-    assert second["counts"]["requests"] == 0 and second["counts"]["new_files"] == 0
+    assert second["counts"]["requests"] == 1 and second["counts"]["new_files"] == 0
     assert "Nothing needs your attention." in Path(second["report"]).read_text()
+    (inbox / "dp_test_2 label.pdf").write_bytes(b"not a pdf")
+    state = evidence_run(str(inbox), return_state=True)  # a run with a problem: not plain green
+    assert state.is_completed() and state.name == "Needs attention"
+    assert state.message == "0 sent · 1 need you"
 
 
 def test_inbox_picks_up_a_dropped_file_and_ignores_a_half_written_one(
     prefect_harness, api_env, tmp_path, monkeypatch
 ):
-    from flows.pipeline import evidence_run, new_inbox_files
+    from dispute_evidence.watch import new_inbox_files
+    from flows.pipeline import evidence_run
 
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "30")
     inbox = tmp_path / "inbox"
@@ -308,26 +314,26 @@ def test_summary_makes_inbox_text_inert_in_markdown_and_html(tmp_path):
     assert "<img" not in page
 
 
-def test_serve_schedules_both_deployments(tmp_path):
+def test_serve_schedules_the_nightly_run_and_leaves_the_inbox_to_the_watcher(tmp_path):
     from flows.serve import build_deployments
 
     cfg = tmp_path / "c.toml"
-    cfg.write_text(
-        '[schedule]\ncron = "30 1 * * *"\ntimezone = "Europe/Berlin"\ninbox_poll_seconds = 20\n'
-    )
-    nightly, watch = build_deployments(tmp_path / "inbox", cfg, None)
-    assert nightly.name == "nightly" and watch.name == "inbox"
+    cfg.write_text('[schedule]\ncron = "30 1 * * *"\ntimezone = "Europe/Berlin"\n')
+    nightly, dropped = build_deployments(tmp_path / "inbox", cfg, None)
+    assert nightly.name == "nightly" and dropped.name == "inbox"
     (n_sched,) = nightly.schedules
     assert n_sched.schedule.cron == "30 1 * * *" and n_sched.schedule.timezone == "Europe/Berlin"
-    (w_sched,) = watch.schedules
-    assert w_sched.schedule.interval.total_seconds() == 20
-    assert nightly.concurrency_limit == 1 and watch.parameters["inbox"] == str(tmp_path / "inbox")
+    assert "(Europe/Berlin)" in nightly.description  # the UI shows the schedule's zone
+    assert not dropped.schedules  # no polling flow runs: the watcher starts it
+    assert nightly.concurrency_limit == 1 and dropped.concurrency_limit == 1
+    assert dropped.parameters["inbox"] == str(tmp_path / "inbox")
 
 
 def test_watcher_stays_quiet_about_evidence_files_already_considered(
     prefect_harness, api_env, tmp_path
 ):
-    from flows.pipeline import evidence_run, new_inbox_files
+    from dispute_evidence.watch import new_inbox_files
+    from flows.pipeline import evidence_run
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 2)

@@ -50,11 +50,16 @@ class ApiSettings(BaseSettings):
     @field_validator("base_url")
     @classmethod
     def _https_unless_loopback(cls, value: str) -> str:
-        parts = urlsplit(value.strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"base_url must be an http(s) URL, got {value!r}")
-        if parts.scheme == "http" and not is_loopback_host(parts.hostname):
-            raise ValueError(
-                "plain http:// is only allowed for loopback (127.0.0.1, localhost, ::1); use https://"
-            )
-        return value.strip().rstrip("/")
+        return check_base_url(value)
+
+
+def check_base_url(value: str) -> str:
+    """The URL, trimmed; ValueError unless http(s) with a host, and https off loopback."""
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"base_url must be an http(s) URL, got {value!r}")
+    if parts.scheme == "http" and not is_loopback_host(parts.hostname):
+        raise ValueError(
+            "plain http:// is only allowed for loopback (127.0.0.1, localhost, ::1); use https://"
+        )
+    return value.strip().rstrip("/")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
+from dispute_evidence.api.errors import AuthenticationFailed, PermissionDenied
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.state import (
     StateStore,
@@ -96,6 +97,7 @@ class RunResult:
     outcome: str
     report: Path
     counts: dict[str, int] = field(default_factory=dict)
+    stopped: str | None = None  # why sending stopped (the key was refused)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +106,7 @@ class RunResult:
             "run_id": self.run_id,
             "counts": self.counts,
             "outcome": self.outcome,
+            "stopped": self.stopped,
         }
 
 
@@ -257,6 +260,15 @@ async def _submit(
             progress(done, total)
 
     async with DisputeEvidenceClient(settings=api) as client:
+        try:  # one cheap request first: a refused key is said at once, even with nothing to send
+            await client.list_disputes(limit=1)
+        except (AuthenticationFailed, PermissionDenied) as exc:
+            return SubmitOutcome(
+                SubmitStats(),
+                client.stats.attempts,
+                stopped=f"The API refused the key ({exc.message}). Nothing was sent; "
+                "check DISPUTE_API_TOKEN (or the Secret block) and run again.",
+            )
         try:
             stats = await submit_step(store, client, session.opts, on_done=on_done)
         except RunAborted as exc:
@@ -311,7 +323,8 @@ def report(
         session.run_id, outcome, session.dry_run, counts, table, problems, changes=changes
     )
     path = write_report(rep, session.report_folder)
-    return RunResult(session.run_id, code, outcome, path, counts)
+    stopped = submitted.stopped if submitted else None
+    return RunResult(session.run_id, code, outcome, path, counts, stopped)
 
 
 def headline(counts: dict[str, int], dry_run: bool, *, stopped: bool = False) -> str:

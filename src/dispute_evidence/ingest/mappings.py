@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dispute_evidence.ingest.layouts import FIELDS, ORDER_LEVEL, Mapping
+from dispute_evidence.names import did_you_mean
 
 
 class MappingError(ValueError):
@@ -28,18 +29,25 @@ def parse_mappings(data: dict[str, Any], source: str) -> tuple[Mapping, ...]:
         where = f"{source}: mapping #{i}"
         kind = item.get("kind")
         if kind not in FIELDS:
-            raise MappingError(f"{where}: kind must be one of {', '.join(FIELDS)}, got {kind!r}")
+            raise MappingError(
+                f"{where}: kind must be one of {', '.join(FIELDS)}, got {kind!r}"
+                + did_you_mean(str(kind), FIELDS)
+            )
         columns: dict[str, tuple[str, ...]] = {}
         for fld, header in item.get("columns", {}).items():
             if fld not in FIELDS[kind]:
                 raise MappingError(
-                    f"{where}: columns.{fld} is not a {kind} field ({', '.join(FIELDS[kind])})"
+                    f"{where}: columns.{fld} is not a {kind} field"
+                    + (did_you_mean(fld, FIELDS[kind]) or f" ({', '.join(FIELDS[kind])})")
                 )
             columns[fld] = (header,) if isinstance(header, str) else tuple(header)
         defaults = {str(k): str(v) for k, v in item.get("defaults", {}).items()}
         for fld in defaults:
             if fld not in FIELDS[kind]:
-                raise MappingError(f"{where}: defaults.{fld} is not a {kind} field")
+                raise MappingError(
+                    f"{where}: defaults.{fld} is not a {kind} field"
+                    + did_you_mean(fld, FIELDS[kind])
+                )
         mapping = Mapping(
             str(item.get("name") or f"{source} #{i}"),
             kind,

@@ -1,0 +1,113 @@
+"""Watch the inbox in-process and start a run only when settled new files exist.
+
+Events come from the OS (inotify, through watchfiles); where there are none (network shares,
+some containers) it polls instead. Nothing is started while nothing arrives: the watcher
+itself checks for new files (a directory scan and one read of the state), and only a drop
+that is complete and new leads to a run. A full check also happens every `rescan_seconds`,
+in case an event was missed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from watchfiles import Change, watch
+
+from dispute_evidence.engine.state import open_read_only, state_exists
+from dispute_evidence.inbox import OWN_FOLDERS, default_state, file_sha256, is_settled, signature
+from dispute_evidence.ingest import scan_inbox
+
+log = logging.getLogger("dispute_evidence.watch")
+
+
+def new_inbox_files(inbox: Path, state: str | None, settle: float) -> list[str]:
+    """Settled spreadsheets not yet ingested, and settled evidence files no run has considered.
+    Reads the state only (never creates or changes it)."""
+    sheets, evidence, _ = scan_inbox(inbox)
+    where = state or default_state(inbox)
+    if not state_exists(where):
+        return [str(p) for p in [*sheets, *evidence] if is_settled(p, settle)]
+    with open_read_only(where) as store:
+        fresh = [
+            p for p in sheets if is_settled(p, settle) and not store.is_ingested(file_sha256(p))
+        ]
+        seen = store.seen_evidence()
+        fresh += [p for p in evidence if is_settled(p, settle) and signature(inbox, p) not in seen]
+    return [str(p) for p in fresh]
+
+
+class InboxWatcher:
+    """Calls `start_run()` when settled new files are in the inbox; `start_run` returns False
+    when it could not start one now (a run is still working), and the check is retried."""
+
+    def __init__(
+        self,
+        inbox: Path,
+        *,
+        state: str | None,
+        settle_seconds: float,
+        start_run: Callable[[list[str]], bool],
+        mode: str = "auto",
+        poll_seconds: float = 30.0,
+        rescan_seconds: float = 600.0,
+        tick_seconds: float = 5.0,
+    ) -> None:
+        self.inbox, self.state, self.settle = inbox, state, settle_seconds
+        self.start_run, self.mode = start_run, mode
+        self.poll_seconds, self.rescan_seconds = poll_seconds, rescan_seconds
+        self.tick_ms = int(tick_seconds * 1000)  # how often a due check is looked at
+        self.checks = 0  # how many times the inbox was looked at (for the benchmark)
+        self.runs_started = 0
+
+    def _ours(self, _change: Change, path: str) -> bool:
+        """Only analysts' files: not our archive/rejected/private folders, not hidden files."""
+        try:
+            rel = Path(path).relative_to(self.inbox)
+        except ValueError:
+            return False
+        return bool(rel.parts) and rel.parts[0] not in OWN_FOLDERS and not rel.name.startswith(".")
+
+    def check(self) -> bool:
+        """True when nothing is left to start (no new files, or a run was started)."""
+        self.checks += 1
+        fresh = new_inbox_files(self.inbox, self.state, self.settle)
+        if not fresh:
+            return True
+        log.info("%d new file(s) in %s: starting a run", len(fresh), self.inbox)
+        started = self.start_run(fresh)
+        self.runs_started += started
+        return started
+
+    def run(self, stop: threading.Event) -> None:
+        """Until `stop` is set: wait for events (or poll), then check once files have settled."""
+        due: float | None = time.monotonic()  # look once at start: files dropped while down
+        last_full = time.monotonic()
+        polling = self.mode == "polling"
+        while not stop.is_set():
+            try:
+                for changes in watch(
+                    self.inbox,
+                    watch_filter=self._ours,
+                    stop_event=stop,
+                    rust_timeout=self.tick_ms,
+                    yield_on_timeout=True,
+                    force_polling=polling,
+                    poll_delay_ms=int(self.poll_seconds * 1000),
+                    raise_interrupt=False,
+                ):
+                    now = time.monotonic()
+                    if changes:  # wait until the drop has settled, then look
+                        due = now + self.settle + 0.5
+                    if now - last_full >= self.rescan_seconds:
+                        due, last_full = now, now
+                    if due is not None and now >= due:
+                        due = None if self.check() else now + 15.0
+            except (OSError, RuntimeError) as exc:  # no inotify here (limits, network share)
+                if polling or self.mode == "events":
+                    raise
+                log.warning("no file events for %s (%s); polling instead", self.inbox, exc)
+                polling = True

@@ -1,0 +1,68 @@
+"""The inbox watcher: nothing is started while nothing arrives; a settled drop starts one run;
+a half-written file waits; our own folders do not count; polling works where events do not."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from dispute_evidence.watch import InboxWatcher
+from tests.engine.helpers import make_inbox
+
+
+def _wait_for(predicate, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+@pytest.mark.parametrize("mode", ["events", "polling"])
+def test_a_drop_starts_one_run_and_an_idle_inbox_none(tmp_path, mode):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    started: list[list[str]] = []
+    watcher = InboxWatcher(
+        inbox,
+        state=None,
+        settle_seconds=1.0,
+        start_run=lambda files: started.append(files) or True,
+        mode=mode,
+        poll_seconds=2,
+        tick_seconds=0.5,
+    )
+    stop = threading.Event()
+    thread = threading.Thread(target=watcher.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        assert _wait_for(lambda: watcher.checks >= 1, 10)  # it looked once at start
+        (inbox / "archive").mkdir()  # our own folders do not count as a drop
+        (inbox / "archive" / "old.csv").write_text("a,b\n1,2\n")
+        time.sleep(3)
+        assert started == []  # idle: no run
+        make_inbox(inbox, 2)
+        assert _wait_for(lambda: started, 40), "a settled drop must start a run"
+        assert len(started) == 1
+        assert any(f.endswith("disputes.csv") for f in started[0])
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+def test_a_run_that_cannot_start_yet_is_retried(tmp_path, monkeypatch):
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1)
+    answers = iter([False, True])
+    calls: list[int] = []
+
+    def start(files):
+        calls.append(len(files))
+        return next(answers)
+
+    watcher = InboxWatcher(inbox, state=None, settle_seconds=0, start_run=start)
+    assert watcher.check() is False and watcher.check() is True
+    assert calls == [4, 4] and watcher.runs_started == 1
