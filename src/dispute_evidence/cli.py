@@ -16,13 +16,25 @@ if TYPE_CHECKING:
 
 # Prefect reads these at import; no internet here, and analytics would only log errors.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# Prefect's own INFO lines (task started, finished...) are noise in a terminal; -v shows them.
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
 
 @app.callback()
-def _root() -> None:
+def _root(
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", metavar="", help="Show Prefect's and the pipeline's INFO logs."
+        ),
+    ] = False,
+) -> None:
     """Get merchants' chargeback evidence to the Dispute Evidence API: complete, on time, once."""
+    if verbose:  # read when Prefect is first imported, which the commands do lazily
+        os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"
+        os.environ["DISPUTE_EVIDENCE_LOG_LEVEL"] = "INFO"
 
 
 @app.command()
@@ -130,7 +142,8 @@ def main() -> None:
 
 # -- run / demo / status / serve ----------------------------------------------------
 def _console_logging() -> None:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    level = os.environ.get("DISPUTE_EVIDENCE_LOG_LEVEL", "WARNING")
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
 def _settings_or_exit(config: Path | None) -> Settings:
@@ -266,13 +279,16 @@ def run(
         bool,
         typer.Option(
             "--dry-run",
-            help="Write every payload and file match to the report folder; send nothing.",
+            metavar="",  # a flag: typer 0.29 would show "<bool>"
+            help="Preview: read and build everything, send nothing and record nothing (the state "
+            "is left as it was); the report shows what a real run would send and upload.",
         ),
     ] = False,
     sandbox: Annotated[
         bool,
         typer.Option(
             "--sandbox",
+            metavar="",  # a flag: typer 0.29 would show "<bool>"
             help="Start a local API for this run instead of using DISPUTE_API_BASE_URL.",
         ),
     ] = False,
@@ -280,6 +296,7 @@ def run(
         bool,
         typer.Option(
             "--adopt",
+            metavar="",  # a flag: typer 0.29 would show "<bool>"
             help="The inbox moved: let its state store (which names the old place) take it.",
         ),
     ] = False,
@@ -287,6 +304,7 @@ def run(
         bool,
         typer.Option(
             "--reconcile",
+            metavar="",  # a flag: typer 0.29 would show "<bool>"
             help="A new state replacing a lost or damaged one: check each dispute's files at the API before uploading.",
         ),
     ] = False,

@@ -29,6 +29,13 @@ from dispute_evidence.names import did_you_mean
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
 
 
+# Where 01/12 is 12 January (CLDR short date patterns M/d/y); elsewhere day first.
+MONTH_FIRST_LOCALES = frozenset(
+    {"en_US", "es_US", "en_PH", "fil_PH", "en_AS", "en_GU", "en_MP", "en_PR", "en_UM", "en_VI",
+     "en_FM", "en_MH", "en_PW"}
+)  # fmt: skip
+
+
 class ConfigError(ValueError):
     """The configuration is wrong; the message names the file and key."""
 
@@ -84,6 +91,17 @@ class IngestSection(_Section):
     mapping: list[dict[str, Any]] = Field(
         default_factory=list, description="Inline column mappings ([[ingest.mapping]])."
     )
+    locale: str | None = Field(
+        None,
+        pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$",
+        description="How numeric dates like 01/12/2025 are read when a column leaves it open: "
+        "e.g. 'en_GB' (day first) or 'en_US' (month first). Unset: such dates are refused.",
+    )
+
+    def dayfirst(self) -> bool | None:
+        if self.locale is None:
+            return None
+        return self.locale not in MONTH_FIRST_LOCALES
 
 
 class ScheduleSection(_Section):

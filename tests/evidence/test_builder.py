@@ -212,8 +212,32 @@ def test_match_evidence_files(tmp_path):
     }
     assert matches["dp_9"][1].mime == "image/png" and len(matches["dp_9"][0].sha256) == 64
     assert {i.label: i.reason for i in issues} == {
-        "10010.pdf": "matches no dispute: put the dispute id (dp_…) or order number in the name",
+        "10010.pdf": "matches no dispute: put the dispute id (dp_…) or order number in the name"
+        " (did you mean '1001'?)",  # not matched (10010 is another number), but hinted
         "1001 and 2002.pdf": "matches 2 disputes (dp_7, dp_9); rename it to name one",
         "2002 fake.pdf": "content is not PDF, PNG or JPG (whatever the name says); not uploaded",
         "2002 empty.jpg": "empty file",
     }
+
+
+def test_near_misses_get_a_did_you_mean(tmp_path):
+    from dispute_evidence.evidence import build_evidence, match_evidence_files
+
+    inbox = tmp_path
+    (inbox / "dp_abc123XYZ_recipt.pdf").write_bytes(b"%PDF-1.4 x")  # one character off
+    (inbox / "invoice 10O1.pdf").write_bytes(b"%PDF-1.4 y")  # letter O for zero
+    (inbox / "scan_0007.pdf").write_bytes(b"%PDF-1.4 z")  # nothing close
+    _, issues = match_evidence_files(
+        sorted(inbox.glob("*.pdf")), inbox, {"dp_abc123XYZQ": "1001", "dp_other999": "2002"}
+    )
+    why = {i.label: i.reason for i in issues}
+    assert why["dp_abc123XYZ_recipt.pdf"].endswith("(did you mean 'dp_abc123XYZQ'?)")
+    assert why["invoice 10O1.pdf"].endswith("(did you mean '1001'?)")
+    assert "did you mean" not in why["scan_0007.pdf"]
+    # orders 1001 and 1002 are in the export; the disputes list says 1020 (digits swapped)
+    records = _inbox(tmp_path, [{"provider_dispute_id": "dp_1", "order_number": "1001"},
+                                {"provider_dispute_id": "dp_2", "order_number": "1020"}])  # fmt: skip
+    (incomplete,) = build_evidence(records, MERCHANT).incomplete
+    assert incomplete.reason.endswith(
+        "(did you mean '1002'?: check the order number in the disputes list)"
+    )

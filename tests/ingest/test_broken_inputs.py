@@ -154,3 +154,64 @@ def test_ragged_rows_keep_excel_numbering_and_are_reported(tmp_path):
     ]
     (s,) = res.files
     assert (s.rows_read, s.rows_used, s.rows_rejected, s.rows_blank) == (5, 1, 3, 1)
+
+
+INVOICES = parse_mappings(
+    {"mapping": [{"name": "Invoices", "kind": "orders", "defaults": {"currency_code": "GBP"},
+                  "columns": {"order_number": "InvoiceNo", "product_title": "Description",
+                              "price": "UnitPrice", "quantity": "Quantity",
+                              "order_date": "InvoiceDate"}}]},
+    "test",
+)  # fmt: skip
+INVOICE_HEADER = ["InvoiceNo", "Description", "UnitPrice", "Quantity", "InvoiceDate"]
+
+
+def _invoices(tmp_path, dates, mappings=INVOICES, dayfirst=None):
+    rows = [
+        {"InvoiceNo": str(5000 + i), "Description": "Mug", "UnitPrice": "2.5", "Quantity": "1",
+         "InvoiceDate": d}
+        for i, d in enumerate(dates)
+    ]  # fmt: skip
+    f = write_csv(tmp_path / "inv.csv", INVOICE_HEADER, rows)
+    return ingest_paths([f], tmp_path, mappings, dayfirst=dayfirst)
+
+
+def _days(res):
+    return [d[:10] for d in res.records["orders"]["order_date"]]
+
+
+def test_a_date_column_is_read_one_way_decided_from_all_its_values(tmp_path):
+    # 13/12 can only be day-first, so 01/12 in the same column is 1 December, not 12 January
+    res = _invoices(tmp_path, ["01/12/2025 08:34", "13/12/2025 08:34"])
+    assert res.rejects == [] and _days(res) == ["2025-12-01", "2025-12-13"]
+    res = _invoices(tmp_path, ["12/01/2025", "12/13/2025"])  # month-first, told by 12/13
+    assert res.rejects == [] and _days(res) == ["2025-12-01", "2025-12-13"]
+
+
+def test_an_ambiguous_date_column_is_refused_unless_the_order_is_set(tmp_path):
+    dates = ["01/12/2025 08:34", "05/05/2025", "02/11/2025"]
+    res = _invoices(tmp_path, dates)
+    assert [(r.row, r.value) for r in res.rejects] == [(2, "01/12/2025 08:34"), (4, "02/11/2025")]
+    assert res.rejects[0].reason.startswith("ambiguous date: day-first or month-first?")
+    assert (
+        "dayfirst = true or false" in res.rejects[0].reason
+        and "ingest.locale" in res.rejects[0].reason
+    )
+    assert _days(res) == ["2025-05-05"]  # reads the same both ways
+    assert _days(_invoices(tmp_path, dates, dayfirst=True)) == [
+        "2025-12-01",
+        "2025-05-05",
+        "2025-11-02",
+    ]
+    assert _days(_invoices(tmp_path, dates, dayfirst=False)) == [
+        "2025-01-12",
+        "2025-05-05",
+        "2025-02-11",
+    ]
+
+
+def test_a_column_mixing_both_orders_is_refused(tmp_path):
+    res = _invoices(tmp_path, ["13/12/2025", "12/13/2025", "2025-12-14"])
+    assert [r.row for r in res.rejects] == [2, 3]
+    assert "mixes day-first (e.g. 13/12) and month-first (e.g. 12/13)" in res.rejects[0].reason
+    assert _days(res) == ["2025-12-14"]  # ISO dates are never in doubt

@@ -171,6 +171,7 @@ def open_run(
             archive=ingest.archive and not dry_run,
             blob_dir=scratch / "blobs" if scratch else None,
             concurrency=settings.api.concurrency,
+            dayfirst=ingest.dayfirst(),
         )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(

@@ -54,6 +54,7 @@ class RunOptions:
     archive: bool = True
     blob_dir: Path | None = None
     concurrency: int = 8
+    dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)
 
 
 @dataclass
@@ -164,7 +165,9 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
             out.repeated_files += 1
             mover.archive(path)
             continue
-        tables, rejects, summaries = ingest_file(path, label, opts.mappings, opts.max_file_bytes)
+        tables, rejects, summaries = ingest_file(
+            path, label, opts.mappings, opts.max_file_bytes, opts.dayfirst
+        )
         after = path.stat()
         if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
             out.waiting_files.append(label)  # written to while we read it: read it whole next run

@@ -11,6 +11,7 @@ sources named. "Latest file" is the latest ingest, not a file name.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ from dispute_evidence.evidence.payments import (
     payments_by_order,
 )
 from dispute_evidence.ingest.tables import Reject
+from dispute_evidence.names import did_you_mean
 
 TEXT_FACTS = (
     "order_date",
@@ -226,6 +228,12 @@ def build_evidence(
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], []
+    claimed = set(disputes["order_number"])
+
+    @functools.cache
+    def unclaimed_orders() -> frozenset[str]:  # for "did you mean": orders no dispute names
+        return frozenset(set(records["orders"]["order_number"].astype(str)) - claimed)
+
     disputes = disputes.sort_values("provider_dispute_id")
     columns = (
         "provider_dispute_id",
@@ -243,6 +251,8 @@ def build_evidence(
         lines = order_rows.get(order_number)
         if lines is None:
             why = f"no order lines for order {order_number} yet: drop the orders export"
+            if hint := did_you_mean(order_number, unclaimed_orders(), cutoff=0.75):
+                why += f"{hint.rstrip(')')}: check the order number in the disputes list)"
             incomplete.append(Incomplete(pid, order_number, due, why))
             continue
         evidence = _evidence(

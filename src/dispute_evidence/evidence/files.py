@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
+from dispute_evidence.names import did_you_mean
 from dispute_evidence.problems import Problem, ProblemKind
 
 _RUN = re.compile(r"[A-Za-z0-9]+")
 MAX_TOKEN_RUNS = 4
+MAX_HINT_CANDIDATES = 20_000
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,18 @@ def check_file(path: Path, label: str) -> EvidenceFile | FileIssue:
     return EvidenceFile(path, label, digest, size, mime)
 
 
+def _near_match(stem: str, known: dict[str, set[str]]) -> str:
+    """' (did you mean …?)' for a name token close to a dispute id or order number (skipped
+    for very many disputes: each comparison is a string similarity, and the hint is a nicety)."""
+    if len(known) > MAX_HINT_CANDIDATES:
+        return ""
+    for token in sorted(name_tokens(stem), key=len, reverse=True):
+        digits = len(token) >= 3 and any(ch.isdigit() for ch in token)
+        if digits and (hint := did_you_mean(token, known, cutoff=0.75)):
+            return hint
+    return ""
+
+
 def match_evidence_files(
     paths: list[Path], root: Path, disputes: dict[str, str]
 ) -> tuple[dict[str, list[EvidenceFile]], list[FileIssue]]:
@@ -105,7 +119,8 @@ def match_evidence_files(
             issues.append(
                 FileIssue(
                     label,
-                    "matches no dispute: put the dispute id (dp_…) or order number in the name",
+                    "matches no dispute: put the dispute id (dp_…) or order number in the name"
+                    + _near_match(path.stem, by_token),
                 )
             )
             continue

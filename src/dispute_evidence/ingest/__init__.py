@@ -101,8 +101,10 @@ def ingest_file(
     label: str,
     custom: tuple[Mapping, ...] = (),
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    dayfirst: bool | None = None,
 ) -> tuple[list[tuple[str, pd.DataFrame]], list[Reject], list[FileSummary]]:
-    """Tables found in one file: [(kind, records)], rejects and summaries."""
+    """Tables found in one file: [(kind, records)], rejects and summaries. `dayfirst`: how
+    numeric dates are read where a column leaves it open (the config's locale)."""
     tables: list[tuple[str, pd.DataFrame]] = []
     rejects: list[Reject] = []
     summaries: list[FileSummary] = []
@@ -139,7 +141,7 @@ def ingest_file(
                 FileSummary(label, grid.sheet, mapping.kind, mapping.name, problem=str(exc))
             )
             continue
-        table = validate_table(frame, mapping, shown, label, grid.sheet)
+        table = validate_table(frame, mapping, shown, label, grid.sheet, dayfirst)
         rejects.extend(
             Reject(label, grid.sheet, row, None, None, why) for row, why in grid.problems
         )
@@ -166,13 +168,14 @@ def ingest_paths(
     root: Path | None = None,
     custom: tuple[Mapping, ...] = (),
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    dayfirst: bool | None = None,
 ) -> IngestResult:
     """Ingest spreadsheets; records of each kind are concatenated in file order."""
     parts: dict[str, list[pd.DataFrame]] = {k: [] for k in FIELDS}
     result = IngestResult(records={})
     for path in paths:
         label = str(path.relative_to(root)) if root else path.name
-        tables, rejects, summaries = ingest_file(path, label, custom, max_bytes)
+        tables, rejects, summaries = ingest_file(path, label, custom, max_bytes, dayfirst)
         for kind, frame in tables:
             parts[kind].append(frame)
         result.rejects.extend(rejects)

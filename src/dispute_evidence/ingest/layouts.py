@@ -101,6 +101,7 @@ class Mapping:
     required_override: frozenset[str] | None = None
     alternatives: frozenset[str] = frozenset()
     signature: frozenset[str] = frozenset()
+    dayfirst: bool | None = None  # numeric dates: 01/12 is 1 December (None: decide per column)
 
     def required(self) -> set[str]:
         if self.required_override is not None:
@@ -163,6 +164,7 @@ SHIPSTATION_ORDERS = Mapping(
     # Headers only ShipStation's grid has, so the preset is not picked for any sheet with `Order #`.
     signature=frozenset(map(norm_header, ("Order #", "Store", "Item Name", "Recipient", "Ship Date"))),
     alternatives=frozenset({"tracking_number", "carrier"}),
+    dayfirst=False,  # the grid writes US dates (5/12/2025 is May 12) whatever the shop's locale
 )  # fmt: skip
 
 # Stripe's payments export has no order-number column of its own: shops put it in metadata,

@@ -7,6 +7,8 @@ kind = "orders"                      # disputes | orders | shipments
 order_number = "InvoiceNo"
 [mapping.defaults]                   # canonical field = value for every row
 currency_code = "GBP"
+# dayfirst = true                    # 01/12/2025 is 1 December (only needed when a column
+#                                    # leaves it open: every date could be read either way)
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from typing import Any
 
 from dispute_evidence.ingest.layouts import FIELDS, ORDER_LEVEL, Mapping
 from dispute_evidence.names import did_you_mean
+
+MAPPING_KEYS = frozenset(
+    {"name", "kind", "columns", "defaults", "order_fields_on_first_row_only", "dayfirst"}
+)
 
 
 class MappingError(ValueError):
@@ -48,12 +54,20 @@ def parse_mappings(data: dict[str, Any], source: str) -> tuple[Mapping, ...]:
                     f"{where}: defaults.{fld} is not a {kind} field"
                     + did_you_mean(fld, FIELDS[kind])
                 )
+        dayfirst = item.get("dayfirst")
+        if dayfirst is not None and not isinstance(dayfirst, bool):
+            raise MappingError(f"{where}: dayfirst must be true or false, got {dayfirst!r}")
+        if unknown := sorted(set(item) - MAPPING_KEYS):
+            raise MappingError(
+                f"{where}: unknown key {unknown[0]!r}" + did_you_mean(unknown[0], MAPPING_KEYS)
+            )
         mapping = Mapping(
             str(item.get("name") or f"{source} #{i}"),
             kind,
             columns,
             defaults,
             forward_fill=ORDER_LEVEL if item.get("order_fields_on_first_row_only") else (),
+            dayfirst=dayfirst,
         )
         if missing := sorted(mapping.required() - set(columns) - set(defaults)):
             raise MappingError(

@@ -168,12 +168,30 @@ def parse_number(series: pd.Series) -> pd.Series:
     return plain
 
 
-def parse_dates(series: pd.Series) -> pd.Series:
-    """ISO strings (Shopify's '2025-05-11 09:55:16 -0400' too), other common forms, and Excel
-    serial numbers, to UTC. Unparseable -> NaT."""
+_NUMERIC_DATE = r"^\s*(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{2,4})(?:$|[\sT])"
+
+
+@dataclass(frozen=True)
+class ParsedDates:
+    values: pd.Series  # UTC datetimes, NaT where empty or refused
+    refused: pd.Series  # cells refused for the column's reason (below), not for being garbage
+    reason: str = ""
+
+
+def parse_dates(series: pd.Series, dayfirst: bool | None = None) -> ParsedDates:
+    """ISO strings (Shopify's '2025-05-11 09:55:16 -0400' too), Excel serial numbers and other
+    common forms, to UTC. Unparseable -> NaT.
+
+    Numeric dates like 01/12/2025 are read one way per column, decided from all its values:
+    a value over 12 in the first place means day-first, in the second month-first. A column
+    where every value could be either is read as `dayfirst` says (the mapping's or the
+    config's locale); with no such setting its ambiguous values are refused, never guessed.
+    """
     utc = "datetime64[ns, UTC]"
     text = series.where(series != "")
     parsed = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601").astype(utc)
+    refused = pd.Series(False, index=series.index)
+    reason = ""
     todo = parsed.isna() & text.notna()
     if todo.any():
         serial = pd.to_numeric(text[todo], errors="coerce")
@@ -183,9 +201,45 @@ def parse_dates(series: pd.Series) -> pd.Series:
             parsed.loc[serial.index] = days.astype(utc)
         rest = todo & parsed.isna()
         if rest.any():
-            mixed = pd.to_datetime(text[rest], utc=True, errors="coerce", format="mixed")
-            parsed.loc[rest] = mixed.astype(utc)
-    return parsed
+            parts = text[rest].str.extract(_NUMERIC_DATE)
+            numeric = parts.notna().all(axis=1)
+            first = parts.loc[numeric, 0].astype(int)
+            second = parts.loc[numeric, 1].astype(int)
+            day_first_seen = ((first > 12) & (second <= 12)).any()  # 13/12: only day-first
+            month_first_seen = ((second > 12) & (first <= 12)).any()  # 12/13: only month-first
+            order = dayfirst
+            if dayfirst is not None:
+                impossible = (first > 12) if not dayfirst else (second > 12)
+                if impossible.any():
+                    reason = (
+                        f"not a {'day' if dayfirst else 'month'}-first date, as this column is "
+                        "set to be read; check the export or the dayfirst setting"
+                    )
+            elif day_first_seen and month_first_seen:
+                impossible = pd.Series(True, index=first.index)
+                reason = (
+                    "this column mixes day-first (e.g. 13/12) and month-first (e.g. 12/13) "
+                    "dates; export one format (YYYY-MM-DD is safest) and drop the file again"
+                )
+            elif day_first_seen or month_first_seen:
+                order = bool(day_first_seen)
+                impossible = pd.Series(False, index=first.index)
+            else:  # every value could be either (a value like 05/05 reads the same both ways)
+                impossible = first != second
+                reason = (
+                    "ambiguous date: day-first or month-first? Every date in this column could "
+                    "be either; set dayfirst = true or false in the column mapping, or "
+                    "ingest.locale (e.g. 'en_GB' or 'en_US') in the config"
+                )
+                order = True  # only for the values that read the same both ways
+            refused.loc[impossible[impossible].index] = True
+            readable = rest & ~refused
+            if readable.any():
+                mixed = pd.to_datetime(
+                    text[readable], utc=True, errors="coerce", format="mixed", dayfirst=bool(order)
+                )
+                parsed.loc[readable] = mixed.astype(utc)
+    return ParsedDates(parsed, refused, reason)
 
 
 def iso_text(parsed: pd.Series) -> pd.Series:

@@ -35,9 +35,15 @@ def _forward_fill_orders(frame: pd.DataFrame, fields: tuple[str, ...]) -> None:
 
 
 def validate_table(
-    frame: pd.DataFrame, mapping: Mapping, shown: dict[str, str], file: str, sheet: str | None
+    frame: pd.DataFrame,
+    mapping: Mapping,
+    shown: dict[str, str],
+    file: str,
+    sheet: str | None,
+    dayfirst: bool | None = None,
 ) -> Table:
-    """Validate a canonical frame; rejects name file, sheet, Excel row, column and value."""
+    """Validate a canonical frame; rejects name file, sheet, Excel row, column and value.
+    `dayfirst`: how to read numeric dates a column leaves ambiguous (the mapping's own wins)."""
     kind = mapping.kind
     canonical = list(FIELDS[kind])
     rows_read = len(frame)
@@ -74,11 +80,14 @@ def validate_table(
                 "unknown currency code (use ISO 4217, e.g. USD, EUR)",
             )
         )
+    order = mapping.dayfirst if mapping.dayfirst is not None else dayfirst
     for fld in DATE_FIELDS & set(canonical):
-        parsed[fld] = parse_dates(frame[fld])
+        dates = parse_dates(frame[fld], order)
+        parsed[fld] = dates.values
+        problems.append((dates.refused, fld, dates.reason))
         problems.append(
             (
-                (frame[fld] != "") & parsed[fld].isna(),
+                (frame[fld] != "") & dates.values.isna() & ~dates.refused,
                 fld,
                 "unparseable date (use YYYY-MM-DD or YYYY-MM-DD HH:MM)",
             )
