@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -478,3 +479,45 @@ def serve(
     from flows.serve import serve_deployments
 
     serve_deployments(inbox.resolve(), config, state, settings)
+
+
+@app.command()
+def watch(
+    inbox: Annotated[Path, typer.Option(help="The inbox folder to watch.")],
+    config: Annotated[
+        Path | None, typer.Option(help="TOML config (ingest.settle_seconds, schedule.inbox_*).")
+    ] = None,
+    state: Annotated[str | None, typer.Option(help="State store path or URL.")] = None,
+    deployment: Annotated[
+        str, typer.Option(help="The deployment to start when settled new files arrive.")
+    ] = "dispute-evidence/inbox",
+) -> None:
+    """Watch the inbox and start the inbox deployment on your Prefect server (PREFECT_API_URL)
+    when settled new files arrive; nothing while it is idle. For prefect.yaml set-ups; `serve`
+    does this by itself."""
+    import threading
+
+    settings = _settings_or_exit(config)
+    if not os.environ.get("PREFECT_API_URL"):
+        typer.echo("Set PREFECT_API_URL to your Prefect server (or use `serve`).", err=True)
+        raise typer.Exit(2)
+    if not inbox.is_dir():
+        typer.echo(
+            f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
+        )
+        raise typer.Exit(2)
+    from dispute_evidence.watch import InboxWatcher
+    from flows.serve import DeploymentStarter
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    watcher = InboxWatcher(
+        inbox.resolve(),
+        state=state or settings.paths.state,
+        settle_seconds=settings.ingest.settle_seconds,
+        start_run=DeploymentStarter(deployment),
+        mode=settings.schedule.inbox_watch,
+        poll_seconds=settings.schedule.inbox_poll_seconds,
+    )
+    typer.echo(f"Watching {inbox} ({settings.schedule.inbox_watch}); starts {deployment}.")
+    with contextlib.suppress(KeyboardInterrupt):
+        watcher.run(threading.Event())

@@ -393,7 +393,9 @@ def _next_step(r: Any, dry_run: bool) -> str:
     if r.status == DisputeStatus.SUBMITTED and waiting:
         return f"would upload {waiting} file(s)" if dry_run else f"{waiting} file(s) to upload"
     if r.status == DisputeStatus.INCOMPLETE:
-        return "waiting for data (see detail)"
+        return str(r.detail or "waiting for data")
+    if r.status == DisputeStatus.PAST_DUE:
+        return "none (past the deadline)"
     return ""
 
 

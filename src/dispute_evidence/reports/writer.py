@@ -257,12 +257,12 @@ def summary_text(r: RunReport) -> str:
 
 
 _CSS = """
-body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:80em;margin:1.5em auto;padding:0 1em}
+body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:110em;margin:1.5em auto;padding:0 1em}
 h1{font-size:1.5em;margin:.2em 0 .6em}h2{font-size:1.15em;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}
 th{background:#DDEBF7;position:sticky;top:0}.counts td:first-child{color:#555}
 .num{text-align:right;font-variant-numeric:tabular-nums}.late{color:#b00;font-weight:600}
-.todo{color:#555;font-style:italic}.group{margin:.8em 0}.group b{display:block}
+.todo{color:#555;font-style:italic}.nowrap{white-space:nowrap}.wide{min-width:12em}.group{margin:.8em 0}.group b{display:block}
 .banner{padding:.6em 1em;border-radius:4px;margin-bottom:1em}.ok{background:#C6EFCE}.need{background:#FFEB9C}
 small{color:#666}
 """.strip()
@@ -327,7 +327,7 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
         ("days_left", "Days left"),
         ("status_words", "Status"),
         ("next_step", "Next step"),
-        ("files_uploaded", "Files"),
+        ("files_uploaded", "Files uploaded"),
         ("file_problems", "File problems"),
     ]
     cols = [(c, t) for c, t in cols if c in table]
@@ -348,9 +348,11 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
                 cls = "num late" if late else "num"
                 cells.append(f"<td class='{cls}'>{'' if v is None or v != v else int(v)}</td>")
             elif c == "files_uploaded":
-                cells.append(f"<td class='num'>{_e(v)} of {_e(row.get('files_total'))}</td>")
+                cells.append(f"<td class='num nowrap'>{_e(v)} of {_e(row.get('files_total'))}</td>")
             elif c == "response_due_by":
-                cells.append(f"<td>{_e(str(v or '')[:16].replace('T', ' '))}</td>")
+                cells.append(f"<td class='nowrap'>{_e(str(v or '')[:16].replace('T', ' '))}</td>")
+            elif c in ("next_step", "file_problems"):
+                cells.append(f"<td class='wide'>{_e(v)}</td>")
             else:
                 cells.append(f"<td>{_e(v)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
