@@ -396,9 +396,10 @@ def demo(
     inbox = workdir / stamp / "inbox"
     shutil.copytree(source, inbox)
     typer.echo(f"Demo: a local Dispute Evidence API and a copy of {source} in {inbox}\n")
+    config = source.parent / "config" / "demo.toml"  # a merchant profile for the evidence
     sb = _sandbox_for(inbox, None)
     try:
-        result = _run(inbox, None, None, False, sb.base_url, "demo")
+        result = _run(inbox, config if config.is_file() else None, None, False, sb.base_url, "demo")
     finally:
         sb.stop()
     _print_result(result)

@@ -15,6 +15,7 @@ class ProblemKind(StrEnum):
 
     # about the run or the inbox as a whole: shown as lines at the top of the report
     RUN_STOPPED = "run_stopped"
+    MERCHANT_PROFILE_MISSING = "merchant_profile_missing"
     INBOX_FOLDER = "inbox_folder"
     FILES_WAITING = "files_waiting"
     # about one row, file or dispute: grouped under a heading
@@ -24,6 +25,7 @@ class ProblemKind(StrEnum):
     FILE_LEFT_IN_INBOX = "file_left_in_inbox"
     EVIDENCE_NOT_TAKEN = "evidence_not_taken"
     EVIDENCE_FILE_REJECTED = "evidence_file_rejected"
+    EVIDENCE_INCOMPLETE = "evidence_incomplete"
     EVIDENCE_NOT_YET_UPLOADED = "evidence_not_yet_uploaded"
     EVIDENCE_REFUSED = "evidence_refused"
     EVIDENCE_PAST_DUE = "evidence_past_due"

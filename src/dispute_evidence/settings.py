@@ -104,6 +104,14 @@ class IngestSection(_Section):
         return self.locale not in MONTH_FIRST_LOCALES
 
 
+class EvidenceSection(_Section):
+    summary_pdf: bool = Field(
+        True,
+        description="Upload a generated evidence summary PDF with each dispute "
+        "(<dispute>-evidence-summary.pdf; a new version only when what it shows changed).",
+    )
+
+
 class ScheduleSection(_Section):
     cron: str = Field("0 2 * * *", description="Nightly run (cron).")
     timezone: str | None = Field(
@@ -139,6 +147,7 @@ class Settings(BaseSettings):
     api: ApiSection = Field(default_factory=ApiSection)
     merchant: MerchantSection = Field(default_factory=MerchantSection)
     ingest: IngestSection = Field(default_factory=IngestSection)
+    evidence: EvidenceSection = Field(default_factory=EvidenceSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     paths: PathsSection = Field(default_factory=PathsSection)
 

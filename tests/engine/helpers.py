@@ -35,9 +35,10 @@ def make_inbox(
     rng = random.Random(seed)
     inbox.mkdir(parents=True, exist_ok=True)
     write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
-               [[f"{prefix}{i}", f"#{5000 + i}", "fraudulent"] for i in range(n)])  # fmt: skip
-    write_rows(inbox / "orders.csv", ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email"],
-               [[5000 + i, f"Item {j}", 9.5 + j, 1 + j, "USD", f"c{i}@example.com"] for i in range(n) for j in range(2)])  # fmt: skip
+               [[f"{prefix}{i}", f"#{5000 + i}", "general"] for i in range(n)])  # fmt: skip
+    # complete evidence for a "general" dispute (products, customer name and email)
+    write_rows(inbox / "orders.csv", ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email", "customer_name"],
+               [[5000 + i, f"Item {j}", 9.5 + j, 1 + j, "USD", f"c{i}@example.com", f"Customer {i}"] for i in range(n) for j in range(2)])  # fmt: skip
     write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier"],
                [[5000 + i, f"1Z{i:06d}", "UPS"] for i in range(n)])  # fmt: skip
     total = 0

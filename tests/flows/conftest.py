@@ -44,3 +44,12 @@ def _prefect_console_outlives_cli_runner(monkeypatch):
     monkeypatch.setattr(CliRunner, "invoke", invoke_then_unbind)
     yield
     _unbind_closed_streams()
+
+
+@pytest.fixture(autouse=True)
+def _a_merchant_profile(monkeypatch):
+    """Runs here have a merchant profile, as a configured install does (a test that checks the
+    warning for a missing one removes it)."""
+    for key, value in (("MERCHANT_ID", "m_1"), ("MERCHANT_NAME", "Acme"),
+                       ("MERCHANT_WEBSITE", "https://acme.test")):  # fmt: skip
+        monkeypatch.setenv(f"DISPUTE_EVIDENCE_MERCHANT__{key}", value)

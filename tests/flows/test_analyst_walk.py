@@ -14,7 +14,8 @@ from dispute_evidence.cli import app
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 
-ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code"]
+ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
+          "customer_name"]  # fmt: skip
 
 
 def _dump(path) -> list[str]:
@@ -40,14 +41,18 @@ def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 3)
-    write_rows(inbox / "orders_extra.csv", ORDERS, [[5000, "Gift wrap", "abc", 1, "USD"]])
+    write_rows(
+        inbox / "orders_extra.csv",
+        ORDERS,
+        [[5000, "Gift wrap", "abc", 1, "USD", "c0@example.com", "C 0"]],
+    )
     state = tmp_path / "inbox.state.sqlite3"
 
     # 1. a dry run on a fresh inbox: the whole preview, and no state file at all
     r = _cli("--inbox", str(inbox), "--dry-run")
     assert r.exit_code == 0, r.output
     assert not state.exists() and (inbox / "disputes.csv").exists()
-    assert "would send 3" in r.output and "would upload 3 file(s)" in r.output
+    assert "would send 3" in r.output and "would upload 6 file(s)" in r.output  # + 3 summaries
     (preview,) = _reports(tmp_path)
     disputes = pd.read_csv(preview / "disputes.csv", dtype=str)
     assert len(disputes) == 3 and set(disputes["Next step"]) == {"would send its evidence"}
@@ -60,7 +65,7 @@ def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
     monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
     r = _cli("--inbox", str(inbox))
     assert "New files read" in r.output and "4 (already seen: 0)" in r.output
-    assert "3 sent · 3 file(s) uploaded · 1 need you" in r.output  # never "ok" above a problem
+    assert "3 sent · 6 file(s) uploaded · 1 need you" in r.output  # never "ok" above a problem
     real = _reports(tmp_path)[-1]
     assert "orders_extra.csv row 2, column 'price' = 'abc'" in (real / "summary.txt").read_text()
 
@@ -77,7 +82,11 @@ def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
     assert "'price' = 'abc'" in r.output
 
     # 5. the corrected file replaces it: the problem is resolved, and the report says so
-    write_rows(inbox / "orders_extra.csv", ORDERS, [[5000, "Gift wrap", "2.50", 1, "USD"]])
+    write_rows(
+        inbox / "orders_extra.csv",
+        ORDERS,
+        [[5000, "Gift wrap", "2.50", 1, "USD", "c0@example.com", "C 0"]],
+    )
     r = _cli("--inbox", str(inbox))
     assert "'price' = 'abc'" not in r.output and "nothing needs you" in r.output
     assert "Problems: 0 new, 1 resolved" in r.output
@@ -112,7 +121,8 @@ def test_a_bad_evidence_file_goes_to_rejected_and_shows_on_its_dispute(
         assert row["File problems"].startswith("dp_test_1 tracking.pdf: content is not PDF")
         assert "Evidence files moved to rejected/" in (report / "summary.txt").read_text()
         _cli("--inbox", str(inbox))
-    assert [f["file_name"] for f in sb.snapshot()["dp_test_1"]["files"]] == ["dp_test_1_proof0.pdf"]
+    names = sorted(f["file_name"] for f in sb.snapshot()["dp_test_1"]["files"])
+    assert names == ["dp_test_1-evidence-summary.pdf", "dp_test_1_proof0.pdf"]
 
 
 def test_configuration_is_checked_before_anything_starts(tmp_path, monkeypatch):
@@ -165,3 +175,15 @@ def test_a_refused_key_is_exit_3_in_one_line_even_with_nothing_to_send(
     assert first.startswith("The API refused the key (") and "DISPUTE_API_TOKEN" in first
     assert "sk_test_wrong_key" not in r.output
     assert [line.split(":")[0] for line in rest] == ["Report"]
+
+
+def test_a_run_without_a_merchant_profile_says_so_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    for key in ("MERCHANT_ID", "MERCHANT_NAME", "MERCHANT_WEBSITE"):
+        monkeypatch.delenv(f"DISPUTE_EVIDENCE_MERCHANT__{key}")
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1)
+    r = _cli("--inbox", str(inbox), "--dry-run")
+    attention = r.output.split("Needs your attention:")[1].strip().splitlines()
+    assert attention[0].startswith("! No merchant profile: [merchant] in the config: no merchant")
+    assert "evidence goes without merchant_profile" in attention[0]

@@ -49,6 +49,7 @@ def test_bad_inputs_beside_a_good_drop(prefect_harness, sandbox_factory, tmp_pat
     monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
     monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__SUMMARY_PDF", "false")  # exact file sets below
     inbox, outside = tmp_path / "inbox", tmp_path / "outside"
     outside.mkdir()
     make_inbox(inbox, GOOD)

@@ -39,8 +39,8 @@ def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
     inbox = tmp_path / "inbox"
     files = make_inbox(inbox, 6)
     first = evidence_run(str(inbox))
-    # one cheap request checks the key, then one per dispute and per file
-    assert first["exit_code"] == 0 and first["counts"]["requests"] == 1 + 6 + files
+    # one cheap request checks the key, then one per dispute, per file and per summary PDF
+    assert first["exit_code"] == 0 and first["counts"]["requests"] == 1 + 6 + files + 6
     report = Path(first["report"]).parent
     assert {p.name for p in report.iterdir()} >= {"summary.md", "summary.html", "disputes.csv", "disputes.xlsx",
                                                    "problems.csv", "problems.xlsx"}  # fmt: skip
@@ -192,7 +192,8 @@ def test_dry_run_writes_payloads_and_sends_nothing(
     assert r.exit_code == 0, r.output
     reports = next((tmp_path / "inbox.reports").iterdir())
     assert len(list((reports / "payloads").glob("*.json"))) == 3
-    assert len(pd.read_csv(reports / "file_matches.csv")) == 3
+    matches = pd.read_csv(reports / "file_matches.csv")["file"].tolist()
+    assert len(matches) == 6 and sum(f.endswith("-evidence-summary.pdf") for f in matches) == 3
     assert (inbox / "disputes.csv").exists()  # nothing archived either
 
 
@@ -225,7 +226,7 @@ def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, 
 def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypatch):
     r, inbox, report = _run_on_sample_data(tmp_path, monkeypatch, "--sandbox")
     assert re.search(r"Disputes sent \(evidence\) +5\n", r.output)
-    assert re.search(r"Files uploaded +5\n", r.output)
+    assert re.search(r"Files uploaded +10\n", r.output)  # 5 matched files + 5 summaries
     assert "|" not in r.output and "**" not in r.output  # plain aligned text, not Markdown
     assert "'Lineitem price' = 'abc': not a number" in r.output
     problems = pd.read_csv(report / "problems.csv", dtype=str).fillna("")
@@ -242,7 +243,7 @@ def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypa
         "ch_3Q1eF6LkdIwHu7ix2Yf3mT5u",
     )
     disputes = pd.read_csv(report / "disputes.csv", dtype=str)
-    assert set(disputes["Files uploaded"]) <= {"0", "1", "2"}  # counts, not 1.0
+    assert set(disputes["Files uploaded"]) <= {"0", "1", "2", "3"}  # counts, not 1.0
     status = CliRunner().invoke(app, ["status", "--inbox", str(inbox)])
     assert "submitted 5" in status.output and "past_due 1" in status.output
 

@@ -40,6 +40,7 @@ from dispute_evidence.engine.steps import (
     prepare_step,
     state_problems,
     submit_step,
+    weak_evidence,
     write_dry_run_preview,
 )
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
@@ -172,6 +173,7 @@ def open_run(
             blob_dir=scratch / "blobs" if scratch else None,
             concurrency=settings.api.concurrency,
             dayfirst=ingest.dayfirst(),
+            summary_pdf=settings.evidence.summary_pdf,
         )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
@@ -290,10 +292,19 @@ def report(
     problems: list[Problem] = []
     if submitted and submitted.stopped:
         problems.append(Problem(ProblemKind.RUN_STOPPED, "API key", submitted.stopped))
+    if session.opts.merchant is None:
+        problems.append(
+            Problem(
+                ProblemKind.MERCHANT_PROFILE_MISSING,
+                "[merchant] in the config",
+                "no merchant profile is configured: evidence goes without merchant_profile",
+            )
+        )
     problems += [*ingested.problems(), *prepared.problems()]
     problems += [Problem.from_dict(d) for d in store.open_problems()]
     table = dispute_table(store, problems, dry_run=session.dry_run)
     problems += state_problems(table, files, dry_run=session.dry_run)
+    problems += weak_evidence(table)
     code = _exit(session, submitted)
     stats = submitted.stats if submitted else SubmitStats()
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (

@@ -19,11 +19,12 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    inspect,
     text,
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -64,6 +65,7 @@ disputes = Table(
     Column("lease_owner", String(64)),
     Column("lease_expires", Float),
     Column("updated_at", String(32)),
+    Column("summary_input", String(64)),  # v3: what the current summary PDF was made from
     Index("disputes_by_status", "status"),
 )  # fmt: skip
 
@@ -128,4 +130,10 @@ def _v2(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE runs ALTER COLUMN outcome TYPE TEXT"))
 
 
-MIGRATIONS = {1: _v1, 2: _v2}
+def _v3(conn: Connection) -> None:
+    columns = {c["name"] for c in inspect(conn).get_columns("disputes")}
+    if "summary_input" not in columns:  # v1 created the current table, which has it
+        conn.execute(text("ALTER TABLE disputes ADD COLUMN summary_input VARCHAR(64)"))
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3}

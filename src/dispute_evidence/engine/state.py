@@ -578,6 +578,48 @@ class StateStore:
                 c.execute(evidence_files.insert(), fresh)
         return len(fresh)
 
+    # -- evidence summaries ---------------------------------------------------------
+    def summary_work(self) -> list[dict[str, Any]]:
+        """Disputes that are sent or to be sent, with what their summary is made from."""
+        q = select(
+            disputes.c.provider_dispute_id,
+            disputes.c.payload,
+            disputes.c.payload_hash,
+            disputes.c.summary_input,
+        ).where(
+            disputes.c.status.in_((D.PENDING, D.SUBMITTED)),
+            disputes.c.payload.is_not(None),
+            or_(disputes.c.response_due_by.is_(None), disputes.c.response_due_by > now_iso()),
+        )
+        with self.engine.connect() as c:
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    def file_names(self) -> dict[str, list[str]]:
+        """{dispute: its evidence files' names}, in the order they were registered."""
+        q = select(evidence_files.c.provider_dispute_id, evidence_files.c.file_name).order_by(
+            evidence_files.c.provider_dispute_id, evidence_files.c.updated_at
+        )
+        out: dict[str, list[str]] = {}
+        with self.engine.connect() as c:
+            for pid, name in c.execute(q):
+                out.setdefault(pid, []).append(name)
+        return out
+
+    def set_summary_input(self, pid: str, value: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                disputes.update()
+                .where(disputes.c.provider_dispute_id == pid)
+                .values(summary_input=value)
+            )
+
+    def payloads(self) -> dict[str, bytes]:
+        q = select(disputes.c.provider_dispute_id, disputes.c.payload).where(
+            disputes.c.payload.is_not(None)
+        )
+        with self.engine.connect() as c:
+            return {pid: bytes(body) for pid, body in c.execute(q)}
+
     def work_queue(self) -> list[str]:
         """Disputes with something to send, earliest response_due_by first, unknown last."""
         open_files = (

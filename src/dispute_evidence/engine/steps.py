@@ -6,6 +6,7 @@ Prefect flow, the CLI, tests and benchmarks all run the very same code."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -20,6 +21,8 @@ from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
+from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
 from dispute_evidence.inbox import (
     ARCHIVE,
     PRIVATE,
@@ -54,6 +57,7 @@ class RunOptions:
     archive: bool = True
     blob_dir: Path | None = None
     concurrency: int = 8
+    summary_pdf: bool = False  # an evidence summary PDF per dispute (settings: on by default)
     dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)
 
 
@@ -124,6 +128,7 @@ class PrepareOutcome:
     unlisted_disputes: list[Reject] = field(default_factory=list)
     file_issues: list[FileIssue] = field(default_factory=list)
     files_added: int = 0
+    summaries_added: int = 0
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
 
     def build_problems(self) -> list[Problem]:
@@ -278,6 +283,8 @@ def prepare_step(
         for f in files
     ]
     out.files_added = store.sync_files(rows)
+    if opts.summary_pdf:
+        out.summaries_added = refresh_summaries(store, blob_dir)
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
     store.mark_evidence_seen(
@@ -291,6 +298,45 @@ def prepare_step(
             mover.archive(f.path)
     out.not_moved = mover.not_moved
     return out
+
+
+def is_summary(pid: str, file_name: str) -> bool:
+    return file_name.startswith(f"{pid}-evidence-summary") and file_name.endswith(".pdf")
+
+
+def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
+    """Make each sent or due dispute's evidence summary PDF when what it shows may have changed
+    (its payload or its files); register it as a new file only when its bytes differ from
+    every version already there. Returns how many new versions were registered."""
+    names = store.file_names()
+    added = 0
+    for d in store.summary_work():
+        pid = d["provider_dispute_id"]
+        attached = [n for n in names.get(pid, []) if not is_summary(pid, n)]
+        made_from = hashlib.sha256(
+            "\n".join([GENERATOR, d["payload_hash"] or "", *attached]).encode()
+        ).hexdigest()
+        if made_from == d["summary_input"]:
+            continue  # nothing a reviewer would read changed: no PDF made, nothing uploaded
+        body = summary_pdf(pid, orjson.loads(d["payload"]), attached)
+        sha = hashlib.sha256(body).hexdigest()
+        versions = [n for n in names.get(pid, []) if is_summary(pid, n)]
+        target = safe_folder(blob_dir, sha[:2]) / f"{sha}.pdf"
+        if not target.exists():
+            tmp = target.with_suffix(".partial")
+            tmp.write_bytes(body)
+            tmp.replace(target)
+        row = {
+            "provider_dispute_id": pid,
+            "sha256": sha,
+            "file_name": summary_file_name(pid, len(versions) + 1),
+            "size": len(body),
+            "mime": "application/pdf",
+            "path": str(target),
+        }
+        added += store.sync_files([row])  # 0 when these very bytes are already registered
+        store.set_summary_input(pid, made_from)
+    return added
 
 
 async def submit_step(
@@ -344,6 +390,21 @@ WOULD_SEND = "would send its evidence"
 PAST_DUE = "past its deadline: would not be sent"
 
 
+def weak_evidence(table: pd.DataFrame) -> list[Problem]:
+    """Disputes still open to evidence whose evidence misses what their reason needs."""
+    open_ = table["status"].isin((DisputeStatus.PENDING, DisputeStatus.SUBMITTED))
+    weak = table.loc[open_ & table["completeness"].astype(str).str.startswith("missing")]
+    return [
+        Problem(
+            ProblemKind.EVIDENCE_INCOMPLETE,
+            str(r.provider_dispute_id),
+            f"{r.completeness} ({r.reason or 'general'}); add: {r.what_to_add}",
+            dispute=str(r.provider_dispute_id),
+        )
+        for r in weak.itertuples(index=False)
+    ]
+
+
 def dispute_table(
     store: StateStore, problems: Sequence[Problem] = (), *, dry_run: bool = False
 ) -> pd.DataFrame:
@@ -380,7 +441,35 @@ def dispute_table(
         lambda pid: "; ".join(bad_files.get(pid, []))
     )
     table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
+    _add_completeness(table, store)
     return table
+
+
+def _add_completeness(table: pd.DataFrame, store: StateStore) -> None:
+    """Columns: the reason-aware verdict, what to add, and the current summary PDF."""
+    payloads, names = store.payloads(), store.file_names()
+    verdicts, adds, summaries = [], [], []
+    reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
+    for pid, reason in zip(table["provider_dispute_id"], reasons.fillna(""), strict=True):
+        own = names.get(pid, [])
+        versions = sorted((n for n in own if is_summary(pid, n)), key=_version)
+        summaries.append(versions[-1] if versions else "")
+        body = payloads.get(pid)
+        if body is None:
+            verdicts.append("waiting for data")
+            adds.append("")
+            continue
+        files = sum(1 for n in own if not is_summary(pid, n))
+        verdict = assess(orjson.loads(body), files, str(reason) or None)
+        verdicts.append(verdict.text)
+        adds.append(verdict.what_to_add)
+    table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
+
+
+def _version(name: str) -> int:
+    stem = name.removesuffix(".pdf")
+    tail = stem.rsplit("-v", 1)[-1]
+    return int(tail) if "-v" in stem and tail.isdigit() else 1
 
 
 def _next_step(r: Any, dry_run: bool) -> str:

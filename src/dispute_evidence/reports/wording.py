@@ -17,10 +17,11 @@ STATUS_WORDS = {
 }
 
 # Shown as single lines at the top of "Needs your attention", before the grouped problems.
-RUN_LEVEL = frozenset({K.RUN_STOPPED, K.INBOX_FOLDER, K.FILES_WAITING})
+RUN_LEVEL = frozenset({K.RUN_STOPPED, K.MERCHANT_PROFILE_MISSING, K.INBOX_FOLDER, K.FILES_WAITING})
 
 HEADING = {
     K.RUN_STOPPED: "Run stopped",
+    K.MERCHANT_PROFILE_MISSING: "No merchant profile",
     K.INBOX_FOLDER: "Inbox folders that cannot be used",
     K.FILES_WAITING: "Files still being written",
     K.ROW_NOT_USED: "Rows or files not used",
@@ -29,6 +30,7 @@ HEADING = {
     K.FILE_LEFT_IN_INBOX: "Files left in the inbox",
     K.EVIDENCE_NOT_TAKEN: "Evidence files not uploaded",
     K.EVIDENCE_FILE_REJECTED: "Evidence files moved to rejected/",
+    K.EVIDENCE_INCOMPLETE: "Evidence that misses what the dispute reason needs",
     K.EVIDENCE_NOT_YET_UPLOADED: "Evidence files not yet uploaded",
     K.EVIDENCE_REFUSED: "Evidence files refused by the API",
     K.EVIDENCE_PAST_DUE: "Evidence files not sent (past the deadline)",
@@ -42,6 +44,10 @@ HEADING = {
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
 WHAT_TO_DO = {
     K.RUN_STOPPED: "Check DISPUTE_API_TOKEN (or the Secret block) and run again; nothing more was sent.",
+    K.MERCHANT_PROFILE_MISSING: "Set merchant_id, merchant_name and merchant_website under [merchant] "
+                                "in the config (see config/dispute-evidence.example.toml).",
+    K.EVIDENCE_INCOMPLETE: "Add what the problem lists before the deadline (a file named with the "
+                           "order number, or the missing export); the next run sends it.",
     K.INBOX_FOLDER: "Replace it with a plain folder inside the inbox; until then files stay where they are.",
     K.FILES_WAITING: "Nothing: the next run reads them once they are completely written.",
     K.ROW_NOT_USED: "Fix the cell in the source system or sheet and drop the corrected file again; "

@@ -37,9 +37,12 @@ DISPUTE_COLUMNS = {
     "days_left": "Days left",
     "status_words": "Status",
     "next_step": "Next step",
+    "completeness": "Evidence (by reason)",
+    "what_to_add": "What to add",
     "files_uploaded": "Files uploaded",
     "files_total": "Files matched",
     "file_problems": "File problems",
+    "summary_pdf": "Summary PDF (current)",
     "detail": "Detail",
     "status": "status (code)",
     "dispute_id": "API dispute id",
@@ -327,6 +330,8 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
         ("days_left", "Days left"),
         ("status_words", "Status"),
         ("next_step", "Next step"),
+        ("completeness", "Evidence (by reason)"),
+        ("what_to_add", "What to add"),
         ("files_uploaded", "Files uploaded"),
         ("file_problems", "File problems"),
     ]
@@ -351,7 +356,7 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
                 cells.append(f"<td class='num nowrap'>{_e(v)} of {_e(row.get('files_total'))}</td>")
             elif c == "response_due_by":
                 cells.append(f"<td class='nowrap'>{_e(str(v or '')[:16].replace('T', ' '))}</td>")
-            elif c in ("next_step", "file_problems"):
+            elif c in ("next_step", "file_problems", "what_to_add"):
                 cells.append(f"<td class='wide'>{_e(v)}</td>")
             else:
                 cells.append(f"<td>{_e(v)}</td>")

@@ -1,0 +1,95 @@
+"""The evidence summary PDF through the engine, against the sandbox over loopback: one per
+dispute, uploaded once, what it says (text read back), the same bytes for the same payload,
+and a new version only when something a reviewer reads changed."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+from pathlib import Path
+
+from pypdf import PdfReader
+
+from dispute_evidence.api import DisputeEvidenceClient
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step, submit_step
+from dispute_evidence.evidence.summary_pdf import summary_pdf
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox, options, write_rows
+
+
+def _run(store: StateStore, base_url: str, inbox: Path):
+    opts = options(inbox, summary_pdf=True)
+    run_id = store.start_run("test")
+    ingest = ingest_inbox_step(store, opts, run_id)
+    prepared = prepare_step(store, opts, ingest, run_id, rebuild=True)
+
+    async def send():
+        async with DisputeEvidenceClient(
+            base_url, TOKEN, backoff_base=0.01, rate_limit_per_hour=10_000_000
+        ) as client:
+            await submit_step(store, client, opts)
+            return client.stats.attempts
+
+    requests = asyncio.run(send())
+    store.finish_run(run_id, "ok", {})
+    return prepared, requests
+
+
+def _summaries(snap, pid):
+    return [f for f in snap[pid]["files"] if "-evidence-summary" in f["file_name"]]
+
+
+def test_one_summary_per_dispute_uploaded_once_then_a_new_version_only_on_change(
+    sandbox_factory, tmp_path
+):
+    sb = sandbox_factory(rows=seed_rows(3))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    with StateStore(tmp_path / "state.sqlite3") as store:
+        prepared, _ = _run(store, sb.base_url, inbox)
+        assert prepared.summaries_added == 3
+        snap = sb.snapshot()
+        for pid in ("dp_test_0", "dp_test_1", "dp_test_2"):
+            (summary,) = _summaries(snap, pid)
+            assert summary["file_name"] == f"{pid}-evidence-summary.pdf"
+        # what a reviewer reads: the order, products, customer and the attached files
+        files = store.file_table()
+        path = files.loc[files["file_name"] == "dp_test_1-evidence-summary.pdf", "path"].iloc[0]
+        body = Path(path).read_bytes()
+        assert hashlib.sha256(body).hexdigest() == _summaries(snap, "dp_test_1")[0]["sha256"]
+        reader = PdfReader(io.BytesIO(body))
+        text = " ".join(page.extract_text() for page in reader.pages)
+        assert len(reader.pages) <= 2
+        for expected in ("Evidence summary: dispute dp_test_1", "Acme", "Order 5001",
+                         "Item 0", "Item 1", "Customer 1", "c1@example.com",
+                         "dp_test_1_proof0.pdf"):  # fmt: skip
+            assert expected in text, expected
+
+        # a rerun with nothing new makes no PDF and uploads nothing
+        prepared, requests = _run(store, sb.base_url, inbox)
+        assert prepared.summaries_added == 0 and requests == 0
+        assert all(len(_summaries(sb.snapshot(), p)) == 1 for p in ("dp_test_0", "dp_test_2"))
+
+        # a tracking number arrives for dispute 1 only: its evidence and its summary change
+        write_rows(inbox / "late_shipments.csv", ["order_number", "tracking_number", "carrier"],
+                   [[5001, "1ZNEW0001", "UPS"]])  # fmt: skip
+        prepared, _ = _run(store, sb.base_url, inbox)
+        assert prepared.summaries_added == 1
+        snap = sb.snapshot()
+        names = [f["file_name"] for f in _summaries(snap, "dp_test_1")]
+        assert names == ["dp_test_1-evidence-summary.pdf", "dp_test_1-evidence-summary-v2.pdf"]
+        assert [len(_summaries(snap, p)) for p in ("dp_test_0", "dp_test_2")] == [1, 1]
+
+
+def test_the_same_payload_gives_the_same_bytes():
+    payload = {
+        "products": [{"product_title": "Mug", "price": 2.5, "quantity": 2, "currency_code": "EUR"}],
+        "additional_evidence": {"order_number": "77", "customer_name": "Zoë Ångström",
+                                "shipments": [{"carrier": "DHL", "tracking_number": "JJD1"}]},
+    }  # fmt: skip
+    first = summary_pdf("dp_x", payload, ["77 receipt.pdf"])
+    assert first == summary_pdf("dp_x", payload, ["77 receipt.pdf"])
+    assert first != summary_pdf("dp_x", payload, ["77 receipt.pdf", "77 label.pdf"])
+    assert "Zoë Ångström" in PdfReader(io.BytesIO(first)).pages[0].extract_text()
