@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import and_, create_engine, event, func, or_, select, text
+from sqlalchemy import and_, bindparam, create_engine, event, func, or_, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError
 
@@ -605,13 +605,17 @@ class StateStore:
                 out.setdefault(pid, []).append(name)
         return out
 
-    def set_summary_input(self, pid: str, value: str) -> None:
+    def set_summary_inputs(self, made: dict[str, str]) -> None:
+        """Record what each dispute's current summary was made from, in one transaction."""
+        if not made:
+            return
+        stmt = (
+            disputes.update()
+            .where(disputes.c.provider_dispute_id == bindparam("pid"))
+            .values(summary_input=bindparam("made_from"))
+        )
         with self.engine.begin() as c:
-            c.execute(
-                disputes.update()
-                .where(disputes.c.provider_dispute_id == pid)
-                .values(summary_input=value)
-            )
+            c.execute(stmt, [{"pid": k, "made_from": v} for k, v in made.items()])
 
     def payloads(self) -> dict[str, bytes]:
         q = select(disputes.c.provider_dispute_id, disputes.c.payload).where(

@@ -309,7 +309,7 @@ def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
     (its payload or its files); register it as a new file only when its bytes differ from
     every version already there. Returns how many new versions were registered."""
     names = store.file_names()
-    added = 0
+    rows, made = [], {}
     for d in store.summary_work():
         pid = d["provider_dispute_id"]
         attached = [n for n in names.get(pid, []) if not is_summary(pid, n)]
@@ -326,16 +326,19 @@ def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
             tmp = target.with_suffix(".partial")
             tmp.write_bytes(body)
             tmp.replace(target)
-        row = {
-            "provider_dispute_id": pid,
-            "sha256": sha,
-            "file_name": summary_file_name(pid, len(versions) + 1),
-            "size": len(body),
-            "mime": "application/pdf",
-            "path": str(target),
-        }
-        added += store.sync_files([row])  # 0 when these very bytes are already registered
-        store.set_summary_input(pid, made_from)
+        rows.append(
+            {
+                "provider_dispute_id": pid,
+                "sha256": sha,
+                "file_name": summary_file_name(pid, len(versions) + 1),
+                "size": len(body),
+                "mime": "application/pdf",
+                "path": str(target),
+            }
+        )
+        made[pid] = made_from
+    added = store.sync_files(rows)  # bytes already registered for a dispute are not added again
+    store.set_summary_inputs(made)
     return added
 
 
