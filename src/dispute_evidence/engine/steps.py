@@ -453,7 +453,10 @@ def _add_completeness(table: pd.DataFrame, store: StateStore) -> None:
     payloads, names = store.payloads(), store.file_names()
     verdicts, adds, summaries = [], [], []
     reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
-    for pid, reason in zip(table["provider_dispute_id"], reasons.fillna(""), strict=True):
+    still_open = table["status"].isin((DisputeStatus.PENDING, DisputeStatus.SUBMITTED))
+    for pid, reason, open_ in zip(
+        table["provider_dispute_id"], reasons.fillna(""), still_open, strict=True
+    ):
         own = names.get(pid, [])
         versions = sorted((n for n in own if is_summary(pid, n)), key=_version)
         summaries.append(versions[-1] if versions else "")
@@ -465,7 +468,7 @@ def _add_completeness(table: pd.DataFrame, store: StateStore) -> None:
         files = sum(1 for n in own if not is_summary(pid, n))
         verdict = assess(orjson.loads(body), files, str(reason) or None)
         verdicts.append(verdict.text)
-        adds.append(verdict.what_to_add)
+        adds.append(verdict.what_to_add if open_ else "")  # nothing more can go to it
     table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
 
 

@@ -243,6 +243,7 @@ def summary_text(r: RunReport) -> str:
     if len(r.changes) > 10:
         lines.append(f"  … and {len(r.changes) - 10} more")
     lines.append("")
+    lines += _text_disputes(r.disputes)
     if not r.problems:
         lines.append("Nothing needs your attention.")
     else:
@@ -259,10 +260,31 @@ def summary_text(r: RunReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _text_disputes(table: pd.DataFrame, limit: int = 20) -> list[str]:
+    """Disputes nearest the deadline first: one aligned line each (the rest in the files)."""
+    if table.empty or "status_words" not in table:
+        return []
+    lines = [f"Disputes ({len(table)}), nearest deadline first:"]
+    for row in table.head(limit).to_dict("records"):
+        days = row.get("days_left")
+        if days is None or days != days:
+            due = "no deadline"
+        else:
+            due = f"{int(days):>4} days left" if days >= 0 else "past due"
+        evidence = row.get("completeness") or ""
+        lines.append(
+            f"  {one_line(row['provider_dispute_id']):<30} {due:<15} "
+            f"{one_line(row['status_words']):<28} evidence: {one_line(evidence)}"
+        )
+    if len(table) > limit:
+        lines.append(f"  … {len(table) - limit} more in disputes.xlsx")
+    return [*lines, ""]
+
+
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:110em;margin:1.5em auto;padding:0 1em}
 h1{font-size:1.5em;margin:.2em 0 .6em}h2{font-size:1.15em;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}
+table{border-collapse:collapse}.disputes{font-size:12.5px}.scroll{overflow-x:auto}td,th{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}
 th{background:#DDEBF7;position:sticky;top:0}.counts td:first-child{color:#555}
 .num{text-align:right;font-variant-numeric:tabular-nums}.late{color:#b00;font-weight:600}
 .todo{color:#555;font-style:italic}.nowrap{white-space:nowrap}.wide{min-width:12em}.group{margin:.8em 0}.group b{display:block}
@@ -337,7 +359,8 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
     ]
     cols = [(c, t) for c, t in cols if c in table]
     out = [
-        f"<h2>Disputes ({len(table)}), nearest deadline first</h2><table><tr>",
+        f"<h2>Disputes ({len(table)}), nearest deadline first</h2>",
+        "<div class='scroll'><table class='disputes'><tr>",
         *(f"<th>{t}</th>" for _, t in cols),
         "</tr>",
     ]
@@ -361,7 +384,7 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
             else:
                 cells.append(f"<td>{_e(v)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
-    return [*out, "</table>"]
+    return [*out, "</table></div>"]
 
 
 def write_report(report: RunReport, folder: Path) -> Path:
