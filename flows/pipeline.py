@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from prefect import State, flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
@@ -80,6 +81,13 @@ def evidence_run(
     )
     counts = [{"measure": k, "value": v} for k, v in sorted(result.counts.items())]
     create_table_artifact(counts, key="dispute-evidence-counts", description=f"Run {result.run_id}")
+    outcomes = result.report.parent / "outcomes.csv"
+    if outcomes.is_file():  # win rates by reason and evidence kind, for the Artifacts page
+        create_table_artifact(
+            pd.read_csv(outcomes, dtype=str).fillna("").to_dict("records"),
+            key="dispute-evidence-outcomes",
+            description=f"Outcomes (run {result.run_id})",
+        )
     if result.exit_code or result.counts.get("need_you"):
         return Completed(message=result.outcome, name=NEEDS_ATTENTION, data=result.as_dict())
     return result.as_dict()

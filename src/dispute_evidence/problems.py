@@ -34,6 +34,9 @@ class ProblemKind(StrEnum):
     DISPUTE_PAST_DUE = "dispute_past_due"
     DISPUTE_REJECTED = "dispute_rejected"
     DISPUTE_NOT_FOUND = "dispute_not_found"
+    DISPUTE_CLOSED = "dispute_closed"
+    DISPUTE_HELD = "dispute_held"
+    DEADLINE_MOVED = "deadline_moved"
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from sqlalchemy.exc import ArgumentError
 
 from dispute_evidence.api import ApiSettings, MerchantProfile
 from dispute_evidence.api.config import check_base_url
+from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.mappings import MappingError, parse_mappings
 from dispute_evidence.names import did_you_mean
@@ -112,6 +113,49 @@ class EvidenceSection(_Section):
     )
 
 
+class ReadbackSection(_Section):
+    enabled: bool = Field(True, description="Read disputes back from the API each real run.")
+    read_share: float = Field(
+        0.10, gt=0, le=1, description="Most of the hour's request budget a run spends reading."
+    )
+    refresh_hours: float = Field(
+        24, gt=0, description="How often an open dispute with nothing to send is read."
+    )
+    closed_statuses: list[str] = Field(
+        default_factory=lambda: [
+            "won",
+            "lost",
+            "warning_closed",
+            "charge_refunded",
+            "closed",
+            "accepted",
+            "withdrawn",
+            "expired",
+            "resolved",
+        ],  # fmt: skip
+        description="API statuses that end a dispute: nothing more is sent to it (any status "
+        "ending in _closed too).",
+    )
+    under_review_statuses: list[str] = Field(
+        default_factory=lambda: ["under_review", "warning_under_review"],
+        description="API statuses in which the provider is reviewing the evidence.",
+    )
+    resend_under_review: bool = Field(
+        False, description="Send changed evidence to a dispute under review (if it accepts it)."
+    )
+
+    def policy(self) -> ReadPolicy | None:
+        if not self.enabled:
+            return None
+        return ReadPolicy(
+            closed=frozenset(s.lower() for s in self.closed_statuses),
+            under_review=frozenset(s.lower() for s in self.under_review_statuses),
+            resend_under_review=self.resend_under_review,
+            read_share=self.read_share,
+            refresh_hours=self.refresh_hours,
+        )
+
+
 class ScheduleSection(_Section):
     cron: str = Field("0 2 * * *", description="Nightly run (cron).")
     timezone: str | None = Field(
@@ -148,6 +192,7 @@ class Settings(BaseSettings):
     merchant: MerchantSection = Field(default_factory=MerchantSection)
     ingest: IngestSection = Field(default_factory=IngestSection)
     evidence: EvidenceSection = Field(default_factory=EvidenceSection)
+    readback: ReadbackSection = Field(default_factory=ReadbackSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     paths: PathsSection = Field(default_factory=PathsSection)
 

@@ -48,7 +48,9 @@ def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
     assert (table["status (code)"] == "submitted").all() and (table["Status"] == "sent").all()
     assert (table["Files uploaded"] == table["Files matched"]).all()
     second = evidence_run(str(inbox))
-    assert second["counts"]["requests"] == 1 and second["counts"]["new_files"] == 0
+    # the key check, and one listing page that reads back the 6 disputes now known at the API
+    assert second["counts"]["requests"] == 2 and second["counts"]["reads"] == 1
+    assert second["counts"]["new_files"] == 0
     assert "Nothing needs your attention." in Path(second["report"]).read_text()
     (inbox / "dp_test_2 label.pdf").write_bytes(b"not a pdf")
     state = evidence_run(str(inbox), return_state=True)  # a run with a problem: not plain green

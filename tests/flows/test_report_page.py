@@ -38,8 +38,9 @@ def test_the_report_page_holds_the_dispute_table_and_renders(tmp_path, monkeypat
     assert "<h2>Disputes (7), nearest deadline first</h2>" in html
     for header in ("Deadline (UTC)", "Days left", "Status", "Next step", "File problems"):
         assert f"<th>{header}</th>" in html
-    rows = html.split("<h2>Disputes (7)")[1].count("<tr>") - 1
+    rows = html.split("<h2>Disputes (7)")[1].split("</table>")[0].count("<tr>") - 1
     assert rows == 7  # one row per dispute
+    assert "<h2>Outcomes (statuses read back from the API)</h2>" in html
     assert (
         "http://" not in html.replace("http://evil", "") and "<script" not in html
     )  # self-contained

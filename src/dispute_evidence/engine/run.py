@@ -19,7 +19,9 @@ from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.errors import AuthenticationFailed, PermissionDenied
+from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
+from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.state import (
     StateStore,
     new_owner,
@@ -89,6 +91,7 @@ class SubmitOutcome:
     stats: SubmitStats
     requests: int
     stopped: str | None = None  # why the run stopped sending (the key was refused)
+    read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,7 @@ def open_run(
             concurrency=settings.api.concurrency,
             dayfirst=ingest.dayfirst(),
             summary_pdf=settings.evidence.summary_pdf,
+            read_policy=settings.readback.policy(),
         )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
@@ -272,11 +276,23 @@ async def _submit(
                 stopped=f"The API refused the key ({exc.message}). Nothing was sent; "
                 "check DISPUTE_API_TOKEN (or the Secret block) and run again.",
             )
+        read = ReadOutcome()
         try:
-            stats = await submit_step(store, client, session.opts, on_done=on_done)
-        except RunAborted as exc:
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc))
-        return SubmitOutcome(stats, client.stats.attempts)
+            if session.opts.read_policy is not None:
+                read = await read_back(
+                    store,
+                    client,
+                    session.opts.read_policy,
+                    budget_per_hour=api.rate_limit_per_hour,
+                    run_id=session.run_id,
+                )
+            queue = [pid for pid in store.work_queue() if pid not in read.held]
+            total = len(queue)
+            stats = await submit_step(store, client, session.opts, on_done=on_done, queue=queue)
+        except (AuthenticationFailed, PermissionDenied, RunAborted) as exc:
+            why = exc.message if isinstance(exc, AuthenticationFailed | PermissionDenied) else exc
+            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(why), read=read)
+        return SubmitOutcome(stats, client.stats.attempts, read=read)
 
 
 def report(
@@ -292,6 +308,21 @@ def report(
     problems: list[Problem] = []
     if submitted and submitted.stopped:
         problems.append(Problem(ProblemKind.RUN_STOPPED, "API key", submitted.stopped))
+    if submitted is not None:
+        read = submitted.read
+        problems += [
+            Problem(
+                ProblemKind.DEADLINE_MOVED,
+                pid,
+                f"the API's deadline is {now} (the sheet said {was}); the API's is used",
+                dispute=pid,
+            )
+            for pid, was, now in read.moved
+        ]
+        problems += [
+            Problem(ProblemKind.DISPUTE_HELD, pid, why, dispute=pid)
+            for pid, why in read.held.items()
+        ]
     if session.opts.merchant is None:
         problems.append(
             Problem(
@@ -317,6 +348,8 @@ def report(
         "evidence_sent": stats.evidence_sent,
         "files_uploaded": stats.files_uploaded + stats.files_reconciled,
         "requests": submitted.requests if submitted else 0,
+        "reads": submitted.read.reads if submitted else 0,
+        "closed_now": len(submitted.read.closed) if submitted else 0,
         "disputes": len(table),
         "complete": int(complete.sum()),
         "need_you": sum(1 for p in problems if p.kind in NEEDS_A_PERSON),
@@ -332,7 +365,14 @@ def report(
     changes = picture.changes_since(Picture.loads(store.get_meta(LAST_PICTURE)))
     store.set_meta(LAST_PICTURE, picture.dumps())  # a dry run writes this to its copy only
     rep = RunReport(
-        session.run_id, outcome, session.dry_run, counts, table, problems, changes=changes
+        session.run_id,
+        outcome,
+        session.dry_run,
+        counts,
+        table,
+        problems,
+        changes=changes,
+        outcomes=outcomes_table(table, store.payloads()),
     )
     path = write_report(rep, session.report_folder)
     stopped = submitted.stopped if submitted else None

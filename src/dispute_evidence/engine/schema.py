@@ -24,7 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -66,6 +66,12 @@ disputes = Table(
     Column("lease_expires", Float),
     Column("updated_at", String(32)),
     Column("summary_input", String(64)),  # v3: what the current summary PDF was made from
+    # v4: what the API says (read back): its status, when we saw it change, when last read,
+    # and its deadline (which wins over the sheet's)
+    Column("api_status", String(64)),
+    Column("api_status_at", String(32)),
+    Column("api_read_at", String(32)),
+    Column("api_due_by", String(32)),
     Index("disputes_by_status", "status"),
 )  # fmt: skip
 
@@ -94,6 +100,16 @@ open_problems = Table(
     Column("body", Text, nullable=False),
     Column("run_id", String(64)),
     Index("problems_by_source", "source"),
+)  # fmt: skip
+
+# v4: every status the API showed for a dispute, when first seen (outcomes, win rates)
+status_history = Table(
+    "status_history", metadata,
+    Column("provider_dispute_id", String(255), nullable=False),
+    Column("status", String(64), nullable=False),
+    Column("seen_at", String(32), nullable=False),
+    Column("run_id", String(64)),
+    Index("history_by_dispute", "provider_dispute_id"),
 )  # fmt: skip
 
 RECORD_TABLES = {
@@ -136,4 +152,13 @@ def _v3(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE disputes ADD COLUMN summary_input VARCHAR(64)"))
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3}
+def _v4(conn: Connection) -> None:
+    columns = {c["name"] for c in inspect(conn).get_columns("disputes")}
+    for name, kind in (("api_status", "VARCHAR(64)"), ("api_status_at", "VARCHAR(32)"),
+                       ("api_read_at", "VARCHAR(32)"), ("api_due_by", "VARCHAR(32)")):  # fmt: skip
+        if name not in columns:
+            conn.execute(text(f"ALTER TABLE disputes ADD COLUMN {name} {kind}"))
+    metadata.create_all(conn, tables=[status_history])
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4}

@@ -5,6 +5,7 @@
               submitted -> submitted            (files sent later, evidence re-sent)
               incomplete -> past_due            (the data never arrived in time)
               any -> pending                    (its payload changed: see StateStore.sync_disputes)
+              any but new -> closed             (the API says it ended: won, lost, ...; final)
     File:     (new) -> pending | sending        ('sending' when a replaced state reconciles)
               pending | sending -> sending      (written before the request leaves)
               sending -> uploaded | rejected | pending
@@ -25,6 +26,7 @@ class DisputeStatus(StrEnum):
     PAST_DUE = "past_due"
     REJECTED = "rejected"
     NOT_FOUND = "not_found"
+    CLOSED = "closed"  # ended at the API (read back): nothing more is ever sent
 
 
 class FileStatus(StrEnum):
@@ -42,6 +44,7 @@ DISPUTE_MOVES: dict[DisputeStatus, frozenset[DisputeStatus]] = {
     D.REJECTED: frozenset({D.PENDING}),
     D.NOT_FOUND: frozenset({D.PENDING}),
     D.PAST_DUE: frozenset({D.PENDING, D.INCOMPLETE}),
+    D.CLOSED: frozenset({D.PENDING, D.SUBMITTED, D.INCOMPLETE, D.PAST_DUE, D.REJECTED}),
 }
 FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
     F.SENDING: frozenset({F.PENDING, F.SENDING}),
@@ -50,7 +53,7 @@ FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
     F.PENDING: frozenset({F.SENDING}),
 }
 # Disputes that nothing more is sent to until their payload changes.
-FINAL_DISPUTE = frozenset({D.REJECTED, D.NOT_FOUND, D.PAST_DUE})
+FINAL_DISPUTE = frozenset({D.REJECTED, D.NOT_FOUND, D.PAST_DUE, D.CLOSED})
 # Disputes with something still to send (a dispute needing a person is one not SUBMITTED).
 OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 

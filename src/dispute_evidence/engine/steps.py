@@ -17,6 +17,7 @@ import orjson
 import pandas as pd
 
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
+from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
@@ -58,6 +59,7 @@ class RunOptions:
     blob_dir: Path | None = None
     concurrency: int = 8
     summary_pdf: bool = False  # an evidence summary PDF per dispute (settings: on by default)
+    read_policy: ReadPolicy | None = None  # read disputes back from the API (None: do not)
     dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)
 
 
@@ -343,9 +345,15 @@ def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
 
 
 async def submit_step(
-    store: StateStore, client: DisputeEvidenceClient, opts: RunOptions, on_done: Any = None
+    store: StateStore,
+    client: DisputeEvidenceClient,
+    opts: RunOptions,
+    on_done: Any = None,
+    queue: list[str] | None = None,
 ) -> SubmitStats:
-    return await Submitter(store, client, concurrency=opts.concurrency, on_done=on_done).run()
+    """Send the work queue (or `queue`: the disputes a read-back left free to send)."""
+    submitter = Submitter(store, client, concurrency=opts.concurrency, on_done=on_done)
+    return await submitter.run(queue)
 
 
 def state_problems(
@@ -354,7 +362,8 @@ def state_problems(
     """What the state says still needs a person: disputes not sent, files not uploaded. In a
     dry run, what is merely waiting to be sent is the preview, not a problem."""
     out = []
-    waiting = {DisputeStatus.SUBMITTED} | ({DisputeStatus.PENDING} if dry_run else set())
+    waiting = {DisputeStatus.SUBMITTED, DisputeStatus.CLOSED}  # closed: in the outcomes instead
+    waiting |= {DisputeStatus.PENDING} if dry_run else set()
     for d in disputes.loc[~disputes["status"].isin(waiting)].itertuples(index=False):
         why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
         out.append(

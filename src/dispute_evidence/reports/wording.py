@@ -14,6 +14,7 @@ STATUS_WORDS = {
     "rejected": "refused by the API",
     "not_found": "unknown to the API",
     "past_due": "past its deadline, not sent",
+    "closed": "closed at the API",
 }
 
 # Shown as single lines at the top of "Needs your attention", before the grouped problems.
@@ -39,6 +40,9 @@ HEADING = {
     K.DISPUTE_PAST_DUE: "Disputes past due",
     K.DISPUTE_REJECTED: "Disputes rejected",
     K.DISPUTE_NOT_FOUND: "Disputes not found",
+    K.DISPUTE_CLOSED: "Disputes closed at the API",
+    K.DISPUTE_HELD: "Disputes not sent this run (API status)",
+    K.DEADLINE_MOVED: "Deadlines the API moved",
 }
 
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
@@ -67,6 +71,9 @@ WHAT_TO_DO = {
     K.DISPUTE_INCOMPLETE: "Drop the missing export (orders) for this dispute's order.",
     K.DISPUTE_PAST_DUE: "Nothing can be sent after the deadline; check the date if it looks wrong.",
     K.DISPUTE_REJECTED: "Correct the data the API refused (see the problem) and drop the file again.",
+    K.DISPUTE_CLOSED: "Nothing: a dispute that ended (won, lost, ...) gets nothing more.",
+    K.DISPUTE_HELD: "Nothing: the next run reads its status again and sends if it may.",
+    K.DEADLINE_MOVED: "Nothing: the API's deadline is used; correct the disputes list if you keep it.",
     K.DISPUTE_NOT_FOUND: "Check the dispute id in the disputes list; the API does not know it.",
 }  # fmt: skip
 

@@ -89,6 +89,7 @@ class RunReport:
     disputes: pd.DataFrame  # one row per dispute (engine.steps.dispute_table)
     problems: list[Problem] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)  # since the last report
+    outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)
 
     @property
     def title(self) -> str:
@@ -230,6 +231,13 @@ def _md(r: RunReport) -> list[str]:
         for kind, group in r.grouped_problems().items():
             lines.append(f"- **{md_text(HEADING[kind])}**: {len(group)} (see problems.xlsx)")
             lines += [f"  - {md_text(p.where)}: {md_text(p.what)}" for p in group[:5]]
+    if r.outcomes is not None and not r.outcomes.empty:
+        lines += ["", "## Outcomes", "", "| " + " | ".join(r.outcomes.columns) + " |",
+                  "|" + "---|" * len(r.outcomes.columns)]  # fmt: skip
+        lines += [
+            "| " + " | ".join(md_text(v) for v in row) + " |"
+            for row in r.outcomes.itertuples(index=False)
+        ]
     lines += ["", "Details: disputes.xlsx (one row per dispute), problems.xlsx (what to fix)."]
     return lines
 
@@ -334,11 +342,30 @@ def _html(r: RunReport) -> str:
                 out.append(f"<li>… {len(group) - 20} more in problems.xlsx</li>")
             out.append("</ul></div>")
     out += _html_disputes(r.disputes)
+    out += _html_outcomes(r.outcomes)
     out.append(
         f"<p><small>Run {_e(r.run_id)}. Details: disputes.xlsx (one row per dispute), "
         "problems.xlsx (what to fix).</small></p></body></html>"
     )
     return "\n".join(out)
+
+
+def _html_outcomes(table: pd.DataFrame | None) -> list[str]:
+    if table is None or table.empty:
+        return []
+    out = [
+        "<h2>Outcomes (statuses read back from the API)</h2>",
+        "<table class='outcomes'><tr>",
+        *(f"<th>{_e(c)}</th>" for c in table.columns),
+        "</tr>",
+    ]
+    for row in table.itertuples(index=False):
+        cells = "".join(
+            f"<td class='num'>{_e(v)}</td>" if i >= 2 else f"<td>{_e(v)}</td>"
+            for i, v in enumerate(row)
+        )
+        out.append(f"<tr>{cells}</tr>")
+    return [*out, "</table>"]
 
 
 def _html_disputes(table: pd.DataFrame) -> list[str]:
@@ -394,6 +421,8 @@ def write_report(report: RunReport, folder: Path) -> Path:
     status = disputes.get("status")
     _write_table(disputes_frame(disputes), folder, "disputes", "Disputes", status)
     _write_table(problems_frame(report.problems), folder, "problems", "Problems")
+    if report.outcomes is not None and not report.outcomes.empty:
+        _write_table(report.outcomes, folder, "outcomes", "Outcomes")
     (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
     (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
     (folder / "summary.html").write_text(_html(report), encoding="utf-8")

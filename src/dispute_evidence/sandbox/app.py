@@ -336,6 +336,19 @@ async def sandbox_faults(request: web.Request) -> web.Response:
     return web.json_response({"ok": True})
 
 
+async def sandbox_move_dispute(request: web.Request) -> web.Response:
+    """Move a dispute as the provider would: {"status": "won", "response_due_by": "…"}."""
+    body = await request.json()
+    if unknown := set(body) - {"status", "response_due_by"}:
+        return error(400, f"Unknown field {sorted(unknown)[0]}.", param=sorted(unknown)[0])
+    pid = request.match_info["provider_dispute_id"]
+    if not request.app[STORE_KEY].move_dispute(
+        pid, body.get("status"), body.get("response_due_by")
+    ):
+        return error(404, f"No such dispute: provider_dispute_id {pid!r}.", code="resource_missing")
+    return web.json_response({"ok": True})
+
+
 def build_app(
     config: SandboxConfig | None = None, store: SandboxStore | None = None
 ) -> web.Application:
@@ -348,7 +361,7 @@ def build_app(
     app[CONFIG_KEY] = config
     app[STORE_KEY] = store or SandboxStore()
     app[LIMITER_KEY] = SlidingWindowLimiter(config.rate_limit, config.rate_window)
-    app[STATS_KEY] = {"admitted": 0, "rate_limited": 0, "ambiguous": 0}
+    app[STATS_KEY] = {"admitted": 0, "rate_limited": 0, "ambiguous": 0, "by_route": {}}
     app.router.add_get("/v1/disputes", list_disputes, allow_head=False)
     app.router.add_post("/v1/disputes/update-evidence", update_evidence)
     app.router.add_get("/v1/disputes/{dispute_id}", get_dispute, allow_head=False)
@@ -358,6 +371,7 @@ def build_app(
     app.router.add_get("/v1/openapi.json", openapi, allow_head=False)
     app.router.add_get("/_sandbox/state", sandbox_state, allow_head=False)
     app.router.add_post("/_sandbox/faults", sandbox_faults)
+    app.router.add_post("/_sandbox/disputes/{provider_dispute_id}", sandbox_move_dispute)
     app.on_cleanup.append(_close_store)
     return app
 

@@ -15,7 +15,7 @@ from dispute_evidence.sandbox.store import SandboxStore
 CONFIG_KEY: web.AppKey[SandboxConfig] = web.AppKey("config")
 STORE_KEY: web.AppKey[SandboxStore] = web.AppKey("store")
 LIMITER_KEY: web.AppKey[SlidingWindowLimiter] = web.AppKey("limiter")
-STATS_KEY: web.AppKey[dict[str, int]] = web.AppKey("stats")
+STATS_KEY: web.AppKey[dict[str, Any]] = web.AppKey("stats")
 TOKEN_KEY: web.RequestKey[str] = web.RequestKey("token")
 
 

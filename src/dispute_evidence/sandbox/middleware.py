@@ -90,7 +90,11 @@ async def rate_limit(request: web.Request, handler: Handler) -> web.StreamRespon
             code="rate_limited",
             headers={"Retry-After": retry_after_header(wait)},
         )
-    request.app[STATS_KEY]["admitted"] += 1
+    stats = request.app[STATS_KEY]
+    stats["admitted"] += 1
+    route = request.match_info.route.resource
+    key = f"{request.method} {route.canonical if route is not None else request.path}"
+    stats["by_route"][key] = stats["by_route"].get(key, 0) + 1
     return await handler(request)
 
 

@@ -14,6 +14,7 @@ from aiohttp import web
 from dispute_evidence.sandbox.app import (
     ACCESS_LOG_FORMAT,
     CONFIG_KEY,
+    STATS_KEY,
     STORE_KEY,
     SandboxConfig,
     build_app,
@@ -48,6 +49,23 @@ class RunningSandbox:
     def snapshot(self) -> dict[str, Any]:
         snap: dict[str, Any] = self.call(lambda store: store.snapshot())
         return snap
+
+    def move(
+        self,
+        provider_dispute_id: str,
+        status: str | None = None,
+        response_due_by: str | None = None,
+    ) -> None:
+        """The provider moves a dispute (a new status, a new deadline), as POST /_sandbox/…."""
+        found = self.call(
+            lambda store: store.move_dispute(provider_dispute_id, status, response_due_by)
+        )
+        if not found:
+            raise KeyError(provider_dispute_id)
+
+    def requests_by_route(self) -> dict[str, int]:
+        """Admitted requests so far, per 'METHOD /route' (the budget each kind of call spent)."""
+        return dict(self.app[STATS_KEY]["by_route"])
 
     def stop(self) -> None:
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(timeout=30)

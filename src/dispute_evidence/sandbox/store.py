@@ -100,6 +100,21 @@ class SandboxStore:
         )
         return dispute_id
 
+    def move_dispute(
+        self, provider_dispute_id: str, status: str | None, response_due_by: str | None
+    ) -> bool:
+        """The provider's side of a dispute changing (tests and demos): a new status, a moved
+        deadline. False if no such dispute."""
+        row = self.dispute_by_provider_id(provider_dispute_id)
+        if row is None:
+            return False
+        self._db.execute(
+            "UPDATE disputes SET status = ?, response_due_by = ? WHERE id = ?",
+            (status or row["status"], response_due_by or row["response_due_by"], row["id"]),
+        )
+        self._db.commit()
+        return True
+
     def count_disputes(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM disputes").fetchone()[0])
 

@@ -1,0 +1,136 @@
+"""Read disputes back from the API: its deadlines and statuses are the truth.
+
+Each real run, before sending, reads the disputes whose API id we know (learnt from the first
+evidence update): every one that has something to send (nothing new goes to a dispute whose
+status was not read in this run), and the others once a refresh interval (a day by default),
+most urgent first. It pages through GET /disputes (100 a request) when that costs fewer
+requests than one GET /disputes/{id} each, and never spends more than a share (10%) of the
+hour's budget on reads, so reading never starves sending.
+
+A status that ends a dispute (won, lost, …) closes it here for good; one under review gets no
+resend by default. The API's deadline replaces the sheet's.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from dispute_evidence.api import DisputeEvidenceClient
+from dispute_evidence.api.client import MAX_PAGE
+from dispute_evidence.api.errors import NotFound
+from dispute_evidence.engine.state import StateStore
+
+log = logging.getLogger("dispute_evidence.readback")
+
+API_COUNT = "api_dispute_count"  # meta: disputes the last full listing saw
+
+
+@dataclass(frozen=True)
+class ReadPolicy:
+    closed: frozenset[str] = frozenset(
+        {"won", "lost", "warning_closed", "charge_refunded", "closed", "accepted", "withdrawn",
+         "expired", "resolved"}
+    )  # fmt: skip
+    under_review: frozenset[str] = frozenset({"under_review", "warning_under_review"})
+    resend_under_review: bool = False
+    read_share: float = 0.10  # of the hour's request budget, at most, per run
+    refresh_hours: float = 24.0  # an open dispute with nothing to send is read this often
+
+    def holds(self, status: str | None) -> bool:
+        """Under review, and changed evidence may not go to it (the default)."""
+        return (status or "").lower() in self.under_review and not self.resend_under_review
+
+    def is_closed(self, status: str | None) -> bool:
+        s = (status or "").lower()
+        return s in self.closed or s.endswith("_closed")
+
+
+@dataclass
+class ReadOutcome:
+    reads: int = 0
+    listed_pages: int = 0
+    fetched: int = 0
+    budget: int = 0  # reads this run was allowed
+    closed: list[tuple[str, str]] = field(default_factory=list)  # (dispute, status)
+    moved: list[tuple[str, str, str]] = field(default_factory=list)  # (dispute, was, now)
+    held: dict[str, str] = field(default_factory=dict)  # dispute -> why nothing is sent now
+
+
+async def read_back(
+    store: StateStore,
+    client: DisputeEvidenceClient,
+    policy: ReadPolicy,
+    *,
+    budget_per_hour: int,
+    run_id: str,
+) -> ReadOutcome:
+    out = ReadOutcome(budget=max(1, math.floor(budget_per_hour * policy.read_share)))
+    known = store.known_at_api()
+    if not known:
+        return out
+    work = set(store.work_queue())
+    stale = (datetime.now(UTC) - timedelta(hours=policy.refresh_hours)).isoformat()
+    must = [d for d in known if d["provider_dispute_id"] in work]
+    due = [
+        d
+        for d in known
+        if d["provider_dispute_id"] not in work
+        and (d["api_read_at"] is None or d["api_read_at"] < stale)
+    ]
+    need = must + due  # each already nearest deadline first
+    if not need:
+        return out
+    seen: dict[str, Any] = {}
+    estimate = int(store.get_meta(API_COUNT) or len(known))
+    pages = estimate // MAX_PAGE + 1
+    if pages < len(need) and pages <= out.budget:
+        offset = 0
+        while out.reads < out.budget:
+            page = await client.list_disputes(limit=MAX_PAGE, offset=offset)
+            out.reads += 1
+            out.listed_pages += 1
+            seen.update({d.id: d for d in page})
+            if len(page) < MAX_PAGE:
+                store.set_meta(API_COUNT, str(offset + len(page)))
+                break
+            offset += MAX_PAGE
+    ids = {d["dispute_id"] for d in need} - set(seen)
+    for d in need:  # one by one what a listing did not cover, most urgent first
+        if d["dispute_id"] not in ids or out.reads >= out.budget:
+            continue
+        try:
+            seen[d["dispute_id"]] = await client.get_dispute(d["dispute_id"])
+        except NotFound:
+            log.warning("%s: the API no longer knows dispute %s", d["provider_dispute_id"],
+                        d["dispute_id"])  # fmt: skip
+        out.reads += 1
+        out.fetched += 1
+    for d in known:
+        api = seen.get(d["dispute_id"])
+        if api is None:
+            continue
+        pid = d["provider_dispute_id"]
+        due_by = (
+            api.response_due_by.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            if (api.response_due_by)
+            else None
+        )
+        was = store.record_api_read(pid, api.status, due_by, run_id)
+        if was is not None and due_by:
+            out.moved.append((pid, was, due_by))
+        if policy.is_closed(api.status):
+            store.mark_closed(pid, f"closed at the API: {api.status}")
+            out.closed.append((pid, str(api.status)))
+        elif pid in work and policy.holds(api.status):
+            out.held[pid] = f"under review at the API ({api.status}): not sent again"
+    for d in must:  # the budget ran out before its status was read: nothing new goes to it
+        if d["dispute_id"] not in seen and d["provider_dispute_id"] not in out.held:
+            out.held[d["provider_dispute_id"]] = (
+                "its status at the API was not read this run (read budget spent); "
+                "the next run reads it first"
+            )
+    return out

@@ -1,0 +1,143 @@
+"""Reading disputes back from the API (the sandbox, over loopback, moving disputes through
+statuses as a provider would): closed disputes get nothing, the API's deadlines are used,
+reads stay within their share of the budget, and outcomes are counted."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pandas as pd
+
+from dispute_evidence.api import DisputeEvidenceClient
+from dispute_evidence.engine.outcomes import outcomes_table
+from dispute_evidence.engine.readback import ReadPolicy, read_back
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.steps import (
+    dispute_table,
+    ingest_inbox_step,
+    prepare_step,
+    submit_step,
+)
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox, options
+
+POLICY = ReadPolicy()
+
+
+def _run(store, sb, inbox, budget_per_hour=5000, policy=POLICY):
+    """One engine pass as run.py does it: ingest, prepare, read back, send what is free."""
+    opts = options(inbox)
+    run_id = store.start_run("test")
+    prepare_step(store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True)
+
+    async def go():
+        async with DisputeEvidenceClient(
+            sb.base_url, TOKEN, backoff_base=0.01, rate_limit_per_hour=10_000_000
+        ) as client:
+            read = await read_back(
+                store, client, policy, budget_per_hour=budget_per_hour, run_id=run_id
+            )
+            queue = [p for p in store.work_queue() if p not in read.held]
+            await submit_step(store, client, opts, queue=queue)
+            return read
+
+    read = asyncio.run(go())
+    store.finish_run(run_id, "ok", {})
+    return read
+
+
+def _iso(dt):
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_closed_and_under_review_disputes_get_nothing_and_deadlines_come_from_the_api(
+    sandbox_factory, tmp_path
+):
+    sb = sandbox_factory(rows=seed_rows(4))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 4)
+    with StateStore(tmp_path / "state.sqlite3") as store:
+        _run(store, sb, inbox)  # everything sent once; the API ids are now known
+        _run(store, sb, inbox)  # read back: the API's deadlines fill the sheet's blanks
+        sb.move("dp_test_0", status="won")
+        sb.move("dp_test_1", status="under_review")
+        later = _iso(datetime.now(UTC) + timedelta(days=40))
+        sb.move("dp_test_2", response_due_by=later)
+        gone = _iso(datetime.now(UTC) - timedelta(hours=3))
+        sb.move("dp_test_3", response_due_by=gone)
+        for i in range(4):  # new evidence for every dispute
+            (inbox / "proofs" / f"dp_test_{i}_late.pdf").write_bytes(b"%PDF-1.4 late " + bytes([i]))
+        before = sb.snapshot()
+        read = _run(store, sb, inbox)
+        after = sb.snapshot()
+        files = {p: len(after[p]["files"]) - len(before[p]["files"]) for p in after}
+        assert files == {"dp_test_0": 0, "dp_test_1": 0, "dp_test_2": 1, "dp_test_3": 0}
+        assert read.closed == [("dp_test_0", "won")]
+        assert "under review" in read.held["dp_test_1"]
+        moved = {pid: now for pid, _, now in read.moved}
+        assert moved == {"dp_test_2": later, "dp_test_3": gone}
+        table = dispute_table(store).set_index("provider_dispute_id")
+        assert table.loc["dp_test_0", "status"] == "closed"
+        assert table.loc["dp_test_2", "response_due_by"] == later  # the API's, not the sheet's
+        late = store.file_table().set_index("file_name").loc["dp_test_3_late.pdf", "status"]
+        assert late != "uploaded"  # the moved deadline decided it: past due, not sent
+        # a closed dispute stays closed and gets nothing, even when its evidence changes again
+        (inbox / "proofs" / "dp_test_0_more.pdf").write_bytes(b"%PDF-1.4 more")
+        _run(store, sb, inbox)
+        assert len(sb.snapshot()["dp_test_0"]["files"]) == len(after["dp_test_0"]["files"])
+        history = store.status_history()
+        assert set(history["status"]) >= {"won", "under_review", "needs_response"}
+
+
+def test_reads_stay_within_their_share_and_a_quiet_run_reads_only_what_is_due(
+    sandbox_factory, tmp_path
+):
+    n = 250
+    sb = sandbox_factory(rows=seed_rows(n))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, n)
+    with StateStore(tmp_path / "state.sqlite3") as store:
+        _run(store, sb, inbox)
+        start = sb.requests_by_route()
+        read = _run(store, sb, inbox)  # nothing to send; every dispute due for its first read
+        spent = sb.requests_by_route()
+        lists = spent.get("GET /v1/disputes", 0) - start.get("GET /v1/disputes", 0)
+        gets = spent.get("GET /v1/disputes/{dispute_id}", 0) - start.get(
+            "GET /v1/disputes/{dispute_id}", 0
+        )
+        assert (read.listed_pages, read.fetched, lists, gets) == (3, 0, 3, 0)  # 250 in 3 pages
+        assert read.reads <= read.budget == 500
+        read = _run(store, sb, inbox)  # the same day: nothing is due, nothing read
+        assert read.reads == 0
+        # a tiny budget: 2 reads per run; listing would take 3 pages, so the 2 most urgent
+        # disputes with work are read one by one, and the rest wait (held), never sent unread
+        for i in range(n):
+            (inbox / "proofs" / f"dp_test_{i}_late.pdf").write_bytes(b"%PDF-1.4 " + str(i).encode())
+        before = sb.snapshot()
+        read = _run(store, sb, inbox, budget_per_hour=20)
+        assert (read.reads, read.fetched, read.listed_pages) == (2, 2, 0)
+        sent = [p for p in before if len(sb.snapshot()[p]["files"]) > len(before[p]["files"])]
+        assert sorted(sent) == ["dp_test_0", "dp_test_1"]  # the nearest deadlines
+        assert len(read.held) == n - 2
+
+
+def test_outcome_tables_on_a_seeded_history():
+    table = pd.DataFrame({
+        "provider_dispute_id": ["a", "b", "c", "d", "e"],
+        "dispute_id": ["dis_a", "dis_b", "dis_c", "dis_d", None],
+        "api_status": ["won", "lost", "won", "under_review", None],
+        "reason": ["fraudulent", "fraudulent", "product_not_received", "fraudulent", "general"],
+        "completeness": ["complete", "missing: AVS check passed", "complete", "complete", ""],
+        "files_total": [1, 0, 2, 0, 0],
+    })  # fmt: skip
+    tracked = b'{"shipping_tracking_numbers": ["1Z"], "additional_evidence": {}}'
+    payloads = {"a": tracked, "b": b"{}", "c": tracked, "d": b"{}"}
+    out = outcomes_table(table, payloads)
+    rows = {(r.dimension, r.value): (r.won, r.lost, r.open, r._5) for r in out.itertuples(index=False)}
+    assert rows[("all", "all")] == (2, 1, 1, "67%")  # e never reached the API: not counted
+    assert rows[("reason", "fraudulent")] == (1, 1, 1, "50%")
+    assert rows[("reason", "product_not_received")] == (1, 0, 0, "100%")
+    assert rows[("evidence verdict", "missing something")] == (0, 1, 0, "0%")
+    assert rows[("tracking given", "yes")] == (2, 0, 0, "100%")
+    assert rows[("files attached", "no")] == (0, 1, 1, "0%")
