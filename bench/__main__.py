@@ -1,4 +1,4 @@
-"""`python -m bench [api|ingest|engine|evidence|run|serve ...] [--quick]`: print benchmark figures."""
+"""`python -m bench [api|ingest|engine|evidence|readback|run|serve ...] [--quick]`: print benchmark figures."""
 
 from __future__ import annotations
 

@@ -452,6 +452,16 @@ def status(
                 typer.echo(
                     f"  {r.response_due_by or 'no deadline':<22} {r.provider_dispute_id:<28} {r.status}"
                 )
+        from dispute_evidence.engine.outcomes import outcomes_table
+        from dispute_evidence.engine.steps import dispute_table
+
+        outcomes = outcomes_table(dispute_table(store), store.payloads())
+        if not outcomes.empty:
+            typer.echo("Outcomes (read back from the API): won / lost / open, win rate")
+            shown = outcomes.loc[outcomes["dimension"].isin(["all", "reason"])]
+            for r in shown.itertuples(index=False):
+                label = "all disputes" if r.dimension == "all" else r.value
+                typer.echo(f"  {label:<28} {r.won:>5} {r.lost:>5} {r.open:>5}  {r[5] or '-'}")
         typer.echo("Last runs:")
         for r in store.last_runs(5):
             typer.echo(f"  {r['run_id']}  {r['trigger'] or '':<10} {r['outcome'] or ''}")

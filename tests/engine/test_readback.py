@@ -134,7 +134,9 @@ def test_outcome_tables_on_a_seeded_history():
     tracked = b'{"shipping_tracking_numbers": ["1Z"], "additional_evidence": {}}'
     payloads = {"a": tracked, "b": b"{}", "c": tracked, "d": b"{}"}
     out = outcomes_table(table, payloads)
-    rows = {(r.dimension, r.value): (r.won, r.lost, r.open, r._5) for r in out.itertuples(index=False)}
+    rows = {
+        (r.dimension, r.value): (r.won, r.lost, r.open, r._5) for r in out.itertuples(index=False)
+    }
     assert rows[("all", "all")] == (2, 1, 1, "67%")  # e never reached the API: not counted
     assert rows[("reason", "fraudulent")] == (1, 1, 1, "50%")
     assert rows[("reason", "product_not_received")] == (1, 0, 0, "100%")
