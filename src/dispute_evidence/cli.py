@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 # Prefect reads these at import; no internet here, and analytics would only log errors.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 # Prefect's own INFO lines (task started, finished...) are noise in a terminal; -v shows them.
-os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+# Only the console handler is quieted: the run's logs still reach the Prefect UI.
+os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
@@ -34,7 +35,7 @@ def _root(
 ) -> None:
     """Get merchants' chargeback evidence to the Dispute Evidence API: complete, on time, once."""
     if verbose:  # read when Prefect is first imported, which the commands do lazily
-        os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"
+        os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
         os.environ["DISPUTE_EVIDENCE_LOG_LEVEL"] = "INFO"
 
 
@@ -145,6 +146,9 @@ def main() -> None:
 def _console_logging() -> None:
     level = os.environ.get("DISPUTE_EVIDENCE_LOG_LEVEL", "WARNING")
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # records propagated from Prefect's loggers
+        handler.setLevel(level)  # skip the root logger's level: the handler's still applies
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Prefect API call
 
 
 def _settings_or_exit(config: Path | None) -> Settings:
