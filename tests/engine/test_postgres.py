@@ -93,3 +93,38 @@ async def test_two_runs_on_one_postgres_never_share_a_dispute(
     assert_exact(sb.snapshot(), a, 30, files)
     a.close()
     b.close()
+
+
+def _dump(url: str) -> dict[str, list[tuple]]:
+    """Every table's rows, sorted: the state's content, to compare before and after."""
+    from sqlalchemy import MetaData, create_engine, select
+
+    eng = create_engine(url)
+    meta = MetaData()
+    try:
+        with eng.connect() as c:
+            meta.reflect(c)
+            return {
+                t.name: sorted(tuple(map(str, r)) for r in c.execute(select(t)))
+                for t in meta.sorted_tables
+            }
+    finally:
+        eng.dispose()
+
+
+def test_a_dry_run_on_postgres_changes_nothing(postgres_url, sandbox_factory, tmp_path):
+    from dispute_evidence.engine.run import run_inbox
+    from dispute_evidence.settings import load_settings
+
+    sb = sandbox_factory(rows=seed_rows(3))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    _fresh(postgres_url).close()
+    settings = load_settings(None, ingest={"settle_seconds": 0})
+    api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
+    run_inbox(settings, inbox, api=api, state=postgres_url)  # a real run: state to compare
+    (inbox / "dp_test_1 more.pdf").write_bytes(b"%PDF-1.4 more")
+    before = _dump(postgres_url)
+    result = run_inbox(settings, inbox, state=postgres_url, dry_run=True)  # the file + summary v2
+    assert _dump(postgres_url) == before
+    assert result.counts["would_upload"] == 2 and (inbox / "dp_test_1 more.pdf").exists()

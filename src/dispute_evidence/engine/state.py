@@ -416,10 +416,17 @@ class StateStore:
             with self.engine.connect() as src, target.begin() as dst:
                 reflected.reflect(src)
                 for table in reflected.sorted_tables:
-                    table.create(dst)
+                    if table.name in metadata.tables:  # ours: as defined (any dialect to SQLite)
+                        made = metadata.tables[table.name]
+                        made.create(dst)
+                    else:  # record tables (pandas made them): the same columns, generic types
+                        for column in table.columns:
+                            column.type = column.type.as_generic()
+                        made = table
+                        made.create(dst)
                     rows = [dict(r) for r in src.execute(select(table)).mappings()]
                     if rows:
-                        dst.execute(table.insert(), rows)
+                        dst.execute(made.insert(), rows)
         except DatabaseError as exc:
             raise StateDamaged(self._damaged(exc)) from None
         finally:

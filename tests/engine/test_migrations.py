@@ -1,0 +1,32 @@
+"""A state written by an older version opens in this one: each migration step runs once."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from dispute_evidence.engine.schema import SCHEMA_VERSION
+from dispute_evidence.engine.state import StateStore
+
+
+def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    StateStore(path).close()
+    with sqlite3.connect(path) as c:  # what version 1 had: no later table or column
+        c.execute("DROP TABLE open_problems")
+        c.execute("DROP TABLE status_history")
+        for column in ("summary_input", "api_status", "api_status_at", "api_read_at", "api_due_by"):
+            c.execute(f"ALTER TABLE disputes DROP COLUMN {column}")
+        c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        c.execute(
+            "INSERT INTO disputes (provider_dispute_id, status) VALUES ('dp_old', 'submitted')"
+        )
+    with StateStore(path) as store:
+        table = store.dispute_table()
+        assert table["provider_dispute_id"].tolist() == ["dp_old"]  # kept
+        assert "api_status" in table.columns and store.open_problems() == []
+        assert store.status_history().empty
+    with sqlite3.connect(path) as c:
+        version = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        columns = {r[1] for r in c.execute("PRAGMA table_info(disputes)")}
+    assert int(version) == SCHEMA_VERSION == 4
+    assert {"summary_input", "api_status", "api_due_by"} <= columns
