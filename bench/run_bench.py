@@ -43,7 +43,7 @@ def run(quick: bool = False) -> None:
     heading("one-off run through the CLI (no Prefect server configured)")
     cli = [sys.executable, "-m", "dispute_evidence"]
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    # the budget is lifted: at 5,000/hour the pacer alone spaces 26 requests over ~19 s, and
+    # the budget is lifted: at 5,000/hour the pacer alone spaces 40 requests over ~29 s, and
     # that is the budget working, not overhead
     env.update(DISPUTE_API_TOKEN=TOKEN, DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS="0",
                DISPUTE_API_RATE_LIMIT_PER_HOUR="10000000")  # fmt: skip
@@ -75,7 +75,8 @@ def run(quick: bool = False) -> None:
         walls, requests = [], 0
         for i in range(REPEAT):
             inbox = Path(tmp) / f"small{i}"  # fresh files each time: every repeat sends all
-            requests = SMALL + make_inbox(inbox, SMALL, seed=i, prefix="dp_test_")
+            # the key check, one update and one summary PDF per dispute, and its files
+            requests = 1 + 2 * SMALL + make_inbox(inbox, SMALL, seed=i, prefix="dp_test_")
             walls.append(
                 _wall(
                     [

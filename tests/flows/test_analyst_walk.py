@@ -187,3 +187,10 @@ def test_a_run_without_a_merchant_profile_says_so_first(tmp_path, monkeypatch):
     attention = r.output.split("Needs your attention:")[1].strip().splitlines()
     assert attention[0].startswith("! No merchant profile: [merchant] in the config: no merchant")
     assert "evidence goes without merchant_profile" in attention[0]
+
+
+def test_watch_needs_a_prefect_server_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    (tmp_path / "inbox").mkdir()
+    r = CliRunner().invoke(app, ["watch", "--inbox", str(tmp_path / "inbox")])
+    assert r.exit_code == 2 and "Set PREFECT_API_URL" in r.output and "Traceback" not in r.output

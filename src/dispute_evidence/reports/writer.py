@@ -21,6 +21,7 @@ from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports.wording import HEADING, RUN_LEVEL, WHAT_TO_DO
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+MAX_HTML_ROWS = 2000  # the page stays light; disputes.xlsx has every row
 
 # Enough to stop links, images, HTML, code spans, tables and emphasis mid-line; every item
 # starts with "- ", so block markers (#, +, -, 1.) never begin the escaped text.
@@ -391,7 +392,7 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
         *(f"<th>{t}</th>" for _, t in cols),
         "</tr>",
     ]
-    for row in table.to_dict("records"):
+    for row in table.head(MAX_HTML_ROWS).to_dict("records"):
         cells = []
         for c, _ in cols:
             v = row.get(c)
@@ -411,6 +412,11 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
             else:
                 cells.append(f"<td>{_e(v)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
+    if len(table) > MAX_HTML_ROWS:
+        out.append(
+            f"<tr><td colspan='{len(cols)}'>… and {len(table) - MAX_HTML_ROWS:,} more "
+            "(later deadlines) in disputes.xlsx</td></tr>"
+        )
     return [*out, "</table></div>"]
 
 
