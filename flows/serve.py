@@ -150,7 +150,7 @@ def serve_deployments(
     stop = threading.Event()
     watcher = InboxWatcher(
         inbox,
-        state=state,
+        state=state or settings.paths.state,
         settle_seconds=settings.ingest.settle_seconds,
         start_run=DeploymentStarter(f"{evidence_run.name}/{INBOX_DEPLOYMENT}"),
         mode=settings.schedule.inbox_watch,
