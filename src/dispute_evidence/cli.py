@@ -21,6 +21,12 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 # Only the console handler is quieted: the run's logs still reach the Prefect UI.
 os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
 
+
+def _flag(name: str, help: str, *short: str) -> Any:
+    """A boolean flag (typer 0.29 with click 8.5 would show it as taking a `<bool>`)."""
+    return typer.Option(name, *short, metavar="", help=help)
+
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
 
@@ -28,9 +34,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 def _root(
     verbose: Annotated[
         bool,
-        typer.Option(
-            "--verbose", "-v", metavar="", help="Show Prefect's and the pipeline's INFO logs."
-        ),
+        _flag("--verbose", "Show Prefect's and the pipeline's INFO logs.", "-v"),
     ] = False,
 ) -> None:
     """Get merchants' chargeback evidence to the Dispute Evidence API: complete, on time, once."""
@@ -282,35 +286,31 @@ def run(
     ] = None,
     dry_run: Annotated[
         bool,
-        typer.Option(
+        _flag(
             "--dry-run",
-            metavar="",  # a flag: typer 0.29 would show "<bool>"
-            help="Preview: read and build everything, send nothing and record nothing (the state "
+            "Preview: read and build everything, send nothing and record nothing (the state "
             "is left as it was); the report shows what a real run would send and upload.",
         ),
     ] = False,
     sandbox: Annotated[
         bool,
-        typer.Option(
+        _flag(
             "--sandbox",
-            metavar="",  # a flag: typer 0.29 would show "<bool>"
-            help="Start a local API for this run instead of using DISPUTE_API_BASE_URL.",
+            "Start a local API for this run instead of using DISPUTE_API_BASE_URL.",
         ),
     ] = False,
     adopt: Annotated[
         bool,
-        typer.Option(
+        _flag(
             "--adopt",
-            metavar="",  # a flag: typer 0.29 would show "<bool>"
-            help="The inbox moved: let its state store (which names the old place) take it.",
+            "The inbox moved: let its state store (which names the old place) take it.",
         ),
     ] = False,
     reconcile: Annotated[
         bool,
-        typer.Option(
+        _flag(
             "--reconcile",
-            metavar="",  # a flag: typer 0.29 would show "<bool>"
-            help="A new state replacing a lost or damaged one: check each dispute's files at the API before uploading.",
+            "A new state replacing a lost or damaged one: check each dispute's files at the API before uploading.",
         ),
     ] = False,
 ) -> None:

@@ -158,11 +158,16 @@ def reject(inbox: Path, path: Path, reason: str) -> Path:
     return target
 
 
-def store_blob(blob_dir: Path, path: Path, sha256: str) -> Path:
-    """A content-addressed copy the engine uploads from, so the inbox can be archived at once."""
-    target = safe_folder(blob_dir, sha256[:2]) / f"{sha256}{path.suffix.lower()}"
+def store_blob(blob_dir: Path, path: Path | bytes, sha256: str, suffix: str = "") -> Path:
+    """A content-addressed copy the engine uploads from (of an inbox file, so the inbox can be
+    archived at once; or of bytes the pipeline made, such as a summary PDF)."""
+    ext = suffix or (path.suffix.lower() if isinstance(path, Path) else "")
+    target = safe_folder(blob_dir, sha256[:2]) / f"{sha256}{ext}"
     if not target.exists():
         tmp = target.with_suffix(".partial")
-        shutil.copyfile(path, tmp)
+        if isinstance(path, Path):
+            shutil.copyfile(path, tmp)
+        else:
+            tmp.write_bytes(path)
         tmp.replace(target)
     return target

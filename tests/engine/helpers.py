@@ -69,3 +69,45 @@ async def run_once(store: StateStore, base_url: str, inbox: Path, **client_kw):
         stats = await submit_step(store, client, opts)
         store.finish_run(run_id, "ok", {})
         return stats, client.stats.attempts
+
+
+def engine_pass(
+    store: StateStore,
+    base_url: str,
+    inbox: Path,
+    *,
+    policy=None,
+    budget_per_hour: int = 5000,
+    send: bool = True,
+    **opts_kw,
+):
+    """One pass as engine/run.py makes it: ingest, prepare (rebuild), read back (with a
+    `policy`), send what the read left free. Returns (prepare outcome, read outcome, HTTP
+    attempts)."""
+    import asyncio
+
+    from dispute_evidence.engine.readback import ReadOutcome, read_back
+
+    opts = options(inbox, **opts_kw)
+    run_id = store.start_run("test")
+    prepared = prepare_step(
+        store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True
+    )
+
+    async def go():
+        async with DisputeEvidenceClient(
+            base_url, TOKEN, backoff_base=0.01, rate_limit_per_hour=10_000_000, max_concurrency=16
+        ) as client:
+            read = ReadOutcome()
+            if policy is not None:
+                read = await read_back(
+                    store, client, policy, budget_per_hour=budget_per_hour, run_id=run_id
+                )
+            if send:
+                queue = [p for p in store.work_queue() if p not in read.held]
+                await submit_step(store, client, opts, queue=queue)
+            return read, client.stats.attempts
+
+    read, attempts = asyncio.run(go())
+    store.finish_run(run_id, "ok", {})
+    return prepared, read, attempts

@@ -4,46 +4,27 @@ reads stay within their share of the budget, and outcomes are counted."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 
-from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.engine.outcomes import outcomes_table
-from dispute_evidence.engine.readback import ReadPolicy, read_back
+from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import (
     dispute_table,
-    ingest_inbox_step,
-    prepare_step,
-    submit_step,
 )
-from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, options
+from tests.conftest import seed_rows
+from tests.engine.helpers import engine_pass, make_inbox
 
 POLICY = ReadPolicy()
 
 
 def _run(store, sb, inbox, budget_per_hour=5000, policy=POLICY):
     """One engine pass as run.py does it: ingest, prepare, read back, send what is free."""
-    opts = options(inbox)
-    run_id = store.start_run("test")
-    prepare_step(store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True)
-
-    async def go():
-        async with DisputeEvidenceClient(
-            sb.base_url, TOKEN, backoff_base=0.01, rate_limit_per_hour=10_000_000
-        ) as client:
-            read = await read_back(
-                store, client, policy, budget_per_hour=budget_per_hour, run_id=run_id
-            )
-            queue = [p for p in store.work_queue() if p not in read.held]
-            await submit_step(store, client, opts, queue=queue)
-            return read
-
-    read = asyncio.run(go())
-    store.finish_run(run_id, "ok", {})
+    _, read, _ = engine_pass(
+        store, sb.base_url, inbox, policy=policy, budget_per_hour=budget_per_hour
+    )
     return read
 
 

@@ -4,36 +4,20 @@ and a new version only when something a reviewer reads changed."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import io
 from pathlib import Path
 
 from pypdf import PdfReader
 
-from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step, submit_step
 from dispute_evidence.evidence.summary_pdf import summary_pdf
-from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, options, write_rows
+from tests.conftest import seed_rows
+from tests.engine.helpers import engine_pass, make_inbox, write_rows
 
 
 def _run(store: StateStore, base_url: str, inbox: Path):
-    opts = options(inbox, summary_pdf=True)
-    run_id = store.start_run("test")
-    ingest = ingest_inbox_step(store, opts, run_id)
-    prepared = prepare_step(store, opts, ingest, run_id, rebuild=True)
-
-    async def send():
-        async with DisputeEvidenceClient(
-            base_url, TOKEN, backoff_base=0.01, rate_limit_per_hour=10_000_000
-        ) as client:
-            await submit_step(store, client, opts)
-            return client.stats.attempts
-
-    requests = asyncio.run(send())
-    store.finish_run(run_id, "ok", {})
+    prepared, _, requests = engine_pass(store, base_url, inbox, summary_pdf=True)
     return prepared, requests
 
 

@@ -255,7 +255,7 @@ async def _submit(
     session: RunSession, api: ApiSettings, progress: Progress | None
 ) -> SubmitOutcome:
     store, owner = session.store, new_owner(session.run_id)
-    total, done, renewed = len(store.work_queue()), 0, time.monotonic()
+    total, done, renewed = 0, 0, time.monotonic()
 
     def on_done(_pid: str) -> None:
         nonlocal done, renewed
@@ -267,17 +267,10 @@ async def _submit(
             progress(done, total)
 
     async with DisputeEvidenceClient(settings=api) as client:
-        try:  # one cheap request first: a refused key is said at once, even with nothing to send
-            await client.list_disputes(limit=1)
-        except (AuthenticationFailed, PermissionDenied) as exc:
-            return SubmitOutcome(
-                SubmitStats(),
-                client.stats.attempts,
-                stopped=f"The API refused the key ({exc.message}). Nothing was sent; "
-                "check DISPUTE_API_TOKEN (or the Secret block) and run again.",
-            )
         read = ReadOutcome()
         try:
+            # one cheap request first: a refused key is said at once, even with nothing to send
+            await client.list_disputes(limit=1)
             if session.opts.read_policy is not None:
                 read = await read_back(
                     store,
@@ -289,9 +282,14 @@ async def _submit(
             queue = [pid for pid in store.work_queue() if pid not in read.held]
             total = len(queue)
             stats = await submit_step(store, client, session.opts, on_done=on_done, queue=queue)
-        except (AuthenticationFailed, PermissionDenied, RunAborted) as exc:
-            why = exc.message if isinstance(exc, AuthenticationFailed | PermissionDenied) else exc
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(why), read=read)
+        except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
+            why = (
+                f"The API refused the key ({exc.message}). Nothing was sent; "
+                "check DISPUTE_API_TOKEN (or the Secret block) and run again."
+            )
+            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=why, read=read)
+        except RunAborted as exc:  # refused while sending: the submitter says what stopped
+            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
         return SubmitOutcome(stats, client.stats.attempts, read=read)
 
 

@@ -146,18 +146,22 @@ def _v2(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE runs ALTER COLUMN outcome TYPE TEXT"))
 
 
+def _add_columns(conn: Connection, table: str, columns: dict[str, str]) -> None:
+    """ALTER TABLE … ADD COLUMN for each column the table lacks (v1 created tables as they are
+    defined now, so a column may already be there)."""
+    present = {c["name"] for c in inspect(conn).get_columns(table)}
+    for name, kind in columns.items():
+        if name not in present:
+            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {kind}"))
+
+
 def _v3(conn: Connection) -> None:
-    columns = {c["name"] for c in inspect(conn).get_columns("disputes")}
-    if "summary_input" not in columns:  # v1 created the current table, which has it
-        conn.execute(text("ALTER TABLE disputes ADD COLUMN summary_input VARCHAR(64)"))
+    _add_columns(conn, "disputes", {"summary_input": "VARCHAR(64)"})
 
 
 def _v4(conn: Connection) -> None:
-    columns = {c["name"] for c in inspect(conn).get_columns("disputes")}
-    for name, kind in (("api_status", "VARCHAR(64)"), ("api_status_at", "VARCHAR(32)"),
-                       ("api_read_at", "VARCHAR(32)"), ("api_due_by", "VARCHAR(32)")):  # fmt: skip
-        if name not in columns:
-            conn.execute(text(f"ALTER TABLE disputes ADD COLUMN {name} {kind}"))
+    _add_columns(conn, "disputes", {"api_status": "VARCHAR(64)", "api_status_at": "VARCHAR(32)",
+                                    "api_read_at": "VARCHAR(32)", "api_due_by": "VARCHAR(32)"})  # fmt: skip
     metadata.create_all(conn, tables=[status_history])
 
 

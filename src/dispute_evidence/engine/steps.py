@@ -323,11 +323,7 @@ def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
         body = summary_pdf(pid, orjson.loads(d["payload"]), attached)
         sha = hashlib.sha256(body).hexdigest()
         versions = [n for n in names.get(pid, []) if is_summary(pid, n)]
-        target = safe_folder(blob_dir, sha[:2]) / f"{sha}.pdf"
-        if not target.exists():
-            tmp = target.with_suffix(".partial")
-            tmp.write_bytes(body)
-            tmp.replace(target)
+        target = store_blob(blob_dir, body, sha, ".pdf")
         rows.append(
             {
                 "provider_dispute_id": pid,
