@@ -18,6 +18,8 @@ from prefect.cache_policies import NONE
 from prefect.states import Completed
 
 from dispute_evidence.engine import run as steps
+from dispute_evidence.fleet.merchants import MerchantRun
+from dispute_evidence.fleet.run import run_merchant
 from dispute_evidence.settings import load_settings
 
 # A run that leaves something for a person ends "Completed" under this name: the Runs page
@@ -74,20 +76,47 @@ def evidence_run(
         reconcile=reconcile,
         config_dir=Path(config).parent if config else Path("config"),
     )
+    return publish(result)
+
+
+def publish(result: steps.RunResult, merchant: str | None = None) -> Any:
+    """The run's summary, counts and outcomes as artifacts; a run that leaves something for a
+    person ends as a "Needs attention" Completed state."""
+    suffix, who = (f"-{merchant}", f"{merchant}: ") if merchant else ("", "")
     create_markdown_artifact(
         result.report.read_text(encoding="utf-8"),
-        key="dispute-evidence-summary",
-        description=f"Run {result.run_id}",
+        key=f"dispute-evidence-summary{suffix}",
+        description=f"{who}Run {result.run_id}",
     )
     counts = [{"measure": k, "value": v} for k, v in sorted(result.counts.items())]
-    create_table_artifact(counts, key="dispute-evidence-counts", description=f"Run {result.run_id}")
+    create_table_artifact(
+        counts, key=f"dispute-evidence-counts{suffix}", description=f"{who}Run {result.run_id}"
+    )
     outcomes = result.report.parent / "outcomes.csv"
     if outcomes.is_file():  # win rates by reason and evidence kind, for the Artifacts page
         create_table_artifact(
             pd.read_csv(outcomes, dtype=str).fillna("").to_dict("records"),
-            key="dispute-evidence-outcomes",
-            description=f"Outcomes (run {result.run_id})",
+            key=f"dispute-evidence-outcomes{suffix}",
+            description=f"{who}Outcomes (run {result.run_id})",
         )
     if result.exit_code or result.counts.get("need_you"):
         return Completed(message=result.outcome, name=NEEDS_ATTENTION, data=result.as_dict())
     return result.as_dict()
+
+
+def _merchant_run_name() -> str:
+    from prefect.runtime import flow_run
+
+    merchant = flow_run.parameters.get("merchant") or {}
+    ident = merchant.id if isinstance(merchant, MerchantRun) else merchant.get("id", "?")
+    return f"{ident}-{flow_run.scheduled_start_time:%Y%m%d-%H%M}"
+
+
+@flow(name="dispute-evidence-merchant", flow_run_name=_merchant_run_name, log_prints=True)
+def merchant_run(merchant: MerchantRun, trigger: str = "schedule") -> Any:
+    """One merchant of a merchants file (`dispute-evidence deploy`): its inbox, state, key
+    and the key's budget shared with every worker; run by any worker of the pool."""
+    result = run_merchant(
+        merchant, step=as_task, progress=_logged_progress(), trigger=trigger
+    )
+    return publish(result, merchant.id)

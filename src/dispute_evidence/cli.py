@@ -536,3 +536,48 @@ def watch(
     typer.echo(f"Watching {inbox} ({settings.schedule.inbox_watch}); starts {deployment}.")
     with contextlib.suppress(KeyboardInterrupt):
         watcher.run(threading.Event())
+
+
+@app.command()
+def deploy(
+    merchants: Annotated[Path, typer.Option(help="The merchants file (TOML).")],
+    pool: Annotated[str, typer.Option(help="Process work pool the workers serve (created if missing).")],
+    check: Annotated[bool, _flag("--check", "Only check the merchants file and show the plan.")] = False,
+    heartbeat: Annotated[
+        int, typer.Option(min=30, help="Seconds between run heartbeats (crash detection: 3 beats).")
+    ] = 30,
+) -> None:
+    """Register one deployment per merchant in a work pool on your Prefect server
+    (PREFECT_API_URL), with each API key's shared budget; run again to update, never to
+    duplicate. Then start `prefect worker start --pool NAME` on any number of machines."""
+    import asyncio
+
+    from dispute_evidence.fleet.merchants import load_merchants, plan_runs
+    from dispute_evidence.settings import ConfigError
+
+    try:
+        spec = load_merchants(merchants)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    runs = plan_runs(spec, merchants.resolve().parent)
+    if check:
+        for r in runs:
+            typer.echo(f"  {r.id:<20} inbox {r.inbox}  key {r.key} ({r.rate_limit_per_hour:,}/h)")
+        typer.echo(f"{merchants}: {len(runs)} merchant(s), {len(spec.keys)} key(s): OK")
+        return
+    if not os.environ.get("PREFECT_API_URL"):
+        typer.echo(
+            "Set PREFECT_API_URL to your Prefect server (workers on other machines use it too).",
+            err=True,
+        )
+        raise typer.Exit(2)
+    from flows.fleet import deploy_merchants, describe
+
+    rows = asyncio.run(
+        deploy_merchants(spec, merchants.resolve().parent, pool, heartbeat=heartbeat)
+    )
+    typer.echo(f"Deployed {len(rows)} merchant(s) to work pool '{pool}':")
+    for line in describe(rows):
+        typer.echo(line)
+    typer.echo(f"Start workers on any machine: prefect worker start --pool {pool}")

@@ -22,7 +22,7 @@ from dispute_evidence.api.models import (
     UpdateEvidenceResult,
     UploadResult,
 )
-from dispute_evidence.api.pacer import RequestPacer
+from dispute_evidence.api.pacer import RequestGate, RequestPacer
 from dispute_evidence.api.transport import RawResponse, Transport
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, EXTENSIONS, sniff_path
 from dispute_evidence.names import upload_name
@@ -86,6 +86,7 @@ class DisputeEvidenceClient:
         *,
         settings: ApiSettings | None = None,
         pacer: RequestPacer | None = None,
+        gate: RequestGate | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
         **overrides: Any,
     ) -> None:
@@ -97,7 +98,7 @@ class DisputeEvidenceClient:
             }
             settings = ApiSettings(**args)
         self.settings = settings
-        self._transport = Transport(settings, pacer=pacer, sleep=sleep)
+        self._transport = Transport(settings, pacer=pacer, gate=gate, sleep=sleep)
 
     def __repr__(self) -> str:
         return f"DisputeEvidenceClient(base_url={self.settings.base_url!r}, token=***)"

@@ -11,6 +11,7 @@ rate given up is about 1%. A 429 pauses *all* callers until its Retry-After has 
 from __future__ import annotations
 
 import asyncio
+from typing import Protocol
 
 from aiolimiter import AsyncLimiter
 
@@ -20,6 +21,13 @@ STRICTEST_WINDOW = 60.0  # W0: the shortest window a server could plausibly pro-
 def default_burst(limit: int, period: float = 3600.0) -> int:
     """About 1% of a minute's share (at least 1, at most 10)."""
     return max(1, min(10, int(0.01 * limit * STRICTEST_WINDOW / period)))
+
+
+class RequestGate(Protocol):
+    """A budget shared beyond this process (every worker using one API key): each request
+    attempt takes one slot after the pacer admits it, and starts at once."""
+
+    async def acquire(self) -> None: ...
 
 
 class RequestPacer:

@@ -22,7 +22,7 @@ from dispute_evidence.api.errors import (
     RateLimited,
     RequestInfo,
 )
-from dispute_evidence.api.pacer import RequestPacer
+from dispute_evidence.api.pacer import RequestGate, RequestPacer
 from dispute_evidence.api.retry import parse_retry_after, retry_wait, should_retry
 from dispute_evidence.api.status import error_from_response
 
@@ -52,10 +52,12 @@ class Transport:
         settings: ApiSettings,
         *,
         pacer: RequestPacer | None = None,
+        gate: RequestGate | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
         rand: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
+        self.gate = gate
         self.pacer = pacer or RequestPacer(
             settings.rate_limit_per_hour, settings.rate_limit_period, settings.rate_limit_burst
         )
@@ -156,6 +158,8 @@ class Transport:
         url = f"{self.settings.base_url}{path}"
         async with self._limit:
             await self.pacer.acquire()
+            if self.gate is not None:  # the key's budget shared with other processes
+                await self.gate.acquire()
             self.stats.attempts += 1
             try:
                 response = await self._send(method, url, params, json, form, timeout)

@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.errors import AuthenticationFailed, PermissionDenied
+from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.readback import ReadOutcome, read_back
@@ -84,6 +85,7 @@ class RunSession:
     trigger: str
     api: ApiSettings | None  # None: a dry run, which sends nothing
     scratch: Path | None = None  # a dry run's throwaway copy of the state (removed at close)
+    gate: RequestGate | None = None  # the API key's budget shared with other workers, if any
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,7 @@ def open_run(
     poll: float = 15.0,
     adopt: bool = False,
     reconcile: bool = False,
+    gate: RequestGate | None = None,
 ) -> RunSession:
     """Open the state store, take the run lock, and start a run row.
 
@@ -189,6 +192,7 @@ def open_run(
             trigger,
             None if dry_run else api,
             scratch,
+            gate,
         )
     except BaseException as exc:  # the lock is ours: never leave it behind
         store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
@@ -266,7 +270,7 @@ async def _submit(
         if progress:
             progress(done, total)
 
-    async with DisputeEvidenceClient(settings=api) as client:
+    async with DisputeEvidenceClient(settings=api, gate=session.gate) as client:
         read = ReadOutcome()
         try:
             # one cheap request first: a refused key is said at once, even with nothing to send

@@ -361,7 +361,15 @@ def build_app(
     app[CONFIG_KEY] = config
     app[STORE_KEY] = store or SandboxStore()
     app[LIMITER_KEY] = SlidingWindowLimiter(config.rate_limit, config.rate_window)
-    app[STATS_KEY] = {"admitted": 0, "rate_limited": 0, "ambiguous": 0, "by_route": {}}
+    # by_key: admission times (monotonic seconds) per key, named key-1, key-2... in the order
+    # of config.tokens (never the token itself): the per-key request log budgets are checked on
+    app[STATS_KEY] = {
+        "admitted": 0,
+        "rate_limited": 0,
+        "ambiguous": 0,
+        "by_route": {},
+        "by_key": {f"key-{i}": [] for i in range(1, len(app[CONFIG_KEY].tokens) + 1)},
+    }
     app.router.add_get("/v1/disputes", list_disputes, allow_head=False)
     app.router.add_post("/v1/disputes/update-evidence", update_evidence)
     app.router.add_get("/v1/disputes/{dispute_id}", get_dispute, allow_head=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -95,6 +96,8 @@ async def rate_limit(request: web.Request, handler: Handler) -> web.StreamRespon
     route = request.match_info.route.resource
     key = f"{request.method} {route.canonical if route is not None else request.path}"
     stats["by_route"][key] = stats["by_route"].get(key, 0) + 1
+    label = f"key-{request.app[CONFIG_KEY].tokens.index(token) + 1}"
+    stats["by_key"].setdefault(label, []).append(time.monotonic())
     return await handler(request)
 
 

@@ -34,6 +34,16 @@ class SlidingWindowLimiter:
         return None
 
 
+def busiest_window(times: list[float], window: float) -> int:
+    """The most requests in any window of `window` seconds (start included, end excluded)."""
+    ordered, most, lo = sorted(times), 0, 0
+    for hi, t in enumerate(ordered):
+        while ordered[lo] <= t - window:
+            lo += 1
+        most = max(most, hi - lo + 1)
+    return most
+
+
 def retry_after_header(wait: float) -> str:
     """Whole seconds, rounded up so a client that obeys it is never early."""
     return str(max(1, math.ceil(wait)))

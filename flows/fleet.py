@@ -1,0 +1,180 @@
+"""`dispute-evidence deploy`: one deployment per merchant in a process work pool, each key's
+shared budget, and the two automations that recover a run whose worker died.
+
+Crash handling is Prefect's own: every flow run sends a heartbeat event every
+HEARTBEAT_SECONDS (PREFECT_FLOWS_HEARTBEAT_FREQUENCY, set on the deployments); the automation
+"mark silent runs crashed" moves a run of ours whose heartbeats stopped for 3 beats to
+Crashed (which frees the deployment's concurrency slot), and "run a crashed merchant again"
+starts that merchant's deployment again at once. The new run takes over the state store's
+run lock, and the engine finishes what the dead run left, sending nothing twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from prefect import get_client
+from prefect.client.schemas.actions import WorkPoolCreate
+from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
+from prefect.deployments.runner import EntrypointType
+from prefect.schedules import Cron
+
+from dispute_evidence.fleet.budget import BudgetShape, KeyBudgets
+from dispute_evidence.fleet.merchants import MerchantRun, MerchantsFile, plan_runs
+from flows.pipeline import merchant_run
+
+TAG = "dispute-evidence"
+HEARTBEAT_SECONDS = 30  # Prefect's minimum; its default (180) would leave a dead run 9 minutes
+ZOMBIE_AUTOMATION = "dispute-evidence: mark silent runs crashed"
+RERUN_AUTOMATION = "dispute-evidence: run a crashed merchant again"
+# every way a run of ours can end: after one of these, no more heartbeats is no news
+FINAL_EVENTS = {
+    "prefect.flow-run.Completed",
+    "prefect.flow-run.Needs attention",
+    "prefect.flow-run.Failed",
+    "prefect.flow-run.Cancelled",
+    "prefect.flow-run.Crashed",
+}
+
+
+@dataclass(frozen=True)
+class Deployed:
+    merchant: str
+    deployment: str
+    schedule: str
+    key: str
+    budget_per_hour: int
+    shares_key_with: tuple[str, ...]
+
+
+def deployment_name(merchant_id: str) -> str:
+    return f"merchant-{merchant_id}"
+
+
+async def deploy_merchants(
+    spec: MerchantsFile, base: Path, pool: str, *, heartbeat: int = HEARTBEAT_SECONDS
+) -> list[Deployed]:
+    """Register (or update: never duplicate) every merchant's deployment in `pool`."""
+    runs = plan_runs(spec, base)
+    _ensure_budgets(runs)
+    async with get_client() as client:
+        if not any(p.name == pool for p in await client.read_work_pools()):
+            await client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
+    out = []
+    for run in runs:
+        await _deploy_one(run, pool, heartbeat)
+        sharing = tuple(r.id for r in runs if r.key == run.key and r.id != run.id)
+        out.append(
+            Deployed(
+                run.id,
+                f"{merchant_run.name}/{deployment_name(run.id)}",
+                f"{run.schedule} ({run.timezone})",
+                run.key,
+                run.rate_limit_per_hour,
+                sharing,
+            )
+        )
+    await ensure_automations(heartbeat)
+    return out
+
+
+def _ensure_budgets(runs: list[MerchantRun]) -> None:
+    """Each key's bucket exists before any run: its shape follows the file's budget."""
+    by_url: dict[str, dict[str, int]] = {}
+    for run in runs:
+        by_url.setdefault(run.budget_url, {})[run.key] = run.rate_limit_per_hour
+    for url, keys in by_url.items():
+        budgets = KeyBudgets(url)
+        try:
+            for key, per_hour in keys.items():
+                budgets.ensure(key, BudgetShape.for_budget(per_hour))
+        finally:
+            budgets.close()
+
+
+async def _deploy_one(run: MerchantRun, pool: str, heartbeat: int) -> None:
+    shared = f"shares key '{run.key}'" if run.key else ""
+    deployment = await merchant_run.ato_deployment(
+        name=deployment_name(run.id),
+        schedules=[Cron(run.schedule, timezone=run.timezone)],
+        parameters={"merchant": run.model_dump(mode="json")},
+        # one run per merchant at a time; a second one waits its turn (never dropped)
+        concurrency_limit=ConcurrencyLimitConfig(
+            limit=1, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE
+        ),
+        tags=[TAG, f"merchant:{run.id}", f"key:{run.key}"],
+        description=(
+            f"Merchant {run.id}: inbox {run.inbox}, nightly at '{run.schedule}' ({run.timezone}); "
+            f"API key '{run.key}' ({run.rate_limit_per_hour:,}/h, {shared}; budget shared by "
+            "every worker)."
+        ),
+        entrypoint_type=EntrypointType.MODULE_PATH,  # workers import the installed package
+        job_variables={"env": {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(heartbeat)}},
+    )
+    await deployment.aapply(work_pool_name=pool)
+
+
+async def ensure_automations(heartbeat: int = HEARTBEAT_SECONDS) -> None:
+    """The zombie-run and rerun automations, replaced (never duplicated) on every deploy."""
+    from prefect.automations import Automation
+    from prefect.client.schemas.objects import StateType
+    from prefect.events.actions import ChangeFlowRunState, RunDeployment
+    from prefect.events.schemas.automations import EventTrigger, Posture
+
+    ours = {"prefect.resource.id": f"prefect.tag.{TAG}", "prefect.resource.role": "tag"}
+    silent = Automation(
+        name=ZOMBIE_AUTOMATION,
+        description=f"A dispute-evidence run with no heartbeat for {3 * heartbeat} s died "
+        "with its worker: mark it Crashed (frees its merchant's slot).",
+        trigger=EventTrigger(
+            after={"prefect.flow-run.heartbeat"},
+            expect={"prefect.flow-run.heartbeat", *FINAL_EVENTS},
+            match={"prefect.resource.id": ["prefect.flow-run.*"]},
+            match_related=ours,
+            for_each={"prefect.resource.id"},
+            posture=Posture.Proactive,
+            threshold=1,
+            within=timedelta(seconds=3 * heartbeat),
+        ),
+        actions=[
+            ChangeFlowRunState(
+                state=StateType.CRASHED,
+                message=f"No heartbeat for {3 * heartbeat} s: the worker running it died.",
+            )
+        ],
+    )
+    rerun = Automation(
+        name=RERUN_AUTOMATION,
+        description="A crashed dispute-evidence run is started again at once; the engine "
+        "finishes its work without sending anything twice.",
+        trigger=EventTrigger(
+            expect={"prefect.flow-run.Crashed"},
+            match={"prefect.resource.id": ["prefect.flow-run.*"]},
+            match_related=ours,
+            posture=Posture.Reactive,
+            threshold=1,
+        ),
+        actions=[RunDeployment(source="inferred")],
+    )
+    async with get_client() as client:
+        for automation in (silent, rerun):
+            for old in await client.read_automations_by_name(automation.name):
+                await client.delete_automation(old.id)
+            await automation.acreate()
+
+
+def describe(rows: list[Deployed]) -> list[str]:
+    """The deployed merchants as aligned lines for the terminal."""
+    out = []
+    for r in rows:
+        share = f", shared with {', '.join(r.shares_key_with)}" if r.shares_key_with else ""
+        out.append(
+            f"  {r.merchant:<20} {r.deployment:<45} {r.schedule:<24} "
+            f"key {r.key} ({r.budget_per_hour:,}/h{share})"
+        )
+    return out
+
+
+__all__ = ["Deployed", "deploy_merchants", "describe", "ensure_automations"]

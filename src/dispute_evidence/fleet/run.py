@@ -1,0 +1,91 @@
+"""One merchant's run on any worker: its settings, its token, its key's shared budget."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, text
+
+from dispute_evidence.engine.run import Progress, RunResult, StepRunner, plain, run_inbox
+from dispute_evidence.fleet.budget import BudgetShape, KeyBudgets, SharedBudget
+from dispute_evidence.fleet.merchants import MerchantRun
+from dispute_evidence.settings import ConfigError, Settings, load_settings
+
+LOCK_POLL_SECONDS = 5.0
+
+
+def merchant_settings(run: MerchantRun) -> Settings:
+    """The shared settings file (if any) with this merchant's profile, state and key on top."""
+    base = load_settings(Path(run.config) if run.config else None)
+    api = base.api.model_copy(
+        update={
+            "rate_limit_per_hour": run.rate_limit_per_hour,
+            "token_secret_block": run.token_secret_block,
+            **({"base_url": run.base_url} if run.base_url else {}),
+        }
+    )
+    paths = base.paths.model_copy(update={"state": run.state})
+    return base.model_copy(update={"api": api, "paths": paths, "merchant": run.profile})
+
+
+def resolve_token(run: MerchantRun) -> str | None:
+    """The key's token from the worker's environment; None when a Secret block holds it."""
+    if run.token_secret_block:
+        return None  # Settings.api_settings loads the block
+    value = os.environ.get(str(run.token_env), "").strip()
+    if not value:
+        raise ConfigError(
+            f"merchant {run.id!r}: key {run.key!r}: environment variable {run.token_env} is not "
+            f"set on worker {socket.gethostname()}; set it there (or use token_secret_block)"
+        )
+    return value
+
+
+def ensure_schema(run: MerchantRun) -> None:
+    """A merchant on the shared PostgreSQL database works in its own schema: create it once."""
+    if not run.schema_name:
+        return
+    engine = create_engine(run.state)
+    try:
+        with engine.begin() as c:
+            c.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{run.schema_name}"'))
+    finally:
+        engine.dispose()
+
+
+def run_merchant(
+    run: MerchantRun,
+    *,
+    step: StepRunner = plain,
+    progress: Progress | None = None,
+    trigger: str = "schedule",
+    dry_run: bool = False,
+) -> RunResult:
+    """Run the merchant's inbox once, every request of its key taking a slot of the key's
+    shared budget first."""
+    settings = merchant_settings(run)
+    api = None if dry_run else settings.api_settings(base_url=run.base_url, token=resolve_token(run))
+    ensure_schema(run)
+    budgets = KeyBudgets(run.budget_url)
+    shape = BudgetShape.for_budget(run.rate_limit_per_hour)
+    budgets.ensure(run.key, shape)
+    kw: dict[str, Any] = {"poll": LOCK_POLL_SECONDS, "wait_for_lock": run.wait_for_lock}
+    try:
+        return run_inbox(
+            settings,
+            Path(run.inbox),
+            step=step,
+            progress=progress,
+            api=api,
+            state=run.state,
+            dry_run=dry_run,
+            trigger=trigger,
+            config_dir=Path(run.config).parent if run.config else Path("config"),
+            gate=SharedBudget(budgets, run.key, shape),
+            **kw,
+        )
+    finally:
+        budgets.close()
