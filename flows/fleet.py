@@ -19,6 +19,7 @@ from prefect import get_client
 from prefect.client.schemas.actions import WorkPoolCreate
 from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
 from prefect.deployments.runner import EntrypointType
+from prefect.exceptions import ObjectNotFound
 from prefect.schedules import Cron
 
 from dispute_evidence.fleet.budget import BudgetShape, KeyBudgets
@@ -60,7 +61,9 @@ async def deploy_merchants(
     runs = plan_runs(spec, base)
     _ensure_budgets(runs)
     async with get_client() as client:
-        if not any(p.name == pool for p in await client.read_work_pools()):
+        try:
+            await client.read_work_pool(pool)
+        except ObjectNotFound:
             await client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
     out = []
     for run in runs:
@@ -82,14 +85,15 @@ async def deploy_merchants(
 
 def _ensure_budgets(runs: list[MerchantRun]) -> None:
     """Each key's bucket exists before any run: its shape follows the file's budget."""
-    by_url: dict[str, dict[str, int]] = {}
+    by_url: dict[str, dict[str, BudgetShape]] = {}
     for run in runs:
-        by_url.setdefault(run.budget_url, {})[run.key] = run.rate_limit_per_hour
+        shape = BudgetShape.for_budget(run.rate_limit_per_hour, strictest=run.window_seconds)
+        by_url.setdefault(run.budget_url, {})[run.key] = shape
     for url, keys in by_url.items():
         budgets = KeyBudgets(url)
         try:
-            for key, per_hour in keys.items():
-                budgets.ensure(key, BudgetShape.for_budget(per_hour))
+            for key, shape in keys.items():
+                budgets.ensure(key, shape)
         finally:
             budgets.close()
 

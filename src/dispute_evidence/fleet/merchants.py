@@ -60,6 +60,13 @@ class KeySpec(_Strict):
         None, description="Prefect Secret block holding the token."
     )
     rate_limit_per_hour: int = Field(5000, ge=1, description="The key's budget per hour.")
+    window_seconds: float = Field(
+        60.0,
+        ge=5,
+        le=3600,
+        description="Shortest window the budget is pro-rated over: never more than "
+        "budget * window / 3600 requests in any such window (60: any minute).",
+    )
 
 
 class MerchantSpec(_Strict):
@@ -89,6 +96,7 @@ class MerchantRun(_Strict):
     token_env: str | None = None
     token_secret_block: str | None = None
     rate_limit_per_hour: int = 5000
+    window_seconds: float = 60.0
     budget_url: str
     base_url: str | None = None
     config: str | None = None
@@ -125,6 +133,7 @@ def plan_runs(spec: MerchantsFile, base: Path) -> list[MerchantRun]:
                 token_env=key.token_env,
                 token_secret_block=key.token_secret_block,
                 rate_limit_per_hour=key.rate_limit_per_hour,
+                window_seconds=key.window_seconds,
                 budget_url=budget_url if "://" in budget_url else absolute(budget_url),
                 base_url=fleet.base_url,
                 config=absolute(fleet.config) if fleet.config else None,

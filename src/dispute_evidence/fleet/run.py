@@ -70,7 +70,7 @@ def run_merchant(
     api = None if dry_run else settings.api_settings(base_url=run.base_url, token=resolve_token(run))
     ensure_schema(run)
     budgets = KeyBudgets(run.budget_url)
-    shape = BudgetShape.for_budget(run.rate_limit_per_hour)
+    shape = BudgetShape.for_budget(run.rate_limit_per_hour, strictest=run.window_seconds)
     budgets.ensure(run.key, shape)
     kw: dict[str, Any] = {"poll": LOCK_POLL_SECONDS, "wait_for_lock": run.wait_for_lock}
     try:

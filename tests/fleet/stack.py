@@ -1,0 +1,251 @@
+"""Many machines on one: PostgreSQL, `prefect server start` on it, process workers, the local
+API with one token per key, and a merchants file deployed with the real CLI.
+
+Used by tests/fleet/test_multi_worker.py and `python -m bench scale`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dispute_evidence.sandbox import RunningSandbox, SandboxConfig, run_sandbox_in_thread
+from tests.conftest import seed_rows
+from tests.engine.helpers import make_inbox
+from tests.pg import throwaway_postgres
+
+POOL = "dispute-evidence-pool"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=2) as r:  # noqa: S310 - loopback
+            return bool(r.status == 200)
+    except OSError:
+        return False
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (from /proc): a worker's flow-run processes."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        ppid = int(text.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+@dataclass
+class Merchant:
+    id: str
+    key: str
+    n: int
+    files: int = 0  # evidence files written for it (traps excluded)
+    traps: list[bytes] = field(default_factory=list)
+
+    @property
+    def prefix(self) -> str:
+        return f"{self.id}_dp_"
+
+
+@dataclass
+class Fleet:
+    root: Path
+    sandbox: RunningSandbox
+    prefect_url: str
+    env: dict[str, str]
+    merchants: list[Merchant]
+    keys: dict[str, int]  # key name -> budget per hour
+    window: float
+    workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def key_label(self, key: str) -> str:
+        """The sandbox's name for a key's request log (key-1 is the first key's token)."""
+        return f"key-{list(self.keys).index(key) + 1}"
+
+    def start_worker(self, name: str, limit: int) -> None:
+        log = (self.root / f"worker-{name}.log").open("ab")
+        self.workers[name] = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--name", name,
+             "--limit", str(limit), "--type", "process"],
+            env=self.env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+    def kill_worker(self, name: str) -> list[int]:
+        """SIGKILL a worker and every flow-run process it started: its machine died."""
+        proc = self.workers[name]
+        pids = [proc.pid, *descendants(proc.pid)]
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()
+        return pids
+
+    def client(self) -> Any:
+        from prefect.client.orchestration import get_client
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        with temporary_settings({PREFECT_API_URL: self.prefect_url}):
+            return get_client(sync_client=True)
+
+    def deploy(self, *extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "dispute_evidence", "deploy", "--merchants",
+             str(self.root / "merchants.toml"), "--pool", POOL, *extra],
+            env=self.env, cwd=self.root, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    def trigger_all(self) -> dict[str, str]:
+        """One run of every merchant's deployment now; merchant id -> flow run id."""
+        out = {}
+        with self.client() as client:
+            for m in self.merchants:
+                dep = client.read_deployment_by_name(f"dispute-evidence-merchant/merchant-{m.id}")
+                run = client.create_flow_run_from_deployment(dep.id, parameters={"trigger": "test"})
+                out[m.id] = str(run.id)
+        return out
+
+    def flow_runs(self) -> list[Any]:
+        from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+        from prefect.client.schemas.sorting import FlowRunSort
+
+        with self.client() as client:
+            return list(
+                client.read_flow_runs(
+                    flow_filter=FlowFilter(name=FlowFilterName(any_=["dispute-evidence-merchant"])),
+                    limit=200,
+                    sort=FlowRunSort.EXPECTED_START_TIME_ASC,
+                )
+            )
+
+    def done(self) -> bool:
+        """Every merchant's newest run finished (Completed, whatever its name)."""
+        newest: dict[str, Any] = {}
+        for run in self.flow_runs():
+            mid = run.parameters["merchant"]["id"]
+            if mid not in newest or run.created > newest[mid].created:
+                newest[mid] = run
+        return len(newest) == len(self.merchants) and all(
+            r.state is not None and r.state.type.value == "COMPLETED" for r in newest.values()
+        )
+
+
+def _write_inbox(root: Path, m: Merchant, other: Merchant | None) -> None:
+    inbox = root / f"inbox-{m.id}"
+    m.files = make_inbox(inbox, m.n, files=(1, 2), seed=sum(map(ord, m.id)), prefix=m.prefix)
+    # traps: a non-PDF named for one of its disputes, a PDF for another merchant's dispute
+    # (that merchant's dispute exists, but not in this inbox's list), and an unmatched PDF
+    fake = f"not a pdf, for {m.id}".encode()
+    (inbox / "proofs" / f"{m.prefix}0_receipt.pdf").write_bytes(fake)
+    m.traps.append(fake)
+    if other is not None:
+        stray = f"%PDF-1.4 stray from {m.id}".encode()
+        (inbox / "proofs" / f"{other.prefix}1_invoice.pdf").write_bytes(stray)
+        m.traps.append(stray)
+    lost = f"%PDF-1.4 unmatched in {m.id}".encode()
+    (inbox / "proofs" / "scan_0007.pdf").write_bytes(lost)
+    m.traps.append(lost)
+
+
+def _merchants_file(fleet: Fleet, pg: str, base_url: str) -> str:
+    lines = [
+        "[fleet]",
+        f'state_url = "postgresql+psycopg://{pg}/fleet"',
+        f'base_url = "{base_url}"',
+        'config = "settings.toml"',
+        'schedule = "0 3 * * *"',
+        "wait_for_lock = 600",
+        "",
+    ]
+    for key, per_hour in fleet.keys.items():
+        lines += [f"[keys.{key}]", f'token_env = "TOKEN_{key.upper()}"',
+                  f"rate_limit_per_hour = {per_hour}", f"window_seconds = {fleet.window}", ""]  # fmt: skip
+    for m in fleet.merchants:
+        lines += ["[[merchant]]", f'id = "{m.id}"', f'inbox = "inbox-{m.id}"', f'key = "{m.key}"',
+                  "[merchant.profile]", f'merchant_id = "acct_{m.id}"',
+                  f'merchant_name = "Shop {m.id}"', 'merchant_website = "https://shop.example"', ""]  # fmt: skip
+    return "\n".join(lines)
+
+
+@contextmanager
+def fleet_stack(
+    root: Path,
+    merchants: list[Merchant],
+    keys: dict[str, int],
+    *,
+    window: float = 60.0,
+    summary_pdf: bool = True,
+) -> Iterator[Fleet]:
+    """Everything up, the merchants deployed (not yet run); torn down on exit."""
+    tokens = tuple(f"sk_test_{key}_{os.getpid()}" for key in keys)
+    pg_port, api_port = free_port(), free_port()
+    with ExitStack() as stack:
+        pg = stack.enter_context(throwaway_postgres(pg_port, ("prefect", "fleet")))
+        env = {
+            **os.environ,
+            "PREFECT_HOME": str(root / "prefect-home"),
+            "PREFECT_API_DATABASE_CONNECTION_URL": f"postgresql+asyncpg://{pg}/prefect",
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
+            "PREFECT_WORKER_QUERY_SECONDS": "2",
+            "PREFECT_LOGGING_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+            **{f"TOKEN_{k.upper()}": t for k, t in zip(keys, tokens, strict=True)},
+        }
+        env.pop("PREFECT_API_URL", None)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
+             "--port", str(api_port), "--no-ui"],
+            env=env, cwd=root, stdout=(root / "server.log").open("ab"), stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        stack.callback(lambda: (server.terminate(), server.wait(30)))
+        url = f"http://127.0.0.1:{api_port}/api"
+        deadline = time.monotonic() + 180
+        while not _healthy(url):
+            assert server.poll() is None and time.monotonic() < deadline, (
+                (root / "server.log").read_text()[-3000:]
+            )
+            time.sleep(0.5)
+        env["PREFECT_API_URL"] = url
+        rows = [r for m in merchants for r in seed_rows(m.n, prefix=m.prefix)]
+        sandbox = run_sandbox_in_thread(
+            SandboxConfig(tokens=tokens, rate_limit=max(keys.values()), seed=3), rows
+        )
+        stack.callback(sandbox.stop)
+        fleet = Fleet(root, sandbox, url, env, merchants, keys, window)
+        stack.callback(lambda: [fleet.kill_worker(w) for w in list(fleet.workers)])
+        for i, m in enumerate(merchants):
+            _write_inbox(root, m, merchants[(i + 1) % len(merchants)] if len(merchants) > 1 else None)
+        (root / "settings.toml").write_text(
+            f"[ingest]\nsettle_seconds = 0\n[evidence]\nsummary_pdf = {str(summary_pdf).lower()}\n"
+        )
+        (root / "merchants.toml").write_text(_merchants_file(fleet, pg, sandbox.base_url))
+        yield fleet

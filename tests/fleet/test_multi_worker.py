@@ -1,0 +1,107 @@
+"""Many merchants on a real Prefect server (on PostgreSQL) with two process workers; one worker
+dies mid-run; the API must end exactly right and no key over its budget in any window."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+import pytest
+
+from prefect.client.schemas.sorting import DeploymentSort
+
+from dispute_evidence.sandbox.ratelimit import busiest_window
+from tests.fleet.stack import Merchant, fleet_stack
+from tests.pg import postgres_missing
+
+BUDGET = 18_000  # per key per hour; pro-rated over WINDOW seconds: 50 per 10 s
+WINDOW = 10.0
+N = 24  # disputes per merchant
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_six_merchants_two_workers_one_killed(tmp_path):
+    if why := postgres_missing():
+        pytest.skip(f"multi-worker test needs PostgreSQL: {why}")
+    merchants = [Merchant(f"m{i}", key, N) for i, key in
+                 enumerate(["shared", "shared", "k2", "k3", "k4", "k5"], start=1)]  # fmt: skip
+    keys = {k: BUDGET for k in ["shared", "k2", "k3", "k4", "k5"]}
+    with fleet_stack(tmp_path, merchants, keys, window=WINDOW) as fleet:
+        first = fleet.deploy()
+        assert first.returncode == 0, first.stderr
+        again = fleet.deploy()  # idempotent: updates, never duplicates
+        assert again.returncode == 0, again.stderr
+        with fleet.client() as client:
+            deployments = client.read_deployments(limit=50, sort=DeploymentSort.NAME_ASC)
+            assert sorted(d.name for d in deployments) == [f"merchant-m{i}" for i in range(1, 7)]
+            assert all(len(d.schedules) == 1 for d in deployments)
+            assert len(client.read_automations_by_name("dispute-evidence: run a crashed merchant again")) == 1
+        fleet.start_worker("w1", limit=3)
+        fleet.start_worker("w2", limit=3)
+        time.sleep(4)  # both workers polling before the runs exist
+        fleet.trigger_all()
+        victim = _kill_mid_run(fleet, merchants[0])
+        deadline = time.monotonic() + 600
+        while not fleet.done():
+            assert time.monotonic() < deadline, _diagnose(fleet)
+            time.sleep(3)
+        snap = fleet.sandbox.snapshot()
+        runs = fleet.flow_runs()
+        logs = fleet.sandbox.requests_by_key()
+
+    crashed = [r for r in runs if r.state and r.state.type.value == "CRASHED"]
+    assert crashed, f"the kill of {victim} left no crashed run: {[r.state for r in runs]}"
+    # exact final API state: every dispute's evidence, every file once, no trap
+    traps = {hashlib.sha256(t).hexdigest() for m in merchants for t in m.traps}
+    for m in merchants:
+        mine = {pid: s for pid, s in snap.items() if pid.startswith(m.prefix)}
+        assert len(mine) == N and all(s["evidence"] for s in mine.values()), m.id
+        uploaded = [(pid, f["sha256"]) for pid, s in mine.items() for f in s["files"]]
+        assert len(uploaded) == len(set(uploaded)), f"{m.id}: a file was uploaded twice"
+        proofs = [f for s in mine.values() for f in s["files"] if "proof" in f["file_name"]]
+        summaries = [f for s in mine.values() for f in s["files"] if "summary" in f["file_name"]]
+        assert len(proofs) == m.files and len(summaries) == N, m.id
+        assert not traps & {sha for _, sha in uploaded}, f"{m.id}: a trap was uploaded"
+        assert all(s["evidence"]["merchant_profile"]["merchant_id"] == f"acct_{m.id}"
+                   for s in mine.values())  # fmt: skip
+    # the killed run's work was resent at most once per dispute it held
+    updates = sum(s["evidence_updates"] for s in snap.values())
+    assert updates <= len(merchants) * N + 3 * len(crashed) * 8, updates
+    # no key over its budget in any window: pro rata per WINDOW, and per hour
+    for key, per_hour in keys.items():
+        times = logs[fleet.key_label(key)]
+        assert busiest_window(times, WINDOW) <= per_hour * WINDOW / 3600, key
+        assert busiest_window(times, 3600) <= per_hour, key
+    shared = logs[fleet.key_label("shared")]
+    assert len(shared) > 2 * N  # both merchants of the shared key really went through it
+
+
+def _kill_mid_run(fleet, merchant: Merchant) -> str:
+    """Once `merchant` has sent some but not all evidence, SIGKILL the worker running it."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        snap = fleet.sandbox.snapshot()
+        sent = sum(1 for pid, s in snap.items() if pid.startswith(merchant.prefix) and s["evidence"])
+        if 3 <= sent < merchant.n - 5:
+            for run in fleet.flow_runs():
+                if run.parameters["merchant"]["id"] == merchant.id and run.infrastructure_pid:
+                    pid = int(str(run.infrastructure_pid).rsplit(":", 1)[-1])
+                    for name, worker in fleet.workers.items():
+                        if pid in _descendants(worker.pid):
+                            fleet.kill_worker(name)
+                            return name
+        time.sleep(0.2)
+    raise AssertionError(f"{merchant.id} never got under way: {_diagnose(fleet)}")
+
+
+def _descendants(pid: int) -> list[int]:
+    from tests.fleet.stack import descendants
+
+    return descendants(pid)
+
+
+def _diagnose(fleet) -> str:
+    states = [(r.name, r.state.name if r.state else None) for r in fleet.flow_runs()]
+    tail = {p.name: p.read_text()[-1500:] for p in fleet.root.glob("*.log")}
+    return f"runs: {states}\nlogs: {tail}"
