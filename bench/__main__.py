@@ -1,4 +1,4 @@
-"""`python -m bench [api|ingest|engine|evidence|readback|run|serve ...] [--quick]`: print benchmark figures."""
+"""`python -m bench [api|ingest|engine|evidence|readback|run|serve|scale ...] [--quick]`: print benchmark figures."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def main(argv: list[str]) -> None:
         "engine",
         "run",
         "serve",
+        "scale",
     ]
     print(
         f"dispute-evidence benchmarks on {platform.node()} ({os.cpu_count()} cores, Python {platform.python_version()})"

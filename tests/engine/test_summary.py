@@ -9,6 +9,7 @@ import io
 from pathlib import Path
 
 from pypdf import PdfReader
+from sqlalchemy import text
 
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.summary_pdf import summary_pdf
@@ -77,3 +78,25 @@ def test_the_same_payload_gives_the_same_bytes():
     assert first == summary_pdf("dp_x", payload, ["77 receipt.pdf"])
     assert first != summary_pdf("dp_x", payload, ["77 receipt.pdf", "77 label.pdf"])
     assert "Zoë Ångström" in PdfReader(io.BytesIO(first)).pages[0].extract_text()
+
+
+def test_uploading_files_does_not_make_a_new_summary_version(sandbox_factory, tmp_path):
+    """The summary lists a dispute's files as a set: their upload order (which moves their
+    rows' timestamps) must not make a second version when another dispute changes."""
+    sb = sandbox_factory(rows=seed_rows(4))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 4, files=(3, 3), seed=9)
+    with StateStore(tmp_path / "state.sqlite3") as store:
+        _run(store, sb.base_url, inbox)
+        # dispute 0's files come back in another order (as uploads, or PostgreSQL's order of
+        # equal timestamps, can make them)
+        with store.engine.begin() as c:
+            for name, stamp in (("proof0", "2999-01-01"), ("proof2", "0001-01-01")):
+                c.execute(text(f"UPDATE evidence_files SET updated_at = '{stamp}T00:00:00Z'"
+                               f" WHERE file_name = 'dp_test_0_{name}.pdf'"))  # fmt: skip
+        write_rows(inbox / "late_shipments.csv", ["order_number", "tracking_number", "carrier"],
+                   [[5001, "1ZNEW0001", "UPS"]])  # fmt: skip
+        prepared, _ = _run(store, sb.base_url, inbox)
+        assert prepared.summaries_added == 1  # dispute 1's, nothing else
+        snap = sb.snapshot()
+        assert [len(_summaries(snap, f"dp_test_{i}")) for i in range(4)] == [1, 2, 1, 1]

@@ -314,7 +314,9 @@ def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
     rows, made = [], {}
     for d in store.summary_work():
         pid = d["provider_dispute_id"]
-        attached = [n for n in names.get(pid, []) if not is_summary(pid, n)]
+        # sorted: the set of files is what the summary shows (registration order moves with
+        # every upload, and a reordered list would make a needless new version)
+        attached = sorted(n for n in names.get(pid, []) if not is_summary(pid, n))
         made_from = hashlib.sha256(
             "\n".join([GENERATOR, d["payload_hash"] or "", *attached]).encode()
         ).hexdigest()

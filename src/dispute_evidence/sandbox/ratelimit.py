@@ -44,6 +44,17 @@ def busiest_window(times: list[float], window: float) -> int:
     return most
 
 
+def over_budget(times: list[float], window: float, allowed: float) -> int:
+    """How many requests arrived when the `window` seconds before them already held
+    `allowed` (each one a window over budget)."""
+    ordered, over, lo = sorted(times), 0, 0
+    for hi, t in enumerate(ordered):
+        while ordered[lo] <= t - window:
+            lo += 1
+        over += hi - lo + 1 > allowed
+    return over
+
+
 def retry_after_header(wait: float) -> str:
     """Whole seconds, rounded up so a client that obeys it is never early."""
     return str(max(1, math.ceil(wait)))

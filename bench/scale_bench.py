@@ -1,0 +1,118 @@
+"""Issue 11: many merchants on a Prefect server (PostgreSQL), two process workers, one killed.
+
+The same stack as tests/fleet/test_multi_worker.py at a larger size, keys lifted to a high
+budget; the per-key request log is the local API's. The shared budget's overhead is measured
+in the same run by one client sending the same requests with and without it (A/B, alternated).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from bench.common import figure, heading
+from dispute_evidence.api import DisputeEvidenceClient
+from dispute_evidence.fleet.budget import BudgetShape, KeyBudgets, SharedBudget
+from dispute_evidence.sandbox.ratelimit import busiest_window, over_budget
+
+WINDOW = 60.0
+KEYS = {"shared": 1_000_000, "k2": 1_000_000, "k3": 1_000_000, "k4": 1_000_000, "k5": 1_000_000}
+MERCHANT_KEYS = ["shared", "shared", "k2", "k3", "k4", "k5"]
+
+
+def run(quick: bool = False) -> None:
+    from tests.fleet.stack import Merchant, fleet_stack
+    from tests.pg import postgres_missing
+
+    n = 200 if quick else 2000
+    heading(f"scale: 6 merchants x {n} disputes, 2 process workers, one killed (issue 11)")
+    if why := postgres_missing():
+        print(f"  skipped: {why}")
+        return
+    merchants = [Merchant(f"m{i}", k, n) for i, k in enumerate(MERCHANT_KEYS, start=1)]
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp,
+        fleet_stack(Path(tmp), merchants, KEYS, window=WINDOW, summary_pdf=False) as fleet,
+    ):
+        assert fleet.deploy().returncode == 0, "deploy failed"
+        fleet.start_worker("w1", limit=3)
+        fleet.start_worker("w2", limit=3)
+        time.sleep(4)
+        started = time.monotonic()
+        fleet.trigger_all()
+        killed_at = _kill_when_under_way(fleet, merchants[0])
+        while not fleet.done():
+            time.sleep(2)
+        snap = fleet.sandbox.snapshot()
+        logs = fleet.sandbox.requests_by_key()
+        runs = fleet.flow_runs()
+        overhead = _overhead(fleet.sandbox.base_url, fleet.env, fleet.root)
+    last = max(max(t) for t in logs.values() if t)
+    uploads = Counter((pid, f["sha256"]) for pid, s in snap.items() for f in s["files"])
+    duplicates = sum(c - 1 for c in uploads.values())
+    resent = sum(s["evidence_updates"] for s in snap.values()) - len(snap)
+    crashed = sum(1 for r in runs if r.state and r.state.type.value == "CRASHED")
+    figure("merchants", f"{len(merchants)}")
+    figure("workers (one SIGKILLed mid-run with its flow runs)", "2")
+    figure("flow runs (crashed, then run again by the automation)", f"{len(runs)} ({crashed})")
+    figure("disputes submitted", f"{sum(1 for s in snap.values() if s['evidence']):,}")
+    figure("files uploaded", f"{len(uploads):,}")
+    figure("duplicates (files uploaded twice)", f"{duplicates}", "(0)")
+    figure("evidence sent again after the kill (replaces, not duplicates)", f"{resent}")
+    over_total = 0
+    for key, per_hour in KEYS.items():
+        times = logs[fleet.key_label(key)]
+        for window in (WINDOW, 3600.0):
+            allowed = per_hour * window / 3600
+            over_total += over_budget(times, window, allowed)
+            most = busiest_window(times, window)
+            figure(
+                f"key {key}: max requests in any {window:.0f} s / budget",
+                f"{most:,} / {allowed:,.0f}",
+                f"({most / allowed:.1%})",
+            )
+    figure("shared budget: requests/s without it (A/B, same run)", f"{overhead[0]:,.0f}")
+    figure("shared budget: requests/s with it", f"{overhead[1]:,.0f}")
+    pct = max(0.0, (overhead[0] - overhead[1]) / overhead[0] * 100)
+    figure("trigger -> last request (s)", f"{last - started:.1f}")
+    figure("kill -> last request (s): crash detection + rerun", f"{last - killed_at:.1f}")
+    print(f"scale: duplicates {duplicates}, over-budget windows {over_total}, overhead {pct:.1f}%")
+
+
+def _kill_when_under_way(fleet: object, merchant: object) -> float:
+    from tests.fleet.test_multi_worker import _kill_mid_run
+
+    _kill_mid_run(fleet, merchant)
+    return time.monotonic()
+
+
+def _overhead(base_url: str, env: dict[str, str], root: Path) -> tuple[float, float]:
+    """Requests/s of one client, without and with the shared budget (PostgreSQL), alternated."""
+    token = env["TOKEN_K2"]
+    url = next(
+        line.split('"')[1]
+        for line in (root / "merchants.toml").read_text().splitlines()
+        if line.startswith("state_url")
+    )
+    budgets = KeyBudgets(url)
+    shape = BudgetShape.for_budget(10**9)  # never binding: only the cost is measured
+    budgets.ensure("overhead-probe", shape)
+
+    async def rate(gated: bool, n: int = 1500) -> float:
+        gate = SharedBudget(budgets, "overhead-probe", shape) if gated else None
+        async with DisputeEvidenceClient(
+            base_url, token, rate_limit_per_hour=10**9, gate=gate, max_concurrency=8
+        ) as client:
+            begin = time.perf_counter()
+            await asyncio.gather(*(client.list_disputes(limit=1) for _ in range(n)))
+            return n / (time.perf_counter() - begin)
+
+    plain, gated = [], []
+    for _ in range(3):
+        plain.append(asyncio.run(rate(False)))
+        gated.append(asyncio.run(rate(True)))
+    budgets.close()
+    return sorted(plain)[1], sorted(gated)[1]
