@@ -11,7 +11,6 @@ run lock, and the engine finishes what the dead run left, sending nothing twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -40,23 +39,13 @@ FINAL_EVENTS = {
 }
 
 
-@dataclass(frozen=True)
-class Deployed:
-    merchant: str
-    deployment: str
-    schedule: str
-    key: str
-    budget_per_hour: int
-    shares_key_with: tuple[str, ...]
-
-
 def deployment_name(merchant_id: str) -> str:
     return f"merchant-{merchant_id}"
 
 
 async def deploy_merchants(
     spec: MerchantsFile, base: Path, pool: str, *, heartbeat: int = HEARTBEAT_SECONDS
-) -> list[Deployed]:
+) -> list[MerchantRun]:
     """Register (or update: never duplicate) every merchant's deployment in `pool`."""
     runs = plan_runs(spec, base)
     _ensure_budgets(runs)
@@ -65,22 +54,10 @@ async def deploy_merchants(
             await client.read_work_pool(pool)
         except ObjectNotFound:
             await client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
-    out = []
     for run in runs:
         await _deploy_one(run, pool, heartbeat)
-        sharing = tuple(r.id for r in runs if r.key == run.key and r.id != run.id)
-        out.append(
-            Deployed(
-                run.id,
-                f"{merchant_run.name}/{deployment_name(run.id)}",
-                f"{run.schedule} ({run.timezone})",
-                run.key,
-                run.rate_limit_per_hour,
-                sharing,
-            )
-        )
     await ensure_automations(heartbeat)
-    return out
+    return runs
 
 
 def _ensure_budgets(runs: list[MerchantRun]) -> None:
@@ -169,16 +146,4 @@ async def ensure_automations(heartbeat: int = HEARTBEAT_SECONDS) -> None:
             await automation.acreate()
 
 
-def describe(rows: list[Deployed]) -> list[str]:
-    """The deployed merchants as aligned lines for the terminal."""
-    out = []
-    for r in rows:
-        share = f", shared with {', '.join(r.shares_key_with)}" if r.shares_key_with else ""
-        out.append(
-            f"  {r.merchant:<20} {r.deployment:<45} {r.schedule:<24} "
-            f"key {r.key} ({r.budget_per_hour:,}/h{share})"
-        )
-    return out
-
-
-__all__ = ["Deployed", "deploy_merchants", "describe", "ensure_automations"]
+__all__ = ["deploy_merchants", "deployment_name", "ensure_automations"]

@@ -116,7 +116,5 @@ def _merchant_run_name() -> str:
 def merchant_run(merchant: MerchantRun, trigger: str = "schedule") -> Any:
     """One merchant of a merchants file (`dispute-evidence deploy`): its inbox, state, key
     and the key's budget shared with every worker; run by any worker of the pool."""
-    result = run_merchant(
-        merchant, step=as_task, progress=_logged_progress(), trigger=trigger
-    )
+    result = run_merchant(merchant, step=as_task, progress=_logged_progress(), trigger=trigger)
     return publish(result, merchant.id)

@@ -541,8 +541,12 @@ def watch(
 @app.command()
 def deploy(
     merchants: Annotated[Path, typer.Option(help="The merchants file (TOML).")],
-    pool: Annotated[str, typer.Option(help="Process work pool the workers serve (created if missing).")],
-    check: Annotated[bool, _flag("--check", "Only check the merchants file and show the plan.")] = False,
+    pool: Annotated[
+        str, typer.Option(help="Process work pool the workers serve (created if missing).")
+    ],
+    check: Annotated[
+        bool, _flag("--check", "Only check the merchants file and show the plan.")
+    ] = False,
     heartbeat: Annotated[
         int, typer.Option(min=30, help="Seconds between run heartbeats (crash detection: 3 beats).")
     ] = 30,
@@ -552,7 +556,7 @@ def deploy(
     duplicate. Then start `prefect worker start --pool NAME` on any number of machines."""
     import asyncio
 
-    from dispute_evidence.fleet.merchants import load_merchants, plan_runs
+    from dispute_evidence.fleet.merchants import load_merchants, plan_lines, plan_runs
     from dispute_evidence.settings import ConfigError
 
     try:
@@ -562,8 +566,8 @@ def deploy(
         raise typer.Exit(2) from None
     runs = plan_runs(spec, merchants.resolve().parent)
     if check:
-        for r in runs:
-            typer.echo(f"  {r.id:<20} inbox {r.inbox}  key {r.key} ({r.rate_limit_per_hour:,}/h)")
+        for line in plan_lines(runs):
+            typer.echo(line)
         typer.echo(f"{merchants}: {len(runs)} merchant(s), {len(spec.keys)} key(s): OK")
         return
     if not os.environ.get("PREFECT_API_URL"):
@@ -572,12 +576,12 @@ def deploy(
             err=True,
         )
         raise typer.Exit(2)
-    from flows.fleet import deploy_merchants, describe
+    from flows.fleet import deploy_merchants
 
-    rows = asyncio.run(
-        deploy_merchants(spec, merchants.resolve().parent, pool, heartbeat=heartbeat)
+    asyncio.run(deploy_merchants(spec, merchants.resolve().parent, pool, heartbeat=heartbeat))
+    typer.echo(
+        f"Deployed {len(runs)} merchant(s) to work pool '{pool}' (deployments merchant-<id>):"
     )
-    typer.echo(f"Deployed {len(rows)} merchant(s) to work pool '{pool}':")
-    for line in describe(rows):
+    for line in plan_lines(runs):
         typer.echo(line)
     typer.echo(f"Start workers on any machine: prefect worker start --pool {pool}")

@@ -13,7 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,10 +101,8 @@ class Fleet:
         proc = self.workers[name]
         pids = [proc.pid, *descendants(proc.pid)]
         for pid in pids:
-            try:
+            with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         proc.wait()
         return pids
 
@@ -231,8 +229,8 @@ def fleet_stack(
         deadline = time.monotonic() + 180
         while not _healthy(url):
             assert server.poll() is None and time.monotonic() < deadline, (
-                (root / "server.log").read_text()[-3000:]
-            )
+                root / "server.log"
+            ).read_text()[-3000:]
             time.sleep(0.5)
         env["PREFECT_API_URL"] = url
         rows = [r for m in merchants for r in seed_rows(m.n, prefix=m.prefix)]
@@ -243,7 +241,9 @@ def fleet_stack(
         fleet = Fleet(root, sandbox, url, env, merchants, keys, window)
         stack.callback(lambda: [fleet.kill_worker(w) for w in list(fleet.workers)])
         for i, m in enumerate(merchants):
-            _write_inbox(root, m, merchants[(i + 1) % len(merchants)] if len(merchants) > 1 else None)
+            _write_inbox(
+                root, m, merchants[(i + 1) % len(merchants)] if len(merchants) > 1 else None
+            )
         (root / "settings.toml").write_text(
             f"[ingest]\nsettle_seconds = 0\n[evidence]\nsummary_pdf = {str(summary_pdf).lower()}\n"
         )

@@ -7,7 +7,6 @@ import hashlib
 import time
 
 import pytest
-
 from prefect.client.schemas.sorting import DeploymentSort
 
 from dispute_evidence.sandbox.ratelimit import busiest_window
@@ -36,7 +35,14 @@ def test_six_merchants_two_workers_one_killed(tmp_path):
             deployments = client.read_deployments(limit=50, sort=DeploymentSort.NAME_ASC)
             assert sorted(d.name for d in deployments) == [f"merchant-m{i}" for i in range(1, 7)]
             assert all(len(d.schedules) == 1 for d in deployments)
-            assert len(client.read_automations_by_name("dispute-evidence: run a crashed merchant again")) == 1
+            assert (
+                len(
+                    client.read_automations_by_name(
+                        "dispute-evidence: run a crashed merchant again"
+                    )
+                )
+                == 1
+            )
         fleet.start_worker("w1", limit=3)
         fleet.start_worker("w2", limit=3)
         time.sleep(4)  # both workers polling before the runs exist
@@ -82,7 +88,9 @@ def _kill_mid_run(fleet, merchant: Merchant) -> str:
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         snap = fleet.sandbox.snapshot()
-        sent = sum(1 for pid, s in snap.items() if pid.startswith(merchant.prefix) and s["evidence"])
+        sent = sum(
+            1 for pid, s in snap.items() if pid.startswith(merchant.prefix) and s["evidence"]
+        )
         if 3 <= sent < merchant.n - 5:
             for run in fleet.flow_runs():
                 if run.parameters["merchant"]["id"] == merchant.id and run.infrastructure_pid:

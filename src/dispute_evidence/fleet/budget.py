@@ -101,9 +101,12 @@ class KeyBudgets:
                 ),
                 {"n": name, "c": shape.capacity, "r": shape.rate},
             ).rowcount
-            exists = updated or c.execute(
-                text("SELECT 1 FROM api_key_budgets WHERE name = :n"), {"n": name}
-            ).first()
+            exists = (
+                updated
+                or c.execute(
+                    text("SELECT 1 FROM api_key_budgets WHERE name = :n"), {"n": name}
+                ).first()
+            )
             if not exists:
                 c.execute(
                     text(

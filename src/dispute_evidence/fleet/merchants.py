@@ -146,14 +146,29 @@ def plan_runs(spec: MerchantsFile, base: Path) -> list[MerchantRun]:
     return runs
 
 
+def plan_lines(runs: list[MerchantRun]) -> list[str]:
+    """One aligned line per merchant: schedule, inbox, key, budget and who shares the key."""
+    out = []
+    for r in runs:
+        sharing = [o.id for o in runs if o.key == r.key and o.id != r.id]
+        share = f", shared with {', '.join(sharing)}" if sharing else ""
+        out.append(
+            f"  {r.id:<16} {r.schedule} ({r.timezone})  inbox {r.inbox}  "
+            f"key {r.key} ({r.rate_limit_per_hour:,}/h{share})"
+        )
+    return out
+
+
 def schema_of(merchant_id: str) -> str:
     return "merchant_" + merchant_id.replace("-", "_")
 
 
 def with_schema(url: str, schema: str) -> str:
     """The PostgreSQL URL whose sessions work in `schema` (libpq's search_path option)."""
-    return make_url(url).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
-        hide_password=False
+    return (
+        make_url(url)
+        .update_query_dict({"options": f"-csearch_path={schema}"})
+        .render_as_string(hide_password=False)
     )
 
 
@@ -169,7 +184,9 @@ def load_merchants(path: Path) -> MerchantsFile:
     try:
         spec = MerchantsFile.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError("\n".join(f"{where}: {_explain(e, data)}" for e in exc.errors())) from None
+        raise ConfigError(
+            "\n".join(f"{where}: {_explain(e, data)}" for e in exc.errors())
+        ) from None
     problems = check_merchants(spec, path.parent)
     if problems:
         raise ConfigError("\n".join(f"{where}: {p}" for p in problems))
@@ -213,7 +230,9 @@ def check_merchants(spec: MerchantsFile, base: Path) -> list[str]:
         if not state:
             out.append(f"{who}: no state: give it `state` or set [fleet] state_url")
         elif state in states:
-            out.append(f"{who}: shares its state with merchant {states[state]!r}; give each its own")
+            out.append(
+                f"{who}: shares its state with merchant {states[state]!r}; give each its own"
+            )
         else:
             states[state] = m.id
             out += [f"{who}: state: {p}" for p in _check_url(m.state)] if m.state else []
@@ -231,7 +250,9 @@ def _check_keys(spec: MerchantsFile) -> list[str]:
     for name, key in spec.keys.items():
         who = f"key {name!r}"
         if bool(key.token_env) == bool(key.token_secret_block):
-            out.append(f"{who}: set exactly one of token_env or token_secret_block (never the token)")
+            out.append(
+                f"{who}: set exactly one of token_env or token_secret_block (never the token)"
+            )
             continue
         if key.token_env and not ENV_NAME.match(key.token_env):
             out.append(f"{who}: token_env {key.token_env!r} is not an environment variable name")

@@ -67,7 +67,9 @@ def run_merchant(
     """Run the merchant's inbox once, every request of its key taking a slot of the key's
     shared budget first."""
     settings = merchant_settings(run)
-    api = None if dry_run else settings.api_settings(base_url=run.base_url, token=resolve_token(run))
+    api = (
+        None if dry_run else settings.api_settings(base_url=run.base_url, token=resolve_token(run))
+    )
     ensure_schema(run)
     budgets = KeyBudgets(run.budget_url)
     shape = BudgetShape.for_budget(run.rate_limit_per_hour, strictest=run.window_seconds)
