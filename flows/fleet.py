@@ -17,7 +17,7 @@ from pathlib import Path
 from prefect import get_client
 from prefect.client.schemas.actions import WorkPoolCreate
 from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
-from prefect.deployments.runner import EntrypointType
+from prefect.types.entrypoint import EntrypointType
 from prefect.exceptions import ObjectNotFound
 from prefect.schedules import Cron
 

@@ -79,7 +79,9 @@ def evidence_run(
     return publish(result)
 
 
-def publish(result: steps.RunResult, merchant: str | None = None) -> Any:
+def publish(
+    result: steps.RunResult, merchant: str | None = None
+) -> dict[str, Any] | State[dict[str, Any]]:
     """The run's summary, counts and outcomes as artifacts; a run that leaves something for a
     person ends as a "Needs attention" Completed state."""
     suffix, who = (f"-{merchant}", f"{merchant}: ") if merchant else ("", "")

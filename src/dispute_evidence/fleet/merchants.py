@@ -246,7 +246,8 @@ def check_merchants(spec: MerchantsFile, base: Path) -> list[str]:
 
 
 def _check_keys(spec: MerchantsFile) -> list[str]:
-    out, sources = [], {}
+    out: list[str] = []
+    sources: dict[str, str] = {}
     for name, key in spec.keys.items():
         who = f"key {name!r}"
         if bool(key.token_env) == bool(key.token_secret_block):

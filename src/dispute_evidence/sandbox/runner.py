@@ -69,9 +69,10 @@ class RunningSandbox:
 
     def requests_by_key(self) -> dict[str, list[float]]:
         """Admission times (monotonic seconds) per key: 'key-1' is config.tokens[0], and so on."""
-        return self.call(
+        logs: dict[str, list[float]] = self.call(
             lambda _store: {k: list(v) for k, v in self.app[STATS_KEY]["by_key"].items()}
         )
+        return logs
 
     def stop(self) -> None:
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(timeout=30)
