@@ -8,6 +8,7 @@ in the same run by one client sending the same requests with and without it (A/B
 from __future__ import annotations
 
 import asyncio
+import logging
 import tempfile
 import time
 from collections import Counter
@@ -27,6 +28,7 @@ def run(quick: bool = False) -> None:
     from tests.fleet.stack import Merchant, fleet_stack
     from tests.pg import postgres_missing
 
+    logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)  # the kill cuts uploads
     n = 200 if quick else 2000
     heading(f"scale: 6 merchants x {n} disputes, 2 process workers, one killed (issue 11)")
     if why := postgres_missing():

@@ -17,9 +17,9 @@ from pathlib import Path
 from prefect import get_client
 from prefect.client.schemas.actions import WorkPoolCreate
 from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
-from prefect.types.entrypoint import EntrypointType
 from prefect.exceptions import ObjectNotFound
 from prefect.schedules import Cron
+from prefect.types.entrypoint import EntrypointType
 
 from dispute_evidence.fleet.budget import BudgetShape, KeyBudgets
 from dispute_evidence.fleet.merchants import MerchantRun, MerchantsFile, plan_runs

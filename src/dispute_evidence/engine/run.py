@@ -11,6 +11,7 @@ import asyncio
 import logging
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,10 +25,12 @@ from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.state import (
+    KEEPALIVE_SECONDS,
     StateStore,
     new_owner,
     new_run_id,
     open_read_only,
+    process_owner_prefix,
     state_exists,
 )
 from dispute_evidence.engine.status import DisputeStatus
@@ -55,7 +58,6 @@ from dispute_evidence.settings import Settings
 log = logging.getLogger("dispute_evidence.run")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH = 0, 1, 2, 3
-RENEW_LOCK_SECONDS = 60.0
 T = TypeVar("T")
 Progress = Callable[[int, int], None]  # (disputes done, disputes to do)
 
@@ -73,6 +75,32 @@ def plain(name: str, fn: Callable[..., T], /, *args: Any) -> T:
     return fn(*args)
 
 
+class KeepAlive:
+    """While a run is open, a thread renews its run lock and its process's dispute leases every
+    KEEPALIVE_SECONDS: they outlive a dead process by at most their TTL, on any machine."""
+
+    def __init__(self, store: StateStore, owner: str, every: float = KEEPALIVE_SECONDS) -> None:
+        self._store, self._owner, self._every = store, owner, every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="run-keepalive", daemon=True)
+
+    def start(self) -> KeepAlive:
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                self._store.renew_run_lock(self._owner)
+                self._store.renew_leases(process_owner_prefix())
+            except Exception as exc:  # noqa: BLE001 - a database hiccup: try again next beat
+                log.warning("could not renew the run lock: %s", exc)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+
 @dataclass(frozen=True)
 class RunSession:
     """What every step of one run works with; opened once, closed once, never changed."""
@@ -86,6 +114,7 @@ class RunSession:
     api: ApiSettings | None  # None: a dry run, which sends nothing
     scratch: Path | None = None  # a dry run's throwaway copy of the state (removed at close)
     gate: RequestGate | None = None  # the API key's budget shared with other workers, if any
+    keepalive: KeepAlive | None = None  # renews the lock and leases while the run is open
 
 
 @dataclass(frozen=True)
@@ -193,6 +222,7 @@ def open_run(
             None if dry_run else api,
             scratch,
             gate,
+            KeepAlive(store, new_owner(run_id)).start(),
         )
     except BaseException as exc:  # the lock is ours: never leave it behind
         store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
@@ -225,6 +255,8 @@ def _take_lock(store: StateStore, run_id: str, label: str, wait: float, poll: fl
 
 def close_run(session: RunSession, outcome: str, counts: dict[str, int] | None = None) -> None:
     """Record the outcome, release the lock, close the store: on every path out of a run."""
+    if session.keepalive is not None:
+        session.keepalive.stop()
     try:
         session.store.finish_run(session.run_id, outcome, counts or {})
         session.store.release_run_lock(new_owner(session.run_id))
@@ -250,7 +282,7 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
 
 
 def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutcome:
-    """Send what needs sending, nearest deadline first, renewing the run lock as it goes."""
+    """Send what needs sending, nearest deadline first (the keep-alive holds the lock)."""
     assert session.api is not None, "a dry run sends nothing"
     return asyncio.run(_submit(session, session.api, progress))
 
@@ -258,15 +290,12 @@ def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutco
 async def _submit(
     session: RunSession, api: ApiSettings, progress: Progress | None
 ) -> SubmitOutcome:
-    store, owner = session.store, new_owner(session.run_id)
-    total, done, renewed = 0, 0, time.monotonic()
+    store = session.store
+    total, done = 0, 0
 
     def on_done(_pid: str) -> None:
-        nonlocal done, renewed
+        nonlocal done
         done += 1
-        if time.monotonic() - renewed > RENEW_LOCK_SECONDS:
-            store.renew_run_lock(owner)
-            renewed = time.monotonic()
         if progress:
             progress(done, total)
 

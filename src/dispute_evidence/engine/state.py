@@ -42,8 +42,12 @@ from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.status import FileStatus as F
 from dispute_evidence.ingest import empty_records
 
-LEASE_SECONDS = 900.0
-RUN_LOCK_SECONDS = 1800.0  # renewed while the run works
+# A run's lock and its dispute leases are renewed every KEEPALIVE_SECONDS while its process
+# lives (engine.run.KeepAlive): wherever the process dies, another machine takes over within
+# two minutes; on the same machine at once (the holder's pid is gone).
+KEEPALIVE_SECONDS = 30.0
+LEASE_SECONDS = 120.0
+RUN_LOCK_SECONDS = 120.0
 
 
 class StateError(Exception):
@@ -61,6 +65,11 @@ class StateOfAnotherInbox(StateError):
 def new_owner(tag: str) -> str:
     """A lease owner id that says where it lives, so a dead holder on this host is recognised."""
     return f"{socket.gethostname()}:{os.getpid()}:{tag}"
+
+
+def process_owner_prefix() -> str:
+    """What every owner id made by this process starts with."""
+    return f"{socket.gethostname()}:{os.getpid()}:"
 
 
 def owner_is_dead(owner: str | None) -> bool:
@@ -722,6 +731,17 @@ class StateStore:
             fetch=True,
         )
         return d, files
+
+    def renew_leases(self, prefix: str, ttl: float = LEASE_SECONDS) -> int:
+        """Extend every dispute lease whose owner starts with `prefix` (this process's). Safe
+        from another thread: its own pooled connection, not the submitter's."""
+        with self.engine.begin() as c:
+            result = c.execute(
+                disputes.update()
+                .where(disputes.c.lease_owner.startswith(prefix, autoescape=True))
+                .values(lease_expires=time.time() + ttl)
+            )
+        return int(result.rowcount)
 
     def release(self, pid: str, owner: str) -> None:
         self._run(
