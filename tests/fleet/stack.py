@@ -144,9 +144,12 @@ class Fleet:
             )
 
     def done(self) -> bool:
-        """Every merchant's newest run finished (Completed, whatever its name)."""
+        """Every merchant's newest run finished (Completed, whatever its name); the nightly
+        schedule's future runs do not count."""
         newest: dict[str, Any] = {}
         for run in self.flow_runs():
+            if run.state is None or run.state.name == "Scheduled":
+                continue
             mid = run.parameters["merchant"]["id"]
             if mid not in newest or run.created > newest[mid].created:
                 newest[mid] = run

@@ -152,7 +152,10 @@ class GateStats:
 
 
 class SharedBudget:
-    """A RequestGate: each request takes one slot of the key's shared bucket, in batches."""
+    """A RequestGate: each request takes one slot of the key's shared bucket, in batches.
+
+    Under sustained demand (half a batch gone within a quarter of USE_WITHIN) the next batch is
+    asked for in the background, so requests do not queue behind the database round trip."""
 
     def __init__(
         self,
@@ -166,6 +169,7 @@ class SharedBudget:
         self._budgets, self._clock = budgets, clock
         self._left, self._asked_at = 0, 0.0
         self._lock: asyncio.Lock | None = None
+        self._prefetch: asyncio.Task[float] | None = None
 
     def __repr__(self) -> str:
         return f"SharedBudget({self.name!r}, batch={self.batch})"
@@ -173,17 +177,35 @@ class SharedBudget:
     async def acquire(self) -> None:
         self._lock = self._lock or asyncio.Lock()
         async with self._lock:
-            if self._left > 0 and self._clock() - self._asked_at < USE_WITHIN:
-                self._left -= 1
-                return
-            self.stats.dropped += self._left
-            while True:
-                asked = self._clock()
-                wait = await asyncio.to_thread(self._budgets.take, self.name, self.batch)
-                self.stats.seconds_in_calls += self._clock() - asked
-                if wait == 0.0:
-                    break
-                self.stats.refusals += 1
-                await asyncio.sleep(wait)
-            self.stats.batches += 1
-            self._asked_at, self._left = asked, self.batch - 1
+            if self._left <= 0 or self._clock() - self._asked_at >= USE_WITHIN:
+                self.stats.dropped += max(self._left, 0)
+                self._asked_at, self._left = await self._next_batch(), self.batch
+            self._left -= 1
+            self._maybe_prefetch()
+
+    async def _next_batch(self) -> float:
+        """When the batch in hand was asked for: a prefetched one if still fresh, else a new one."""
+        if self._prefetch is not None:
+            task, self._prefetch = self._prefetch, None
+            asked = await task
+            if self._clock() - asked < USE_WITHIN:
+                return asked
+            self.stats.dropped += self.batch
+        return await self._take()
+
+    def _maybe_prefetch(self) -> None:
+        busy = self._clock() - self._asked_at < USE_WITHIN / 4
+        if self._prefetch is None and self.batch >= 8 and self._left <= self.batch // 2 and busy:
+            self._prefetch = asyncio.ensure_future(self._take())
+
+    async def _take(self) -> float:
+        """Take one batch, waiting as long as the bucket says; returns when it was asked for."""
+        while True:
+            asked = self._clock()
+            wait = await asyncio.to_thread(self._budgets.take, self.name, self.batch)
+            self.stats.seconds_in_calls += self._clock() - asked
+            if wait == 0.0:
+                self.stats.batches += 1
+                return asked
+            self.stats.refusals += 1
+            await asyncio.sleep(wait)
