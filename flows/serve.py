@@ -68,8 +68,9 @@ def build_deployments(
 class DeploymentStarter:
     """The watcher's `start_run`: one inbox flow run at a time, through the Prefect API."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, parameters: dict[str, Any] | None = None) -> None:
         self.name = name
+        self.parameters = parameters  # overrides of the deployment's defaults
         self.last: Any = None
 
     def __call__(self, files: list[str]) -> bool:
@@ -82,7 +83,7 @@ class DeploymentStarter:
                     running = client.read_flow_run(self.last).state
                 if running is not None and not running.is_final():
                     return False  # it will pick the files up, or the next check will
-            flow_run: Any = run_deployment(self.name, timeout=0)
+            flow_run: Any = run_deployment(self.name, parameters=self.parameters, timeout=0)
         except Exception as exc:  # noqa: BLE001 - the server may still be starting: retry later
             logging.getLogger("dispute_evidence.watch").warning("could not start a run: %s", exc)
             return False

@@ -6,6 +6,7 @@ import contextlib
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -498,7 +499,7 @@ def serve(
 
 @app.command()
 def watch(
-    inbox: Annotated[Path, typer.Option(help="The inbox folder to watch.")],
+    inbox: Annotated[Path | None, typer.Option(help="The inbox folder to watch.")] = None,
     config: Annotated[
         Path | None, typer.Option(help="TOML config (ingest.settle_seconds, schedule.inbox_*).")
     ] = None,
@@ -506,36 +507,91 @@ def watch(
     deployment: Annotated[
         str, typer.Option(help="The deployment to start when settled new files arrive.")
     ] = "dispute-evidence/inbox",
+    merchants: Annotated[
+        Path | None,
+        typer.Option(help="Watch every merchant's inbox of this file (after `deploy`)."),
+    ] = None,
 ) -> None:
     """Watch the inbox and start the inbox deployment on your Prefect server (PREFECT_API_URL)
     when settled new files arrive; nothing while it is idle. For prefect.yaml set-ups; `serve`
-    does this by itself."""
+    does this by itself. With --merchants: every merchant's inbox, each starting its own
+    merchant deployment."""
     import threading
 
     settings = _settings_or_exit(config)
     if not os.environ.get("PREFECT_API_URL"):
         typer.echo("Set PREFECT_API_URL to your Prefect server (or use `serve`).", err=True)
         raise typer.Exit(2)
-    if not inbox.is_dir():
-        typer.echo(
-            f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
-        )
+    if (inbox is None) == (merchants is None):
+        typer.echo("Give --inbox (one inbox) or --merchants (every merchant's).", err=True)
         raise typer.Exit(2)
     from dispute_evidence.watch import InboxWatcher
     from flows.serve import DeploymentStarter
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    watcher = InboxWatcher(
-        inbox.resolve(),
-        state=state or settings.paths.state,
-        settle_seconds=settings.ingest.settle_seconds,
-        start_run=DeploymentStarter(deployment),
-        mode=settings.schedule.inbox_watch,
-        poll_seconds=settings.schedule.inbox_poll_seconds,
-    )
-    typer.echo(f"Watching {inbox} ({settings.schedule.inbox_watch}); starts {deployment}.")
+    if merchants is not None:
+        watchers = _merchant_watchers(merchants)
+    else:
+        assert inbox is not None
+        if not inbox.is_dir():
+            typer.echo(
+                f"Inbox not found: {inbox} (create the folder or pass the right --inbox).",
+                err=True,
+            )
+            raise typer.Exit(2)
+        watchers = [
+            InboxWatcher(
+                inbox.resolve(),
+                state=state or settings.paths.state,
+                settle_seconds=settings.ingest.settle_seconds,
+                start_run=DeploymentStarter(deployment),
+                mode=settings.schedule.inbox_watch,
+                poll_seconds=settings.schedule.inbox_poll_seconds,
+            )
+        ]
+        typer.echo(f"Watching {inbox} ({settings.schedule.inbox_watch}); starts {deployment}.")
+    stop = threading.Event()
+    threads = [threading.Thread(target=w.run, args=(stop,), daemon=True) for w in watchers]
+    for t in threads:
+        t.start()
     with contextlib.suppress(KeyboardInterrupt):
-        watcher.run(threading.Event())
+        while any(t.is_alive() for t in threads):
+            time.sleep(1)
+    stop.set()
+
+
+def _merchant_watchers(merchants: Path) -> list[Any]:
+    """One watcher per merchant inbox (its settings from the merchants file's config)."""
+    from dispute_evidence.fleet.merchants import load_merchants, plan_runs
+    from dispute_evidence.fleet.run import ensure_schema, merchant_settings
+    from dispute_evidence.settings import ConfigError
+    from dispute_evidence.watch import InboxWatcher
+    from flows.fleet import deployment_name
+    from flows.pipeline import merchant_run
+    from flows.serve import DeploymentStarter
+
+    try:
+        runs = plan_runs(load_merchants(merchants), merchants.resolve().parent)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    watchers = []
+    for run in runs:
+        settings = merchant_settings(run)
+        ensure_schema(run)  # the watcher reads the merchant's state before its first run
+        name = f"{merchant_run.name}/{deployment_name(run.id)}"
+        watchers.append(
+            InboxWatcher(
+                Path(run.inbox),
+                state=run.state,
+                settle_seconds=settings.ingest.settle_seconds,
+                start_run=DeploymentStarter(name, parameters={"trigger": "inbox"}),
+                mode=settings.schedule.inbox_watch,
+                poll_seconds=settings.schedule.inbox_poll_seconds,
+            )
+        )
+        typer.echo(f"Watching {run.inbox} for {run.id}; starts {name}.")
+    return watchers
 
 
 @app.command()

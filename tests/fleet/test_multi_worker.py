@@ -55,6 +55,7 @@ def test_six_merchants_two_workers_one_killed(tmp_path):
         snap = fleet.sandbox.snapshot()
         runs = fleet.flow_runs()
         logs = fleet.sandbox.requests_by_key()
+        _drop_starts_the_merchant(fleet, merchants[2])
 
     crashed = [r for r in runs if r.state and r.state.type.value == "CRASHED"]
     assert crashed, f"the kill of {victim} left no crashed run: {[r.state for r in runs]}"
@@ -81,6 +82,42 @@ def test_six_merchants_two_workers_one_killed(tmp_path):
         assert busiest_window(times, 3600) <= per_hour, key
     shared = logs[fleet.key_label("shared")]
     assert len(shared) > 2 * N  # both merchants of the shared key really went through it
+
+
+def _drop_starts_the_merchant(fleet, merchant: Merchant) -> None:
+    """`watch --merchants`: a file dropped in one merchant's inbox starts that merchant's
+    deployment (trigger "inbox"), and its evidence reaches the API."""
+    import subprocess
+    import sys
+
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "dispute_evidence", "watch", "--merchants",
+         str(fleet.root / "merchants.toml"), "--config", str(fleet.root / "settings.toml")],
+        env=fleet.env, cwd=fleet.root, stdout=(fleet.root / "watch.log").open("ab"),
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        time.sleep(3)  # its first look finds nothing new
+        (fleet.root / f"inbox-{merchant.id}" / "late_shipments.csv").write_text(
+            f"order_number,tracking_number,carrier\n5002,1ZLATE{merchant.id},UPS\n"
+        )
+        deadline = time.monotonic() + 180
+        pid = f"{merchant.prefix}2"
+        want = {"1Z000002", f"1ZLATE{merchant.id}"}
+        while (
+            set(fleet.sandbox.snapshot()[pid]["evidence"].get("shipping_tracking_numbers", []))
+            != want
+        ):
+            assert time.monotonic() < deadline, _diagnose(fleet)
+            time.sleep(1)
+        inbox_runs = [
+            r for r in fleet.flow_runs()
+            if r.parameters.get("trigger") == "inbox" and r.parameters["merchant"]["id"] == merchant.id
+        ]  # fmt: skip
+        assert len(inbox_runs) == 1
+    finally:
+        watcher.terminate()
+        watcher.wait(10)
 
 
 def _kill_mid_run(fleet, merchant: Merchant) -> str:
