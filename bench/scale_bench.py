@@ -42,6 +42,7 @@ def run(quick: bool = False) -> None:
         assert fleet.deploy().returncode == 0, "deploy failed"
         # the shared budget's cost, on the same server and database the runs use
         overhead = _overhead(fleet.sandbox.base_url, fleet.env, fleet.root)
+        gcl, bucket = _gcl_vs_bucket(fleet.prefect_url, _budget_url(fleet.root))
         fleet.start_worker("w1", limit=3)
         fleet.start_worker("w2", limit=3)
         time.sleep(4)
@@ -81,6 +82,16 @@ def run(quick: bool = False) -> None:
     figure("shared budget: requests/s with it", f"{overhead[1]:,.0f}")
     figure("shared budget: ms per take (PostgreSQL round trip)", f"{overhead[2]:.2f}")
     pct = (overhead[0] - overhead[1]) / overhead[0] * 100  # signed: below 0 is noise
+    figure(
+        f"Prefect rate-limit GCL, {TAKERS} takers: slots/s of nominal {NOMINAL:.0f}/s",
+        f"{gcl:.2f}",
+        f"({gcl / NOMINAL:.0%})",
+    )
+    figure(
+        f"shared bucket, {TAKERS} takers: slots/s of nominal {NOMINAL:.0f}/s",
+        f"{bucket:.2f}",
+        f"({bucket / NOMINAL:.0%})",
+    )
     figure("trigger -> last request (s)", f"{last - started:.1f}")
     figure("kill -> last request (s): crash detection + rerun", f"{last - killed_at:.1f}")
     print(f"scale: duplicates {duplicates}, over-budget windows {over_total}, overhead {pct:.1f}%")
@@ -93,16 +104,60 @@ def _kill_when_under_way(fleet: object, merchant: object) -> float:
     return time.monotonic()
 
 
-def _overhead(base_url: str, env: dict[str, str], root: Path) -> tuple[float, float, float]:
-    """Requests/s of one client, without and with the shared budget (PostgreSQL), alternated
-    five times (medians), and the milliseconds one take of slots costs."""
-    token = env["TOKEN_K2"]
-    url = next(
+def _budget_url(root: Path) -> str:
+    return next(
         line.split('"')[1]
         for line in (root / "merchants.toml").read_text().splitlines()
         if line.startswith("state_url")
     )
-    budgets = KeyBudgets(url)
+
+
+NOMINAL, TAKERS, SECONDS = 10.0, 4, 20.0
+
+
+def _gcl_vs_bucket(prefect_url: str, budget_url: str) -> tuple[float, float]:
+    """Slots per second that TAKERS concurrent takers get, one slot at a time, from a Prefect
+    rate-limit GCL (limit 1, decay NOMINAL/s) and from the shared bucket (capacity 1, rate
+    NOMINAL/s): what each delivers of its nominal rate under contention."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
+    from prefect.concurrency.asyncio import rate_limit
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    async def count(take: object) -> float:
+        got, end = 0, time.monotonic() + SECONDS
+
+        async def taker() -> None:
+            nonlocal got
+            while time.monotonic() < end:
+                await take()  # type: ignore[operator]
+                got += 1
+
+        await asyncio.gather(*(taker() for _ in range(TAKERS)))
+        return got / SECONDS
+
+    with temporary_settings({PREFECT_API_URL: prefect_url}):
+        with get_client(sync_client=True) as client:
+            client.create_global_concurrency_limit(
+                GlobalConcurrencyLimitCreate(
+                    name="bench-gcl", limit=1, slot_decay_per_second=NOMINAL
+                )
+            )
+        gcl = asyncio.run(count(lambda: rate_limit("bench-gcl", occupy=1, strict=True)))
+    budgets, shape = KeyBudgets(budget_url), BudgetShape(capacity=1, rate=NOMINAL)
+    budgets.ensure("bench-bucket", shape)
+    gates = [SharedBudget(budgets, "bench-bucket", shape) for _ in range(TAKERS)]
+    turn = iter(range(10**9))
+    bucket = asyncio.run(count(lambda: gates[next(turn) % TAKERS].acquire()))
+    budgets.close()
+    return gcl, bucket
+
+
+def _overhead(base_url: str, env: dict[str, str], root: Path) -> tuple[float, float, float]:
+    """Requests/s of one client, without and with the shared budget (PostgreSQL), alternated
+    five times (medians), and the milliseconds one take of slots costs."""
+    token = env["TOKEN_K2"]
+    budgets = KeyBudgets(_budget_url(root))
     shape = BudgetShape.for_budget(10**9)  # never binding: only the cost is measured
     budgets.ensure("overhead-probe", shape)
 
