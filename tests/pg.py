@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -14,6 +15,12 @@ PG_BIN = (
     if Path("/usr/lib/postgresql").exists()
     else None
 )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def postgres_missing() -> str | None:

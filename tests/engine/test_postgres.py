@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -18,34 +14,15 @@ from dispute_evidence.sandbox import SandboxConfig
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, run_once
 from tests.engine.test_engine import assert_exact
-
-PG_BIN = (
-    next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None)
-    if Path("/usr/lib/postgresql").exists()
-    else None
-)
+from tests.pg import free_port, postgres_missing, throwaway_postgres
 
 
 @pytest.fixture(scope="module")
 def postgres_url():
-    if PG_BIN is None or shutil.which("runuser") is None:
-        pytest.skip("PostgreSQL server binaries are not installed on this machine")
-    pytest.importorskip("psycopg")
-    data = Path(tempfile.mkdtemp(prefix="pg-"))
-    shutil.chown(data, "postgres", "postgres")
-    as_pg = ["runuser", "-u", "postgres", "--"]
-    subprocess.run([*as_pg, str(PG_BIN / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres"],
-                   check=True, capture_output=True)  # fmt: skip
-    subprocess.run([*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(data / "db"), "-w", "-l", str(data / "log"),
-                    "-o", f"-c listen_addresses='' -k {data} -p 54329", "start"], check=True, capture_output=True)  # fmt: skip
-    try:
-        yield f"postgresql+psycopg://postgres@/postgres?host={data}&port=54329"
-    finally:
-        subprocess.run(
-            [*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "stop"],
-            capture_output=True,
-        )
-        shutil.rmtree(data, ignore_errors=True)
+    if why := postgres_missing():
+        pytest.skip(why)
+    with throwaway_postgres(free_port()) as server:
+        yield f"postgresql+psycopg://{server}/postgres"
 
 
 def _fresh(url: str) -> StateStore:

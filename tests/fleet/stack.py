@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,16 +20,10 @@ from typing import Any
 from dispute_evidence.sandbox import RunningSandbox, SandboxConfig, run_sandbox_in_thread
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox
-from tests.pg import throwaway_postgres
+from tests.pg import free_port, throwaway_postgres
 
 POOL = "dispute-evidence-pool"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _healthy(url: str) -> bool:
