@@ -41,7 +41,7 @@ def run(quick: bool = False) -> None:
     ):
         assert fleet.deploy().returncode == 0, "deploy failed"
         # the shared budget's cost, on the same server and database the runs use
-        overhead = _overhead(fleet.sandbox.base_url, fleet.env, fleet.root)
+        overhead = _overhead(fleet.sandbox.base_url, fleet.probe_token, fleet.root)
         gcl, bucket = _gcl_vs_bucket(fleet.prefect_url, _budget_url(fleet.root))
         fleet.start_worker("w1", limit=3)
         fleet.start_worker("w2", limit=3)
@@ -153,10 +153,9 @@ def _gcl_vs_bucket(prefect_url: str, budget_url: str) -> tuple[float, float]:
     return gcl, bucket
 
 
-def _overhead(base_url: str, env: dict[str, str], root: Path) -> tuple[float, float, float]:
+def _overhead(base_url: str, token: str, root: Path) -> tuple[float, float, float]:
     """Requests/s of one client, without and with the shared budget (PostgreSQL), alternated
     five times (medians), and the milliseconds one take of slots costs."""
-    token = env["TOKEN_K2"]
     budgets = KeyBudgets(_budget_url(root))
     shape = BudgetShape.for_budget(10**9)  # never binding: only the cost is measured
     budgets.ensure("overhead-probe", shape)

@@ -74,6 +74,7 @@ class Fleet:
     merchants: list[Merchant]
     keys: dict[str, int]  # key name -> budget per hour
     window: float
+    probe_token: str  # a key of the local API that no merchant uses
     workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     def key_label(self, key: str) -> str:
@@ -199,6 +200,7 @@ def fleet_stack(
 ) -> Iterator[Fleet]:
     """Everything up, the merchants deployed (not yet run); torn down on exit."""
     tokens = tuple(f"sk_test_{key}_{os.getpid()}" for key in keys)
+    probe = f"sk_test_probe_{os.getpid()}"  # a key no merchant uses, for benchmarks' probes
     pg_port, api_port = free_port(), free_port()
     with ExitStack() as stack:
         pg = stack.enter_context(throwaway_postgres(pg_port, ("prefect", "fleet")))
@@ -231,10 +233,10 @@ def fleet_stack(
         env["PREFECT_API_URL"] = url
         rows = [r for m in merchants for r in seed_rows(m.n, prefix=m.prefix)]
         sandbox = run_sandbox_in_thread(
-            SandboxConfig(tokens=tokens, rate_limit=max(keys.values()), seed=3), rows
+            SandboxConfig(tokens=(*tokens, probe), rate_limit=10**9, seed=3), rows
         )
         stack.callback(sandbox.stop)
-        fleet = Fleet(root, sandbox, url, env, merchants, keys, window)
+        fleet = Fleet(root, sandbox, url, env, merchants, keys, window, probe)
         stack.callback(lambda: [fleet.kill_worker(w) for w in list(fleet.workers)])
         for i, m in enumerate(merchants):
             _write_inbox(
