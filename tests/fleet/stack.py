@@ -197,6 +197,7 @@ def fleet_stack(
     *,
     window: float = 60.0,
     summary_pdf: bool = True,
+    ui: bool = False,
 ) -> Iterator[Fleet]:
     """Everything up, the merchants deployed (not yet run); torn down on exit."""
     tokens = tuple(f"sk_test_{key}_{os.getpid()}" for key in keys)
@@ -218,7 +219,7 @@ def fleet_stack(
         env.pop("PREFECT_API_URL", None)
         server = subprocess.Popen(
             [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
-             "--port", str(api_port), "--no-ui"],
+             "--port", str(api_port), "--ui" if ui else "--no-ui"],
             env=env, cwd=root, stdout=(root / "server.log").open("ab"), stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
