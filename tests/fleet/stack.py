@@ -212,6 +212,7 @@ def fleet_stack(
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
             "PREFECT_WORKER_QUERY_SECONDS": "2",
+            "PREFECT_UI_API_URL": f"http://127.0.0.1:{api_port}/api",
             "PREFECT_LOGGING_LEVEL": "WARNING",
             "PYTHONPATH": str(ROOT),
             **{f"TOKEN_{k.upper()}": t for k, t in zip(keys, tokens, strict=True)},
