@@ -44,9 +44,15 @@ def deployment_name(merchant_id: str) -> str:
 
 
 async def deploy_merchants(
-    spec: MerchantsFile, base: Path, pool: str, *, heartbeat: int = HEARTBEAT_SECONDS
-) -> list[MerchantRun]:
-    """Register (or update: never duplicate) every merchant's deployment in `pool`."""
+    spec: MerchantsFile,
+    base: Path,
+    pool: str,
+    *,
+    heartbeat: int = HEARTBEAT_SECONDS,
+    prune: bool = False,
+) -> list[str]:
+    """Register (or update: never duplicate) every merchant's deployment in `pool`. Returns
+    the merchant deployments the file no longer has (deleted with `prune`)."""
     runs = plan_runs(spec, base)
     _ensure_budgets(runs)
     async with get_client() as client:
@@ -57,7 +63,26 @@ async def deploy_merchants(
     for run in runs:
         await _deploy_one(run, pool, heartbeat)
     await ensure_automations(heartbeat)
-    return runs
+    return await _stale(runs, prune)
+
+
+async def _stale(runs: list[MerchantRun], prune: bool) -> list[str]:
+    """Merchant deployments on the server that the merchants file no longer names."""
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+    from prefect.client.schemas.sorting import DeploymentSort
+
+    wanted = {deployment_name(r.id) for r in runs}
+    async with get_client() as client:
+        deployments = await client.read_deployments(
+            flow_filter=FlowFilter(name=FlowFilterName(any_=[merchant_run.name])),
+            limit=200,  # prefect 3.8.8's client sends a null limit otherwise (422)
+            sort=DeploymentSort.NAME_ASC,
+        )
+        stale = [d for d in deployments if d.name not in wanted]
+        if prune:
+            for d in stale:
+                await client.delete_deployment(d.id)
+    return [f"{merchant_run.name}/{d.name}" for d in stale]
 
 
 def _ensure_budgets(runs: list[MerchantRun]) -> None:

@@ -606,6 +606,9 @@ def deploy(
     heartbeat: Annotated[
         int, typer.Option(min=30, help="Seconds between run heartbeats (crash detection: 3 beats).")
     ] = 30,
+    prune: Annotated[
+        bool, _flag("--prune", "Delete merchant deployments the file no longer has.")
+    ] = False,
 ) -> None:
     """Register one deployment per merchant in a work pool on your Prefect server
     (PREFECT_API_URL), with each API key's shared budget; run again to update, never to
@@ -634,10 +637,14 @@ def deploy(
         raise typer.Exit(2)
     from flows.fleet import deploy_merchants
 
-    asyncio.run(deploy_merchants(spec, merchants.resolve().parent, pool, heartbeat=heartbeat))
+    stale = asyncio.run(
+        deploy_merchants(spec, merchants.resolve().parent, pool, heartbeat=heartbeat, prune=prune)
+    )
     typer.echo(
         f"Deployed {len(runs)} merchant(s) to work pool '{pool}' (deployments merchant-<id>):"
     )
     for line in plan_lines(runs):
         typer.echo(line)
+    for name in stale:
+        typer.echo(f"  {'deleted' if prune else 'not in the file (--prune deletes it)'}: {name}")
     typer.echo(f"Start workers on any machine: prefect worker start --pool {pool}")

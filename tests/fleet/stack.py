@@ -107,10 +107,10 @@ class Fleet:
         with temporary_settings({PREFECT_API_URL: self.prefect_url}):
             return get_client(sync_client=True)
 
-    def deploy(self, *extra: str) -> subprocess.CompletedProcess[str]:
+    def deploy(self, *extra: str, file: str = "merchants.toml") -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "dispute_evidence", "deploy", "--merchants",
-             str(self.root / "merchants.toml"), "--pool", POOL, *extra],
+             str(self.root / file), "--pool", POOL, *extra],
             env=self.env, cwd=self.root, capture_output=True, text=True, timeout=300,
         )  # fmt: skip
 

@@ -264,8 +264,6 @@ def _check_keys(spec: MerchantsFile) -> list[str]:
                 "budget: define it once and point both merchants at it"
             )
         sources[source] = name
-    used = {m.key for m in spec.merchant}
-    out += [f"key {n!r}: no merchant uses it" for n in spec.keys if n not in used]
     return out
 
 
