@@ -23,7 +23,7 @@ from prefect.types.entrypoint import EntrypointType
 
 from dispute_evidence.fleet.budget import BudgetShape, KeyBudgets
 from dispute_evidence.fleet.merchants import MerchantRun, MerchantsFile, plan_runs
-from flows.pipeline import merchant_run
+from flows.pipeline import AFTER_CRASH, MAX_CRASHES_PER_HOUR, merchant_run
 
 TAG = "dispute-evidence"
 HEARTBEAT_SECONDS = 30  # Prefect's minimum; its default (180) would leave a dead run 9 minutes
@@ -154,7 +154,9 @@ async def ensure_automations(heartbeat: int = HEARTBEAT_SECONDS) -> None:
     rerun = Automation(
         name=RERUN_AUTOMATION,
         description="A crashed dispute-evidence run is started again at once; the engine "
-        "finishes its work without sending anything twice.",
+        "finishes its work without sending anything twice. After "
+        f"{MAX_CRASHES_PER_HOUR} crashes of a merchant in an hour, its rerun stops (Failed, "
+        "saying why) until a person looks.",
         trigger=EventTrigger(
             expect={"prefect.flow-run.Crashed"},
             match={"prefect.resource.id": ["prefect.flow-run.*"]},
@@ -162,7 +164,7 @@ async def ensure_automations(heartbeat: int = HEARTBEAT_SECONDS) -> None:
             posture=Posture.Reactive,
             threshold=1,
         ),
-        actions=[RunDeployment(source="inferred")],
+        actions=[RunDeployment(source="inferred", parameters={"trigger": AFTER_CRASH})],
     )
     async with get_client() as client:
         for automation in (silent, rerun):

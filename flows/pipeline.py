@@ -15,7 +15,7 @@ import pandas as pd
 from prefect import State, flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
-from prefect.states import Completed
+from prefect.states import Completed, Failed
 
 from dispute_evidence.engine import run as steps
 from dispute_evidence.fleet.merchants import MerchantRun
@@ -114,9 +114,49 @@ def _merchant_run_name() -> str:
     return f"{ident}-{flow_run.scheduled_start_time:%Y%m%d-%H%M}"
 
 
+# The rerun automation starts a crashed merchant again with this trigger; after this many
+# crashes of its deployment within an hour it stops (a run that always dies, say out of
+# memory, must not be restarted forever) and says so; the nightly schedule still runs.
+AFTER_CRASH = "after-crash"
+MAX_CRASHES_PER_HOUR = 3
+
+
+def _crashes_in_the_last_hour() -> int:
+    from datetime import UTC, datetime, timedelta
+
+    from prefect import get_client
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterDeploymentId,
+        FlowRunFilterExpectedStartTime,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+    from prefect.runtime import deployment
+
+    if not deployment.id:
+        return 0
+    recent = FlowRunFilter(
+        deployment_id=FlowRunFilterDeploymentId(any_=[deployment.id]),
+        state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.CRASHED])),
+        expected_start_time=FlowRunFilterExpectedStartTime(
+            after_=datetime.now(UTC) - timedelta(hours=1)
+        ),
+    )
+    with get_client(sync_client=True) as client:
+        return len(client.read_flow_runs(flow_run_filter=recent, limit=50))
+
+
 @flow(name="dispute-evidence-merchant", flow_run_name=_merchant_run_name, log_prints=True)
 def merchant_run(merchant: MerchantRun, trigger: str = "schedule") -> Any:
     """One merchant of a merchants file (`dispute-evidence deploy`): its inbox, state, key
     and the key's budget shared with every worker; run by any worker of the pool."""
+    if trigger == AFTER_CRASH and (crashes := _crashes_in_the_last_hour()) >= MAX_CRASHES_PER_HOUR:
+        return Failed(
+            message=f"Merchant {merchant.id}: {crashes} runs crashed in the last hour, so it "
+            "is not started again automatically. Check the workers (memory, disk, logs), then "
+            "run its deployment by hand; the next scheduled run starts as usual."
+        )
     result = run_merchant(merchant, step=as_task, progress=_logged_progress(), trigger=trigger)
     return publish(result, merchant.id)

@@ -60,6 +60,9 @@ def test_six_merchants_two_workers_one_killed(tmp_path):
 
     crashed = [r for r in runs if r.state and r.state.type.value == "CRASHED"]
     assert crashed, f"the kill of {victim} left no crashed run: {[r.state for r in runs]}"
+    reruns = [r for r in runs if r.parameters.get("trigger") == "after-crash"]
+    assert len(reruns) == len(crashed)  # the automation started each crashed merchant again
+    assert all(r.state.type.value == "COMPLETED" for r in reruns)
     # exact final API state: every dispute's evidence, every file once, no trap
     traps = {hashlib.sha256(t).hexdigest() for m in merchants for t in m.traps}
     for m in merchants:
