@@ -133,6 +133,7 @@ def _crashes_in_the_last_hour() -> int:
         FlowRunFilterStateType,
     )
     from prefect.client.schemas.objects import StateType
+    from prefect.client.schemas.sorting import FlowRunSort
     from prefect.runtime import deployment
 
     if not deployment.id:
@@ -144,8 +145,14 @@ def _crashes_in_the_last_hour() -> int:
             after_=datetime.now(UTC) - timedelta(hours=1)
         ),
     )
-    with get_client(sync_client=True) as client:
-        return len(client.read_flow_runs(flow_run_filter=recent, limit=50))
+    try:
+        with get_client(sync_client=True) as client:
+            # prefect 3.8.8's client sends a null sort/limit otherwise, which its server refuses
+            runs = client.read_flow_runs(flow_run_filter=recent, limit=50, sort=FlowRunSort.ID_DESC)
+    except Exception as exc:  # noqa: BLE001 - the cap is a safety net: never block the rerun
+        get_run_logger().warning("could not count this merchant's recent crashes: %s", exc)
+        return 0
+    return len(runs)
 
 
 @flow(name="dispute-evidence-merchant", flow_run_name=_merchant_run_name, log_prints=True)
