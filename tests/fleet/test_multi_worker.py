@@ -51,6 +51,8 @@ def test_six_merchants_two_workers_one_killed(tmp_path):
         deadline = time.monotonic() + 600
         while not fleet.done():
             assert time.monotonic() < deadline, _diagnose(fleet)
+            failed = [r.name for r in fleet.flow_runs() if r.state and r.state.is_failed()]
+            assert not failed, f"{failed} failed: {_diagnose(fleet)}"  # fail fast, not at 600 s
             time.sleep(3)
         snap = fleet.sandbox.snapshot()
         runs = fleet.flow_runs()
