@@ -5,8 +5,9 @@ Crash handling is Prefect's own: every flow run sends a heartbeat event every
 HEARTBEAT_SECONDS (PREFECT_FLOWS_HEARTBEAT_FREQUENCY, set on the deployments); the automation
 "mark silent runs crashed" moves a run of ours whose heartbeats stopped for 3 beats to
 Crashed (which frees the deployment's concurrency slot), and "run a crashed merchant again"
-starts that merchant's deployment again at once. The new run takes over the state store's
-run lock, and the engine finishes what the dead run left, sending nothing twice.
+starts that merchant's deployment again at once (trigger "after-crash": the third crash of a
+merchant within an hour ends its rerun Failed instead of looping). The new run takes over the
+state store's run lock, and the engine finishes what the dead run left, sending nothing twice.
 """
 
 from __future__ import annotations
