@@ -10,13 +10,9 @@ import sys
 import time
 from collections.abc import Iterator
 
+from tests.pg import free_port  # one helper for tests and benches
+
 TOKEN = "sk_bench_token"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from bench.common import TOKEN, figure, free_port, heading, sandbox_process
+from flows.serve import healthy
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -66,7 +67,7 @@ def run(quick: bool = False) -> None:
     )  # fmt: skip
     serve = None
     try:
-        if not _wait(lambda: _healthy(api), 120):
+        if not _wait(lambda: healthy(api), 120):
             raise RuntimeError("the Prefect server did not start")
         with sandbox_process("--generate", "0") as base:
             env |= {"PREFECT_API_URL": api, "DISPUTE_API_BASE_URL": base,
@@ -108,13 +109,6 @@ def run(quick: bool = False) -> None:
                 except subprocess.TimeoutExpired:
                     proc.kill()
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _healthy(api: str) -> bool:
-    try:
-        return httpx.get(f"{api}/health", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def _deployments(api: str) -> int:

@@ -90,7 +90,7 @@ def _ensure_budgets(runs: list[MerchantRun]) -> None:
     """Each key's bucket exists before any run: its shape follows the file's budget."""
     by_url: dict[str, dict[str, BudgetShape]] = {}
     for run in runs:
-        shape = BudgetShape.for_budget(run.rate_limit_per_hour, strictest=run.window_seconds)
+        shape = run.budget_shape()
         by_url.setdefault(run.budget_url, {})[run.key] = shape
     for url, keys in by_url.items():
         budgets = KeyBudgets(url)

@@ -91,7 +91,8 @@ class DeploymentStarter:
         return True
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
+    """True when the Prefect server at `url` (ending in /api) answers its health check."""
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=2) as r:  # noqa: S310 - loopback only
             return bool(r.status == 200)
@@ -125,7 +126,7 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
         stderr=subprocess.STDOUT,
     )
     for _ in range(120):
-        if _healthy(LOCAL_PREFECT):
+        if healthy(LOCAL_PREFECT):
             os.environ["PREFECT_API_URL"] = LOCAL_PREFECT
             print(
                 f"Prefect UI: {LOCAL_PREFECT.removesuffix('/api')}  (server log: {log_path})",

@@ -284,27 +284,54 @@ def _explain(error: Any) -> str:
     return f"{key}: {error['msg']}"
 
 
+def cron_problem(cron: str | None) -> str | None:
+    """Why `cron` is not a 5-field cron expression (None when it is, or unset)."""
+    if not cron:
+        return None
+    try:
+        CronSim(cron, datetime(2026, 1, 1))
+    except CronSimError as exc:
+        return (
+            f"{cron!r} is not a cron expression ({exc}); it needs 5 fields "
+            "(minute hour day month weekday), e.g. '0 2 * * *'"
+        )
+    return None
+
+
+def timezone_problem(tz: str | None) -> str | None:
+    """Why `tz` is not an IANA time zone, with a did-you-mean (None when it is, or unset)."""
+    if not tz:
+        return None
+    try:
+        ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        zones = available_timezones()
+        return (
+            f"{tz!r} is not an IANA time zone{did_you_mean(tz, zones)}; "
+            "e.g. 'Europe/Berlin' or 'America/New_York'"
+        )
+    return None
+
+
+def database_url_problem(value: str) -> str | None:
+    """Why a state value is neither a path nor a database URL (None when it is one)."""
+    if "://" not in value:
+        return None  # a SQLite path
+    try:
+        make_url(value)
+    except ArgumentError:
+        return "not a path or a database URL (e.g. postgresql+psycopg://user@host/db)"
+    return None
+
+
 def check_settings(settings: Settings, base: Path) -> list[str]:
     """What pydantic's field types cannot see: cron, timezone, URLs, mapping files and columns.
     One line per problem, each naming its key."""
     out = []
-    cron = settings.schedule.cron
-    try:
-        CronSim(cron, datetime(2026, 1, 1))
-    except CronSimError as exc:
-        out.append(
-            f"schedule.cron: {cron!r} is not a cron expression ({exc}); it needs 5 fields "
-            "(minute hour day month weekday), e.g. '0 2 * * *'"
-        )
-    if tz := settings.schedule.timezone:
-        try:
-            ZoneInfo(tz)
-        except (ZoneInfoNotFoundError, ValueError):
-            zones = available_timezones()
-            out.append(
-                f"schedule.timezone: {tz!r} is not an IANA time zone{did_you_mean(tz, zones)}; "
-                "e.g. 'Europe/Berlin' or 'America/New_York'"
-            )
+    if why := cron_problem(settings.schedule.cron):
+        out.append(f"schedule.cron: {why}")
+    if why := timezone_problem(settings.schedule.timezone):
+        out.append(f"schedule.timezone: {why}")
     for key, url in (
         ("api.base_url", settings.api.base_url),
         ("DISPUTE_API_BASE_URL", os.environ.get("DISPUTE_API_BASE_URL")),
@@ -314,13 +341,8 @@ def check_settings(settings: Settings, base: Path) -> list[str]:
                 check_base_url(url)
             except ValueError as exc:
                 out.append(f"{key}: {exc}")
-    if settings.paths.state and "://" in settings.paths.state:
-        try:
-            make_url(settings.paths.state)
-        except ArgumentError:
-            out.append(
-                "paths.state: not a path or a database URL (e.g. postgresql+psycopg://user@host/db)"
-            )
+    if settings.paths.state and (why := database_url_problem(settings.paths.state)):
+        out.append(f"paths.state: {why}")
     try:
         settings.mappings(base)
     except MappingError as exc:

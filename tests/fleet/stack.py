@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
@@ -18,20 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from dispute_evidence.sandbox import RunningSandbox, SandboxConfig, run_sandbox_in_thread
+from flows.serve import healthy
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox
 from tests.pg import free_port, throwaway_postgres
 
 POOL = "dispute-evidence-pool"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/health", timeout=2) as r:  # noqa: S310 - loopback
-            return bool(r.status == 200)
-    except OSError:
-        return False
 
 
 def descendants(pid: int) -> list[int]:
@@ -227,7 +219,7 @@ def fleet_stack(
         stack.callback(lambda: (server.terminate(), server.wait(30)))
         url = f"http://127.0.0.1:{api_port}/api"
         deadline = time.monotonic() + 180
-        while not _healthy(url):
+        while not healthy(url):
             assert server.poll() is None and time.monotonic() < deadline, (
                 root / "server.log"
             ).read_text()[-3000:]

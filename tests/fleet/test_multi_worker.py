@@ -10,7 +10,7 @@ import pytest
 from prefect.client.schemas.sorting import DeploymentSort
 
 from dispute_evidence.sandbox.ratelimit import busiest_window
-from tests.fleet.stack import Merchant, fleet_stack
+from tests.fleet.stack import Merchant, descendants, fleet_stack
 from tests.pg import postgres_missing
 
 BUDGET = 18_000  # per key per hour; pro-rated over WINDOW seconds: 50 per 10 s
@@ -155,17 +155,11 @@ def _kill_mid_run(fleet, merchant: Merchant) -> str:
                 if run.parameters["merchant"]["id"] == merchant.id and run.infrastructure_pid:
                     pid = int(str(run.infrastructure_pid).rsplit(":", 1)[-1])
                     for name, worker in fleet.workers.items():
-                        if pid in _descendants(worker.pid):
+                        if pid in descendants(worker.pid):
                             fleet.kill_worker(name)
                             return name
         time.sleep(0.2)
     raise AssertionError(f"{merchant.id} never got under way: {_diagnose(fleet)}")
-
-
-def _descendants(pid: int) -> list[int]:
-    from tests.fleet.stack import descendants
-
-    return descendants(pid)
 
 
 def _diagnose(fleet) -> str:

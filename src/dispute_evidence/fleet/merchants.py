@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import re
 import tomllib
-from datetime import datetime
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from cronsim import CronSim, CronSimError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from dispute_evidence.api.config import check_base_url
+from dispute_evidence.fleet.budget import BudgetShape
 from dispute_evidence.names import did_you_mean
-from dispute_evidence.settings import ConfigError, MerchantSection
+from dispute_evidence.settings import (
+    ConfigError,
+    MerchantSection,
+    cron_problem,
+    database_url_problem,
+    timezone_problem,
+)
 
 MERCHANT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -104,6 +107,10 @@ class MerchantRun(_Strict):
     wait_for_lock: float = 1800.0
     schedule: str = "0 2 * * *"
     timezone: str = "UTC"
+
+    def budget_shape(self) -> BudgetShape:
+        """The key's shared bucket: its budget, pro-rated over window_seconds."""
+        return BudgetShape.for_budget(self.rate_limit_per_hour, strictest=self.window_seconds)
 
 
 def plan_runs(spec: MerchantsFile, base: Path) -> list[MerchantRun]:
@@ -289,31 +296,14 @@ def _check_fleet(fleet: FleetSection, base: Path) -> list[str]:
 
 
 def _check_schedule(cron: str | None, tz: str | None) -> list[str]:
-    out = []
-    if cron:
-        try:
-            CronSim(cron, datetime(2026, 1, 1))
-        except CronSimError as exc:
-            out.append(f"schedule: {cron!r} is not a cron expression ({exc}), e.g. '0 2 * * *'")
-    if tz:
-        try:
-            ZoneInfo(tz)
-        except (ZoneInfoNotFoundError, ValueError):
-            out.append(
-                f"timezone: {tz!r} is not an IANA time zone"
-                f"{did_you_mean(tz, available_timezones())}"
-            )
-    return out
+    out = [f"schedule: {why}"] if (why := cron_problem(cron)) else []
+    return out + ([f"timezone: {why}"] if (why := timezone_problem(tz)) else [])
 
 
 def _check_url(value: str) -> list[str]:
-    if "://" not in value:
-        return []  # a SQLite path
-    try:
-        url = make_url(value)
-    except ArgumentError:
-        return ["not a path or a database URL (e.g. postgresql+psycopg://user@host/db)"]
-    if url.password:
+    if why := database_url_problem(value):
+        return [why]
+    if "://" in value and make_url(value).password:
         return [
             "has a password: it would show in the Prefect UI with the deployment's parameters; "
             "leave it out and set PGPASSWORD or ~/.pgpass on each worker"

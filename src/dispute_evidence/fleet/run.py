@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import create_engine, text
 
 from dispute_evidence.engine.run import Progress, RunResult, StepRunner, plain, run_inbox
-from dispute_evidence.fleet.budget import BudgetShape, KeyBudgets, SharedBudget
+from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.settings import ConfigError, Settings, load_settings
 
@@ -72,9 +71,8 @@ def run_merchant(
     )
     ensure_schema(run)
     budgets = KeyBudgets(run.budget_url)
-    shape = BudgetShape.for_budget(run.rate_limit_per_hour, strictest=run.window_seconds)
+    shape = run.budget_shape()
     budgets.ensure(run.key, shape)
-    kw: dict[str, Any] = {"poll": LOCK_POLL_SECONDS, "wait_for_lock": run.wait_for_lock}
     try:
         return run_inbox(
             settings,
@@ -87,7 +85,8 @@ def run_merchant(
             trigger=trigger,
             config_dir=Path(run.config).parent if run.config else Path("config"),
             gate=SharedBudget(budgets, run.key, shape),
-            **kw,
+            wait_for_lock=run.wait_for_lock,
+            poll=LOCK_POLL_SECONDS,
         )
     finally:
         budgets.close()
