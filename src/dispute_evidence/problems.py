@@ -52,6 +52,7 @@ class Problem:
     column: str = ""
     value: str = ""
     dispute: str = ""
+    order: str = ""  # a row's order number: a dispute on that order is held until it is fixed
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> Problem:

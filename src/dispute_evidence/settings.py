@@ -111,6 +111,11 @@ class EvidenceSection(_Section):
         description="Upload a generated evidence summary PDF with each dispute "
         "(<dispute>-evidence-summary.pdf; a new version only when what it shows changed).",
     )
+    send_partial_orders: bool = Field(
+        False,
+        description="Send a dispute whose order has a row that was not used, or whose lines "
+        "do not add up to the order's subtotal, as it is (default: hold it until fixed).",
+    )
 
 
 class ReadbackSection(_Section):

@@ -209,6 +209,7 @@ def open_run(
             concurrency=settings.api.concurrency,
             dayfirst=ingest.dayfirst(),
             summary_pdf=settings.evidence.summary_pdf,
+            send_partial=settings.evidence.send_partial_orders,
             read_policy=settings.readback.policy(),
         )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
@@ -273,7 +274,11 @@ def ingest(session: RunSession) -> IngestOutcome:
 
 def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     store = session.store
-    rebuild = ingested.new_files > 0 or store.needs_rebuild() or session.dry_run
+    rebuild = (
+        ingested.new_files > 0
+        or store.needs_rebuild(session.opts.build_inputs())
+        or session.dry_run
+    )
     out = prepare_step(store, session.opts, ingested, session.run_id, rebuild=rebuild)
     store.set_reconcile_uploads(
         False

@@ -24,7 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -47,6 +47,7 @@ ingested_files = Table(
     Column("run_id", String(64)),
     Column("ingested_at", String(32)),
     Column("summary", Text),
+    Column("inputs", String(64)),  # v5: hash of the mappings and locale it was read with
 )  # fmt: skip
 
 disputes = Table(
@@ -165,4 +166,10 @@ def _v4(conn: Connection) -> None:
     metadata.create_all(conn, tables=[status_history])
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4}
+def _v5(conn: Connection) -> None:
+    # what a file was read with (mappings, locale): a file dropped again after they changed is
+    # read again
+    _add_columns(conn, "ingested_files", {"inputs": "VARCHAR(64)"})
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import and_, bindparam, create_engine, event, func, or_, select, text
+from sqlalchemy import and_, bindparam, create_engine, event, func, inspect, or_, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError
 
@@ -443,13 +443,25 @@ class StateStore:
         return StateStore(path)  # migrates a copy of an older state to this version
 
     # -- ingest --------------------------------------------------------------------
-    def is_ingested(self, sha256: str) -> bool:
+    def is_ingested(self, sha256: str, inputs: str | None = None) -> bool:
+        """This content was read before (with the same mappings and locale, when `inputs`
+        names them: a file dropped again after they changed is read again)."""
         with self.engine.connect() as c:
-            return (
+            row = c.execute(
+                select(ingested_files.c.inputs).where(ingested_files.c.sha256 == sha256)
+            ).first()
+        return row is not None and (inputs is None or row.inputs in (None, inputs))
+
+    def files_read_otherwise(self, inputs: str) -> int:
+        """How many files were read with other mappings or another locale than `inputs`."""
+        with self.engine.connect() as c:
+            return int(
                 c.execute(
-                    select(ingested_files.c.sha256).where(ingested_files.c.sha256 == sha256)
-                ).first()
-                is not None
+                    select(func.count()).where(
+                        ingested_files.c.inputs.is_not(None), ingested_files.c.inputs != inputs
+                    )
+                ).scalar()
+                or 0
             )
 
     def record_ingest(
@@ -459,10 +471,13 @@ class StateStore:
         run_id: str,
         records: dict[str, pd.DataFrame],
         summary: list[dict[str, Any]],
+        inputs: str | None = None,
     ) -> None:
-        """One file's records and its ingest row, in one transaction: all or nothing."""
+        """One file's records and its ingest row, in one transaction: all or nothing. A file
+        read again (its mappings or locale changed) becomes the latest version of itself."""
         with self.engine.begin() as c:
             seq = (c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0) + 1
+            c.execute(ingested_files.delete().where(ingested_files.c.sha256 == sha256))
             c.execute(
                 ingested_files.insert().values(
                     sha256=sha256,
@@ -471,6 +486,7 @@ class StateStore:
                     run_id=run_id,
                     ingested_at=now_iso(),
                     summary=json.dumps(summary),
+                    inputs=inputs,
                 )
             )
             for kind, frame in records.items():
@@ -478,9 +494,19 @@ class StateStore:
                     continue
                 out = frame.astype({c: "object" for c in frame.columns if c != "_row"}).copy()
                 out["_seq"] = seq
+                self._add_record_columns(c, RECORD_TABLES[kind], list(out.columns))
                 out.to_sql(
                     RECORD_TABLES[kind], c, if_exists="append", index=False, chunksize=50_000
                 )
+
+    def _add_record_columns(self, c: Any, table: str, columns: list[str]) -> None:
+        """A record table made by an older version lacks the fields added since: add them."""
+        if not self.engine.dialect.has_table(c, table):
+            return
+        present = {col["name"] for col in inspect(c).get_columns(table)}
+        for name in columns:
+            if name not in present:  # canonical field names: letters and underscores only
+                c.execute(text(f'ALTER TABLE {table} ADD COLUMN "{name}" TEXT'))
 
     def load_records(self, kinds: Iterable[str] = RECORD_TABLES) -> dict[str, pd.DataFrame]:
         """Every record known so far, in ingest order (file by file, row by row)."""
@@ -499,25 +525,31 @@ class StateStore:
         return out
 
     # -- disputes and files ----------------------------------------------------------
-    def needs_rebuild(self) -> bool:
-        """Records arrived since the last build (also true after a run died between the two)."""
+    def needs_rebuild(self, inputs: str | None = None) -> bool:
+        """Records arrived since the last build (also true after a run died between the two),
+        or what else shapes a payload (`inputs`: the merchant profile, settings) changed."""
         from dispute_evidence.engine.schema import meta
 
         with self.engine.connect() as c:
             latest = c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0
             built = c.execute(select(meta.c.value).where(meta.c.key == "built_seq")).scalar()
-        return built is None or latest > int(built)
+            used = c.execute(select(meta.c.value).where(meta.c.key == "built_inputs")).scalar()
+        changed = inputs is not None and used != inputs
+        return built is None or latest > int(built) or changed
 
-    def sync_disputes(self, payloads: Iterable[Any], incomplete: Iterable[Any]) -> dict[str, int]:
+    def sync_disputes(
+        self, payloads: Iterable[Any], incomplete: Iterable[Any], inputs: str | None = None
+    ) -> dict[str, int]:
         """Upsert built payloads; a changed payload sends a submitted dispute back to pending.
 
-        Records which ingest the build covered, in the same transaction."""
+        Records which ingest (and which `inputs`) the build covered, in the same transaction."""
         from dispute_evidence.engine.schema import meta
 
         with self.engine.begin() as c:
             latest = c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0
-            c.execute(meta.delete().where(meta.c.key == "built_seq"))
-            c.execute(meta.insert().values(key="built_seq", value=str(latest)))
+            done = {"built_seq": str(latest)} | ({"built_inputs": inputs} if inputs else {})
+            c.execute(meta.delete().where(meta.c.key.in_(done)))
+            c.execute(meta.insert(), [{"key": k, "value": v} for k, v in done.items()])
             known = {
                 r.provider_dispute_id: r
                 for r in c.execute(
@@ -526,6 +558,7 @@ class StateStore:
                         disputes.c.payload_hash,
                         disputes.c.status,
                         disputes.c.api_due_by,
+                        disputes.c.detail,
                     )
                 )
             }
@@ -563,8 +596,17 @@ class StateStore:
                         .where(disputes.c.provider_dispute_id == p.provider_dispute_id)
                         .values(**row, status=status, detail=None, updated_at=stamp)
                     )
+                elif str(old.detail or "").startswith("held:"):  # sent, and no longer held
+                    c.execute(
+                        disputes.update()
+                        .where(disputes.c.provider_dispute_id == p.provider_dispute_id)
+                        .values(detail=None)
+                    )
             for i in incomplete:
-                if i.provider_dispute_id not in known:
+                old = known.get(i.provider_dispute_id)
+                if old is not None and getattr(i, "held", False):
+                    self._hold(c, i, old.status, stamp)
+                elif old is None:
                     new.append(
                         {
                             "provider_dispute_id": i.provider_dispute_id,
@@ -580,6 +622,20 @@ class StateStore:
             if new:
                 c.execute(disputes.insert(), new)
         return {"new": len(new), "changed": changed}
+
+    @staticmethod
+    def _hold(c: Any, i: Any, status: str, stamp: str) -> None:
+        """A known dispute whose new data would go out wrong: not sent until it is fixed (one
+        already sent keeps what it was sent with; the reason shows on its row)."""
+        where = disputes.c.provider_dispute_id == i.provider_dispute_id
+        if status in (D.PENDING, D.INCOMPLETE, D.REJECTED, D.NOT_FOUND):
+            c.execute(
+                disputes.update()
+                .where(where)
+                .values(status=D.INCOMPLETE, detail=i.reason, updated_at=stamp)
+            )
+        elif status == D.SUBMITTED:
+            c.execute(disputes.update().where(where).values(detail=i.reason))
 
     def expire_incomplete(self, now: str) -> int:
         """Disputes still waiting for data when their deadline passed become past_due (a late

@@ -5,6 +5,9 @@
               submitted -> submitted            (files sent later, evidence re-sent)
               incomplete -> past_due            (the data never arrived in time)
               any -> pending                    (its payload changed: see StateStore.sync_disputes)
+              pending | rejected | not_found -> incomplete
+                                                (held: its order would go out wrong, e.g. a row
+                                                 of it was not used; see StateStore._hold)
               any but new -> closed             (the API says it ended: won, lost, ...; final)
     File:     (new) -> pending | sending        ('sending' when a replaced state reconciles)
               pending | sending -> sending      (written before the request leaves)

@@ -61,6 +61,18 @@ class RunOptions:
     summary_pdf: bool = False  # an evidence summary PDF per dispute (settings: on by default)
     read_policy: ReadPolicy | None = None  # read disputes back from the API (None: do not)
     dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)
+    send_partial: bool = False  # send an order with an unused row or lines that do not add up
+
+    def build_inputs(self) -> str:
+        """What shapes a payload besides the records: a change rebuilds (and re-sends) them."""
+        merchant = self.merchant.model_dump() if self.merchant else None
+        shape = {"rules": BUILD_RULES, "merchant": merchant, "send_partial": self.send_partial}
+        return hashlib.sha256(orjson.dumps(shape, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+    def ingest_inputs(self) -> str:
+        """What decides how a sheet is read: a file dropped again after a change is re-read."""
+        shape = repr((self.mappings, self.dayfirst))
+        return hashlib.sha256(shape.encode()).hexdigest()
 
 
 @dataclass
@@ -118,6 +130,7 @@ def reject_problem(kind: ProblemKind, r: Reject) -> Problem:
         row=r.row,
         column=r.column or "",
         value=r.value or "",
+        order=r.order,
     )
 
 
@@ -152,6 +165,27 @@ class PrepareOutcome:
 
 
 BUILD_SOURCE = "(build)"
+# The build's own rules: bump when a change to the builder changes what payloads hold
+BUILD_RULES = "2026-11-23 hold partial orders"
+
+
+def held_orders(open_problems: list[dict[str, Any]]) -> dict[str, str]:
+    """{order number: why its dispute is held}: orders with a row that was not used (kept
+    until a corrected file of that name is read)."""
+    out: dict[str, str] = {}
+    for p in open_problems:
+        order = p.get("order")
+        if p.get("kind") != ProblemKind.ROW_NOT_USED or not order or order in out:
+            continue
+        where = f"{p['file']}" + (f" [{p['sheet']}]" if p.get("sheet") else "")
+        cell = f" row {p['row']}, column '{p['column']}'" if p.get("row") else ""
+        value = f" = {p['value']!r}" if p.get("value") else ""
+        out[str(order)] = (
+            f"held: {where}{cell}{value} was not used ({p['what']}), so the order would go out "
+            f"incomplete; fix it and drop {p['file']} again (or set [evidence] "
+            "send_partial_orders = true to send it as it is)"
+        )
+    return out
 
 
 def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> IngestOutcome:
@@ -168,7 +202,7 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
             continue
         before = path.stat()
         sha = file_sha256(path)
-        if store.is_ingested(sha):
+        if store.is_ingested(sha, opts.ingest_inputs()):
             out.repeated_files += 1
             mover.archive(path)
             continue
@@ -196,6 +230,7 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
             run_id,
             {k: pd.concat(v, ignore_index=True) for k, v in records.items()},
             [s.__dict__ for s in summaries],
+            opts.ingest_inputs(),
         )
         out.new_files += 1
         mover.archive(path)
@@ -246,14 +281,19 @@ def prepare_step(
     A dry run calls this on a throwaway copy of the state, so it is the very same code."""
     out = PrepareOutcome(rebuilt=rebuild)
     if rebuild:
-        built: BuildResult = build_evidence(store.load_records(), opts.merchant)
+        built: BuildResult = build_evidence(
+            store.load_records(),
+            opts.merchant,
+            held_orders(store.open_problems()),
+            send_partial=opts.send_partial,
+        )
         out.payloads, out.incomplete, out.conflicts = (
             len(built.payloads),
             len(built.incomplete),
             built.conflicts,
         )
         out.unlisted_disputes = built.unlisted_disputes
-        store.sync_disputes(built.payloads, built.incomplete)
+        store.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
         store.replace_problems(BUILD_SOURCE, [asdict(p) for p in out.build_problems()], run_id)
     store.expire_incomplete(now_iso())
     table = store.dispute_table()

@@ -41,8 +41,18 @@ TEXT_FACTS = (
     "financial_status",
     "fulfillment_status",
     "shipping_method",
+    "cancelled_at",
 )
-NUMBER_FACTS = ("order_total", "refunded_amount")
+NUMBER_FACTS = (
+    "order_total",
+    "refunded_amount",
+    "order_subtotal",
+    "shipping_amount",
+    "tax_amount",
+    "discount_amount",
+)
+# Lines that add up within this much of the order's subtotal (per line: each price is rounded)
+CENTS = 0.011
 SHIPMENT_FACTS = (
     "tracking_number",
     "carrier",
@@ -73,6 +83,7 @@ class Incomplete:
     order_number: str
     response_due_by: str | None
     reason: str
+    held: bool = False  # its order is known but would go out wrong: held, not waiting for data
 
 
 @dataclass
@@ -210,14 +221,25 @@ def _index_by_order(
 
 
 def build_evidence(
-    records: dict[str, pd.DataFrame], merchant: MerchantProfile | None = None
+    records: dict[str, pd.DataFrame],
+    merchant: MerchantProfile | None = None,
+    held_orders: dict[str, str] | None = None,
+    *,
+    send_partial: bool = False,
 ) -> BuildResult:
-    """Payloads for every dispute whose order is known; the rest are listed as incomplete."""
+    """Payloads for every dispute whose order is known; the rest are listed as incomplete.
+
+    Hold over guess: a dispute whose order has a row that was not used (`held_orders`: order
+    number -> where and why) or whose lines do not add up to the order's subtotal is held
+    (incomplete, `held`) with that reason, unless `send_partial` says to send it as it is."""
+    held_orders = {} if send_partial else (held_orders or {})
     disputes, conflicts = _dispute_orders(records["disputes"])
     orders, order_rows, ships, ship_rows = _index_by_order(
         disputes, records["orders"], records["shipments"]
     )
-    order_cols = _columns(orders, ("product_title", "currency_code"), ("price", "quantity"))
+    order_cols = _columns(
+        orders, ("product_title", "currency_code", "_file"), ("price", "quantity")
+    )
     order_facts = _order_facts(orders, order_rows)
     ship_cols = _columns(ships, SHIPMENT_FACTS, ())
     ship_entries = [  # one dict per shipment row, made in one pass; shared, never mutated
@@ -255,6 +277,12 @@ def build_evidence(
                 why += f"{hint.rstrip(')')}: check the order number in the disputes list)"
             incomplete.append(Incomplete(pid, order_number, due, why))
             continue
+        why = held_orders.get(order_number) or (
+            "" if send_partial else _lines_mismatch(lines, order_cols, order_facts[order_number])
+        )
+        if why:
+            incomplete.append(Incomplete(pid, order_number, due, why, held=True))
+            continue
         evidence = _evidence(
             order_number,
             lines,
@@ -291,6 +319,32 @@ def _order_facts(
         facts.update((f, v) for f, v in zip(NUMBER_FACTS, number, strict=True) if v is not None)
         out[order] = facts
     return out
+
+
+def _lines_mismatch(lines: list[int], oc: dict[str, list[Any]], facts: dict[str, Any]) -> str:
+    """Why an order's lines cannot be the whole order ('' when they add up, or nothing says).
+
+    Shopify's Subtotal is the lines less the order's discount; without a subtotal, the total is
+    checked when the export also gives shipping and tax (refunds never change Total)."""
+    summed = sum(oc["price"][i] * oc["quantity"][i] for i in lines)
+    discount = facts.get("discount_amount", 0)
+    tolerance = CENTS * len(lines)
+    if (subtotal := facts.get("order_subtotal")) is not None:
+        expected, what = [subtotal, subtotal + discount], "subtotal"
+    elif "order_total" in facts and {"shipping_amount", "tax_amount"} <= facts.keys():
+        extra = facts["shipping_amount"] + facts["tax_amount"] - discount
+        expected, what = [facts["order_total"] - extra], "total less shipping, tax and discount"
+    else:
+        return ""
+    if any(abs(summed - e) <= tolerance for e in expected):
+        return ""
+    currency, source = oc["currency_code"][lines[0]], oc["_file"][lines[0]]
+    return (
+        f"held: the order's {len(lines)} line(s) add up to {summed:.2f} {currency} but its "
+        f"{what} is {expected[0]:.2f} {currency} ({source}): a line is missing or was not "
+        "read; drop a corrected export of the order (or set [evidence] send_partial_orders = "
+        "true to send it as it is)"
+    )
 
 
 def _dispute_facts(reason: Any, currency: Any, amount: Any) -> dict[str, Any]:

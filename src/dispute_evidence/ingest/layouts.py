@@ -20,7 +20,8 @@ FIELDS: dict[str, dict[str, bool]] = {
         "order_date": False, "customer_name": False, "customer_email": False, "billing_address": False,
         "shipping_address": False, "sku": False, "payment_reference": False, "order_total": False,
         "refunded_amount": False, "financial_status": False, "fulfillment_status": False,
-        "shipping_method": False,
+        "shipping_method": False, "order_subtotal": False, "shipping_amount": False,
+        "tax_amount": False, "discount_amount": False, "cancelled_at": False,
     },
     "shipments": {
         "order_number": True, "tracking_number": True, "carrier": False, "service": False,
@@ -44,6 +45,7 @@ DATE_FIELDS = frozenset(
         "delivered_at",
         "paid_at",
         "dispute_evidence_due",
+        "cancelled_at",
     }
 )
 NUMBER_FIELDS = frozenset(
@@ -55,6 +57,10 @@ NUMBER_FIELDS = frozenset(
         "refunded_amount",
         "payment_amount",
         "amount_refunded",
+        "order_subtotal",
+        "shipping_amount",
+        "tax_amount",
+        "discount_amount",
     }
 )
 CURRENCY_FIELDS = frozenset({"currency", "currency_code"})
@@ -72,6 +78,11 @@ ORDER_LEVEL = (
     "financial_status",
     "fulfillment_status",
     "shipping_method",
+    "order_subtotal",
+    "shipping_amount",
+    "tax_amount",
+    "discount_amount",
+    "cancelled_at",
 )
 
 
@@ -147,6 +158,8 @@ SHOPIFY_ORDERS = Mapping(
         "sku": ("Lineitem sku",), "payment_reference": ("Payment Reference",), "order_total": ("Total",),
         "refunded_amount": ("Refunded Amount",), "financial_status": ("Financial Status",),
         "fulfillment_status": ("Fulfillment Status",), "shipping_method": ("Shipping Method",),
+        "order_subtotal": ("Subtotal",), "shipping_amount": ("Shipping",), "tax_amount": ("Taxes",),
+        "discount_amount": ("Discount Amount",), "cancelled_at": ("Cancelled at",),
     },
     forward_fill=ORDER_LEVEL,
 )  # fmt: skip

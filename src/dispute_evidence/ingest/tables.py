@@ -30,6 +30,7 @@ class Reject:
     column: str | None
     value: str | None
     reason: str
+    order: str = ""  # the row's order number, when it could be read: a dispute on it is held
 
     def line(self) -> str:
         where = self.file + (f" [{self.sheet}]" if self.sheet else "")

@@ -100,11 +100,16 @@ def validate_table(
         if not mask.any():
             continue
         bad |= mask
-        for row, value in zip(
-            frame.loc[mask, "_row"].tolist(), frame.loc[mask, fld].tolist(), strict=True
+        orders = (
+            frame.loc[mask, "order_number"].tolist()
+            if "order_number" in frame
+            else [""] * int(mask.sum())
+        )
+        for row, value, order in zip(
+            frame.loc[mask, "_row"].tolist(), frame.loc[mask, fld].tolist(), orders, strict=True
         ):
             rejects.append(
-                Reject(file, sheet, int(row), shown.get(fld, fld), str(value)[:80], reason)
+                Reject(file, sheet, int(row), shown.get(fld, fld), str(value)[:80], reason, order)
             )
     rejects.sort(key=lambda r: (r.row or 0, r.column or ""))
 
