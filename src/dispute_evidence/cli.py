@@ -412,6 +412,20 @@ def demo(
         raise typer.Exit(result["exit_code"])
 
 
+def _echo_open_disputes(table: Any) -> None:
+    """Every open dispute that still needs something (sent ones too), nearest deadline first,
+    in the words of the reports."""
+    todo = table.loc[table["needs_something"] | (table["status"] == "pending")]
+    if todo.empty:
+        typer.echo("Open disputes that need something: none")
+        return
+    typer.echo(f"Open disputes that need something ({len(todo)}), nearest deadline first:")
+    for r in todo.itertuples(index=False):
+        typer.echo(f"  {r.provider_dispute_id:<28} {r.state_words}")
+        if r.next_step:
+            typer.echo(f"  {'':<28}   next: {r.next_step}")
+
+
 @app.command()
 def status(
     inbox: Annotated[
@@ -445,22 +459,12 @@ def status(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
-        table = store.dispute_table()
-        open_ = (
-            table.loc[table["status"].isin(["pending", "incomplete"])]
-            .sort_values("response_due_by")
-            .head(10)
-        )
-        if not open_.empty:
-            typer.echo("Next deadlines (not yet sent):")
-            for r in open_.itertuples(index=False):
-                typer.echo(
-                    f"  {r.response_due_by or 'no deadline':<22} {r.provider_dispute_id:<28} {r.status}"
-                )
         from dispute_evidence.engine.outcomes import outcomes_table
         from dispute_evidence.engine.steps import dispute_table
 
-        outcomes = outcomes_table(dispute_table(store), store.payloads())
+        table = dispute_table(store)
+        _echo_open_disputes(table)
+        outcomes = outcomes_table(table, store.payloads())
         if not outcomes.empty:
             typer.echo("Outcomes (read back from the API): won / lost / open, win rate")
             shown = outcomes.loc[outcomes["dimension"].isin(["all", "reason"])]

@@ -99,6 +99,13 @@ class IngestSection(_Section):
         "e.g. 'en_GB' (day first) or 'en_US' (month first). Unset: such dates are refused.",
     )
 
+    timezone: str = Field(
+        "UTC",
+        description="IANA zone of your sheets' deadlines that carry none: a deadline given as a "
+        "date alone (30/11/2026) means the end of that day there. The API's deadline wins once "
+        "it has been read.",
+    )
+
     def dayfirst(self) -> bool | None:
         if self.locale is None:
             return None
@@ -337,6 +344,8 @@ def check_settings(settings: Settings, base: Path) -> list[str]:
         out.append(f"schedule.cron: {why}")
     if why := timezone_problem(settings.schedule.timezone):
         out.append(f"schedule.timezone: {why}")
+    if why := timezone_problem(settings.ingest.timezone):
+        out.append(f"ingest.timezone: {why}")
     for key, url in (
         ("api.base_url", settings.api.base_url),
         ("DISPUTE_API_BASE_URL", os.environ.get("DISPUTE_API_BASE_URL")),

@@ -72,7 +72,8 @@ def test_payload_carries_products_tracking_and_facts(tmp_path):
         "shipped_at": "2025-05-12T00:00:00Z",
     }
     assert (
-        facts["dispute"] == {"reason": "fraudulent"} and p.response_due_by == "2026-12-01T00:00:00Z"
+        facts["dispute"] == {"reason": "fraudulent"}
+        and p.response_due_by == "2026-12-01T23:59:59Z"  # a date alone: end of day
     )
 
 
@@ -141,7 +142,9 @@ def test_payments_join_by_metadata_or_payment_reference_and_fill_a_missing_deadl
         p1.response_due_by == "2025-06-20T23:59:59Z"
     )  # the disputes list had none: from the charge
     assert [c["card_last4"] for c in p2.evidence.additional_evidence["payments"]] == ["0005"]
-    assert p2.response_due_by == "2025-07-01T00:00:00Z"  # the disputes list wins over the charge
+    assert (
+        p2.response_due_by == "2025-07-01T23:59:59Z"
+    )  # the disputes list wins; a date alone ends its day
     assert result.unlisted_disputes == []
 
 

@@ -25,11 +25,12 @@ FULL = {
     },
 }  # fmt: skip
 EMPTY = {"products": [], "additional_evidence": {}}
+DOCUMENTS = ["policy", "communication", "shipping_document"]  # one of each kind the table asks for
 
 
 @pytest.mark.parametrize("reason", sorted(REASONS))
-def test_everything_the_exports_hold_plus_a_document_is_complete(reason):
-    assert assess(FULL, files=1, reason=reason).text == "complete"
+def test_everything_the_exports_hold_plus_the_documents_is_complete(reason):
+    assert assess(FULL, files=DOCUMENTS, reason=reason).text == "complete"
 
 
 @pytest.mark.parametrize(("reason", "missing"), [
@@ -53,10 +54,10 @@ def test_an_empty_payload_misses_each_reasons_core_items(reason, missing):
 def test_details_that_decide_a_verdict():
     no_avs = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
               "payments": [{**CARD, "avs_line1_check": "fail", "avs_zip_check": "unavailable"}]}}  # fmt: skip
-    assert assess(no_avs, 1, "fraudulent").missing == ("AVS check passed",)
+    assert assess(no_avs, DOCUMENTS, "fraudulent").missing == ("AVS check passed",)
     moved = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
              "shipping_address": "1 Other Rd, Leeds, GB"}}  # fmt: skip
-    verdict = assess(moved, 1, "fraudulent")
+    verdict = assess(moved, DOCUMENTS, "fraudulent")
     assert verdict.missing == ("billing address = shipping address",)
     assert "matches the billing address" in verdict.what_to_add
     in_transit = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
@@ -67,5 +68,52 @@ def test_details_that_decide_a_verdict():
     tagged = {**EMPTY, "additional_evidence": {"dispute": {"reason": "duplicate"}}}
     assert assess(tagged, 0).reason == "duplicate"
     # "also helps" items are suggestions, never a missing verdict
-    assert assess(FULL, 1, "product_not_received").suggestions == ()
+    assert assess(FULL, DOCUMENTS, "product_not_received").suggestions == ()
     assert "customer communication" in assess(FULL, 0, "fraudulent").suggestions
+
+
+def test_files_count_by_kind():
+    from dispute_evidence.evidence.kinds import kind_of
+
+    assert kind_of("2002 proof of delivery.pdf") == "proof_of_delivery"
+    assert kind_of("1044_signature.jpg") == "signature"
+    assert kind_of("#1041 invoice.pdf") == kind_of("dp_1_receipt.pdf") == "receipt"
+    assert kind_of("1041 refund-policy.pdf") == "policy"
+    assert kind_of("1041 emails.pdf") == "communication"
+    assert kind_of("1045 tracking.pdf") == "shipping_document"
+    assert kind_of("scan_0007.pdf") == "other"
+    assert kind_of("scan_0007.pdf", "Proof of Delivery\nSigned by: A. Smith") == "signature"
+    assert kind_of("scan_0008.pdf", "Our Refund Policy: 30 days") == "policy"
+    no_delivery = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
+                   "shipments": [{**SHIPPED, "delivered_at": ""}]}}  # fmt: skip
+    # doing what "what to add" says: a proof of delivery confirms delivery
+    assert assess(no_delivery, ["other"], "product_not_received").missing == ("delivery confirmed",)
+    assert assess(no_delivery, ["proof_of_delivery"], "product_not_received").complete
+    # a receipt is not a policy; a file of no known kind is only a generic explanation
+    assert assess(FULL, ["receipt"], "credit_not_processed").missing == ("policy document",)
+    assert assess(FULL, ["other"], "duplicate").complete
+
+
+def test_facts_that_undercut_the_reason_make_it_weak():
+    in_transit = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
+                  "shipments": [{**SHIPPED, "delivered_at": "", "delivery_status": "In transit"}]}}  # fmt: skip
+    verdict = assess(in_transit, DOCUMENTS, "product_not_received")
+    assert verdict.text == "weak: carrier shows in transit" and not verdict.complete
+    assert "add proof of delivery" in verdict.what_to_add and "accepting" in verdict.what_to_add
+    assert assess(in_transit, ["signature"], "product_not_received").complete
+    out_for = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
+               "shipments": [{**SHIPPED, "delivered_at": "", "delivery_status": "Out for delivery"}]}}  # fmt: skip
+    assert assess(out_for, DOCUMENTS, "product_not_received").weak  # not "delivered"
+    refunded = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
+                "refunded_amount": 42, "order_total": 42, "order_currency": "USD"}}  # fmt: skip
+    verdict = assess(refunded, DOCUMENTS, "credit_not_processed")
+    assert verdict.text == "weak: a refund of 42.00 USD is recorded"
+    assert assess(refunded, DOCUMENTS, "fraudulent").text.startswith(
+        "weak: the order was fully refunded"
+    )
+    cancelled = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
+                 "cancelled_at": "2026-10-04T10:00:00Z"}}  # fmt: skip
+    assert (
+        assess(cancelled, DOCUMENTS, "general").text
+        == "weak: the order was cancelled on 2026-10-04"
+    )

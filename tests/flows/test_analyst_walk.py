@@ -52,10 +52,14 @@ def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
     r = _cli("--inbox", str(inbox), "--dry-run")
     assert r.exit_code == 0, r.output
     assert not state.exists() and (inbox / "disputes.csv").exists()
-    assert "would send 3" in r.output and "would upload 6 file(s)" in r.output  # + 3 summaries
+    # dp_test_0's order lost a row (price 'abc'): held, never sent without it
+    assert "would send 2" in r.output and "would upload 4 file(s)" in r.output  # + 2 summaries
     (preview,) = _reports(tmp_path)
-    disputes = pd.read_csv(preview / "disputes.csv", dtype=str)
-    assert len(disputes) == 3 and set(disputes["Next step"]) == {"would send its evidence"}
+    disputes = pd.read_csv(preview / "disputes.csv", dtype=str).set_index("Dispute")
+    assert len(disputes) == 3 and set(disputes["Next step"][1:]) == {"would send its evidence"}
+    assert (
+        "orders_extra.csv row 2, column 'price' = 'abc'" in disputes.loc["dp_test_0", "Next step"]
+    )
     problems = pd.read_csv(preview / "problems.csv", dtype=str).fillna("")
     assert ((problems["file"] == "orders_extra.csv") & (problems["value"] == "abc")).any()
 
@@ -65,7 +69,7 @@ def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
     monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
     r = _cli("--inbox", str(inbox))
     assert "New files read" in r.output and "4 (already seen: 0)" in r.output
-    assert "3 sent · 6 file(s) uploaded · 1 need you" in r.output  # never "ok" above a problem
+    assert "2 sent · 4 file(s) uploaded · 2 need you" in r.output  # never "ok" above a problem
     real = _reports(tmp_path)[-1]
     assert "orders_extra.csv row 2, column 'price' = 'abc'" in (real / "summary.txt").read_text()
 
@@ -74,11 +78,11 @@ def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
     r = _cli("--inbox", str(inbox), "--dry-run")
     assert r.exit_code == 0 and "would send 0" in r.output
     assert hashlib.sha256(state.read_bytes()).hexdigest() == before and _dump(state) == dump
-    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 0
 
     # 4. a quiet real run still shows the open row problem: the whole current picture
     r = _cli("--inbox", str(inbox))
-    assert "0 sent · 1 need you" in r.output and "Nothing changed." in r.output
+    assert "0 sent · 2 need you" in r.output and "Nothing changed." in r.output
     assert "'price' = 'abc'" in r.output
 
     # 5. the corrected file replaces it: the problem is resolved, and the report says so
@@ -89,9 +93,10 @@ def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
     )
     r = _cli("--inbox", str(inbox))
     assert "'price' = 'abc'" not in r.output and "nothing needs you" in r.output
-    assert "Problems: 0 new, 1 resolved" in r.output
-    assert "dp_test_0: sent, files 1/1" not in r.output  # the evidence changed: sent again
-    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 2
+    assert "Problems: 0 new, 3 resolved" in r.output, r.output
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1  # sent once, whole
+    products = sb.snapshot()["dp_test_0"]["evidence"]["products"]
+    assert "Gift wrap" in [p["product_title"] for p in products]
     latest = tmp_path / "inbox.reports" / "latest"
     assert (latest / "summary.html").is_file()
     assert (latest / "run.txt").read_text().strip() == _reports(tmp_path)[-1].name

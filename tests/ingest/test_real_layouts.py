@@ -122,8 +122,8 @@ def test_xlsx_with_title_row_serial_dates_extra_column_and_formula(tmp_path):
     assert res.rejects == [] and d["provider_dispute_id"].tolist() == ["dp_1", "dp_2"]
     assert d["order_number"].tolist() == ["1001", "1002"]
     assert d["response_due_by"].tolist() == [
-        "2025-07-12T00:00:00Z",
-        "2025-07-01T00:00:00Z",
+        "2025-07-12T23:59:59Z",
+        "2025-07-01T23:59:59Z",
     ]  # serial 45850
     assert d["currency"].tolist() == ["USD", "EUR"]
     assert d["amount"].tolist() == [109.0, 99.0]  # formula: its stored value, never evaluated (=25)
@@ -221,4 +221,4 @@ def test_legacy_xls_workbook(tmp_path):
     ]
     d = res.records["disputes"]
     assert d["order_number"].tolist() == ["1001", "1002"]
-    assert d["response_due_by"].tolist() == ["2025-07-12T00:00:00Z", "2025-07-01T00:00:00Z"]
+    assert d["response_due_by"].tolist() == ["2025-07-12T23:59:59Z", "2025-07-01T23:59:59Z"]

@@ -41,7 +41,7 @@ def outcomes_table(table: pd.DataFrame, payloads: dict[str, bytes]) -> pd.DataFr
     for pid in sent["provider_dispute_id"]:
         body = orjson.loads(payloads[pid]) if pid in payloads else {}
         for label, key in kinds.items():
-            facts[label].append("yes" if ITEMS[key].present(body, 0) else "no")
+            facts[label].append("yes" if ITEMS[key].present(body, ()) else "no")
     for label, values in facts.items():
         sent[label] = values
     sent["files attached"] = (sent.get("files_total", 0) > 0).map({True: "yes", False: "no"})
@@ -49,7 +49,13 @@ def outcomes_table(table: pd.DataFrame, payloads: dict[str, bytes]) -> pd.DataFr
     sent["reason "] = reason.fillna("").replace("", "unknown")
     verdict = sent["completeness"] if "completeness" in sent else pd.Series("", index=sent.index)
     sent["evidence verdict"] = verdict.fillna("").map(
-        lambda v: "complete" if v == "complete" else "missing something"
+        lambda v: (
+            "complete"
+            if v == "complete"
+            else "weak"
+            if v.startswith("weak")
+            else "missing something"
+        )
     )
     rows = [_row("all", "all", sent)]
     for dim in ("reason ", "evidence verdict", *kinds, "files attached"):

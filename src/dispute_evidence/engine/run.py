@@ -208,6 +208,7 @@ def open_run(
             blob_dir=scratch / "blobs" if scratch else None,
             concurrency=settings.api.concurrency,
             dayfirst=ingest.dayfirst(),
+            zone=ingest.timezone,
             summary_pdf=settings.evidence.summary_pdf,
             send_partial=settings.evidence.send_partial_orders,
             read_policy=settings.readback.policy(),
@@ -392,9 +393,8 @@ def report(
     }
     if session.dry_run:
         counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
-        counts["would_upload"] = int(
-            (table["files_total"] - table["files_uploaded"])[table["next_step"] != PAST_DUE].sum()
-        )
+        goes = table["status"].isin((D.PENDING, D.SUBMITTED)) & (table["next_step"] != PAST_DUE)
+        counts["would_upload"] = int((table["files_total"] - table["files_uploaded"])[goes].sum())
         write_dry_run_preview(session.report_folder, store)
     outcome = headline(counts, session.dry_run, stopped=bool(submitted and submitted.stopped))
     picture = Picture.of(table, problems)

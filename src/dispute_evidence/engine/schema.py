@@ -88,6 +88,7 @@ evidence_files = Table(
     Column("remote_file_id", String(255)),
     Column("last_error", Text),
     Column("updated_at", String(32)),
+    Column("kind", String(32)),  # v5: proof_of_delivery, receipt, policy, ... (evidence/kinds.py)
     Index("files_by_status", "status"),
 )  # fmt: skip
 
@@ -170,6 +171,8 @@ def _v5(conn: Connection) -> None:
     # what a file was read with (mappings, locale): a file dropped again after they changed is
     # read again
     _add_columns(conn, "ingested_files", {"inputs": "VARCHAR(64)"})
+    # what kind of document a file is (evidence/kinds.py): it decides what it proves
+    _add_columns(conn, "evidence_files", {"kind": "VARCHAR(32)"})
 
 
 MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}

@@ -700,6 +700,23 @@ class StateStore:
                 out.setdefault(pid, []).append(name)
         return out
 
+    def file_kinds(self) -> dict[str, list[str]]:
+        """{dispute: the kinds of its evidence files} (our own summaries left out; a file
+        registered before kinds were kept is judged by its name)."""
+        from dispute_evidence.evidence.kinds import kind_of
+
+        c_ = evidence_files.c
+        q = select(c_.provider_dispute_id, c_.kind, c_.file_name).order_by(
+            c_.provider_dispute_id, c_.sha256
+        )
+        out: dict[str, list[str]] = {}
+        with self.engine.connect() as c:
+            for pid, kind, name in c.execute(q):
+                summary = kind == "summary" or str(name).startswith(f"{pid}-evidence-summary")
+                if not summary:
+                    out.setdefault(pid, []).append(kind or kind_of(name))
+        return out
+
     def set_summary_inputs(self, made: dict[str, str]) -> None:
         """Record what each dispute's current summary was made from, in one transaction."""
         if not made:

@@ -23,6 +23,7 @@ from dispute_evidence.engine.status import DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
 from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.kinds import file_kind
 from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
 from dispute_evidence.inbox import (
     ARCHIVE,
@@ -62,6 +63,7 @@ class RunOptions:
     read_policy: ReadPolicy | None = None  # read disputes back from the API (None: do not)
     dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)
     send_partial: bool = False  # send an order with an unused row or lines that do not add up
+    zone: str = "UTC"  # where a deadline given as a date alone ends (the config's time zone)
 
     def build_inputs(self) -> str:
         """What shapes a payload besides the records: a change rebuilds (and re-sends) them."""
@@ -71,7 +73,7 @@ class RunOptions:
 
     def ingest_inputs(self) -> str:
         """What decides how a sheet is read: a file dropped again after a change is re-read."""
-        shape = repr((self.mappings, self.dayfirst))
+        shape = repr((self.mappings, self.dayfirst, self.zone))
         return hashlib.sha256(shape.encode()).hexdigest()
 
 
@@ -207,7 +209,7 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
             mover.archive(path)
             continue
         tables, rejects, summaries = ingest_file(
-            path, label, opts.mappings, opts.max_file_bytes, opts.dayfirst
+            path, label, opts.mappings, opts.max_file_bytes, opts.dayfirst, opts.zone
         )
         after = path.stat()
         if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
@@ -320,6 +322,7 @@ def prepare_step(
             "size": f.size,
             "mime": f.mime,
             "path": str(store_blob(blob_dir, f.path, f.sha256)),
+            "kind": file_kind(f.path, f.path.name, f.mime),
         }
         for pid, files in matches.items()
         for f in files
@@ -374,6 +377,7 @@ def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
                 "size": len(body),
                 "mime": "application/pdf",
                 "path": str(target),
+                "kind": "summary",
             }
         )
         made[pid] = made_from
@@ -443,10 +447,12 @@ PAST_DUE = "past its deadline: would not be sent"
 def weak_evidence(table: pd.DataFrame) -> list[Problem]:
     """Disputes still open to evidence whose evidence misses what their reason needs."""
     open_ = table["status"].isin((DisputeStatus.PENDING, DisputeStatus.SUBMITTED))
-    weak = table.loc[open_ & table["completeness"].astype(str).str.startswith("missing")]
+    weak = table.loc[open_ & table["completeness"].astype(str).str.startswith(("missing", "weak"))]
     return [
         Problem(
-            ProblemKind.EVIDENCE_INCOMPLETE,
+            ProblemKind.EVIDENCE_WEAK
+            if str(r.completeness).startswith("weak")
+            else ProblemKind.EVIDENCE_INCOMPLETE,
             str(r.provider_dispute_id),
             f"{r.completeness} ({r.reason or 'general'}); add: {r.what_to_add}",
             dispute=str(r.provider_dispute_id),
@@ -490,14 +496,69 @@ def dispute_table(
     table["file_problems"] = table["provider_dispute_id"].map(
         lambda pid: "; ".join(bad_files.get(pid, []))
     )
-    table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
     _add_completeness(table, store)
+    table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
+    table["state_words"] = [plain_state(r, dry_run) for r in table.itertuples(index=False)]
+    table["needs_something"] = [needs_something(r) for r in table.itertuples(index=False)]
     return table
+
+
+def _days(r: Any) -> int | None:
+    """Whole days left, or None with no deadline (a table column may hold NaN for None)."""
+    d = r.days_left
+    return None if d is None or d != d else int(d)
+
+
+def _open(r: Any) -> bool:
+    """Evidence can still go to it: not closed, not refused, not past its deadline."""
+    late = (_days(r) or 0) < 0
+    return r.status in (DisputeStatus.PENDING, DisputeStatus.SUBMITTED) and not late
+
+
+def needs_something(r: Any) -> bool:
+    """An open dispute whose evidence a person should still add to (or decide on)."""
+    verdict = str(r.completeness or "")
+    held = str(r.detail or "").startswith("held:")
+    if r.status == DisputeStatus.INCOMPLETE:
+        return (_days(r) or 0) >= 0
+    return _open(r) and (verdict.startswith(("missing", "weak")) or held)
+
+
+def plain_state(r: Any, dry_run: bool = False) -> str:
+    """One plain line for a dispute, the same in every report and in `status`: what was done,
+    what it still lacks, and the time left ("sent, still missing proof of delivery, 4 days
+    left"). Sent is not done while something is missing."""
+    verdict = str(r.completeness or "")
+    days = _days(r)
+    late = (days or 0) < 0
+    if r.status == DisputeStatus.PENDING and late or r.status == DisputeStatus.PAST_DUE:
+        return "past its deadline, not sent"
+    if r.status == DisputeStatus.INCOMPLETE:
+        held = str(r.detail or "").startswith("held:")
+        parts = ["held: would go out wrong" if held else "waiting for data"]
+    elif r.status == DisputeStatus.PENDING:
+        parts = ["would be sent" if dry_run else "not sent yet"]
+    elif r.status == DisputeStatus.SUBMITTED:
+        waiting = r.files_total - r.files_uploaded
+        parts = ["sent"] + ([f"{waiting} file(s) still to upload"] if waiting else [])
+        if str(r.detail or "").startswith("held:"):
+            parts.append("an update is held")
+    else:
+        return str(r.status_words)
+    if verdict.startswith("missing: "):
+        parts.append("still missing " + verdict.removeprefix("missing: "))
+    elif verdict.startswith("weak: "):
+        parts.append(verdict)
+    elif verdict == "complete" and r.status == DisputeStatus.SUBMITTED:
+        parts.append("complete")
+    if days is not None:
+        parts.append(f"{days} day{'s' if days != 1 else ''} left")
+    return ", ".join(parts)
 
 
 def _add_completeness(table: pd.DataFrame, store: StateStore) -> None:
     """Columns: the reason-aware verdict, what to add, and the current summary PDF."""
-    payloads, names = store.payloads(), store.file_names()
+    payloads, names, kinds = store.payloads(), store.file_names(), store.file_kinds()
     verdicts, adds, summaries = [], [], []
     reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
     still_open = table["status"].isin((DisputeStatus.PENDING, DisputeStatus.SUBMITTED))
@@ -512,8 +573,7 @@ def _add_completeness(table: pd.DataFrame, store: StateStore) -> None:
             verdicts.append("waiting for data")
             adds.append("")
             continue
-        files = sum(1 for n in own if not is_summary(pid, n))
-        verdict = assess(orjson.loads(body), files, str(reason) or None)
+        verdict = assess(orjson.loads(body), kinds.get(pid, []), str(reason) or None)
         verdicts.append(verdict.text)
         adds.append(verdict.what_to_add if open_ else "")  # nothing more can go to it
     table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
@@ -534,6 +594,10 @@ def _next_step(r: Any, dry_run: bool) -> str:
         return WOULD_SEND if dry_run else "sent by the next run"
     if r.status == DisputeStatus.SUBMITTED and waiting:
         return f"would upload {waiting} file(s)" if dry_run else f"{waiting} file(s) to upload"
+    if r.status == DisputeStatus.SUBMITTED and str(r.detail or "").startswith("held:"):
+        return "an update is " + str(r.detail)
+    if r.status == DisputeStatus.SUBMITTED and needs_something(r):
+        return f"add: {r.what_to_add}; the next run sends it"
     if r.status == DisputeStatus.INCOMPLETE:
         return str(r.detail or "waiting for data")
     if r.status == DisputeStatus.PAST_DUE:

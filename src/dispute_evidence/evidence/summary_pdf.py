@@ -18,9 +18,10 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from dispute_evidence.evidence.completeness import status_says_delivered
 from dispute_evidence.names import visible
 
-GENERATOR = "dispute-evidence summary v1"  # part of the input hash: a new layout, a new version
+GENERATOR = "dispute-evidence summary v2"  # part of the input hash: a new layout, a new version
 MAX_ROWS = 12  # per table, to stay within 2 pages
 
 _STYLES = getSampleStyleSheet()
@@ -77,6 +78,17 @@ def _cut(rows: list[list[object]], what: str) -> list[list[object]]:
     if len(rows) <= MAX_ROWS:
         return rows
     return [*rows[:MAX_ROWS], [f"… and {len(rows) - MAX_ROWS} more {what}", "", "", ""]]
+
+
+def delivery_words(s: dict[str, Any]) -> str:
+    """Exactly what the carrier data shows: 'delivered 2026-10-07', or 'not confirmed (carrier
+    status: in transit)' — never 'delivered' for a parcel that is not."""
+    status = str(s.get("delivery_status") or "").strip()
+    if s.get("delivered_at"):
+        return f"delivered {_day(s.get('delivered_at'))}"
+    if status_says_delivered(status):
+        return f"delivered ({status.lower()})"
+    return f"not confirmed (carrier status: {status.lower()})" if status else "not confirmed"
 
 
 def summary_pdf(provider_dispute_id: str, payload: dict[str, Any], attached: list[str]) -> bytes:
@@ -156,8 +168,8 @@ def summary_pdf(provider_dispute_id: str, payload: dict[str, Any], attached: lis
         else None,
     )
     ships = [
-        [s.get("carrier", ""), s.get("tracking_number", ""),
-         _day(s.get("shipped_at")), _day(s.get("delivered_at")) or s.get("delivery_status", "")]
+        [s.get("carrier", ""), s.get("tracking_number", ""), _day(s.get("shipped_at")),
+         delivery_words(s)]
         for s in extra.get("shipments") or []
     ]  # fmt: skip
     section(
@@ -171,7 +183,7 @@ def summary_pdf(provider_dispute_id: str, payload: dict[str, Any], attached: lis
         Spacer(1, 2 * mm) if ships else None,
         _table(
             [
-                ["Carrier", "Tracking number", "Shipped (UTC)", "Delivered"],
+                ["Carrier", "Tracking number", "Shipped (UTC)", "Delivery"],
                 *_cut(ships, "shipments"),
             ],
             [30 * mm, 60 * mm, 40 * mm, 40 * mm],

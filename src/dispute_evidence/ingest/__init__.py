@@ -102,9 +102,11 @@ def ingest_file(
     custom: tuple[Mapping, ...] = (),
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
     dayfirst: bool | None = None,
+    zone: str = "UTC",
 ) -> tuple[list[tuple[str, pd.DataFrame]], list[Reject], list[FileSummary]]:
     """Tables found in one file: [(kind, records)], rejects and summaries. `dayfirst`: how
-    numeric dates are read where a column leaves it open (the config's locale)."""
+    numeric dates are read where a column leaves it open (the config's locale); `zone`: where
+    a deadline without a time of day ends."""
     tables: list[tuple[str, pd.DataFrame]] = []
     rejects: list[Reject] = []
     summaries: list[FileSummary] = []
@@ -141,7 +143,7 @@ def ingest_file(
                 FileSummary(label, grid.sheet, mapping.kind, mapping.name, problem=str(exc))
             )
             continue
-        table = validate_table(frame, mapping, shown, label, grid.sheet, dayfirst)
+        table = validate_table(frame, mapping, shown, label, grid.sheet, dayfirst, zone)
         rejects.extend(
             Reject(label, grid.sheet, row, None, None, why) for row, why in grid.problems
         )

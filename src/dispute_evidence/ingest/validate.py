@@ -25,6 +25,28 @@ from dispute_evidence.ingest.tables import (
 MAX_CELL_CHARS = 2000
 
 
+DEADLINE_FIELDS = frozenset({"response_due_by", "dispute_evidence_due"})
+# a date alone: 2026-11-30, 30/11/2026, 30.11.26, or a spreadsheet's date at midnight
+_DATE_ONLY = r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4})(\s+00:00(:00)?)?\s*$"
+
+
+def end_of_day(raw: pd.Series, parsed: pd.Series, zone: str) -> pd.Series:
+    """A deadline given as a date alone means the end of that day in `zone` (23:59:59 there),
+    not midnight UTC at its start; one with a time of day is left as it was read."""
+    serial = pd.to_numeric(raw, errors="coerce")
+    date_only = raw.str.match(_DATE_ONLY) | (serial.notna() & (serial % 1 == 0))
+    date_only &= parsed.notna()
+    if not date_only.any():
+        return parsed
+    day = parsed[date_only].dt.tz_localize(None).dt.normalize()
+    local = (day + pd.Timedelta(days=1) - pd.Timedelta(seconds=1)).dt.tz_localize(
+        zone, ambiguous="NaT", nonexistent="shift_forward"
+    )
+    out = parsed.copy()
+    out.loc[date_only] = local.dt.tz_convert("UTC")
+    return out
+
+
 def _forward_fill_orders(frame: pd.DataFrame, fields: tuple[str, ...]) -> None:
     """Shopify fills order-level fields only on an order's first row: carry them down."""
     present = [f for f in fields if f in frame]
@@ -41,6 +63,7 @@ def validate_table(
     file: str,
     sheet: str | None,
     dayfirst: bool | None = None,
+    zone: str = "UTC",
 ) -> Table:
     """Validate a canonical frame; rejects name file, sheet, Excel row, column and value.
     `dayfirst`: how to read numeric dates a column leaves ambiguous (the mapping's own wins)."""
@@ -84,6 +107,8 @@ def validate_table(
     for fld in DATE_FIELDS & set(canonical):
         dates = parse_dates(frame[fld], order)
         parsed[fld] = dates.values
+        if fld in DEADLINE_FIELDS:
+            parsed[fld] = end_of_day(frame[fld], dates.values, zone)
         problems.append((dates.refused, fld, dates.reason))
         problems.append(
             (

@@ -36,7 +36,7 @@ DISPUTE_COLUMNS = {
     "reason": "Reason",
     "response_due_by": "Deadline (UTC)",
     "days_left": "Days left",
-    "status_words": "Status",
+    "state_words": "Status",
     "next_step": "Next step",
     "completeness": "Evidence (by reason)",
     "what_to_add": "What to add",
@@ -271,20 +271,11 @@ def summary_text(r: RunReport) -> str:
 
 def _text_disputes(table: pd.DataFrame, limit: int = 20) -> list[str]:
     """Disputes nearest the deadline first: one aligned line each (the rest in the files)."""
-    if table.empty or "status_words" not in table:
+    if table.empty or "state_words" not in table:
         return []
     lines = [f"Disputes ({len(table)}), nearest deadline first:"]
     for row in table.head(limit).to_dict("records"):
-        days = row.get("days_left")
-        if days is None or days != days:
-            due = "no deadline"
-        else:
-            due = f"{int(days):>4} days left" if days >= 0 else "past due"
-        evidence = row.get("completeness") or ""
-        lines.append(
-            f"  {one_line(row['provider_dispute_id']):<30} {due:<15} "
-            f"{one_line(row['status_words']):<28} evidence: {one_line(evidence)}"
-        )
+        lines.append(f"  {one_line(row['provider_dispute_id']):<30} {one_line(row['state_words'])}")
     if len(table) > limit:
         lines.append(f"  … {len(table) - limit} more in disputes.xlsx")
     return [*lines, ""]
@@ -378,7 +369,7 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
         ("reason", "Reason"),
         ("response_due_by", "Deadline (UTC)"),
         ("days_left", "Days left"),
-        ("status_words", "Status"),
+        ("state_words", "Status"),
         ("next_step", "Next step"),
         ("completeness", "Evidence (by reason)"),
         ("what_to_add", "What to add"),
@@ -396,7 +387,7 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
         cells = []
         for c, _ in cols:
             v = row.get(c)
-            if c == "status_words":
+            if c == "state_words":
                 colour = STATUS_COLOURS.get(str(row.get("status")), "#fff")
                 cells.append(f"<td style='background:{colour}'>{_e(v)}</td>")
             elif c == "days_left":

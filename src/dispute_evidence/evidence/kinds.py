@@ -1,0 +1,108 @@
+"""What an evidence file is, from its name and (for a PDF) its first pages' text.
+
+A reviewer needs particular documents per dispute reason: proof of delivery, a signature, a
+receipt, the refund or cancellation policy, the conversation with the customer. The analyst's
+file name says which, most of the time ("1043 proof of delivery.pdf"); where it does not
+("scan_0007.pdf"), the words on a PDF's first pages may. The words recognised are listed here
+and in docs/completeness.md; a file that says none of them is "other": attached and sent, but
+it satisfies no particular requirement except a generic explanation document.
+
+Pure: a name and some text in, a kind out. Reading the text is `pdf_text` (bounded).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PROOF_OF_DELIVERY = "proof_of_delivery"
+SIGNATURE = "signature"
+RECEIPT = "receipt"
+POLICY = "policy"
+COMMUNICATION = "communication"
+SHIPPING = "shipping_document"
+OTHER = "other"
+
+LABELS = {
+    PROOF_OF_DELIVERY: "proof of delivery",
+    SIGNATURE: "signature",
+    RECEIPT: "receipt or invoice",
+    POLICY: "refund or cancellation policy",
+    COMMUNICATION: "customer communication",
+    SHIPPING: "shipping label or tracking",
+    OTHER: "other document",
+}
+
+# In a file name (words joined by anything that is not a letter): first match wins, so the
+# more specific kinds come first ("delivery confirmation label" is proof of delivery).
+NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (SIGNATURE, ("signature", "signed", "sig")),
+    (PROOF_OF_DELIVERY, ("proof of delivery", "pod", "delivery confirmation", "delivered",
+                         "delivery proof", "proof delivery")),
+    (POLICY, ("policy", "terms", "tos", "terms of service", "refund policy", "return policy",
+              "cancellation")),
+    (COMMUNICATION, ("email", "e mail", "mail", "chat", "message", "messages", "correspondence",
+                     "conversation", "support ticket", "ticket")),
+    (RECEIPT, ("receipt", "invoice", "inv", "bill")),
+    (SHIPPING, ("label", "tracking", "shipping", "waybill", "shipment", "airbill")),
+)  # fmt: skip
+
+# In a PDF's text: phrases a document of that kind says of itself.
+TEXT_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (SIGNATURE, ("signed by", "signature of recipient", "recipient signature")),
+    (PROOF_OF_DELIVERY, ("proof of delivery", "delivery confirmation", "was delivered",
+                         "delivered on", "delivered to")),
+    (POLICY, ("refund policy", "return policy", "returns policy", "cancellation policy",
+              "terms of service", "terms and conditions")),
+    (COMMUNICATION, ("subject:", "wrote:", "chat transcript", "support ticket")),
+    (RECEIPT, ("receipt", "invoice")),
+    (SHIPPING, ("tracking number", "shipping label", "waybill")),
+)  # fmt: skip
+
+MAX_TEXT_PAGES = 2
+MAX_TEXT_CHARS = 20_000
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(re.findall(r"[a-z]+", text.lower())) + " "
+
+
+def kind_of(name: str, text: str = "") -> str:
+    """The file's kind: from its name's words, else from its text's phrases, else OTHER."""
+    words = _words(Path(name).stem)
+    for kind, names in NAME_WORDS:
+        if any(f" {w} " in words or f" {w}s " in words for w in names):  # "emails" too
+            return kind
+    low = " ".join(text.lower().split())
+    for kind, phrases in TEXT_PHRASES:
+        if any(p in low for p in phrases):
+            return kind
+    return OTHER
+
+
+def pdf_text(path: Path) -> str:
+    """The text of a PDF's first pages ('' when it has none or cannot be read: an image-only
+    scan, a damaged or hostile file). Bounded in pages and characters."""
+    import logging
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its notes on damaged files are ours
+    try:
+        from pypdf import PdfReader
+
+        reader = PdfReader(str(path))
+        parts = []
+        for page in reader.pages[:MAX_TEXT_PAGES]:
+            parts.append(page.extract_text() or "")
+            if sum(map(len, parts)) > MAX_TEXT_CHARS:
+                break
+        return "".join(parts)[:MAX_TEXT_CHARS]
+    except Exception:  # noqa: BLE001 - any failure to read means "no text", never a crash
+        return ""
+
+
+def file_kind(path: Path, name: str, mime: str) -> str:
+    """The kind of an evidence file on disk (its text read only when its name says nothing)."""
+    kind = kind_of(name)
+    if kind == OTHER and mime == "application/pdf":
+        kind = kind_of(name, pdf_text(path))
+    return kind
