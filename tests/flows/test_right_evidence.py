@@ -129,3 +129,156 @@ def test_a_file_dropped_again_after_the_locale_is_set_is_read_again(
     _run("--inbox", str(inbox))
     extra = sb.snapshot()["dp_test_0"]["evidence"]["additional_evidence"]
     assert extra["shipments"][0]["shipped_at"].startswith("2026-04-03")
+
+
+def _report(folder) -> tuple[pd.DataFrame, pd.Series, list[str]]:
+    disputes = pd.read_csv(folder / "disputes.csv", dtype=str).fillna("").set_index("Dispute")
+    problems = pd.read_csv(folder / "problems.csv", dtype=str).fillna("")
+    counts = (folder / "summary.txt").read_text().split("Changed since")[0].splitlines()[3:]
+    return disputes, problems["problem_kind"].value_counts().sort_index(), counts
+
+
+def test_the_dry_run_is_the_real_run_in_the_conditional(sandbox_factory, tmp_path, monkeypatch):
+    from datetime import UTC, datetime, timedelta
+
+    rows = seed_rows(4)
+    past = (datetime.now(UTC) - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rows[3]["response_due_by"] = past
+    sb = sandbox_factory(rows=rows)
+    _api(sb, monkeypatch)
+    monkeypatch.delenv("DISPUTE_EVIDENCE_READBACK__ENABLED")  # the real run reads back
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 4)
+    due = {r["provider_dispute_id"]: r["response_due_by"] for r in rows}
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "response_due_by"],
+               [[f"dp_test_{i}", f"#{5000 + i}", "general", due[f"dp_test_{i}"]] for i in range(4)])  # fmt: skip
+    write_rows(inbox / "orders_more.csv", ORDERS[:5], [[5001, "Gift wrap", "x", 1, "USD"]])
+    dry_out = _run("--inbox", str(inbox), "--dry-run")
+    (dry,) = (tmp_path / "inbox.reports").iterdir()
+    assert dry.name.endswith("-dry-run") and "would send 2" in dry_out
+    real_out = _run("--inbox", str(inbox))
+    latest = tmp_path / "inbox.reports" / "latest"
+    assert (latest / "run.txt").read_text().strip() != dry.name  # a preview never becomes latest
+
+    d_disputes, d_groups, d_counts = _report(dry)
+    r_disputes, r_groups, r_counts = _report(latest)
+    assert sorted(d_disputes.index) == sorted(r_disputes.index)
+    for pid in r_disputes.index:  # the same state, in the conditional
+        said = d_disputes.loc[pid, "Status"].replace("would be sent", "sent")
+        assert said == r_disputes.loc[pid, "Status"], pid
+        assert (
+            d_disputes.loc[pid, "Evidence (by reason)"]
+            == r_disputes.loc[pid, "Evidence (by reason)"]
+        )
+    assert r_disputes.loc["dp_test_3", "Status"] == "past its deadline, not sent"
+    assert "Disputes past due" in d_groups.index
+    assert d_groups.to_dict() == r_groups.to_dict()
+    assert [line.replace("that would be sent", "sent (evidence)").replace(
+        "Files that would be uploaded", "Files uploaded").split()[:-1] for line in d_counts[:2]] == [
+        line.split()[:-1] for line in r_counts[:2]]  # fmt: skip
+    number = {
+        line.rsplit("  ", 1)[0].strip(): line.rsplit("  ", 1)[1].strip()
+        for line in d_counts
+        if line.strip()
+    }
+    real = {
+        line.rsplit("  ", 1)[0].strip(): line.rsplit("  ", 1)[1].strip()
+        for line in r_counts
+        if line.strip()
+    }
+    assert number["Disputes that would be sent"] == real["Disputes sent (evidence)"] == "2"
+    assert number["Files that would be uploaded"] == real["Files uploaded"]
+    for same in ("Disputes complete so far", "Problems that need you"):
+        assert number[same] == real[same], same
+    assert dry_out.splitlines()[0].split("·")[-1] == real_out.splitlines()[0].split("·")[-1]
+
+
+def test_a_deadline_given_as_a_date_alone_ends_that_day(sandbox_factory, tmp_path, monkeypatch):
+    from datetime import UTC, datetime, timedelta
+
+    sb = sandbox_factory(rows=seed_rows(1))
+    _api(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1)
+    day = (datetime.now(UTC) + timedelta(days=5)).strftime("%d/%m/%Y")  # 5 days from now
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "response_due_by"],
+               [["dp_test_0", "#5000", "general", day]])  # fmt: skip
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__LOCALE", "en_GB")
+    _run("--inbox", str(inbox))
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert row["Days left"] == "5" and row["Deadline (UTC)"].startswith(
+        (datetime.now(UTC) + timedelta(days=5)).strftime("%Y-%m-%d") + " 23:59"
+    )
+
+
+def _pdf_text(sb, pid: str) -> str:
+    import io
+
+    from pypdf import PdfReader
+
+    (name,) = [
+        f["file_name"] for f in sb.snapshot()[pid]["files"] if "evidence-summary" in f["file_name"]
+    ][-1:]
+    sql = "SELECT content FROM files WHERE file_name = ?"
+    body = sb.call(lambda store: bytes(store._db.execute(sql, (name,)).fetchone()[0]))
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages).split())
+
+
+def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_is_not_done(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(1))
+    _api(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1, files=(0, 0))
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
+               [["dp_test_0", "#5000", "product_not_received"]])  # fmt: skip
+    write_rows(inbox / "orders.csv", [*ORDERS[:7], "shipping_address"],
+               [[5000, "Shirt", "30", 1, "USD", "c0@example.com", "C 0", "1 Elm St, Boston"]])  # fmt: skip
+    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier", "shipped_at",
+               "delivery_status"], [[5000, "1Z000000", "UPS", "2026-11-01", "In transit"]])  # fmt: skip
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__LOCALE", "en_GB")
+    out = _run("--inbox", str(inbox))
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert row["Evidence (by reason)"] == "weak: carrier shows in transit"
+    assert row["Status"] == "sent, weak: carrier shows in transit"  # (no deadline in the sheet)
+    assert "add proof of delivery" in row["Next step"]  # sent is not done
+    assert "Evidence that undercuts the dispute's own reason" in out
+    text = _pdf_text(sb, "dp_test_0")
+    assert "not confirmed (carrier status: in transit)" in text and "Delivered" not in text
+    status = CliRunner().invoke(app, ["status", "--inbox", str(inbox)]).output
+    assert "dp_test_0" in status.split("Open disputes that need something (1)")[1]
+
+    # doing what "what to add" says: a proof of delivery changes the verdict
+    (inbox / "5000 proof of delivery.pdf").write_bytes(b"%PDF-1.4\nsigned for at the door\n")
+    _run("--inbox", str(inbox))
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert row["Evidence (by reason)"] == "complete", row.to_dict()
+    assert row["Status"].startswith("sent, complete")
+    assert "Open disputes that need something: none" in CliRunner().invoke(
+        app, ["status", "--inbox", str(inbox)]).output  # fmt: skip
+
+
+def test_a_refund_against_credit_not_processed_and_a_cancelled_order_are_findings(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(2))
+    _api(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2, files=(0, 0))
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
+               [["dp_test_0", "#5000", "credit_not_processed"], ["dp_test_1", "#5001", "general"]])  # fmt: skip
+    write_rows(inbox / "orders.csv", [*ORDERS[:7], "refunded_amount", "order_total", "cancelled_at"], [
+        [5000, "Shirt", "30", 1, "USD", "c0@example.com", "C 0", "30", "30", ""],
+        [5001, "Hat", "20", 1, "USD", "c1@example.com", "C 1", "0", "20", "2026-11-02 10:00"],
+    ])  # fmt: skip
+    _run("--inbox", str(inbox))
+    table = _latest(tmp_path)
+    assert (
+        table.loc["dp_test_0", "Evidence (by reason)"] == "weak: a refund of 30.00 USD is recorded"
+    )
+    assert "accept the dispute" in table.loc["dp_test_0", "Next step"]
+    assert (
+        table.loc["dp_test_1", "Evidence (by reason)"]
+        == "weak: the order was cancelled on 2026-11-02"
+    )

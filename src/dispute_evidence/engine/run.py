@@ -218,7 +218,7 @@ def open_run(
             store,
             opts,
             run_id,
-            Path(reports) / run_id,
+            Path(reports) / (f"{run_id}-dry-run" if dry_run else run_id),
             dry_run,
             trigger,
             None if dry_run else api,
@@ -378,6 +378,8 @@ def report(
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (
         table["files_uploaded"] == table["files_total"]
     )
+    if session.dry_run:  # in the conditional: what a real run now would have sent whole
+        complete |= (table["status"] == DisputeStatus.PENDING) & (table["next_step"] != PAST_DUE)
     counts = {
         "new_files": ingested.new_files,
         "repeated_files": ingested.repeated_files,

@@ -637,6 +637,21 @@ class StateStore:
         elif status == D.SUBMITTED:
             c.execute(disputes.update().where(where).values(detail=i.reason))
 
+    def expire_pending(self, now: str) -> int:
+        """Disputes not yet sent whose deadline passed become past_due before anything is sent,
+        in a real run and in a dry run alike (the submitter checks again as it sends)."""
+        with self.engine.begin() as c:
+            result = c.execute(
+                disputes.update()
+                .where(disputes.c.status == D.PENDING, disputes.c.response_due_by < now)
+                .values(
+                    status=D.PAST_DUE,
+                    updated_at=now_iso(),
+                    detail="response was due by " + disputes.c.response_due_by + "; not sent",
+                )
+            )
+        return result.rowcount
+
     def expire_incomplete(self, now: str) -> int:
         """Disputes still waiting for data when their deadline passed become past_due (a late
         arrival of their data sends them back to pending, and the engine marks them again)."""

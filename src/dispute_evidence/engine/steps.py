@@ -298,6 +298,7 @@ def prepare_step(
         store.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
         store.replace_problems(BUILD_SOURCE, [asdict(p) for p in out.build_problems()], run_id)
     store.expire_incomplete(now_iso())
+    store.expire_pending(now_iso())
     table = store.dispute_table()
     orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
     matches, out.file_issues = match_evidence_files(ingest.evidence_paths, opts.inbox, orders)
@@ -419,7 +420,12 @@ def state_problems(
     past_due = set(
         disputes.loc[disputes["status"] == DisputeStatus.PAST_DUE, "provider_dispute_id"]
     )
+    held = set(  # its files wait with it: the dispute's own problem says why
+        disputes.loc[disputes["status"] == DisputeStatus.INCOMPLETE, "provider_dispute_id"]
+    )
     for f in files.loc[files["status"] != FileStatus.UPLOADED].itertuples(index=False):
+        if f.provider_dispute_id in held and f.status == FileStatus.PENDING:
+            continue
         if f.status == FileStatus.REJECTED:
             kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
         elif f.provider_dispute_id in past_due:
@@ -549,7 +555,7 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
         parts.append("still missing " + verdict.removeprefix("missing: "))
     elif verdict.startswith("weak: "):
         parts.append(verdict)
-    elif verdict == "complete" and r.status == DisputeStatus.SUBMITTED:
+    elif verdict == "complete" and r.status in (DisputeStatus.SUBMITTED, DisputeStatus.PENDING):
         parts.append("complete")
     if days is not None:
         parts.append(f"{days} day{'s' if days != 1 else ''} left")
