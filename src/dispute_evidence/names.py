@@ -100,16 +100,19 @@ class NearNames:
     def __init__(self, names: Iterable[str], *, cutoff: float = 0.75) -> None:
         self._names = tuple(names)
         self._cutoff = cutoff
-        self._by_key: dict[str, list[str]] | None = None
+        self._by_key: dict[str, str] | None = None  # one name per key
+        self._more: dict[str, list[str]] = {}  # the others sharing a key (rare)
         self._alphabet = ""
 
-    def _index(self) -> dict[str, list[str]]:
+    def _index(self) -> dict[str, str]:
         if self._by_key is None:
-            by_key: dict[str, list[str]] = {}
-            for name in self._names:
-                if key := likeness_key(name):
-                    by_key.setdefault(key, []).append(name)
-            self._by_key = by_key
+            keys = [name if name.isdigit() else likeness_key(name) for name in self._names]
+            self._by_key = by_key = dict(zip(keys, self._names, strict=True))
+            if len(by_key) < len(keys):
+                for key, name in zip(keys, self._names, strict=True):
+                    if by_key[key] != name:
+                        self._more.setdefault(key, []).append(name)
+            by_key.pop("", None)
             self._alphabet = "".join(sorted(set("".join(by_key))))
         return self._by_key
 
@@ -121,7 +124,9 @@ class NearNames:
         best: tuple[float, float, str] | None = None
         for near in _one_edit(key, self._alphabet) & by_key.keys():
             score = _ratio_one_edit(key, near)
-            for name in by_key[near] if score >= self._cutoff else ():
+            if score < self._cutoff:
+                continue
+            for name in (by_key[near], *self._more.get(near, ())):
                 # same key (2OO2 / 2002): the one closer as typed
                 typed = difflib.SequenceMatcher(None, word, name).ratio() if near == key else 0
                 best = max(best or (score, typed, name), (score, typed, name))
