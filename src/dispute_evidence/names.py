@@ -8,6 +8,7 @@ HTTP header, a terminal or a report as they are. Neutral module: imports nothing
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -45,6 +46,93 @@ def visible(text: str) -> str:
 
 def did_you_mean(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str:
     """' (did you mean 'x'?)' when one of `choices` is close to `word` (difflib's ratio, an
-    edit-distance measure), else ''."""
+    edit-distance measure), else ''. Scans every choice: for short lists (keys, time zones);
+    use `NearNames` for order numbers and dispute ids."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=cutoff)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# "INV2003", "#2003", "No. 2003", "Order #2003": a label in front of the number, not part of it
+_LABEL = re.compile(
+    r"^(?:(?:inv(?:oice)?|order|ord|no|nr|num(?:ber)?|ref|po)\.?[\s#:._-]*|#\s*)+(?=\d)"
+)
+# letters typed (or read by OCR) for the digits they look like: 2OO2, 1OO1, I00l, S005, B008
+_LOOKALIKE = str.maketrans("oilsbz", "011582")
+
+
+def likeness_key(name: str) -> str:
+    """`name` as compared for "did you mean": lower case, a leading label (INV, #, No.)
+    dropped and, in names with a digit, look-alike letters read as digits."""
+    if name.isdigit():  # most order numbers: nothing to read differently
+        return name
+    key = _LABEL.sub("", name.strip().lower(), count=1)
+    return key.translate(_LOOKALIKE) if any(ch.isdigit() for ch in key) else key
+
+
+def _one_edit(word: str, alphabet: str) -> set[str]:
+    """Every string one deletion, swap of neighbours, replacement or insertion from `word`."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {word}
+    out.update(a + b[1:] for a, b in splits if b)
+    out.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+    out.update(a + c + b[1:] for a, b in splits if b for c in alphabet)
+    out.update(a + c + b for a, b in splits for c in alphabet)
+    return out
+
+
+def _ratio_one_edit(a: str, b: str) -> float:
+    """difflib's ratio for two strings at most one edit apart, without running difflib."""
+    if a == b:
+        return 1.0
+    same = min(len(a), len(b)) - (len(a) == len(b))  # characters in common
+    return 2 * same / (len(a) + len(b))
+
+
+class NearNames:
+    """Suggestions ("did you mean") over many names, such as order numbers, from an index.
+
+    Names are indexed by their `likeness_key`; a word's candidates are the names whose key
+    is its own or one edit from it (looked up, so the cost does not grow with the number of
+    names). The closest by difflib's ratio wins if it reaches `cutoff`; ties go to the
+    larger name, as difflib's do. Built on the first question, so an unused one is free.
+    """
+
+    def __init__(self, names: Iterable[str], *, cutoff: float = 0.75) -> None:
+        self._names = tuple(names)
+        self._cutoff = cutoff
+        self._by_key: dict[str, str] | None = None  # one name per key
+        self._more: dict[str, list[str]] = {}  # the others sharing a key (rare)
+        self._alphabet = ""
+
+    def _index(self) -> dict[str, str]:
+        if self._by_key is None:
+            keys = [name if name.isdigit() else likeness_key(name) for name in self._names]
+            self._by_key = by_key = dict(zip(keys, self._names, strict=True))
+            if len(by_key) < len(keys):
+                for key, name in zip(keys, self._names, strict=True):
+                    if by_key[key] != name:
+                        self._more.setdefault(key, []).append(name)
+            by_key.pop("", None)
+            self._alphabet = "".join(sorted(set("".join(by_key))))
+        return self._by_key
+
+    def closest(self, word: str) -> str | None:
+        """The indexed name `word` most likely stands for, or None."""
+        by_key, key = self._index(), likeness_key(word)
+        if not key:
+            return None
+        best: tuple[float, float, str] | None = None
+        for near in _one_edit(key, self._alphabet) & by_key.keys():
+            score = _ratio_one_edit(key, near)
+            if score < self._cutoff:
+                continue
+            for name in (by_key[near], *self._more.get(near, ())):
+                # same key (2OO2 / 2002): the one closer as typed
+                typed = difflib.SequenceMatcher(None, word, name).ratio() if near == key else 0
+                best = max(best or (score, typed, name), (score, typed, name))
+        return best[2] if best else None
+
+    def did_you_mean(self, word: str) -> str:
+        """' (did you mean 'x'?)' when an indexed name is close to `word`, else ''."""
+        close = self.closest(word)
+        return f" (did you mean {close!r}?)" if close else ""

@@ -29,7 +29,7 @@ from dispute_evidence.evidence.payments import (
     payments_by_order,
 )
 from dispute_evidence.ingest.tables import Reject
-from dispute_evidence.names import did_you_mean
+from dispute_evidence.names import NearNames
 
 TEXT_FACTS = (
     "order_date",
@@ -253,8 +253,9 @@ def build_evidence(
     claimed = set(disputes["order_number"])
 
     @functools.cache
-    def unclaimed_orders() -> frozenset[str]:  # for "did you mean": orders no dispute names
-        return frozenset(set(records["orders"]["order_number"].astype(str)) - claimed)
+    def unclaimed_orders() -> NearNames:  # for "did you mean": orders no dispute names
+        listed = records["orders"]["order_number"].drop_duplicates().astype(str).tolist()
+        return NearNames(set(listed) - claimed)
 
     disputes = disputes.sort_values("provider_dispute_id")
     columns = (
@@ -273,7 +274,7 @@ def build_evidence(
         lines = order_rows.get(order_number)
         if lines is None:
             why = f"no order lines for order {order_number} yet: drop the orders export"
-            if hint := did_you_mean(order_number, unclaimed_orders(), cutoff=0.75):
+            if hint := unclaimed_orders().did_you_mean(order_number):
                 why += f"{hint.rstrip(')')}: check the order number in the disputes list)"
             incomplete.append(Incomplete(pid, order_number, due, why))
             continue

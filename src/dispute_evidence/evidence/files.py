@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
-from dispute_evidence.names import did_you_mean
+from dispute_evidence.names import NearNames
 from dispute_evidence.problems import Problem, ProblemKind
 
 _RUN = re.compile(r"[A-Za-z0-9]+")
 MAX_TOKEN_RUNS = 4
-MAX_HINT_CANDIDATES = 20_000
 
 
 @dataclass(frozen=True)
@@ -89,14 +88,11 @@ def check_file(path: Path, label: str) -> EvidenceFile | FileIssue:
     return EvidenceFile(path, label, digest, size, mime)
 
 
-def _near_match(stem: str, known: dict[str, set[str]]) -> str:
-    """' (did you mean …?)' for a name token close to a dispute id or order number (skipped
-    for very many disputes: each comparison is a string similarity, and the hint is a nicety)."""
-    if len(known) > MAX_HINT_CANDIDATES:
-        return ""
+def _near_match(stem: str, known: NearNames) -> str:
+    """' (did you mean …?)' for a name token close to a dispute id or order number."""
     for token in sorted(name_tokens(stem), key=len, reverse=True):
         digits = len(token) >= 3 and any(ch.isdigit() for ch in token)
-        if digits and (hint := did_you_mean(token, known, cutoff=0.75)):
+        if digits and (hint := known.did_you_mean(token)):
             return hint
     return ""
 
@@ -112,6 +108,7 @@ def match_evidence_files(
             by_token.setdefault(order, set()).add(pid)
     matches: dict[str, list[EvidenceFile]] = {}
     issues: list[FileIssue] = []
+    near = NearNames(by_token)  # indexed on the first file that matches nothing
     for path in sorted(paths):
         label = str(path.relative_to(root))
         owners = set().union(*(by_token.get(t, set()) for t in name_tokens(path.stem)))
@@ -120,7 +117,7 @@ def match_evidence_files(
                 FileIssue(
                     label,
                     "matches no dispute: put the dispute id (dp_…) or order number in the name"
-                    + _near_match(path.stem, by_token),
+                    + _near_match(path.stem, near),
                 )
             )
             continue
