@@ -149,7 +149,7 @@ def _dispute_orders(
         rows = current.loc[current["provider_dispute_id"] == pid].to_dict("records")
         named = "; ".join(f"order {r['order_number']} ({r['_file']} row {r['_row']})" for r in rows)
         why = (
-            f"held: dispute {pid} is listed for different orders: {named}; correct the wrong list "
+            f"dispute {pid} is listed for different orders: {named}; correct the wrong list "
             "(drop it again under the same name): until then nothing is sent for this dispute"
         )
         rejects += [
@@ -157,7 +157,7 @@ def _dispute_orders(
             for r in rows
         ]
         held.append(
-            Incomplete(pid, "", rows[-1].get("response_due_by") or None, why, held=True)
+            Incomplete(pid, "", rows[-1].get("response_due_by") or None, f"held: {why}", held=True)
         )
     ok = current.loc[~current["provider_dispute_id"].isin(conflicted)]
     return ok.drop_duplicates("provider_dispute_id", keep="last"), rejects, held
