@@ -68,7 +68,9 @@ def test_two_lists_giving_one_dispute_two_orders_hold_it(tmp_path):
     why = result.conflicts[0].reason
     assert "order 1001 (disputes_monday.csv row 2)" in why
     assert "order 1002 (disputes_tuesday.csv row 2)" in why
-    assert [(i.provider_dispute_id, i.reason) for i in result.incomplete] == [("dp_1", why)]
+    assert [(i.provider_dispute_id, i.reason) for i in result.incomplete] == [
+        ("dp_1", f"held: {why}")
+    ]
 
 
 def test_a_list_dropped_again_under_its_name_replaces_its_earlier_version(tmp_path):
