@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -319,7 +320,7 @@ def run(
 
     Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error, 3 API key refused.
     """
-    from dispute_evidence.engine.run import EXIT_FAILED, EXIT_USAGE, RunLocked
+    from dispute_evidence.engine.run import EXIT_FAILED, EXIT_USAGE, RunLocked, Terminated
     from dispute_evidence.engine.state import StateError, open_read_only, state_exists
     from dispute_evidence.inbox import default_state
 
@@ -350,8 +351,15 @@ def run(
     except StateError as exc:
         typer.echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
+
+    def terminated(_signum: int, _frame: object) -> None:
+        raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143
+
+    previous = signal.signal(signal.SIGTERM, terminated)
     try:
         result = _run(inbox, config, state, dry_run, base_url, "manual", adopt, reconcile)
+    except KeyboardInterrupt as exc:  # before the run started: nothing was sent
+        _stopped_before_the_run(exc)
     except RunLocked as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(EXIT_FAILED) from None
@@ -361,11 +369,32 @@ def run(
     except ValueError as exc:  # e.g. http:// to a non-loopback host, missing token
         typer.echo(f"Configuration error: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
+    except Exception as exc:
+        _disk_full_or_raise(exc)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if sb is not None:
             sb.stop()
     _print_result(result)
     raise typer.Exit(result["exit_code"])
+
+
+def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
+    from dispute_evidence.engine.run import interrupt_exit_code
+
+    typer.echo("Interrupted: 0 sent so far; run again to finish.", err=True)
+    raise typer.Exit(interrupt_exit_code(exc)) from None
+
+
+def _disk_full_or_raise(exc: Exception) -> None:
+    """A full disk is one line (exit 74): every write is transactional, so nothing was lost."""
+    from dispute_evidence.engine.run import DISK_FULL, EXIT_DISK_FULL, disk_full
+
+    where = disk_full(exc)
+    if where is None:
+        raise exc
+    typer.echo(DISK_FULL.format(where=where), err=True)
+    raise typer.Exit(EXIT_DISK_FULL) from None
 
 
 def _print_result(result: dict[str, Any]) -> None:
@@ -376,6 +405,8 @@ def _print_result(result: dict[str, Any]) -> None:
         return
     typer.echo(summary.with_name("summary.txt").read_text(encoding="utf-8"))
     typer.echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
+    if result["exit_code"] in (130, 143):  # Ctrl-C or SIGTERM: the last line says so
+        typer.echo(result["outcome"], err=True)
 
 
 @app.command()

@@ -27,7 +27,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from dispute_evidence.names import label
+
 SETTLE_SECONDS = 5.0
+# What the pipeline keeps (state, stored copies, reports) holds customers' names, emails and
+# addresses: readable by its owner only, whatever the umask.
+PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 ARCHIVE, REJECTED, PRIVATE = "archive", "rejected", ".dispute-evidence"
 # Top-level names in the inbox that are ours, never analysts' drops.
 OWN_FOLDERS = frozenset({ARCHIVE, REJECTED, PRIVATE, "reports", "state"})
@@ -83,6 +88,21 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def unreadable_reason(exc: OSError) -> str:
+    """Why a file or folder in the inbox could not be read, and what to do, in a line."""
+    if exc.errno == errno.ENAMETOOLONG:
+        return (
+            "not read: its path is longer than the system allows; move it to a folder "
+            "nearer the top of the inbox"
+        )
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return (
+            "not read: permission denied; give the pipeline's user read access "
+            "(it is read by the next run)"
+        )
+    return f"not read ({exc.strerror or exc}); it is tried again by the next run"
+
+
 def is_settled(path: Path, settle: float = SETTLE_SECONDS, now: float | None = None) -> bool:
     """A file still being written (modified within `settle` seconds) is left for the next pass."""
     return (now or time.time()) - path.stat().st_mtime >= settle
@@ -91,7 +111,7 @@ def is_settled(path: Path, settle: float = SETTLE_SECONDS, now: float | None = N
 def signature(inbox: Path, path: Path) -> str:
     """Identifies a file version without reading it: relative path, size and mtime."""
     st = path.stat()
-    return f"{path.relative_to(inbox)}|{st.st_size}|{int(st.st_mtime)}"
+    return f"{label(path, inbox)}|{st.st_size}|{int(st.st_mtime)}"
 
 
 def _check_folder(path: Path, shown: str) -> bool:
@@ -113,14 +133,14 @@ def _check_folder(path: Path, shown: str) -> bool:
     return True
 
 
-def safe_folder(root: Path, *parts: str) -> Path:
-    """root/parts..., created one level at a time; any level that is a link or a file is
-    refused, so nothing is ever written outside `root`'s own tree."""
+def safe_folder(root: Path, *parts: str, mode: int = 0o777) -> Path:
+    """root/parts..., created one level at a time (with `mode`, less the umask); any level
+    that is a link or a file is refused, so nothing is ever written outside `root`'s tree."""
     path = root
     for i, part in enumerate(parts):
         path = path / part
         if not _check_folder(path, "/".join(parts[: i + 1])):
-            path.mkdir()
+            path.mkdir(mode=mode)
     return path
 
 
@@ -154,20 +174,48 @@ def archive(inbox: Path, path: Path, run_id: str) -> Path:
 def reject(inbox: Path, path: Path, reason: str) -> Path:
     """Move an unreadable file to rejected/ with a .reason.txt beside it saying what to do."""
     target = _move_into(inbox, path, (REJECTED,))
-    target.with_name(target.name + ".reason.txt").write_text(reason + "\n", encoding="utf-8")
+    beside = target.with_name(target.name + REASON)
+    if len(os.fsencode(beside.name)) > NAME_MAX:  # too long a name for the file system
+        beside = _unique(target.with_name(_short_name(target.name) + REASON))
+        reason = (
+            f"Reason for {label(target, target.parent)} (its name is too long to add "
+            f"{REASON} to it):\n{reason}"
+        )
+    beside.write_text(reason + "\n", encoding="utf-8")
     return target
+
+
+REASON, NAME_MAX = ".reason.txt", 255
+
+
+def _short_name(name: str) -> str:
+    """A name that fits with REASON added: its start, then a hash of the whole name."""
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
+    start = os.fsencode(name)[:200].decode("utf-8", "ignore")
+    return f"{start}~{digest}"
 
 
 def store_blob(blob_dir: Path, path: Path | bytes, sha256: str, suffix: str = "") -> Path:
     """A content-addressed copy the engine uploads from (of an inbox file, so the inbox can be
     archived at once; or of bytes the pipeline made, such as a summary PDF)."""
     ext = suffix or (path.suffix.lower() if isinstance(path, Path) else "")
-    target = safe_folder(blob_dir, sha256[:2]) / f"{sha256}{ext}"
-    if not target.exists():
-        tmp = target.with_suffix(".partial")
-        if isinstance(path, Path):
-            shutil.copyfile(path, tmp)
-        else:
-            tmp.write_bytes(path)
-        tmp.replace(target)
+    target = safe_folder(blob_dir, sha256[:2], mode=PRIVATE_DIR) / f"{sha256}{ext}"
+    if target.is_file() and not target.is_symlink() and file_sha256(target) == sha256:
+        return target  # a copy already there is reused only if it is what its name says
+    tmp = target.with_suffix(".partial")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE_FILE)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if isinstance(path, Path):
+                with path.open("rb") as src:
+                    shutil.copyfileobj(src, out)
+            else:
+                out.write(path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)  # a full disk: give the space back
+        if isinstance(exc, OSError) and exc.filename is None:  # say which file (ENOSPC)
+            raise OSError(exc.errno, exc.strerror, str(tmp)) from exc
+        raise
+    tmp.replace(target)  # replaces a planted or damaged copy too
     return target

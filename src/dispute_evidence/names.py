@@ -11,6 +11,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterable
+from pathlib import Path
 
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
@@ -42,6 +43,31 @@ def visible(text: str) -> str:
     return "".join(
         f"<U+{ord(ch):04X}>" if _is_invisible(ch) and not ch.isspace() else ch for ch in text
     )
+
+
+def readable(text: str) -> str:
+    """Text that is valid Unicode: each byte a file name held that was not UTF-8 (Python keeps
+    it as a lone surrogate, U+DC80-U+DCFF) written as <0xE9>, so the name can be stored,
+    reported and shown, and still tells the analyst which byte it was."""
+    if text.isascii():
+        return text
+    return (
+        "".join(f"<0x{ord(ch) - 0xDC00:02X}>" if "\udc80" <= ch <= "\udcff" else ch for ch in text)
+        .encode("utf-8", "replace")
+        .decode("utf-8")
+    )
+
+
+def shortened(text: str, keep: int = 120) -> str:
+    """Text of at most about `keep` characters: its start and its end, joined by '…'."""
+    if len(text) <= keep:
+        return text
+    return text[: keep // 2] + "…" + text[-(keep // 2) :]
+
+
+def label(path: Path, root: Path) -> str:
+    """A file's path relative to `root`, as a report shows it (see readable)."""
+    return readable(str(path.relative_to(root)))
 
 
 def did_you_mean(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str:

@@ -17,27 +17,41 @@ from pathlib import Path
 
 from watchfiles import Change, watch
 
-from dispute_evidence.engine.state import open_read_only, state_exists
+from dispute_evidence.engine.state import StateStore, open_read_only, state_exists
 from dispute_evidence.inbox import OWN_FOLDERS, default_state, file_sha256, is_settled, signature
 from dispute_evidence.ingest import scan_inbox
+from dispute_evidence.names import readable
 
 log = logging.getLogger("dispute_evidence.watch")
 
 
 def new_inbox_files(inbox: Path, state: str | None, settle: float) -> list[str]:
     """Settled spreadsheets not yet ingested, and settled evidence files no run has considered.
-    Reads the state only (never creates or changes it)."""
+    Reads the state only (never creates or changes it). A file that cannot be read starts no
+    run (the next run reports it)."""
     sheets, evidence, _ = scan_inbox(inbox)
     where = state or default_state(inbox)
     if not state_exists(where):
-        return [str(p) for p in [*sheets, *evidence] if is_settled(p, settle)]
+        return [readable(str(p)) for p in [*sheets, *evidence] if _settled(p, settle)]
     with open_read_only(where) as store:
-        fresh = [
-            p for p in sheets if is_settled(p, settle) and not store.is_ingested(file_sha256(p))
-        ]
         seen = store.seen_evidence()
-        fresh += [p for p in evidence if is_settled(p, settle) and signature(inbox, p) not in seen]
-    return [str(p) for p in fresh]
+        fresh = [p for p in sheets if _settled(p, settle) and not _ingested(store, p)]
+        fresh += [p for p in evidence if _settled(p, settle) and signature(inbox, p) not in seen]
+    return [readable(str(p)) for p in fresh]
+
+
+def _settled(path: Path, settle: float) -> bool:
+    try:
+        return is_settled(path, settle)
+    except OSError:
+        return False
+
+
+def _ingested(store: StateStore, path: Path) -> bool:
+    try:
+        return store.is_ingested(file_sha256(path))
+    except OSError:
+        return True  # unreadable: nothing a run could read now
 
 
 class InboxWatcher:

@@ -24,7 +24,7 @@ from dispute_evidence.api.models import (
 )
 from dispute_evidence.api.pacer import RequestGate, RequestPacer
 from dispute_evidence.api.transport import RawResponse, Transport
-from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, EXTENSIONS, sniff_path
+from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, EXTENSIONS, sniff, sniff_path
 from dispute_evidence.names import upload_name
 
 M = TypeVar("M", bound=BaseModel)
@@ -51,11 +51,14 @@ def _check_page(limit: int, offset: int) -> None:
         raise InvalidRequest(f"offset must be at least 0, got {offset}", param="offset")
 
 
-def check_evidence_file(path: Path) -> tuple[str, int]:
+def check_evidence_file(path: Path, content: bytes | None = None) -> tuple[str, int]:
     """(MIME type, size) of a file the API would take, or FileRejected naming the reason."""
     try:
-        size = path.stat().st_size
-        mime = sniff_path(path) if size else None
+        if content is not None:
+            size, mime = len(content), sniff(content[:16])
+        else:
+            size = path.stat().st_size
+            mime = sniff_path(path) if size else None
     except OSError as exc:
         raise FileRejected(
             f"{path.name}: cannot read the file ({exc.strerror}).", param="file"
@@ -162,14 +165,20 @@ class DisputeEvidenceClient:
 
     # -- files ------------------------------------------------------------------
     async def upload_file(
-        self, provider_dispute_id: str, path: str | Path, file_name: str | None = None
+        self,
+        provider_dispute_id: str,
+        path: str | Path,
+        file_name: str | None = None,
+        *,
+        content: bytes | None = None,
     ) -> UploadResult:
-        """`POST /files/upload`, streaming from `path` after checking type and size locally.
+        """`POST /files/upload`, streaming from `path` after checking type and size locally;
+        with `content`, exactly those bytes are sent (the caller has checked them).
 
         Not idempotent: a 5xx, timeout or dropped connection raises OutcomeUnknown.
         """
         path = Path(path)
-        mime, _ = check_evidence_file(path)
+        mime, _ = check_evidence_file(path, content)
         name = upload_name(file_name or path.name)  # no control characters in a header
         if not Path(name).suffix:
             name += EXTENSIONS[mime]
@@ -179,7 +188,8 @@ class DisputeEvidenceClient:
             # listings must show the name we recorded; upload_name left nothing to escape
             data = aiohttp.FormData(quote_fields=False)
             data.add_field("provider_dispute_id", provider_dispute_id)
-            data.add_field("file", path.open("rb"), filename=name, content_type=mime)
+            body = path.open("rb") if content is None else content
+            data.add_field("file", body, filename=name, content_type=mime)
             return data
 
         r = await self._transport.request(

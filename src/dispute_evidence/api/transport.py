@@ -21,6 +21,7 @@ from dispute_evidence.api.errors import (
     OutcomeUnknown,
     RateLimited,
     RequestInfo,
+    UnexpectedResponse,
 )
 from dispute_evidence.api.pacer import RequestGate, RequestPacer
 from dispute_evidence.api.retry import parse_retry_after, retry_wait, should_retry
@@ -171,6 +172,8 @@ class Transport:
             self.pacer.pause(retry_after if retry_after is not None else self.settings.backoff_base)
         if response.status >= 400:
             raise self._error(response, idempotent)
+        if 300 <= response.status < 400:
+            raise _redirected(response)
         return response
 
     async def _send(
@@ -187,11 +190,19 @@ class Transport:
         client_timeout = self._timeouts.get(seconds) or self._timeouts.setdefault(
             seconds, aiohttp.ClientTimeout(total=seconds)
         )
+        # a redirect is never followed: the body (evidence, a customer's files) goes to the
+        # configured API or nowhere, and nothing is counted as sent that it did not receive
         async with self._get_session().request(
-            method, url, params=params, json=json, data=data, timeout=client_timeout
+            method,
+            url,
+            params=params,
+            json=json,
+            data=data,
+            timeout=client_timeout,
+            allow_redirects=False,
         ) as r:
             body = await r.read()
-            headers = dict(r.headers) if r.status >= 400 else {}
+            headers = dict(r.headers) if r.status >= 300 else {}
             return RawResponse(r.status, body, headers, RequestInfo(method, url))
 
     def _error(self, response: RawResponse, idempotent: bool) -> ApiError:
@@ -241,6 +252,17 @@ class Transport:
                 f"{what}; the request may have taken effect.", request=info, cause=exc
             )
         return (ApiTimeout if timed_out else ApiConnectionError)(f"{what}.", request=info)
+
+
+def _redirected(response: RawResponse) -> UnexpectedResponse:
+    """A 3xx: the configured API did not take the request, and we do not follow it."""
+    where = response.headers.get("Location", "elsewhere")
+    return UnexpectedResponse(
+        f"The API redirected the request to {where}; redirects are not followed, so it was "
+        "not sent. Check DISPUTE_API_BASE_URL (it must be where the API answers).",
+        status=response.status,
+        request=response.request,
+    )
 
 
 __all__ = ["ApiUnavailable", "RateLimited", "RawResponse", "Transport"]

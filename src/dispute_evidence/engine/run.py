@@ -8,8 +8,10 @@ tests run them plainly. A session is what the steps share, and none of them chan
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -66,6 +68,39 @@ class RunLocked(Exception):
     """Another run holds this state store (and so this inbox)."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: stopped like Ctrl-C (KeyboardInterrupt), and said apart by its exit code."""
+
+
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM
+
+
+def interrupt_exit_code(exc: BaseException) -> int:
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+
+
+EXIT_DISK_FULL = 74  # sysexits' EX_IOERR
+DISK_FULL = (
+    "Disk full: {where}. Nothing was lost: what was sent is recorded, and files not yet "
+    "read stay in the inbox. Free some space and run again."
+)
+
+
+def disk_full(exc: BaseException) -> str | None:
+    """Where the disk was full first, if that is what `exc` or what led to it says; else None.
+    SQLite says 'database or disk is full'; a file write fails with ENOSPC (errno 28)."""
+    seen: BaseException | None = exc
+    where = None
+    while seen is not None:  # the first cause is last in the chain
+        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
+            if seen.filename or where is None:  # a re-raise that names the file says more
+                where = f"cannot write {seen.filename}" if seen.filename else "cannot write a file"
+        elif "database or disk is full" in str(seen):
+            where = "the state store could not be written"
+        seen = seen.__cause__ or seen.__context__
+    return where
+
+
 class StepRunner(Protocol):
     def __call__(self, name: str, fn: Callable[..., T], /, *args: Any) -> T: ...
 
@@ -115,6 +150,7 @@ class RunSession:
     scratch: Path | None = None  # a dry run's throwaway copy of the state (removed at close)
     gate: RequestGate | None = None  # the API key's budget shared with other workers, if any
     keepalive: KeepAlive | None = None  # renews the lock and leases while the run is open
+    sent: SubmitStats = field(default_factory=SubmitStats)  # what submitting did so far
 
 
 @dataclass(frozen=True)
@@ -123,6 +159,7 @@ class SubmitOutcome:
     requests: int
     stopped: str | None = None  # why the run stopped sending (the key was refused)
     read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
+    interrupted: int = 0  # the exit code when Ctrl-C or SIGTERM stopped the run (130, 143)
 
 
 @dataclass(frozen=True)
@@ -260,8 +297,10 @@ def close_run(session: RunSession, outcome: str, counts: dict[str, int] | None =
     if session.keepalive is not None:
         session.keepalive.stop()
     try:
-        session.store.finish_run(session.run_id, outcome, counts or {})
-        session.store.release_run_lock(new_owner(session.run_id))
+        try:
+            session.store.finish_run(session.run_id, outcome, counts or {})
+        finally:  # even when the row cannot be written (a full disk): free the inbox
+            session.store.release_run_lock(new_owner(session.run_id))
     finally:
         session.store.close()
         if session.scratch:
@@ -310,6 +349,7 @@ async def _submit(
         try:
             # one cheap request first: a refused key is said at once, even with nothing to send
             await client.list_disputes(limit=1)
+            await _reconcile_if_sent_before(store, client)
             if session.opts.read_policy is not None:
                 read = await read_back(
                     store,
@@ -320,7 +360,9 @@ async def _submit(
                 )
             queue = [pid for pid in store.work_queue() if pid not in read.held]
             total = len(queue)
-            stats = await submit_step(store, client, session.opts, on_done=on_done, queue=queue)
+            stats = await submit_step(
+                store, client, session.opts, on_done=on_done, queue=queue, stats=session.sent
+            )
         except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
             why = (
                 f"The API refused the key ({exc.message}). Nothing was sent; "
@@ -330,6 +372,24 @@ async def _submit(
         except RunAborted as exc:  # refused while sending: the submitter says what stopped
             return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
         return SubmitOutcome(stats, client.stats.attempts, read=read)
+
+
+async def _reconcile_if_sent_before(store: StateStore, client: DisputeEvidenceClient) -> None:
+    """A state that has never sent anything, facing an API that holds evidence already (the
+    state was lost, moved aside or replaced): check each dispute's files at the API before
+    uploading any, so nothing is sent twice. Costs one listing page per 100 disputes, and
+    only until this state has sent something."""
+    if store.has_sent() or not store.work_queue():
+        return
+    async for dispute in client.iter_disputes():
+        if dispute.evidence:
+            moved = store.reconcile_pending_files()
+            log.warning(
+                "a new state, and the API already holds evidence: the files of %d upload(s) "
+                "are checked against the API's listing before sending",
+                moved,
+            )
+            return
 
 
 def report(
@@ -399,6 +459,8 @@ def report(
         counts["would_upload"] = int((table["files_total"] - table["files_uploaded"])[goes].sum())
         write_dry_run_preview(session.report_folder, store)
     outcome = headline(counts, session.dry_run, stopped=bool(submitted and submitted.stopped))
+    if submitted and submitted.interrupted:
+        outcome = f"Interrupted: {stats.evidence_sent} sent so far; run again to finish"
     picture = Picture.of(table, problems)
     changes = picture.changes_since(Picture.loads(store.get_meta(LAST_PICTURE)))
     store.set_meta(LAST_PICTURE, picture.dumps())  # a dry run writes this to its copy only
@@ -438,6 +500,8 @@ def headline(counts: dict[str, int], dry_run: bool, *, stopped: bool = False) ->
 
 def _exit(session: RunSession, submitted: SubmitOutcome | None) -> int:
     """0: every dispute sent or skipped by a rule; 1: anything failed or was refused; 3: key."""
+    if submitted and submitted.interrupted:
+        return submitted.interrupted
     if session.dry_run:
         return EXIT_OK
     if submitted and submitted.stopped:
@@ -472,24 +536,50 @@ def run_inbox(
     session = open_run(settings, inbox, **open_kw)
     outcome, counts = "failed", None
     try:
-        result = execute(session, step=step, progress=progress)
-        outcome, counts = result.outcome, result.counts
+        try:
+            result = execute(session, step=step, progress=progress)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say what was done, then stop
+            result = interrupted(session, interrupt_exit_code(exc))
+            outcome = "interrupted"
+        else:
+            outcome = result.outcome
+        counts = result.counts
     finally:
         close_run(session, outcome, counts)
     return result
 
 
+def interrupted(session: RunSession, code: int) -> RunResult:
+    """The report of a run stopped part way: the whole picture from the state (every unit of
+    work is in a state the next run resumes from), headed by what this run sent."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose the report
+    try:
+        done = SubmitOutcome(session.sent, 0, interrupted=code)
+        return report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), done)
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 __all__ = [
+    "DISK_FULL",
     "EXIT_AUTH",
+    "EXIT_DISK_FULL",
     "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
     "EXIT_OK",
     "EXIT_USAGE",
     "RunAborted",
     "RunLocked",
     "RunResult",
     "RunSession",
+    "Terminated",
     "StepRunner",
     "close_run",
+    "disk_full",
+    "interrupt_exit_code",
     "execute",
     "open_run",
     "plain",

@@ -130,6 +130,25 @@ def open_read_only(value: str | Path) -> StateStore:
     return StateStore(url)
 
 
+def _create_private(path: Path) -> bool:
+    """A new SQLite state file, readable by its owner only (it holds customers' names,
+    emails and addresses); SQLite gives its -wal and -shm files the same mode. True if made."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    return True
+
+
+def _is_empty_file(path: str) -> bool:
+    """True for a state file that exists with no bytes in it (truncated, or zeroed)."""
+    database = path.removeprefix("file:").split("?", 1)[0]
+    try:
+        return os.stat(database).st_size == 0
+    except OSError:
+        return False
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
@@ -148,6 +167,7 @@ class StateStore:
         self.engine: Engine = create_engine(self.url, future=True)
         self._hot: Any = None  # one held connection for the submitter's per-dispute writes
         self._sql: dict[tuple[str, ...], Any] = {}
+        created = False
         if self.engine.dialect.name == "sqlite":
             if not read_only:
                 event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -157,6 +177,11 @@ class StateStore:
                 raise StateError(
                     f"no state file at {path}: check the path (no run has used it yet)"
                 )
+            if path and _is_empty_file(path):  # SQLite would take it for a new, empty state
+                self.engine.dispose()
+                raise StateDamaged(self._damaged("an empty file: 0 bytes"))
+            if path and path != ":memory:" and not read_only:
+                created = _create_private(Path(path))
         try:
             with self.engine.begin() as conn:
                 if read_only:  # reading the catalogue is enough to find a damaged file
@@ -165,11 +190,16 @@ class StateStore:
                     migrate(conn)
         except DatabaseError as exc:
             self.engine.dispose()
+            if created:  # ours and never written whole (a full disk): no empty file left behind
+                Path(str(self.engine.url.database)).unlink(missing_ok=True)
+            if "disk is full" in str(exc):
+                raise  # not damage: said as a full disk, one line, by the caller
             raise StateDamaged(self._damaged(exc)) from None
 
-    def _damaged(self, exc: DatabaseError) -> str:
+    def _damaged(self, exc: DatabaseError | str) -> str:
+        why = exc if isinstance(exc, str) else str(exc.orig).splitlines()[0]
         return (
-            f"the state store {self._where()} is damaged ({str(exc.orig).splitlines()[0]}). To recover: "
+            f"the state store {self._where()} is damaged ({why}). To recover: "
             "restore it from a backup; or move it aside and run again with --reconcile, so the "
             "new state lists each dispute's files at the API before uploading and nothing is "
             "sent twice (evidence is re-sent whole, which is harmless)."
@@ -292,7 +322,9 @@ class StateStore:
 
     def _where(self) -> str:
         database = self.engine.url.database
-        return database if self.engine.dialect.name == "sqlite" and database else repr(self)
+        if self.engine.dialect.name == "sqlite" and database:
+            return database.removeprefix("file:").split("?", 1)[0]  # a read-only URI too
+        return repr(self)
 
     # -- recovery: a new state for an inbox whose files may already be at the API --------
     def set_reconcile_uploads(self, on: bool) -> None:
@@ -304,6 +336,23 @@ class StateStore:
             c.execute(meta.delete().where(meta.c.key == "reconcile_uploads"))
             if on:
                 c.execute(meta.insert().values(key="reconcile_uploads", value="1"))
+
+    def has_sent(self) -> bool:
+        """True once any dispute's evidence reached the API from this state."""
+        with self.engine.connect() as c:
+            q = select(disputes.c.provider_dispute_id).where(disputes.c.dispute_id.is_not(None))
+            return c.execute(q.limit(1)).first() is not None
+
+    def reconcile_pending_files(self) -> int:
+        """Every file not yet sent starts as 'sending': its dispute's file listing is checked
+        before it is uploaded (for a new state that finds the API already holding evidence)."""
+        with self.engine.begin() as c:
+            result = c.execute(
+                evidence_files.update()
+                .where(evidence_files.c.status == F.PENDING)
+                .values(status=F.SENDING, updated_at=now_iso())
+            )
+        return result.rowcount
 
     def reconcile_uploads(self) -> bool:
         from dispute_evidence.engine.schema import meta

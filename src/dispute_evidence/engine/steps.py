@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.engine.state import StateStore, now_iso
@@ -28,6 +29,7 @@ from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, 
 from dispute_evidence.inbox import (
     ARCHIVE,
     PRIVATE,
+    PRIVATE_DIR,
     REJECTED,
     InboxLayout,
     UnsafeFolder,
@@ -38,6 +40,7 @@ from dispute_evidence.inbox import (
     safe_folder,
     signature,
     store_blob,
+    unreadable_reason,
 )
 from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_file, scan_inbox
 from dispute_evidence.ingest.layouts import Mapping
@@ -45,6 +48,7 @@ from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports.wording import STATUS_WORDS
+from dispute_evidence.reports.writer import escape_cell, private_folder
 
 log = logging.getLogger("dispute_evidence.steps")
 
@@ -198,12 +202,16 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
     out.folder_problems = mover.broken
     sheets, evidence, out.skipped = scan_inbox(opts.inbox)
     for path in sheets:
-        label = str(path.relative_to(opts.inbox))
-        if not is_settled(path, opts.settle_seconds):
-            out.waiting_files.append(label)
+        label = names.label(path, opts.inbox)
+        try:
+            if not is_settled(path, opts.settle_seconds):
+                out.waiting_files.append(label)
+                continue
+            before = path.stat()
+            sha = file_sha256(path)
+        except OSError as exc:  # unreadable here: left where it is, the rest goes on
+            out.skipped.append((label, unreadable_reason(exc)))
             continue
-        before = path.stat()
-        sha = file_sha256(path)
         if store.is_ingested(sha, opts.ingest_inputs()):
             out.repeated_files += 1
             mover.archive(path)
@@ -236,10 +244,16 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
         )
         out.new_files += 1
         mover.archive(path)
-    out.evidence_paths = [p for p in evidence if is_settled(p, opts.settle_seconds)]
-    out.waiting_files += [
-        str(p.relative_to(opts.inbox)) for p in evidence if p not in out.evidence_paths
-    ]
+    for p in evidence:
+        try:
+            settled = is_settled(p, opts.settle_seconds)
+        except OSError as exc:
+            out.skipped.append((names.label(p, opts.inbox), unreadable_reason(exc)))
+            continue
+        if settled:
+            out.evidence_paths.append(p)
+        else:
+            out.waiting_files.append(names.label(p, opts.inbox))
     out.not_moved = mover.not_moved
     return out
 
@@ -264,7 +278,7 @@ class Mover:
         if not self.enabled:
             return
         if folder in self.broken:
-            self.not_moved.append((str(path.relative_to(self.inbox)), self.broken[folder]))
+            self.not_moved.append((names.label(path, self.inbox), self.broken[folder]))
             return
         try:
             move()
@@ -272,7 +286,7 @@ class Mover:
             why = (
                 str(exc) if isinstance(exc, UnsafeFolder) else f"could not move it ({exc.strerror})"
             )
-            self.not_moved.append((str(path.relative_to(self.inbox)), why))
+            self.not_moved.append((names.label(path, self.inbox), why))
 
 
 def prepare_step(
@@ -305,10 +319,10 @@ def prepare_step(
     mover = Mover(opts.inbox, run_id, enabled=opts.archive)
     for issue in out.file_issues:  # a file that names a dispute but fails its checks
         if issue.dispute:
-            mover.reject(opts.inbox / issue.label, issue.reason)
+            mover.reject(issue.path or opts.inbox / issue.label, issue.reason)
             store.replace_problems(issue.label, [asdict(issue.problem())], run_id)
     try:
-        blob_dir = opts.blob_dir or safe_folder(opts.inbox, PRIVATE, "blobs")
+        blob_dir = opts.blob_dir or safe_folder(opts.inbox, PRIVATE, "blobs", mode=PRIVATE_DIR)
     except UnsafeFolder as exc:  # nowhere safe to keep what we upload from: take nothing
         out.file_issues += [
             FileIssue(f.label, f"not taken: {exc}") for fs in matches.values() for f in fs
@@ -319,7 +333,7 @@ def prepare_step(
         {
             "provider_dispute_id": pid,
             "sha256": f.sha256,
-            "file_name": upload_name(f.path.name),
+            "file_name": upload_name(names.readable(f.path.name)),
             "size": f.size,
             "mime": f.mime,
             "path": str(store_blob(blob_dir, f.path, f.sha256)),
@@ -393,9 +407,11 @@ async def submit_step(
     opts: RunOptions,
     on_done: Any = None,
     queue: list[str] | None = None,
+    stats: SubmitStats | None = None,
 ) -> SubmitStats:
-    """Send the work queue (or `queue`: the disputes a read-back left free to send)."""
-    submitter = Submitter(store, client, concurrency=opts.concurrency, on_done=on_done)
+    """Send the work queue (or `queue`: the disputes a read-back left free to send), counting
+    into `stats` (so a run stopped part way still knows what it sent)."""
+    submitter = Submitter(store, client, concurrency=opts.concurrency, on_done=on_done, stats=stats)
     return await submitter.run(queue)
 
 
@@ -614,8 +630,7 @@ def _next_step(r: Any, dry_run: bool) -> str:
 def write_dry_run_preview(folder: Path, store: StateStore) -> None:
     """A dry run's payloads that would be sent (payloads/<dispute>.json) and the files that
     would be uploaded (file_matches.csv), read from its copy of the state."""
-    payloads = folder / "payloads"
-    payloads.mkdir(parents=True, exist_ok=True)
+    payloads = private_folder(folder / "payloads")
     for pid in store.work_queue():
         body = store.dispute(pid).get("payload")
         if body:
@@ -623,9 +638,13 @@ def write_dry_run_preview(folder: Path, store: StateStore) -> None:
                 orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
             )
     files = store.file_table()
-    files.loc[files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name"]].rename(
-        columns={"file_name": "file"}
-    ).to_csv(folder / "file_matches.csv", index=False)
+    waiting = files.loc[
+        files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name"]
+    ]
+    # names come from the inbox: a cell a spreadsheet would run as a formula is escaped
+    waiting.rename(columns={"file_name": "file"}).map(escape_cell).to_csv(
+        folder / "file_matches.csv", index=False
+    )
 
 
 def _safe(name: str) -> str:

@@ -9,6 +9,7 @@ died ('sending'), is reconciled by listing the dispute's files before sending it
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -88,12 +89,13 @@ class Submitter:
         concurrency: int = 8,
         now: Callable[[], datetime] | None = None,
         on_done: Callable[[str], None] | None = None,
+        stats: SubmitStats | None = None,
     ) -> None:
         self.store = store
         self.client = client
         self.concurrency = concurrency
         self.owner = new_owner(uuid.uuid4().hex[:8])
-        self.stats = SubmitStats()
+        self.stats = stats if stats is not None else SubmitStats()
         self._now = now or (lambda: datetime.now(UTC))
         self._on_done = on_done
         self._abort: AuthenticationFailed | PermissionDenied | None = None
@@ -188,11 +190,14 @@ class Submitter:
             except _Skip:
                 self.stats.failed += 1
                 return  # stays 'sending': the next run checks again before any re-upload
+            content = self._verified(pid, f)
+            if content is None:
+                return
             self.store.mark_file_sending(pid, sha)  # durable before the request leaves
             f["status"] = FileStatus.SENDING
             try:
                 result = await self.client.upload_file(
-                    pid, Path(f["path"]), file_name=f["file_name"]
+                    pid, Path(f["path"]), file_name=f["file_name"], content=content
                 )
             except OutcomeUnknown:
                 dispute_id = dispute_id or self.store.dispute(pid)["dispute_id"]
@@ -216,6 +221,25 @@ class Submitter:
             pid, sha, "outcome unknown after retries; will reconcile next run"
         )
         self.stats.failed += 1
+
+    def _verified(self, pid: str, f: dict[str, Any]) -> bytes | None:
+        """The stored copy's bytes if they are the file registered (their sha256), else None:
+        a copy changed or planted since is never sent in its place."""
+        try:
+            content = Path(f["path"]).read_bytes()
+        except OSError as exc:
+            why = f"cannot read its stored copy ({exc.strerror}); drop the file again"
+        else:
+            if hashlib.sha256(content).hexdigest() == f["sha256"]:
+                return content
+            why = (
+                f"its stored copy {f['path']} is not the file registered (its content "
+                "changed); not uploaded: drop the original file again"
+            )
+        self.store.note_file_error(pid, f["sha256"], why)  # stays as it is: tried next run
+        self.stats.failed += 1
+        self.stats.errors.append(f"{pid} {f['file_name']}: {why}")
+        return None
 
     async def _reconcile(self, pid: str, dispute_id: str, f: dict[str, Any]) -> bool:
         """Did an earlier, unanswered upload land? Match the dispute's files we have not claimed."""

@@ -13,7 +13,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from dispute_evidence import names
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
+from dispute_evidence.inbox import unreadable_reason
 from dispute_evidence.names import NearNames
 from dispute_evidence.problems import Problem, ProblemKind
 
@@ -35,6 +37,7 @@ class FileIssue:
     label: str
     reason: str
     dispute: str = ""  # set when the name matched a dispute but the file failed its checks
+    path: Path | None = None  # the file itself (its label may show bytes rewritten)
 
     def problem(self) -> Problem:
         if self.dispute:  # moved to rejected/ with this reason
@@ -110,7 +113,7 @@ def match_evidence_files(
     issues: list[FileIssue] = []
     near = NearNames(by_token)  # indexed on the first file that matches nothing
     for path in sorted(paths):
-        label = str(path.relative_to(root))
+        label = names.label(path, root)
         owners = set().union(*(by_token.get(t, set()) for t in name_tokens(path.stem)))
         if not owners:
             issues.append(
@@ -130,9 +133,13 @@ def match_evidence_files(
             )
             continue
         owner = owners.pop()
-        checked = check_file(path, label)
+        try:
+            checked = check_file(path, label)
+        except OSError as exc:  # left where it is (not rejected): it may be readable next run
+            issues.append(FileIssue(label, unreadable_reason(exc)))
+            continue
         if isinstance(checked, FileIssue):
-            issues.append(FileIssue(label, checked.reason, dispute=owner))
+            issues.append(FileIssue(label, checked.reason, dispute=owner, path=path))
         else:
             matches.setdefault(owner, []).append(checked)
     return matches, issues

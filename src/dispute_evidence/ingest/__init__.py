@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from dispute_evidence.filetypes import EVIDENCE_SUFFIXES
-from dispute_evidence.inbox import OWN_FOLDERS
+from dispute_evidence.inbox import OWN_FOLDERS, unreadable_reason
 from dispute_evidence.ingest.layouts import FIELDS, Mapping
 from dispute_evidence.ingest.readers import (
     SPREADSHEET_SUFFIXES,
@@ -27,6 +29,7 @@ from dispute_evidence.ingest.tables import (
     to_canonical,
 )
 from dispute_evidence.ingest.validate import validate_table
+from dispute_evidence.names import readable, shortened
 
 log = logging.getLogger("dispute_evidence.ingest")
 DEFAULT_MAX_FILE_BYTES = 500 * 1024 * 1024
@@ -70,17 +73,27 @@ def scan_inbox(inbox: Path) -> tuple[list[Path], list[Path], list[tuple[str, str
 
     Symlinks are never followed; lock/temp/hidden files and our own folders are skipped.
     """
-    sheets, evidence, skipped = [], [], []
-    for path in sorted(inbox.rglob("*")):
+    sheets: list[Path] = []
+    evidence: list[Path] = []
+    skipped: list[tuple[str, str]] = []
+    for path in _walk(inbox, skipped):
         rel = path.relative_to(inbox)
         if rel.parts and rel.parts[0] in OWN_FOLDERS or any(p.startswith(".") for p in rel.parts):
             continue
-        if path.is_symlink():
+        try:
+            mode = path.lstat().st_mode
+        except OSError as exc:  # e.g. a path longer than the system allows
+            skipped.append((shortened(readable(str(rel))), unreadable_reason(exc)))
+            continue
+        if stat.S_ISLNK(mode):
             skipped.append(
-                (str(rel), "symbolic link: not followed (copy the real file into the inbox)")
+                (
+                    readable(str(rel)),
+                    "symbolic link: not followed (copy the real file into the inbox)",
+                )
             )
             continue
-        if not path.is_file() or is_ignored(path):
+        if not stat.S_ISREG(mode) or is_ignored(path):
             continue
         suffix = path.suffix.lower()
         if suffix in SPREADSHEET_SUFFIXES:
@@ -90,11 +103,30 @@ def scan_inbox(inbox: Path) -> tuple[list[Path], list[Path], list[tuple[str, str
         else:
             skipped.append(
                 (
-                    str(rel),
+                    readable(str(rel)),
                     f"not a spreadsheet or evidence file ({suffix or 'no extension'}); ignored",
                 )
             )
     return sheets, evidence, skipped
+
+
+def _walk(inbox: Path, skipped: list[tuple[str, str]]) -> list[Path]:
+    """Every entry under `inbox`, sorted, links listed but never followed; a folder that
+    cannot be read (no permission, a path too long) is added to `skipped`, not raised."""
+
+    def cannot_read(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else inbox
+        shown = readable(str(where.relative_to(inbox))) if where != inbox else "."
+        skipped.append((shortened(shown + "/"), unreadable_reason(exc)))
+
+    found = []
+    for top, dirs, files in os.walk(inbox, onerror=cannot_read):
+        here = Path(top)
+        if here == inbox:  # our own folders and hidden ones are never entered
+            dirs[:] = [d for d in dirs if d not in OWN_FOLDERS]
+        dirs[:] = [d for d in dirs if not d.startswith(".")]  # os.walk never enters a link
+        found += [here / n for n in (*dirs, *files)]
+    return sorted(found)
 
 
 def ingest_file(
@@ -187,7 +219,7 @@ def ingest_paths(
     parts: dict[str, list[pd.DataFrame]] = {k: [] for k in FIELDS}
     result = IngestResult(records={})
     for path in paths:
-        label = str(path.relative_to(root)) if root else path.name
+        label = readable(str(path.relative_to(root)) if root else path.name)
         tables, rejects, summaries = ingest_file(path, label, custom, max_bytes, dayfirst)
         for kind, frame in tables:
             parts[kind].append(frame)

@@ -12,10 +12,11 @@ import io
 import itertools
 import zipfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import cast
+from typing import BinaryIO, cast
 
 import pandas as pd
 import pyarrow as pa
@@ -223,6 +224,19 @@ def header_width(grid: Grid, header_at: int) -> int:
     return max((i + 1 for i, c in enumerate(cells) if str(c).strip()), default=len(cells))
 
 
+@contextmanager
+def _arrow_source(path: Path) -> Iterator[Path | BinaryIO]:
+    """Arrow opens paths as UTF-8 text: a name with bytes that are not UTF-8 (a latin-1 name
+    from a Windows share) is read through a file Python opened instead (the slower path)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        with path.open("rb") as fh:
+            yield fh
+        return
+    yield path
+
+
 def _load_csv(
     source: CsvText, delimiter: str, header_at: int, positions: list[int], grid: Grid
 ) -> pd.DataFrame:
@@ -240,27 +254,28 @@ def _load_csv(
         return "skip"
 
     try:
-        table = pacsv.read_csv(
-            source.arrow_source(),
-            read_options=pacsv.ReadOptions(
-                encoding=source.arrow_encoding(),
-                skip_rows=header_at + 1,
-                column_names=names,
-                block_size=1 << 24,
-            ),
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter,
-                newlines_in_values=True,
-                ignore_empty_lines=False,
-                invalid_row_handler=bad_row,
-            ),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=[names[p] for p in positions],
-                column_types={names[p]: pa.string() for p in positions},
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
+        with _arrow_source(source.path) as raw:
+            table = pacsv.read_csv(
+                raw if source.data is None else source.arrow_source(),
+                read_options=pacsv.ReadOptions(
+                    encoding=source.arrow_encoding(),
+                    skip_rows=header_at + 1,
+                    column_names=names,
+                    block_size=1 << 24,
+                ),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=delimiter,
+                    newlines_in_values=True,
+                    ignore_empty_lines=False,
+                    invalid_row_handler=bad_row,
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    include_columns=[names[p] for p in positions],
+                    column_types={names[p]: pa.string() for p in positions},
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                ),
+            )
     except (pa.ArrowInvalid, pa.ArrowKeyError) as exc:
         raise UnreadableFile(
             f"not a well-formed CSV ({str(exc).splitlines()[0]}); re-export it."
@@ -354,7 +369,11 @@ def _calamine_sheets(path: Path) -> list[tuple[str, list[list[object]]]]:
     so row numbers stay Excel's. python-calamine directly: a third faster than through pandas."""
     from python_calamine import CalamineWorkbook
 
-    book = CalamineWorkbook.from_path(str(path))
+    try:
+        book = CalamineWorkbook.from_path(str(path))
+    except UnicodeEncodeError:  # a name that is not UTF-8: read through a file we opened
+        with path.open("rb") as fh:
+            book = CalamineWorkbook.from_filelike(fh)
     return [
         (
             str(n),

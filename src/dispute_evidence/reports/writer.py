@@ -411,9 +411,25 @@ def _html_disputes(table: pd.DataFrame) -> list[str]:
     return [*out, "</table></div>"]
 
 
+def private_folder(folder: Path) -> Path:
+    """`folder` (and its missing parents) made readable by its owner only: reports name
+    customers. An existing folder is tightened too."""
+    if not folder.parent.is_dir():
+        private_folder(folder.parent)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    folder.chmod(0o700)
+    return folder
+
+
+def _private_files(folder: Path) -> None:
+    for path in folder.rglob("*"):
+        if not path.is_symlink():
+            path.chmod(0o700 if path.is_dir() else 0o600)
+
+
 def write_report(report: RunReport, folder: Path) -> Path:
     """Write every report file into `folder` and copy them to ../latest/; returns summary.md."""
-    folder.mkdir(parents=True, exist_ok=True)
+    private_folder(folder)
     disputes = report.disputes
     status = disputes.get("status")
     _write_table(disputes_frame(disputes), folder, "disputes", "Disputes", status)
@@ -423,6 +439,7 @@ def write_report(report: RunReport, folder: Path) -> Path:
     (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
     (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
     (folder / "summary.html").write_text(_html(report), encoding="utf-8")
+    _private_files(folder)
     if not report.dry_run:
         _copy_latest(folder)
     return folder / "summary.md"
@@ -435,7 +452,9 @@ def _copy_latest(folder: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(folder, tmp)
     (tmp / "run.txt").write_text(folder.name + "\n", encoding="utf-8")
+    (tmp / "run.txt").chmod(0o600)
     if latest.is_symlink() or latest.is_file():
         latest.unlink()
     shutil.rmtree(latest, ignore_errors=True)
+    tmp.chmod(0o700)
     tmp.rename(latest)
