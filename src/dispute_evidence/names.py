@@ -152,9 +152,11 @@ class NearNames:
             score = _ratio_one_edit(key, near)
             if score < self._cutoff:
                 continue
-            for name in (by_key[near], *self._more.get(near, ())):
-                # same key (2OO2 / 2002): the one closer as typed
-                typed = difflib.SequenceMatcher(None, word, name).ratio() if near == key else 0
+            names = (by_key[near], *self._more.get(near, ()))
+            for name in names:
+                # several alike (2OO2 / 2002, #77 / No. 77): the one closer as typed
+                close = near == key or len(names) > 1
+                typed = difflib.SequenceMatcher(None, word, name).ratio() if close else 0
                 best = max(best or (score, typed, name), (score, typed, name))
         return best[2] if best else None
 

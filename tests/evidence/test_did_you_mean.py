@@ -67,6 +67,7 @@ def test_near_names_keeps_difflibs_choices():
         assert near.closest(word) == next(iter(get_close_matches(word, names, 1, 0.75)), None)
     assert near.closest("1020") == "1002"  # neighbours swapped (ratio 0.75)
     assert near.closest("2oo2") == "2OO2"  # same key: the one closer as typed wins
+    assert NearNames(["po_1234", "1234"]).closest("1243") == "1234"  # not the larger name
     assert near.closest("123") is None and near.closest("") is None and near.closest("#") is None
     assert NearNames(["1001"]).did_you_mean("10O1") == " (did you mean '1001'?)"
     assert NearNames([]).did_you_mean("1001") == ""
