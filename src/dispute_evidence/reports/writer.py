@@ -170,6 +170,9 @@ def disputes_frame(table: pd.DataFrame) -> pd.DataFrame:
     for col, title in DISPUTE_COLUMNS.items():
         if col in table:
             out[title] = table[col]
+    amount = DISPUTE_COLUMNS["amount"]
+    if amount in out:  # a number Excel can add up (text that is not one stays empty)
+        out[amount] = pd.to_numeric(out[amount], errors="coerce")
     deadline = DISPUTE_COLUMNS["response_due_by"]
     if deadline in out:
         out[deadline] = pd.to_datetime(out[deadline], utc=True, errors="coerce").dt.tz_localize(
@@ -205,6 +208,8 @@ def _write_table(
         ws.set_landscape()
         ws.fit_to_pages(1, 0)  # one page wide, as many tall as it takes
         ws.repeat_rows(0)
+        if "Amount" in safe.columns and "Currency" in safe.columns:
+            _money_cells(book, ws, safe)
         if status is not None and "Status" in safe.columns:
             col = list(safe.columns).index("Status")
             for row, code in enumerate(status.tolist(), start=1):
@@ -212,6 +217,36 @@ def _write_table(
                     ws.write(
                         row, col, safe.iat[row - 1, col], book.add_format({"bg_color": colour})
                     )
+
+
+def _money_format(book: Any, currency: str, cache: dict[str, Any], bold: bool = False) -> Any:
+    """A number format that shows the currency (`1,234.50 "USD"`); a code that is not three
+    letters is left out of it (inbox text never goes into a format string)."""
+    code = currency if re.fullmatch(r"[A-Z]{3}", currency) else ""
+    key = f"{code}|{bold}"
+    if key not in cache:
+        shown = f'#,##0.00 "{code}"' if code else "#,##0.00"
+        cache[key] = book.add_format({"num_format": shown, "bold": bold})
+    return cache[key]
+
+
+def _money_cells(book: Any, ws: Any, safe: pd.DataFrame) -> None:
+    """Amounts as numbers in their currency's format, and under the table (after one empty
+    row, outside the filter) a total per currency."""
+    amount_col = list(safe.columns).index("Amount")
+    currency_col = list(safe.columns).index("Currency")
+    cache: dict[str, Any] = {}
+    totals: dict[str, float] = {}
+    for row, (amount, currency) in enumerate(zip(safe["Amount"], safe["Currency"], strict=True)):
+        cur = str(currency).strip().upper()
+        if isinstance(amount, int | float) and amount == amount:
+            ws.write_number(row + 1, amount_col, amount, _money_format(book, cur, cache))
+            totals[cur] = totals.get(cur, 0.0) + float(amount)
+    bold = book.add_format({"bold": True})
+    for i, (cur, total) in enumerate(sorted(totals.items()), start=len(safe) + 2):
+        ws.write_string(i, 0, escape_cell(f"Total {cur}".strip()), bold)
+        ws.write_number(i, amount_col, total, _money_format(book, cur, cache, bold=True))
+        ws.write_string(i, currency_col, escape_cell(cur), bold)
 
 
 # -- the summary: Markdown (Prefect), plain text (terminal), HTML (a page) ------------------
