@@ -425,7 +425,8 @@ def status(
         typer.Option(help="TOML config (default: config/dispute-evidence.toml if present)."),
     ] = None,
 ) -> None:
-    """Disputes by status, the next deadlines, and the last runs."""
+    """Disputes by status, the amount at risk, what still needs you, the next deadlines, and
+    the last runs."""
     from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.inbox import default_state
 
@@ -445,6 +446,15 @@ def status(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
+        from dispute_evidence.engine.status import DisputeStatus
+        from dispute_evidence.engine.steps import dispute_table
+        from dispute_evidence.reports.money import status_lines
+
+        disputes = dispute_table(store)
+        approval = [s.value for s in DisputeStatus if "approv" in s.value]  # when review exists
+        waiting = sum(counts.get(s, 0) for s in approval) if approval else None
+        for line in status_lines(disputes, waiting):
+            typer.echo(line)
         table = store.dispute_table()
         open_ = (
             table.loc[table["status"].isin(["pending", "incomplete"])]
@@ -458,9 +468,8 @@ def status(
                     f"  {r.response_due_by or 'no deadline':<22} {r.provider_dispute_id:<28} {r.status}"
                 )
         from dispute_evidence.engine.outcomes import outcomes_table
-        from dispute_evidence.engine.steps import dispute_table
 
-        outcomes = outcomes_table(dispute_table(store), store.payloads())
+        outcomes = outcomes_table(disputes, store.payloads())
         if not outcomes.empty:
             typer.echo("Outcomes (read back from the API): won / lost / open, win rate")
             shown = outcomes.loc[outcomes["dimension"].isin(["all", "reason"])]

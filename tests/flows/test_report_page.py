@@ -112,3 +112,15 @@ def test_at_400_px_each_dispute_is_a_card_with_its_five_facts(sample_report, bro
     assert any(len(c["cells"]) == 5 for c in cards)  # a next step, where there is one
     for earlier, later in zip(cards, cards[1:], strict=False):
         assert later["box"]["y"] >= earlier["box"]["y"] + earlier["box"]["height"]
+
+
+def test_status_says_the_amount_at_risk_and_what_still_needs_something(sample_report):
+    inbox = sample_report.parent.parent / "inbox"
+    r = CliRunner().invoke(app, ["status", "--inbox", str(inbox)])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    risk = "Amount at risk: 71.00 AUD · 44.00 EUR · 118.00 GBP · 312.00 USD in 6 open dispute(s)"
+    assert lines[1] == risk  # right under the counts by status
+    assert lines[2] == "Open disputes that still need something: 2"
+    assert "dp_1QfE9pLkdIwHu7ixKd3YvB7u" in lines[3] and "sent: add the delivery date" in lines[3]
+    assert "dp_1QfG5yLkdIwHu7ixPq9XbM4v" in lines[4] and "58.00 USD  waiting for data" in lines[4]

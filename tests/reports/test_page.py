@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import RunReport, write_report
-from dispute_evidence.reports.page import WAITING_FOR_YOU, money
+from dispute_evidence.reports.money import WAITING_FOR_YOU, money
 from tests.engine.helpers import make_inbox
 from tests.ingest.layouts import write_xlsx
 

@@ -8,7 +8,6 @@ column is one line there."""
 
 from __future__ import annotations
 
-import math
 import re
 import shutil
 from collections.abc import Callable
@@ -19,23 +18,21 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 import pandas as pd
 
-from dispute_evidence.engine.outcomes import outcome
-from dispute_evidence.names import visible
 from dispute_evidence.problems import Problem
+from dispute_evidence.reports.money import (
+    BUCKETS,
+    amount_of,
+    fmt_money,
+    money,
+    money_bucket,
+    text,
+)
 from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON, WHAT_TO_DO
 
 if TYPE_CHECKING:
     from dispute_evidence.reports.writer import RunReport
 
 MAX_HTML_ROWS = 2000  # the page stays light; disputes.xlsx has every row
-
-# Where a dispute's money stands, in the order the page lists them.
-WAITING_FOR_YOU, NOT_SENT_YET, SENT = "waiting for you", "not sent yet", "sent"
-PAST_DUE, WON, LOST, CLOSED = "past due", "won", "lost", "closed"
-BUCKETS = (WAITING_FOR_YOU, NOT_SENT_YET, SENT, PAST_DUE, WON, LOST, CLOSED)
-AT_RISK = frozenset({WAITING_FOR_YOU, NOT_SENT_YET, SENT})  # still open: money not yet decided
-_BUCKET_OF_STATUS = {"pending": NOT_SENT_YET, "submitted": SENT, "past_due": PAST_DUE}
-# Any other status (incomplete, rejected, not_found, waiting for approval, ...) waits for a person.
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
@@ -44,38 +41,6 @@ _TEMPLATES = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-
-
-def text(value: Any) -> str:
-    """A value as one visible line ('' for missing)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return " ".join(visible(str(value)).split())
-
-
-def money_bucket(status: Any, api_status: Any) -> str:
-    if str(status) == "closed":
-        decided = outcome(api_status)
-        return {"won": WON, "lost": LOST}.get(decided, CLOSED)
-    return _BUCKET_OF_STATUS.get(str(status), WAITING_FOR_YOU)
-
-
-def amount_of(row: dict[str, Any]) -> float | None:
-    try:
-        value = float(row.get("amount"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def currency_of(row: dict[str, Any]) -> str:
-    return text(row.get("currency")).upper() or "(no currency)"
-
-
-def fmt_money(amount: float | None, currency: str = "") -> str:
-    if amount is None:
-        return ""
-    return f"{amount:,.2f} {currency}".strip()
 
 
 # -- the dispute table: its columns, data-driven ---------------------------------------------
@@ -228,37 +193,6 @@ def dispute_views(
             )
         )
     return views
-
-
-# -- money -----------------------------------------------------------------------------------
-@dataclass
-class Money:
-    currencies: list[str]
-    rows: list[tuple[str, int, list[str]]]  # (bucket, disputes, amount per currency)
-    at_risk: list[str]  # "1,234.00 USD" per currency
-    open_disputes: int
-
-
-def money(table: pd.DataFrame) -> Money:
-    """Amounts by where each dispute stands and by currency."""
-    sums: dict[tuple[str, str], float] = {}
-    count: dict[str, int] = {}
-    for row in table.to_dict("records"):
-        bucket, cur = money_bucket(row.get("status"), row.get("api_status")), currency_of(row)
-        count[bucket] = count.get(bucket, 0) + 1
-        sums[bucket, cur] = sums.get((bucket, cur), 0.0) + (amount_of(row) or 0.0)
-    currencies = sorted({cur for _, cur in sums})
-    rows = [  # the currency is the column's heading
-        (b, count[b], [fmt_money(sums[b, c]) if (b, c) in sums else "" for c in currencies])
-        for b in BUCKETS
-        if b in count
-    ]
-    risk = [
-        fmt_money(sum(sums.get((b, c), 0.0) for b in AT_RISK), c)
-        for c in currencies
-        if any((b, c) in sums for b in AT_RISK)
-    ]
-    return Money(currencies, rows, risk, sum(count.get(b, 0) for b in AT_RISK))
 
 
 # -- problems: what needs a person, and information ------------------------------------------
