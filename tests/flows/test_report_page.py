@@ -54,8 +54,9 @@ def test_the_page_leads_with_money_then_every_dispute_nearest_deadline_first(sam
 
 def test_each_dispute_has_a_detail_section_with_its_summary_pdf_beside_the_page(sample_report):
     html = (sample_report / "summary.html").read_text()
-    anchors = re.findall(r'<a href="#(d-[^"]+)">', html)
+    anchors = re.findall(r'data-label="Dispute"><a href="#(d-[^"]+)">', html)
     assert len(anchors) == 7
+    assert '<a href="#d-dp_1QfE9pLkdIwHu7ixKd3YvB7u">see the dispute</a>' in html  # from a problem
     assert all(re.search(f'<section class="detail s-[a-z-]+" id="{a}">', html) for a in anchors)
     pdfs = re.findall(r'<a href="(pdf/[^"]+)">', html)
     assert len(pdfs) == 5  # every dispute that has a summary PDF (the other two: no payload)
@@ -63,7 +64,9 @@ def test_each_dispute_has_a_detail_section_with_its_summary_pdf_beside_the_page(
         assert (sample_report / link).read_bytes().startswith(b"%PDF")
     for name in ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx"):
         assert f'<a href="{name}">' in html and (sample_report / name).is_file()
-    external = re.findall(r'(?:src|href)="(?!#|pdf/|[a-z]+\.xlsx)([^"]*)"', html)
+    external = re.findall(
+        r'(?:src|href)="(?!#|pdf/|[a-z]+\.xlsx|payloads/|file_matches\.csv)([^"]*)"', html
+    )
     assert external == []  # self-contained: nothing fetched, no link out of the report
 
 
@@ -86,7 +89,7 @@ def test_a_click_on_a_filter_shows_only_that_state_and_an_anchor_opens_its_dispu
     assert target.startswith("#d-dp_")
     assert browser.js("document.querySelector(':target').id") == target[1:]
     box = browser.rect(target)
-    assert 0 <= box["y"] < 50  # the dispute's section is at the top of the window
+    assert -1 <= box["y"] < 50  # the dispute's section is at the top of the window
     text = browser.js(f"document.querySelector('{target}').innerText")
     assert "Evidence verdict" in text and "Evidence summary:" in text
 

@@ -97,6 +97,7 @@ def cell(column: Column, row: dict[str, Any]) -> str:
 # -- per dispute -----------------------------------------------------------------------------
 @dataclass
 class DisputeView:
+    pid: str
     anchor: str
     state: str  # the money bucket (the filter)
     cells: list[str]
@@ -180,6 +181,7 @@ def dispute_views(
         days = row.get("days_left")
         views.append(
             DisputeView(
+                pid=pid,
                 anchor=_anchor(pid, taken),
                 state=money_bucket(row.get("status"), row.get("api_status")),
                 cells=[cell(c, row) for c in columns],
@@ -200,12 +202,15 @@ def dispute_views(
 class Group:
     heading: str
     todo: str
-    items: list[str]
+    items: list[tuple[str, str]]  # (where: what, the dispute's anchor or '')
     more: int
 
 
-def problem_groups(problems: list[Problem], *, action: bool) -> list[Group]:
-    """Problems grouped by kind: those a person acts on (action=True), or the others."""
+def problem_groups(
+    problems: list[Problem], anchors: dict[str, str], *, action: bool
+) -> list[Group]:
+    """Problems grouped by kind: those a person acts on (action=True), or the others; each
+    linked to its dispute's section when it has one."""
     kinds: dict[Any, list[Problem]] = {}
     for p in problems:
         if (p.kind in NEEDS_A_PERSON) == action:
@@ -214,7 +219,7 @@ def problem_groups(problems: list[Problem], *, action: bool) -> list[Group]:
         Group(
             HEADING[k],
             WHAT_TO_DO[k],
-            [f"{text(p.where)}: {text(p.what)}" for p in group[:20]],
+            [(f"{text(p.where)}: {text(p.what)}", anchors.get(p.dispute, "")) for p in group[:20]],
             max(len(group) - 20, 0),
         )
         for k, group in kinds.items()
@@ -227,6 +232,7 @@ def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
     columns = page_columns(table)
     inputs = _Inputs.of(report.files, report.problems)
     views = dispute_views(table, inputs, columns, folder) if not table.empty else []
+    anchors = {v.pid: v.anchor for v in views}
     states = [(b, sum(1 for v in views if v.state == b)) for b in BUCKETS]
     outcomes = report.outcomes if report.outcomes is not None else pd.DataFrame()
     return _TEMPLATES.get_template("summary.html.j2").render(
@@ -239,8 +245,8 @@ def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
         total=len(table),
         hidden_rows=max(len(table) - MAX_HTML_ROWS, 0),
         states=[(b, n) for b, n in states if n],
-        need=problem_groups(report.problems, action=True),
-        info=problem_groups(report.problems, action=False),
+        need=problem_groups(report.problems, anchors, action=True),
+        info=problem_groups(report.problems, anchors, action=False),
         changes=[text(c) for c in report.changes[:50]],
         outcome_columns=[text(c) for c in outcomes.columns],
         outcome_rows=[[text(v) for v in row] for row in outcomes.itertuples(index=False)],

@@ -337,9 +337,8 @@ def write_report(report: RunReport, folder: Path) -> Path:
         _write_table(report.outcomes, folder, "outcomes", "Outcomes")
     (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
     (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
-    links = [
-        n for n in ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx") if (folder / n).exists()
-    ]
+    shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "file_matches.csv", "payloads/")
+    links = [n for n in shown if (folder / n).exists()]  # a dry run's preview too
     (folder / "summary.html").write_text(render_page(report, folder, links), encoding="utf-8")
     if not report.dry_run:
         _copy_latest(folder)
