@@ -141,3 +141,23 @@ def chromium_missing_reason() -> str | None:
     if os.environ.get("CI"):
         raise RuntimeError("CI must have chromium (.ci/run installs it: apt-get install chromium)")
     return "Chromium is not installed (apt-get install chromium): page not checked in a browser"
+
+
+def screenshots(page: Path, out: Path, profile: Path) -> list[Path]:
+    """The page's first screen at 1400 px and at 400 px (docs/screenshots/)."""
+    out.mkdir(parents=True, exist_ok=True)
+    shots = []
+    with Browser(profile) as b:
+        for width, height in ((1400, 1000), (400, 1400)):
+            b.open(page.resolve().as_uri(), width, height)
+            shots.append(out / f"report-{width}.png")
+            b.screenshot(shots[-1], full_page=False)
+    return shots
+
+
+if __name__ == "__main__":  # python -m tests.browser <report>/summary.html docs/screenshots
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        print(*screenshots(Path(sys.argv[1]), Path(sys.argv[2]), Path(tmp)), sep="\n")
