@@ -3,6 +3,7 @@ by currency: the page's "Money" section and `dispute-evidence status`."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -43,10 +44,6 @@ def amount_of(row: dict[str, Any]) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def currency_of(row: dict[str, Any]) -> str:
-    return text(row.get("currency")).upper() or "(no currency)"
-
-
 def fmt_money(amount: float | None, currency: str = "") -> str:
     if amount is None:
         return ""
@@ -61,17 +58,33 @@ class Money:
     open_disputes: int
 
 
+def buckets(table: pd.DataFrame) -> pd.Series:
+    """Where each dispute's money stands (one of BUCKETS), row by row."""
+    api = _api_status(table)
+    return pd.Series(
+        [money_bucket(s, a) for s, a in zip(table["status"], api, strict=True)],
+        index=table.index,
+        dtype=object,
+    )
+
+
 def money(table: pd.DataFrame) -> Money:
     """Amounts by where each dispute stands and by currency."""
-    sums: dict[tuple[str, str], float] = {}
-    count: dict[str, int] = {}
-    for row in table.to_dict("records"):
-        bucket, cur = money_bucket(row.get("status"), row.get("api_status")), currency_of(row)
-        count[bucket] = count.get(bucket, 0) + 1
-        sums[bucket, cur] = sums.get((bucket, cur), 0.0) + (amount_of(row) or 0.0)
+    if table.empty or "status" not in table:
+        return Money([], [], [], 0)
+    frame = pd.DataFrame(
+        {
+            "bucket": buckets(table),
+            "currency": _column(table, "currency").map(_currency_words),
+            "amount": pd.to_numeric(_column(table, "amount"), errors="coerce"),
+        }
+    )
+    frame.loc[~frame["amount"].map(math.isfinite), "amount"] = 0.0
+    sums = frame.groupby(["bucket", "currency"])["amount"].sum().to_dict()
+    count = frame["bucket"].value_counts().to_dict()
     currencies = sorted({cur for _, cur in sums})
     rows = [  # the currency is the column's heading
-        (b, count[b], [fmt_money(sums[b, c]) if (b, c) in sums else "" for c in currencies])
+        (b, int(count[b]), [fmt_money(sums[b, c]) if (b, c) in sums else "" for c in currencies])
         for b in BUCKETS
         if b in count
     ]
@@ -80,7 +93,16 @@ def money(table: pd.DataFrame) -> Money:
         for c in currencies
         if any((b, c) in sums for b in AT_RISK)
     ]
-    return Money(currencies, rows, risk, sum(count.get(b, 0) for b in AT_RISK))
+    return Money(currencies, rows, risk, int(sum(count.get(b, 0) for b in AT_RISK)))
+
+
+@functools.lru_cache(maxsize=256)  # a few currencies over thousands of disputes
+def _currency_words(value: Any) -> str:
+    return text(value).upper() or "(no currency)"
+
+
+def _column(table: pd.DataFrame, name: str) -> pd.Series:
+    return table[name] if name in table else pd.Series(None, index=table.index, dtype=object)
 
 
 def needing_something(table: pd.DataFrame) -> pd.DataFrame:
@@ -88,15 +110,14 @@ def needing_something(table: pd.DataFrame) -> pd.DataFrame:
     approval), or sent or due to be sent while the evidence misses what the reason needs."""
     if table.empty:
         return table
-    bucket = [money_bucket(s, a) for s, a in zip(table["status"], _api_status(table), strict=True)]
-    waiting = pd.Series(bucket, index=table.index) == WAITING_FOR_YOU
-    open_ = pd.Series(bucket, index=table.index).isin(AT_RISK)
+    bucket = buckets(table)
+    waiting, open_ = bucket == WAITING_FOR_YOU, bucket.isin(AT_RISK)
     missing = table.get("what_to_add", pd.Series("", index=table.index)).fillna("") != ""
     return table.loc[waiting | (open_ & missing)]
 
 
 def _api_status(table: pd.DataFrame) -> pd.Series:
-    return table["api_status"] if "api_status" in table else pd.Series(None, index=table.index)
+    return _column(table, "api_status")
 
 
 def status_lines(

@@ -146,15 +146,17 @@ class _Inputs:
     todo: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, files: pd.DataFrame | None, problems: list[Problem]) -> _Inputs:
+    def of(cls, files: pd.DataFrame | None, problems: list[Problem], shown: set[str]) -> _Inputs:
+        """The files and problems of the disputes the page shows."""
         out = cls()
         if files is not None and not files.empty:
+            files = files.loc[files["provider_dispute_id"].astype(str).isin(shown)]
             for f in files.to_dict("records"):
                 pid, name = str(f["provider_dispute_id"]), str(f["file_name"])
                 out.files.setdefault(pid, []).append((text(name), text(f.get("status"))))
                 out.paths[pid, name] = str(f.get("path") or "")
         for p in problems:
-            if p.dispute:
+            if p.dispute in shown:
                 out.todo.setdefault(p.dispute, []).append((text(p.what), WHAT_TO_DO[p.kind]))
         return out
 
@@ -175,7 +177,7 @@ def dispute_views(
 ) -> list[DisputeView]:
     taken: set[str] = set()
     views = []
-    for row in table.head(MAX_HTML_ROWS).to_dict("records"):
+    for row in table.to_dict("records"):
         pid = str(row.get("provider_dispute_id"))
         summary = str(row.get("summary_pdf") or "")
         days = row.get("days_left")
@@ -230,8 +232,10 @@ def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
     """The page's HTML; copies the shown disputes' summary PDFs into folder/pdf/."""
     table = report.disputes
     columns = page_columns(table)
-    inputs = _Inputs.of(report.files, report.problems)
-    views = dispute_views(table, inputs, columns, folder) if not table.empty else []
+    shown = table.head(MAX_HTML_ROWS)
+    pids = set(shown["provider_dispute_id"].astype(str)) if not shown.empty else set()
+    inputs = _Inputs.of(report.files, report.problems, pids)
+    views = dispute_views(shown, inputs, columns, folder) if not shown.empty else []
     anchors = {v.pid: v.anchor for v in views}
     states = [(b, sum(1 for v in views if v.state == b)) for b in BUCKETS]
     outcomes = report.outcomes if report.outcomes is not None else pd.DataFrame()
