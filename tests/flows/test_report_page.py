@@ -127,3 +127,14 @@ def test_status_says_the_amount_at_risk_and_what_still_needs_something(sample_re
     assert lines[2] == "Open disputes that still need something: 2"
     assert "dp_1QfE9pLkdIwHu7ixKd3YvB7u" in lines[3] and "sent: add the delivery date" in lines[3]
     assert "dp_1QfG5yLkdIwHu7ixPq9XbM4v" in lines[4] and "58.00 USD  waiting for data" in lines[4]
+
+
+def test_in_ci_a_missing_chromium_fails_the_page_tests_instead_of_skipping_them(monkeypatch):
+    import tests.browser
+
+    monkeypatch.setattr(tests.browser, "CHROMIUM", None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(RuntimeError, match="apt-get install chromium"):
+        chromium_missing_reason()
+    monkeypatch.delenv("CI")
+    assert "apt-get install chromium" in (chromium_missing_reason() or "")
