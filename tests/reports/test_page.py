@@ -114,3 +114,14 @@ def test_a_workbooks_read_me_and_pivot_sheets_are_information_not_problems(tmp_p
     page = (report / "summary.html").read_text()
     assert "Sheets with no table" in page.split('id="information"')[1]
     assert "Sheets with no table" not in page.split('id="attention"')[1].split("</section>")[0]
+
+
+def test_the_state_is_the_one_plain_state_when_the_table_has_it(tmp_path):
+    plain = ["waiting for data, 1 day left", "sent, still missing proof of delivery", "won"]
+    write_report(RunReport("r", "ok", False, {}, _table(state_words=plain)), tmp_path)
+    page = (tmp_path / "summary.html").read_text()
+    states = re.findall(r'data-label="State">([^<]*)<', page)
+    assert states == plain
+    write_report(RunReport("r", "ok", False, {}, _table(status_words=["a", "b", "c"])), tmp_path)
+    page = (tmp_path / "summary.html").read_text()
+    assert re.findall(r'data-label="State">([^<]*)<', page) == ["a", "b", "c"]

@@ -118,6 +118,7 @@ _FACTS = [
     ("next_step", "Next step"),
     ("completeness", "Evidence verdict"),
     ("what_to_add", "What to add"),
+    ("file_problems", "File problems"),
     ("api_status", "Status at the API"),
     ("dispute_id", "API dispute id"),
     ("last_error", "Last error"),
