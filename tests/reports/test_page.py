@@ -125,3 +125,18 @@ def test_the_state_is_the_one_plain_state_when_the_table_has_it(tmp_path):
     write_report(RunReport("r", "ok", False, {}, _table(status_words=["a", "b", "c"])), tmp_path)
     page = (tmp_path / "summary.html").read_text()
     assert re.findall(r'data-label="State">([^<]*)<', page) == ["a", "b", "c"]
+
+
+def test_a_dispute_not_sent_whose_deadline_passed_is_past_due_not_at_risk():
+    table = pd.DataFrame(
+        {
+            "provider_dispute_id": ["dp_1", "dp_2", "dp_3"],
+            "status": ["pending", "incomplete", "submitted"],
+            "days_left": [-3, -1, -2],  # a dry run: not yet marked past_due
+            "amount": [10, 20, 40],
+            "currency": ["USD"] * 3,
+        }
+    )
+    m = money(table)
+    assert m.rows == [("sent", 1, ["40.00"]), ("past due", 2, ["30.00"])]
+    assert m.at_risk == ["40.00 USD"] and m.open_disputes == 1

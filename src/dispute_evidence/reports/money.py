@@ -29,11 +29,15 @@ def text(value: Any) -> str:
     return " ".join(visible(str(value)).split())
 
 
-def money_bucket(status: Any, api_status: Any) -> str:
+def money_bucket(status: Any, api_status: Any, days_left: Any = None) -> str:
+    """Where one dispute's money stands; one not sent whose deadline passed is past due even
+    before a run marks it so (a dry run's preview)."""
     if str(status) == "closed":
         decided = outcome(api_status)
         return {"won": WON, "lost": LOST}.get(decided, CLOSED)
-    return _BUCKET_OF_STATUS.get(str(status), WAITING_FOR_YOU)
+    bucket = _BUCKET_OF_STATUS.get(str(status), WAITING_FOR_YOU)
+    late = days_left is not None and days_left == days_left and days_left < 0
+    return PAST_DUE if late and bucket in (NOT_SENT_YET, WAITING_FOR_YOU) else bucket
 
 
 def amount_of(row: dict[str, Any]) -> float | None:
@@ -60,9 +64,9 @@ class Money:
 
 def buckets(table: pd.DataFrame) -> pd.Series:
     """Where each dispute's money stands (one of BUCKETS), row by row."""
-    api = _api_status(table)
+    api, days = _api_status(table), _column(table, "days_left")
     return pd.Series(
-        [money_bucket(s, a) for s, a in zip(table["status"], api, strict=True)],
+        [money_bucket(*row) for row in zip(table["status"], api, days, strict=True)],
         index=table.index,
         dtype=object,
     )

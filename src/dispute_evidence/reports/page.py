@@ -186,7 +186,7 @@ def dispute_views(
             DisputeView(
                 pid=pid,
                 anchor=_anchor(pid, taken),
-                state=money_bucket(row.get("status"), row.get("api_status")),
+                state=money_bucket(row.get("status"), row.get("api_status"), days),
                 cells=[cell(c, row) for c in columns],
                 facts=[(title, v) for key, title in _FACTS if (v := cell(Column(key, title), row))],
                 files=inputs.files.get(pid, []),
