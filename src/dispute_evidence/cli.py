@@ -443,20 +443,6 @@ def demo(
         raise typer.Exit(result["exit_code"])
 
 
-def _echo_open_disputes(table: Any) -> None:
-    """Every open dispute that still needs something (sent ones too), nearest deadline first,
-    in the words of the reports."""
-    todo = table.loc[table["needs_something"] | (table["status"] == "pending")]
-    if todo.empty:
-        typer.echo("Open disputes that need something: none")
-        return
-    typer.echo(f"Open disputes that need something ({len(todo)}), nearest deadline first:")
-    for r in todo.itertuples(index=False):
-        typer.echo(f"  {r.provider_dispute_id:<28} {r.state_words}")
-        if r.next_step:
-            typer.echo(f"  {'':<28}   next: {r.next_step}")
-
-
 @app.command()
 def status(
     inbox: Annotated[
@@ -470,7 +456,8 @@ def status(
         typer.Option(help="TOML config (default: config/dispute-evidence.toml if present)."),
     ] = None,
 ) -> None:
-    """Disputes by status, the next deadlines, and the last runs."""
+    """Disputes by status, the amount at risk, what still needs you, the next deadlines, and
+    the last runs."""
     from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.inbox import default_state
 
@@ -490,12 +477,18 @@ def status(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
-        from dispute_evidence.engine.outcomes import outcomes_table
+        from dispute_evidence.engine.status import DisputeStatus
         from dispute_evidence.engine.steps import dispute_table
+        from dispute_evidence.reports.money import status_lines
 
-        table = dispute_table(store)
-        _echo_open_disputes(table)
-        outcomes = outcomes_table(table, store.payloads())
+        disputes = dispute_table(store)
+        approval = [s.value for s in DisputeStatus if "approv" in s.value]  # when review exists
+        waiting = sum(counts.get(s, 0) for s in approval) if approval else None
+        for line in status_lines(disputes, waiting):
+            typer.echo(line)
+        from dispute_evidence.engine.outcomes import outcomes_table
+
+        outcomes = outcomes_table(disputes, store.payloads())
         if not outcomes.empty:
             typer.echo("Outcomes (read back from the API): won / lost / open, win rate")
             shown = outcomes.loc[outcomes["dimension"].isin(["all", "reason"])]

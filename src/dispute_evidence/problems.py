@@ -20,6 +20,7 @@ class ProblemKind(StrEnum):
     FILES_WAITING = "files_waiting"
     # about one row, file or dispute: grouped under a heading
     ROW_NOT_USED = "row_not_used"
+    SHEET_WITHOUT_TABLE = "sheet_without_table"  # a "Read me" beside the workbook's tables
     UNLISTED_DISPUTE = "unlisted_dispute"
     FILE_SKIPPED = "file_skipped"
     FILE_LEFT_IN_INBOX = "file_left_in_inbox"

@@ -1,52 +1,140 @@
-"""The report page as a person sees it: rendered by headless Chromium (Debian's package) to a
-PNG. Skipped, saying why, where Chromium is not installed (apt-get install chromium)."""
+"""The report page as a person uses it: money first, one row per dispute, a detail section per
+dispute with its summary PDF beside the page; in headless Chromium (Debian's package, driven
+over the DevTools protocol: tests/browser.py) a filter and an anchor are clicked and the 400 px
+cards are measured. Skipped, saying why, only where Chromium is missing outside CI."""
 
 from __future__ import annotations
 
+import re
 import shutil
-import struct
-import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
+from tests.browser import Browser, chromium_missing_reason
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+CARD_LABELS = ["Dispute", "Amount", "Days left", "State", "Next step"]
 
 
-def screenshot(page: Path, png: Path, tmp: Path, size: str = "1300,1600") -> None:
-    subprocess.run(
-        [CHROMIUM or "chromium", *FLAGS, f"--user-data-dir={tmp / 'chromium'}",
-         f"--window-size={size}", f"--screenshot={png}", page.as_uri()],
-        check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
-
-
-def test_the_report_page_holds_the_dispute_table_and_renders(tmp_path, monkeypatch):
-    inbox = tmp_path / "inbox"
-    shutil.copytree(SAMPLE, inbox)
-    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
-    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--sandbox"])
+@pytest.fixture(scope="module")
+def sample_report(tmp_path_factory) -> Path:
+    """One real run of sample_data/ against the sandbox; its latest report folder."""
+    root = tmp_path_factory.mktemp("page")
+    shutil.copytree(SAMPLE, root / "inbox")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+        r = CliRunner().invoke(app, ["run", "--inbox", str(root / "inbox"), "--sandbox"])
     assert r.exit_code == 0, r.output
-    page = tmp_path / "inbox.reports" / "latest" / "summary.html"
-    html = page.read_text()
-    assert "<h2>Disputes (7), nearest deadline first</h2>" in html
-    for header in ("Deadline (UTC)", "Days left", "Status", "Next step", "File problems"):
-        assert f"<th>{header}</th>" in html
-    rows = html.split("<h2>Disputes (7)")[1].split("</table>")[0].count("<tr>") - 1
-    assert rows == 7  # one row per dispute
-    assert "<h2>Outcomes (statuses read back from the API)</h2>" in html
-    assert (
-        "http://" not in html.replace("http://evil", "") and "<script" not in html
-    )  # self-contained
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (apt-get install chromium): page not rendered")
-    png = tmp_path / "report.png"
-    screenshot(page, png, tmp_path)
-    width, height = struct.unpack(">II", png.read_bytes()[16:24])
-    assert (width, height) == (1300, 1600) and png.stat().st_size > 20_000  # a real picture
+    return root / "inbox.reports" / "latest"
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if reason := chromium_missing_reason():
+        pytest.skip(reason)
+    with Browser(tmp_path_factory.mktemp("chromium")) as b:
+        yield b
+
+
+def test_the_page_leads_with_money_then_every_dispute_nearest_deadline_first(sample_report):
+    html = (sample_report / "summary.html").read_text()
+    money, disputes = html.index('id="money"'), html.index('id="disputes"')
+    assert money < disputes < html.index('id="attention"')  # the table before the long lists
+    assert re.search(r"At risk: <b>71\.00 AUD</b> · <b>44\.00 EUR</b>", html)
+    assert "<th>Where it stands</th>" in html and ">waiting for you</td>" in html
+    rows = re.findall(r'<tr class="s-[a-z-]+" data-state="([a-z-]+)">', html)
+    assert len(rows) == 7 and rows.count("sent") == 5  # one row per dispute
+    assert "129.00 USD" in html and "118.00 GBP" in html  # amount with its currency
+    days = [int(d) for d in re.findall(r'data-label="Days left">(-?\d+)<', html)]
+    assert days == sorted(days)  # nearest deadline first
+
+
+def test_each_dispute_has_a_detail_section_with_its_summary_pdf_beside_the_page(sample_report):
+    html = (sample_report / "summary.html").read_text()
+    anchors = re.findall(r'data-label="Dispute"><a href="#(d-[^"]+)">', html)
+    assert len(anchors) == 7
+    assert '<a href="#d-dp_1QfE9pLkdIwHu7ixKd3YvB7u">see the dispute</a>' in html  # from a problem
+    assert all(re.search(f'<section class="detail s-[a-z-]+" id="{a}">', html) for a in anchors)
+    pdfs = re.findall(r'<a href="(pdf/[^"]+)">', html)
+    assert len(pdfs) == 5  # every dispute that has a summary PDF (the other two: no payload)
+    for link in pdfs:
+        assert (sample_report / link).read_bytes().startswith(b"%PDF")
+    for name in ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx"):
+        assert f'<a href="{name}">' in html and (sample_report / name).is_file()
+    external = re.findall(
+        r'(?:src|href)="(?!#|pdf/|[a-z]+\.xlsx|payloads/|file_matches\.csv)([^"]*)"', html
+    )
+    assert external == []  # self-contained: nothing fetched, no link out of the report
+
+
+def test_a_click_on_a_filter_shows_only_that_state_and_an_anchor_opens_its_dispute(
+    sample_report, browser
+):
+    browser.open((sample_report / "summary.html").as_uri(), 1400)
+    assert browser.js("document.documentElement.scrollWidth") <= 1400  # no sideways scroll
+    visible = "[...document.querySelectorAll('.disputes tbody tr')].filter(r => r.offsetHeight > 0)"
+    assert browser.js(f"{visible}.length") == 7
+    browser.click('.filters button[data-filter="sent"]')
+    assert browser.js(f"{visible}.map(r => r.dataset.state)") == ["sent"] * 5
+    assert browser.js("document.querySelector('.filters [aria-pressed=true]').dataset.filter") == (
+        "sent"
+    )
+    browser.click('.filters button[data-filter=""]')
+    assert browser.js(f"{visible}.length") == 7
+    browser.click(".disputes tbody tr:nth-child(2) td a")
+    target = browser.js("location.hash")
+    assert target.startswith("#d-dp_")
+    assert browser.js("document.querySelector(':target').id") == target[1:]
+    box = browser.rect(target)
+    assert -1 <= box["y"] < 50  # the dispute's section is at the top of the window
+    text = browser.js(f"document.querySelector('{target}').innerText")
+    assert "Evidence verdict" in text and "Evidence summary:" in text
+
+
+def test_at_400_px_each_dispute_is_a_card_with_its_five_facts(sample_report, browser):
+    browser.open((sample_report / "summary.html").as_uri(), 400)
+    assert browser.js("document.documentElement.scrollWidth") <= 400
+    assert browser.rect(".disputes thead")["height"] == 0  # no header row: labels on the cards
+    cards = browser.js(
+        """[...document.querySelectorAll('.disputes tbody tr')].map(tr => ({
+            box: tr.getBoundingClientRect().toJSON(),
+            cells: [...tr.cells].filter(td => td.offsetHeight > 0).map(td => ({
+                label: td.dataset.label, box: td.getBoundingClientRect().toJSON()}))}))"""
+    )
+    assert len(cards) == 7
+    for card in cards:
+        assert 340 <= card["box"]["width"] <= 400 and card["box"]["x"] >= 0
+        labels = [c["label"] for c in card["cells"]]
+        assert labels[:4] == CARD_LABELS[:4] and set(labels) <= set(CARD_LABELS)
+        tops = [c["box"]["y"] for c in card["cells"]]
+        assert tops == sorted(tops) and len(set(tops)) == len(tops)  # stacked, one per line
+        assert all(c["box"]["x"] + c["box"]["width"] <= 400 for c in card["cells"])
+    assert any(len(c["cells"]) == 5 for c in cards)  # a next step, where there is one
+    for earlier, later in zip(cards, cards[1:], strict=False):
+        assert later["box"]["y"] >= earlier["box"]["y"] + earlier["box"]["height"]
+
+
+def test_status_says_the_amount_at_risk_and_what_still_needs_something(sample_report):
+    inbox = sample_report.parent.parent / "inbox"
+    r = CliRunner().invoke(app, ["status", "--inbox", str(inbox)])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    risk = "Amount at risk: 71.00 AUD · 44.00 EUR · 118.00 GBP · 312.00 USD in 6 open dispute(s)"
+    assert lines[1] == risk  # right under the counts by status
+    assert lines[2] == "Open disputes that still need something: 2"
+    assert "dp_1QfE9pLkdIwHu7ixKd3YvB7u" in lines[3] and "sent: add the delivery date" in lines[3]
+    assert "dp_1QfG5yLkdIwHu7ixPq9XbM4v" in lines[4] and "58.00 USD  waiting for data" in lines[4]
+
+
+def test_in_ci_a_missing_chromium_fails_the_page_tests_instead_of_skipping_them(monkeypatch):
+    import tests.browser
+
+    monkeypatch.setattr(tests.browser, "CHROMIUM", None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(RuntimeError, match="apt-get install chromium"):
+        chromium_missing_reason()
+    monkeypatch.delenv("CI")
+    assert "apt-get install chromium" in (chromium_missing_reason() or "")

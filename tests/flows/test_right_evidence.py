@@ -247,7 +247,7 @@ def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_
     text = _pdf_text(sb, "dp_test_0")
     assert "not confirmed (carrier status: in transit)" in text and "Delivered" not in text
     status = CliRunner().invoke(app, ["status", "--inbox", str(inbox)]).output
-    assert "dp_test_0" in status.split("Open disputes that need something (1)")[1]
+    assert "dp_test_0" in status.split("Open disputes that still need something: 1")[1]
 
     # doing what "what to add" says: a proof of delivery changes the verdict
     (inbox / "5000 proof of delivery.pdf").write_bytes(b"%PDF-1.4\nsigned for at the door\n")
@@ -255,7 +255,7 @@ def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Evidence (by reason)"] == "complete", row.to_dict()
     assert row["Status"].startswith("sent, complete")
-    assert "Open disputes that need something: none" in CliRunner().invoke(
+    assert "Open disputes that still need something: 0" in CliRunner().invoke(
         app, ["status", "--inbox", str(inbox)]).output  # fmt: skip
 
 

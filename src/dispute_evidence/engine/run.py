@@ -473,6 +473,7 @@ def report(
         problems,
         changes=changes,
         outcomes=outcomes_table(table, store.payloads()),
+        files=files,
     )
     path = write_report(rep, session.report_folder)
     stopped = submitted.stopped if submitted else None

@@ -225,9 +225,8 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
             continue
         out.rejects.extend(rejects)
         out.summaries.extend(summaries)
-        store.replace_problems(  # kept until a file of this name is read again
-            label, [asdict(reject_problem(ProblemKind.ROW_NOT_USED, r)) for r in rejects], run_id
-        )
+        kept = [asdict(reject_problem(_reject_kind(r, bool(tables)), r)) for r in rejects]
+        store.replace_problems(label, kept, run_id)  # kept until a file of this name is read again
         if not tables:
             mover.reject(path, "\n".join(r.line() for r in rejects) or "no recognised table")
             continue
@@ -256,6 +255,17 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
             out.waiting_files.append(names.label(p, opts.inbox))
     out.not_moved = mover.not_moved
     return out
+
+
+def _reject_kind(r: Reject, file_has_tables: bool) -> ProblemKind:
+    """A whole sheet with no table in a workbook whose other sheets were read ("Read me",
+    "Pivot") is information; a file with no table at all, or a bad row, needs a person."""
+    whole_sheet = r.sheet and r.row is None and r.reason.startswith("no recognised table")
+    return (
+        ProblemKind.SHEET_WITHOUT_TABLE
+        if file_has_tables and whole_sheet
+        else ProblemKind.ROW_NOT_USED
+    )
 
 
 class Mover:

@@ -26,6 +26,7 @@ HEADING = {
     K.INBOX_FOLDER: "Inbox folders that cannot be used",
     K.FILES_WAITING: "Files still being written",
     K.ROW_NOT_USED: "Rows or files not used",
+    K.SHEET_WITHOUT_TABLE: "Sheets with no table (the workbook's other sheets were read)",
     K.UNLISTED_DISPUTE: "Disputed charges missing from the disputes list",
     K.FILE_SKIPPED: "Files skipped",
     K.FILE_LEFT_IN_INBOX: "Files left in the inbox",
@@ -59,6 +60,8 @@ WHAT_TO_DO = {
     K.FILES_WAITING: "Nothing: the next run reads them once they are completely written.",
     K.ROW_NOT_USED: "Fix the cell in the source system or sheet and drop the corrected file again; "
                     "the file's other rows were used.",
+    K.SHEET_WITHOUT_TABLE: "Nothing: notes, pivots and charts are not data; rename a sheet's headers "
+                           "(or add a mapping) only if it does hold a table.",
     K.UNLISTED_DISPUTE: "Add the dispute to the disputes list (its dp_… id and order number) before its deadline.",
     K.FILE_SKIPPED: "Nothing, if the file is not an export or evidence; otherwise save it as CSV, XLSX, "
                     "PDF, PNG or JPG.",

@@ -1,13 +1,13 @@
 """Write reports/<run-id>/: summary.md (Prefect artifact), summary.txt (terminal), summary.html
-(one self-contained page), disputes.csv/.xlsx and problems.csv/.xlsx; and a copy of the
-newest report in <reports>/latest/.
+(the page: reports/page.py, with the summary PDFs in pdf/), disputes.csv/.xlsx and
+problems.csv/.xlsx; and a copy of the newest report in <reports>/latest/.
 
 Every text that came from the inbox is made inert for where it goes: Markdown-escaped, HTML-
-escaped, or, in CSV/XLSX, prefixed with an apostrophe when a spreadsheet would run it."""
+escaped (the page's template autoescapes), or, in CSV/XLSX, prefixed with an apostrophe when a
+spreadsheet would run it."""
 
 from __future__ import annotations
 
-import html
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -18,10 +18,10 @@ import pandas as pd
 
 from dispute_evidence.names import visible
 from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.reports.page import render_page
 from dispute_evidence.reports.wording import HEADING, RUN_LEVEL, WHAT_TO_DO
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-MAX_HTML_ROWS = 2000  # the page stays light; disputes.xlsx has every row
 
 # Enough to stop links, images, HTML, code spans, tables and emphasis mid-line; every item
 # starts with "- ", so block markers (#, +, -, 1.) never begin the escaped text.
@@ -91,6 +91,7 @@ class RunReport:
     problems: list[Problem] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)  # since the last report
     outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)
+    files: pd.DataFrame | None = None  # evidence files (StateStore.file_table): names, blobs
 
     @property
     def title(self) -> str:
@@ -169,6 +170,9 @@ def disputes_frame(table: pd.DataFrame) -> pd.DataFrame:
     for col, title in DISPUTE_COLUMNS.items():
         if col in table:
             out[title] = table[col]
+    amount = DISPUTE_COLUMNS["amount"]
+    if amount in out:  # a number Excel can add up (text that is not one stays empty)
+        out[amount] = pd.to_numeric(out[amount], errors="coerce")
     deadline = DISPUTE_COLUMNS["response_due_by"]
     if deadline in out:
         out[deadline] = pd.to_datetime(out[deadline], utc=True, errors="coerce").dt.tz_localize(
@@ -204,6 +208,8 @@ def _write_table(
         ws.set_landscape()
         ws.fit_to_pages(1, 0)  # one page wide, as many tall as it takes
         ws.repeat_rows(0)
+        if "Amount" in safe.columns and "Currency" in safe.columns:
+            _money_cells(book, ws, safe)
         if status is not None and "Status" in safe.columns:
             col = list(safe.columns).index("Status")
             for row, code in enumerate(status.tolist(), start=1):
@@ -211,6 +217,36 @@ def _write_table(
                     ws.write(
                         row, col, safe.iat[row - 1, col], book.add_format({"bg_color": colour})
                     )
+
+
+def _money_format(book: Any, currency: str, cache: dict[str, Any], bold: bool = False) -> Any:
+    """A number format that shows the currency (`1,234.50 "USD"`); a code that is not three
+    letters is left out of it (inbox text never goes into a format string)."""
+    code = currency if re.fullmatch(r"[A-Z]{3}", currency) else ""
+    key = f"{code}|{bold}"
+    if key not in cache:
+        shown = f'#,##0.00 "{code}"' if code else "#,##0.00"
+        cache[key] = book.add_format({"num_format": shown, "bold": bold})
+    return cache[key]
+
+
+def _money_cells(book: Any, ws: Any, safe: pd.DataFrame) -> None:
+    """Amounts as numbers in their currency's format, and under the table (after one empty
+    row, outside the filter) a total per currency."""
+    amount_col = list(safe.columns).index("Amount")
+    currency_col = list(safe.columns).index("Currency")
+    cache: dict[str, Any] = {}
+    totals: dict[str, float] = {}
+    for row, (amount, currency) in enumerate(zip(safe["Amount"], safe["Currency"], strict=True)):
+        cur = str(currency).strip().upper()
+        if isinstance(amount, int | float) and amount == amount:
+            ws.write_number(row + 1, amount_col, amount, _money_format(book, cur, cache))
+            totals[cur] = totals.get(cur, 0.0) + float(amount)
+    bold = book.add_format({"bold": True})
+    for i, (cur, total) in enumerate(sorted(totals.items()), start=len(safe) + 2):
+        ws.write_string(i, 0, escape_cell(f"Total {cur}".strip()), bold)
+        ws.write_number(i, amount_col, total, _money_format(book, cur, cache, bold=True))
+        ws.write_string(i, currency_col, escape_cell(cur), bold)
 
 
 # -- the summary: Markdown (Prefect), plain text (terminal), HTML (a page) ------------------
@@ -281,136 +317,6 @@ def _text_disputes(table: pd.DataFrame, limit: int = 20) -> list[str]:
     return [*lines, ""]
 
 
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:110em;margin:1.5em auto;padding:0 1em}
-h1{font-size:1.5em;margin:.2em 0 .6em}h2{font-size:1.15em;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse}.disputes{font-size:12.5px}.scroll{overflow-x:auto}td,th{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}
-th{background:#DDEBF7;position:sticky;top:0}.counts td:first-child{color:#555}
-.num{text-align:right;font-variant-numeric:tabular-nums}.late{color:#b00;font-weight:600}
-.todo{color:#555;font-style:italic}.nowrap{white-space:nowrap}.wide{min-width:12em}.group{margin:.8em 0}.group b{display:block}
-.banner{padding:.6em 1em;border-radius:4px;margin-bottom:1em}.ok{background:#C6EFCE}.need{background:#FFEB9C}
-small{color:#666}
-""".strip()
-
-
-def _e(value: Any) -> str:
-    return html.escape(one_line("" if value is None or value != value else value))
-
-
-def _html(r: RunReport) -> str:
-    need = r.counts.get("need_you", 0)
-    out = [
-        "<!doctype html><html lang='en'><meta charset='utf-8'>",
-        "<meta name='viewport' content='width=device-width'>",
-        f"<title>{_e(r.title)}</title><style>{_CSS}</style><body>",
-        f"<h1>{_e(r.title)}</h1>",
-        f"<div class='banner {'need' if need else 'ok'}'>"
-        + (
-            f"{need} problem(s) need you: see “Needs your attention” below."
-            if need
-            else "Nothing needs your attention."
-        )
-        + "</div>",
-        "<table class='counts'>",
-        *(f"<tr><td>{_e(k)}</td><td class='num'>{_e(v)}</td></tr>" for k, v in r.count_rows()),
-        "</table>",
-        "<h2>Changed since the last run</h2><ul>",
-        *(f"<li>{_e(x)}</li>" for x in r.changes[:50]),
-        "</ul>",
-    ]
-    if r.problems:
-        out.append("<h2>Needs your attention</h2>")
-        out += [
-            f"<p><b>{_e(HEADING[p.kind])}</b>: {_e(p.where)}: {_e(p.what)}</p>"
-            for p in r.top_problems()
-        ]
-        for kind, group in r.grouped_problems().items():
-            out.append(
-                f"<div class='group'><b>{_e(HEADING[kind])} ({len(group)})</b>"
-                f"<span class='todo'>{_e(WHAT_TO_DO[kind])}</span><ul>"
-            )
-            out += [f"<li>{_e(p.where)}: {_e(p.what)}</li>" for p in group[:20]]
-            if len(group) > 20:
-                out.append(f"<li>… {len(group) - 20} more in problems.xlsx</li>")
-            out.append("</ul></div>")
-    out += _html_disputes(r.disputes)
-    out += _html_outcomes(r.outcomes)
-    out.append(
-        f"<p><small>Run {_e(r.run_id)}. Details: disputes.xlsx (one row per dispute), "
-        "problems.xlsx (what to fix).</small></p></body></html>"
-    )
-    return "\n".join(out)
-
-
-def _html_outcomes(table: pd.DataFrame | None) -> list[str]:
-    if table is None or table.empty:
-        return []
-    out = [
-        "<h2>Outcomes (statuses read back from the API)</h2>",
-        "<table class='outcomes'><tr>",
-        *(f"<th>{_e(c)}</th>" for c in table.columns),
-        "</tr>",
-    ]
-    for row in table.itertuples(index=False):
-        cells = "".join(
-            f"<td class='num'>{_e(v)}</td>" if i >= 2 else f"<td>{_e(v)}</td>"
-            for i, v in enumerate(row)
-        )
-        out.append(f"<tr>{cells}</tr>")
-    return [*out, "</table>"]
-
-
-def _html_disputes(table: pd.DataFrame) -> list[str]:
-    if table.empty:
-        return ["<h2>Disputes</h2><p>No disputes known yet.</p>"]
-    cols = [
-        ("provider_dispute_id", "Dispute"),
-        ("order_number", "Order"),
-        ("reason", "Reason"),
-        ("response_due_by", "Deadline (UTC)"),
-        ("days_left", "Days left"),
-        ("state_words", "Status"),
-        ("next_step", "Next step"),
-        ("completeness", "Evidence (by reason)"),
-        ("what_to_add", "What to add"),
-        ("files_uploaded", "Files uploaded"),
-        ("file_problems", "File problems"),
-    ]
-    cols = [(c, t) for c, t in cols if c in table]
-    out = [
-        f"<h2>Disputes ({len(table)}), nearest deadline first</h2>",
-        "<div class='scroll'><table class='disputes'><tr>",
-        *(f"<th>{t}</th>" for _, t in cols),
-        "</tr>",
-    ]
-    for row in table.head(MAX_HTML_ROWS).to_dict("records"):
-        cells = []
-        for c, _ in cols:
-            v = row.get(c)
-            if c == "state_words":
-                colour = STATUS_COLOURS.get(str(row.get("status")), "#fff")
-                cells.append(f"<td style='background:{colour}'>{_e(v)}</td>")
-            elif c == "days_left":
-                late = v is not None and v == v and int(v) < 3
-                cls = "num late" if late else "num"
-                cells.append(f"<td class='{cls}'>{'' if v is None or v != v else int(v)}</td>")
-            elif c == "files_uploaded":
-                cells.append(f"<td class='num nowrap'>{_e(v)} of {_e(row.get('files_total'))}</td>")
-            elif c == "response_due_by":
-                cells.append(f"<td class='nowrap'>{_e(str(v or '')[:16].replace('T', ' '))}</td>")
-            elif c in ("next_step", "file_problems", "what_to_add"):
-                cells.append(f"<td class='wide'>{_e(v)}</td>")
-            else:
-                cells.append(f"<td>{_e(v)}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    if len(table) > MAX_HTML_ROWS:
-        out.append(
-            f"<tr><td colspan='{len(cols)}'>… and {len(table) - MAX_HTML_ROWS:,} more "
-            "(later deadlines) in disputes.xlsx</td></tr>"
-        )
-    return [*out, "</table></div>"]
-
-
 def private_folder(folder: Path) -> Path:
     """`folder` (and its missing parents) made readable by its owner only: reports name
     customers. An existing folder is tightened too."""
@@ -438,7 +344,9 @@ def write_report(report: RunReport, folder: Path) -> Path:
         _write_table(report.outcomes, folder, "outcomes", "Outcomes")
     (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
     (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
-    (folder / "summary.html").write_text(_html(report), encoding="utf-8")
+    shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "file_matches.csv", "payloads/")
+    links = [n for n in shown if (folder / n).exists()]  # a dry run's preview too
+    (folder / "summary.html").write_text(render_page(report, folder, links), encoding="utf-8")
     _private_files(folder)
     if not report.dry_run:
         _copy_latest(folder)

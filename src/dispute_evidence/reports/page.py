@@ -1,0 +1,259 @@
+"""summary.html: the one page an analyst works from, rendered from templates/summary.html.j2
+with autoescaping on (every inbox text reaches the page as text, never as markup).
+
+Money at risk first, then every dispute nearest deadline first (cards on a phone), what needs
+a person, information apart (not counted), and a detail section per dispute whose summary PDF
+is copied into the report's pdf/ folder. The table's columns are the list PAGE_COLUMNS: a new
+column is one line there."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+import pandas as pd
+
+from dispute_evidence.problems import Problem
+from dispute_evidence.reports.money import (
+    BUCKETS,
+    amount_of,
+    fmt_money,
+    money,
+    money_bucket,
+    text,
+)
+from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON, WHAT_TO_DO
+
+if TYPE_CHECKING:
+    from dispute_evidence.reports.writer import RunReport
+
+MAX_HTML_ROWS = 2000  # the page stays light; disputes.xlsx has every row
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+# -- the dispute table: its columns, data-driven ---------------------------------------------
+@dataclass(frozen=True)
+class Column:
+    key: str  # the dispute table's column (or a derived one: see _CELL)
+    title: str
+    css: str = ""
+    card: bool = False  # shown on the narrow-screen card
+
+
+def _days(row: dict[str, Any]) -> str:
+    days = row.get("days_left")
+    return "" if days is None or days != days else str(int(days))
+
+
+def _files(row: dict[str, Any]) -> str:
+    return f"{text(row.get('files_uploaded'))} of {text(row.get('files_total'))}"
+
+
+_CELL: dict[str, Callable[[dict[str, Any]], str]] = {
+    "amount": lambda r: fmt_money(amount_of(r), text(r.get("currency"))),
+    "days_left": _days,
+    "state": lambda r: text(r.get("state_words") or r.get("status_words") or r.get("status")),
+    "response_due_by": lambda r: text(r.get("response_due_by"))[:16].replace("T", " "),
+    "files_uploaded": _files,
+}
+
+PAGE_COLUMNS = [
+    Column("provider_dispute_id", "Dispute", "id", card=True),
+    Column("amount", "Amount", "num nowrap", card=True),
+    Column("days_left", "Days left", "num", card=True),
+    Column("state", "State", "state", card=True),
+    Column("next_step", "Next step", "wide", card=True),
+    Column("order_number", "Order", "nowrap"),
+    Column("reason", "Reason"),
+    Column("response_due_by", "Deadline (UTC)", "nowrap"),
+    Column("completeness", "Evidence (by reason)", "wide"),
+    Column("files_uploaded", "Files", "num nowrap"),
+]
+_DERIVED_FROM = {"state": "status", "files_uploaded": "files_total"}
+
+
+def page_columns(table: pd.DataFrame) -> list[Column]:
+    """The columns this table can fill (a derived column needs its source)."""
+    return [c for c in PAGE_COLUMNS if c.key in table or _DERIVED_FROM.get(c.key, "") in table]
+
+
+def cell(column: Column, row: dict[str, Any]) -> str:
+    fill = _CELL.get(column.key)
+    return fill(row) if fill else text(row.get(column.key))
+
+
+# -- per dispute -----------------------------------------------------------------------------
+@dataclass
+class DisputeView:
+    pid: str
+    anchor: str
+    state: str  # the money bucket (the filter)
+    cells: list[str]
+    facts: list[tuple[str, str]]
+    files: list[tuple[str, str]]  # (name, status)
+    todo: list[tuple[str, str]]  # (what is wrong, what to do)
+    pdf: str = ""  # pdf/<name>, relative to the page
+    late: bool = False
+
+
+_FACTS = [
+    ("order_number", "Order"),
+    ("amount", "Amount"),
+    ("reason", "Reason"),
+    ("response_due_by", "Deadline (UTC)"),
+    ("days_left", "Days left"),
+    ("state", "State"),
+    ("next_step", "Next step"),
+    ("completeness", "Evidence verdict"),
+    ("what_to_add", "What to add"),
+    ("file_problems", "File problems"),
+    ("api_status", "Status at the API"),
+    ("dispute_id", "API dispute id"),
+    ("last_error", "Last error"),
+]
+
+
+def _anchor(pid: str, taken: set[str]) -> str:
+    base = "d-" + (re.sub(r"[^A-Za-z0-9_-]", "_", pid)[:80] or "dispute")
+    anchor, n = base, 1
+    while anchor in taken:
+        n += 1
+        anchor = f"{base}-{n}"
+    taken.add(anchor)
+    return anchor
+
+
+def _safe_file_name(name: str) -> str:
+    clean = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")[:120]
+    return clean if clean.endswith(".pdf") else clean + ".pdf"
+
+
+@dataclass
+class _Inputs:
+    files: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (pid, name) -> blob
+    todo: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, files: pd.DataFrame | None, problems: list[Problem], shown: set[str]) -> _Inputs:
+        """The files and problems of the disputes the page shows."""
+        out = cls()
+        if files is not None and not files.empty:
+            files = files.loc[files["provider_dispute_id"].astype(str).isin(shown)]
+            for f in files.to_dict("records"):
+                pid, name = str(f["provider_dispute_id"]), str(f["file_name"])
+                out.files.setdefault(pid, []).append((text(name), text(f.get("status"))))
+                out.paths[pid, name] = str(f.get("path") or "")
+        for p in problems:
+            if p.dispute in shown:
+                out.todo.setdefault(p.dispute, []).append((text(p.what), WHAT_TO_DO[p.kind]))
+        return out
+
+
+def _copy_pdf(blob: str, folder: Path, name: str) -> str:
+    """The summary PDF copied beside the page (pdf/<name>); '' when its blob is gone."""
+    source = Path(blob) if blob else None
+    if source is None or source.is_symlink() or not source.is_file():
+        return ""
+    target = folder / "pdf" / _safe_file_name(name)
+    target.parent.mkdir(exist_ok=True)
+    shutil.copyfile(source, target)
+    return f"pdf/{target.name}"
+
+
+def dispute_views(
+    table: pd.DataFrame, inputs: _Inputs, columns: list[Column], folder: Path
+) -> list[DisputeView]:
+    taken: set[str] = set()
+    views = []
+    for row in table.to_dict("records"):
+        pid = str(row.get("provider_dispute_id"))
+        summary = str(row.get("summary_pdf") or "")
+        days = row.get("days_left")
+        views.append(
+            DisputeView(
+                pid=pid,
+                anchor=_anchor(pid, taken),
+                state=money_bucket(row.get("status"), row.get("api_status"), days),
+                cells=[cell(c, row) for c in columns],
+                facts=[(title, v) for key, title in _FACTS if (v := cell(Column(key, title), row))],
+                files=inputs.files.get(pid, []),
+                todo=inputs.todo.get(pid, []),
+                pdf=_copy_pdf(inputs.paths.get((pid, summary), ""), folder, summary)
+                if summary
+                else "",
+                late=days is not None and days == days and int(days) < 3,
+            )
+        )
+    return views
+
+
+# -- problems: what needs a person, and information ------------------------------------------
+@dataclass
+class Group:
+    heading: str
+    todo: str
+    items: list[tuple[str, str]]  # (where: what, the dispute's anchor or '')
+    more: int
+
+
+def problem_groups(
+    problems: list[Problem], anchors: dict[str, str], *, action: bool
+) -> list[Group]:
+    """Problems grouped by kind: those a person acts on (action=True), or the others; each
+    linked to its dispute's section when it has one."""
+    kinds: dict[Any, list[Problem]] = {}
+    for p in problems:
+        if (p.kind in NEEDS_A_PERSON) == action:
+            kinds.setdefault(p.kind, []).append(p)
+    return [
+        Group(
+            HEADING[k],
+            WHAT_TO_DO[k],
+            [(f"{text(p.where)}: {text(p.what)}", anchors.get(p.dispute, "")) for p in group[:20]],
+            max(len(group) - 20, 0),
+        )
+        for k, group in kinds.items()
+    ]
+
+
+def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
+    """The page's HTML; copies the shown disputes' summary PDFs into folder/pdf/."""
+    table = report.disputes
+    columns = page_columns(table)
+    shown = table.head(MAX_HTML_ROWS)
+    pids = set(shown["provider_dispute_id"].astype(str)) if not shown.empty else set()
+    inputs = _Inputs.of(report.files, report.problems, pids)
+    views = dispute_views(shown, inputs, columns, folder) if not shown.empty else []
+    anchors = {v.pid: v.anchor for v in views}
+    states = [(b, sum(1 for v in views if v.state == b)) for b in BUCKETS]
+    outcomes = report.outcomes if report.outcomes is not None else pd.DataFrame()
+    return _TEMPLATES.get_template("summary.html.j2").render(
+        r=report,
+        title=text(report.title),
+        counts=[(k, text(v)) for k, v in report.count_rows()],
+        money=money(table),
+        columns=columns,
+        disputes=views,
+        total=len(table),
+        hidden_rows=max(len(table) - MAX_HTML_ROWS, 0),
+        states=[(b, n) for b, n in states if n],
+        need=problem_groups(report.problems, anchors, action=True),
+        info=problem_groups(report.problems, anchors, action=False),
+        changes=[text(c) for c in report.changes[:50]],
+        outcome_columns=[text(c) for c in outcomes.columns],
+        outcome_rows=[[text(v) for v in row] for row in outcomes.itertuples(index=False)],
+        links=links,
+    )
