@@ -189,8 +189,13 @@ def _serve_quietly(deployments: list[Any]) -> None:
 
     class _Runner(Runner):
         def handle_sigterm(self, *args: Any, **kwargs: Any) -> None:
-            raise KeyboardInterrupt  # unwinds runner.start() as Ctrl-C does
+            loop = self._loop
+            if loop is None or not self.started:
+                raise KeyboardInterrupt
+            # astop, awaited on the runner's own loop: start() then returns by itself
+            loop.call_soon_threadsafe(lambda: stopping.append(loop.create_task(self.astop())))
 
+    stopping: list[asyncio.Task[None]] = []  # held until done (the loop keeps weak refs)
     runner = _Runner()
     for deployment in deployments:
         runner.add_deployment(deployment)

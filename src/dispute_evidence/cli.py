@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from dispute_evidence.sandbox import RunningSandbox
@@ -28,7 +29,26 @@ def _flag(name: str, help: str, *short: str) -> Any:
     return typer.Option(name, *short, metavar="", help=help)
 
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+class _Group(TyperGroup):
+    """`--help` without a `<bool>` metavar, on the group and every command (see `_flag`)."""
+
+    def get_help_option(self, ctx: Any) -> Any:  # typer's vendored click types
+        return _bare(super().get_help_option(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _bare(command.get_help_option(ctx))  # cached by click: the one --help shows
+        return command
+
+
+def _bare(option: Any) -> Any:
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, cls=_Group)
 
 
 @app.callback()
@@ -561,9 +581,10 @@ def watch(
         typer.Option(help="Watch every merchant's inbox of this file (after `deploy`)."),
     ] = None,
 ) -> None:
-    """Watch the inbox and start the inbox deployment on your Prefect server (PREFECT_API_URL)
-    when settled new files arrive; nothing while it is idle. For prefect.yaml set-ups; `serve`
-    does this by itself. With --merchants: every merchant's inbox, each starting its own
+    """Start the inbox deployment on your Prefect server when settled new files arrive.
+
+    For prefect.yaml set-ups (PREFECT_API_URL); `serve` does this by itself. Nothing happens
+    while the inbox is idle. With --merchants: every merchant's inbox, each starting its own
     merchant deployment."""
     import threading
 
@@ -611,6 +632,25 @@ def watch(
     stop.set()
 
 
+def _deploy_check(merchants: Path, runs: list[Any], keys: int) -> None:
+    """The plan, then what it needs from here: inboxes, databases, Secret blocks; exit 2 on
+    any problem, one line each."""
+    from dispute_evidence.fleet.check import fleet_problems
+    from dispute_evidence.fleet.merchants import plan_lines
+
+    for line in plan_lines(runs):
+        typer.echo(line)
+    problems, unchecked = fleet_problems(runs)
+    for line in unchecked:
+        typer.echo(f"  {line}")
+    for line in problems:
+        typer.echo(f"{merchants}: {line}", err=True)
+    if problems:
+        raise typer.Exit(2)
+    caveat = " (Secret blocks not checked)" if unchecked else ""
+    typer.echo(f"{merchants}: {len(runs)} merchant(s), {keys} key(s): OK{caveat}")
+
+
 def _merchant_watchers(merchants: Path) -> list[Any]:
     """One watcher per merchant inbox (its settings from the merchants file's config)."""
     from dispute_evidence.fleet.merchants import load_merchants, plan_runs
@@ -649,8 +689,9 @@ def _merchant_watchers(merchants: Path) -> list[Any]:
 def deploy(
     merchants: Annotated[Path, typer.Option(help="The merchants file (TOML).")],
     pool: Annotated[
-        str, typer.Option(help="Process work pool the workers serve (created if missing).")
-    ],
+        str | None,
+        typer.Option(help="Process work pool the workers serve (created if missing)."),
+    ] = None,
     check: Annotated[
         bool, _flag("--check", "Only check the merchants file and show the plan.")
     ] = False,
@@ -661,9 +702,12 @@ def deploy(
         bool, _flag("--prune", "Delete merchant deployments the file no longer has.")
     ] = False,
 ) -> None:
-    """Register one deployment per merchant in a work pool on your Prefect server
-    (PREFECT_API_URL), with each API key's shared budget; run again to update, never to
-    duplicate. Then start `prefect worker start --pool NAME` on any number of machines."""
+    """Register one deployment per merchant in a work pool on your Prefect server.
+
+    Uses PREFECT_API_URL; each API key's budget is shared by its merchants. Run it again to
+    update (it never duplicates), then start `prefect worker start --pool NAME` on any number
+    of machines. --check only checks: the file, each inbox, each state database, each Secret
+    block."""
     import asyncio
 
     from dispute_evidence.fleet.merchants import load_merchants, plan_lines, plan_runs
@@ -676,10 +720,11 @@ def deploy(
         raise typer.Exit(2) from None
     runs = plan_runs(spec, merchants.resolve().parent)
     if check:
-        for line in plan_lines(runs):
-            typer.echo(line)
-        typer.echo(f"{merchants}: {len(runs)} merchant(s), {len(spec.keys)} key(s): OK")
+        _deploy_check(merchants, runs, len(spec.keys))
         return
+    if pool is None:
+        typer.echo("Give --pool NAME (the process work pool the workers serve).", err=True)
+        raise typer.Exit(2)
     if not os.environ.get("PREFECT_API_URL"):
         typer.echo(
             "Set PREFECT_API_URL to your Prefect server (workers on other machines use it too).",

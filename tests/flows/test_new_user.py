@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import queue
 import re
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -189,3 +197,208 @@ def test_two_sandbox_runs_in_a_row_behave_like_two_runs_against_a_real_api(tmp_p
     with sqlite3.connect(inbox / ".dispute-evidence" / "sandbox.sqlite3") as db:
         names = [r[0] for r in db.execute("SELECT file_name FROM files")]
     assert names.count(pod) == 1
+
+
+# -- 8: polish ------------------------------------------------------------------------------
+def test_help_shows_no_bool_metavar_and_each_command_a_whole_first_sentence():
+    r = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0 and "<bool>" not in r.output
+    for command in ("run", "deploy", "watch", "serve", "status"):
+        sub = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+        assert sub.exit_code == 0 and "<bool>" not in sub.output, command
+    listed = {line.split()[1]: line for line in r.output.splitlines() if line.startswith("│ ")}
+    for command in ("watch", "deploy"):  # the summary is one whole sentence on its own line
+        assert listed[command].rstrip(" │").endswith("."), listed[command]
+
+
+def test_a_locale_written_with_a_hyphen_gets_a_plain_message_and_a_did_you_mean():
+    from dispute_evidence.settings import ConfigError, load_settings
+
+    with pytest.raises(ConfigError) as err:
+        load_settings(None, ingest={"locale": "en-GB"})
+    assert str(err.value) == (
+        "settings: ingest.locale: 'en-GB' is not a locale like 'en_GB' (language, underscore, "
+        "territory) (did you mean 'en_GB'?)"
+    )
+
+
+def test_every_mapping_error_is_reported_at_once(tmp_path):
+    from dispute_evidence.settings import ConfigError, load_settings
+
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[[ingest.mapping]]\nkind = "order"\n'
+        '[[ingest.mapping]]\nkind = "orders"\ncolumns = { order_numbr = "No", pric = "P" }\n'
+    )
+    with pytest.raises(ConfigError) as err:
+        load_settings(config)
+    lines = str(err.value).splitlines()
+    assert any("mapping #1: kind must be one of" in line for line in lines)
+    assert any("mapping #2: columns.order_numbr is not a orders field" in line for line in lines)
+    assert any("mapping #2: columns.pric is not a orders field" in line for line in lines)
+
+
+def test_a_sheet_with_other_headers_is_told_which_column_is_which(tmp_path):
+    from dispute_evidence.ingest import ingest_paths
+
+    sheet = tmp_path / "disputes.csv"
+    sheet.write_text("Dispute ID,Order #,Amount\ndp_1,1001,10\n")
+    (reject,) = ingest_paths([sheet], tmp_path).rejects
+    assert reject.line() == (
+        "disputes.csv: no recognised table: as disputes it lacks required column(s) "
+        "order_number, provider_dispute_id (recognised: amount; did you mean 'Order #' for "
+        "order_number, 'Dispute ID' for provider_dispute_id?). Rename the headers or add a "
+        "mapping in config (see README, 'Your own sheets'): columns = { order_number = "
+        '"Order #", provider_dispute_id = "Dispute ID" }.'
+    )
+
+
+def test_the_dry_run_counts_complete_evidence_apart_from_what_was_sent(quick_inbox):
+    r = _run("--inbox", str(quick_inbox), "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert re.search(r"Evidence complete +2 of 2\n", r.output), r.output
+    assert re.search(r"Disputes sent in full so far +0 of 2\n", r.output)
+
+
+def test_runs_are_named_by_inbox_trigger_and_date(prefect_harness, quick_inbox):
+    from datetime import datetime
+
+    from prefect import get_client
+
+    from flows.pipeline import evidence_run
+
+    state = evidence_run(str(quick_inbox), dry_run=True, return_state=True)
+    with get_client(sync_client=True) as client:
+        name = client.read_flow_run(state.state_details.flow_run_id).name
+    assert name.startswith(f"inbox-manual-{datetime.now():%Y%m%d}-"), name
+
+
+# -- 6: runs recorded only where this inbox says ------------------------------------------
+class _AnyPrefect:
+    """A stranger's server on this host: answers 200 to everything, counts what it gets."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        hits = self.hits = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _ok(self) -> None:
+                hits.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(b"true")
+
+            do_GET = do_POST = do_PATCH = do_PUT = _ok
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_one_off_run_never_records_into_a_prefect_server_nobody_named(quick_inbox, monkeypatch):
+    import dispute_evidence.cli as cli
+
+    stranger = _AnyPrefect()
+    try:
+        monkeypatch.delenv("PREFECT_API_URL", raising=False)
+        # where a run used to look for a server: now it is not looked at at all
+        monkeypatch.setattr(cli, "LOCAL_PREFECT", stranger.url, raising=False)
+        r = _run("--inbox", str(quick_inbox), "--dry-run")
+        assert r.exit_code == 0, r.output
+        assert stranger.hits == []
+    finally:
+        stranger.close()
+
+
+def test_a_run_records_where_this_inbox_serve_records(quick_inbox, monkeypatch):
+    from dispute_evidence.cli import _prefect_api
+    from dispute_evidence.served import write_server_marker
+    from dispute_evidence.settings import load_settings
+
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    settings = load_settings(None)
+    served = _AnyPrefect()
+    try:
+        assert _prefect_api(quick_inbox, settings) is None  # no serve: in-process
+        marker = write_server_marker(quick_inbox, served.url)
+        assert _prefect_api(quick_inbox, settings) == served.url
+        marker.write_text(f'{{"api_url": "{served.url}", "pid": 999999999}}')
+        assert _prefect_api(quick_inbox, settings) is None  # that serve has gone
+        monkeypatch.setenv("DISPUTE_EVIDENCE_PREFECT__API_URL", "http://127.0.0.1:9/api")
+        assert _prefect_api(quick_inbox, load_settings(None)) == "http://127.0.0.1:9/api"
+    finally:
+        served.close()
+
+
+# -- 7 and 8: serve says what it does, suggests commands that work, stops cleanly ----------
+def _lines_of(stream, into: queue.Queue) -> None:
+    for line in stream:
+        into.put(line.rstrip("\n"))
+    into.put(None)
+
+
+def _wait_for(lines: queue.Queue, seen: list[str], text: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=max(deadline - time.monotonic(), 0.1))
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        seen.append(line)
+        if text in line:
+            return line
+    raise AssertionError(f"no {text!r} in serve's output:\n" + "\n".join(seen))
+
+
+def test_serve_prints_each_run_suggests_working_commands_and_stops_cleanly_on_sigterm(
+    prefect_harness, sandbox_factory, tmp_path, monkeypatch
+):
+    from prefect.settings import PREFECT_API_URL
+
+    sb = sandbox_factory(rows=seed_rows(2))
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    env = {
+        **os.environ,
+        "PREFECT_API_URL": str(PREFECT_API_URL.value()),
+        "PREFECT_RUNNER_POLL_FREQUENCY": "1",
+        "DISPUTE_API_BASE_URL": sb.base_url,
+        "DISPUTE_API_TOKEN": TOKEN,
+        "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "1",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dispute_evidence", "serve", "--inbox", str(inbox)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_lines_of, args=(proc.stdout, lines), daemon=True).start()
+    seen: list[str] = []
+    try:
+        _wait_for(lines, seen, "nightly now:", 120)
+        commands = [line.split(":", 1)[1].split() for line in seen if line.startswith("  ")]
+        assert commands, seen
+        for words in commands:  # full paths that exist: no `prefect` needed on PATH
+            program = next(w for w in words if "/" in w and not w.startswith("PREFECT_"))
+            assert Path(program).is_file(), words
+        assert not any("$ prefect deployment run" in line for line in seen)
+        make_inbox(inbox, 2)
+        _wait_for(lines, seen, "inbox run started", 180)
+        finished = _wait_for(lines, seen, "inbox run finished", 180)
+        assert "2 sent" in finished
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 0, err
+    assert "never awaited" not in err and "Traceback" not in err, err
