@@ -20,7 +20,7 @@ from prefect.states import Completed, Failed
 from dispute_evidence.engine import run as steps
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.fleet.run import run_merchant
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import ConfigError, load_settings
 
 # A run that leaves something for a person ends "Completed" under this name: the Runs page
 # tells it from a clean run at a glance, and nothing treats it as a crash.
@@ -89,8 +89,13 @@ def evidence_run(
     served = trigger in SERVED_TRIGGERS
     if served:
         _say(f"{trigger} run started on {inbox}")
-    settings = load_settings(Path(config) if config else None, inbox=Path(inbox))
-    api = None if dry_run else settings.api_settings(base_url=base_url)
+    try:
+        settings = load_settings(Path(config) if config else None, inbox=Path(inbox))
+        api = None if dry_run else settings.api_settings(base_url=base_url)
+    except ConfigError as exc:  # one line per problem (never a value, so never the token)
+        if served:
+            _say(f"{trigger} run stopped: configuration error: {exc}")
+        return Failed(message=f"Configuration error: {exc}")
     result = steps.run_inbox(
         settings,
         Path(inbox),

@@ -591,8 +591,13 @@ def watch(
     settings = _settings_or_exit(config, inbox)
     if merchants is None:
         inbox = settings.inbox(inbox)
+    if settings.prefect.api_url and not os.environ.get("PREFECT_API_URL"):
+        os.environ["PREFECT_API_URL"] = settings.prefect.api_url
     if not os.environ.get("PREFECT_API_URL"):
-        typer.echo("Set PREFECT_API_URL to your Prefect server (or use `serve`).", err=True)
+        typer.echo(
+            "Set PREFECT_API_URL (or [prefect] api_url) to your Prefect server, or use `serve`.",
+            err=True,
+        )
         raise typer.Exit(2)
     if (inbox is None) == (merchants is None):
         typer.echo("Give --inbox (one inbox) or --merchants (every merchant's).", err=True)

@@ -402,3 +402,39 @@ def test_serve_prints_each_run_suggests_working_commands_and_stops_cleanly_on_si
         _, err = proc.communicate(timeout=90)
     assert proc.returncode == 0, err
     assert "never awaited" not in err and "Traceback" not in err, err
+
+
+def test_deploy_check_needs_no_pool_and_finds_a_missing_secret_block(
+    prefect_harness, tmp_path, monkeypatch
+):
+    from prefect.blocks.system import Secret
+    from prefect.settings import PREFECT_API_URL
+
+    Secret(value="sk_test_present").save("acme-key", overwrite=True)
+    monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))
+    merchants = tmp_path / "merchants.toml"
+    body = "".join(
+        f'[keys.{k}]\ntoken_secret_block = "{k}-key"\n'
+        f'[[merchant]]\nid = "{k}"\ninbox = "{tmp_path / k}"\nkey = "{k}"\n'
+        f'state = "{tmp_path / k}.sqlite3"\n'
+        for k in ("acme", "globex")
+    )
+    merchants.write_text(body)
+    for k in ("acme", "globex"):
+        (tmp_path / k).mkdir()
+    r = CliRunner().invoke(app, ["deploy", "--merchants", str(merchants), "--check"])
+    assert r.exit_code == 2, r.output
+    assert f"{merchants}: Secret block 'globex-key' not found on the Prefect server" in r.stderr
+    assert "acme-key" not in r.stderr and "sk_test_present" not in r.output
+
+
+def test_a_served_run_without_a_token_fails_in_one_line_naming_the_variable(
+    prefect_harness, quick_inbox, capfd
+):
+    from flows.pipeline import evidence_run
+
+    state = evidence_run(str(quick_inbox), trigger="nightly", return_state=True)
+    assert state.is_failed()
+    assert state.message.startswith("Configuration error: DISPUTE_API_BASE_URL is not set")
+    out = capfd.readouterr().out
+    assert "nightly run started on" in out and "nightly run stopped: configuration error" in out
