@@ -20,7 +20,7 @@ from prefect.states import Completed, Failed
 from dispute_evidence.engine import run as steps
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.fleet.run import run_merchant
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import ConfigError, load_settings
 
 # A run that leaves something for a person ends "Completed" under this name: the Runs page
 # tells it from a clean run at a glance, and nothing treats it as a crash.
@@ -42,7 +42,33 @@ def _logged_progress() -> steps.Progress:
     return report
 
 
-@flow(name="dispute-evidence", log_prints=True)
+def _evidence_run_name() -> str:
+    """Runs named by inbox, trigger and time ("inbox-nightly-20261124-0200"), not at random."""
+    from prefect.runtime import flow_run
+
+    params = flow_run.parameters
+    inbox = Path(str(params.get("inbox") or "inbox")).name or "inbox"
+    return (
+        f"{inbox}-{params.get('trigger') or 'manual'}-{flow_run.scheduled_start_time:%Y%m%d-%H%M}"
+    )
+
+
+SERVED_TRIGGERS = frozenset({"nightly", "inbox"})  # runs `serve` starts: said in its terminal
+
+
+def _say(line: str) -> None:
+    """A line for `serve`'s terminal (it streams its runs' output), past Prefect's print
+    capture: the console shows no INFO logs, and a served run should not be silent."""
+    import sys
+    from datetime import datetime
+
+    stream = sys.__stdout__
+    if stream is not None:
+        stream.write(f"{datetime.now():%Y-%m-%d %H:%M:%S} {line}\n")
+        stream.flush()
+
+
+@flow(name="dispute-evidence", flow_run_name=_evidence_run_name, log_prints=True)
 def evidence_run(
     inbox: str,
     config: str | None = None,
@@ -60,8 +86,16 @@ def evidence_run(
     `wait_for_lock`: seconds to wait for a run already working on this inbox (0: give up).
     `adopt`: the state store may take this inbox (it moved); `reconcile`: a new state store
     checks the API's file listings before uploading (it replaces a lost one)."""
-    settings = load_settings(Path(config) if config else None)
-    api = None if dry_run else settings.api_settings(base_url=base_url)
+    served = trigger in SERVED_TRIGGERS
+    if served:
+        _say(f"{trigger} run started on {inbox}")
+    try:
+        settings = load_settings(Path(config) if config else None, inbox=Path(inbox))
+        api = None if dry_run else settings.api_settings(base_url=base_url)
+    except ConfigError as exc:  # one line per problem (never a value, so never the token)
+        if served:
+            _say(f"{trigger} run stopped: configuration error: {exc}")
+        return Failed(message=f"Configuration error: {exc}")
     result = steps.run_inbox(
         settings,
         Path(inbox),
@@ -76,6 +110,8 @@ def evidence_run(
         reconcile=reconcile,
         config_dir=Path(config).parent if config else Path("config"),
     )
+    if served:
+        _say(f"{trigger} run finished: {result.outcome}  (report: {result.report.parent})")
     return publish(result)
 
 

@@ -11,13 +11,13 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from prefect.schedules import Cron
 
+from dispute_evidence.served import healthy, write_server_marker
 from dispute_evidence.settings import Settings, load_settings
 from dispute_evidence.watch import InboxWatcher
 from flows.pipeline import evidence_run
@@ -91,13 +91,12 @@ class DeploymentStarter:
         return True
 
 
-def healthy(url: str) -> bool:
-    """True when the Prefect server at `url` (ending in /api) answers its health check."""
-    try:
-        with urllib.request.urlopen(f"{url}/health", timeout=2) as r:  # noqa: S310 - loopback only
-            return bool(r.status == 200)
-    except OSError:
-        return False
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
@@ -109,6 +108,9 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
         / "dispute-evidence-server.log"
     )
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    # a server already on 4200 is someone else's: ours goes on a free port, never into theirs
+    port = 4200 if not healthy(LOCAL_PREFECT) else _free_port()
+    url = f"http://127.0.0.1:{port}/api"
     log = log_path.open("ab")
     proc = subprocess.Popen(
         [
@@ -120,18 +122,15 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
             "--host",
             "127.0.0.1",
             "--port",
-            "4200",
+            str(port),
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
     )
     for _ in range(120):
-        if healthy(LOCAL_PREFECT):
-            os.environ["PREFECT_API_URL"] = LOCAL_PREFECT
-            print(
-                f"Prefect UI: {LOCAL_PREFECT.removesuffix('/api')}  (server log: {log_path})",
-                flush=True,
-            )
+        if healthy(url):
+            os.environ["PREFECT_API_URL"] = url
+            print(f"Prefect UI: {url.removesuffix('/api')}  (server log: {log_path})", flush=True)
             return proc
         time.sleep(0.5)
     proc.terminate()
@@ -143,13 +142,15 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
 def serve_deployments(
     inbox: Path, config: Path | None, state: str | None, settings: Settings
 ) -> None:
-    from prefect import serve
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     # SIGTERM (systemd, docker stop) ends serve like Ctrl-C: the finally below stops the server
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if settings.prefect.api_url and not os.environ.get("PREFECT_API_URL"):
+        os.environ["PREFECT_API_URL"] = settings.prefect.api_url
     server = ensure_prefect_server()
     stop = threading.Event()
+    marker = None
     watcher = InboxWatcher(
         inbox,
         state=state or settings.paths.state,
@@ -165,8 +166,59 @@ def serve_deployments(
             threading.Thread(
                 target=context.run, args=(watcher.run, stop), daemon=True, name="inbox-watcher"
             ).start()
-            serve(*build_deployments(inbox, config, state, settings))
+            deployments = build_deployments(inbox, config, state, settings)
+            marker = write_server_marker(inbox, os.environ["PREFECT_API_URL"])
+            for line in serve_banner(inbox, config, settings):
+                print(line, flush=True)
+            _serve_quietly(deployments)
     finally:
         stop.set()
         if server is not None:
             server.terminate()
+        if marker is not None:
+            marker.unlink(missing_ok=True)
+
+
+def _serve_quietly(deployments: list[Any]) -> None:
+    """prefect.serve without its banner (its commands need a `prefect` on PATH and the
+    server's URL) and with a SIGTERM that stops cleanly: Prefect's own handler calls the
+    sync `Runner.stop` inside its event loop, which leaves `astop` never awaited."""
+    import asyncio
+
+    from prefect.runner import Runner
+
+    class _Runner(Runner):
+        def handle_sigterm(self, *args: Any, **kwargs: Any) -> None:
+            loop = self._loop
+            if loop is None or not self.started:
+                raise KeyboardInterrupt
+            # astop, awaited on the runner's own loop: start() then returns by itself
+            loop.call_soon_threadsafe(lambda: stopping.append(loop.create_task(self.astop())))
+
+    stopping: list[asyncio.Task[None]] = []  # held until done (the loop keeps weak refs)
+    runner = _Runner()
+    for deployment in deployments:
+        runner.add_deployment(deployment)
+    with suppress(KeyboardInterrupt):
+        asyncio.run(runner.start())
+
+
+def serve_banner(inbox: Path, config: Path | None, settings: Settings) -> list[str]:
+    """What `serve` is doing and commands that work from any shell (full paths, this venv)."""
+    import shlex
+
+    bin_dir = Path(sys.executable).parent
+    tz = settings.schedule.timezone or local_timezone()
+    api = os.environ.get("PREFECT_API_URL", LOCAL_PREFECT)
+    where = f"--inbox {shlex.quote(str(inbox))}" + (
+        f" --config {shlex.quote(str(config))}" if config else ""
+    )
+    return [
+        f"Serving {evidence_run.name}/nightly (cron '{settings.schedule.cron}', {tz}) and "
+        f"{evidence_run.name}/{INBOX_DEPLOYMENT} (started when settled new files arrive).",
+        f"Watching {inbox}. Each run's start and headline are printed here; Ctrl-C stops.",
+        f"  run now:        {bin_dir / 'dispute-evidence'} run {where}",
+        f"  status:         {bin_dir / 'dispute-evidence'} status {where}",
+        f"  nightly now:    PREFECT_API_URL={api} {bin_dir / 'prefect'} deployment run "
+        f"'{evidence_run.name}/nightly'",
+    ]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from dispute_evidence.sandbox import RunningSandbox
@@ -29,7 +30,26 @@ def _flag(name: str, help: str, *short: str) -> Any:
     return typer.Option(name, *short, metavar="", help=help)
 
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+class _Group(TyperGroup):
+    """`--help` without a `<bool>` metavar, on the group and every command (see `_flag`)."""
+
+    def get_help_option(self, ctx: Any) -> Any:  # typer's vendored click types
+        return _bare(super().get_help_option(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _bare(command.get_help_option(ctx))  # cached by click: the one --help shows
+        return command
+
+
+def _bare(option: Any) -> Any:
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, cls=_Group)
 
 
 @app.callback()
@@ -157,20 +177,67 @@ def _console_logging() -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Prefect API call
 
 
-def _settings_or_exit(config: Path | None) -> Settings:
-    """The whole configuration, checked before anything starts: each problem one line, exit 2."""
+def _settings_or_exit(config: Path | None, inbox: Path | None = None) -> Settings:
+    """The whole configuration, checked before anything starts: each problem one line, exit 2.
+    The first line says which config file is used (see settings.find_config for the order)."""
     from dispute_evidence.settings import ConfigError, load_settings
 
     try:
-        return load_settings(config)
+        settings = load_settings(config, inbox=inbox)
+    except ConfigError as exc:
+        for line in str(exc).splitlines():
+            typer.echo(f"Configuration error: {line}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"Config: {settings.config_label}", err=True)
+    return settings
+
+
+def _inbox_or_exit(settings: Settings, given: Path | None) -> Path:
+    """--inbox, else the config's `[paths] inbox`; one line and exit 2 when neither is usable."""
+    inbox = settings.inbox(given)
+    if inbox is None:
+        typer.echo("Give --inbox, or set `inbox` under [paths] in the config.", err=True)
+        raise typer.Exit(2)
+    if not inbox.is_dir():
+        typer.echo(
+            f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
+        )
+        raise typer.Exit(2)
+    return inbox
+
+
+def _wait_for_files_being_written(inbox: Path, settle: float) -> None:
+    """An explicit run reads what was just copied in: it waits for those files to settle."""
+    from dispute_evidence.watch import wait_until_settled
+
+    left = wait_until_settled(inbox, settle, lambda line: typer.echo(line, err=True))
+    if left:
+        typer.echo(
+            f"{len(left)} file(s) are still being written; they are left for the next run.",
+            err=True,
+        )
+
+
+def _api_settings_or_exit(settings: Settings, base_url: str | None) -> None:
+    """The API's URL and token checked before the run starts: a missing or unusable one is one
+    line naming its variable (never the token), exit 2."""
+    from dispute_evidence.settings import ConfigError
+
+    try:
+        settings.api_settings(base_url=base_url)
     except ConfigError as exc:
         for line in str(exc).splitlines():
             typer.echo(f"Configuration error: {line}", err=True)
         raise typer.Exit(2) from None
 
 
+SANDBOX_DB = "sandbox.sqlite3"  # in <inbox>/.dispute-evidence/: the inbox's own local API
+
+
 def _sandbox_for(inbox: Path, settings: object) -> RunningSandbox:
-    """A local API that knows the disputes named in the inbox (as the real provider would)."""
+    """A local API that knows the disputes named in the inbox (as the real provider would).
+    Its state is kept in the inbox's private folder, so the next `--sandbox` run meets the
+    same API: the disputes, evidence and files the last one sent are still there."""
     from dispute_evidence.ingest import ingest_paths, scan_inbox
     from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
     from dispute_evidence.sandbox.seed import generate_disputes
@@ -187,30 +254,38 @@ def _sandbox_for(inbox: Path, settings: object) -> RunningSandbox:
             row["currency"] = d["currency"]
         rows.append(row)
     token = "sk_test_" + os.urandom(12).hex()
-    sb = run_sandbox_in_thread(SandboxConfig(tokens=(token,)), rows)
+    sb = run_sandbox_in_thread(SandboxConfig(tokens=(token,)), rows, db_path=_sandbox_db(inbox))
     os.environ["DISPUTE_API_TOKEN"] = token  # this process only; never a flow parameter
     return sb
 
 
-LOCAL_PREFECT = "http://127.0.0.1:4200/api"  # where `serve` starts its Prefect server
+def _sandbox_db(inbox: Path) -> str:
+    """<inbox>/.dispute-evidence/sandbox.sqlite3, or memory when that folder is unusable (a
+    link or a file: never written through; the run's report names the folder)."""
+    from dispute_evidence.inbox import PRIVATE, InboxLayout
+
+    layout = InboxLayout.at(inbox)
+    if PRIVATE in layout.folder_problems():
+        return ":memory:"
+    folder = layout.root / PRIVATE
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return str(folder / SANDBOX_DB)
 
 
-def _prefect_api() -> str | None:
-    """The Prefect server to record this run in: PREFECT_API_URL, or the one `serve` runs here."""
-    import urllib.request
+def _prefect_api(inbox: Path, settings: Settings) -> str | None:
+    """The Prefect server to record this run in: PREFECT_API_URL, `[prefect] api_url`, or the
+    one this inbox's own `serve` uses. Never whatever else answers on this host: another
+    user's server must not receive this inbox's runs. None: the run stays in-process."""
+    from dispute_evidence.served import served_prefect_api
 
-    if url := os.environ.get("PREFECT_API_URL"):
-        return url
-    try:
-        with urllib.request.urlopen(f"{LOCAL_PREFECT}/health", timeout=0.5) as r:  # noqa: S310 - loopback
-            return LOCAL_PREFECT if r.status == 200 else None
-    except OSError:
-        return None
+    return (
+        os.environ.get("PREFECT_API_URL") or settings.prefect.api_url or served_prefect_api(inbox)
+    )
 
 
 def _run(
     inbox: Path,
-    config: Path | None,
+    settings: Settings,
     state: str | None,
     dry_run: bool,
     base_url: str | None,
@@ -220,13 +295,13 @@ def _run(
 ) -> dict[str, Any]:
     """One run: as a Prefect flow run when a Prefect server is there to show it, otherwise the
     same steps in this process (no temporary server: seconds instead of 13-23 s)."""
-    if api_url := _prefect_api():
+    if api_url := _prefect_api(inbox, settings):
         os.environ["PREFECT_API_URL"] = api_url
         from flows.pipeline import evidence_run
 
         return evidence_run(  # type: ignore[return-value]  # a State's data when called
             str(inbox),
-            str(config) if config else None,
+            str(settings.config_file) if settings.config_file else None,
             state,
             dry_run,
             base_url,
@@ -235,9 +310,7 @@ def _run(
             reconcile=reconcile,
         )
     from dispute_evidence.engine.run import run_inbox
-    from dispute_evidence.settings import load_settings
 
-    settings = load_settings(config)
     api = None if dry_run else settings.api_settings(base_url=base_url)
     kw = dict(
         api=api,
@@ -246,7 +319,7 @@ def _run(
         trigger=trigger,
         adopt=adopt,
         reconcile=reconcile,
-        config_dir=config.parent if config else Path("config"),
+        config_dir=Path("config"),
     )
     if not sys.stderr.isatty():
         return run_inbox(settings, inbox, **kw).as_dict()  # type: ignore[arg-type]
@@ -271,15 +344,17 @@ def _run(
         return run_inbox(settings, inbox, progress=progress, **kw).as_dict()  # type: ignore[arg-type]
 
 
+CONFIG_HELP = (
+    "TOML config. Default, first found: $DISPUTE_EVIDENCE_CONFIG, "
+    "<inbox>/../config/dispute-evidence.toml, ./config/dispute-evidence.toml."
+)
+INBOX_HELP = "The inbox folder (spreadsheets and evidence files); default: [paths] inbox."
+
+
 @app.command()
 def run(
-    inbox: Annotated[
-        Path, typer.Option(help="The inbox folder (spreadsheets and evidence files).")
-    ],
-    config: Annotated[
-        Path | None,
-        typer.Option(help="TOML config (default: config/dispute-evidence.toml if present)."),
-    ] = None,
+    inbox: Annotated[Path | None, typer.Option(help=INBOX_HELP)] = None,
+    config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
     state: Annotated[
         str | None,
         typer.Option(
@@ -318,19 +393,17 @@ def run(
 ) -> None:
     """One run: ingest the inbox, build payloads, submit, report.
 
-    Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error, 3 API key refused.
+    Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error,
+    3 API key refused, 4 API unreachable.
     """
     from dispute_evidence.engine.run import EXIT_FAILED, EXIT_USAGE, RunLocked, Terminated
     from dispute_evidence.engine.state import StateError, open_read_only, state_exists
     from dispute_evidence.inbox import default_state
 
     _console_logging()
-    settings = _settings_or_exit(config)
-    if not inbox.is_dir():
-        typer.echo(
-            f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
-        )
-        raise typer.Exit(EXIT_USAGE)
+    settings = _settings_or_exit(config, inbox)
+    inbox = _inbox_or_exit(settings, inbox)
+    _wait_for_files_being_written(inbox, settings.ingest.settle_seconds)
     base_url = None
     sb = None
     if sandbox:
@@ -343,6 +416,8 @@ def run(
             err=True,
         )
         raise typer.Exit(EXIT_USAGE)
+    if not dry_run:
+        _api_settings_or_exit(settings, base_url)
     where = state or settings.paths.state or default_state(inbox)
     try:  # checked before the flow starts: a state problem is one line, not a flow traceback
         if state_exists(where):  # read only: a dry run must leave the state as it found it
@@ -357,7 +432,7 @@ def run(
 
     previous = signal.signal(signal.SIGTERM, terminated)
     try:
-        result = _run(inbox, config, state, dry_run, base_url, "manual", adopt, reconcile)
+        result = _run(inbox, settings, state, dry_run, base_url, "manual", adopt, reconcile)
     except KeyboardInterrupt as exc:  # before the run started: nothing was sent
         _stopped_before_the_run(exc)
     except RunLocked as exc:
@@ -399,7 +474,7 @@ def _disk_full_or_raise(exc: Exception) -> None:
 
 def _print_result(result: dict[str, Any]) -> None:
     summary = Path(result["report"])
-    if result["exit_code"] == 3:  # the key was refused: one line says it all
+    if result["exit_code"] in (3, 4):  # key refused, API unreachable: one line says it all
         typer.echo(result.get("stopped") or "The API refused the key.", err=True)
         typer.echo(f"Report: {summary.parent}", err=True)
         return
@@ -433,9 +508,10 @@ def demo(
     shutil.copytree(source, inbox)
     typer.echo(f"Demo: a local Dispute Evidence API and a copy of {source} in {inbox}\n")
     config = source.parent / "config" / "demo.toml"  # a merchant profile for the evidence
+    settings = _settings_or_exit(config if config.is_file() else None, inbox)
     sb = _sandbox_for(inbox, None)
     try:
-        result = _run(inbox, config if config.is_file() else None, None, False, sb.base_url, "demo")
+        result = _run(inbox, settings, None, False, sb.base_url, "demo")
     finally:
         sb.stop()
     _print_result(result)
@@ -451,17 +527,15 @@ def status(
     state: Annotated[
         str | None, typer.Option(help="State store path or URL, if not the inbox's default.")
     ] = None,
-    config: Annotated[
-        Path | None,
-        typer.Option(help="TOML config (default: config/dispute-evidence.toml if present)."),
-    ] = None,
+    config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
 ) -> None:
     """Disputes by status, the amount at risk, what still needs you, the next deadlines, and
     the last runs."""
     from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.inbox import default_state
 
-    settings = _settings_or_exit(config)
+    settings = _settings_or_exit(config, inbox)
+    inbox = settings.inbox(inbox)
     state = state or settings.paths.state
     if not (state or inbox):
         typer.echo("Give --inbox or --state.", err=True)
@@ -504,33 +578,28 @@ def status(
 
 @app.command()
 def serve(
-    inbox: Annotated[Path, typer.Option(help="The inbox folder to watch and process nightly.")],
-    config: Annotated[
-        Path | None, typer.Option(help="TOML config (schedule.cron, schedule.timezone, ...).")
+    inbox: Annotated[
+        Path | None,
+        typer.Option(help="The inbox folder to watch and process nightly; default: [paths] inbox."),
     ] = None,
+    config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
     state: Annotated[str | None, typer.Option(help="State store path or URL.")] = None,
 ) -> None:
     """Long-running: a nightly deployment and an inbox deployment, served from this process.
 
     Starts a local Prefect server unless PREFECT_API_URL points at one.
     """
-    settings = _settings_or_exit(config)  # before any server starts: one line per problem
-    if not inbox.is_dir():
-        typer.echo(
-            f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
-        )
-        raise typer.Exit(2)
+    settings = _settings_or_exit(config, inbox)  # before any server starts: one line per problem
+    inbox = _inbox_or_exit(settings, inbox)
     from flows.serve import serve_deployments
 
-    serve_deployments(inbox.resolve(), config, state, settings)
+    serve_deployments(inbox.resolve(), settings.config_file, state, settings)
 
 
 @app.command()
 def watch(
     inbox: Annotated[Path | None, typer.Option(help="The inbox folder to watch.")] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="TOML config (ingest.settle_seconds, schedule.inbox_*).")
-    ] = None,
+    config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
     state: Annotated[str | None, typer.Option(help="State store path or URL.")] = None,
     deployment: Annotated[
         str, typer.Option(help="The deployment to start when settled new files arrive.")
@@ -540,15 +609,23 @@ def watch(
         typer.Option(help="Watch every merchant's inbox of this file (after `deploy`)."),
     ] = None,
 ) -> None:
-    """Watch the inbox and start the inbox deployment on your Prefect server (PREFECT_API_URL)
-    when settled new files arrive; nothing while it is idle. For prefect.yaml set-ups; `serve`
-    does this by itself. With --merchants: every merchant's inbox, each starting its own
+    """Start the inbox deployment on your Prefect server when settled new files arrive.
+
+    For prefect.yaml set-ups (PREFECT_API_URL); `serve` does this by itself. Nothing happens
+    while the inbox is idle. With --merchants: every merchant's inbox, each starting its own
     merchant deployment."""
     import threading
 
-    settings = _settings_or_exit(config)
+    settings = _settings_or_exit(config, inbox)
+    if merchants is None:
+        inbox = settings.inbox(inbox)
+    if settings.prefect.api_url and not os.environ.get("PREFECT_API_URL"):
+        os.environ["PREFECT_API_URL"] = settings.prefect.api_url
     if not os.environ.get("PREFECT_API_URL"):
-        typer.echo("Set PREFECT_API_URL to your Prefect server (or use `serve`).", err=True)
+        typer.echo(
+            "Set PREFECT_API_URL (or [prefect] api_url) to your Prefect server, or use `serve`.",
+            err=True,
+        )
         raise typer.Exit(2)
     if (inbox is None) == (merchants is None):
         typer.echo("Give --inbox (one inbox) or --merchants (every merchant's).", err=True)
@@ -586,6 +663,25 @@ def watch(
         while any(t.is_alive() for t in threads):
             time.sleep(1)
     stop.set()
+
+
+def _deploy_check(merchants: Path, runs: list[Any], keys: int) -> None:
+    """The plan, then what it needs from here: inboxes, databases, Secret blocks; exit 2 on
+    any problem, one line each."""
+    from dispute_evidence.fleet.check import fleet_problems
+    from dispute_evidence.fleet.merchants import plan_lines
+
+    for line in plan_lines(runs):
+        typer.echo(line)
+    problems, unchecked = fleet_problems(runs)
+    for line in unchecked:
+        typer.echo(f"  {line}")
+    for line in problems:
+        typer.echo(f"{merchants}: {line}", err=True)
+    if problems:
+        raise typer.Exit(2)
+    caveat = " (Secret blocks not checked)" if unchecked else ""
+    typer.echo(f"{merchants}: {len(runs)} merchant(s), {keys} key(s): OK{caveat}")
 
 
 def _merchant_watchers(merchants: Path) -> list[Any]:
@@ -626,8 +722,9 @@ def _merchant_watchers(merchants: Path) -> list[Any]:
 def deploy(
     merchants: Annotated[Path, typer.Option(help="The merchants file (TOML).")],
     pool: Annotated[
-        str, typer.Option(help="Process work pool the workers serve (created if missing).")
-    ],
+        str | None,
+        typer.Option(help="Process work pool the workers serve (created if missing)."),
+    ] = None,
     check: Annotated[
         bool, _flag("--check", "Only check the merchants file and show the plan.")
     ] = False,
@@ -638,9 +735,12 @@ def deploy(
         bool, _flag("--prune", "Delete merchant deployments the file no longer has.")
     ] = False,
 ) -> None:
-    """Register one deployment per merchant in a work pool on your Prefect server
-    (PREFECT_API_URL), with each API key's shared budget; run again to update, never to
-    duplicate. Then start `prefect worker start --pool NAME` on any number of machines."""
+    """Register one deployment per merchant in a work pool on your Prefect server.
+
+    Uses PREFECT_API_URL; each API key's budget is shared by its merchants. Run it again to
+    update (it never duplicates), then start `prefect worker start --pool NAME` on any number
+    of machines. --check only checks: the file, each inbox, each state database, each Secret
+    block."""
     import asyncio
 
     from dispute_evidence.fleet.merchants import load_merchants, plan_lines, plan_runs
@@ -653,10 +753,11 @@ def deploy(
         raise typer.Exit(2) from None
     runs = plan_runs(spec, merchants.resolve().parent)
     if check:
-        for line in plan_lines(runs):
-            typer.echo(line)
-        typer.echo(f"{merchants}: {len(runs)} merchant(s), {len(spec.keys)} key(s): OK")
+        _deploy_check(merchants, runs, len(spec.keys))
         return
+    if pool is None:
+        typer.echo("Give --pool NAME (the process work pool the workers serve).", err=True)
+        raise typer.Exit(2)
     if not os.environ.get("PREFECT_API_URL"):
         typer.echo(
             "Set PREFECT_API_URL to your Prefect server (workers on other machines use it too).",

@@ -1,13 +1,16 @@
 """Configuration: one Settings model with sections, validated at start.
 
 Sources, highest first: arguments > environment (DISPUTE_EVIDENCE_<SECTION>__<KEY>, and the
-client's own DISPUTE_API_*) > the TOML file (config/dispute-evidence.toml by default).
+client's own DISPUTE_API_*) > the TOML file, found by `find_config` (--config, then
+DISPUTE_EVIDENCE_CONFIG, then <inbox>/../config/dispute-evidence.toml, then
+./config/dispute-evidence.toml); every command says which one it used.
 The API token is never read from TOML: environment or a Prefect Secret block only.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from datetime import datetime
 from pathlib import Path
@@ -15,7 +18,15 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from cronsim import CronSim, CronSimError
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -28,6 +39,8 @@ from dispute_evidence.ingest.mappings import MappingError, parse_mappings
 from dispute_evidence.names import did_you_mean
 
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
+CONFIG_ENV = "DISPUTE_EVIDENCE_CONFIG"
+NO_CONFIG = "none: defaults"
 
 
 # Where 01/12 is 12 January (CLDR short date patterns M/d/y); elsewhere day first.
@@ -35,6 +48,9 @@ MONTH_FIRST_LOCALES = frozenset(
     {"en_US", "es_US", "en_PH", "fil_PH", "en_AS", "en_GU", "en_MP", "en_PR", "en_UM", "en_VI",
      "en_FM", "en_MH", "en_PW"}
 )  # fmt: skip
+
+
+LOCALE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
 
 
 class ConfigError(ValueError):
@@ -94,7 +110,6 @@ class IngestSection(_Section):
     )
     locale: str | None = Field(
         None,
-        pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$",
         description="How numeric dates like 01/12/2025 are read when a column leaves it open: "
         "e.g. 'en_GB' (day first) or 'en_US' (month first). Unset: such dates are refused.",
     )
@@ -105,6 +120,18 @@ class IngestSection(_Section):
         "date alone (30/11/2026) means the end of that day there. The API's deadline wins once "
         "it has been read.",
     )
+
+    @field_validator("locale")
+    @classmethod
+    def _a_locale(cls, value: str | None) -> str | None:
+        if value is None or LOCALE.fullmatch(value):
+            return value
+        lang, _, territory = value.replace("-", "_").partition("_")
+        fixed = f"{lang.lower()}_{territory.upper()}" if territory else lang.lower()
+        hint = f" (did you mean {fixed!r}?)" if LOCALE.fullmatch(fixed) else ""
+        raise ValueError(
+            f"{value!r} is not a locale like 'en_GB' (language, underscore, territory){hint}"
+        )
 
     def dayfirst(self) -> bool | None:
         if self.locale is None:
@@ -183,6 +210,14 @@ class ScheduleSection(_Section):
     )
 
 
+class PrefectSection(_Section):
+    api_url: str | None = Field(
+        None,
+        description="Prefect server that records runs (its /api URL); env PREFECT_API_URL wins. "
+        "Unset: a one-off run records in the server this inbox's `serve` uses, or nowhere.",
+    )
+
+
 class PathsSection(_Section):
     inbox: Path | None = Field(None, description="The inbox folder analysts drop files into.")
     state: str | None = Field(
@@ -207,6 +242,27 @@ class Settings(BaseSettings):
     readback: ReadbackSection = Field(default_factory=ReadbackSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     paths: PathsSection = Field(default_factory=PathsSection)
+    prefect: PrefectSection = Field(default_factory=PrefectSection)
+    _config_file: Path | None = PrivateAttr(None)
+
+    @property
+    def config_file(self) -> Path | None:
+        """The TOML file these settings were read from (None: defaults and environment)."""
+        return self._config_file
+
+    @property
+    def config_label(self) -> str:
+        """Which config file is in use, as commands and reports say it."""
+        return str(self._config_file) if self._config_file else NO_CONFIG
+
+    def inbox(self, given: Path | None) -> Path | None:
+        """The inbox: the one given, else `[paths] inbox` (relative to the config's folder)."""
+        if given is not None or self.paths.inbox is None:
+            return given
+        inbox = self.paths.inbox.expanduser()
+        if not inbox.is_absolute() and self._config_file is not None:
+            inbox = self._config_file.parent / inbox
+        return inbox
 
     @classmethod
     def settings_customise_sources(
@@ -225,12 +281,29 @@ class Settings(BaseSettings):
         return tuple(sources)
 
     def mappings(self, base: Path) -> tuple[Mapping, ...]:
-        """Inline mappings, then mapping files (relative to the config file's folder)."""
-        out = list(parse_mappings({"mapping": self.ingest.mapping}, "config [[ingest.mapping]]"))
+        """Inline mappings, then mapping files (relative to the config file's folder).
+        MappingError lists the problems of every mapping and file at once."""
+        out: list[Mapping] = []
+        problems: list[str] = []
+        sources: list[tuple[str, Any]] = [("config [[ingest.mapping]]", self.ingest.mapping)]
         for f in self.ingest.mapping_files:
             path = f if f.is_absolute() else base / f
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-            out.extend(parse_mappings(data, str(path)))
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                problems.append(f"ingest.mapping_files: {path}: file not found")
+                continue
+            except tomllib.TOMLDecodeError as exc:
+                problems.append(f"ingest.mapping_files: {path}: not valid TOML ({exc})")
+                continue
+            sources.append((str(path), data.get("mapping", [])))
+        for source, items in sources:
+            try:
+                out.extend(parse_mappings({"mapping": items}, source))
+            except MappingError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise MappingError("\n".join(problems))
         return tuple(out)
 
     def api_settings(self, base_url: str | None = None, token: str | None = None) -> ApiSettings:
@@ -254,15 +327,56 @@ class Settings(BaseSettings):
                 self.api.token_secret_block
             )  # sync context: a block, not a coroutine
             values["token"] = SecretStr(block.get())
-        return ApiSettings(**values)
+        try:
+            return ApiSettings(**values)
+        except ValidationError as exc:  # str(exc) would show the values, the token among them
+            raise ConfigError("\n".join(_api_problem(e) for e in exc.errors())) from None
 
 
-def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
-    """Settings from `config_file` (or config/dispute-evidence.toml if present), env and
-    overrides, checked whole before anything starts: ConfigError names every wrong key."""
-    path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
-    if path is not None and not path.exists():
-        raise ConfigError(f"{path}: config file not found")
+API_HINTS = {
+    "token": "export DISPUTE_API_TOKEN=<your API key> (or set [api] token_secret_block), "
+    "or try it locally with --sandbox",
+    "base_url": "export DISPUTE_API_BASE_URL=https://<the API>/v1 (or set [api] base_url), "
+    "or try it locally with --sandbox",
+}
+
+
+def _api_problem(error: Any) -> str:
+    """One client-settings error as a line naming its environment variable; never its value."""
+    field = str(error["loc"][0]) if error["loc"] else "?"
+    env = f"DISPUTE_API_{field.upper()}"
+    if error["type"] == "missing":
+        return f"{env} is not set: {API_HINTS.get(field, 'set it')}"
+    why = str(error["msg"]).removeprefix("Value error, ")
+    return why if why.startswith(env) else f"{env}: {why}"
+
+
+def find_config(config_file: Path | None = None, inbox: Path | None = None) -> Path | None:
+    """The config file, in this order: `config_file` (--config), $DISPUTE_EVIDENCE_CONFIG,
+    <inbox>/../config/dispute-evidence.toml, ./config/dispute-evidence.toml; None: defaults.
+    One named explicitly must exist."""
+    if config_file is not None or (config_file := _env_config()) is not None:
+        if not config_file.is_file():
+            raise ConfigError(f"{config_file}: config file not found")
+        return config_file.resolve()
+    candidates = [inbox.expanduser().resolve().parent / DEFAULT_CONFIG] if inbox else []
+    for candidate in [*candidates, DEFAULT_CONFIG]:
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def _env_config() -> Path | None:
+    value = os.environ.get(CONFIG_ENV, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def load_settings(
+    config_file: Path | None = None, inbox: Path | None = None, **overrides: Any
+) -> Settings:
+    """Settings from the config file `find_config` picks, env and overrides, checked whole
+    before anything starts: ConfigError names every wrong key."""
+    path = find_config(config_file, inbox)
     config = SettingsConfigDict(**{**Settings.model_config, "toml_file": path})
     # a subclass per load carries its file: no module-level state shared between loads
     loaded: type[Settings] = (
@@ -278,6 +392,7 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     problems = check_settings(settings, path.parent if path else DEFAULT_CONFIG.parent)
     if problems:
         raise ConfigError("\n".join(f"{where}: {p}" for p in problems))
+    settings._config_file = path
     return settings
 
 
@@ -293,7 +408,7 @@ def _explain(error: Any) -> str:
                 break
         known = list(model.model_fields) if model is not None else []
         return f"{key}: unknown key{did_you_mean(loc[-1], known)}"
-    return f"{key}: {error['msg']}"
+    return f"{key}: {str(error['msg']).removeprefix('Value error, ')}"
 
 
 def cron_problem(cron: str | None) -> str | None:
@@ -360,9 +475,5 @@ def check_settings(settings: Settings, base: Path) -> list[str]:
     try:
         settings.mappings(base)
     except MappingError as exc:
-        out.append(str(exc))
-    except FileNotFoundError as exc:
-        out.append(f"ingest.mapping_files: {exc.filename}: file not found")
-    except tomllib.TOMLDecodeError as exc:
-        out.append(f"ingest.mapping_files: not valid TOML ({exc})")
+        out += str(exc).splitlines()
     return out

@@ -54,6 +54,46 @@ def _ingested(store: StateStore, path: Path) -> bool:
         return True  # unreadable: nothing a run could read now
 
 
+def unsettled_files(inbox: Path, settle: float, now: float | None = None) -> list[Path]:
+    """Spreadsheets and evidence files written to within `settle` seconds (being written)."""
+    sheets, evidence, _ = scan_inbox(inbox)
+    out = []
+    for path in [*sheets, *evidence]:
+        try:
+            if not is_settled(path, settle, now):
+                out.append(path)
+        except OSError:  # gone or unreadable meanwhile: the run itself says so
+            continue
+    return out
+
+
+def wait_until_settled(
+    inbox: Path,
+    settle: float,
+    say: Callable[[str], None],
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.time,
+) -> list[Path]:
+    """For an explicit run: wait (at most `settle` seconds and a little) for files still being
+    written to settle, saying what it waits for; returns the files still unsettled after."""
+    waiting = unsettled_files(inbox, settle, clock())
+    if not waiting or settle <= 0:
+        return waiting
+    names = ", ".join(str(p.relative_to(inbox)) for p in waiting[:3])
+    more = f" and {len(waiting) - 3} more" if len(waiting) > 3 else ""
+    say(
+        f"Waiting up to {settle:g} s for {len(waiting)} file(s) still being written "
+        f"({names}{more})..."
+    )
+    deadline = clock() + settle + 1
+    while waiting and clock() < deadline:
+        newest = max((p.stat().st_mtime for p in waiting if p.exists()), default=0.0)
+        sleep(min(max(newest + settle - clock(), 0.05), max(deadline - clock(), 0.0)))
+        waiting = unsettled_files(inbox, settle, clock())
+    return waiting
+
+
 class InboxWatcher:
     """Calls `start_run()` when settled new files are in the inbox; `start_run` returns False
     when it could not start one now (a run is still working), and the check is retried."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -108,15 +109,40 @@ merchant_nam = "x"
     assert any(p.startswith("key 'k'.rate_limit_per_hour:") for p in problems)
 
 
-def test_deploy_check_prints_the_plan_and_needs_no_server(tmp_path):
+def test_deploy_check_prints_the_plan_and_checks_inboxes_databases_and_secrets(tmp_path):
     example = ROOT / "config" / "merchants.example.toml"
     out = subprocess.run(
         [sys.executable, "-m", "dispute_evidence", "deploy", "--merchants", str(example),
-         "--pool", "p", "--check"], capture_output=True, text=True, timeout=60,
+         "--check"], capture_output=True, text=True, timeout=120, env={**os.environ,
+         "PREFECT_API_URL": ""},
+    )  # fmt: skip
+    assert "acme-us" in out.stdout and "shared with acme-eu" in out.stdout  # the plan, no --pool
+    assert out.returncode == 2 and "OK" not in out.stdout  # /srv/inboxes/… and db.internal
+    problems = out.stderr.splitlines()
+    assert (
+        f"{example}: merchant 'globex': inbox /srv/inboxes/globex is not a folder "
+        "(create it, or fix `inbox`)"
+    ) in problems
+    assert any("database postgresql+psycopg://disputes@db.internal/disputes (used by acme-eu, "
+               "acme-us, globex) does not answer" in p for p in problems)  # fmt: skip
+    assert "Secret block 'acme-api-key': not checked (set PREFECT_API_URL" in out.stdout
+    good = tmp_path / "m.toml"
+    good.write_text(
+        '[keys.k]\ntoken_env = "K"\n'
+        + "".join(
+            f'[[merchant]]\nid = "{m}"\ninbox = "{tmp_path / m}"\nkey = "k"\n'
+            f'state = "{tmp_path / m}.sqlite3"\n'
+            for m in ("a", "b")
+        )
+    )
+    for m in ("a", "b"):
+        (tmp_path / m).mkdir()
+    out = subprocess.run(
+        [sys.executable, "-m", "dispute_evidence", "deploy", "--merchants", str(good), "--check"],
+        capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
-    assert "3 merchant(s), 2 key(s): OK" in out.stdout
-    assert "acme-us" in out.stdout and "shared with acme-eu" in out.stdout
+    assert f"{good}: 2 merchant(s), 1 key(s): OK" in out.stdout
     bad = tmp_path / "m.toml"
     bad.write_text('[[merchant]]\nid = "x"\ninbox = "x"\nkey = "nope"\nstate = "s.db"\n')
     out = subprocess.run(

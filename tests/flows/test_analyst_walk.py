@@ -176,7 +176,8 @@ def test_a_refused_key_is_exit_3_in_one_line_even_with_nothing_to_send(
     inbox.mkdir()  # nothing to send at all
     r = _cli("--inbox", str(inbox))
     assert r.exit_code == 3, r.output
-    first, *rest = r.output.strip().splitlines()
+    config, first, *rest = r.output.strip().splitlines()
+    assert config == "Config: none: defaults"  # every command says which config it used
     assert first.startswith("The API refused the key (") and "DISPUTE_API_TOKEN" in first
     assert "sk_test_wrong_key" not in r.output
     assert [line.split(":")[0] for line in rest] == ["Report"]

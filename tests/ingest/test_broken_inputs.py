@@ -57,8 +57,8 @@ def test_missing_required_column_is_one_file_level_error(tmp_path):
     )
     res = ingest_paths([f], tmp_path)
     assert [r.line() for r in res.rejects] == [
-        "o.csv: no recognised table: as orders it lacks required column(s) price. "
-        "Rename the headers or add a mapping in config (see README, 'Your own sheets')."
+        "o.csv: no recognised table: as orders it lacks required column(s) price (recognised: "
+        "currency_code, order_number, product_title, quantity). Rename the headers or add a mapping in config (see README, 'Your own sheets')."
     ]
     assert res.files[0].problem and res.records["orders"].empty
 

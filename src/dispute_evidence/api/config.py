@@ -52,6 +52,32 @@ class ApiSettings(BaseSettings):
     def _https_unless_loopback(cls, value: str) -> str:
         return check_base_url(value)
 
+    @field_validator("token", mode="before")
+    @classmethod
+    def _one_line_token(cls, value: object) -> object:
+        return clean_token(value)
+
+
+class TokenProblem(ValueError):
+    """The token cannot be sent as a header; the message never holds the token."""
+
+
+def clean_token(value: object) -> object:
+    """The token without surrounding whitespace (a copy-paste artefact); a line break or other
+    control character inside it is refused (it would split the Authorization header)."""
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if not isinstance(raw, str):
+        return value
+    token = raw.strip()
+    if not token:
+        raise TokenProblem("DISPUTE_API_TOKEN is empty")
+    if any(ord(c) < 32 or ord(c) == 127 for c in token):
+        raise TokenProblem(
+            "DISPUTE_API_TOKEN has a line break or control character inside it; "
+            "copy the key again as one line"
+        )
+    return SecretStr(token)
+
 
 def check_base_url(value: str) -> str:
     """The URL, trimmed; ValueError unless http(s) with a host, and https off loopback."""

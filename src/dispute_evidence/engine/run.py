@@ -20,8 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+import pandas as pd
+
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
-from dispute_evidence.api.errors import AuthenticationFailed, PermissionDenied
+from dispute_evidence.api.errors import (
+    ApiConnectionError,
+    ApiUnavailable,
+    AuthenticationFailed,
+    PermissionDenied,
+)
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
@@ -59,7 +66,8 @@ from dispute_evidence.settings import Settings
 
 log = logging.getLogger("dispute_evidence.run")
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH = 0, 1, 2, 3
+# 4: the API could not be reached (or kept failing) before anything was sent.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
 T = TypeVar("T")
 Progress = Callable[[int, int], None]  # (disputes done, disputes to do)
 
@@ -151,15 +159,17 @@ class RunSession:
     gate: RequestGate | None = None  # the API key's budget shared with other workers, if any
     keepalive: KeepAlive | None = None  # renews the lock and leases while the run is open
     sent: SubmitStats = field(default_factory=SubmitStats)  # what submitting did so far
+    config: str = ""  # which config file the run uses, for its report
 
 
 @dataclass(frozen=True)
 class SubmitOutcome:
     stats: SubmitStats
     requests: int
-    stopped: str | None = None  # why the run stopped sending (the key was refused)
+    stopped: str | None = None  # why the run stopped sending (key refused, API unreachable)
     read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
     interrupted: int = 0  # the exit code when Ctrl-C or SIGTERM stopped the run (130, 143)
+    stop_code: int = EXIT_AUTH  # the exit code when stopped
 
 
 @dataclass(frozen=True)
@@ -238,7 +248,9 @@ def open_run(
         opts = RunOptions(
             inbox=inbox,
             merchant=settings.merchant.profile(),
-            mappings=settings.mappings(config_dir),
+            mappings=settings.mappings(
+                settings.config_file.parent if settings.config_file else config_dir
+            ),
             max_file_bytes=int(ingest.max_file_mb * 1e6),
             settle_seconds=ingest.settle_seconds,
             archive=ingest.archive and not dry_run,
@@ -262,6 +274,7 @@ def open_run(
             scratch,
             gate,
             KeepAlive(store, new_owner(run_id)).start(),
+            config=settings.config_label,
         )
     except BaseException as exc:  # the lock is ours: never leave it behind
         store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
@@ -346,10 +359,20 @@ async def _submit(
 
     async with DisputeEvidenceClient(settings=api, gate=session.gate) as client:
         read = ReadOutcome()
-        try:
-            # one cheap request first: a refused key is said at once, even with nothing to send
+        try:  # one cheap request first: a refused key is said at once, even with nothing to send
             await client.list_disputes(limit=1)
             await _reconcile_if_sent_before(store, client)
+        except (ApiConnectionError, ApiUnavailable) as exc:
+            why = (
+                f"Could not reach the API at {api.base_url} ({exc.message}). Nothing was sent; "
+                "check DISPUTE_API_BASE_URL and the network, then run again."
+            )
+            return SubmitOutcome(
+                SubmitStats(), client.stats.attempts, stopped=why, stop_code=EXIT_UNREACHABLE
+            )
+        except (AuthenticationFailed, PermissionDenied) as exc:
+            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=_refused(exc))
+        try:
             if session.opts.read_policy is not None:
                 read = await read_back(
                     store,
@@ -364,11 +387,9 @@ async def _submit(
                 store, client, session.opts, on_done=on_done, queue=queue, stats=session.sent
             )
         except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
-            why = (
-                f"The API refused the key ({exc.message}). Nothing was sent; "
-                "check DISPUTE_API_TOKEN (or the Secret block) and run again."
+            return SubmitOutcome(
+                SubmitStats(), client.stats.attempts, stopped=_refused(exc), read=read
             )
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=why, read=read)
         except RunAborted as exc:  # refused while sending: the submitter says what stopped
             return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
         return SubmitOutcome(stats, client.stats.attempts, read=read)
@@ -392,6 +413,13 @@ async def _reconcile_if_sent_before(store: StateStore, client: DisputeEvidenceCl
             return
 
 
+def _refused(exc: AuthenticationFailed | PermissionDenied) -> str:
+    return (
+        f"The API refused the key ({exc.message}). Nothing was sent; "
+        "check DISPUTE_API_TOKEN (or the Secret block) and run again."
+    )
+
+
 def report(
     session: RunSession,
     ingested: IngestOutcome,
@@ -404,7 +432,8 @@ def report(
     files = store.file_table()
     problems: list[Problem] = []
     if submitted and submitted.stopped:
-        problems.append(Problem(ProblemKind.RUN_STOPPED, "API key", submitted.stopped))
+        subject = "API key" if submitted.stop_code == EXIT_AUTH else "API"
+        problems.append(Problem(ProblemKind.RUN_STOPPED, subject, submitted.stopped))
     if submitted is not None:
         read = submitted.read
         problems += [
@@ -452,13 +481,16 @@ def report(
         "disputes": len(table),
         "complete": int(complete.sum()),
         "need_you": sum(1 for p in problems if p.kind in NEEDS_A_PERSON),
+        "not_read_yet": len(ingested.waiting_files),
     }
     if session.dry_run:
+        verdicts = table.get("completeness", pd.Series(dtype=str))
+        counts["evidence_complete"] = int((verdicts == "complete").sum())
         counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
         goes = table["status"].isin((D.PENDING, D.SUBMITTED)) & (table["next_step"] != PAST_DUE)
         counts["would_upload"] = int((table["files_total"] - table["files_uploaded"])[goes].sum())
         write_dry_run_preview(session.report_folder, store)
-    outcome = headline(counts, session.dry_run, stopped=bool(submitted and submitted.stopped))
+    outcome = headline(counts, session.dry_run, stopped=_stop_words(submitted))
     if submitted and submitted.interrupted:
         outcome = f"Interrupted: {stats.evidence_sent} sent so far; run again to finish"
     picture = Picture.of(table, problems)
@@ -474,17 +506,26 @@ def report(
         changes=changes,
         outcomes=outcomes_table(table, store.payloads()),
         files=files,
+        config=session.config,
     )
     path = write_report(rep, session.report_folder)
     stopped = submitted.stopped if submitted else None
     return RunResult(session.run_id, code, outcome, path, counts, stopped)
 
 
-def headline(counts: dict[str, int], dry_run: bool, *, stopped: bool = False) -> str:
+def _stop_words(submitted: SubmitOutcome | None) -> str | None:
+    if not (submitted and submitted.stopped):
+        return None
+    if submitted.stop_code == EXIT_UNREACHABLE:
+        return "stopped: the API could not be reached"
+    return "stopped: the API refused the key"
+
+
+def headline(counts: dict[str, int], dry_run: bool, *, stopped: str | None = None) -> str:
     """What happened, in a few words: "5 sent · 3 need you"; never "ok" above open problems."""
     parts = []
     if stopped:
-        parts.append("stopped: the API refused the key")
+        parts.append(stopped)
     if dry_run:
         parts += [
             f"would send {counts.get('would_send', 0)}",
@@ -494,8 +535,13 @@ def headline(counts: dict[str, int], dry_run: bool, *, stopped: bool = False) ->
         parts.append(f"{counts.get('evidence_sent', 0)} sent")
         if counts.get("files_uploaded"):
             parts.append(f"{counts['files_uploaded']} file(s) uploaded")
-    need = counts.get("need_you", 0)
-    parts.append(f"{need} need you" if need else "nothing needs you")
+    need, unread = counts.get("need_you", 0), counts.get("not_read_yet", 0)
+    if need:
+        parts.append(f"{need} need you")
+    if unread:  # never "nothing needs you" above files left unread
+        parts.append(f"{unread} file(s) not read yet (still being written)")
+    elif not need:
+        parts.append("nothing needs you")
     return " · ".join(parts)
 
 
@@ -506,7 +552,7 @@ def _exit(session: RunSession, submitted: SubmitOutcome | None) -> int:
     if session.dry_run:
         return EXIT_OK
     if submitted and submitted.stopped:
-        return EXIT_AUTH
+        return submitted.stop_code
     counts = session.store.status_counts()
     failed = submitted is not None and submitted.stats.failed
     if failed or any(counts.get(s) for s in (D.REJECTED, D.NOT_FOUND, D.PENDING)):
@@ -571,6 +617,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_TERMINATED",
     "EXIT_OK",
+    "EXIT_UNREACHABLE",
     "EXIT_USAGE",
     "RunAborted",
     "RunLocked",

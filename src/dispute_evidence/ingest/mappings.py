@@ -30,51 +30,66 @@ class MappingError(ValueError):
 
 
 def parse_mappings(data: dict[str, Any], source: str) -> tuple[Mapping, ...]:
-    out = []
+    """Every mapping of `data`; MappingError lists every problem found, one line each."""
+    out, problems = [], []
     for i, item in enumerate(data.get("mapping", []), start=1):
         where = f"{source}: mapping #{i}"
-        kind = item.get("kind")
-        if kind not in FIELDS:
-            raise MappingError(
-                f"{where}: kind must be one of {', '.join(FIELDS)}, got {kind!r}"
-                + did_you_mean(str(kind), FIELDS)
-            )
-        columns: dict[str, tuple[str, ...]] = {}
-        for fld, header in item.get("columns", {}).items():
-            if fld not in FIELDS[kind]:
-                raise MappingError(
-                    f"{where}: columns.{fld} is not a {kind} field"
-                    + (did_you_mean(fld, FIELDS[kind]) or f" ({', '.join(FIELDS[kind])})")
-                )
-            columns[fld] = (header,) if isinstance(header, str) else tuple(header)
+        found = [f"{where}: {p}" for p in _item_problems(item)]
+        if found:
+            problems += found
+            continue
+        kind = item["kind"]
+        columns = {
+            fld: (header,) if isinstance(header, str) else tuple(header)
+            for fld, header in item.get("columns", {}).items()
+        }
         defaults = {str(k): str(v) for k, v in item.get("defaults", {}).items()}
-        for fld in defaults:
-            if fld not in FIELDS[kind]:
-                raise MappingError(
-                    f"{where}: defaults.{fld} is not a {kind} field"
-                    + did_you_mean(fld, FIELDS[kind])
-                )
-        dayfirst = item.get("dayfirst")
-        if dayfirst is not None and not isinstance(dayfirst, bool):
-            raise MappingError(f"{where}: dayfirst must be true or false, got {dayfirst!r}")
-        if unknown := sorted(set(item) - MAPPING_KEYS):
-            raise MappingError(
-                f"{where}: unknown key {unknown[0]!r}" + did_you_mean(unknown[0], MAPPING_KEYS)
-            )
         mapping = Mapping(
             str(item.get("name") or f"{source} #{i}"),
             kind,
             columns,
             defaults,
             forward_fill=ORDER_LEVEL if item.get("order_fields_on_first_row_only") else (),
-            dayfirst=dayfirst,
+            dayfirst=item.get("dayfirst"),
         )
         if missing := sorted(mapping.required() - set(columns) - set(defaults)):
-            raise MappingError(
+            problems.append(
                 f"{where}: no column or default for required field(s) {', '.join(missing)}"
             )
+            continue
         out.append(mapping)
+    if problems:
+        raise MappingError("\n".join(problems))
     return tuple(out)
+
+
+def _item_problems(item: dict[str, Any]) -> list[str]:
+    """What is wrong with one [[mapping]] table, one line per problem."""
+    kind = item.get("kind")
+    if kind not in FIELDS:
+        return [
+            f"kind must be one of {', '.join(FIELDS)}, got {kind!r}"
+            + did_you_mean(str(kind), FIELDS)
+        ]
+    out = [
+        f"columns.{fld} is not a {kind} field"
+        + (did_you_mean(fld, FIELDS[kind]) or f" ({', '.join(FIELDS[kind])})")
+        for fld in item.get("columns", {})
+        if fld not in FIELDS[kind]
+    ]
+    out += [
+        f"defaults.{fld} is not a {kind} field" + did_you_mean(fld, FIELDS[kind])
+        for fld in item.get("defaults", {})
+        if fld not in FIELDS[kind]
+    ]
+    dayfirst = item.get("dayfirst")
+    if dayfirst is not None and not isinstance(dayfirst, bool):
+        out.append(f"dayfirst must be true or false, got {dayfirst!r}")
+    out += [
+        f"unknown key {key!r}" + did_you_mean(key, MAPPING_KEYS)
+        for key in sorted(set(item) - MAPPING_KEYS)
+    ]
+    return out
 
 
 def load_mappings(path: Path) -> tuple[Mapping, ...]:

@@ -92,6 +92,7 @@ class RunReport:
     changes: list[str] = field(default_factory=list)  # since the last report
     outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)
     files: pd.DataFrame | None = None  # evidence files (StateStore.file_table): names, blobs
+    config: str = ""  # the config file the run used ("none: defaults")
 
     @property
     def title(self) -> str:
@@ -110,16 +111,23 @@ class RunReport:
                 ("Disputes sent (evidence)", str(c.get("evidence_sent", 0))),
                 ("Files uploaded", str(c.get("files_uploaded", 0))),
             ]
-        return rows + [
-            ("Disputes complete so far", f"{c.get('complete', 0)} of {c.get('disputes', 0)}"),
-            ("Problems that need you", str(c.get("need_you", 0))),
-            (
-                "New files read",
-                f"{c.get('new_files', 0)} (already seen: {c.get('repeated_files', 0)})",
-            ),
-            ("Rows rejected (new files)", str(c.get("rows_rejected", 0))),
-            ("API requests", str(c.get("requests", 0))),
-        ]
+        total = c.get("disputes", 0)
+        if self.dry_run:  # what is ready now, not what was sent before (the verdict column)
+            rows.append(("Evidence complete", f"{c.get('evidence_complete', 0)} of {total}"))
+        return (
+            rows
+            + [
+                ("Disputes sent in full so far", f"{c.get('complete', 0)} of {total}"),
+                ("Problems that need you", str(c.get("need_you", 0))),
+                (
+                    "New files read",
+                    f"{c.get('new_files', 0)} (already seen: {c.get('repeated_files', 0)})",
+                ),
+                ("Rows rejected (new files)", str(c.get("rows_rejected", 0))),
+                ("API requests", str(c.get("requests", 0))),
+            ]
+            + ([("Config file", self.config)] if self.config else [])
+        )
 
     def top_problems(self) -> list[Problem]:
         return [p for p in self.problems if p.kind in RUN_LEVEL]
