@@ -16,6 +16,8 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
         c.execute("DROP TABLE status_history")
         for column in ("summary_input", "api_status", "api_status_at", "api_read_at", "api_due_by"):
             c.execute(f"ALTER TABLE disputes DROP COLUMN {column}")
+        c.execute("ALTER TABLE ingested_files DROP COLUMN inputs")
+        c.execute("ALTER TABLE evidence_files DROP COLUMN kind")
         c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         c.execute(
             "INSERT INTO disputes (provider_dispute_id, status) VALUES ('dp_old', 'submitted')"
@@ -28,5 +30,8 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
     with sqlite3.connect(path) as c:
         version = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
         columns = {r[1] for r in c.execute("PRAGMA table_info(disputes)")}
-    assert int(version) == SCHEMA_VERSION == 4
+        read_with = {r[1] for r in c.execute("PRAGMA table_info(ingested_files)")}
+        kinds = {r[1] for r in c.execute("PRAGMA table_info(evidence_files)")}
+    assert int(version) == SCHEMA_VERSION == 5
     assert {"summary_input", "api_status", "api_due_by"} <= columns
+    assert "inputs" in read_with and "kind" in kinds  # v5

@@ -21,8 +21,9 @@ PDF = b"%PDF-1.4\nextra evidence\n"
 def _drop_corpus(inbox, outside) -> dict[str, str]:
     """Bad items beside the good drop; returns {name as the report shows it: what it is}."""
     header = ["order_number", "product_title", "price", "quantity", "currency_code"]
-    write_rows(inbox / "orders_bad.csv", header, [[5000, "Ghost", 1, "inf", "USD"],
-               [5001, "Ghost", "1e309", 1, "USD"], [5002, "Ghost", "nan", 1, "USD"]])  # fmt: skip
+    # orders no dispute names (a bad row of a disputed order holds its dispute: tested apart)
+    write_rows(inbox / "orders_bad.csv", header, [[9000, "Ghost", 1, "inf", "USD"],
+               [9001, "Ghost", "1e309", 1, "USD"], [9002, "Ghost", "nan", 1, "USD"]])  # fmt: skip
     (inbox / "dp_test_1\x07 receipt.pdf").write_bytes(PDF)  # matches: sent under a clean name
     (inbox / "rtl\u202egnp.pdf").write_bytes(PDF)
     (inbox / "new\nline.pdf").write_bytes(PDF)
