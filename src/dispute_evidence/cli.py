@@ -331,6 +331,7 @@ def run(
             f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
         )
         raise typer.Exit(EXIT_USAGE)
+    _utf8_path_or_exit(inbox.resolve())
     base_url = None
     sb = None
     if sandbox:
@@ -377,6 +378,21 @@ def run(
             sb.stop()
     _print_result(result)
     raise typer.Exit(result["exit_code"])
+
+
+def _utf8_path_or_exit(inbox: Path) -> None:
+    """The inbox's own path is kept in the state and in every stored copy's path: it must be
+    UTF-8 (names inside it need not be)."""
+    from dispute_evidence.names import readable
+
+    shown = readable(str(inbox))
+    if shown != str(inbox):
+        typer.echo(
+            f"The inbox path {shown} is not UTF-8 (each <0x..> is a byte that is not): rename "
+            "that folder, or pass a path to it that is.",
+            err=True,
+        )
+        raise typer.Exit(2)
 
 
 def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
