@@ -371,7 +371,7 @@ def run(
         typer.echo(f"Configuration error: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     except Exception as exc:
-        _disk_full_or_raise(exc)
+        _one_line_or_raise(exc)
     finally:
         signal.signal(signal.SIGTERM, previous)
         if sb is not None:
@@ -402,10 +402,15 @@ def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
     raise typer.Exit(interrupt_exit_code(exc)) from None
 
 
-def _disk_full_or_raise(exc: Exception) -> None:
-    """A full disk is one line (exit 74): every write is transactional, so nothing was lost."""
-    from dispute_evidence.engine.run import DISK_FULL, EXIT_DISK_FULL, disk_full
+def _one_line_or_raise(exc: Exception) -> None:
+    """A full disk is one line, exit 74 (every write is transactional: nothing was lost); an
+    API address that redirects (before anything was sent) is one line, exit 2."""
+    from dispute_evidence.api.errors import UnexpectedResponse
+    from dispute_evidence.engine.run import DISK_FULL, EXIT_DISK_FULL, EXIT_USAGE, disk_full
 
+    if isinstance(exc, UnexpectedResponse) and 300 <= (exc.status or 0) < 400:
+        typer.echo(f"Configuration error: {exc.message}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
     where = disk_full(exc)
     if where is None:
         raise exc
