@@ -403,6 +403,7 @@ def run(
     _console_logging()
     settings = _settings_or_exit(config, inbox)
     inbox = _inbox_or_exit(settings, inbox)
+    _utf8_path_or_exit(inbox.resolve())
     _wait_for_files_being_written(inbox, settings.ingest.settle_seconds)
     base_url = None
     sb = None
@@ -445,13 +446,28 @@ def run(
         typer.echo(f"Configuration error: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     except Exception as exc:
-        _disk_full_or_raise(exc)
+        _one_line_or_raise(exc)
     finally:
         signal.signal(signal.SIGTERM, previous)
         if sb is not None:
             sb.stop()
     _print_result(result)
     raise typer.Exit(result["exit_code"])
+
+
+def _utf8_path_or_exit(inbox: Path) -> None:
+    """The inbox's own path is kept in the state and in every stored copy's path: it must be
+    UTF-8 (names inside it need not be)."""
+    from dispute_evidence.names import readable
+
+    shown = readable(str(inbox))
+    if shown != str(inbox):
+        typer.echo(
+            f"The inbox path {shown} is not UTF-8 (each <0x..> is a byte that is not): rename "
+            "that folder, or pass a path to it that is.",
+            err=True,
+        )
+        raise typer.Exit(2)
 
 
 def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
@@ -461,10 +477,15 @@ def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
     raise typer.Exit(interrupt_exit_code(exc)) from None
 
 
-def _disk_full_or_raise(exc: Exception) -> None:
-    """A full disk is one line (exit 74): every write is transactional, so nothing was lost."""
-    from dispute_evidence.engine.run import DISK_FULL, EXIT_DISK_FULL, disk_full
+def _one_line_or_raise(exc: Exception) -> None:
+    """A full disk is one line, exit 74 (every write is transactional: nothing was lost); an
+    API address that redirects (before anything was sent) is one line, exit 2."""
+    from dispute_evidence.api.errors import UnexpectedResponse
+    from dispute_evidence.engine.run import DISK_FULL, EXIT_DISK_FULL, EXIT_USAGE, disk_full
 
+    if isinstance(exc, UnexpectedResponse) and 300 <= (exc.status or 0) < 400:
+        typer.echo(f"Configuration error: {exc.message}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
     where = disk_full(exc)
     if where is None:
         raise exc

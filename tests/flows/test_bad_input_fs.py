@@ -225,3 +225,15 @@ def test_a_full_disk_is_one_line_and_nothing_is_lost(sandbox_factory, small_disk
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert_sent_once(sb, expected)
+
+
+def test_an_inbox_whose_own_path_is_not_utf8_is_one_line(sandbox, tmp_path, monkeypatch):
+    for key, value in cli_env(sandbox.base_url).items():
+        monkeypatch.setenv(key, value)
+    inbox = bytes_path(tmp_path, b"bo\xeete")
+    make_inbox(inbox, 1)
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
+    assert r.exit_code == 2, r.output
+    (line,) = r.output.strip().splitlines()
+    assert "bo<0xEE>te is not UTF-8" in line and "rename" in line
+    assert not any(tmp_path.glob("*.state.sqlite3"))

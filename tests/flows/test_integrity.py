@@ -174,6 +174,24 @@ def test_a_redirect_off_the_api_is_not_followed_nor_counted_as_sent(
     assert "redirected the request to" in problems and "DISPUTE_API_BASE_URL" in problems
 
 
+class RedirectingEverything(LoopbackServers):
+    async def _front(self, request: web.Request) -> web.StreamResponse:
+        raise web.HTTPPermanentRedirect(self.elsewhere + request.path_qs)
+
+
+def test_an_api_address_that_redirects_everything_is_one_line(sandbox, tmp_path, monkeypatch):
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    servers = RedirectingEverything(sandbox.base_url)
+    with servers as front:
+        _use_api(monkeypatch, front)
+        r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
+    assert r.exit_code == 2, r.output
+    (line,) = r.output.strip().splitlines()
+    assert line.startswith("Configuration error: The API redirected the request to http://")
+    assert "DISPUTE_API_BASE_URL" in line and servers.elsewhere_got == []
+
+
 def test_a_lost_state_meets_the_api_s_evidence_and_sends_no_file_twice(
     sandbox_factory, tmp_path, monkeypatch
 ):

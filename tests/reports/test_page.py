@@ -110,7 +110,9 @@ def test_a_workbooks_read_me_and_pivot_sheets_are_information_not_problems(tmp_p
     assert set(sheets["problem_kind"]) == {
         "Sheets with no table (the workbook's other sheets were read)"
     }
-    assert r.output.splitlines()[1].endswith("· 1 need you")  # (after the "Config:" line)  # the merchant profile: not the sheets
+    assert r.output.splitlines()[1].endswith(
+        "· 1 need you"
+    )  # (after the "Config:" line)  # the merchant profile: not the sheets
     page = (report / "summary.html").read_text()
     assert "Sheets with no table" in page.split('id="information"')[1]
     assert "Sheets with no table" not in page.split('id="attention"')[1].split("</section>")[0]

@@ -22,7 +22,8 @@ from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
-from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
+from dispute_evidence.api import ApiSettings, Dispute, DisputeEvidenceClient
+from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import (
     ApiConnectionError,
     ApiUnavailable,
@@ -359,9 +360,13 @@ async def _submit(
 
     async with DisputeEvidenceClient(settings=api, gate=session.gate) as client:
         read = ReadOutcome()
-        try:  # one cheap request first: a refused key is said at once, even with nothing to send
-            await client.list_disputes(limit=1)
-            await _reconcile_if_sent_before(store, client)
+        try:
+            # one cheap request first: a refused key is said at once, even with nothing to send
+            # (a state that never sent reads a whole page: does the API hold evidence already?)
+            new = not store.has_sent() and bool(store.work_queue())
+            page = await client.list_disputes(limit=MAX_PAGE if new else 1)
+            if new:
+                await _reconcile_if_sent_before(store, client, page)
         except (ApiConnectionError, ApiUnavailable) as exc:
             why = (
                 f"Could not reach the API at {api.base_url} ({exc.message}). Nothing was sent; "
@@ -395,22 +400,25 @@ async def _submit(
         return SubmitOutcome(stats, client.stats.attempts, read=read)
 
 
-async def _reconcile_if_sent_before(store: StateStore, client: DisputeEvidenceClient) -> None:
+async def _reconcile_if_sent_before(
+    store: StateStore, client: DisputeEvidenceClient, page: list[Dispute]
+) -> None:
     """A state that has never sent anything, facing an API that holds evidence already (the
     state was lost, moved aside or replaced): check each dispute's files at the API before
-    uploading any, so nothing is sent twice. Costs one listing page per 100 disputes, and
-    only until this state has sent something."""
-    if store.has_sent() or not store.work_queue():
-        return
-    async for dispute in client.iter_disputes():
-        if dispute.evidence:
-            moved = store.reconcile_pending_files()
-            log.warning(
-                "a new state, and the API already holds evidence: the files of %d upload(s) "
-                "are checked against the API's listing before sending",
-                moved,
-            )
+    uploading any, so nothing is sent twice. `page` is the listing's first page; one more
+    request per further 100 disputes, and only until this state has sent something."""
+    offset = 0
+    while not any(d.evidence for d in page):
+        if len(page) < MAX_PAGE:
             return
+        offset += MAX_PAGE
+        page = await client.list_disputes(MAX_PAGE, offset)
+    moved = store.reconcile_pending_files()
+    log.warning(
+        "a new state, and the API already holds evidence: the files of %d upload(s) are "
+        "checked against the API's listing before sending",
+        moved,
+    )
 
 
 def _refused(exc: AuthenticationFailed | PermissionDenied) -> str:
