@@ -23,6 +23,7 @@ from dispute_evidence.ingest.tables import (
     Reject,
     closest_miss,
     find_header,
+    repeated_headers,
     to_canonical,
 )
 from dispute_evidence.ingest.validate import validate_table
@@ -135,6 +136,16 @@ def ingest_file(
             )
             continue
         header_at, mapping, found = hit
+        usable, repeated = repeated_headers(grid, header_at, mapping, hit[2], label)
+        rejects.extend(repeated)
+        if usable is None:
+            summaries.append(
+                FileSummary(
+                    label, grid.sheet, mapping.kind, mapping.name, problem=repeated[0].reason
+                )
+            )
+            continue
+        found = usable
         try:
             frame, shown = to_canonical(grid, header_at, mapping, found, label)
         except UnreadableFile as exc:

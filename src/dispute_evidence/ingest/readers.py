@@ -75,6 +75,9 @@ def read_grids(path: Path, max_bytes: int) -> Iterator[Grid]:
 
 
 # -- CSV -------------------------------------------------------------------------
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
 def detect_encoding(path: Path) -> str:
     """UTF-8 (BOM or not) if the whole file decodes as such, else cp1252, else latin-1."""
     for encoding in ("utf-8-sig", "cp1252"):
@@ -88,6 +91,96 @@ def detect_encoding(path: Path) -> str:
         except UnicodeDecodeError:
             continue
     return "latin-1"
+
+
+def decode_line(line: bytes) -> tuple[str, bool]:
+    """One line as UTF-8 where it is valid, else as Windows-1252 (latin-1 for the five bytes
+    cp1252 leaves undefined); and whether it was valid UTF-8."""
+    try:
+        return line.decode("utf-8"), True
+    except UnicodeDecodeError:
+        pass
+    try:
+        return line.decode("cp1252"), False
+    except UnicodeDecodeError:
+        return line.decode("latin-1"), False
+
+
+def _mixed_utf8(path: Path) -> bytes | None:
+    """A file that is not valid UTF-8 as a whole but has UTF-8 lines beside others (one row
+    pasted from a Windows program): the text decoded line by line, as UTF-8 bytes. None when
+    no line is non-ASCII UTF-8 (a plain Windows-1252 file: read whole as such)."""
+    out: list[str] = []
+    utf8_seen = False
+    with path.open("rb") as fh:
+        for line in fh:
+            text, valid = decode_line(line)
+            utf8_seen |= valid and not line.isascii()
+            out.append(text)
+    return "".join(out).removeprefix("\ufeff").encode("utf-8") if utf8_seen else None
+
+
+def _utf16(path: Path) -> bytes:
+    """Excel's "Unicode Text" save (UTF-16 with a BOM, tab-separated), as UTF-8 bytes."""
+    try:
+        return path.read_bytes().decode("utf-16").encode("utf-8")
+    except UnicodeDecodeError:
+        raise UnreadableFile(
+            "starts as UTF-16 text but is not valid UTF-16; save the sheet again as "
+            '"Unicode Text", CSV UTF-8 or XLSX.'
+        ) from None
+
+
+def _looks_binary(head: bytes) -> bool:
+    """NUL bytes in the header line, or many of them: a binary file. A stray NUL in a data
+    cell is a damaged row, refused on its own (validate)."""
+    first_line = head.split(b"\n", 1)[0]
+    nuls = head.count(b"\x00")
+    return b"\x00" in first_line or (nuls > 2 and nuls * 100 > len(head))
+
+
+@dataclass(frozen=True)
+class CsvText:
+    """Where a CSV's text comes from: the file itself in `encoding`, or (UTF-16, or lines in
+    mixed encodings) `data`, the whole text re-encoded as UTF-8."""
+
+    path: Path
+    encoding: str
+    data: bytes | None = None
+
+    def head(self) -> str:
+        if self.data is not None:
+            return self.data[: 1 << 16].decode("utf-8", errors="ignore")
+        with self.path.open("rb") as fh:
+            return fh.read(1 << 16).decode(self.encoding, errors="ignore")
+
+    def arrow_source(self) -> Path | pa.BufferReader:
+        return self.path if self.data is None else pa.BufferReader(self.data)
+
+    def arrow_encoding(self) -> str:
+        return (
+            "utf8" if self.data is not None or self.encoding.startswith("utf-8") else self.encoding
+        )
+
+    def open(self) -> io.TextIOBase:
+        if self.data is not None:
+            return io.StringIO(self.data.decode("utf-8"), newline="")
+        return cast(io.TextIOBase, self.path.open(encoding=self.encoding, newline=""))
+
+
+def csv_text(path: Path) -> CsvText:
+    """How to read this CSV's text: UTF-16 by its BOM, else UTF-8 if the whole file is, else
+    line by line (UTF-8 lines stay UTF-8, the others are Windows-1252)."""
+    with path.open("rb") as fh:
+        head = fh.read(1 << 16)
+    if head.startswith(UTF16_BOMS):
+        return CsvText(path, "utf-8", _utf16(path))
+    if _looks_binary(head):
+        raise UnreadableFile("this is a binary file, not a CSV; export the sheet as CSV or XLSX.")
+    encoding = detect_encoding(path)
+    if encoding != "utf-8-sig" and (mixed := _mixed_utf8(path)) is not None:
+        return CsvText(path, "utf-8", mixed)
+    return CsvText(path, encoding)
 
 
 def _sniff_delimiter(sample: str) -> str:
@@ -105,12 +198,8 @@ def _sniff_delimiter(sample: str) -> str:
 
 
 def _read_csv(path: Path) -> Grid:
-    with path.open("rb") as fh:
-        head = fh.read(1 << 16)
-    if b"\x00" in head:
-        raise UnreadableFile("this is a binary file, not a CSV; export the sheet as CSV or XLSX.")
-    encoding = detect_encoding(path)
-    text = head.decode(encoding, errors="ignore")
+    source = csv_text(path)
+    text = source.head()
     delimiter = _sniff_delimiter(text)
     rows = list(
         itertools.islice(
@@ -123,7 +212,7 @@ def _read_csv(path: Path) -> Grid:
     preview = pd.DataFrame([r + [""] * (width - len(r)) for r in rows], dtype=object)
     grid = Grid(None, preview, lambda header_at, positions: pd.DataFrame())
     grid.load = lambda header_at, positions: _load_csv(
-        path, encoding, delimiter, header_at, positions, grid
+        source, delimiter, header_at, positions, grid
     )
     return grid
 
@@ -135,7 +224,7 @@ def header_width(grid: Grid, header_at: int) -> int:
 
 
 def _load_csv(
-    path: Path, encoding: str, delimiter: str, header_at: int, positions: list[int], grid: Grid
+    source: CsvText, delimiter: str, header_at: int, positions: list[int], grid: Grid
 ) -> pd.DataFrame:
     """Data rows below the header, only `positions`, as Arrow-backed strings (fast, compact).
 
@@ -152,9 +241,9 @@ def _load_csv(
 
     try:
         table = pacsv.read_csv(
-            path,
+            source.arrow_source(),
             read_options=pacsv.ReadOptions(
-                encoding="utf8" if encoding.startswith("utf-8") else encoding,
+                encoding=source.arrow_encoding(),
                 skip_rows=header_at + 1,
                 column_names=names,
                 block_size=1 << 24,
@@ -177,20 +266,20 @@ def _load_csv(
             f"not a well-formed CSV ({str(exc).splitlines()[0]}); re-export it."
         ) from None
     if ragged:  # skipped rows would shift every later row number: read exactly instead
-        return _load_csv_exact(path, encoding, delimiter, header_at, positions, grid)
+        return _load_csv_exact(source, delimiter, header_at, positions, grid)
     frame = table.to_pandas()
     frame.columns = positions
     return frame.fillna("") if frame.isna().any().any() else frame
 
 
 def _load_csv_exact(
-    path: Path, encoding: str, delimiter: str, header_at: int, positions: list[int], grid: Grid
+    source: CsvText, delimiter: str, header_at: int, positions: list[int], grid: Grid
 ) -> pd.DataFrame:
     """Slow, exact reader for files with ragged rows: short rows are padded, blank rows kept in
     place, rows with extra fields reported with their Excel row number and left out."""
     width = header_width(grid, header_at)
     out: list[list[str]] = []
-    with path.open(encoding=encoding, newline="") as fh:
+    with source.open() as fh:
         for number, record in enumerate(csv.reader(fh, delimiter=delimiter), start=1):
             if number <= header_at + 1:
                 continue

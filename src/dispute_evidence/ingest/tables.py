@@ -106,6 +106,48 @@ def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
     )
 
 
+def column_letter(position: int) -> str:
+    """Excel's name for a column position counted from 0: 0 -> A, 26 -> AA."""
+    letters, n = "", position + 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        letters = chr(65 + r) + letters
+    return letters
+
+
+def repeated_headers(
+    grid: Grid, header_at: int, mapping: Mapping, found: dict[str, tuple[int, ...]], file: str
+) -> tuple[dict[str, tuple[int, ...]] | None, list[Reject]]:
+    """A header the mapping uses that heads two columns is never guessed between: the field is
+    left out (the whole table if it is required), with a line naming both columns."""
+    cells = grid.preview.iloc[header_at].tolist()
+    keys = [norm_header(c) for c in cells]
+    kept, rejects, refuse = dict(found), [], False
+    for fld, cols in found.items():
+        for p in cols:
+            same = [i for i, k in enumerate(keys) if k == keys[p]]
+            if len(same) < 2:
+                continue
+            required = fld in mapping.required()
+            refuse |= required
+            kept.pop(fld, None)
+            where = " and ".join(column_letter(i) for i in same)
+            rejects.append(
+                Reject(
+                    file,
+                    grid.sheet,
+                    None,
+                    str(cells[p]),
+                    None,
+                    f"the header '{cells[p]}' heads columns {where}; rename or delete one and "
+                    "drop the file again (until then "
+                    + ("this table is not used)" if required else "this column is not used)"),
+                )
+            )
+            break
+    return (None if refuse else kept), rejects
+
+
 def _strip(series: pd.Series) -> pd.Series:
     s = series.astype(str).str.strip()
     if s.str.startswith("'").any():  # spreadsheet "keep as text" apostrophe ('4001)
@@ -150,32 +192,19 @@ def normalise_order_number(series: pd.Series) -> pd.Series:
     return s.str.replace(r"^(\d+)\.0+$", r"\1", regex=True)
 
 
-def parse_number(series: pd.Series) -> pd.Series:
-    """Numbers as exports write them: '49.50', '$49.50', '1,049.50', '49,50' (decimal comma)."""
-    try:  # fastest path: every cell a plain number (Arrow's cast, in C++)
-        return series.astype("float64")
-    except (ValueError, TypeError, ArithmeticError):
-        pass
-    plain = pd.to_numeric(series, errors="coerce")  # most cells plain numbers
-    todo = plain.isna() & (series != "")
-    if not todo.any():
-        return plain
-    s = series[todo].str.replace(r"[\s$€£¥]", "", regex=True)
-    both = s.str.contains(",", regex=False) & s.str.contains(".", regex=False)
-    s = s.where(~both, s.str.replace(",", "", regex=False))
-    s = s.str.replace(r"^(-?\d+),(\d{1,2})$", r"\1.\2", regex=True)
-    plain = plain.astype("float64")
-    plain.loc[todo] = pd.to_numeric(s, errors="coerce")
-    return plain
-
-
 _NUMERIC_DATE = r"^\s*(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{2,4})(?:$|[\sT])"
+
+
+# Plausible order, shipping, payment and deadline dates (README). Outside it a date is a typo
+# or a placeholder (9999-12-31), refused by its row rather than sent or breaking a run.
+DATE_RANGE = (pd.Timestamp("2000-01-01", tz="UTC"), pd.Timestamp("2100-12-31 23:59:59", tz="UTC"))
 
 
 @dataclass(frozen=True)
 class ParsedDates:
     values: pd.Series  # UTC datetimes, NaT where empty or refused
     refused: pd.Series  # cells refused for the column's reason (below), not for being garbage
+    out_of_range: pd.Series  # read, but outside DATE_RANGE (NaT in values)
     reason: str = ""
 
 
@@ -188,7 +217,7 @@ def parse_dates(series: pd.Series, dayfirst: bool | None = None) -> ParsedDates:
     where every value could be either is read as `dayfirst` says (the mapping's or the
     config's locale); with no such setting its ambiguous values are refused, never guessed.
     """
-    utc = "datetime64[ns, UTC]"
+    utc = "datetime64[us, UTC]"  # microseconds: year 9999 fits (nanoseconds stop in 2262)
     text = series.where(series != "")
     parsed = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601").astype(utc)
     refused = pd.Series(False, index=series.index)
@@ -240,7 +269,8 @@ def parse_dates(series: pd.Series, dayfirst: bool | None = None) -> ParsedDates:
                     text[readable], utc=True, errors="coerce", format="mixed", dayfirst=bool(order)
                 )
                 parsed.loc[readable] = mixed.astype(utc)
-    return ParsedDates(parsed, refused, reason)
+    outside = parsed.notna() & ~parsed.between(*DATE_RANGE)
+    return ParsedDates(parsed.where(~outside), refused, outside, reason)
 
 
 def iso_text(parsed: pd.Series) -> pd.Series:

@@ -13,16 +13,23 @@ from dispute_evidence.ingest.layouts import (
     NUMBER_FIELDS,
     Mapping,
 )
+from dispute_evidence.ingest.numbers import AMBIGUOUS, MAX_AMOUNT, MAX_QUANTITY, parse_number
 from dispute_evidence.ingest.tables import (
+    DATE_RANGE,
     Reject,
     Table,
     iso_text,
     normalise_order_number,
     parse_dates,
-    parse_number,
 )
 
 MAX_CELL_CHARS = 2000
+NUL_CELL = "contains a NUL byte (a damaged export); fix or retype the cell and drop the file again"
+IMPLAUSIBLE_DATE = (
+    f"date outside {DATE_RANGE[0]:%Y-%m-%d} to {DATE_RANGE[1]:%Y-%m-%d}: not a plausible "
+    "order, shipping, payment or deadline date; check the cell"
+)
+MONEY_FIELDS = frozenset(NUMBER_FIELDS - {"quantity"})
 
 
 DEADLINE_FIELDS = frozenset({"response_due_by", "dispute_evidence_due"})
@@ -84,16 +91,12 @@ def validate_table(
         problems.append(
             (frame[fld].str.len() > MAX_CELL_CHARS, fld, f"longer than {MAX_CELL_CHARS} characters")
         )
+        problems.append((frame[fld].str.contains("\x00", regex=False), fld, NUL_CELL))
     parsed: dict[str, pd.Series] = {}
     for fld in NUMBER_FIELDS & set(canonical):
-        parsed[fld] = parse_number(frame[fld])
-        problems.append(((frame[fld] != "") & parsed[fld].isna(), fld, "not a number"))
-        # "inf", "1e309", "NaN" parse as floats but no evidence can carry them (JSON has none)
-        problems.append((parsed[fld].abs() == np.inf, fld, "not a finite number"))
-        if fld in ("quantity", "price", "order_total", "refunded_amount"):
-            problems.append((parsed[fld] < 0, fld, f"negative {fld.replace('_', ' ')}"))
-    if "quantity" in parsed:
-        problems.append((parsed["quantity"] == 0, "quantity", "quantity is 0"))
+        numbers = parse_number(frame[fld])
+        parsed[fld] = numbers.values
+        problems += _number_problems(frame[fld], numbers.values, numbers.ambiguous, fld)
     for fld in CURRENCY_FIELDS & set(canonical):
         frame[fld] = frame[fld].str.upper()
         problems.append(
@@ -110,9 +113,10 @@ def validate_table(
         if fld in DEADLINE_FIELDS:
             parsed[fld] = end_of_day(frame[fld], dates.values, zone)
         problems.append((dates.refused, fld, dates.reason))
+        problems.append((dates.out_of_range, fld, IMPLAUSIBLE_DATE))
         problems.append(
             (
-                (frame[fld] != "") & dates.values.isna() & ~dates.refused,
+                (frame[fld] != "") & dates.values.isna() & ~dates.refused & ~dates.out_of_range,
                 fld,
                 "unparseable date (use YYYY-MM-DD or YYYY-MM-DD HH:MM)",
             )
@@ -154,6 +158,41 @@ def validate_table(
         rows_duplicate=int(dup.sum()),
         rows_blank=int(blank.sum()),
     )
+
+
+def _number_problems(
+    text: pd.Series, values: pd.Series, ambiguous: pd.Series, fld: str
+) -> list[tuple[pd.Series, str, str]]:
+    """Cells that are no number, or no plausible one (bounds: see numbers.py and README)."""
+    name = fld.replace("_", " ")
+    finite = np.isfinite(values)
+    out = [
+        ((text != "") & values.isna() & ~ambiguous, fld, "not a number"),
+        (ambiguous, fld, AMBIGUOUS),
+        # "inf", "1e309", "NaN" parse as floats but no evidence can carry them (JSON has none)
+        (values.abs() == np.inf, fld, "not a finite number"),
+    ]
+    if fld in ("quantity", "price", "order_total", "refunded_amount"):
+        out.append((values < 0, fld, f"negative {name}"))
+    if fld == "quantity":
+        out += [
+            (values == 0, fld, "quantity is 0"),
+            (finite & (values % 1 != 0), fld, "quantity must be a whole number of items"),
+            (
+                finite & (values > MAX_QUANTITY),
+                fld,
+                f"quantity over {MAX_QUANTITY:,}: not a plausible order line; check the cell",
+            ),
+        ]
+    if fld in MONEY_FIELDS:
+        out.append(
+            (
+                finite & (values.abs() >= MAX_AMOUNT),
+                fld,
+                f"{name} of {MAX_AMOUNT:,.0f} or more: not a plausible amount; check the cell",
+            )
+        )
+    return out
 
 
 def _duplicates(frame: pd.DataFrame, columns: list[str], keys: list[str]) -> pd.Series:
