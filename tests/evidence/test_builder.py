@@ -96,14 +96,16 @@ def test_conflict_names_both_sources_and_missing_order_is_incomplete(tmp_path):
                                 {"provider_dispute_id": "dp_3", "order_number": "7777"}])  # fmt: skip
     result = build_evidence(records, MERCHANT)
     assert result.payloads == []
+    why = ("dispute dp_1 is listed for different orders: order 1001 (disputes.csv row 2); order 1002 "
+           "(disputes.csv row 3); correct the wrong list (drop it again under the same name): until "
+           "then nothing is sent for this dispute")  # fmt: skip
     assert [r.line() for r in result.conflicts] == [
-        "disputes.csv row 2, column 'order_number' = '1001': dispute dp_1 is mapped to more than one order: "
-        "order 1001 (disputes.csv row 2); order 1002 (disputes.csv row 3); keep one",
-        "disputes.csv row 3, column 'order_number' = '1002': dispute dp_1 is mapped to more than one order: "
-        "order 1001 (disputes.csv row 2); order 1002 (disputes.csv row 3); keep one",
+        f"disputes.csv row 2, column 'order_number' = '1001': {why}",
+        f"disputes.csv row 3, column 'order_number' = '1002': {why}",
     ]
     assert [(i.provider_dispute_id, i.reason) for i in result.incomplete] == [
-        ("dp_3", "no order lines for order 7777 yet: drop the orders export")
+        ("dp_1", f"held: {why}"),  # nothing is sent for it
+        ("dp_3", "no order lines for order 7777 yet: drop the orders export"),
     ]
 
 

@@ -3,10 +3,16 @@
 Deterministic: the same records give byte-identical JSON and the same content hash.
 Rules for data that arrives in pieces: shipments accumulate, one entry per tracking number
 (the latest export's status and dates win); charges accumulate, the latest export of each
-winning; an order's line items come from the latest file that lists that order (a re-export
-replaces an earlier one); a dispute's order comes from the latest file naming the dispute,
-and two different orders for one dispute in that file are a conflict, rejected with both
-sources named. "Latest file" is the latest ingest, not a file name.
+winning. "Latest" is the latest ingest. A file name (its path in the inbox) is a lineage:
+a file dropped again under the same name is a re-export that replaces its earlier version,
+for each order or dispute it lists.
+- An order's lines: the latest version of each file name listing the order, and files of
+  different names add up; a line (SKU, else title, at one price) that a later file lists
+  again is taken from that file. A later file with one extra line adds it, dropping nothing.
+- A dispute's order: the same, per file name; files that agree are one, and the latest
+  wins for the other columns. Two files (or two rows) giving one dispute different orders
+  are a conflict: rejected with every source named, and the dispute is held, nothing sent
+  for it, until one list is corrected.
 """
 
 from __future__ import annotations
@@ -101,20 +107,18 @@ def canonical_json(evidence: dict[str, Any]) -> bytes:
     return orjson.dumps(evidence, option=orjson.OPT_SORT_KEYS)
 
 
+# Whole numbers up to 2**53 are exact as floats and go out as JSON integers; larger ones stay
+# floats, which JSON carries at any size (an int over 64 bits is something orjson refuses).
+EXACT_INT = 2.0**53
+
+
 def _number(value: Any) -> int | float | None:
     if value is None or value == "" or (isinstance(value, float) and value != value):
         return None
     f = float(value)
-    return int(f) if f.is_integer() else round(f, 6)
-
-
-def _latest_by(frame: pd.DataFrame, key: str) -> pd.DataFrame:
-    """Rows of `frame` whose file is the latest (last in order) to mention their `key`."""
-    if frame.empty:
-        return frame
-    version = _file_version(frame)
-    last = version.groupby(frame[key].to_numpy(), sort=False).transform("last")
-    return frame.loc[version.to_numpy() == last.to_numpy()]
+    if f in (float("inf"), float("-inf")):
+        return None
+    return int(f) if f.is_integer() and abs(f) < EXACT_INT else round(f, 6)
 
 
 def _file_version(frame: pd.DataFrame) -> pd.Series:
@@ -125,34 +129,46 @@ def _file_version(frame: pd.DataFrame) -> pd.Series:
     return pd.Series(pd.factorize(frame["_file"].astype(str))[0], index=frame.index)
 
 
-def _dispute_orders(disputes: pd.DataFrame) -> tuple[pd.DataFrame, list[Reject]]:
-    latest = _latest_by(disputes, "provider_dispute_id")
-    per = latest.groupby("provider_dispute_id", sort=False)["order_number"].nunique()
-    conflicted = set(per[per > 1].index)
-    rejects = []
-    for pid in sorted(conflicted):
-        rows = latest.loc[latest["provider_dispute_id"] == pid].to_dict("records")
+def _dispute_orders(
+    disputes: pd.DataFrame,
+) -> tuple[pd.DataFrame, list[Reject], list[Incomplete]]:
+    """Each dispute's row: of each file name only the latest version counts (a re-export
+    replaces it); among files that agree on the order, the latest wins. Files (or rows) that
+    give one dispute different orders are a conflict: rejected with every source named, and
+    the dispute held (nothing sent for it) until one list is corrected."""
+    if disputes.empty:
+        return disputes, [], []
+    version = _file_version(disputes).to_numpy()
+    keys = [disputes["provider_dispute_id"].to_numpy(), disputes["_file"].astype(str).to_numpy()]
+    newest = pd.Series(version).groupby(keys, sort=False).transform("max").to_numpy()
+    current = disputes.loc[version == newest]
+    per = current.groupby("provider_dispute_id", sort=False)["order_number"].nunique()
+    conflicted = sorted(per[per > 1].index)
+    rejects, held = [], []
+    for pid in conflicted:
+        rows = current.loc[current["provider_dispute_id"] == pid].to_dict("records")
         named = "; ".join(f"order {r['order_number']} ({r['_file']} row {r['_row']})" for r in rows)
-        for r in rows:
-            rejects.append(
-                Reject(
-                    r["_file"],
-                    r["_sheet"],
-                    int(r["_row"]),
-                    "order_number",
-                    r["order_number"],
-                    f"dispute {pid} is mapped to more than one order: {named}; keep one",
-                )
-            )
-    ok = latest.loc[~latest["provider_dispute_id"].isin(conflicted)]
-    return ok.drop_duplicates("provider_dispute_id", keep="last"), rejects
+        why = (
+            f"dispute {pid} is listed for different orders: {named}; correct the wrong list "
+            "(drop it again under the same name): until then nothing is sent for this dispute"
+        )
+        rejects += [
+            Reject(r["_file"], r["_sheet"], int(r["_row"]), "order_number", r["order_number"], why)
+            for r in rows
+        ]
+        due = rows[-1].get("response_due_by") or None
+        held.append(Incomplete(pid, "", due, f"held: {why}", held=True))
+    ok = current.loc[~current["provider_dispute_id"].isin(conflicted)]
+    return ok.drop_duplicates("provider_dispute_id", keep="last"), rejects, held
 
 
 def _numbers(values: pd.Series) -> list[int | float | None]:
     """Python numbers for JSON: whole values as int (2, not 2.0), others rounded to 6 places."""
     arr = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-    out: list[int | float | None] = np.round(arr, 6).tolist()
-    whole = np.isfinite(arr) & (np.mod(arr, 1) == 0)
+    exact = np.abs(arr) < EXACT_INT  # beyond it rounding would overflow (1e308 -> inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out: list[int | float | None] = np.where(exact, np.round(arr, 6), arr).tolist()
+        whole = exact & (np.mod(arr, 1) == 0)
     for i in np.flatnonzero(whole).tolist():
         out[i] = int(arr[i])
     for i in np.flatnonzero(~np.isfinite(arr)).tolist():
@@ -190,7 +206,7 @@ def _index_by_order(
     """Orders and shipments of the disputed orders only, grouped by order number.
 
     One factorize over every order number (integer codes), then NumPy: much faster than string
-    isin + groupby over a million rows. An order's lines come from the latest file listing it."""
+    isin + groupby over a million rows. Which lines an order has: see _current_lines."""
     nd, no = len(disputes), len(orders)
     keys = pd.concat(
         [disputes["order_number"], orders["order_number"], ships["order_number"]], ignore_index=True
@@ -200,11 +216,9 @@ def _index_by_order(
     wanted[codes[:nd]] = True
     ocodes, scodes = codes[nd : nd + no], codes[nd + no :]
     keep = wanted[ocodes]
-    if keep.any():  # latest file per order: files are numbered in the order records arrived
-        file_no = _file_version(orders).to_numpy()
-        latest = np.full(len(uniques), -1)
-        np.maximum.at(latest, ocodes[keep], file_no[keep])
-        keep &= file_no == latest[ocodes]
+    if keep.any():
+        rows = np.flatnonzero(keep)
+        keep[rows] = _current_lines(orders.iloc[rows], ocodes[rows])
     orders = orders.loc[keep].reset_index(drop=True)
     skeep = wanted[scodes]
     # a tracking number's latest row wins (Monday "In transit", Tuesday "Delivered")
@@ -220,6 +234,27 @@ def _index_by_order(
     return orders, order_groups, ships, ship_groups
 
 
+def _current_lines(orders: pd.DataFrame, order_codes: np.ndarray) -> np.ndarray:
+    """Which of these order lines are current (a mask): of each file name only the latest
+    version that lists the order (a re-export replaces its earlier self); files of different
+    names add up, a line (SKU, else title, at one price) listed again in a later file taking
+    that file's row (its quantity). Nothing else is dropped: a later file with one extra line
+    adds that line and keeps the others."""
+    version = _file_version(orders).to_numpy()
+    names = pd.factorize(orders["_file"].astype(str))[0]
+    sku = orders["sku"].astype(str) if "sku" in orders else pd.Series("", index=orders.index)
+    item = sku.where(sku != "", "title:" + orders["product_title"].astype(str))
+    price = pd.Series(_numbers(orders["price"]), index=orders.index, dtype=object).astype(str)
+    lines = pd.factorize(item + "\x1f" + price)[0]
+    codes = pd.DataFrame({"order": order_codes, "name": names, "line": lines, "v": version})
+    current: np.ndarray = (
+        version == codes.groupby(["order", "name"])["v"].transform("max").to_numpy()
+    )
+    later = codes.loc[current].groupby(["order", "line"])["v"].transform("max").to_numpy()
+    current[np.flatnonzero(current)] = version[current] == later
+    return current
+
+
 def build_evidence(
     records: dict[str, pd.DataFrame],
     merchant: MerchantProfile | None = None,
@@ -233,7 +268,7 @@ def build_evidence(
     number -> where and why) or whose lines do not add up to the order's subtotal is held
     (incomplete, `held`) with that reason, unless `send_partial` says to send it as it is."""
     held_orders = {} if send_partial else (held_orders or {})
-    disputes, conflicts = _dispute_orders(records["disputes"])
+    disputes, conflicts, held = _dispute_orders(records["disputes"])
     orders, order_rows, ships, ship_rows = _index_by_order(
         disputes, records["orders"], records["shipments"]
     )
@@ -249,7 +284,7 @@ def build_evidence(
     pays, pay_rows, unlisted = payments_by_order(disputes, order_facts, records.get("payments"))
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     profile = merchant.model_dump() if merchant else None
-    payloads, incomplete = [], []
+    payloads, incomplete = [], held
     claimed = set(disputes["order_number"])
 
     @functools.cache
