@@ -104,7 +104,7 @@ def test_conflict_names_both_sources_and_missing_order_is_incomplete(tmp_path):
         f"disputes.csv row 3, column 'order_number' = '1002': {why}",
     ]
     assert [(i.provider_dispute_id, i.reason) for i in result.incomplete] == [
-        ("dp_1", f"held: {why}"),  # held: nothing is sent for it
+        ("dp_1", f"held: {why}"),  # nothing is sent for it
         ("dp_3", "no order lines for order 7777 yet: drop the orders export"),
     ]
 

@@ -120,4 +120,10 @@ def test_a_line_listed_again_takes_the_later_row_and_a_re_export_replaces(tmp_pa
         _orders({**ORDER_1001, "Lineitem quantity": "3"}),  # orders.csv again: the new version
         _disputes(("dp_1", "1001")),
     )
-    assert _products(build_evidence(records), "dp_1") == [("Linen shirt", 49.5, 3)]
+    result = build_evidence(records)
+    assert _products(result, "dp_1") == [("Linen shirt", 49.5, 3)]
+    assert [r.line() for r in result.conflicts] == [  # the drop is said, never silent
+        "orders.csv, column 'order_number' = '1001': order 1001: this file, dropped again, lists "
+        "1 line(s) where its earlier version listed 2; the new version is used, so 1 line(s) are "
+        "no longer sent. If they belong to the order, drop the file again with every line"
+    ]

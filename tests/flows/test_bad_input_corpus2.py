@@ -18,7 +18,7 @@ DISPUTES = ["provider_dispute_id", "order_number", "amount", "response_due_by"]
 # must be sent, the others must not
 SENT = {"dp_eu": "6001", "dp_enc": "6002", "dp_nul": "6003", "dp_u16": "6004"}
 NOT_SENT = {"dp_big_price": "6010", "dp_big_qty": "6011", "dp_huge_qty": "6012",
-            "dp_huge_int": "6013", "dp_conflict": "6001", "dp_far": "6001", "dp_big_amount": "6001"}  # fmt: skip
+            "dp_huge_int": "6013", "dp_conflict": "6001", "dp_far": "6020", "dp_big_amount": "6021"}  # fmt: skip
 
 
 def _sandbox_rows() -> list[dict[str, object]]:
@@ -55,8 +55,8 @@ def _drop_bad_values(inbox) -> dict[str, tuple[int | None, str]]:
         ["dp_eu", 6001, 100, ""], ["dp_enc", 6002, 100, ""], ["dp_nul", 6003, 100, ""],
         ["dp_u16", 6004, 100, ""], ["dp_big_price", 6010, 100, ""], ["dp_big_qty", 6011, 100, ""],
         ["dp_huge_qty", 6012, 100, ""], ["dp_huge_int", 6013, 100, ""],
-        ["dp_conflict", 6001, 100, ""], ["dp_far", 6001, 100, "9999-12-31T23:59:59Z"],
-        ["dp_big_amount", 6001, "1e308", ""]])  # fmt: skip
+        ["dp_conflict", 6001, 100, ""], ["dp_far", 6020, 100, "9999-12-31T23:59:59Z"],
+        ["dp_big_amount", 6021, "1e308", ""]])  # fmt: skip
     write_rows(inbox / "disputes_other.csv", DISPUTES, [["dp_conflict", 6002, 100, ""]])
     return {
         "orders_big.csv": (2, "price"),

@@ -172,7 +172,7 @@ class PrepareOutcome:
 
 BUILD_SOURCE = "(build)"
 # The build's own rules: bump when a change to the builder changes what payloads hold
-BUILD_RULES = "2026-11-23 hold partial orders"
+BUILD_RULES = "2026-11-23 order lines add up across file names; a dispute in two lists is held"
 
 
 def held_orders(open_problems: list[dict[str, Any]]) -> dict[str, str]:

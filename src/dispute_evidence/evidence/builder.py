@@ -156,9 +156,8 @@ def _dispute_orders(
             Reject(r["_file"], r["_sheet"], int(r["_row"]), "order_number", r["order_number"], why)
             for r in rows
         ]
-        held.append(
-            Incomplete(pid, "", rows[-1].get("response_due_by") or None, f"held: {why}", held=True)
-        )
+        due = rows[-1].get("response_due_by") or None
+        held.append(Incomplete(pid, "", due, f"held: {why}", held=True))
     ok = current.loc[~current["provider_dispute_id"].isin(conflicted)]
     return ok.drop_duplicates("provider_dispute_id", keep="last"), rejects, held
 
@@ -216,10 +215,10 @@ def _index_by_order(
     wanted = np.zeros(len(uniques), dtype=bool)
     wanted[codes[:nd]] = True
     ocodes, scodes = codes[nd : nd + no], codes[nd + no :]
-    keep = wanted[ocodes]
+    keep, shrunk = wanted[ocodes], list[Reject]()
     if keep.any():
         rows = np.flatnonzero(keep)
-        keep[rows] = _current_lines(orders.iloc[rows], ocodes[rows])
+        keep[rows], shrunk = _current_lines(orders.iloc[rows], ocodes[rows])
     orders = orders.loc[keep].reset_index(drop=True)
     skeep = wanted[scodes]
     # a tracking number's latest row wins (Monday "In transit", Tuesday "Delivered")
@@ -232,7 +231,64 @@ def _index_by_order(
     by_code = dict(zip(disputed.tolist(), uniques.take(disputed).astype(str).tolist(), strict=True))
     order_groups = {by_code[c]: rows for c, rows in _groups(ocodes[keep]).items()}
     ship_groups = {by_code[c]: rows for c, rows in _groups(scodes[skeep]).items()}
-    return orders, order_groups, ships, ship_groups
+    return orders, order_groups, ships, ship_groups, shrunk
+
+
+def _current_lines(
+    orders: pd.DataFrame, order_codes: np.ndarray
+) -> tuple[np.ndarray, list[Reject]]:
+    """Which of these order lines are current (a mask): of each file name only the latest
+    version that lists the order (a re-export replaces its earlier self); files of different
+    names add up, a line (SKU, else title, at one price) listed again in a later file taking
+    that file's row (its quantity). Nothing else is dropped: a later file with one extra line
+    adds that line and keeps the others. A re-export listing fewer lines of an order than its
+    earlier version is reported (it is used, but what it no longer lists is not sent)."""
+    version = _file_version(orders).to_numpy()
+    names = pd.factorize(orders["_file"].astype(str))[0]
+    sku = orders["sku"].astype(str) if "sku" in orders else pd.Series("", index=orders.index)
+    item = sku.where(sku != "", "title:" + orders["product_title"].astype(str))
+    price = pd.Series(_numbers(orders["price"]), index=orders.index, dtype=object).astype(str)
+    lines = pd.factorize(item + "\x1f" + price)[0]
+    codes = pd.DataFrame({"order": order_codes, "name": names, "line": lines, "v": version})
+    current: np.ndarray = (
+        version == codes.groupby(["order", "name"])["v"].transform("max").to_numpy()
+    )
+    later = codes.loc[current].groupby(["order", "line"])["v"].transform("max").to_numpy()
+    current[np.flatnonzero(current)] = version[current] == later
+    return current, _shrunk_reexports(orders, codes)
+
+
+def _shrunk_reexports(orders: pd.DataFrame, codes: pd.DataFrame) -> list[Reject]:
+    """Orders whose lines a file dropped again under its name lists fewer of than before."""
+    per = (
+        codes.assign(row=np.arange(len(codes)))
+        .groupby(["order", "name", "v"], sort=True)["row"]
+        .agg(["size", "last"])
+        .reset_index()
+    )
+    by_file = per.groupby(["order", "name"], sort=False)
+    before = by_file["size"].shift(1)
+    newest = per["v"].to_numpy() == by_file["v"].transform("max").to_numpy()
+    shrunk = per.loc[newest & (per["size"] < before).to_numpy()]
+    if shrunk.empty:
+        return []
+    at = shrunk["last"].to_numpy()
+    cols = [orders[c].astype(str).to_numpy()[at].tolist() for c in ("_file", "order_number")]
+    sheets = orders["_sheet"].to_numpy()[at].tolist()
+    counts = zip(before[shrunk.index].astype(int).tolist(), shrunk["size"].tolist(), strict=True)
+    return [
+        Reject(
+            file,
+            sheet or None,
+            None,
+            "order_number",
+            order,
+            f"order {order}: this file, dropped again, lists {n} line(s) where its earlier "
+            f"version listed {was}; the new version is used, so {was - n} line(s) are no longer "
+            "sent. If they belong to the order, drop the file again with every line",
+        )
+        for file, order, sheet, (was, n) in zip(*cols, sheets, counts, strict=True)
+    ]
 
 
 def _current_lines(orders: pd.DataFrame, order_codes: np.ndarray) -> np.ndarray:
@@ -270,9 +326,10 @@ def build_evidence(
     (incomplete, `held`) with that reason, unless `send_partial` says to send it as it is."""
     held_orders = {} if send_partial else (held_orders or {})
     disputes, conflicts, held = _dispute_orders(records["disputes"])
-    orders, order_rows, ships, ship_rows = _index_by_order(
+    orders, order_rows, ships, ship_rows, shrunk = _index_by_order(
         disputes, records["orders"], records["shipments"]
     )
+    conflicts += shrunk
     order_cols = _columns(
         orders, ("product_title", "currency_code", "_file"), ("price", "quantity")
     )
