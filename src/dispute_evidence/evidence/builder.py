@@ -291,27 +291,6 @@ def _shrunk_reexports(orders: pd.DataFrame, codes: pd.DataFrame) -> list[Reject]
     ]
 
 
-def _current_lines(orders: pd.DataFrame, order_codes: np.ndarray) -> np.ndarray:
-    """Which of these order lines are current (a mask): of each file name only the latest
-    version that lists the order (a re-export replaces its earlier self); files of different
-    names add up, a line (SKU, else title, at one price) listed again in a later file taking
-    that file's row (its quantity). Nothing else is dropped: a later file with one extra line
-    adds that line and keeps the others."""
-    version = _file_version(orders).to_numpy()
-    names = pd.factorize(orders["_file"].astype(str))[0]
-    sku = orders["sku"].astype(str) if "sku" in orders else pd.Series("", index=orders.index)
-    item = sku.where(sku != "", "title:" + orders["product_title"].astype(str))
-    price = pd.Series(_numbers(orders["price"]), index=orders.index, dtype=object).astype(str)
-    lines = pd.factorize(item + "\x1f" + price)[0]
-    codes = pd.DataFrame({"order": order_codes, "name": names, "line": lines, "v": version})
-    current: np.ndarray = (
-        version == codes.groupby(["order", "name"])["v"].transform("max").to_numpy()
-    )
-    later = codes.loc[current].groupby(["order", "line"])["v"].transform("max").to_numpy()
-    current[np.flatnonzero(current)] = version[current] == later
-    return current
-
-
 def build_evidence(
     records: dict[str, pd.DataFrame],
     merchant: MerchantProfile | None = None,

@@ -186,48 +186,6 @@ def repeated_headers(
     return (None if refuse else kept), rejects
 
 
-def column_letter(position: int) -> str:
-    """Excel's name for a column position counted from 0: 0 -> A, 26 -> AA."""
-    letters, n = "", position + 1
-    while n:
-        n, r = divmod(n - 1, 26)
-        letters = chr(65 + r) + letters
-    return letters
-
-
-def repeated_headers(
-    grid: Grid, header_at: int, mapping: Mapping, found: dict[str, tuple[int, ...]], file: str
-) -> tuple[dict[str, tuple[int, ...]] | None, list[Reject]]:
-    """A header the mapping uses that heads two columns is never guessed between: the field is
-    left out (the whole table if it is required), with a line naming both columns."""
-    cells = grid.preview.iloc[header_at].tolist()
-    keys = [norm_header(c) for c in cells]
-    kept, rejects, refuse = dict(found), [], False
-    for fld, cols in found.items():
-        for p in cols:
-            same = [i for i, k in enumerate(keys) if k == keys[p]]
-            if len(same) < 2:
-                continue
-            required = fld in mapping.required()
-            refuse |= required
-            kept.pop(fld, None)
-            where = " and ".join(column_letter(i) for i in same)
-            rejects.append(
-                Reject(
-                    file,
-                    grid.sheet,
-                    None,
-                    str(cells[p]),
-                    None,
-                    f"the header '{cells[p]}' heads columns {where}; rename or delete one and "
-                    "drop the file again (until then "
-                    + ("this table is not used)" if required else "this column is not used)"),
-                )
-            )
-            break
-    return (None if refuse else kept), rejects
-
-
 def _strip(series: pd.Series) -> pd.Series:
     s = series.astype(str).str.strip()
     if s.str.startswith("'").any():  # spreadsheet "keep as text" apostrophe ('4001)
