@@ -234,6 +234,6 @@ def test_an_inbox_whose_own_path_is_not_utf8_is_one_line(sandbox, tmp_path, monk
     make_inbox(inbox, 1)
     r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
     assert r.exit_code == 2, r.output
-    (line,) = r.output.strip().splitlines()
+    (line,) = [x for x in r.output.strip().splitlines() if not x.startswith("Config: ")]
     assert "bo<0xEE>te is not UTF-8" in line and "rename" in line
     assert not any(tmp_path.glob("*.state.sqlite3"))

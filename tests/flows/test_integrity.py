@@ -187,7 +187,7 @@ def test_an_api_address_that_redirects_everything_is_one_line(sandbox, tmp_path,
         _use_api(monkeypatch, front)
         r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
     assert r.exit_code == 2, r.output
-    (line,) = r.output.strip().splitlines()
+    (line,) = [x for x in r.output.strip().splitlines() if not x.startswith("Config: ")]
     assert line.startswith("Configuration error: The API redirected the request to http://")
     assert "DISPUTE_API_BASE_URL" in line and servers.elsewhere_got == []
 

@@ -110,6 +110,7 @@ def test_a_workbooks_read_me_and_pivot_sheets_are_information_not_problems(tmp_p
     assert set(sheets["problem_kind"]) == {
         "Sheets with no table (the workbook's other sheets were read)"
     }
+    assert "need you" in r.output.splitlines()[1], r.output
     assert r.output.splitlines()[1].endswith(
         "· 1 need you"
     )  # (after the "Config:" line)  # the merchant profile: not the sheets

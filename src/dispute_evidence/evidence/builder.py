@@ -379,19 +379,35 @@ def build_evidence(
 def _order_facts(
     orders: pd.DataFrame, order_rows: dict[str, list[int]]
 ) -> dict[str, dict[str, Any]]:
-    """Order-level facts per order, read from its first line only (a quarter of the rows)."""
+    """Order-level facts per order, read from its first line (a quarter of the rows); an order
+    whose lines come from several files takes each fact from the latest line that has it (a
+    later file may list one extra line and nothing else about the order)."""
     firsts = np.fromiter(
         (rows[0] for rows in order_rows.values()), dtype=np.int64, count=len(order_rows)
     )
     cols = _columns(orders.iloc[firsts], TEXT_FACTS, NUMBER_FACTS)
     texts = zip(*(cols[f] for f in TEXT_FACTS), strict=True)
     numbers = zip(*(cols[f] for f in NUMBER_FACTS), strict=True)
+    files = orders["_file"].to_numpy() if "_file" in orders else None
     out = {}
-    for order, text, number in zip(order_rows, texts, numbers, strict=True):
+    for (order, rows), text, number in zip(order_rows.items(), texts, numbers, strict=True):
         facts = {f: v for f, v in zip(TEXT_FACTS, text, strict=True) if v}
         facts.update((f, v) for f, v in zip(NUMBER_FACTS, number, strict=True) if v is not None)
+        if files is not None and files[rows[0]] != files[rows[-1]]:
+            facts = _merged_facts(orders.iloc[rows]) | facts
         out[order] = facts
     return out
+
+
+def _merged_facts(lines: pd.DataFrame) -> dict[str, Any]:
+    """Each fact from the latest of these lines that has it (rare: an order in several files)."""
+    cols = _columns(lines, TEXT_FACTS, NUMBER_FACTS)
+    facts: dict[str, Any] = {}
+    for f in TEXT_FACTS:
+        facts.update((f, v) for v in cols[f] if v)
+    for f in NUMBER_FACTS:
+        facts.update((f, v) for v in cols[f] if v is not None)
+    return facts
 
 
 def _lines_mismatch(lines: list[int], oc: dict[str, list[Any]], facts: dict[str, Any]) -> str:
