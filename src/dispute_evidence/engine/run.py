@@ -475,8 +475,6 @@ def report(
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (
         table["files_uploaded"] == table["files_total"]
     )
-    if session.dry_run:  # in the conditional: what a real run now would have sent whole
-        complete |= (table["status"] == DisputeStatus.PENDING) & (table["next_step"] != PAST_DUE)
     counts = {
         "new_files": ingested.new_files,
         "repeated_files": ingested.repeated_files,
@@ -490,10 +488,11 @@ def report(
         "complete": int(complete.sum()),
         "need_you": sum(1 for p in problems if p.kind in NEEDS_A_PERSON),
         "not_read_yet": len(ingested.waiting_files),
+        "evidence_complete": int(
+            (table.get("completeness", pd.Series(dtype=str)) == "complete").sum()
+        ),
     }
     if session.dry_run:
-        verdicts = table.get("completeness", pd.Series(dtype=str))
-        counts["evidence_complete"] = int((verdicts == "complete").sum())
         counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
         goes = table["status"].isin((D.PENDING, D.SUBMITTED)) & (table["next_step"] != PAST_DUE)
         counts["would_upload"] = int((table["files_total"] - table["files_uploaded"])[goes].sum())

@@ -112,8 +112,8 @@ class RunReport:
                 ("Files uploaded", str(c.get("files_uploaded", 0))),
             ]
         total = c.get("disputes", 0)
-        if self.dry_run:  # what is ready now, not what was sent before (the verdict column)
-            rows.append(("Evidence complete", f"{c.get('evidence_complete', 0)} of {total}"))
+        # what is ready now (the verdict column), apart from what was sent before
+        rows.append(("Evidence complete", f"{c.get('evidence_complete', 0)} of {total}"))
         return (
             rows
             + [
