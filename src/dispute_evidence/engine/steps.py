@@ -556,6 +556,8 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
         parts = ["held: would go out wrong" if held else "waiting for data"]
     elif r.status == DisputeStatus.PENDING:
         parts = ["would be sent" if dry_run else "not sent yet"]
+    elif r.status == DisputeStatus.AWAITING_APPROVAL:
+        parts = ["waiting for your approval"]  # nothing of it is sent until then
     elif r.status == DisputeStatus.SUBMITTED:
         waiting = r.files_total - r.files_uploaded
         parts = ["sent"] + ([f"{waiting} file(s) still to upload"] if waiting else [])
@@ -567,7 +569,7 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
         parts.append("still missing " + verdict.removeprefix("missing: "))
     elif verdict.startswith("weak: "):
         parts.append(verdict)
-    elif verdict == "complete" and r.status in (DisputeStatus.SUBMITTED, DisputeStatus.PENDING):
+    elif verdict == "complete" and r.status in OPEN_DISPUTE:
         parts.append("complete")
     if days is not None:
         parts.append(f"{days} day{'s' if days != 1 else ''} left")
