@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from aiohttp import web
 
-from dispute_evidence.engine.alerts import AlertPolicy, send_alerts
+from dispute_evidence.engine.alerts import EVENT, RESOURCE, AlertPolicy, send_alerts
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
@@ -101,6 +101,8 @@ def test_an_alert_reaches_a_webhook_once_per_dispute_per_day(
     assert lines[1].startswith("dp_test_0 (order 5000)") and "waiting for your approval" in lines[1]
     assert "dp_test_1" not in body
 
+    assert sorted(_events_of(first.run_id)) == [RESOURCE + "dp_test_0", RESOURCE + "dp_test_2"]
+
     second = run_inbox(settings, inbox, api=api)  # the same day: nothing again
     assert second.counts["alerted"] == 0 and len(receiver.received) == 1
 
@@ -111,10 +113,29 @@ def test_an_alert_reaches_a_webhook_once_per_dispute_per_day(
         assert out.notified and len(receiver.received) == 2
 
 
+def _events_of(run_id: str, expect: int = 2) -> list[str]:
+    """The resources of the at-risk events a run emitted, as the Prefect server stored them
+    (events travel in the background: wait for them, a bounded while)."""
+    import time
+
+    from prefect import get_client
+    from prefect.events.filters import EventFilter, EventNameFilter
+
+    found: list[str] = []
+    with get_client(sync_client=True) as client:
+        for _ in range(60):
+            page = client.read_events(EventFilter(event=EventNameFilter(name=[EVENT])), limit=50)
+            found = [e.resource.id for e in page.events if e.payload.get("run_id") == run_id]
+            if len(found) >= expect:
+                break
+            time.sleep(0.5)
+    return found
+
+
 def test_events_name_the_dispute_and_a_broken_block_is_reported_and_retried(
     prefect_harness, tmp_path
 ):
-    from dispute_evidence.engine.alerts import EVENT, RESOURCE, _emit, at_risk
+    from dispute_evidence.engine.alerts import _emit, at_risk
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)
