@@ -203,3 +203,32 @@ def merchant_run(merchant: MerchantRun, trigger: str = "schedule") -> Any:
         )
     result = run_merchant(merchant, step=as_task, progress=_logged_progress(), trigger=trigger)
     return publish(result, merchant.id)
+
+
+@flow(name="dispute-evidence-approve")
+def approve_evidence(
+    inbox: str,
+    disputes: list[str] | None = None,
+    all_complete: bool = False,
+    config: str | None = None,
+    state: str | None = None,
+) -> dict[str, Any] | State[Any]:
+    """Approve held evidence from the Prefect UI (Run → Custom run: the dispute ids, or
+    all_complete). The next run (nightly, or the inbox deployment) sends it, with its files.
+
+    A short flow of its own rather than a pause inside the batch run: a nightly run waiting
+    for a person would hold the inbox's run lock (and every other dispute) for hours."""
+    from dispute_evidence.engine.review import approve
+    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.inbox import default_state
+
+    settings = load_settings(Path(config) if config else None)
+    where = state or settings.paths.state or default_state(Path(inbox).resolve())
+    with StateStore(where, must_exist=True) as store:
+        result = approve(store, disputes or [], all_complete=all_complete)
+    logger = get_run_logger()
+    for line in result.lines:
+        logger.info(line)
+    if result.refused and not result.approved:
+        return Failed(message="; ".join(result.refused))
+    return {"approved": result.approved, "refused": result.refused}

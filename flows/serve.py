@@ -1,5 +1,5 @@
 """`dispute-evidence serve`: a nightly deployment, an inbox deployment and the inbox watcher
-that starts it, in one process."""
+that starts it, and an approve deployment (held evidence, from the UI), in one process."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from prefect.schedules import Cron
 from dispute_evidence.served import healthy, write_server_marker
 from dispute_evidence.settings import Settings, load_settings
 from dispute_evidence.watch import InboxWatcher
-from flows.pipeline import evidence_run
+from flows.pipeline import approve_evidence, evidence_run
 
 INBOX_DEPLOYMENT = "inbox"
 
@@ -62,7 +62,17 @@ def build_deployments(
         description="Started by `serve`'s inbox watcher when settled new files arrive "
         "(no schedule: no runs while nothing arrives).",
     )
-    return [nightly, dropped]
+    return [nightly, dropped, approval_deployment(params)]
+
+
+def approval_deployment(params: dict[str, Any]) -> Any:
+    """Approving held evidence ([review] hold) from the UI: a custom run with the ids."""
+    return approve_evidence.to_deployment(
+        name="approve",
+        parameters={k: params[k] for k in ("inbox", "config", "state")},
+        description="Approve evidence waiting for approval: Run → Custom run, list the dispute "
+        "ids (or all_complete). The next run sends it.",
+    )
 
 
 class DeploymentStarter:

@@ -798,3 +798,55 @@ def deploy(
     for name in stale:
         typer.echo(f"  {'deleted' if prune else 'not in the file (--prune deletes it)'}: {name}")
     typer.echo(f"Start workers on any machine: prefect worker start --pool {pool}")
+
+
+@app.command()
+def approve(
+    dispute: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[DISPUTE]...", help="Dispute ids (dp_…) whose evidence to send."),
+    ] = None,
+    inbox: Annotated[
+        Path | None, typer.Option(help="The inbox (its state store sits beside it).")
+    ] = None,
+    state: Annotated[
+        str | None, typer.Option(help="State store path or URL, if not the inbox's default.")
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="TOML config (default: config/dispute-evidence.toml if present)."),
+    ] = None,
+    all_complete: Annotated[
+        bool,
+        _flag("--all-complete", "Also approve every waiting dispute whose evidence is complete."),
+    ] = False,
+) -> None:
+    """Approve held evidence ([review] hold): the next run sends it, with its files.
+
+    An approval covers the evidence as it is now; if it changes, it waits again.
+    Exit status: 0 approved, 2 an unknown dispute or nothing to approve (then none is approved).
+    """
+    from dispute_evidence.engine.review import approve as approve_evidence
+    from dispute_evidence.engine.state import StateError, StateStore
+    from dispute_evidence.inbox import default_state
+
+    settings = _settings_or_exit(config)
+    where = state or settings.paths.state or (default_state(inbox) if inbox else None)
+    if where is None or not (dispute or all_complete):
+        typer.echo("Give --inbox (or --state) and dispute ids, or --all-complete.", err=True)
+        raise typer.Exit(2)
+    try:
+        store = StateStore(where, must_exist=True)
+    except StateError as exc:
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        result = approve_evidence(store, dispute or [], all_complete=all_complete)
+    finally:
+        store.close()
+    for line in result.refused:
+        typer.echo(line, err=True)
+    if result.refused and not result.approved:
+        raise typer.Exit(2)
+    for line in result.lines or ["No dispute is waiting with complete evidence."]:
+        typer.echo(line)

@@ -39,6 +39,10 @@ class ProblemKind(StrEnum):
     DISPUTE_CLOSED = "dispute_closed"
     DISPUTE_HELD = "dispute_held"
     DEADLINE_MOVED = "deadline_moved"
+    # review before sending (engine/review.py) and alerts (engine/alerts.py)
+    DISPUTE_AWAITING_APPROVAL = "dispute_awaiting_approval"
+    APPROVAL_NOT_APPLIED = "approval_not_applied"
+    ALERT_NOT_SENT = "alert_not_sent"
 
 
 @dataclass(frozen=True)

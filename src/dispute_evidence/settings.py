@@ -33,7 +33,9 @@ from sqlalchemy.exc import ArgumentError
 
 from dispute_evidence.api import ApiSettings, MerchantProfile
 from dispute_evidence.api.config import check_base_url
+from dispute_evidence.engine.alerts import AlertPolicy
 from dispute_evidence.engine.readback import ReadPolicy
+from dispute_evidence.engine.review import ReviewPolicy
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.mappings import MappingError, parse_mappings
 from dispute_evidence.names import did_you_mean
@@ -195,6 +197,48 @@ class ReadbackSection(_Section):
         )
 
 
+class ReviewSection(_Section):
+    hold: Literal["none", "incomplete", "all"] = Field(
+        "none",
+        description="Hold evidence for a person's approval before it is sent: 'none' (send as "
+        "soon as it is built), 'incomplete' (hold disputes whose evidence misses what their "
+        "reason needs), 'all' (hold every dispute). Env DISPUTE_EVIDENCE_REVIEW__HOLD.",
+    )
+    send_before_deadline_hours: float | None = Field(
+        None,
+        gt=0,
+        description="Deadline sweep: held, complete evidence nobody approved is sent this many "
+        "hours before its deadline (never after it). Unset: held evidence waits for a person.",
+    )
+
+    def policy(self) -> ReviewPolicy:
+        return ReviewPolicy(hold=self.hold, sweep_hours=self.send_before_deadline_hours)
+
+
+class AlertsSection(_Section):
+    alert_hours: float = Field(
+        48,
+        gt=0,
+        description="Alert about a dispute due within this many hours that still "
+        "needs something (data, evidence, approval); at most once per dispute per day.",
+    )
+    events: bool = Field(
+        True,
+        description="Emit a Prefect event per dispute at risk "
+        "(dispute-evidence.dispute.at-risk on resource dispute-evidence.dispute.<id>).",
+    )
+    block: str | None = Field(
+        None,
+        pattern=r"^[a-z0-9-]+/[^/]+$",
+        description="Prefect notification block to notify through, as '<block type>/<name>': "
+        "e.g. 'slack-webhook/disputes', 'custom-webhook/ops', 'sendgrid-email/analysts', "
+        "'microsoft-teams-webhook/…'. Unset: Prefect events only.",
+    )
+
+    def policy(self) -> AlertPolicy:
+        return AlertPolicy(hours=self.alert_hours, events=self.events, block=self.block)
+
+
 class ScheduleSection(_Section):
     cron: str = Field("0 2 * * *", description="Nightly run (cron).")
     timezone: str | None = Field(
@@ -240,6 +284,8 @@ class Settings(BaseSettings):
     ingest: IngestSection = Field(default_factory=IngestSection)
     evidence: EvidenceSection = Field(default_factory=EvidenceSection)
     readback: ReadbackSection = Field(default_factory=ReadbackSection)
+    review: ReviewSection = Field(default_factory=ReviewSection)
+    alerts: AlertsSection = Field(default_factory=AlertsSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     paths: PathsSection = Field(default_factory=PathsSection)
     prefect: PrefectSection = Field(default_factory=PrefectSection)

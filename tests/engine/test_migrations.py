@@ -14,7 +14,9 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
     with sqlite3.connect(path) as c:  # what version 1 had: no later table or column
         c.execute("DROP TABLE open_problems")
         c.execute("DROP TABLE status_history")
-        for column in ("summary_input", "api_status", "api_status_at", "api_read_at", "api_due_by"):
+        c.execute("DROP TABLE alerts_sent")
+        for column in ("summary_input", "api_status", "api_status_at", "api_read_at", "api_due_by",
+                       "approved_hash", "approved_by", "approved_at"):  # fmt: skip
             c.execute(f"ALTER TABLE disputes DROP COLUMN {column}")
         c.execute("ALTER TABLE ingested_files DROP COLUMN inputs")
         c.execute("ALTER TABLE evidence_files DROP COLUMN kind")
@@ -32,6 +34,8 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
         columns = {r[1] for r in c.execute("PRAGMA table_info(disputes)")}
         read_with = {r[1] for r in c.execute("PRAGMA table_info(ingested_files)")}
         kinds = {r[1] for r in c.execute("PRAGMA table_info(evidence_files)")}
-    assert int(version) == SCHEMA_VERSION == 5
-    assert {"summary_input", "api_status", "api_due_by"} <= columns
+        tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert int(version) == SCHEMA_VERSION == 6
+    assert {"summary_input", "api_status", "api_due_by", "approved_hash"} <= columns
     assert "inputs" in read_with and "kind" in kinds  # v5
+    assert "alerts_sent" in tables  # v6

@@ -324,7 +324,8 @@ def test_serve_schedules_the_nightly_run_and_leaves_the_inbox_to_the_watcher(tmp
 
     cfg = tmp_path / "c.toml"
     cfg.write_text('[schedule]\ncron = "30 1 * * *"\ntimezone = "Europe/Berlin"\n')
-    nightly, dropped = build_deployments(tmp_path / "inbox", cfg, None)
+    nightly, dropped, approval = build_deployments(tmp_path / "inbox", cfg, None)
+    assert approval.name == "approve" and not approval.schedules
     assert nightly.name == "nightly" and dropped.name == "inbox"
     (n_sched,) = nightly.schedules
     assert n_sched.schedule.cron == "30 1 * * *" and n_sched.schedule.timezone == "Europe/Berlin"

@@ -31,9 +31,16 @@ from dispute_evidence.api.errors import (
     PermissionDenied,
 )
 from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.readback import ReadOutcome, read_back
+from dispute_evidence.engine.review import (
+    annotate,
+    held_problems,
+    review_step,
+    write_approval_preview,
+)
 from dispute_evidence.engine.state import (
     KEEPALIVE_SECONDS,
     StateStore,
@@ -262,6 +269,8 @@ def open_run(
             summary_pdf=settings.evidence.summary_pdf,
             send_partial=settings.evidence.send_partial_orders,
             read_policy=settings.readback.policy(),
+            review=settings.review.policy(),
+            alerts=settings.alerts.policy(),
         )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
@@ -337,7 +346,15 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     store.set_reconcile_uploads(
         False
     )  # every file in the inbox is registered: reconciling is enough
+    out.review = review_step(store, session.opts.review)  # before anything is sent
     return out
+
+
+def alert(session: RunSession) -> AlertOutcome | None:
+    """Alert about disputes due soon that still need something (once per dispute per day)."""
+    if session.opts.alerts is None:
+        return None
+    return send_alerts(session.store, session.opts.alerts, session.run_id)
 
 
 def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutcome:
@@ -433,6 +450,7 @@ def report(
     ingested: IngestOutcome,
     prepared: PrepareOutcome,
     submitted: SubmitOutcome | None,
+    alerted: AlertOutcome | None = None,
 ) -> RunResult:
     """Decide the run's outcome and write its report: the whole current picture (problems kept
     from earlier runs included) and what changed since the last report."""
@@ -467,8 +485,14 @@ def report(
         )
     problems += [*ingested.problems(), *prepared.problems()]
     problems += [Problem.from_dict(d) for d in store.open_problems()]
+    review = prepared.review
+    problems += review.problems if review else []
+    if alerted is not None and alerted.problem:
+        problems.append(Problem(ProblemKind.ALERT_NOT_SENT, "[alerts] block", alerted.problem))
     table = dispute_table(store, problems, dry_run=session.dry_run)
+    annotate(table, store, review)
     problems += state_problems(table, files, dry_run=session.dry_run)
+    problems += held_problems(table, review)
     problems += weak_evidence(table)
     code = _exit(session, submitted)
     stats = submitted.stats if submitted else SubmitStats()
@@ -491,12 +515,17 @@ def report(
         "evidence_complete": int(
             (table.get("completeness", pd.Series(dtype=str)) == "complete").sum()
         ),
+        "awaiting_approval": int((table["status"] == D.AWAITING_APPROVAL).sum()),
+        "swept": len(review.swept) if review else 0,
+        "alerted": len(alerted.alerted) if alerted else 0,
     }
     if session.dry_run:
         counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
         goes = table["status"].isin((D.PENDING, D.SUBMITTED)) & (table["next_step"] != PAST_DUE)
         counts["would_upload"] = int((table["files_total"] - table["files_uploaded"])[goes].sum())
         write_dry_run_preview(session.report_folder, store)
+    held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
+    write_approval_preview(session.report_folder, store, held)
     outcome = headline(counts, session.dry_run, stopped=_stop_words(submitted))
     if submitted and submitted.interrupted:
         outcome = f"Interrupted: {stats.evidence_sent} sent so far; run again to finish"
@@ -542,6 +571,8 @@ def headline(counts: dict[str, int], dry_run: bool, *, stopped: str | None = Non
         parts.append(f"{counts.get('evidence_sent', 0)} sent")
         if counts.get("files_uploaded"):
             parts.append(f"{counts['files_uploaded']} file(s) uploaded")
+    if held := counts.get("awaiting_approval"):
+        parts.append(f"{held} wait for approval")
     need, unread = counts.get("need_you", 0), counts.get("not_read_yet", 0)
     if need:
         parts.append(f"{need} need you")
@@ -571,11 +602,13 @@ def _exit(session: RunSession, submitted: SubmitOutcome | None) -> int:
 def execute(
     session: RunSession, *, step: StepRunner = plain, progress: Progress | None = None
 ) -> RunResult:
-    """ingest -> prepare -> submit (unless a dry run) -> report, each through `step`."""
+    """ingest -> prepare (and review) -> submit, alert (unless a dry run) -> report, each
+    through `step`."""
     ingested = step("ingest inbox", ingest, session)
     prepared = step("build payloads", prepare, session, ingested)
     submitted = None if session.dry_run else step("submit to the API", submit, session, progress)
-    return step("write report", report, session, ingested, prepared, submitted)
+    alerted = None if session.dry_run else step("send alerts", alert, session)
+    return step("write report", report, session, ingested, prepared, submitted, alerted)
 
 
 def run_inbox(

@@ -1,7 +1,8 @@
 """State store schema, versioned, with step-by-step migrations (dlt style).
 
 Dispute states:  pending -> submitted | rejected | not_found | past_due | incomplete
-                 (a submitted dispute goes back to pending when its payload changes)
+                 (a submitted dispute goes back to pending when its payload changes;
+                 pending | submitted <-> awaiting_approval while a person must approve it)
 File states:     pending -> sending -> uploaded | rejected
                  ('sending' is written before the request: after a crash it means
                  "may have landed": list the dispute's files and match before re-sending)
@@ -24,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -73,6 +74,11 @@ disputes = Table(
     Column("api_status_at", String(32)),
     Column("api_read_at", String(32)),
     Column("api_due_by", String(32)),
+    # v6: the evidence a person approved (engine/review.py: payload and files, hashed), by
+    # whom (the CLI, a sheet, the deadline sweep) and when
+    Column("approved_hash", String(64)),
+    Column("approved_by", Text),
+    Column("approved_at", String(32)),
     Index("disputes_by_status", "status"),
 )  # fmt: skip
 
@@ -114,11 +120,22 @@ status_history = Table(
     Index("history_by_dispute", "provider_dispute_id"),
 )  # fmt: skip
 
+# v6: the alerts sent (engine/alerts.py): at most one per dispute per UTC day
+alerts_sent = Table(
+    "alerts_sent", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("day", String(10), primary_key=True),
+    Column("sent_at", String(32), nullable=False),
+    Column("why", Text),
+    Column("run_id", String(64)),
+)  # fmt: skip
+
 RECORD_TABLES = {
     "disputes": "rec_disputes",
     "orders": "rec_orders",
     "shipments": "rec_shipments",
     "payments": "rec_payments",
+    "approvals": "rec_approvals",  # v6: Approve columns dropped back (pandas makes it)
 }
 
 
@@ -175,4 +192,10 @@ def _v5(conn: Connection) -> None:
     _add_columns(conn, "evidence_files", {"kind": "VARCHAR(32)"})
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}
+def _v6(conn: Connection) -> None:
+    _add_columns(conn, "disputes", {"approved_hash": "VARCHAR(64)", "approved_by": "TEXT",
+                                    "approved_at": "VARCHAR(32)"})  # fmt: skip
+    metadata.create_all(conn, tables=[alerts_sent])
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6}

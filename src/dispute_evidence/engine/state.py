@@ -31,6 +31,7 @@ from dispute_evidence.engine.schema import (
     status_history,
 )
 from dispute_evidence.engine.status import (
+    APPROVAL_RELEASES,
     DISPUTE_MOVES,
     FILE_MOVES,
     OPEN_FILE,
@@ -677,7 +678,7 @@ class StateStore:
         """A known dispute whose new data would go out wrong: not sent until it is fixed (one
         already sent keeps what it was sent with; the reason shows on its row)."""
         where = disputes.c.provider_dispute_id == i.provider_dispute_id
-        if status in (D.PENDING, D.INCOMPLETE, D.REJECTED, D.NOT_FOUND):
+        if status in (D.PENDING, D.INCOMPLETE, D.REJECTED, D.NOT_FOUND, D.AWAITING_APPROVAL):
             c.execute(
                 disputes.update()
                 .where(where)
@@ -746,7 +747,7 @@ class StateStore:
             disputes.c.payload_hash,
             disputes.c.summary_input,
         ).where(
-            disputes.c.status.in_((D.PENDING, D.SUBMITTED)),
+            disputes.c.status.in_((D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL)),
             disputes.c.payload.is_not(None),
             or_(disputes.c.response_due_by.is_(None), disputes.c.response_due_by > now_iso()),
         )
@@ -920,6 +921,20 @@ class StateStore:
 
     def mark_closed(self, pid: str, detail: str) -> None:
         self._move_dispute(pid, D.CLOSED, detail=detail)
+
+    # -- review: held for a person's approval (engine/review.py decides) ----------------
+    def mark_awaiting_approval(self, pid: str) -> None:
+        self._move_dispute(pid, D.AWAITING_APPROVAL, detail=None)
+
+    def release_approval(self, pid: str, to: DisputeStatus) -> None:
+        """Approved, or no longer held: back to pending, or to submitted when what was sent
+        is its payload (then only its files wait)."""
+        if to not in APPROVAL_RELEASES:
+            raise IllegalTransition(
+                f"disputes ({pid!r},): awaiting_approval -> {to} is not allowed"
+            )
+        key = {"provider_dispute_id": pid}
+        self._write("disputes", key, (frozenset({D.AWAITING_APPROVAL}), to), {})
 
     # -- read back from the API -------------------------------------------------------
     def known_at_api(self) -> list[dict[str, Any]]:

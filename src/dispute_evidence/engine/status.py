@@ -5,10 +5,14 @@
               submitted -> submitted            (files sent later, evidence re-sent)
               incomplete -> past_due            (the data never arrived in time)
               any -> pending                    (its payload changed: see StateStore.sync_disputes)
-              pending | rejected | not_found -> incomplete
+              pending | rejected | not_found | awaiting_approval -> incomplete
                                                 (held: its order would go out wrong, e.g. a row
                                                  of it was not used; see StateStore._hold)
               any but new -> closed             (the API says it ended: won, lost, ...; final)
+              pending | submitted -> awaiting_approval   (held for a person: [review] hold)
+              awaiting_approval -> pending | submitted   (approved, or no longer held: back to
+                                                          where it was, by its sent payload)
+              awaiting_approval -> past_due     (nobody approved it before its deadline)
     File:     (new) -> pending | sending        ('sending' when a replaced state reconciles)
               pending | sending -> sending      (written before the request leaves)
               sending -> uploaded | rejected | pending
@@ -30,6 +34,7 @@ class DisputeStatus(StrEnum):
     REJECTED = "rejected"
     NOT_FOUND = "not_found"
     CLOSED = "closed"  # ended at the API (read back): nothing more is ever sent
+    AWAITING_APPROVAL = "awaiting_approval"  # held for a person's approval: nothing is sent
 
 
 class FileStatus(StrEnum):
@@ -46,9 +51,14 @@ DISPUTE_MOVES: dict[DisputeStatus, frozenset[DisputeStatus]] = {
     D.SUBMITTED: frozenset({D.PENDING, D.SUBMITTED}),
     D.REJECTED: frozenset({D.PENDING}),
     D.NOT_FOUND: frozenset({D.PENDING}),
-    D.PAST_DUE: frozenset({D.PENDING, D.INCOMPLETE}),
-    D.CLOSED: frozenset({D.PENDING, D.SUBMITTED, D.INCOMPLETE, D.PAST_DUE, D.REJECTED}),
+    D.PAST_DUE: frozenset({D.PENDING, D.INCOMPLETE, D.AWAITING_APPROVAL}),
+    D.CLOSED: frozenset(
+        {D.PENDING, D.SUBMITTED, D.INCOMPLETE, D.PAST_DUE, D.REJECTED, D.AWAITING_APPROVAL}
+    ),
+    D.AWAITING_APPROVAL: frozenset({D.PENDING, D.SUBMITTED}),
 }
+# awaiting_approval -> these, only by StateStore.release_approval (never by a send)
+APPROVAL_RELEASES = frozenset({D.PENDING, D.SUBMITTED})
 FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
     F.SENDING: frozenset({F.PENDING, F.SENDING}),
     F.UPLOADED: frozenset({F.SENDING}),
@@ -57,6 +67,8 @@ FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
 }
 # Disputes that nothing more is sent to until their payload changes.
 FINAL_DISPUTE = frozenset({D.REJECTED, D.NOT_FOUND, D.PAST_DUE, D.CLOSED})
+# Disputes still open to evidence (what they lack is worth adding).
+OPEN_DISPUTE = frozenset({D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL})
 # Disputes with something still to send (a dispute needing a person is one not SUBMITTED).
 OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 

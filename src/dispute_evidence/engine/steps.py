@@ -18,9 +18,11 @@ import pandas as pd
 
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
+from dispute_evidence.engine.alerts import AlertPolicy
 from dispute_evidence.engine.readback import ReadPolicy
+from dispute_evidence.engine.review import ReviewOutcome, ReviewPolicy
 from dispute_evidence.engine.state import StateStore, now_iso
-from dispute_evidence.engine.status import DisputeStatus, FileStatus
+from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
 from dispute_evidence.evidence.completeness import assess
@@ -79,6 +81,9 @@ class RunOptions:
         """What decides how a sheet is read: a file dropped again after a change is re-read."""
         shape = repr((self.mappings, self.dayfirst, self.zone))
         return hashlib.sha256(shape.encode()).hexdigest()
+
+    review: ReviewPolicy = field(default_factory=ReviewPolicy)  # what waits for approval
+    alerts: AlertPolicy | None = None  # alerts about disputes at risk (None: none)
 
 
 @dataclass
@@ -151,6 +156,7 @@ class PrepareOutcome:
     files_added: int = 0
     summaries_added: int = 0
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
+    review: ReviewOutcome | None = None  # what waits for approval (engine/review.py)
 
     def build_problems(self) -> list[Problem]:
         """Found by building payloads from every record: kept until the next build."""
@@ -433,6 +439,10 @@ def state_problems(
     out = []
     waiting = {DisputeStatus.SUBMITTED, DisputeStatus.CLOSED}  # closed: in the outcomes instead
     waiting |= {DisputeStatus.PENDING} if dry_run else set()
+    waiting |= {DisputeStatus.AWAITING_APPROVAL}  # review.held_problems says what waits
+    held_for_approval = set(
+        disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL, "provider_dispute_id"]
+    )
     for d in disputes.loc[~disputes["status"].isin(waiting)].itertuples(index=False):
         why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
         out.append(
@@ -452,6 +462,8 @@ def state_problems(
     for f in files.loc[files["status"] != FileStatus.UPLOADED].itertuples(index=False):
         if f.provider_dispute_id in held and f.status == FileStatus.PENDING:
             continue
+        if f.provider_dispute_id in held_for_approval and f.status in OPEN_FILE:
+            continue  # waits with its dispute for approval
         if f.status == FileStatus.REJECTED:
             kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
         elif f.provider_dispute_id in past_due:
@@ -478,7 +490,7 @@ PAST_DUE = "past its deadline: would not be sent"
 
 def weak_evidence(table: pd.DataFrame) -> list[Problem]:
     """Disputes still open to evidence whose evidence misses what their reason needs."""
-    open_ = table["status"].isin((DisputeStatus.PENDING, DisputeStatus.SUBMITTED))
+    open_ = table["status"].isin(OPEN_DISPUTE)
     weak = table.loc[open_ & table["completeness"].astype(str).str.startswith(("missing", "weak"))]
     return [
         Problem(
@@ -570,6 +582,8 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
         parts = ["held: would go out wrong" if held else "waiting for data"]
     elif r.status == DisputeStatus.PENDING:
         parts = ["would be sent" if dry_run else "not sent yet"]
+    elif r.status == DisputeStatus.AWAITING_APPROVAL:
+        parts = ["waiting for your approval"]  # nothing of it is sent until then
     elif r.status == DisputeStatus.SUBMITTED:
         waiting = r.files_total - r.files_uploaded
         parts = ["sent"] + ([f"{waiting} file(s) still to upload"] if waiting else [])
@@ -581,7 +595,7 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
         parts.append("still missing " + verdict.removeprefix("missing: "))
     elif verdict.startswith("weak: "):
         parts.append(verdict)
-    elif verdict == "complete" and r.status in (DisputeStatus.SUBMITTED, DisputeStatus.PENDING):
+    elif verdict == "complete" and r.status in OPEN_DISPUTE:
         parts.append("complete")
     if days is not None:
         parts.append(f"{days} day{'s' if days != 1 else ''} left")
@@ -593,7 +607,7 @@ def _add_completeness(table: pd.DataFrame, store: StateStore) -> None:
     payloads, names, kinds = store.payloads(), store.file_names(), store.file_kinds()
     verdicts, adds, summaries = [], [], []
     reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
-    still_open = table["status"].isin((DisputeStatus.PENDING, DisputeStatus.SUBMITTED))
+    still_open = table["status"].isin(OPEN_DISPUTE)
     for pid, reason, open_ in zip(
         table["provider_dispute_id"], reasons.fillna(""), still_open, strict=True
     ):
@@ -634,20 +648,31 @@ def _next_step(r: Any, dry_run: bool) -> str:
         return str(r.detail or "waiting for data")
     if r.status == DisputeStatus.PAST_DUE:
         return "none (past the deadline)"
+    if r.status == DisputeStatus.AWAITING_APPROVAL:
+        return "waiting for your approval"
     return ""
 
 
-def write_dry_run_preview(folder: Path, store: StateStore) -> None:
+def write_dry_run_preview(
+    folder: Path, store: StateStore, pids: Sequence[str] | None = None
+) -> None:
     """A dry run's payloads that would be sent (payloads/<dispute>.json) and the files that
-    would be uploaded (file_matches.csv), read from its copy of the state."""
+    would be uploaded (file_matches.csv), read from its copy of the state. With `pids`: those
+    disputes' (what approving held disputes would send)."""
     payloads = private_folder(folder / "payloads")
-    for pid in store.work_queue():
+    for pid in store.work_queue() if pids is None else pids:
         body = store.dispute(pid).get("payload")
         if body:
             (payloads / f"{_safe(pid)}.json").write_bytes(
                 orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
             )
     files = store.file_table()
+    if pids is not None:
+        files = files.loc[files["provider_dispute_id"].isin(pids)]
+    else:  # held disputes' files wait with them (review.write_approval_preview lists them)
+        disputes = store.dispute_table()
+        held = disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL]
+        files = files.loc[~files["provider_dispute_id"].isin(held["provider_dispute_id"])]
     waiting = files.loc[
         files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name"]
     ]

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Kind = Literal["disputes", "orders", "shipments", "payments"]
+Kind = Literal["disputes", "orders", "shipments", "payments", "approvals"]
 
 # canonical field -> required?
 FIELDS: dict[str, dict[str, bool]] = {
@@ -36,6 +36,9 @@ FIELDS: dict[str, dict[str, bool]] = {
         "cvc_check": False, "description": False, "dispute_reason": False, "dispute_status": False,
         "dispute_evidence_due": False,
     },
+    # A person's approvals to send held evidence: the report's disputes.xlsx with its Approve
+    # column filled in (engine/review.py). Approve may be blank: that row approves nothing.
+    "approvals": {"provider_dispute_id": True, "approve": False, "evidence_version": False},
 }  # fmt: skip
 DATE_FIELDS = frozenset(
     {
@@ -209,7 +212,20 @@ STRIPE_PAYMENTS = Mapping(
     alternatives=frozenset({"order_number"}),
 )  # fmt: skip
 
-PRESETS: tuple[Mapping, ...] = (SHOPIFY_ORDERS, SHIPSTATION_ORDERS, STRIPE_PAYMENTS)
+# The report's disputes.xlsx (its "Dispute" column) or any sheet with a dispute id column and
+# an `Approve` column. The Approve header is the signature: a disputes list is never taken for
+# approvals unless it carries one.
+APPROVALS = Mapping(
+    "Approvals (disputes.xlsx)", "approvals",
+    {
+        "provider_dispute_id": ("provider_dispute_id", "Dispute", "Dispute ID"),
+        "approve": ("Approve",), "evidence_version": ("Evidence version",),
+    },
+    signature=frozenset({norm_header("Approve")}),
+    alternatives=frozenset({"provider_dispute_id"}),
+)  # fmt: skip
+
+PRESETS: tuple[Mapping, ...] = (SHOPIFY_ORDERS, SHIPSTATION_ORDERS, STRIPE_PAYMENTS, APPROVALS)
 CANONICAL: tuple[Mapping, ...] = (
     _canonical("disputes"),
     _canonical("orders"),

@@ -15,6 +15,7 @@ STATUS_WORDS = {
     "not_found": "unknown to the API",
     "past_due": "past its deadline, not sent",
     "closed": "closed at the API",
+    "awaiting_approval": "waiting for approval",
 }
 
 # Shown as single lines at the top of "Needs your attention", before the grouped problems.
@@ -45,6 +46,9 @@ HEADING = {
     K.DISPUTE_CLOSED: "Disputes closed at the API",
     K.DISPUTE_HELD: "Disputes not sent this run (API status)",
     K.DEADLINE_MOVED: "Deadlines the API moved",
+    K.DISPUTE_AWAITING_APPROVAL: "Waiting for your approval",
+    K.APPROVAL_NOT_APPLIED: "Approvals not applied",
+    K.ALERT_NOT_SENT: "Alerts not sent",
 }
 
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
@@ -81,6 +85,14 @@ WHAT_TO_DO = {
     K.DISPUTE_HELD: "Nothing: the next run reads its status again and sends if it may.",
     K.DEADLINE_MOVED: "Nothing: the API's deadline is used; correct the disputes list if you keep it.",
     K.DISPUTE_NOT_FOUND: "Check the dispute id in the disputes list; the API does not know it.",
+    K.DISPUTE_AWAITING_APPROVAL: "Check what would go (waiting-for-approval/ in this report: payload, "
+                                 "files, summary PDF), then approve: write yes under Approve in "
+                                 "disputes.xlsx and drop it into the inbox, or run `dispute-evidence "
+                                 "approve --inbox INBOX <dispute>`. The next run sends it.",
+    K.APPROVAL_NOT_APPLIED: "Approve again from the newest report's disputes.xlsx (the problem says why "
+                            "this one approved nothing).",
+    K.ALERT_NOT_SENT: "Check the notification block named by [alerts] block (and that the Prefect "
+                      "server is reachable); the next run tries again.",
 }  # fmt: skip
 
 # Problems a person has to act on (the others resolve themselves: the next run does it).

@@ -38,6 +38,8 @@ DISPUTE_COLUMNS = {
     "days_left": "Days left",
     "state_words": "Status",
     "next_step": "Next step",
+    "approve": "Approve",  # a person writes yes and drops the sheet back (engine/review.py)
+    "evidence_version": "Evidence version",  # what that approval covers
     "completeness": "Evidence (by reason)",
     "what_to_add": "What to add",
     "files_uploaded": "Files uploaded",
@@ -59,6 +61,7 @@ STATUS_COLOURS = {
     "rejected": "#FFC7CE",
     "not_found": "#FFC7CE",
     "past_due": "#D9D9D9",
+    "awaiting_approval": "#DDEBF7",
 }
 
 

@@ -1,0 +1,206 @@
+"""Alerts before it is too late: a dispute due within `[alerts] alert_hours` that still needs
+something (its data, evidence its reason needs, or a person's approval) is at risk.
+
+Each dispute at risk gets a Prefect event (`dispute-evidence.dispute.at-risk` on the resource
+`dispute-evidence.dispute.<id>`, so automations can act on it), and one message per run lists
+them through the Prefect notification block the config names (Slack, Teams, a custom webhook,
+SendGrid e-mail, ...: the block does the HTTP, this module has none of its own). A dispute is
+alerted at most once per UTC day: the state keeps the day (table alerts_sent).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+from sqlalchemy import insert, select
+
+from dispute_evidence.engine.schema import alerts_sent, disputes, evidence_files
+from dispute_evidence.engine.state import StateStore, now_iso
+from dispute_evidence.engine.status import DisputeStatus
+from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.kinds import kind_of
+
+log = logging.getLogger("dispute_evidence.alerts")
+D = DisputeStatus
+EVENT = "dispute-evidence.dispute.at-risk"
+RESOURCE = "dispute-evidence.dispute."  # + the provider dispute id
+WATCHED = (D.PENDING, D.SUBMITTED, D.INCOMPLETE, D.AWAITING_APPROVAL)
+
+
+@dataclass(frozen=True)
+class AlertPolicy:
+    hours: float = 48.0
+    events: bool = True
+    block: str | None = None  # '<block type slug>/<name>' of a Prefect notification block
+
+
+@dataclass(frozen=True)
+class AtRisk:
+    pid: str
+    order_number: str
+    due: datetime
+    why: str
+
+    def line(self, now: datetime) -> str:
+        hours = max((self.due - now).total_seconds() / 3600, 0)
+        due = self.due.strftime("%Y-%m-%d %H:%M UTC")
+        return f"{self.pid} (order {self.order_number or '?'}): due {due}, in {hours:.0f} h: {self.why}"
+
+
+@dataclass
+class AlertOutcome:
+    alerted: list[str] = field(default_factory=list)  # disputes alerted this run
+    events: int = 0
+    notified: bool = False
+    problem: str | None = None  # why the notification block could not be used
+
+
+def at_risk(store: StateStore, now: datetime, hours: float) -> list[AtRisk]:
+    """Disputes due within `hours` (not yet past) that still need something, nearest first."""
+    until = now + timedelta(hours=hours)
+    q = (
+        select(
+            disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.status,
+            disputes.c.response_due_by, disputes.c.payload, disputes.c.detail,
+        )
+        .where(disputes.c.status.in_(WATCHED), disputes.c.response_due_by.is_not(None))
+        .order_by(disputes.c.response_due_by)
+    )  # fmt: skip
+    out = []
+    with store.engine.connect() as c:
+        for pid, order, status, due_text, payload, detail in c.execute(q):
+            due = _time(due_text)
+            if due is None or not now < due <= until:
+                continue
+            why = _needs(c, pid, status, payload, detail)
+            if why:
+                out.append(AtRisk(pid, order or "", due, why))
+    return out
+
+
+def _needs(c: Any, pid: str, status: str, payload: bytes | None, detail: str | None) -> str:
+    """What the dispute still needs, in words ("" when nothing)."""
+    if status == D.INCOMPLETE or payload is None:
+        return f"waiting for data ({detail})" if detail else "waiting for data"
+    if status == D.AWAITING_APPROVAL:
+        return "waiting for your approval"
+    rows = c.execute(
+        select(evidence_files.c.file_name, evidence_files.c.kind).where(
+            evidence_files.c.provider_dispute_id == pid
+        )
+    )
+    kinds = [  # as the report judges them (StateStore.file_kinds)
+        kind or kind_of(name)
+        for name, kind in rows
+        if kind != "summary" and not name.startswith(f"{pid}-evidence-summary")
+    ]
+    verdict = assess(orjson.loads(payload), kinds)
+    return "" if verdict.complete else f"evidence {verdict.text}; add: {verdict.what_to_add}"
+
+
+def _time(value: str | None) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def alerted_on(store: StateStore, day: str) -> set[str]:
+    with store.engine.connect() as c:
+        q = select(alerts_sent.c.provider_dispute_id).where(alerts_sent.c.day == day)
+        return set(c.execute(q).scalars())
+
+
+def _record(store: StateStore, risks: list[AtRisk], day: str, run_id: str) -> None:
+    rows = [
+        {
+            "provider_dispute_id": r.pid,
+            "day": day,
+            "sent_at": now_iso(),
+            "why": r.why,
+            "run_id": run_id,
+        }
+        for r in risks
+    ]
+    with store.engine.begin() as c:
+        c.execute(insert(alerts_sent), rows)
+
+
+def send_alerts(
+    store: StateStore, policy: AlertPolicy, run_id: str, now: datetime | None = None
+) -> AlertOutcome:
+    """Alert about each dispute at risk not yet alerted today; record them once they reached
+    someone (the block notified; without a block, the events emitted), so a failed alert is
+    tried again next run."""
+    now = now or datetime.now(UTC)
+    day = now.strftime("%Y-%m-%d")
+    done = alerted_on(store, day)
+    risks = [r for r in at_risk(store, now, policy.hours) if r.pid not in done]
+    out = AlertOutcome()
+    if not risks:
+        return out
+    if not prefect_server():
+        if policy.block:
+            out.problem = (
+                f"{policy.block}: no Prefect server to load it from (alerts need `serve` or "
+                "PREFECT_API_URL); not sent"
+            )
+        return out
+    if policy.events:
+        out.events = sum(1 for r in risks if _emit(r, now, run_id))
+    if policy.block:
+        try:
+            _notify(policy.block, risks, now, policy.hours)
+            out.notified = True
+        except Exception as exc:  # noqa: BLE001 - any failure of the block: said, retried
+            out.problem = f"{policy.block}: {type(exc).__name__}: {str(exc)[:200]}"
+            log.warning("alert not sent through %s", out.problem)
+    # with a block, a person is told only once it worked: until then, every run tries again
+    if out.notified or (not policy.block and out.events):
+        _record(store, risks, day, run_id)
+        out.alerted = [r.pid for r in risks]
+    return out
+
+
+def prefect_server() -> bool:
+    """A Prefect API is configured. Without one, Prefect would start a temporary server of its
+    own to take an event or load a block (seconds, and the alerts would go nowhere)."""
+    from prefect.settings import get_current_settings
+
+    return bool(get_current_settings().api.url)
+
+
+def _emit(r: AtRisk, now: datetime, run_id: str) -> bool:
+    """One Prefect event for one dispute at risk; False when no Prefect server takes events."""
+    from prefect.events import emit_event
+
+    event = emit_event(
+        event=EVENT,
+        resource={"prefect.resource.id": RESOURCE + r.pid, "prefect.resource.name": r.pid},
+        payload={
+            "provider_dispute_id": r.pid,
+            "order_number": r.order_number,
+            "response_due_by": r.due.isoformat(),
+            "hours_left": round((r.due - now).total_seconds() / 3600, 1),
+            "needs": r.why,
+            "run_id": run_id,
+        },
+    )
+    return event is not None
+
+
+def _notify(slug: str, risks: list[AtRisk], now: datetime, hours: float) -> None:
+    """One message through the named Prefect notification block (its own notify())."""
+    import prefect.blocks.notifications  # noqa: F401 - registers the notification block types
+    from prefect.blocks.core import Block
+
+    block: Any = Block.load(slug)
+    n = len(risks)
+    subject = f"{n} dispute{'s' if n != 1 else ''} due within {hours:g} h still need{'s' if n == 1 else ''} you"
+    body = "\n".join(r.line(now) for r in risks)
+    block.notify(body, subject=subject)

@@ -1,0 +1,410 @@
+"""Review before sending: which disputes wait for a person's approval, and approving them.
+
+`[review] hold` says what waits: nothing (the default), disputes whose evidence misses what
+their reason needs, or all. A held dispute is *awaiting_approval* (engine/status.py): the work
+queue leaves it out, so neither its evidence nor its files go. An approval covers one version
+of the evidence: the hash of its payload and of its files' contents (`evidence_hash`; the
+generated summary PDF is made from those, so it is left out). Evidence that changes after
+approval is held again. Approvals come from `dispute-evidence approve`, from an `Approve`
+column dropped back into the inbox (table kind "approvals", read like any sheet), or from the
+deadline sweep, which approves complete evidence nobody acted on `send_before_deadline_hours`
+before its deadline, never after it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+import pandas as pd
+from sqlalchemy import select
+
+from dispute_evidence.engine.schema import disputes, evidence_files
+from dispute_evidence.engine.state import StateStore, now_iso
+from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus
+from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.problems import Problem, ProblemKind
+
+D = DisputeStatus
+Hold = Literal["none", "incomplete", "all"]
+SWEEP = "deadline sweep"
+APPROVALS_SEQ = "approvals_seq"  # meta: the last ingest whose Approve rows were applied
+YES = frozenset({"yes", "y", "x", "approve", "approved", "ok", "true", "1", "✓", "✔"})
+NO = frozenset({"", "no", "n", "false", "0", "-"})
+PREVIEW = "waiting-for-approval"  # the report's folder of what held disputes would send
+
+
+@dataclass(frozen=True)
+class ReviewPolicy:
+    hold: Hold = "none"
+    sweep_hours: float | None = None  # the deadline sweep (None: off)
+
+    def holds(self, complete: bool) -> bool:
+        return self.hold == "all" or (self.hold == "incomplete" and not complete)
+
+    @property
+    def needs_verdict(self) -> bool:
+        """Whether holding depends on the evidence verdict (assessing every payload costs)."""
+        return self.hold == "incomplete" or (self.hold == "all" and self.sweep_hours is not None)
+
+    def sweep_from(self, due: datetime | None) -> datetime | None:
+        """When the sweep sends complete held evidence (None: never)."""
+        if self.sweep_hours is None or due is None:
+            return None
+        return due - timedelta(hours=self.sweep_hours)
+
+
+@dataclass
+class ReviewOutcome:
+    held: list[str] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)  # approved by the sweep this run
+    sweep_at: dict[str, str] = field(default_factory=dict)  # held and complete: sent from then
+    sweep_on: bool = False  # the deadline sweep is configured (incomplete evidence: never swept)
+    from_sheets: list[str] = field(default_factory=list)  # approved by an Approve column
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A dispute with evidence that is, or could be, waiting to be sent."""
+
+    pid: str
+    status: str
+    payload: bytes
+    payload_hash: str
+    submitted_hash: str | None
+    approved_hash: str | None
+    due: datetime | None
+    files: tuple[tuple[str, str, str, str], ...]  # (sha256, name, status, kind); summaries too
+
+    @property
+    def evidence_hash(self) -> str:
+        own = sorted(sha for sha, name, *_ in self.files if not _is_summary(self.pid, name))
+        return hashlib.sha256("\n".join([self.payload_hash, *own]).encode()).hexdigest()
+
+    @property
+    def version(self) -> str:
+        """The evidence version a person sees in disputes.xlsx ("v" keeps it text in Excel)."""
+        return "v" + self.evidence_hash[:12]
+
+    @property
+    def has_work(self) -> bool:
+        """Something would be sent now: its evidence, or files not yet uploaded."""
+        unsent = self.payload_hash != self.submitted_hash
+        return unsent or any(status in OPEN_FILE for _, _, status, _ in self.files)
+
+    def complete(self) -> bool:
+        kinds = [
+            kind or kind_of(name)
+            for _, name, _, kind in self.files
+            if kind != "summary" and not _is_summary(self.pid, name)
+        ]  # as the report judges them (StateStore.file_kinds)
+        return assess(orjson.loads(self.payload), kinds).complete
+
+    def released_to(self) -> DisputeStatus:
+        return D.SUBMITTED if self.payload_hash == self.submitted_hash else D.PENDING
+
+
+def _is_summary(pid: str, file_name: str) -> bool:
+    return file_name.startswith(f"{pid}-evidence-summary") and file_name.endswith(".pdf")
+
+
+def parse_time(value: str | None) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
+    return when.replace(tzinfo=UTC) if when and when.tzinfo is None else when
+
+
+def _at(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+# -- the state, as review sees it ------------------------------------------------------
+def candidates(
+    store: StateStore,
+    pids: Iterable[str] | None = None,
+    statuses: Iterable[str] = (D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL),
+    *,
+    payloads: bool = True,
+) -> dict[str, Candidate]:
+    """Disputes open to evidence that have a payload (optionally only `pids`); without
+    `payloads` their bodies are not read (b"": enough for hashes and versions)."""
+    body = disputes.c.payload if payloads else disputes.c.payload_hash
+    q = select(
+        disputes.c.provider_dispute_id, disputes.c.status, body,
+        disputes.c.payload_hash, disputes.c.submitted_hash, disputes.c.approved_hash,
+        disputes.c.response_due_by,
+    ).where(
+        disputes.c.status.in_(tuple(statuses)),
+        disputes.c.payload.is_not(None),
+    )  # fmt: skip
+    wanted = None if pids is None else sorted(set(pids))
+    if wanted is not None:
+        q = q.where(disputes.c.provider_dispute_id.in_(wanted))
+    files: dict[str, list[tuple[str, str, str, str]]] = {}
+    fq = select(
+        evidence_files.c.provider_dispute_id, evidence_files.c.sha256,
+        evidence_files.c.file_name, evidence_files.c.status, evidence_files.c.kind,
+    )  # fmt: skip
+    if wanted is not None:
+        fq = fq.where(evidence_files.c.provider_dispute_id.in_(wanted))
+    with store.engine.connect() as c:
+        for pid, sha, name, status, kind in c.execute(fq):
+            files.setdefault(pid, []).append((sha, name, status, kind or ""))
+        rows = c.execute(q).all()
+    return {
+        r[0]: Candidate(
+            r[0],
+            r[1],
+            bytes(r[2]) if payloads else b"",
+            r[3],
+            r[4],
+            r[5],
+            parse_time(r[6]),
+            tuple(sorted(files.get(r[0], []))),
+        )
+        for r in rows
+    }
+
+
+def record_approval(store: StateStore, c: Candidate, by: str) -> bool:
+    """Approve this version of the dispute's evidence; False when its payload changed since
+    it was read (then nothing is recorded)."""
+    with store.engine.begin() as conn:
+        done = conn.execute(
+            disputes.update()
+            .where(
+                disputes.c.provider_dispute_id == c.pid,
+                disputes.c.payload_hash == c.payload_hash,
+            )
+            .values(approved_hash=c.evidence_hash, approved_by=by, approved_at=now_iso())
+        )
+    return bool(done.rowcount == 1)
+
+
+# -- the step: hold, release, sweep ----------------------------------------------------
+def review_step(
+    store: StateStore, policy: ReviewPolicy, now: datetime | None = None
+) -> ReviewOutcome:
+    """Apply approvals dropped in the inbox, then hold what the policy holds and release what
+    is approved (or no longer held). Runs after the build, before anything is sent."""
+    now = now or datetime.now(UTC)
+    out = ReviewOutcome(sweep_on=policy.sweep_hours is not None)
+    out.from_sheets, out.problems = apply_sheet_approvals(store)
+    # with nothing held by policy, only disputes held before (the policy changed) are looked at
+    statuses = (D.AWAITING_APPROVAL,) if policy.hold == "none" else None
+    found = candidates(store, statuses=statuses) if statuses else candidates(store)
+    for c in found.values():
+        if c.status != D.AWAITING_APPROVAL and not c.has_work:
+            continue
+        complete = c.complete() if policy.needs_verdict else True
+        if not policy.holds(complete) or c.approved_hash == c.evidence_hash:
+            _release(store, c)
+            continue
+        sweep = policy.sweep_from(c.due) if complete else None
+        in_window = sweep is not None and c.due is not None and sweep <= now < c.due
+        if in_window and record_approval(store, c, SWEEP):
+            out.swept.append(c.pid)
+            _release(store, c)
+            continue
+        if c.due is not None and c.due <= now and c.status != D.SUBMITTED:
+            held = "nobody approved it, so " if c.status == D.AWAITING_APPROVAL else ""
+            store.mark_past_due(c.pid, f"response was due by {_at(c.due)}; {held}nothing was sent")
+            continue
+        if c.status != D.AWAITING_APPROVAL:
+            store.mark_awaiting_approval(c.pid)
+        out.held.append(c.pid)
+        if sweep is not None:
+            out.sweep_at[c.pid] = _at(max(sweep, now))
+    return out
+
+
+def _release(store: StateStore, c: Candidate) -> None:
+    if c.status == D.AWAITING_APPROVAL:
+        store.release_approval(c.pid, c.released_to())
+
+
+# -- approvals from a sheet --------------------------------------------------------------
+def apply_sheet_approvals(store: StateStore) -> tuple[list[str], list[Problem]]:
+    """Approve rows read since the last run (an Approve cell of yes, x or approve); each other
+    value, unknown dispute or changed evidence is a problem naming the cell."""
+    rows = store.load_records(["approvals"])["approvals"]
+    if rows.empty:
+        return [], []
+    done = int(store.get_meta(APPROVALS_SEQ) or 0)
+    rows = rows.loc[pd.to_numeric(rows["_seq"]) > done]
+    if rows.empty:
+        return [], []
+    known = candidates(store, rows["provider_dispute_id"].astype(str))
+    approved, problems = [], []
+    for r in rows.to_dict("records"):
+        why = _sheet_approval(store, r, known.get(str(r["provider_dispute_id"])))
+        if why is None:
+            approved.append(str(r["provider_dispute_id"]))
+        elif why:
+            problems.append(_cell_problem(r, why))
+    store.set_meta(APPROVALS_SEQ, str(int(pd.to_numeric(rows["_seq"]).max())))
+    return approved, problems
+
+
+def _sheet_approval(store: StateStore, r: dict[str, Any], c: Candidate | None) -> str | None:
+    """None: approved; "": nothing asked; otherwise why the row approved nothing."""
+    answer = str(r["approve"]).strip().lower()
+    if answer in NO:
+        return ""
+    if answer not in YES:
+        return (
+            f"Approve says {str(r['approve'])[:40]!r}: write yes, x or approve (nothing approved)"
+        )
+    if c is None:
+        return (
+            f"no dispute {r['provider_dispute_id']} with evidence to send: check the id against "
+            "the newest report (nothing approved)"
+        )
+    version = str(r["evidence_version"] or "").strip()
+    if version and version != c.version:
+        return (
+            f"its evidence changed since that report ({version}, now {c.version}): it waits "
+            "again; approve it from the newest report"
+        )
+    if not record_approval(store, c, f"sheet {r['_file']}"):
+        return "its evidence changed while it was read: approve it from the newest report"
+    return None
+
+
+def _cell_problem(r: dict[str, Any], why: str) -> Problem:
+    return Problem(
+        ProblemKind.APPROVAL_NOT_APPLIED,
+        f"{r['_file']} row {r['_row']}",
+        why,
+        file=str(r["_file"]),
+        sheet=str(r["_sheet"] or ""),
+        row=int(r["_row"]),
+        column="Approve",
+        value=str(r["approve"])[:80],
+        dispute=str(r["provider_dispute_id"]),
+    )
+
+
+# -- approvals from the command line -----------------------------------------------------
+@dataclass
+class ApproveResult:
+    approved: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # unknown, or no evidence to approve
+
+
+def approve(store: StateStore, pids: Sequence[str], *, all_complete: bool = False) -> ApproveResult:
+    """Approve these disputes' current evidence (or every held one that is complete). Any id
+    unknown or without evidence approves nothing at all: a typo never approves the rest."""
+    out = ApproveResult()
+    found = candidates(store)
+    statuses = _statuses(store, pids)
+    for pid in pids:
+        if pid not in found:
+            status = statuses.get(pid)
+            out.refused.append(
+                f"{pid}: unknown dispute (not in this state); check the id in the report"
+                if status is None
+                else f"{pid}: nothing to approve ({_plain(status)})"
+            )
+    if out.refused:
+        return out
+    chosen = [found[p] for p in dict.fromkeys(pids)]
+    if all_complete:
+        chosen += [
+            c for c in found.values()
+            if c.status == D.AWAITING_APPROVAL and c.pid not in pids and c.complete()
+        ]  # fmt: skip
+    for c in chosen:
+        if not record_approval(store, c, "command line"):
+            out.refused.append(f"{c.pid}: its evidence changed just now; run approve again")
+            continue
+        _release(store, c)
+        out.approved.append(c.pid)
+        what = "sent by the next run" if c.has_work else "nothing waits to be sent"
+        out.lines.append(f"{c.pid}: approved ({c.version}); {what}")
+    return out
+
+
+def _statuses(store: StateStore, pids: Sequence[str]) -> dict[str, str]:
+    q = select(disputes.c.provider_dispute_id, disputes.c.status).where(
+        disputes.c.provider_dispute_id.in_(sorted(set(pids)))
+    )
+    with store.engine.connect() as c:
+        return {pid: status for pid, status in c.execute(q)}
+
+
+def _plain(status: str) -> str:
+    from dispute_evidence.reports.wording import STATUS_WORDS
+
+    return STATUS_WORDS.get(status, status)
+
+
+# -- the report ----------------------------------------------------------------------
+def annotate(table: pd.DataFrame, store: StateStore, review: ReviewOutcome | None) -> None:
+    """The dispute table's Approve column (empty, for a person to fill in), the evidence
+    version it approves, and, for held disputes, when the deadline sweep would send them."""
+    found = candidates(store, payloads=False)
+    table["approve"] = ""
+    table["evidence_version"] = [
+        found[p].version if p in found else "" for p in table["provider_dispute_id"]
+    ]
+    for i, pid in table["provider_dispute_id"].items():
+        if table.at[i, "status"] == D.AWAITING_APPROVAL:
+            table.at[i, "next_step"] = "waiting for your approval" + _sweep_words(pid, review)
+
+
+def held_problems(table: pd.DataFrame, review: ReviewOutcome | None) -> list[Problem]:
+    """One line per held dispute: what approving it would send, and the sweep if on."""
+    held = table.loc[table["status"] == D.AWAITING_APPROVAL]
+    out = []
+    for r in held.itertuples(index=False):
+        files = int(r.files_total - r.files_uploaded)
+        what = f"evidence {r.evidence_version} and {files} file(s) wait for your approval"
+        what += _sweep_words(str(r.provider_dispute_id), review)
+        out.append(
+            Problem(
+                ProblemKind.DISPUTE_AWAITING_APPROVAL,
+                str(r.provider_dispute_id),
+                what,
+                dispute=str(r.provider_dispute_id),
+            )
+        )
+    return out
+
+
+def _sweep_words(pid: str, review: ReviewOutcome | None) -> str:
+    """What the deadline sweep will do with a held dispute, if it is on."""
+    if review is None or not review.sweep_on:
+        return ""
+    if when := review.sweep_at.get(pid):
+        return f"; if nobody acts, the deadline sweep sends it from {when}"
+    return "; the deadline sweep does not send it (its evidence is incomplete)"
+
+
+def write_approval_preview(folder: Path, store: StateStore, held: Sequence[str]) -> None:
+    """What approving each held dispute would send, as a dry run shows it: payloads/<id>.json,
+    file_matches.csv, and a copy of each one's summary PDF."""
+    if not held:
+        return
+    from dispute_evidence.engine.steps import write_dry_run_preview
+
+    target = folder / PREVIEW
+    write_dry_run_preview(target, store, held)
+    files = store.file_table()
+    mine = files.loc[
+        files["provider_dispute_id"].isin(held) & (files["status"] != "uploaded")
+    ]  # fmt: skip
+    for r in mine.itertuples(index=False):
+        if _is_summary(str(r.provider_dispute_id), str(r.file_name)) and Path(r.path).is_file():
+            shutil.copyfile(r.path, target / str(r.file_name))
