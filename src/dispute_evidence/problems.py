@@ -37,6 +37,8 @@ class ProblemKind(StrEnum):
     DISPUTE_CLOSED = "dispute_closed"
     DISPUTE_HELD = "dispute_held"
     DEADLINE_MOVED = "deadline_moved"
+    # the case each dispute makes (engine/case.py)
+    CASE_CE3 = "case_ce3"
 
 
 @dataclass(frozen=True)

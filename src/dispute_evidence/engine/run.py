@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.errors import AuthenticationFailed, PermissionDenied
 from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.engine.case import case_problems
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.readback import ReadOutcome, read_back
@@ -367,6 +368,7 @@ def report(
     table = dispute_table(store, problems, dry_run=session.dry_run)
     problems += state_problems(table, files, dry_run=session.dry_run)
     problems += weak_evidence(table)
+    problems += case_problems(table, store)
     code = _exit(session, submitted)
     stats = submitted.stats if submitted else SubmitStats()
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (

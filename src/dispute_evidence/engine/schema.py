@@ -146,7 +146,7 @@ def _v2(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE runs ALTER COLUMN outcome TYPE TEXT"))
 
 
-def _add_columns(conn: Connection, table: str, columns: dict[str, str]) -> None:
+def add_columns(conn: Connection, table: str, columns: dict[str, str]) -> None:
     """ALTER TABLE … ADD COLUMN for each column the table lacks (v1 created tables as they are
     defined now, so a column may already be there)."""
     present = {c["name"] for c in inspect(conn).get_columns(table)}
@@ -156,11 +156,11 @@ def _add_columns(conn: Connection, table: str, columns: dict[str, str]) -> None:
 
 
 def _v3(conn: Connection) -> None:
-    _add_columns(conn, "disputes", {"summary_input": "VARCHAR(64)"})
+    add_columns(conn, "disputes", {"summary_input": "VARCHAR(64)"})
 
 
 def _v4(conn: Connection) -> None:
-    _add_columns(conn, "disputes", {"api_status": "VARCHAR(64)", "api_status_at": "VARCHAR(32)",
+    add_columns(conn, "disputes", {"api_status": "VARCHAR(64)", "api_status_at": "VARCHAR(32)",
                                     "api_read_at": "VARCHAR(32)", "api_due_by": "VARCHAR(32)"})  # fmt: skip
     metadata.create_all(conn, tables=[status_history])
 

@@ -21,6 +21,7 @@ from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence.engine.schema import (
     RECORD_TABLES,
+    add_columns,
     disputes,
     evidence_files,
     ingested_files,
@@ -478,6 +479,8 @@ class StateStore:
                     continue
                 out = frame.astype({c: "object" for c in frame.columns if c != "_row"}).copy()
                 out["_seq"] = seq
+                if self.engine.dialect.has_table(c, RECORD_TABLES[kind]):  # newer layouts' columns
+                    add_columns(c, RECORD_TABLES[kind], dict.fromkeys(out.columns, "TEXT"))
                 out.to_sql(
                     RECORD_TABLES[kind], c, if_exists="append", index=False, chunksize=50_000
                 )

@@ -17,6 +17,7 @@ import orjson
 import pandas as pd
 
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
+from dispute_evidence.engine.case import add_case_columns, keep_ce3
 from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import DisputeStatus, FileStatus
@@ -254,6 +255,7 @@ def prepare_step(
         )
         out.unlisted_disputes = built.unlisted_disputes
         store.sync_disputes(built.payloads, built.incomplete)
+        keep_ce3(store, built.ce3)
         store.replace_problems(BUILD_SOURCE, [asdict(p) for p in out.build_problems()], run_id)
     store.expire_incomplete(now_iso())
     table = store.dispute_table()
@@ -452,6 +454,7 @@ def dispute_table(
     )
     table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
     _add_completeness(table, store)
+    add_case_columns(table, store)
     return table
 
 

@@ -13,7 +13,7 @@ Kind = Literal["disputes", "orders", "shipments", "payments"]
 FIELDS: dict[str, dict[str, bool]] = {
     "disputes": {
         "provider_dispute_id": True, "order_number": True, "amount": False, "currency": False,
-        "reason": False, "response_due_by": False,
+        "reason": False, "response_due_by": False, "network_reason_code": False,
     },
     "orders": {
         "order_number": True, "product_title": True, "price": True, "quantity": True, "currency_code": True,
@@ -21,6 +21,8 @@ FIELDS: dict[str, dict[str, bool]] = {
         "shipping_address": False, "sku": False, "payment_reference": False, "order_total": False,
         "refunded_amount": False, "financial_status": False, "fulfillment_status": False,
         "shipping_method": False,
+        # Visa CE 3.0 elements (evidence/ce3.py): who bought, from where, with which card
+        "customer_ip": False, "device_id": False, "customer_account_id": False, "card_fingerprint": False,
     },
     "shipments": {
         "order_number": True, "tracking_number": True, "carrier": False, "service": False,
@@ -34,6 +36,8 @@ FIELDS: dict[str, dict[str, bool]] = {
         "card_funding": False, "card_country": False, "avs_line1_check": False, "avs_zip_check": False,
         "cvc_check": False, "description": False, "dispute_reason": False, "dispute_status": False,
         "dispute_evidence_due": False,
+        "shipping_address": False, "customer_ip": False, "device_id": False,
+        "customer_account_id": False, "card_fingerprint": False,
     },
 }  # fmt: skip
 DATE_FIELDS = frozenset(
@@ -72,6 +76,10 @@ ORDER_LEVEL = (
     "financial_status",
     "fulfillment_status",
     "shipping_method",
+    "customer_ip",
+    "device_id",
+    "customer_account_id",
+    "card_fingerprint",
 )
 
 
@@ -147,6 +155,7 @@ SHOPIFY_ORDERS = Mapping(
         "sku": ("Lineitem sku",), "payment_reference": ("Payment Reference",), "order_total": ("Total",),
         "refunded_amount": ("Refunded Amount",), "financial_status": ("Financial Status",),
         "fulfillment_status": ("Fulfillment Status",), "shipping_method": ("Shipping Method",),
+        "device_id": ("Device ID",),  # no IP column in the export: `customer_ip` via a mapping
     },
     forward_fill=ORDER_LEVEL,
 )  # fmt: skip
@@ -190,6 +199,9 @@ STRIPE_PAYMENTS = Mapping(
         "cvc_check": ("Card CVC Status",), "description": ("Description",),
         "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
         "dispute_evidence_due": ("Dispute Evidence Due (UTC)",),
+        "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
+        "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
+                             "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
     },
     required_override=frozenset({"payment_id"}),
     signature=frozenset(map(norm_header, ("id", "Created date (UTC)", "Amount", "Currency", "Captured"))),

@@ -18,7 +18,9 @@ STATUS_WORDS = {
 }
 
 # Shown as single lines at the top of "Needs your attention", before the grouped problems.
-RUN_LEVEL = frozenset({K.RUN_STOPPED, K.MERCHANT_PROFILE_MISSING, K.INBOX_FOLDER, K.FILES_WAITING})
+RUN_LEVEL = frozenset(
+    {K.RUN_STOPPED, K.MERCHANT_PROFILE_MISSING, K.INBOX_FOLDER, K.FILES_WAITING, K.CASE_CE3}
+)
 
 HEADING = {
     K.RUN_STOPPED: "Run stopped",
@@ -43,6 +45,7 @@ HEADING = {
     K.DISPUTE_CLOSED: "Disputes closed at the API",
     K.DISPUTE_HELD: "Disputes not sent this run (API status)",
     K.DEADLINE_MOVED: "Deadlines the API moved",
+    K.CASE_CE3: "Visa Compelling Evidence 3.0",
 }
 
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
@@ -75,6 +78,8 @@ WHAT_TO_DO = {
     K.DISPUTE_HELD: "Nothing: the next run reads its status again and sends if it may.",
     K.DEADLINE_MOVED: "Nothing: the API's deadline is used; correct the disputes list if you keep it.",
     K.DISPUTE_NOT_FOUND: "Check the dispute id in the disputes list; the API does not know it.",
+    K.CASE_CE3: "Nothing: advice. Capture the buyer's IP address or device ID at checkout and export "
+                "it (columns customer_ip, device_id) so more fraud disputes qualify.",
 }  # fmt: skip
 
 # Problems a person has to act on (the others resolve themselves: the next run does it).
