@@ -39,6 +39,7 @@ class ProblemKind(StrEnum):
     DEADLINE_MOVED = "deadline_moved"
     # the case each dispute makes (engine/case.py)
     CASE_CE3 = "case_ce3"
+    CASE_NO_CLAIMS = "case_no_claims"
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from dispute_evidence.engine.status import DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
 from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.sources import fact_sources
 from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
 from dispute_evidence.inbox import (
     ARCHIVE,
@@ -246,8 +247,10 @@ def prepare_step(
 
     A dry run calls this on a throwaway copy of the state, so it is the very same code."""
     out = PrepareOutcome(rebuilt=rebuild)
+    records = None
     if rebuild:
-        built: BuildResult = build_evidence(store.load_records(), opts.merchant)
+        records = store.load_records()
+        built: BuildResult = build_evidence(records, opts.merchant)
         out.payloads, out.incomplete, out.conflicts = (
             len(built.payloads),
             len(built.incomplete),
@@ -288,7 +291,7 @@ def prepare_step(
     ]
     out.files_added = store.sync_files(rows)
     if opts.summary_pdf:
-        out.summaries_added = refresh_summaries(store, blob_dir)
+        out.summaries_added = refresh_summaries(store, blob_dir, records)
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
     store.mark_evidence_seen(
@@ -308,12 +311,14 @@ def is_summary(pid: str, file_name: str) -> bool:
     return file_name.startswith(f"{pid}-evidence-summary") and file_name.endswith(".pdf")
 
 
-def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
+def refresh_summaries(
+    store: StateStore, blob_dir: Path, records: dict[str, pd.DataFrame] | None = None
+) -> int:
     """Make each sent or due dispute's evidence summary PDF when what it shows may have changed
     (its payload or its files); register it as a new file only when its bytes differ from
     every version already there. Returns how many new versions were registered."""
     names = store.file_names()
-    rows, made = [], {}
+    rows, made, todo = [], {}, {}
     for d in store.summary_work():
         pid = d["provider_dispute_id"]
         # sorted: the set of files is what the summary shows (registration order moves with
@@ -324,7 +329,13 @@ def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
         ).hexdigest()
         if made_from == d["summary_input"]:
             continue  # nothing a reviewer would read changed: no PDF made, nothing uploaded
-        body = summary_pdf(pid, orjson.loads(d["payload"]), attached)
+        todo[pid] = (orjson.loads(d["payload"]), attached, made_from)
+    if todo:  # the letter's appendix names the file and row of each fact
+        where = fact_sources(
+            records or store.load_records(), {pid: t[0] for pid, t in todo.items()}
+        )
+    for pid, (payload, attached, made_from) in todo.items():
+        body = summary_pdf(pid, payload, attached, where.get(pid))
         sha = hashlib.sha256(body).hexdigest()
         versions = [n for n in names.get(pid, []) if is_summary(pid, n)]
         target = store_blob(blob_dir, body, sha, ".pdf")

@@ -46,6 +46,7 @@ HEADING = {
     K.DISPUTE_HELD: "Disputes not sent this run (API status)",
     K.DEADLINE_MOVED: "Deadlines the API moved",
     K.CASE_CE3: "Visa Compelling Evidence 3.0",
+    K.CASE_NO_CLAIMS: "Rebuttal letters that make no claim",
 }
 
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
@@ -78,6 +79,9 @@ WHAT_TO_DO = {
     K.DISPUTE_HELD: "Nothing: the next run reads its status again and sends if it may.",
     K.DEADLINE_MOVED: "Nothing: the API's deadline is used; correct the disputes list if you keep it.",
     K.DISPUTE_NOT_FOUND: "Check the dispute id in the disputes list; the API does not know it.",
+    K.CASE_NO_CLAIMS: "Add what the dispute's reason needs (see 'What to add': tracking, delivery, "
+                      "payment checks, documents named with the order number); the letter argues "
+                      "only from facts you drop.",
     K.CASE_CE3: "Nothing: advice. Capture the buyer's IP address or device ID at checkout and export "
                 "it (columns customer_ip, device_id) so more fraud disputes qualify.",
 }  # fmt: skip
