@@ -460,7 +460,13 @@ def status(
         from dispute_evidence.engine.outcomes import outcomes_table
         from dispute_evidence.engine.steps import dispute_table
 
-        outcomes = outcomes_table(dispute_table(store), store.payloads())
+        full = dispute_table(store, advice=settings.advice.policy())
+        advised = full.loc[full["advice"] != ""].head(10)
+        if not advised.empty:
+            typer.echo("Fight or accept (advice; nearest deadlines first):")
+            for r in advised.itertuples(index=False):
+                typer.echo(f"  {r.provider_dispute_id:<28} {r.advice}")
+        outcomes = outcomes_table(full, store.payloads())
         if not outcomes.empty:
             typer.echo("Outcomes (read back from the API): won / lost / open, win rate")
             shown = outcomes.loc[outcomes["dimension"].isin(["all", "reason"])]

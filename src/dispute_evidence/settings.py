@@ -23,6 +23,7 @@ from sqlalchemy.exc import ArgumentError
 from dispute_evidence.api import ApiSettings, MerchantProfile
 from dispute_evidence.api.config import check_base_url
 from dispute_evidence.engine.readback import ReadPolicy
+from dispute_evidence.evidence.advice import AdvicePolicy
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.mappings import MappingError, parse_mappings
 from dispute_evidence.names import did_you_mean
@@ -113,6 +114,24 @@ class EvidenceSection(_Section):
     )
 
 
+class AdviceSection(_Section):
+    dispute_fee: float = Field(
+        15.0,
+        ge=0,
+        description="What fighting one dispute costs you (fees, time), in your currency: the "
+        "advice is fight when P(win) x amount is more than this.",
+    )
+    hold_under_amount: float | None = Field(
+        None,
+        gt=0,
+        description="Hold (do not send) disputes under this amount: 'held: under your fight "
+        "threshold'. Unset: nothing is held; the advice is only advice.",
+    )
+
+    def policy(self) -> AdvicePolicy:
+        return AdvicePolicy(self.dispute_fee, self.hold_under_amount)
+
+
 class ReadbackSection(_Section):
     enabled: bool = Field(True, description="Read disputes back from the API each real run.")
     read_share: float = Field(
@@ -193,6 +212,7 @@ class Settings(BaseSettings):
     ingest: IngestSection = Field(default_factory=IngestSection)
     evidence: EvidenceSection = Field(default_factory=EvidenceSection)
     readback: ReadbackSection = Field(default_factory=ReadbackSection)
+    advice: AdviceSection = Field(default_factory=AdviceSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     paths: PathsSection = Field(default_factory=PathsSection)
 

@@ -21,7 +21,7 @@ from typing import Any, Protocol, TypeVar
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.errors import AuthenticationFailed, PermissionDenied
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.case import case_problems
+from dispute_evidence.engine.case import case_problems, held_by_advice
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.readback import ReadOutcome, read_back
@@ -211,6 +211,7 @@ def open_run(
             dayfirst=ingest.dayfirst(),
             summary_pdf=settings.evidence.summary_pdf,
             read_policy=settings.readback.policy(),
+            advice=settings.advice.policy(),
         )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
@@ -313,7 +314,8 @@ async def _submit(
                     budget_per_hour=api.rate_limit_per_hour,
                     run_id=session.run_id,
                 )
-            queue = [pid for pid in store.work_queue() if pid not in read.held]
+            held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
+            queue = [p for p in store.work_queue() if p not in read.held and p not in held]
             total = len(queue)
             stats = await submit_step(store, client, session.opts, on_done=on_done, queue=queue)
         except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
@@ -365,7 +367,7 @@ def report(
         )
     problems += [*ingested.problems(), *prepared.problems()]
     problems += [Problem.from_dict(d) for d in store.open_problems()]
-    table = dispute_table(store, problems, dry_run=session.dry_run)
+    table = dispute_table(store, problems, dry_run=session.dry_run, advice=session.opts.advice)
     problems += state_problems(table, files, dry_run=session.dry_run)
     problems += weak_evidence(table)
     problems += case_problems(table, store)

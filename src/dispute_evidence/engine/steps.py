@@ -23,6 +23,7 @@ from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
+from dispute_evidence.evidence.advice import AdvicePolicy
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.sources import fact_sources
 from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
@@ -63,6 +64,7 @@ class RunOptions:
     summary_pdf: bool = False  # an evidence summary PDF per dispute (settings: on by default)
     read_policy: ReadPolicy | None = None  # read disputes back from the API (None: do not)
     dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)
+    advice: AdvicePolicy = field(default_factory=AdvicePolicy)  # fight or accept ([advice])
 
 
 @dataclass
@@ -429,7 +431,11 @@ def weak_evidence(table: pd.DataFrame) -> list[Problem]:
 
 
 def dispute_table(
-    store: StateStore, problems: Sequence[Problem] = (), *, dry_run: bool = False
+    store: StateStore,
+    problems: Sequence[Problem] = (),
+    *,
+    dry_run: bool = False,
+    advice: AdvicePolicy | None = None,
 ) -> pd.DataFrame:
     """One row per dispute, nearest deadline first: its status in words, days left, its file
     counts and file problems, and (in a dry run) what a real run would do with it now."""
@@ -465,7 +471,7 @@ def dispute_table(
     )
     table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
     _add_completeness(table, store)
-    add_case_columns(table, store)
+    add_case_columns(table, store, advice)
     return table
 
 
