@@ -104,10 +104,16 @@ def _latest_first_lines(orders: pd.DataFrame) -> pd.DataFrame:
     """One row per order: its first line in the latest file that lists it."""
     if orders.empty:
         return orders
-    version = orders["_seq"] if "_seq" in orders else pd.Series(pd.factorize(orders["_file"])[0])
-    version = pd.Series(np.asarray(version, dtype="int64"), index=orders.index)
-    latest = version.groupby(orders["order_number"].to_numpy()).transform("max")
-    return orders.loc[version == latest].drop_duplicates("order_number", keep="first")
+    if "_seq" in orders:
+        version = orders["_seq"].to_numpy(dtype="int64")
+    else:
+        version = pd.factorize(orders["_file"])[0]
+    codes, uniques = pd.factorize(orders["order_number"])
+    latest = np.full(len(uniques), -1, dtype="int64")
+    np.maximum.at(latest, codes, version)  # NumPy on integer codes: no string groupby
+    keep = np.flatnonzero(version == latest[codes])
+    _, first = np.unique(codes[keep], return_index=True)
+    return orders.iloc[np.sort(keep[first])].reset_index(drop=True)
 
 
 def _order_transactions(orders: pd.DataFrame) -> pd.DataFrame:
@@ -118,14 +124,14 @@ def _order_transactions(orders: pd.DataFrame) -> pd.DataFrame:
     )
     return pd.DataFrame(
         {
-            "key": o["order_number"].astype(str).to_numpy(),
-            "date": _col(o, "order_date").to_numpy(),
-            "amount": (total if total is not None else lines).fillna(lines).to_numpy(),
-            "currency": _col(o, "currency_code").to_numpy(),
-            "paid": _col(o, "financial_status").str.lower().isin(PAID).to_numpy(),
-            "ref": _col(o, "payment_reference").to_numpy(),
-            "email": _col(o, "customer_email").str.lower().to_numpy(),
-            **{c: _col(o, c).to_numpy() for c in ("card_fingerprint", *ELEMENTS)},
+            "key": o["order_number"].astype(str),
+            "date": _col(o, "order_date"),
+            "amount": (total if total is not None else lines).fillna(lines),
+            "currency": _col(o, "currency_code"),
+            "paid": _col(o, "financial_status").str.lower().isin(PAID),
+            "ref": _col(o, "payment_reference"),
+            "email": _col(o, "customer_email").str.lower(),
+            **{c: _col(o, c) for c in ("card_fingerprint", *ELEMENTS)},
         }
     )
 
@@ -134,26 +140,26 @@ def _charge_transactions(payments: pd.DataFrame | None, refs: pd.Series) -> pd.D
     """One row per order (or per charge no order claims): its charges' facts, first non-empty."""
     if payments is None or payments.empty:
         return pd.DataFrame(columns=["key"])
-    p = payments.drop_duplicates("payment_id", keep="last")
+    p = payments.drop_duplicates("payment_id", keep="last").reset_index(drop=True)
     key = _col(p, "order_number")
     for col in ("payment_id", "payment_intent"):  # join through the order's payment reference
         key = key.where(key != "", _col(p, col).map(refs).fillna(""))
     key = key.where(key != "", "charge " + _col(p, "payment_id"))
     frame = pd.DataFrame(
         {
-            "key": key.to_numpy(),
-            "date": _col(p, "paid_at").to_numpy(),
-            "amount": pd.to_numeric(p["payment_amount"], errors="coerce").to_numpy(),
-            "currency": _col(p, "currency").str.upper().to_numpy(),
-            "paid": _col(p, "payment_status").str.lower().isin(PAID).to_numpy(),
-            "disputed": (
-                (_col(p, "dispute_status") != "") | (_col(p, "dispute_reason") != "")
-            ).to_numpy(),
-            "brand": _col(p, "card_brand").str.lower().to_numpy(),
-            "email": _col(p, "customer_email").str.lower().to_numpy(),
-            **{c: _col(p, c).to_numpy() for c in ("card_fingerprint", *ELEMENTS)},
+            "key": key,
+            "date": _col(p, "paid_at"),
+            "amount": pd.to_numeric(p["payment_amount"], errors="coerce"),
+            "currency": _col(p, "currency").str.upper(),
+            "paid": _col(p, "payment_status").str.lower().isin(PAID),
+            "disputed": (_col(p, "dispute_status") != "") | (_col(p, "dispute_reason") != ""),
+            "brand": _col(p, "card_brand").str.lower(),
+            "email": _col(p, "customer_email").str.lower(),
+            **{c: _col(p, c) for c in ("card_fingerprint", *ELEMENTS)},
         }
     )
+    if frame["key"].is_unique:  # one charge per order, the usual case: nothing to combine
+        return frame
     by = frame.replace("", np.nan).groupby("key", sort=False)
     out = by.first()
     out["paid"] = by["paid"].any()
@@ -199,7 +205,14 @@ class History:
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame.reset_index(drop=True)
-        self.position = pd.Index(self.frame["key"])
+        # plain lists and a dict: a dispute reads a handful of scalars, far cheaper than .iloc
+        self.keys = self.frame["key"].astype(str).tolist()
+        self.position = dict(zip(self.keys, range(len(self.keys)), strict=True))
+        self.fingerprints = self.frame["fingerprint"].tolist()
+        self.brands = self.frame["brand"].tolist()
+        self.dates = self.frame["date"].astype(str).str.slice(0, 10).tolist()
+        self.amounts = pd.to_numeric(self.frame["amount"], errors="coerce").tolist()
+        self.currencies = self.frame["currency"].tolist()
         fp_codes, _ = pd.factorize(self.frame["fingerprint"].where(self.frame["fingerprint"] != ""))
         day = self.frame["day"].fillna(-1).astype("int64").to_numpy()
         self.fp = fp_codes.astype("int64")
@@ -223,19 +236,19 @@ class History:
 
     def check(self, order_number: str) -> Ce3:
         """The CE 3.0 verdict for the fraud dispute on this order."""
-        at = self.position.get_indexer([order_number])[0]
+        at = self.position.get(order_number, -1)
         if at < 0:
             return Ce3(False, "the disputed order is not in your exports")
-        row = self.frame.iloc[at]
-        if not row["fingerprint"]:
+        brand = self.brands[at]
+        if not self.fingerprints[at]:
             return Ce3(
                 False,
                 "no card fingerprint for this order: drop the Stripe payments export (Card Fingerprint)",
             )
-        if not row["brand"]:
+        if not brand:
             return Ce3(False, "card brand unknown: drop the Stripe payments export (Card Brand)")
-        if row["brand"] != "visa":
-            return Ce3(False, f"not a Visa card ({row['brand'].title()}): CE 3.0 is Visa only")
+        if brand != "visa":
+            return Ce3(False, f"not a Visa card ({brand.title()}): CE 3.0 is Visa only")
         if self.day[at] < 0:
             return Ce3(False, "no date for the disputed order")
         window = self._window(at)
@@ -267,13 +280,10 @@ class History:
         return n >= NEEDED and int(other.sum()) >= NEEDED
 
     def _prior(self, i: int, at: int) -> Prior:
-        r = self.frame.iloc[i]
         matched = tuple(
             c for c in ELEMENTS if self.codes[c][i] >= 0 and self.codes[c][i] == self.codes[c][at]
         )
-        return Prior(
-            str(r["key"]), str(r["date"])[:10], float(r["amount"]), str(r["currency"]), matched
-        )
+        return Prior(self.keys[i], self.dates[i], self.amounts[i], self.currencies[i], matched)
 
     @staticmethod
     def _why_not(in_window: int, matching: int) -> str:
