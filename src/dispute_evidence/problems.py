@@ -40,6 +40,7 @@ class ProblemKind(StrEnum):
     # the case each dispute makes (engine/case.py)
     CASE_CE3 = "case_ce3"
     CASE_NO_CLAIMS = "case_no_claims"
+    CASE_HELD = "case_held"
 
 
 @dataclass(frozen=True)

@@ -94,3 +94,7 @@ def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
     report = pd.read_csv(result.report.parent / "disputes.csv").set_index("Dispute")
     assert report.loc["dp_test_0", "Next step"].startswith("held: under your fight threshold")
     assert report.loc["dp_test_1", "Fight or accept"].startswith("fight: expected +110.00")
+    problems = pd.read_csv(result.report.parent / "problems.csv")
+    held = problems.loc[problems["dispute"] == "dp_test_0"]
+    assert "held: under your fight threshold (10.00 is under 20.00)" in held.to_csv()
+    assert "Disputes pending" not in held.to_csv()

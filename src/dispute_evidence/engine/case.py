@@ -130,12 +130,17 @@ def held_by_advice(store: StateStore, policy: AdvicePolicy) -> dict[str, str]:
 
 
 def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
-    """The CE 3.0 summary line (the share of fraud disputes that could have qualified), and a
-    line per open dispute whose letter makes no claim."""
+    """The CE 3.0 summary line (the share of fraud disputes that could have qualified), a line
+    per dispute held under the fight threshold, and per open dispute whose letter makes no
+    claim."""
     listed = set(table["provider_dispute_id"])
     verdicts = {p: v for p, v in _kept_ce3(store).items() if p in listed}
     line = ce3_summary(verdicts)
     out = [Problem(ProblemKind.CASE_CE3, "fraud disputes", line)] if line else []
+    if "advice" in table:
+        for r in table.loc[table["advice"].str.startswith(HELD)].itertuples(index=False):
+            pid = str(r.provider_dispute_id)
+            out.append(Problem(ProblemKind.CASE_HELD, pid, str(r.advice), dispute=pid))
     open_ = table["status"].isin(("pending", "submitted"))
     if "letter" in table:
         for pid in table.loc[open_ & (table["letter"] == NO_CLAIMS), "provider_dispute_id"]:

@@ -370,7 +370,12 @@ def report(
     table = dispute_table(store, problems, dry_run=session.dry_run, advice=session.opts.advice)
     problems += state_problems(table, files, dry_run=session.dry_run)
     problems += weak_evidence(table)
-    problems += case_problems(table, store)
+    case = case_problems(table, store)
+    held = {p.dispute for p in case if p.kind == ProblemKind.CASE_HELD}  # not "pending": held
+    problems = [
+        p for p in problems if p.kind != ProblemKind.DISPUTE_PENDING or p.dispute not in held
+    ]
+    problems += case
     code = _exit(session, submitted)
     stats = submitted.stats if submitted else SubmitStats()
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (

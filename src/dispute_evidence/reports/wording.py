@@ -47,6 +47,7 @@ HEADING = {
     K.DEADLINE_MOVED: "Deadlines the API moved",
     K.CASE_CE3: "Visa Compelling Evidence 3.0",
     K.CASE_NO_CLAIMS: "Rebuttal letters that make no claim",
+    K.CASE_HELD: "Disputes held under your fight threshold",
 }
 
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
@@ -82,6 +83,8 @@ WHAT_TO_DO = {
     K.CASE_NO_CLAIMS: "Add what the dispute's reason needs (see 'What to add': tracking, delivery, "
                       "payment checks, documents named with the order number); the letter argues "
                       "only from facts you drop.",
+    K.CASE_HELD: "Nothing: you set [advice] hold_under_amount; lower or remove it before the "
+                 "deadline to send them.",
     K.CASE_CE3: "Nothing: advice. Capture the buyer's IP address or device ID at checkout and export "
                 "it (columns customer_ip, device_id) so more fraud disputes qualify.",
 }  # fmt: skip
