@@ -98,3 +98,23 @@ def test_same_facts_same_bytes_and_the_letter_comes_first_with_its_sources_last(
     assert "Evidence summary: dispute dp_1" in pages[1]
     assert "orders_export_1.csv, row 2" in pages[-1] and "payments.csv, row 7" in pages[-1]
     assert len(pages) <= 4
+
+
+def test_a_long_case_still_fits_its_pages():
+    ships = [
+        {**SHIPPED, "tracking_number": f"1Z{i:04d}", "delivered_at": "2026-10-06"}
+        for i in range(14)
+    ]
+    products = [
+        {**PRODUCTS[0], "product_title": f"Linen shirt {'very long name ' * 12}{i}"}
+        for i in range(30)
+    ]
+    payload = {**_payload("fraudulent", "10.4", payments=[CHARGE] * 5, shipments=ships),
+               "products": products}  # fmt: skip
+    pages = [
+        p.extract_text()
+        for p in PdfReader(io.BytesIO(summary_pdf("dp_long", payload, ["a.pdf"] * 20))).pages
+    ]
+    sheet = next(i for i, text in enumerate(pages) if "Evidence summary: dispute dp_long" in text)
+    assert sheet <= 2  # the letter: at most 2 pages
+    assert "Sources of the letter's statements" in pages[-1] and len(pages) - sheet <= 3
