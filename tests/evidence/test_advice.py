@@ -98,3 +98,9 @@ def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
     held = problems.loc[problems["dispute"] == "dp_test_0"]
     assert "held: under your fight threshold (10.00 is under 20.00)" in held.to_csv()
     assert "Disputes pending" not in held.to_csv()
+    from typer.testing import CliRunner
+
+    from dispute_evidence.cli import app
+
+    status = CliRunner().invoke(app, ["status", "--state", str(tmp_path / "s.sqlite3")]).output
+    assert "Fight or accept" in status and "fight: expected +110.00" in status, status
