@@ -145,7 +145,9 @@ class _Facts:
                 )
             )
         if self.products:
-            names = [f"{p['product_title']} × {_qty(p.get('quantity'))}" for p in self.products]
+            names = [
+                f"{p.get('product_title', '')} × {_qty(p.get('quantity'))}" for p in self.products
+            ]
             out.append(Sentence(f"It was for: {_list(names)}.", "order"))
         return out  # fmt: skip
 
