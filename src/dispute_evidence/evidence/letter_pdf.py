@@ -79,11 +79,7 @@ def appendix_story(letter: Letter, sources: dict[str, str] | None) -> list[Any]:
     """The last page: what each numbered statement rests on."""
     where = {**SOURCE_WORDS, **(sources or {})}
     rows = [
-        [
-            Paragraph(f"[{i}]", _NOTE),
-            Paragraph(_text(SOURCE_TITLES.get(key, key)), _NOTE),
-            Paragraph(_text(where.get(key, key)), _NOTE),
-        ]
+        [f"[{i}]", SOURCE_TITLES.get(key, key), Paragraph(_text(where.get(key, key)), _NOTE)]
         for i, key in enumerate(letter.sources(), start=1)
     ]
     if not rows:
@@ -93,6 +89,8 @@ def appendix_story(letter: Letter, sources: dict[str, str] | None) -> list[Any]:
         TableStyle(
             [
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("FONTSIZE", (0, 0), (1, -1), 8.5),  # plain cells: no line breaking to pay for
+                ("TEXTCOLOR", (0, 0), (1, -1), colors.HexColor("#555555")),
                 ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.HexColor("#DDDDDD")),
             ]
         )
