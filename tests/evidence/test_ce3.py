@@ -8,7 +8,9 @@ from pathlib import Path
 
 import orjson
 
+from dispute_evidence.engine.case import case_problems
 from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.steps import dispute_table
 from dispute_evidence.evidence import build_evidence
 from dispute_evidence.evidence.ce3 import NO_IP_OR_DEVICE, History, ce3_summary
 from dispute_evidence.ingest import ingest_paths
@@ -140,6 +142,10 @@ def test_the_sandbox_receives_the_two_prior_orders(sandbox_factory, tmp_path):
         (monday / disputes.name).rename(disputes)
         assert not orders.exists() and not payments.exists()  # archived by the first run
         engine_pass(store, sb.base_url, inbox)
+        table = dispute_table(store)  # what the report shows
+        assert table["visa_ce3"].tolist() == ["qualifies: prior orders 2001, 2002"]
+        (line,) = [p.what for p in case_problems(table, store) if p.kind == "case_ce3"]
+        assert line.startswith("Visa CE 3.0: 1 of 1 fraud disputes qualify; 0 more (0% of")
     sent = sb.snapshot()["dp_ce3_0"]["evidence"]["additional_evidence"]
     assert [p["order_number"] for p in sent["visa_ce3"]["prior_transactions"]] == ["2001", "2002"]
     assert sent["shipping_address"] and sent["payments"]
