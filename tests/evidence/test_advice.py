@@ -3,6 +3,12 @@ advice only, unless the merchant sets a threshold, which holds disputes under it
 
 from __future__ import annotations
 
+import pandas as pd
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from dispute_evidence.engine.case import held_by_advice
+from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import dispute_table
 from dispute_evidence.evidence.advice import (
@@ -13,7 +19,7 @@ from dispute_evidence.evidence.advice import (
     advise,
 )
 from dispute_evidence.settings import load_settings
-from tests.conftest import seed_rows
+from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import engine_pass, make_inbox, write_rows
 
 FEE = AdvicePolicy(dispute_fee=15)
@@ -57,8 +63,6 @@ def test_advice_shows_in_the_table_and_holds_only_under_the_threshold(sandbox_fa
     policy = AdvicePolicy(dispute_fee=15, hold_under_amount=20)
     with StateStore(tmp_path / "state.sqlite3") as store:
         engine_pass(store, sb.base_url, inbox, send=False, advice=policy)
-        from dispute_evidence.engine.case import held_by_advice
-
         held = held_by_advice(store, policy)
         assert held == {"dp_test_0": "held: under your fight threshold (10.00 is under 20.00)"}
         table = dispute_table(store, advice=policy).set_index("provider_dispute_id")
@@ -73,9 +77,6 @@ def test_advice_shows_in_the_table_and_holds_only_under_the_threshold(sandbox_fa
 def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
     sandbox_factory, tmp_path
 ):
-    from dispute_evidence.engine.run import run_inbox
-    from tests.conftest import TOKEN
-
     sb = sandbox_factory(rows=seed_rows(2))
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 2)
@@ -89,8 +90,6 @@ def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
     assert snap["dp_test_1"]["evidence_updates"] == 1
     with StateStore(tmp_path / "s.sqlite3") as store:
         assert store.dispute("dp_test_0")["status"] == "pending"  # held, not lost: lower it to send
-    import pandas as pd
-
     report = pd.read_csv(result.report.parent / "disputes.csv").set_index("Dispute")
     assert report.loc["dp_test_0", "Next step"].startswith("held: under your fight threshold")
     assert report.loc["dp_test_1", "Fight or accept"].startswith("fight: expected +110.00")
@@ -98,9 +97,5 @@ def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
     held = problems.loc[problems["dispute"] == "dp_test_0"]
     assert "held: under your fight threshold (10.00 is under 20.00)" in held.to_csv()
     assert "Disputes pending" not in held.to_csv()
-    from typer.testing import CliRunner
-
-    from dispute_evidence.cli import app
-
     status = CliRunner().invoke(app, ["status", "--state", str(tmp_path / "s.sqlite3")]).output
     assert "Fight or accept" in status and "fight: expected +110.00" in status, status

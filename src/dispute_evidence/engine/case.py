@@ -138,7 +138,9 @@ def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
     line = ce3_summary(verdicts)
     out = [Problem(ProblemKind.CASE_CE3, "fraud disputes", line)] if line else []
     if "advice" in table:
-        for r in table.loc[table["advice"].str.startswith(HELD)].itertuples(index=False):
+        for r in table.loc[table["advice"].astype(str).str.startswith(HELD)].itertuples(
+            index=False
+        ):
             pid = str(r.provider_dispute_id)
             out.append(Problem(ProblemKind.CASE_HELD, pid, str(r.advice), dispute=pid))
     open_ = table["status"].isin(("pending", "submitted"))
