@@ -1,6 +1,7 @@
-"""Evidence quality work per dispute (issue 12): the summary PDF and the completeness verdict,
-on the payloads the engine builds from a generated inbox; and what the summary step costs a
-whole prepare pass (with it and without it, same inbox, same run)."""
+"""Evidence quality work per dispute (issues 12, 22): the summary PDF with its rebuttal letter and
+the completeness verdict, on the payloads the engine builds from a generated inbox; what the
+summary step costs a whole prepare pass (with it and without it, same inbox, same run); and the
+Visa CE 3.0 search per fraud dispute over 100,000 orders of history."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import orjson
+import pandas as pd
 
 from bench.common import figure, heading
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.summary_pdf import summary_pdf
 from tests.engine.helpers import MERCHANT, make_inbox
 
@@ -59,8 +63,13 @@ def run(quick: bool = False) -> None:
         for pid, body in payloads.items():
             assess(orjson.loads(body), len(names.get(pid, [])), "fraudulent")
         verdict = (time.perf_counter() - t0) / len(payloads)
-    figure("summary PDF: ms per dispute (median)", f"{statistics.median(pdf_times) * 1e3:.1f}")
-    figure("summary PDF: ms per dispute (p95)",
+        t0 = time.perf_counter()
+        for pid, body in payloads.items():
+            build_letter(orjson.loads(body), names.get(pid, []))
+        letter = (time.perf_counter() - t0) / len(payloads)
+    figure("letter alone (sentences): µs per dispute", f"{letter * 1e6:.0f}")
+    figure("letter + PDF: ms per dispute (median)", f"{statistics.median(pdf_times) * 1e3:.1f}")
+    figure("letter + PDF: ms per dispute (p95)",
            f"{sorted(pdf_times)[int(len(pdf_times) * 0.95)] * 1e3:.1f}")  # fmt: skip
     figure("summary PDF: bytes per PDF (median / max)",
            f"{int(statistics.median(sizes)):,} / {max(sizes):,}")  # fmt: skip
@@ -68,8 +77,76 @@ def run(quick: bool = False) -> None:
     figure(f"prepare of {n} disputes without summaries (s)", f"{plain:.2f}")
     figure(f"prepare of {n} disputes with summaries (s)", f"{with_pdf:.2f}")
     figure("prepare again, nothing changed: summaries made", f"{rerun:.2f} s", "(no PDF made)")
+    ce3_bench(20_000 if quick else 100_000, 200 if quick else 2000)
 
 
 def _mk(tmp: str, name: str) -> bool:
     (Path(tmp) / name).mkdir()
     return True
+
+
+def _history(n: int, disputes: int) -> dict[str, pd.DataFrame]:
+    """n orders over two years on n/4 cards (Visa), one charge each; the last `disputes`
+    orders disputed as fraud. Canonical columns, as the state store hands them to the builder."""
+    rng = np.random.default_rng(7)
+    card = rng.integers(0, n // 4, n)
+    day = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(rng.integers(0, 730, n), "D")
+    numbers = np.arange(100_000, 100_000 + n).astype(str)
+    orders = pd.DataFrame({
+        "order_number": numbers, "product_title": "Item", "price": 40.0, "quantity": 1,
+        "currency_code": "USD", "order_date": day.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "order_total": 40.0, "financial_status": "paid", "customer_email": "x@example.com",
+        "device_id": np.char.add("dev", (card * 2 + rng.integers(0, 2, n)).astype(str)),
+        "customer_account_id": np.char.add("cus", card.astype(str)),
+        "shipping_address": np.char.add("1 Main St ", card.astype(str)),
+        "customer_ip": "", "card_fingerprint": "", "payment_reference": "",
+        "_file": "orders.csv", "_sheet": "", "_row": np.arange(n) + 2, "_seq": 1,
+    })  # fmt: skip
+    payments = pd.DataFrame({
+        "payment_id": np.char.add("ch_", numbers), "order_number": numbers,
+        "payment_intent": "", "paid_at": orders["order_date"], "payment_amount": 40.0,
+        "currency": "usd", "payment_status": "Paid", "card_brand": "Visa",
+        "card_fingerprint": np.char.add("fp", card.astype(str)), "dispute_status": "",
+        "dispute_reason": "", "_file": "payments.csv", "_sheet": "", "_row": np.arange(n) + 2,
+        "_seq": 2,
+    })  # fmt: skip
+    disputed = numbers[-disputes:]
+    listed = pd.DataFrame({"provider_dispute_id": np.char.add("dp_", disputed),
+                           "order_number": disputed, "reason": "fraudulent"})  # fmt: skip
+    listed = listed.assign(_file="disputes.csv", _sheet="", _row=np.arange(disputes) + 2, _seq=3)
+    out = {"orders": orders, "payments": payments, "disputes": listed}
+    from dispute_evidence.ingest import empty_records
+
+    for kind, frame in out.items():  # every canonical column, as the state store gives them
+        missing = [c for c in empty_records()[kind].columns if c not in frame]
+        out[kind] = frame.assign(**dict.fromkeys(missing, ""))
+    return out
+
+
+def ce3_bench(n: int, disputes: int) -> None:
+    from dispute_evidence.evidence.ce3 import History
+
+    heading(f"evidence: Visa CE 3.0 over {n:,} orders of history, {disputes} fraud disputes")
+    records = _history(n, disputes)
+    t0 = time.perf_counter()
+    history = History.from_records(records)
+    index = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    verdicts = [history.check(o) for o in records["disputes"]["order_number"]]
+    search = (time.perf_counter() - t0) / disputes
+    from dispute_evidence.evidence import build_evidence
+    from dispute_evidence.ingest import empty_records
+
+    records["shipments"] = empty_records()["shipments"]
+    t0 = time.perf_counter()
+    build_evidence(records)
+    fraud = time.perf_counter() - t0
+    records["disputes"] = records["disputes"].assign(reason="general")
+    t0 = time.perf_counter()
+    build_evidence(records)
+    general = time.perf_counter() - t0
+    figure("whole build, these disputes as fraud (with CE 3.0) (s)", f"{fraud:.2f}")
+    figure("whole build, the same disputes as general (no CE 3.0) (s)", f"{general:.2f}")
+    figure("CE 3.0 history index (transactions, by card and day) (s)", f"{index:.2f}")
+    figure("CE 3.0 search: ms per dispute", f"{search * 1e3:.3f}")
+    figure("CE 3.0: disputes that qualify", f"{sum(v.qualifies for v in verdicts)} / {disputes}")

@@ -576,11 +576,16 @@ def status(
         from dispute_evidence.engine.steps import dispute_table
         from dispute_evidence.reports.money import status_lines
 
-        disputes = dispute_table(store)
+        disputes = dispute_table(store, advice=settings.advice.policy())
         approval = [s.value for s in DisputeStatus if "approv" in s.value]  # when review exists
         waiting = sum(counts.get(s, 0) for s in approval) if approval else None
         for line in status_lines(disputes, waiting):
             typer.echo(line)
+        advised = disputes.loc[disputes["advice"] != ""].head(10)
+        if not advised.empty:
+            typer.echo("Fight or accept (advice; nearest deadlines first):")
+            for r in advised.itertuples(index=False):
+                typer.echo(f"  {r.provider_dispute_id:<28} {r.advice}")
         from dispute_evidence.engine.outcomes import outcomes_table
 
         outcomes = outcomes_table(disputes, store.payloads())

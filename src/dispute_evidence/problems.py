@@ -43,6 +43,10 @@ class ProblemKind(StrEnum):
     DISPUTE_AWAITING_APPROVAL = "dispute_awaiting_approval"
     APPROVAL_NOT_APPLIED = "approval_not_applied"
     ALERT_NOT_SENT = "alert_not_sent"
+    # the case each dispute makes (engine/case.py)
+    CASE_CE3 = "case_ce3"
+    CASE_NO_CLAIMS = "case_no_claims"
+    CASE_HELD = "case_held"
 
 
 @dataclass(frozen=True)

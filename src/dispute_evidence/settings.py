@@ -36,6 +36,7 @@ from dispute_evidence.api.config import check_base_url
 from dispute_evidence.engine.alerts import AlertPolicy
 from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.engine.review import ReviewPolicy
+from dispute_evidence.evidence.advice import AdvicePolicy
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.mappings import MappingError, parse_mappings
 from dispute_evidence.names import did_you_mean
@@ -152,6 +153,24 @@ class EvidenceSection(_Section):
         description="Send a dispute whose order has a row that was not used, or whose lines "
         "do not add up to the order's subtotal, as it is (default: hold it until fixed).",
     )
+
+
+class AdviceSection(_Section):
+    dispute_fee: float = Field(
+        15.0,
+        ge=0,
+        description="What fighting one dispute costs you (fees, time), in your currency: the "
+        "advice is fight when P(win) x amount is more than this.",
+    )
+    hold_under_amount: float | None = Field(
+        None,
+        gt=0,
+        description="Hold (do not send) disputes under this amount: 'held: under your fight "
+        "threshold'. Unset: nothing is held; the advice is only advice.",
+    )
+
+    def policy(self) -> AdvicePolicy:
+        return AdvicePolicy(self.dispute_fee, self.hold_under_amount)
 
 
 class ReadbackSection(_Section):
@@ -286,6 +305,7 @@ class Settings(BaseSettings):
     readback: ReadbackSection = Field(default_factory=ReadbackSection)
     review: ReviewSection = Field(default_factory=ReviewSection)
     alerts: AlertsSection = Field(default_factory=AlertsSection)
+    advice: AdviceSection = Field(default_factory=AdviceSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     paths: PathsSection = Field(default_factory=PathsSection)
     prefect: PrefectSection = Field(default_factory=PrefectSection)

@@ -46,7 +46,11 @@ def test_one_summary_per_dispute_uploaded_once_then_a_new_version_only_on_change
         assert hashlib.sha256(body).hexdigest() == _summaries(snap, "dp_test_1")[0]["sha256"]
         reader = PdfReader(io.BytesIO(body))
         text = " ".join(page.extract_text() for page in reader.pages)
-        assert len(reader.pages) <= 2
+        # the letter, at most 2 pages of data, then the letter's sources with file and row
+        assert len(reader.pages) <= 4
+        assert "Response to dispute dp_test_1" in reader.pages[0].extract_text()
+        sources = reader.pages[-1].extract_text()
+        assert "disputes.csv, row 3" in sources and "orders.csv, row 4" in sources, sources
         for expected in ("Evidence summary: dispute dp_test_1", "Acme", "Order 5001",
                          "Item 0", "Item 1", "Customer 1", "c1@example.com",
                          "dp_test_1_proof0.pdf"):  # fmt: skip

@@ -32,6 +32,7 @@ from dispute_evidence.api.errors import (
 )
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
+from dispute_evidence.engine.case import case_problems, held_by_advice
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.readback import ReadOutcome, read_back
@@ -271,6 +272,7 @@ def open_run(
             read_policy=settings.readback.policy(),
             review=settings.review.policy(),
             alerts=settings.alerts.policy(),
+            advice=settings.advice.policy(),
         )
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
@@ -403,7 +405,8 @@ async def _submit(
                     budget_per_hour=api.rate_limit_per_hour,
                     run_id=session.run_id,
                 )
-            queue = [pid for pid in store.work_queue() if pid not in read.held]
+            held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
+            queue = [p for p in store.work_queue() if p not in read.held and p not in held]
             total = len(queue)
             stats = await submit_step(
                 store, client, session.opts, on_done=on_done, queue=queue, stats=session.sent
@@ -489,11 +492,17 @@ def report(
     problems += review.problems if review else []
     if alerted is not None and alerted.problem:
         problems.append(Problem(ProblemKind.ALERT_NOT_SENT, "[alerts] block", alerted.problem))
-    table = dispute_table(store, problems, dry_run=session.dry_run)
+    table = dispute_table(store, problems, dry_run=session.dry_run, advice=session.opts.advice)
     annotate(table, store, review)
     problems += state_problems(table, files, dry_run=session.dry_run)
     problems += held_problems(table, review)
     problems += weak_evidence(table)
+    case = case_problems(table, store)
+    held = {p.dispute for p in case if p.kind == ProblemKind.CASE_HELD}  # not "pending": held
+    problems = [
+        p for p in problems if p.kind != ProblemKind.DISPUTE_PENDING or p.dispute not in held
+    ]
+    problems += case
     code = _exit(session, submitted)
     stats = submitted.stats if submitted else SubmitStats()
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (

@@ -19,14 +19,17 @@ import pandas as pd
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.engine.alerts import AlertPolicy
+from dispute_evidence.engine.case import add_case_columns, keep_ce3
 from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.engine.review import ReviewOutcome, ReviewPolicy
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
+from dispute_evidence.evidence.advice import AdvicePolicy
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.kinds import file_kind
+from dispute_evidence.evidence.sources import fact_sources
 from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
 from dispute_evidence.inbox import (
     ARCHIVE,
@@ -84,6 +87,7 @@ class RunOptions:
 
     review: ReviewPolicy = field(default_factory=ReviewPolicy)  # what waits for approval
     alerts: AlertPolicy | None = None  # alerts about disputes at risk (None: none)
+    advice: AdvicePolicy = field(default_factory=AdvicePolicy)  # fight or accept ([advice])
 
 
 @dataclass
@@ -312,9 +316,11 @@ def prepare_step(
 
     A dry run calls this on a throwaway copy of the state, so it is the very same code."""
     out = PrepareOutcome(rebuilt=rebuild)
+    records = None
     if rebuild:
+        records = store.load_records()
         built: BuildResult = build_evidence(
-            store.load_records(),
+            records,
             opts.merchant,
             held_orders(store.open_problems()),
             send_partial=opts.send_partial,
@@ -326,6 +332,7 @@ def prepare_step(
         )
         out.unlisted_disputes = built.unlisted_disputes
         store.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
+        keep_ce3(store, built.ce3)
         store.replace_problems(BUILD_SOURCE, [asdict(p) for p in out.build_problems()], run_id)
     store.expire_incomplete(now_iso())
     store.expire_pending(now_iso())
@@ -360,7 +367,7 @@ def prepare_step(
     ]
     out.files_added = store.sync_files(rows)
     if opts.summary_pdf:
-        out.summaries_added = refresh_summaries(store, blob_dir)
+        out.summaries_added = refresh_summaries(store, blob_dir, records)
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
     store.mark_evidence_seen(
@@ -380,12 +387,14 @@ def is_summary(pid: str, file_name: str) -> bool:
     return file_name.startswith(f"{pid}-evidence-summary") and file_name.endswith(".pdf")
 
 
-def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
+def refresh_summaries(
+    store: StateStore, blob_dir: Path, records: dict[str, pd.DataFrame] | None = None
+) -> int:
     """Make each sent or due dispute's evidence summary PDF when what it shows may have changed
     (its payload or its files); register it as a new file only when its bytes differ from
     every version already there. Returns how many new versions were registered."""
     names = store.file_names()
-    rows, made = [], {}
+    rows, made, todo = [], {}, {}
     for d in store.summary_work():
         pid = d["provider_dispute_id"]
         # sorted: the set of files is what the summary shows (registration order moves with
@@ -396,7 +405,13 @@ def refresh_summaries(store: StateStore, blob_dir: Path) -> int:
         ).hexdigest()
         if made_from == d["summary_input"]:
             continue  # nothing a reviewer would read changed: no PDF made, nothing uploaded
-        body = summary_pdf(pid, orjson.loads(d["payload"]), attached)
+        todo[pid] = (orjson.loads(d["payload"]), attached, made_from)
+    if todo:  # the letter's appendix names the file and row of each fact
+        where = fact_sources(
+            records or store.load_records(), {pid: t[0] for pid, t in todo.items()}
+        )
+    for pid, (payload, attached, made_from) in todo.items():
+        body = summary_pdf(pid, payload, attached, where.get(pid))
         sha = hashlib.sha256(body).hexdigest()
         versions = [n for n in names.get(pid, []) if is_summary(pid, n)]
         target = store_blob(blob_dir, body, sha, ".pdf")
@@ -506,7 +521,11 @@ def weak_evidence(table: pd.DataFrame) -> list[Problem]:
 
 
 def dispute_table(
-    store: StateStore, problems: Sequence[Problem] = (), *, dry_run: bool = False
+    store: StateStore,
+    problems: Sequence[Problem] = (),
+    *,
+    dry_run: bool = False,
+    advice: AdvicePolicy | None = None,
 ) -> pd.DataFrame:
     """One row per dispute, nearest deadline first: its status in words, days left, its file
     counts and file problems, and (in a dry run) what a real run would do with it now."""
@@ -542,6 +561,7 @@ def dispute_table(
     )
     _add_completeness(table, store)
     table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
+    add_case_columns(table, store, advice)  # a dispute held under the fight threshold says so
     table["state_words"] = [plain_state(r, dry_run) for r in table.itertuples(index=False)]
     table["needs_something"] = [needs_something(r) for r in table.itertuples(index=False)]
     return table

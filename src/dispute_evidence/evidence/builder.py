@@ -27,6 +27,7 @@ import orjson
 import pandas as pd
 
 from dispute_evidence.api.models import Evidence, MerchantProfile
+from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
     PAYMENT_TEXT,
@@ -100,6 +101,8 @@ class BuildResult:
     # charges a payments export shows as disputed and awaiting a response, whose order no
     # dispute in the disputes list names: a dispute the analyst may not know about
     unlisted_disputes: list[Reject] = field(default_factory=list)
+    # every fraud dispute's Visa CE 3.0 verdict (evidence/ce3.py), by provider_dispute_id
+    ce3: dict[str, Ce3] = field(default_factory=dict)
 
 
 def canonical_json(evidence: dict[str, Any]) -> bytes:
@@ -330,6 +333,9 @@ def build_evidence(
         return NearNames(set(listed) - claimed)
 
     disputes = disputes.sort_values("provider_dispute_id")
+    network_codes = _network_codes(disputes)
+    history = functools.cache(lambda: History.from_records(records))  # fraud disputes only
+    ce3: dict[str, Ce3] = {}
     columns = (
         "provider_dispute_id",
         "order_number",
@@ -367,13 +373,19 @@ def build_evidence(
         )
         if dispute := _dispute_facts(reason, currency, amount):
             evidence["additional_evidence"]["dispute"] = dispute
+        if code := network_codes.get(pid):
+            evidence["additional_evidence"].setdefault("dispute", {})["network_reason_code"] = code
         if charges:
             evidence["additional_evidence"]["payments"] = payment_facts(charges, pay_cols)
+        if is_fraud(reason):
+            ce3[pid] = history().check(order_number)
+            if ce3[pid].qualifies:  # on top of the normal evidence: the fallback if refused
+                evidence["additional_evidence"]["visa_ce3"] = ce3[pid].evidence()
         body = canonical_json(evidence)
         payloads.append(
             DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest())
         )
-    return BuildResult(payloads, incomplete, conflicts, unlisted)
+    return BuildResult(payloads, incomplete, conflicts, unlisted, ce3)
 
 
 def _order_facts(
@@ -436,6 +448,14 @@ def _lines_mismatch(lines: list[int], oc: dict[str, list[Any]], facts: dict[str,
         "read; drop a corrected export of the order (or set [evidence] send_partial_orders = "
         "true to send it as it is)"
     )
+
+
+def _network_codes(disputes: pd.DataFrame) -> dict[str, str]:
+    """The card network's reason code (e.g. Visa 10.4) where the disputes list gives one."""
+    if "network_reason_code" not in disputes:  # a state written before the column existed
+        return {}
+    codes = disputes["network_reason_code"].fillna("").astype(str).str.strip()
+    return dict(zip(disputes["provider_dispute_id"], codes, strict=True)) if codes.any() else {}
 
 
 def _dispute_facts(reason: Any, currency: Any, amount: Any) -> dict[str, Any]:

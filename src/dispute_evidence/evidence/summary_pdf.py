@@ -16,12 +16,14 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from dispute_evidence.evidence.completeness import status_says_delivered
+from dispute_evidence.evidence.letter import build_letter
+from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
 from dispute_evidence.names import visible
 
-GENERATOR = "dispute-evidence summary v2"  # part of the input hash: a new layout, a new version
+GENERATOR = "dispute-evidence summary v3"  # part of the input hash: a new layout, a new version
 MAX_ROWS = 12  # per table, to stay within 2 pages
 
 _STYLES = getSampleStyleSheet()
@@ -91,12 +93,23 @@ def delivery_words(s: dict[str, Any]) -> str:
     return f"not confirmed (carrier status: {status.lower()})" if status else "not confirmed"
 
 
-def summary_pdf(provider_dispute_id: str, payload: dict[str, Any], attached: list[str]) -> bytes:
-    """The summary of one dispute's evidence; `attached`: the other files sent with it."""
+def summary_pdf(
+    provider_dispute_id: str,
+    payload: dict[str, Any],
+    attached: list[str],
+    sources: dict[str, str] | None = None,
+) -> bytes:
+    """The summary of one dispute's evidence; `attached`: the other files sent with it.
+
+    Page 1 is the rebuttal letter (evidence/letter.py), then the data sheet, then the letter's
+    sources (`sources`: where each kind of fact came from, e.g. the file and row)."""
     extra = dict(payload.get("additional_evidence") or {})
     dispute = dict(extra.get("dispute") or {})
     merchant = dict(payload.get("merchant_profile") or {})
+    letter = build_letter(payload, attached)
     story: list[Any] = [
+        *letter_story(provider_dispute_id, letter, payload),
+        PageBreak(),
         _p(f"Evidence summary: dispute {provider_dispute_id}", _H1),
         _p(
             f"Order {extra.get('order_number', '')}"
@@ -208,6 +221,8 @@ def summary_pdf(provider_dispute_id: str, payload: dict[str, Any], attached: lis
         "Files attached to this dispute",
         _table(files, [170 * mm], header=False) if files else _p("None besides this summary."),
     )
+    if appendix := appendix_story(letter, sources):
+        story += [PageBreak(), *appendix]
     out = io.BytesIO()
     SimpleDocTemplate(
         out,

@@ -13,7 +13,7 @@ Kind = Literal["disputes", "orders", "shipments", "payments", "approvals"]
 FIELDS: dict[str, dict[str, bool]] = {
     "disputes": {
         "provider_dispute_id": True, "order_number": True, "amount": False, "currency": False,
-        "reason": False, "response_due_by": False,
+        "reason": False, "response_due_by": False, "network_reason_code": False,
     },
     "orders": {
         "order_number": True, "product_title": True, "price": True, "quantity": True, "currency_code": True,
@@ -22,6 +22,8 @@ FIELDS: dict[str, dict[str, bool]] = {
         "refunded_amount": False, "financial_status": False, "fulfillment_status": False,
         "shipping_method": False, "order_subtotal": False, "shipping_amount": False,
         "tax_amount": False, "discount_amount": False, "cancelled_at": False,
+        # Visa CE 3.0 elements (evidence/ce3.py): who bought, from where, with which card
+        "customer_ip": False, "device_id": False, "customer_account_id": False, "card_fingerprint": False,
     },
     "shipments": {
         "order_number": True, "tracking_number": True, "carrier": False, "service": False,
@@ -35,6 +37,8 @@ FIELDS: dict[str, dict[str, bool]] = {
         "card_funding": False, "card_country": False, "avs_line1_check": False, "avs_zip_check": False,
         "cvc_check": False, "description": False, "dispute_reason": False, "dispute_status": False,
         "dispute_evidence_due": False,
+        "shipping_address": False, "customer_ip": False, "device_id": False,
+        "customer_account_id": False, "card_fingerprint": False,
     },
     # A person's approvals to send held evidence: the report's disputes.xlsx with its Approve
     # column filled in (engine/review.py). Approve may be blank: that row approves nothing.
@@ -86,6 +90,10 @@ ORDER_LEVEL = (
     "tax_amount",
     "discount_amount",
     "cancelled_at",
+    "customer_ip",
+    "device_id",
+    "customer_account_id",
+    "card_fingerprint",
 )
 
 
@@ -163,6 +171,7 @@ SHOPIFY_ORDERS = Mapping(
         "fulfillment_status": ("Fulfillment Status",), "shipping_method": ("Shipping Method",),
         "order_subtotal": ("Subtotal",), "shipping_amount": ("Shipping",), "tax_amount": ("Taxes",),
         "discount_amount": ("Discount Amount",), "cancelled_at": ("Cancelled at",),
+        "device_id": ("Device ID",),  # no IP column in the export: `customer_ip` via a mapping
     },
     forward_fill=ORDER_LEVEL,
 )  # fmt: skip
@@ -206,6 +215,9 @@ STRIPE_PAYMENTS = Mapping(
         "cvc_check": ("Card CVC Status",), "description": ("Description",),
         "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
         "dispute_evidence_due": ("Dispute Evidence Due (UTC)",),
+        "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
+        "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
+                             "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
     },
     required_override=frozenset({"payment_id"}),
     signature=frozenset(map(norm_header, ("id", "Created date (UTC)", "Amount", "Currency", "Captured"))),

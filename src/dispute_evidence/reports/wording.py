@@ -19,7 +19,9 @@ STATUS_WORDS = {
 }
 
 # Shown as single lines at the top of "Needs your attention", before the grouped problems.
-RUN_LEVEL = frozenset({K.RUN_STOPPED, K.MERCHANT_PROFILE_MISSING, K.INBOX_FOLDER, K.FILES_WAITING})
+RUN_LEVEL = frozenset(
+    {K.RUN_STOPPED, K.MERCHANT_PROFILE_MISSING, K.INBOX_FOLDER, K.FILES_WAITING, K.CASE_CE3}
+)
 
 HEADING = {
     K.RUN_STOPPED: "Run stopped",
@@ -49,6 +51,9 @@ HEADING = {
     K.DISPUTE_AWAITING_APPROVAL: "Waiting for your approval",
     K.APPROVAL_NOT_APPLIED: "Approvals not applied",
     K.ALERT_NOT_SENT: "Alerts not sent",
+    K.CASE_CE3: "Visa Compelling Evidence 3.0",
+    K.CASE_NO_CLAIMS: "Rebuttal letters that make no claim",
+    K.CASE_HELD: "Disputes held under your fight threshold",
 }
 
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
@@ -93,6 +98,13 @@ WHAT_TO_DO = {
                             "this one approved nothing).",
     K.ALERT_NOT_SENT: "Check the notification block named by [alerts] block (and that the Prefect "
                       "server is reachable); the next run tries again.",
+    K.CASE_NO_CLAIMS: "Add what the dispute's reason needs (see 'What to add': tracking, delivery, "
+                      "payment checks, documents named with the order number); the letter argues "
+                      "only from facts you drop.",
+    K.CASE_HELD: "Nothing: you set [advice] hold_under_amount; lower or remove it before the "
+                 "deadline to send them.",
+    K.CASE_CE3: "Nothing: advice. Capture the buyer's IP address or device ID at checkout and export "
+                "it (columns customer_ip, device_id) so more fraud disputes qualify.",
 }  # fmt: skip
 
 # Problems a person has to act on (the others resolve themselves: the next run does it).

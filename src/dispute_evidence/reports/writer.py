@@ -42,6 +42,9 @@ DISPUTE_COLUMNS = {
     "evidence_version": "Evidence version",  # what that approval covers
     "completeness": "Evidence (by reason)",
     "what_to_add": "What to add",
+    "advice": "Fight or accept",
+    "visa_ce3": "Visa CE 3.0",
+    "letter": "Rebuttal letter",
     "files_uploaded": "Files uploaded",
     "files_total": "Files matched",
     "file_problems": "File problems",

@@ -1,0 +1,150 @@
+"""The case each dispute makes, as the report shows it: its Visa CE 3.0 verdict (kept from the
+last build, which alone sees the whole history), whether its letter makes any claim, and the
+fight-or-accept advice. Columns for the dispute table and the lines a person reads about them."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pandas as pd
+
+from dispute_evidence.engine.outcomes import outcome
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.evidence.advice import HELD, AdvicePolicy, OwnOutcomes, advise
+from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
+from dispute_evidence.evidence.letter import build_letter
+from dispute_evidence.problems import Problem, ProblemKind
+
+CE3_META = "ce3_verdicts"
+NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"
+
+
+def keep_ce3(store: StateStore, verdicts: dict[str, Ce3]) -> None:
+    """Every fraud dispute's CE 3.0 verdict from this build (replacing the last build's)."""
+    kept = {pid: [v.text, v.qualifies, v.with_ip_or_device] for pid, v in sorted(verdicts.items())}
+    store.set_meta(CE3_META, json.dumps(kept))
+
+
+def _kept_ce3(store: StateStore) -> dict[str, Ce3]:
+    raw = json.loads(store.get_meta(CE3_META) or "{}")
+    return {
+        pid: Ce3(bool(ok), "" if ok else text.removeprefix("does not qualify: "), (), bool(could))
+        for pid, (text, ok, could) in raw.items()
+    }
+
+
+def add_case_columns(
+    table: pd.DataFrame, store: StateStore, policy: AdvicePolicy | None = None
+) -> None:
+    """Columns visa_ce3 ("qualifies: prior orders …" or "does not qualify: why", fraud only),
+    letter (how many claims the rebuttal letter makes, or that it makes none) and advice
+    (fight or accept, and why; a dispute held under the merchant's threshold says so in its
+    next step too)."""
+    kept = json.loads(store.get_meta(CE3_META) or "{}")
+    table["visa_ce3"] = table["provider_dispute_id"].map(lambda p: kept.get(p, [""])[0])
+    payloads, names = store.payloads(), store.file_names()
+    letters = []
+    for pid in table["provider_dispute_id"]:
+        body = payloads.get(pid)
+        if body is None:
+            letters.append("")
+            continue
+        attached = sorted(
+            n for n in names.get(pid, []) if not n.startswith(f"{pid}-evidence-summary")
+        )
+        letter = build_letter(orjson.loads(body), attached)
+        n = len(letter.sentences)
+        letters.append(f"{n} claim{'s' * (n != 1)} ({letter.family})" if n else NO_CLAIMS)
+    table["letter"] = letters
+    _add_advice(table, payloads, policy or AdvicePolicy())
+
+
+OPEN = ("pending", "submitted", "incomplete")
+
+
+def _add_advice(table: pd.DataFrame, payloads: dict[str, bytes], policy: AdvicePolicy) -> None:
+    reasons = (
+        table["reason"].fillna("").astype(str)
+        if "reason" in table
+        else pd.Series("", index=table.index)
+    )
+    complete = table["completeness"] == "complete"
+    results = (
+        table["api_status"].map(outcome)
+        if "api_status" in table
+        else pd.Series("open", index=table.index)
+    )
+    decided = results.isin(("won", "lost"))
+    own = OwnOutcomes(
+        zip(reasons[decided], complete[decided], results[decided] == "won", strict=True)
+    )
+    amounts = _amounts(table, payloads)
+    texts = []
+    for i, (pid, status) in enumerate(
+        zip(table["provider_dispute_id"], table["status"], strict=True)
+    ):
+        if status not in OPEN:
+            texts.append("")
+            continue
+        ce3 = str(table["visa_ce3"].iat[i]).startswith("qualifies")
+        advice = advise(reasons.iat[i], bool(complete.iat[i]), amounts.get(pid), own, policy, ce3)
+        texts.append(advice.text)
+        if advice.action == HELD:
+            table.loc[table.index[i], "next_step"] = advice.text
+    table["advice"] = texts
+
+
+def _amounts(table: pd.DataFrame, payloads: dict[str, bytes]) -> dict[str, float]:
+    """The disputed amount: the disputes list's, else the payload's dispute or order total."""
+    listed = pd.to_numeric(table["amount"], errors="coerce") if "amount" in table else None
+    out = {}
+    for i, pid in enumerate(table["provider_dispute_id"]):
+        value = listed.iat[i] if listed is not None else float("nan")
+        if value != value and (body := payloads.get(pid)):  # NaN: not in the list
+            extra = orjson.loads(body).get("additional_evidence") or {}
+            value = (extra.get("dispute") or {}).get("amount", extra.get("order_total"))
+        if value is not None and value == value:
+            out[str(pid)] = float(value)
+    return out
+
+
+def held_by_advice(store: StateStore, policy: AdvicePolicy) -> dict[str, str]:
+    """Disputes to hold back from sending: under the merchant's fight threshold."""
+    if policy.hold_under_amount is None:
+        return {}
+    table = store.dispute_table()
+    listed = store.load_records(["disputes"])["disputes"].drop_duplicates(
+        "provider_dispute_id", keep="last"
+    )
+    table = table.merge(
+        listed[["provider_dispute_id", "amount"]], on="provider_dispute_id", how="left"
+    )
+    amounts = _amounts(table, store.payloads())
+    limit = policy.hold_under_amount
+    return {
+        pid: f"{HELD} ({amount:,.2f} is under {limit:,.2f})"
+        for pid, amount in amounts.items()
+        if amount < limit
+    }
+
+
+def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
+    """The CE 3.0 summary line (the share of fraud disputes that could have qualified), a line
+    per dispute held under the fight threshold, and per open dispute whose letter makes no
+    claim."""
+    listed = set(table["provider_dispute_id"])
+    verdicts = {p: v for p, v in _kept_ce3(store).items() if p in listed}
+    line = ce3_summary(verdicts)
+    out = [Problem(ProblemKind.CASE_CE3, "fraud disputes", line)] if line else []
+    if "advice" in table:
+        for r in table.loc[table["advice"].astype(str).str.startswith(HELD)].itertuples(
+            index=False
+        ):
+            pid = str(r.provider_dispute_id)
+            out.append(Problem(ProblemKind.CASE_HELD, pid, str(r.advice), dispute=pid))
+    open_ = table["status"].isin(("pending", "submitted"))
+    if "letter" in table:
+        for pid in table.loc[open_ & (table["letter"] == NO_CLAIMS), "provider_dispute_id"]:
+            out.append(Problem(ProblemKind.CASE_NO_CLAIMS, str(pid), NO_CLAIMS, dispute=str(pid)))
+    return out

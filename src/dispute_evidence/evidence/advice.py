@@ -1,0 +1,116 @@
+"""Fight or accept: per open dispute, the expected value of fighting it,
+P(win) x disputed amount - the cost of fighting (the `[advice] dispute_fee` setting).
+
+P(win) comes from our own outcomes (won / lost read back from the API) for the same reason and
+evidence verdict when at least MIN_CLOSED of them are decided; else from our own outcomes for
+the same reason (again at least MIN_CLOSED); else from PRIORS, a cautious starting guess per
+reason family (not a measured rate: it is replaced by yours as outcomes come in), halved when
+the evidence misses what the reason needs, and VISA_CE3 for a fraud dispute that qualifies
+for Visa CE 3.0 (the issuer can no longer hold the cardholder's claim when it does).
+
+Advice only: nothing is withheld, unless the merchant sets `[advice] hold_under_amount`: a
+dispute under that amount is then held ("held: under your fight threshold"). Pure.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dispute_evidence.evidence.letter import family_of
+
+MIN_CLOSED = 20  # decided disputes (won + lost) before our own rate replaces the prior
+PRIORS = {
+    "fraud": 0.20,
+    "not_received": 0.40,
+    "not_as_described": 0.30,
+    "credit_not_processed": 0.30,
+    "subscription_canceled": 0.25,
+    "duplicate": 0.40,
+    "general": 0.25,
+}
+MISSING_FACTOR = 0.5  # evidence that misses what the reason needs wins about half as often
+VISA_CE3 = 0.70
+HELD = "held: under your fight threshold"
+
+
+@dataclass(frozen=True)
+class AdvicePolicy:
+    dispute_fee: float = 15.0
+    hold_under_amount: float | None = None
+
+
+@dataclass(frozen=True)
+class Advice:
+    action: str  # "fight", "accept" or HELD
+    p_win: float
+    basis: str  # where P(win) came from, in words
+    expected: float | None  # P(win) x amount - fee; None without an amount
+
+    @property
+    def text(self) -> str:
+        if self.action == HELD:
+            return f"{HELD} ({self.basis})"
+        if self.expected is None:
+            return f"{self.action}: no disputed amount to weigh (P(win) {self.p_win:.0%}, {self.basis})"
+        return (
+            f"{self.action}: expected {self.expected:+,.2f} (P(win) {self.p_win:.0%}, {self.basis})"
+        )
+
+
+class OwnOutcomes:
+    """Won and lost counts by (reason, complete?) and by reason, from the disputes decided."""
+
+    def __init__(self, decided: Iterable[tuple[str, bool, bool]]) -> None:
+        """`decided`: (reason, evidence complete?, won?) per dispute won or lost."""
+        self.by_verdict: Counter[tuple[str, bool, bool]] = Counter()
+        self.by_reason: Counter[tuple[str, bool]] = Counter()
+        for reason, complete, won in decided:
+            key = reason.strip().lower()
+            self.by_verdict[(key, complete, won)] += 1
+            self.by_reason[(key, won)] += 1
+
+    def rate(self, reason: str, complete: bool) -> tuple[float, str] | None:
+        key = reason.strip().lower()
+        won, lost = self.by_verdict[(key, complete, True)], self.by_verdict[(key, complete, False)]
+        verdict = "complete" if complete else "incomplete"
+        if won + lost >= MIN_CLOSED:
+            return won / (
+                won + lost
+            ), f"your {won + lost} closed {key} disputes with {verdict} evidence"
+        won, lost = self.by_reason[(key, True)], self.by_reason[(key, False)]
+        if won + lost >= MIN_CLOSED:
+            return won / (won + lost), f"your {won + lost} closed {key} disputes"
+        return None
+
+
+def p_win(reason: str, complete: bool, ce3: bool, own: OwnOutcomes) -> tuple[float, str]:
+    """P(win) and where it came from."""
+    if found := own.rate(reason, complete):
+        return found
+    family = family_of(reason)
+    if ce3 and family == "fraud":
+        return VISA_CE3, "prior for fraud with Visa CE 3.0"
+    prior = PRIORS[family]
+    if complete:
+        return prior, f"prior for {family.replace('_', ' ')}"
+    return prior * MISSING_FACTOR, f"prior for {family.replace('_', ' ')}, evidence incomplete"
+
+
+def advise(
+    reason: str,
+    complete: bool,
+    amount: float | None,
+    own: OwnOutcomes,
+    policy: AdvicePolicy,
+    ce3: bool = False,
+) -> Advice:
+    """Fight when P(win) x amount beats the fee; held under the merchant's threshold."""
+    p, basis = p_win(reason, complete, ce3, own)
+    if amount is None:
+        return Advice("fight", p, basis, None)
+    expected = round(p * amount - policy.dispute_fee, 2)
+    if policy.hold_under_amount is not None and amount < policy.hold_under_amount:
+        return Advice(HELD, p, f"{amount:,.2f} is under {policy.hold_under_amount:,.2f}", expected)
+    return Advice("fight" if expected > 0 else "accept", p, basis, expected)

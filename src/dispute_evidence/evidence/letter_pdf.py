@@ -1,0 +1,98 @@
+"""The letter page and the sources appendix of the evidence summary PDF (reportlab flowables).
+
+Each sentence carries a bracketed number; the appendix lists what each number rests on: the
+file and row when the engine names them, else the kind of record (the orders export, …)."""
+
+from __future__ import annotations
+
+from typing import Any
+from xml.sax.saxutils import escape
+
+from reportlab.lib import colors
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import mm
+from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
+
+from dispute_evidence.evidence.letter import SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
+from dispute_evidence.names import visible
+
+_STYLES = getSampleStyleSheet()
+_TITLE = ParagraphStyle("lt", parent=_STYLES["Heading1"], fontSize=15, spaceAfter=2)
+_HEAD = ParagraphStyle("lh", parent=_STYLES["Heading2"], fontSize=11.5, spaceBefore=8, spaceAfter=3)
+_TEXT = ParagraphStyle("lb", parent=_STYLES["BodyText"], fontSize=10, leading=13.5, spaceAfter=3)
+_ITEM = ParagraphStyle("li", parent=_TEXT, leftIndent=10, bulletIndent=0)
+_NOTE = ParagraphStyle(
+    "ln", parent=_TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#555555")
+)
+NO_CLAIMS = ("We hold no further facts that answer this dispute, so this letter makes no claim; "
+             "the data sheet that follows shows the records we have for this order.")  # fmt: skip
+
+
+def _text(value: object) -> str:
+    return escape(visible(str(value)))
+
+
+def _marked(s: Sentence, numbers: dict[str, int]) -> str:
+    return f"{_text(s.text)} <font size='7.5' color='#555555'>[{numbers[s.source]}]</font>"
+
+
+def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]:
+    """Page 1: to the reviewer, the dispute in plain words, the order, and our case."""
+    extra = dict(payload.get("additional_evidence") or {})
+    merchant = dict(payload.get("merchant_profile") or {})
+    numbers = {key: i for i, key in enumerate(letter.sources(), start=1)}
+    who = " · ".join(
+        str(x) for x in (merchant.get("merchant_name"), merchant.get("merchant_website")) if x
+    )
+    story: list[Any] = [
+        Paragraph(_text(f"Response to dispute {pid}"), _TITLE),
+        Paragraph(_text(" · ".join(x for x in (who, f"order {extra.get('order_number', '')}") if x)), _NOTE),
+        Spacer(1, 4 * mm),
+        Paragraph("To the reviewer of this dispute,", _TEXT),
+    ]  # fmt: skip
+    if letter.reason_source:
+        story.append(
+            Paragraph(_marked(Sentence(letter.reason_line, letter.reason_source), numbers), _TEXT)
+        )
+    else:
+        story.append(Paragraph(_text(letter.reason_line), _TEXT))
+    if letter.context:
+        story.append(Paragraph("The order", _HEAD))
+        story.append(Paragraph(" ".join(_marked(s, numbers) for s in letter.context), _TEXT))
+    story.append(Paragraph("Why the payment stands" if letter.claims else "Our response", _HEAD))
+    if letter.claims:
+        story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.sentences]
+    else:
+        story.append(Paragraph(_text(NO_CLAIMS), _TEXT))
+    story += [
+        Spacer(1, 3 * mm),
+        Paragraph("Each statement above is taken from the record its number names under "
+                  "<i>Sources</i> (last page); the data sheet on the next page shows the order, "
+                  "payment checks, shipping and customer in full.", _NOTE),
+    ]  # fmt: skip
+    if merchant.get("merchant_name"):
+        story += [Spacer(1, 3 * mm), Paragraph(_text(merchant["merchant_name"]), _TEXT)]
+    return story
+
+
+def appendix_story(letter: Letter, sources: dict[str, str] | None) -> list[Any]:
+    """The last page: what each numbered statement rests on."""
+    where = {**SOURCE_WORDS, **(sources or {})}
+    rows = [
+        [f"[{i}]", SOURCE_TITLES.get(key, key), Paragraph(_text(where.get(key, key)), _NOTE)]
+        for i, key in enumerate(letter.sources(), start=1)
+    ]
+    if not rows:
+        return []
+    table = Table(rows, colWidths=[10 * mm, 40 * mm, 120 * mm], hAlign="LEFT")
+    table.setStyle(
+        TableStyle(
+            [
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("FONTSIZE", (0, 0), (1, -1), 8.5),  # plain cells: no line breaking to pay for
+                ("TEXTCOLOR", (0, 0), (1, -1), colors.HexColor("#555555")),
+                ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.HexColor("#DDDDDD")),
+            ]
+        )
+    )
+    return [Paragraph("Sources of the letter's statements", _HEAD), table]

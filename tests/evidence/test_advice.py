@@ -1,0 +1,101 @@
+"""Fight or accept: expected value from our own outcomes once there are enough, else a prior;
+advice only, unless the merchant sets a threshold, which holds disputes under it (unsent)."""
+
+from __future__ import annotations
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from dispute_evidence.engine.case import held_by_advice
+from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.steps import dispute_table
+from dispute_evidence.evidence.advice import (
+    MIN_CLOSED,
+    PRIORS,
+    AdvicePolicy,
+    OwnOutcomes,
+    advise,
+)
+from dispute_evidence.settings import load_settings
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import engine_pass, make_inbox, write_rows
+
+FEE = AdvicePolicy(dispute_fee=15)
+
+
+def test_the_prior_decides_until_enough_disputes_are_closed():
+    few = OwnOutcomes([("product_not_received", True, True)] * (MIN_CLOSED - 1))
+    advice = advise("product_not_received", True, 100.0, few, FEE)
+    assert (advice.action, advice.p_win, advice.expected) == ("fight", PRIORS["not_received"], 25.0)
+    assert advice.text == "fight: expected +25.00 (P(win) 40%, prior for not received)"
+    small = advise("fraudulent", False, 50.0, few, FEE)  # 0.20 x 0.5 x 50 - 15 < 0
+    assert small.action == "accept" and small.text.startswith("accept: expected -10.00")
+    assert advise("fraudulent", True, 50.0, few, FEE, ce3=True).p_win == 0.70
+
+
+def test_our_own_outcomes_win_once_there_are_enough():
+    decided = [("fraudulent", True, True)] * 15 + [("fraudulent", True, False)] * 5
+    own = OwnOutcomes(decided)
+    advice = advise("fraudulent", True, 100.0, own, FEE)
+    assert advice.p_win == 0.75
+    assert "your 20 closed fraudulent disputes with complete evidence" in advice.text
+    # incomplete evidence: too few of its own, so the reason's 20 decide
+    assert (
+        "your 20 closed fraudulent disputes)" in advise("fraudulent", False, 100.0, own, FEE).text
+    )
+
+
+def test_the_fee_and_threshold_are_settings(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[advice]\ndispute_fee = 40\nhold_under_amount = 20\n")
+    assert load_settings(cfg).advice.policy() == AdvicePolicy(40.0, 20.0)
+    assert load_settings(None).advice.policy() == AdvicePolicy(15.0, None)
+
+
+def test_advice_shows_in_the_table_and_holds_only_under_the_threshold(sandbox_factory, tmp_path):
+    sb = sandbox_factory(rows=seed_rows(2))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount"],
+               [["dp_test_0", "#5000", "general", 10], ["dp_test_1", "#5001", "general", 500]])  # fmt: skip
+    policy = AdvicePolicy(dispute_fee=15, hold_under_amount=20)
+    with StateStore(tmp_path / "state.sqlite3") as store:
+        engine_pass(store, sb.base_url, inbox, send=False, advice=policy)
+        held = held_by_advice(store, policy)
+        assert held == {"dp_test_0": "held: under your fight threshold (10.00 is under 20.00)"}
+        table = dispute_table(store, advice=policy).set_index("provider_dispute_id")
+        assert table.loc["dp_test_0", "next_step"] == held["dp_test_0"]
+        assert table.loc["dp_test_1", "advice"].startswith("fight: expected +110.00 (P(win) 25%")
+        # without a threshold the same dispute is advice only
+        plain = dispute_table(store, advice=AdvicePolicy(15)).set_index("provider_dispute_id")
+        assert plain.loc["dp_test_0", "advice"].startswith("accept: expected -12.50")
+        assert plain.loc["dp_test_0", "next_step"] == "sent by the next run"
+
+
+def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
+    sandbox_factory, tmp_path
+):
+    sb = sandbox_factory(rows=seed_rows(2))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount"],
+               [["dp_test_0", "#5000", "general", 10], ["dp_test_1", "#5001", "general", 500]])  # fmt: skip
+    settings = load_settings(None, ingest={"settle_seconds": 0}, advice={"hold_under_amount": 20})
+    api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
+    result = run_inbox(settings, inbox, api=api, state=str(tmp_path / "s.sqlite3"))
+    snap = sb.snapshot()
+    assert snap["dp_test_0"]["evidence_updates"] == 0
+    assert snap["dp_test_1"]["evidence_updates"] == 1
+    with StateStore(tmp_path / "s.sqlite3") as store:
+        assert store.dispute("dp_test_0")["status"] == "pending"  # held, not lost: lower it to send
+    report = pd.read_csv(result.report.parent / "disputes.csv").set_index("Dispute")
+    assert report.loc["dp_test_0", "Next step"].startswith("held: under your fight threshold")
+    assert report.loc["dp_test_1", "Fight or accept"].startswith("fight: expected +110.00")
+    problems = pd.read_csv(result.report.parent / "problems.csv")
+    held = problems.loc[problems["dispute"] == "dp_test_0"]
+    assert "held: under your fight threshold (10.00 is under 20.00)" in held.to_csv()
+    assert "Disputes pending" not in held.to_csv()
+    status = CliRunner().invoke(app, ["status", "--state", str(tmp_path / "s.sqlite3")]).output
+    assert "Fight or accept" in status and "fight: expected +110.00" in status, status

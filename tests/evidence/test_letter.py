@@ -1,0 +1,120 @@
+"""The rebuttal letter: per reason family, only facts the payload holds, nothing it does not
+show (in transit is not delivered), the same bytes for the same facts, and no claim at all
+when no fact answers the dispute."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pypdf import PdfReader
+
+from dispute_evidence.evidence.letter import build_letter, delivered
+from dispute_evidence.evidence.summary_pdf import summary_pdf
+
+ORDER = {"order_number": "1041", "order_date": "2026-10-02T18:02:55Z", "order_total": 129,
+         "order_currency": "USD", "customer_name": "Ann Smith", "customer_email": "ann@example.com",
+         "billing_address": "12 Elm St, Boston", "shipping_address": "12 ELM ST, Boston"}  # fmt: skip
+PRODUCTS = [{"product_title": "Linen shirt", "price": 49.5, "quantity": 2, "currency_code": "USD"}]
+CHARGE = {"payment_id": "ch_1", "payment_amount": 129, "currency": "USD", "card_brand": "Visa",
+          "card_last4": "4242", "avs_line1_check": "pass", "avs_zip_check": "fail",
+          "cvc_check": "unavailable", "paid_at": "2026-10-02T18:03:11Z"}  # fmt: skip
+SHIPPED = {"tracking_number": "1Z1", "carrier": "UPS", "shipped_at": "2026-10-03T13:12:40Z"}
+
+
+def _payload(reason: str, code: str = "", **extra: object) -> dict[str, object]:
+    dispute = {"reason": reason, "amount": 129, "currency": "USD"}
+    dispute |= {"network_reason_code": code} if code else {}
+    return {"products": PRODUCTS, "additional_evidence": {**ORDER, "dispute": dispute, **extra}}
+
+
+def _claims(payload: dict[str, object], attached: list[str] | None = None) -> list[str]:
+    return [s.text for s in build_letter(payload, attached or []).sentences]
+
+
+def test_fraud_cites_only_the_checks_that_passed_and_the_network_code():
+    letter = build_letter(_payload("fraudulent", "10.4", payments=[CHARGE]), [])
+    assert letter.family == "fraud"
+    assert letter.reason_line == ("The dispute (129.00 USD): the cardholder says they did not "
+                                  "authorise this payment (fraud); Visa reason code 10.4.")  # fmt: skip
+    claims = [s.text for s in letter.sentences]
+    assert claims[0] == ("The card issuer's checks on charge ch_1 (Visa ending 4242) passed for "
+                         "the billing street address.")  # fmt: skip
+    assert "The billing address and the shipping address are the same: 12 ELM ST, Boston." in claims
+    assert not any("postcode" in c or "CVC" in c or "Compelling" in c for c in claims)
+    assert {s.source for s in letter.sentences} == {"payments", "order"}
+
+
+@pytest.mark.parametrize(
+    ("shipment", "claim"),
+    [
+        ({**SHIPPED, "delivered_at": "2026-10-06T10:00:00Z"}, "delivered on 2026-10-06"),
+        ({**SHIPPED, "delivery_status": "Delivered"}, "delivered (tracking"),
+        ({**SHIPPED, "delivery_status": "In transit"}, None),
+        ({**SHIPPED, "delivery_status": "Undeliverable", "delivered_at": "2026-10-06"}, None),
+        ({**SHIPPED, "delivery_status": "Returned to sender"}, None),
+        ({**SHIPPED, "delivery_status": "Delivery attempted"}, None),
+    ],
+)
+def test_delivered_only_when_the_data_says_so_and_nothing_contradicts_it(shipment, claim):
+    claims = _claims(_payload("product_not_received", shipments=[shipment]))
+    assert claims[0] == "The order was shipped on 2026-10-03 with UPS, tracking number 1Z1."
+    said = [c for c in claims if "delivered" in c]
+    assert (said == []) if claim is None else (claim in said[0])
+    assert (delivered(shipment) is None) == (claim is None)
+
+
+def test_each_family_argues_from_its_own_facts():
+    refund = _claims(_payload("credit_not_processed", refunded_amount=25))
+    assert refund == ["A refund of 25.00 USD was issued on this order."]
+    dup = _claims(_payload("duplicate", "12.6.1", payments=[CHARGE]))
+    assert dup == [
+        "Our payments export shows one charge for this order: ch_1 (129.00 USD, 2026-10-02)."
+    ]
+    sub = _claims(_payload("subscription_canceled", payments=[{**CHARGE, "description": "Box"}]),
+                  ["1041 policy.pdf"])  # fmt: skip
+    assert sub[1:] == ["The charge was described as: Box.", "The order was placed by Ann Smith "
+                       "<ann@example.com>.", "Attached as supporting documents: 1041 policy.pdf."]  # fmt: skip
+    other = build_letter(_payload("something_new"), [])
+    assert other.family == "general" and "reason given: something_new" in other.reason_line
+
+
+def test_a_dispute_with_no_supporting_facts_gets_a_letter_with_no_claims():
+    bare = {"products": PRODUCTS, "additional_evidence": {"order_number": "7",
+            "dispute": {"reason": "product_not_received"}}}  # fmt: skip
+    letter = build_letter(bare, [])
+    assert not letter.claims and letter.context  # the order is described, nothing is argued
+    text = PdfReader(io.BytesIO(summary_pdf("dp_bare", bare, []))).pages[0].extract_text()
+    assert "makes no claim" in text and "delivered" not in text
+
+
+def test_same_facts_same_bytes_and_the_letter_comes_first_with_its_sources_last():
+    payload = _payload("fraudulent", payments=[CHARGE], shipments=[SHIPPED])
+    sources = {"order": "orders_export_1.csv, row 2", "payments": "payments.csv, row 7"}
+    first = summary_pdf("dp_1", payload, ["1041 proof.pdf"], sources)
+    assert first == summary_pdf("dp_1", payload, ["1041 proof.pdf"], sources)
+    pages = [p.extract_text() for p in PdfReader(io.BytesIO(first)).pages]
+    assert pages[0].startswith("Response to dispute dp_1") and "[1]" in pages[0]
+    assert "Evidence summary: dispute dp_1" in pages[1]
+    assert "orders_export_1.csv, row 2" in pages[-1] and "payments.csv, row 7" in pages[-1]
+    assert len(pages) <= 4
+
+
+def test_a_long_case_still_fits_its_pages():
+    ships = [
+        {**SHIPPED, "tracking_number": f"1Z{i:04d}", "delivered_at": "2026-10-06"}
+        for i in range(14)
+    ]
+    products = [
+        {**PRODUCTS[0], "product_title": f"Linen shirt {'very long name ' * 12}{i}"}
+        for i in range(30)
+    ]
+    payload = {**_payload("fraudulent", "10.4", payments=[CHARGE] * 5, shipments=ships),
+               "products": products}  # fmt: skip
+    pages = [
+        p.extract_text()
+        for p in PdfReader(io.BytesIO(summary_pdf("dp_long", payload, ["a.pdf"] * 20))).pages
+    ]
+    sheet = next(i for i, text in enumerate(pages) if "Evidence summary: dispute dp_long" in text)
+    assert sheet <= 2  # the letter: at most 2 pages
+    assert "Sources of the letter's statements" in pages[-1] and len(pages) - sheet <= 3
