@@ -124,8 +124,9 @@ def test_status_says_the_amount_at_risk_and_what_still_needs_something(sample_re
     lines = [x for x in r.output.splitlines() if not x.startswith("Config: ")]
     risk = "Amount at risk: 71.00 AUD · 44.00 EUR · 118.00 GBP · 312.00 USD in 6 open dispute(s)"
     assert lines[1] == risk  # right under the counts by status
-    assert lines[2] == "Open disputes that still need something: 3"
-    need = "\n".join(lines[3:6])
+    assert lines[2] == "Waiting for your approval: 0 dispute(s)"
+    assert lines[3] == "Open disputes that still need something: 3"
+    need = "\n".join(lines[4:7])
     assert "dp_1QfE9pLkdIwHu7ixKd3YvB7u" in need and "sent, weak: carrier shows in transit" in need
     assert "dp_1QfC7xLkdIwHu7ixVb2LmQ0d" in need and "still missing policy document" in need
     assert "dp_1QfG5yLkdIwHu7ixPq9XbM4v" in need and "58.00 USD  waiting for data" in need
