@@ -186,7 +186,9 @@ def ingest_file(
                 FileSummary(label, grid.sheet, mapping.kind, mapping.name, problem=str(exc))
             )
             continue
-        table = validate_table(frame, mapping, shown, label, grid.sheet, dayfirst, zone)
+        table = validate_table(
+            frame, mapping, shown, label, grid.sheet, dayfirst, zone, nul_free=grid.nul_free
+        )
         rejects.extend(
             Reject(label, grid.sheet, row, None, None, why) for row, why in grid.problems
         )

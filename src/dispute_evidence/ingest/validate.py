@@ -71,9 +71,12 @@ def validate_table(
     sheet: str | None,
     dayfirst: bool | None = None,
     zone: str = "UTC",
+    *,
+    nul_free: bool = False,
 ) -> Table:
     """Validate a canonical frame; rejects name file, sheet, Excel row, column and value.
-    `dayfirst`: how to read numeric dates a column leaves ambiguous (the mapping's own wins)."""
+    `dayfirst`: how to read numeric dates a column leaves ambiguous (the mapping's own wins);
+    `nul_free`: the reader knows no cell holds a NUL byte."""
     kind = mapping.kind
     canonical = list(FIELDS[kind])
     rows_read = len(frame)
@@ -91,7 +94,8 @@ def validate_table(
         problems.append(
             (frame[fld].str.len() > MAX_CELL_CHARS, fld, f"longer than {MAX_CELL_CHARS} characters")
         )
-        problems.append((frame[fld].str.contains("\x00", regex=False), fld, NUL_CELL))
+        if not nul_free:
+            problems.append((frame[fld].str.contains("\x00", regex=False), fld, NUL_CELL))
     parsed: dict[str, pd.Series] = {}
     for fld in NUMBER_FIELDS & set(canonical):
         numbers = parse_number(frame[fld])
