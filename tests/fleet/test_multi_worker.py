@@ -10,8 +10,9 @@ import pytest
 from prefect.client.schemas.sorting import DeploymentSort
 
 from dispute_evidence.sandbox.ratelimit import busiest_window
-from tests.fleet.stack import Merchant, descendants, fleet_stack
-from tests.pg import postgres_missing
+from support.fleet import Merchant, fleet_stack, kill_mid_run
+from support.fleet import diagnose as _diagnose
+from support.pg import postgres_missing
 
 BUDGET = 18_000  # per key per hour; pro-rated over WINDOW seconds: 50 per 10 s
 WINDOW = 10.0
@@ -47,7 +48,7 @@ def test_six_merchants_two_workers_one_killed(tmp_path):
         fleet.start_worker("w2", limit=3)
         time.sleep(4)  # both workers polling before the runs exist
         fleet.trigger_all()
-        victim = _kill_mid_run(fleet, merchants[0])
+        victim = kill_mid_run(fleet, merchants[0])
         deadline = time.monotonic() + 600
         while not fleet.done():
             assert time.monotonic() < deadline, _diagnose(fleet)
@@ -140,29 +141,3 @@ def _drop_starts_the_merchant(fleet, merchant: Merchant) -> None:
     finally:
         watcher.terminate()
         watcher.wait(10)
-
-
-def _kill_mid_run(fleet, merchant: Merchant) -> str:
-    """Once `merchant` has sent some but not all evidence, SIGKILL the worker running it."""
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        snap = fleet.sandbox.snapshot()
-        sent = sum(
-            1 for pid, s in snap.items() if pid.startswith(merchant.prefix) and s["evidence"]
-        )
-        if 3 <= sent < merchant.n - 5:
-            for run in fleet.flow_runs():
-                if run.parameters["merchant"]["id"] == merchant.id and run.infrastructure_pid:
-                    pid = int(str(run.infrastructure_pid).rsplit(":", 1)[-1])
-                    for name, worker in fleet.workers.items():
-                        if pid in descendants(worker.pid):
-                            fleet.kill_worker(name)
-                            return name
-        time.sleep(0.2)
-    raise AssertionError(f"{merchant.id} never got under way: {_diagnose(fleet)}")
-
-
-def _diagnose(fleet) -> str:
-    states = [(r.name, r.state.name if r.state else None) for r in fleet.flow_runs()]
-    tail = {p.name: p.read_text()[-1500:] for p in fleet.root.glob("*.log")}
-    return f"runs: {states}\nlogs: {tail}"
