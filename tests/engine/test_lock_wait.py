@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from dispute_evidence.engine.run import RunResult, run_inbox
-from dispute_evidence.engine.state import open_read_only
+from dispute_evidence.engine.state import StateStore, open_read_only
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.settings import load_settings
@@ -67,3 +68,20 @@ def test_a_nightly_run_meeting_a_running_inbox_run_waits_then_finishes(
         assert dispute["evidence_updates"] == 1
         names = [f["file_name"] for f in dispute["files"]]
         assert len(names) == len(set(names))
+
+
+def test_disputes_another_run_holds_are_counted_and_reported(sandbox_factory, tmp_path):
+    sb = sandbox_factory(rows=seed_rows(3))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    settings = load_settings(None, ingest={"settle_seconds": 0})
+    api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
+    first = run_inbox(settings, inbox, api=api)
+    assert first.counts["evidence_sent"] == 3 and "locked" not in first.counts
+    (inbox / "dp_test_1 invoice.pdf").write_bytes(b"%PDF-1.4 a new file for dp_test_1")
+    with StateStore(default_state(inbox)) as store:  # a worker elsewhere is working on it
+        assert store.claim("dp_test_1", "elsewhere:4242:20261123T000000Z-other")
+    second = run_inbox(settings, inbox, api=api)
+    assert second.counts["locked"] == 1 and second.counts["files_uploaded"] == 0
+    summary = (second.report.parent / "summary.md").read_text()
+    assert re.search(r"Skipped: another run holds them\W+1", summary)

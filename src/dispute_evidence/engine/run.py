@@ -487,6 +487,8 @@ def report(
         "need_you": sum(1 for p in problems if p.kind in NEEDS_A_PERSON),
         "not_read_yet": len(ingested.waiting_files),
     }
+    if stats.locked:  # another run (a fleet worker) held them: the next run sends them
+        counts["locked"] = stats.locked
     if session.dry_run:
         verdicts = table.get("completeness", pd.Series(dtype=str))
         counts["evidence_complete"] = int((verdicts == "complete").sum())

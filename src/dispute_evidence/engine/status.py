@@ -55,9 +55,7 @@ FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
     F.REJECTED: frozenset({F.SENDING}),
     F.PENDING: frozenset({F.SENDING}),
 }
-# Disputes that nothing more is sent to until their payload changes.
-FINAL_DISPUTE = frozenset({D.REJECTED, D.NOT_FOUND, D.PAST_DUE, D.CLOSED})
-# Disputes with something still to send (a dispute needing a person is one not SUBMITTED).
+# Files still to send: not yet sent, or sent with no answer recorded (reconciled first).
 OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 
 
