@@ -8,7 +8,7 @@
               pending | rejected | not_found -> incomplete
                                                 (held: its order would go out wrong, e.g. a row
                                                  of it was not used; see StateStore._hold)
-              any but new -> closed             (the API says it ended: won, lost, ...; final)
+              any but not_found -> closed       (the API says it ended: won, lost, ...; final)
     File:     (new) -> pending | sending        ('sending' when a replaced state reconciles)
               pending | sending -> sending      (written before the request leaves)
               sending -> uploaded | rejected | pending
