@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 
-from tests.pg import free_port  # one helper for tests and benches
+from support.pg import free_port
 
 TOKEN = "sk_bench_token"
 

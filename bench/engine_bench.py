@@ -19,7 +19,7 @@ from dispute_evidence.engine.steps import (
     prepare_step,
     submit_step,
 )
-from tests.engine.helpers import MERCHANT, make_inbox
+from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
 
 
 def seed_file(folder: Path, n: int) -> Path:

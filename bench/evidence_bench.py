@@ -20,7 +20,7 @@ from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.summary_pdf import summary_pdf
-from tests.engine.helpers import MERCHANT, make_inbox
+from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
 
 
 def _prepare(inbox: Path, state: Path, summaries: bool) -> float:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from bench.common import figure, heading
-from tests.evidence.scaling import growth_ratio
+from support.scaling import growth_ratio
 
 OUT = Path("bench-out")
 

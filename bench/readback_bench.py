@@ -15,16 +15,20 @@ from bench.common import TOKEN, figure, heading
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.engine.readback import ReadPolicy, read_back
 from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step, submit_step
+from dispute_evidence.engine.steps import (
+    RunOptions,
+    ingest_inbox_step,
+    prepare_step,
+    submit_step,
+)
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
-from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, options
+from dispute_evidence.sandbox.workload import MERCHANT, make_inbox, seed_rows
 
 BUDGET = 5000
 
 
 def _pass(store: StateStore, base: str, inbox: Path, send: bool = True):  # type: ignore[no-untyped-def]
-    opts = options(inbox)
+    opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0)
     run_id = store.start_run("bench")
     prepare_step(store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True)
 

@@ -16,7 +16,7 @@ import aiohttp
 
 from bench.common import TOKEN, figure, heading, sandbox_process
 from bench.engine_bench import seed_file
-from tests.engine.helpers import make_inbox
+from dispute_evidence.sandbox.workload import make_inbox
 
 SMALL = 13
 REPEAT = 3

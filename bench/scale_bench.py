@@ -25,8 +25,8 @@ MERCHANT_KEYS = ["shared", "shared", "k2", "k3", "k4", "k5"]
 
 
 def run(quick: bool = False) -> None:
-    from tests.fleet.stack import Merchant, fleet_stack
-    from tests.pg import postgres_missing
+    from support.fleet import Merchant, fleet_stack
+    from support.pg import postgres_missing
 
     logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)  # the kill cuts uploads
     n = 200 if quick else 2000
@@ -98,9 +98,9 @@ def run(quick: bool = False) -> None:
 
 
 def _kill_when_under_way(fleet: object, merchant: object) -> float:
-    from tests.fleet.test_multi_worker import _kill_mid_run
+    from support.fleet import kill_mid_run
 
-    _kill_mid_run(fleet, merchant)
+    kill_mid_run(fleet, merchant)
     return time.monotonic()
 
 

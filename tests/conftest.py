@@ -4,33 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 
 import pytest
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread  # noqa: E402
-from dispute_evidence.sandbox.ids import iso  # noqa: E402
+from dispute_evidence.sandbox.workload import TOKEN, seed_rows  # noqa: E402
 
-TOKEN = "sk_test_fixture_token_93f1"
-
-
-def seed_rows(n: int = 3, prefix: str = "dp_test_") -> list[dict[str, object]]:
-    now = datetime.now(UTC)
-    return [
-        {
-            "provider_dispute_id": f"{prefix}{i}",
-            "initiated_at": iso(now - timedelta(days=3)),
-            "response_due_by": iso(now + timedelta(days=10 + i)),
-            "amount": 1000 + i,
-            "currency": "USD",
-            "reason": "fraudulent",
-            "status": "needs_response",
-            "provider": "stripe",
-        }
-        for i in range(n)
-    ]
+__all__ = ["TOKEN", "seed_rows"]  # tests import them from here too
 
 
 @pytest.fixture

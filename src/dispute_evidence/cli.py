@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from dispute_evidence.exits import EXIT_DISK_FULL, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
 if TYPE_CHECKING:
     from dispute_evidence.sandbox import RunningSandbox
     from dispute_evidence.settings import Settings
@@ -187,7 +189,7 @@ def _settings_or_exit(config: Path | None, inbox: Path | None = None) -> Setting
     except ConfigError as exc:
         for line in str(exc).splitlines():
             typer.echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_USAGE) from None
     typer.echo(f"Config: {settings.config_label}", err=True)
     return settings
 
@@ -197,12 +199,12 @@ def _inbox_or_exit(settings: Settings, given: Path | None) -> Path:
     inbox = settings.inbox(given)
     if inbox is None:
         typer.echo("Give --inbox, or set `inbox` under [paths] in the config.", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     if not inbox.is_dir():
         typer.echo(
             f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
         )
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     return inbox
 
 
@@ -228,7 +230,7 @@ def _api_settings_or_exit(settings: Settings, base_url: str | None) -> None:
     except ConfigError as exc:
         for line in str(exc).splitlines():
             typer.echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_USAGE) from None
 
 
 SANDBOX_DB = "sandbox.sqlite3"  # in <inbox>/.dispute-evidence/: the inbox's own local API
@@ -396,9 +398,10 @@ def run(
     Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error,
     3 API key refused, 4 API unreachable.
     """
-    from dispute_evidence.engine.run import EXIT_FAILED, EXIT_USAGE, RunLocked, Terminated
+    from dispute_evidence.engine.run import RunLocked, Terminated
     from dispute_evidence.engine.state import StateError, open_read_only, state_exists
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.settings import ConfigError
 
     _console_logging()
     settings = _settings_or_exit(config, inbox)
@@ -442,8 +445,9 @@ def run(
     except StateError as exc:  # nothing was read or sent; the message says how to recover
         typer.echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
-    except ValueError as exc:  # e.g. http:// to a non-loopback host, missing token
-        typer.echo(f"Configuration error: {exc}", err=True)
+    except ConfigError as exc:  # e.g. a mapping file that went missing since the check
+        for line in str(exc).splitlines():
+            typer.echo(f"Configuration error: {line}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     except Exception as exc:
         _one_line_or_raise(exc)
@@ -467,7 +471,7 @@ def _utf8_path_or_exit(inbox: Path) -> None:
             "that folder, or pass a path to it that is.",
             err=True,
         )
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
 
 
 def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
@@ -481,7 +485,7 @@ def _one_line_or_raise(exc: Exception) -> None:
     """A full disk is one line, exit 74 (every write is transactional: nothing was lost); an
     API address that redirects (before anything was sent) is one line, exit 2."""
     from dispute_evidence.api.errors import UnexpectedResponse
-    from dispute_evidence.engine.run import DISK_FULL, EXIT_DISK_FULL, EXIT_USAGE, disk_full
+    from dispute_evidence.engine.run import DISK_FULL, disk_full
 
     if isinstance(exc, UnexpectedResponse) and 300 <= (exc.status or 0) < 400:
         typer.echo(f"Configuration error: {exc.message}", err=True)
@@ -515,8 +519,6 @@ def demo(
     import shutil
     from datetime import datetime
 
-    from dispute_evidence.engine.run import EXIT_FAILED
-
     _console_logging()
     os.environ.setdefault(
         "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0"
@@ -536,7 +538,7 @@ def demo(
     finally:
         sb.stop()
     _print_result(result)
-    if result["exit_code"] not in (0, EXIT_FAILED):
+    if result["exit_code"] not in (EXIT_OK, EXIT_FAILED):
         raise typer.Exit(result["exit_code"])
 
 
@@ -560,12 +562,12 @@ def status(
     state = state or settings.paths.state
     if not (state or inbox):
         typer.echo("Give --inbox or --state.", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     try:
         store = StateStore(state or default_state(inbox), must_exist=True)  # type: ignore[arg-type]
     except StateError as exc:
         typer.echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_USAGE) from None
     try:
         counts = store.status_counts()
         typer.echo(
@@ -652,10 +654,10 @@ def watch(
             "Set PREFECT_API_URL (or [prefect] api_url) to your Prefect server, or use `serve`.",
             err=True,
         )
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     if (inbox is None) == (merchants is None):
         typer.echo("Give --inbox (one inbox) or --merchants (every merchant's).", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     from dispute_evidence.watch import InboxWatcher
     from flows.serve import DeploymentStarter
 
@@ -669,7 +671,7 @@ def watch(
                 f"Inbox not found: {inbox} (create the folder or pass the right --inbox).",
                 err=True,
             )
-            raise typer.Exit(2)
+            raise typer.Exit(EXIT_USAGE)
         watchers = [
             InboxWatcher(
                 inbox.resolve(),
@@ -705,7 +707,7 @@ def _deploy_check(merchants: Path, runs: list[Any], keys: int) -> None:
     for line in problems:
         typer.echo(f"{merchants}: {line}", err=True)
     if problems:
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     caveat = " (Secret blocks not checked)" if unchecked else ""
     typer.echo(f"{merchants}: {len(runs)} merchant(s), {keys} key(s): OK{caveat}")
 
@@ -724,7 +726,7 @@ def _merchant_watchers(merchants: Path) -> list[Any]:
         runs = plan_runs(load_merchants(merchants), merchants.resolve().parent)
     except ConfigError as exc:
         typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_USAGE) from None
     watchers = []
     for run in runs:
         settings = merchant_settings(run)
@@ -776,20 +778,20 @@ def deploy(
         spec = load_merchants(merchants)
     except ConfigError as exc:
         typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_USAGE) from None
     runs = plan_runs(spec, merchants.resolve().parent)
     if check:
         _deploy_check(merchants, runs, len(spec.keys))
         return
     if pool is None:
         typer.echo("Give --pool NAME (the process work pool the workers serve).", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     if not os.environ.get("PREFECT_API_URL"):
         typer.echo(
             "Set PREFECT_API_URL to your Prefect server (workers on other machines use it too).",
             err=True,
         )
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     from flows.fleet import deploy_merchants
 
     stale = asyncio.run(
@@ -839,12 +841,12 @@ def approve(
     where = state or settings.paths.state or (default_state(inbox) if inbox else None)
     if where is None or not (dispute or all_complete):
         typer.echo("Give --inbox (or --state) and dispute ids, or --all-complete.", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     try:
         store = StateStore(where, must_exist=True)
     except StateError as exc:
         typer.echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_USAGE) from None
     try:
         result = approve_evidence(store, dispute or [], all_complete=all_complete)
     finally:
@@ -852,6 +854,6 @@ def approve(
     for line in result.refused:
         typer.echo(line, err=True)
     if result.refused and not result.approved:
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
     for line in result.lines or ["No dispute is waiting with complete evidence."]:
         typer.echo(line)

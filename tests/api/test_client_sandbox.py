@@ -132,6 +132,23 @@ async def test_5xx_exhausted_is_transient_api_unavailable(sandbox_factory):
     assert isinstance(info.value, TransientError) and c.stats.attempts == 3
 
 
+async def test_retry_count_and_waits_are_pinned(sandbox_factory):
+    """max_attempts counts every attempt, the first included: N attempts, N-1 retries, each
+    retry after its own backoff (1st, 2nd, 3rd: base, 2*base, 4*base at full jitter)."""
+    sb = sandbox_factory(SandboxConfig(tokens=(TOKEN,), fail_rate=1.0))
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    async with client_for(sb, max_attempts=4, backoff_base=1.0, sleep=sleep) as c:
+        c._transport._rand = lambda: 1.0
+        with pytest.raises(ApiUnavailable):
+            await c.list_disputes()
+    assert (c.stats.attempts, c.stats.retries) == (4, 3)
+    assert waits == [1.0, 2.0, 4.0]
+
+
 async def test_ambiguous_upload_is_outcome_unknown_and_not_repeated(sandbox_factory, pdf):
     sb = sandbox_factory(SandboxConfig(tokens=(TOKEN,), ambiguous_rate=1.0, seed=3))
     async with client_for(sb) as c:

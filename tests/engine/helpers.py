@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import csv
-import random
 from pathlib import Path
 
-from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
+from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import (
     RunOptions,
@@ -14,42 +12,9 @@ from dispute_evidence.engine.steps import (
     prepare_step,
     submit_step,
 )
-from tests.conftest import TOKEN
+from dispute_evidence.sandbox.workload import MERCHANT, TOKEN, make_inbox, write_rows
 
-MERCHANT = MerchantProfile(
-    merchant_id="m_1", merchant_name="Acme", merchant_website="https://acme.test"
-)
-
-
-def write_rows(path: Path, header: list[str], rows: list[list[object]]) -> None:
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
-
-
-def make_inbox(
-    inbox: Path, n: int, files: tuple[int, int] = (1, 1), seed: int = 1, prefix: str = "dp_test_"
-) -> int:
-    """Disputes/orders/shipments CSVs for n disputes and 1-3 PDFs each; returns the file count."""
-    rng = random.Random(seed)
-    inbox.mkdir(parents=True, exist_ok=True)
-    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
-               [[f"{prefix}{i}", f"#{5000 + i}", "general"] for i in range(n)])  # fmt: skip
-    # complete evidence for a "general" dispute (products, customer name and email)
-    write_rows(inbox / "orders.csv", ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email", "customer_name"],
-               [[5000 + i, f"Item {j}", 9.5 + j, 1 + j, "USD", f"c{i}@example.com", f"Customer {i}"] for i in range(n) for j in range(2)])  # fmt: skip
-    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier"],
-               [[5000 + i, f"1Z{i:06d}", "UPS"] for i in range(n)])  # fmt: skip
-    total = 0
-    (inbox / "proofs").mkdir(exist_ok=True)
-    for i in range(n):
-        for k in range(rng.randint(*files)):
-            (inbox / "proofs" / f"{prefix}{i}_proof{k}.pdf").write_bytes(
-                b"%PDF-1.4\n" + f"{i}/{k}".encode() * 20
-            )
-            total += 1
-    return total
+__all__ = ["MERCHANT", "engine_pass", "make_inbox", "options", "run_once", "write_rows"]
 
 
 def options(inbox: Path, **kw) -> RunOptions:

@@ -39,3 +39,26 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
     assert {"summary_input", "api_status", "api_due_by", "approved_hash"} <= columns
     assert "inputs" in read_with and "kind" in kinds  # v5
     assert "alerts_sent" in tables  # v6
+
+
+def test_each_migration_is_frozen_as_written(tmp_path):
+    """v1 creates version 1's tables and columns, whatever today's tables are; each later
+    step adds its own; the last one leaves the schema the store's tables describe."""
+    from sqlalchemy import create_engine, inspect
+
+    from dispute_evidence.engine.schema import MIGRATIONS, metadata
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'steps.sqlite3'}")
+    with engine.begin() as conn:
+        MIGRATIONS[1](conn)
+        v1 = {t: {c["name"] for c in inspect(conn).get_columns(t)} for t in ("disputes", "ingested_files", "evidence_files")}  # fmt: skip
+        assert not {"summary_input", "api_status"} & v1["disputes"]
+        assert "inputs" not in v1["ingested_files"] and "kind" not in v1["evidence_files"]
+        assert not {"open_problems", "status_history"} & set(inspect(conn).get_table_names())
+        for step in range(2, len(MIGRATIONS) + 1):
+            MIGRATIONS[step](conn)
+        for table in metadata.sorted_tables:
+            if table.name != "meta":
+                have = [c["name"] for c in inspect(conn).get_columns(table.name)]
+                assert have == [c.name for c in table.columns], table.name
+    engine.dispose()

@@ -11,10 +11,10 @@ from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.engine.submit import Submitter
 from dispute_evidence.sandbox import SandboxConfig
+from support.pg import free_port, postgres_missing, throwaway_postgres
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, run_once
 from tests.engine.test_engine import assert_exact
-from tests.pg import free_port, postgres_missing, throwaway_postgres
 
 
 @pytest.fixture(scope="module")

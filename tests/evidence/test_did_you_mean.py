@@ -7,7 +7,7 @@ from difflib import get_close_matches
 from dispute_evidence.evidence import build_evidence, match_evidence_files
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.names import NearNames, likeness_key
-from tests.evidence.scaling import growth_ratio, hint_heavy_records
+from support.scaling import growth_ratio, hint_heavy_records
 from tests.ingest.layouts import ORDER_1001, SHOPIFY_79, write_csv
 
 CHECK = ": check the order number in the disputes list)"

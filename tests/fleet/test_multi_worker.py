@@ -4,90 +4,130 @@ dies mid-run; the API must end exactly right and no key over its budget in any w
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from prefect.client.schemas.sorting import DeploymentSort
 
 from dispute_evidence.sandbox.ratelimit import busiest_window
-from tests.fleet.stack import Merchant, descendants, fleet_stack
-from tests.pg import postgres_missing
+from support.fleet import Fleet, Merchant, fleet_stack, kill_mid_run
+from support.fleet import diagnose as _diagnose
+from support.pg import postgres_missing
 
 BUDGET = 18_000  # per key per hour; pro-rated over WINDOW seconds: 50 per 10 s
 WINDOW = 10.0
 N = 24  # disputes per merchant
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_six_merchants_two_workers_one_killed(tmp_path):
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+MERCHANT_KEYS = ["shared", "shared", "k2", "k3", "k4", "k5"]
+
+
+@dataclass
+class FleetRun:
+    """What one deploy, run and kill left, read once; each test checks one claim of it."""
+
+    fleet: Fleet
+    merchants: list[Merchant]
+    keys: dict[str, int]
+    deploys: list[subprocess.CompletedProcess[str]]
+    deployments: list[Any]
+    automations: int
+    victim: str
+    snap: dict[str, Any]
+    runs: list[Any]
+    logs: dict[str, list[float]]
+
+
+@pytest.fixture(scope="module")
+def fleet_run(tmp_path_factory) -> Iterator[FleetRun]:
+    """Six merchants (two sharing a key) on two process workers; one worker SIGKILLed mid-run."""
     if why := postgres_missing():
         pytest.skip(f"multi-worker test needs PostgreSQL: {why}")
-    merchants = [Merchant(f"m{i}", key, N) for i, key in
-                 enumerate(["shared", "shared", "k2", "k3", "k4", "k5"], start=1)]  # fmt: skip
-    keys = {k: BUDGET for k in ["shared", "k2", "k3", "k4", "k5"]}
-    with fleet_stack(tmp_path, merchants, keys, window=WINDOW) as fleet:
-        first = fleet.deploy()
-        assert first.returncode == 0, first.stderr
-        again = fleet.deploy()  # idempotent: updates, never duplicates
-        assert again.returncode == 0, again.stderr
+    merchants = [Merchant(f"m{i}", key, N) for i, key in enumerate(MERCHANT_KEYS, start=1)]
+    keys = {k: BUDGET for k in dict.fromkeys(MERCHANT_KEYS)}
+    root = tmp_path_factory.mktemp("fleet")
+    with fleet_stack(root, merchants, keys, window=WINDOW) as fleet:
+        deploys = [fleet.deploy(), fleet.deploy()]  # the second updates, never duplicates
+        assert all(d.returncode == 0 for d in deploys), [d.stderr for d in deploys]
         with fleet.client() as client:
             deployments = client.read_deployments(limit=50, sort=DeploymentSort.NAME_ASC)
-            assert sorted(d.name for d in deployments) == [f"merchant-m{i}" for i in range(1, 7)]
-            assert all(len(d.schedules) == 1 for d in deployments)
-            assert (
-                len(
-                    client.read_automations_by_name(
-                        "dispute-evidence: run a crashed merchant again"
-                    )
-                )
-                == 1
+            automations = len(
+                client.read_automations_by_name("dispute-evidence: run a crashed merchant again")
             )
         fleet.start_worker("w1", limit=3)
         fleet.start_worker("w2", limit=3)
         time.sleep(4)  # both workers polling before the runs exist
         fleet.trigger_all()
-        victim = _kill_mid_run(fleet, merchants[0])
+        victim = kill_mid_run(fleet, merchants[0])
         deadline = time.monotonic() + 600
         while not fleet.done():
             assert time.monotonic() < deadline, _diagnose(fleet)
             failed = [r.name for r in fleet.flow_runs() if r.state and r.state.is_failed()]
             assert not failed, f"{failed} failed: {_diagnose(fleet)}"  # fail fast, not at 600 s
             time.sleep(3)
-        snap = fleet.sandbox.snapshot()
-        runs = fleet.flow_runs()
-        logs = fleet.sandbox.requests_by_key()
-        _drop_starts_the_merchant(fleet, merchants[2])
-        _a_merchant_leaves(fleet)
+        yield FleetRun(fleet, merchants, keys, deploys, deployments, automations, victim,
+                       fleet.sandbox.snapshot(), fleet.flow_runs(),
+                       fleet.sandbox.requests_by_key())  # fmt: skip
 
+
+def test_deploy_twice_makes_one_deployment_per_merchant_and_one_automation(fleet_run):
+    assert [d.name for d in fleet_run.deployments] == [f"merchant-m{i}" for i in range(1, 7)]
+    assert all(len(d.schedules) == 1 for d in fleet_run.deployments)
+    assert fleet_run.automations == 1
+
+
+def test_a_killed_workers_runs_crash_and_run_again(fleet_run):
+    runs = fleet_run.runs
     crashed = [r for r in runs if r.state and r.state.type.value == "CRASHED"]
-    assert crashed, f"the kill of {victim} left no crashed run: {[r.state for r in runs]}"
+    assert crashed, f"the kill of {fleet_run.victim} left no crashed run: {[r.state for r in runs]}"
     reruns = [r for r in runs if r.parameters.get("trigger") == "after-crash"]
     assert len(reruns) == len(crashed)  # the automation started each crashed merchant again
     assert all(r.state.type.value == "COMPLETED" for r in reruns)
-    # exact final API state: every dispute's evidence, every file once, no trap
-    traps = {hashlib.sha256(t).hexdigest() for m in merchants for t in m.traps}
-    for m in merchants:
-        mine = {pid: s for pid, s in snap.items() if pid.startswith(m.prefix)}
-        assert len(mine) == N and all(s["evidence"] for s in mine.values()), m.id
-        uploaded = [(pid, f["sha256"]) for pid, s in mine.items() for f in s["files"]]
-        assert len(uploaded) == len(set(uploaded)), f"{m.id}: a file was uploaded twice"
-        proofs = [f for s in mine.values() for f in s["files"] if "proof" in f["file_name"]]
-        summaries = [f for s in mine.values() for f in s["files"] if "summary" in f["file_name"]]
-        assert len(proofs) == m.files and len(summaries) == N, m.id
-        assert not traps & {sha for _, sha in uploaded}, f"{m.id}: a trap was uploaded"
-        assert all(s["evidence"]["merchant_profile"]["merchant_id"] == f"acct_{m.id}"
-                   for s in mine.values())  # fmt: skip
-    # resent at most once per dispute a killed run had in hand (8 at once, [api] concurrency)
-    updates = sum(s["evidence_updates"] for s in snap.values())
-    assert updates - len(merchants) * N <= 8 * len(crashed), updates
-    # no key over its budget in any window: pro rata per WINDOW, and per hour
-    for key, per_hour in keys.items():
-        times = logs[fleet.key_label(key)]
+
+
+@pytest.mark.parametrize("i", range(6), ids=[f"m{i}" for i in range(1, 7)])
+def test_every_dispute_has_its_evidence_and_each_file_once_and_no_trap(fleet_run, i):
+    m = fleet_run.merchants[i]
+    traps = {hashlib.sha256(t).hexdigest() for x in fleet_run.merchants for t in x.traps}
+    mine = {pid: s for pid, s in fleet_run.snap.items() if pid.startswith(m.prefix)}
+    assert len(mine) == N and all(s["evidence"] for s in mine.values())
+    uploaded = [(pid, f["sha256"]) for pid, s in mine.items() for f in s["files"]]
+    assert len(uploaded) == len(set(uploaded)), "a file was uploaded twice"
+    proofs = [f for s in mine.values() for f in s["files"] if "proof" in f["file_name"]]
+    summaries = [f for s in mine.values() for f in s["files"] if "summary" in f["file_name"]]
+    assert len(proofs) == m.files and len(summaries) == N
+    assert not traps & {sha for _, sha in uploaded}, "a trap was uploaded"
+    assert all(s["evidence"]["merchant_profile"]["merchant_id"] == f"acct_{m.id}"
+               for s in mine.values())  # fmt: skip
+
+
+def test_evidence_is_resent_at_most_once_per_dispute_a_killed_run_had_in_hand(fleet_run):
+    crashed = [r for r in fleet_run.runs if r.state and r.state.type.value == "CRASHED"]
+    updates = sum(s["evidence_updates"] for s in fleet_run.snap.values())
+    # 8 at once: [api] concurrency
+    assert updates - len(fleet_run.merchants) * N <= 8 * len(crashed), updates
+
+
+def test_no_key_over_its_budget_in_any_window(fleet_run):
+    for key, per_hour in fleet_run.keys.items():  # pro rata per WINDOW, and per hour
+        times = fleet_run.logs[fleet_run.fleet.key_label(key)]
         assert busiest_window(times, WINDOW) <= per_hour * WINDOW / 3600, key
         assert busiest_window(times, 3600) <= per_hour, key
-    shared = logs[fleet.key_label("shared")]
+    shared = fleet_run.logs[fleet_run.fleet.key_label("shared")]
     assert len(shared) > 2 * N  # both merchants of the shared key really went through it
+
+
+def test_a_drop_starts_that_merchants_deployment(fleet_run):
+    _drop_starts_the_merchant(fleet_run.fleet, fleet_run.merchants[2])
+
+
+def test_a_merchant_that_leaves_the_file_is_deleted_only_with_prune(fleet_run):
+    _a_merchant_leaves(fleet_run.fleet)
 
 
 def _a_merchant_leaves(fleet) -> None:
@@ -140,29 +180,3 @@ def _drop_starts_the_merchant(fleet, merchant: Merchant) -> None:
     finally:
         watcher.terminate()
         watcher.wait(10)
-
-
-def _kill_mid_run(fleet, merchant: Merchant) -> str:
-    """Once `merchant` has sent some but not all evidence, SIGKILL the worker running it."""
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        snap = fleet.sandbox.snapshot()
-        sent = sum(
-            1 for pid, s in snap.items() if pid.startswith(merchant.prefix) and s["evidence"]
-        )
-        if 3 <= sent < merchant.n - 5:
-            for run in fleet.flow_runs():
-                if run.parameters["merchant"]["id"] == merchant.id and run.infrastructure_pid:
-                    pid = int(str(run.infrastructure_pid).rsplit(":", 1)[-1])
-                    for name, worker in fleet.workers.items():
-                        if pid in descendants(worker.pid):
-                            fleet.kill_worker(name)
-                            return name
-        time.sleep(0.2)
-    raise AssertionError(f"{merchant.id} never got under way: {_diagnose(fleet)}")
-
-
-def _diagnose(fleet) -> str:
-    states = [(r.name, r.state.name if r.state else None) for r in fleet.flow_runs()]
-    tail = {p.name: p.read_text()[-1500:] for p in fleet.root.glob("*.log")}
-    return f"runs: {states}\nlogs: {tail}"

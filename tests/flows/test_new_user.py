@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
+from support.pg import free_port
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
-from tests.pg import free_port
 
 
 def _run(*args: str):

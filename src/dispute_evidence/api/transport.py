@@ -100,29 +100,13 @@ class Transport:
         timeout: float | None = None,
     ) -> RawResponse:
         """One logical request: attempts are paced, and retried while the error is transient."""
-        try:  # fast path: most requests succeed first time and need no retry machinery
-            return await self._attempt(method, path, idempotent, params, json, form, timeout)
-        except Exception as exc:
-            if not should_retry(exc) or self.settings.max_attempts < 2:
-                raise
-            first_error = exc
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_attempts - 1),
+            stop=stop_after_attempt(self.settings.max_attempts),
             wait=self._wait,
             retry=retry_if_exception(should_retry),
             sleep=self._sleep,
             reraise=True,
             before_sleep=self._before_sleep,
-        )
-        self.stats.retries += 1
-        await self._sleep(
-            retry_wait(
-                first_error,
-                1,
-                self.settings.backoff_base,
-                self.settings.backoff_cap,
-                **({"rand": self._rand} if self._rand else {}),
-            )
         )
         async for attempt in retrying:
             with attempt:
@@ -130,15 +114,11 @@ class Transport:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _wait(self, state: Any) -> float:
+        """The server's Retry-After when it gave one, else jittered backoff for this retry."""
         exc = state.outcome.exception() if state.outcome else None
         kw = {"rand": self._rand} if self._rand else {}
-        # attempt_number counts tenacity's attempts; the fast-path attempt came before them
         return retry_wait(
-            exc,
-            state.attempt_number + 1,
-            self.settings.backoff_base,
-            self.settings.backoff_cap,
-            **kw,
+            exc, state.attempt_number, self.settings.backoff_base, self.settings.backoff_cap, **kw
         )
 
     def _before_sleep(self, state: Any) -> None:

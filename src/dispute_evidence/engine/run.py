@@ -68,6 +68,16 @@ from dispute_evidence.engine.steps import (
     write_dry_run_preview,
 )
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
+from dispute_evidence.exits import (
+    EXIT_AUTH,
+    EXIT_DISK_FULL,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+)
 from dispute_evidence.inbox import InboxLayout, default_state
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
@@ -75,8 +85,6 @@ from dispute_evidence.settings import Settings
 
 log = logging.getLogger("dispute_evidence.run")
 
-# 4: the API could not be reached (or kept failing) before anything was sent.
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
 T = TypeVar("T")
 Progress = Callable[[int, int], None]  # (disputes done, disputes to do)
 
@@ -89,14 +97,10 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM: stopped like Ctrl-C (KeyboardInterrupt), and said apart by its exit code."""
 
 
-EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM
-
-
 def interrupt_exit_code(exc: BaseException) -> int:
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
-EXIT_DISK_FULL = 74  # sysexits' EX_IOERR
 DISK_FULL = (
     "Disk full: {where}. Nothing was lost: what was sent is recorded, and files not yet "
     "read stay in the inbox. Free some space and run again."
@@ -528,6 +532,8 @@ def report(
         "swept": len(review.swept) if review else 0,
         "alerted": len(alerted.alerted) if alerted else 0,
     }
+    if stats.locked:  # another run (a fleet worker) held them: the next run sends them
+        counts["locked"] = stats.locked
     if session.dry_run:
         counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
         goes = table["status"].isin((D.PENDING, D.SUBMITTED)) & (table["next_step"] != PAST_DUE)

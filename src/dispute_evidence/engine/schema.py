@@ -1,11 +1,10 @@
 """State store schema, versioned, with step-by-step migrations (dlt style).
 
-Dispute states:  pending -> submitted | rejected | not_found | past_due | incomplete
-                 (a submitted dispute goes back to pending when its payload changes;
-                 pending | submitted <-> awaiting_approval while a person must approve it)
-File states:     pending -> sending -> uploaded | rejected
-                 ('sending' is written before the request: after a crash it means
-                 "may have landed": list the dispute's files and match before re-sending)
+The tables below are the schema as it is now, for the store's queries. Each migration is
+frozen as it was written: it creates or alters what its version added, with that version's
+columns spelled out, so what an old migration does never changes with today's tables.
+The statuses a dispute and an evidence file move through, and the moves allowed, are in
+engine/status.py (docs/architecture.md draws them).
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    inspect,
     text,
 )
 from sqlalchemy.engine import Connection
@@ -156,22 +154,82 @@ def migrate(conn: Connection) -> int:
 
 
 def _v1(conn: Connection) -> None:
-    metadata.create_all(conn, tables=[runs, ingested_files, disputes, evidence_files])
+    """Runs, ingested files, disputes and their evidence files, as version 1 had them."""
+    v1 = MetaData()
+    Table(
+        "runs", v1,
+        Column("run_id", String(64), primary_key=True),
+        Column("started_at", String(32), nullable=False),
+        Column("finished_at", String(32)),
+        Column("trigger", String(32)),
+        Column("outcome", String(32)),  # TEXT from v2 (PostgreSQL; SQLite keeps any length)
+        Column("counts", Text),
+    )  # fmt: skip
+    Table(
+        "ingested_files", v1,
+        Column("sha256", String(64), primary_key=True),
+        Column("name", Text, nullable=False),
+        Column("seq", Integer, nullable=False),
+        Column("run_id", String(64)),
+        Column("ingested_at", String(32)),
+        Column("summary", Text),
+    )  # fmt: skip
+    Table(
+        "disputes", v1,
+        Column("provider_dispute_id", String(255), primary_key=True),
+        Column("order_number", String(255)),
+        Column("response_due_by", String(32)),
+        Column("payload", LargeBinary),
+        Column("payload_hash", String(64)),
+        Column("submitted_hash", String(64)),
+        Column("dispute_id", String(255)),
+        Column("status", String(32), nullable=False, server_default="pending"),
+        Column("detail", Text),
+        Column("attempts", Integer, nullable=False, server_default="0"),
+        Column("last_error", Text),
+        Column("lease_owner", String(64)),
+        Column("lease_expires", Float),
+        Column("updated_at", String(32)),
+        Index("disputes_by_status", "status"),
+    )  # fmt: skip
+    Table(
+        "evidence_files", v1,
+        Column("provider_dispute_id", String(255), primary_key=True),
+        Column("sha256", String(64), primary_key=True),
+        Column("file_name", Text, nullable=False),
+        Column("path", Text, nullable=False),
+        Column("size", Integer, nullable=False),
+        Column("mime", String(64)),
+        Column("status", String(32), nullable=False, server_default="pending"),
+        Column("remote_file_id", String(255)),
+        Column("last_error", Text),
+        Column("updated_at", String(32)),
+        Index("files_by_status", "status"),
+    )  # fmt: skip
+    v1.create_all(conn)
 
 
 def _v2(conn: Connection) -> None:
-    metadata.create_all(conn, tables=[open_problems])
+    """Open problems, kept until their file is replaced; a run's outcome becomes a headline."""
+    v2 = MetaData()
+    Table(
+        "open_problems", v2,
+        Column("source", Text, nullable=False),
+        Column("seq", Integer, nullable=False),
+        Column("kind", String(64), nullable=False),
+        Column("body", Text, nullable=False),
+        Column("run_id", String(64)),
+        Index("problems_by_source", "source"),
+    )  # fmt: skip
+    v2.create_all(conn)
     if conn.dialect.name == "postgresql":  # outcomes became headlines ("5 sent · 3 need you")
         conn.execute(text("ALTER TABLE runs ALTER COLUMN outcome TYPE TEXT"))
 
 
 def _add_columns(conn: Connection, table: str, columns: dict[str, str]) -> None:
-    """ALTER TABLE … ADD COLUMN for each column the table lacks (v1 created tables as they are
-    defined now, so a column may already be there)."""
-    present = {c["name"] for c in inspect(conn).get_columns(table)}
+    """ALTER TABLE … ADD COLUMN for each of `columns` (name: SQL type)."""
     for name, kind in columns.items():
-        if name not in present:
-            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {kind}"))
+        conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {kind}"))
 
 
 def _v3(conn: Connection) -> None:
@@ -179,9 +237,19 @@ def _v3(conn: Connection) -> None:
 
 
 def _v4(conn: Connection) -> None:
+    """What the API says of each dispute (read back), and every status it showed."""
     _add_columns(conn, "disputes", {"api_status": "VARCHAR(64)", "api_status_at": "VARCHAR(32)",
                                     "api_read_at": "VARCHAR(32)", "api_due_by": "VARCHAR(32)"})  # fmt: skip
-    metadata.create_all(conn, tables=[status_history])
+    v4 = MetaData()
+    Table(
+        "status_history", v4,
+        Column("provider_dispute_id", String(255), nullable=False),
+        Column("status", String(64), nullable=False),
+        Column("seen_at", String(32), nullable=False),
+        Column("run_id", String(64)),
+        Index("history_by_dispute", "provider_dispute_id"),
+    )  # fmt: skip
+    v4.create_all(conn)
 
 
 def _v5(conn: Connection) -> None:

@@ -8,7 +8,7 @@
               pending | rejected | not_found | awaiting_approval -> incomplete
                                                 (held: its order would go out wrong, e.g. a row
                                                  of it was not used; see StateStore._hold)
-              any but new -> closed             (the API says it ended: won, lost, ...; final)
+              any but not_found -> closed       (the API says it ended: won, lost, ...; final)
               pending | submitted -> awaiting_approval   (held for a person: [review] hold)
               awaiting_approval -> pending | submitted   (approved, or no longer held: back to
                                                           where it was, by its sent payload)
@@ -65,11 +65,9 @@ FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
     F.REJECTED: frozenset({F.SENDING}),
     F.PENDING: frozenset({F.SENDING}),
 }
-# Disputes that nothing more is sent to until their payload changes.
-FINAL_DISPUTE = frozenset({D.REJECTED, D.NOT_FOUND, D.PAST_DUE, D.CLOSED})
 # Disputes still open to evidence (what they lack is worth adding).
 OPEN_DISPUTE = frozenset({D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL})
-# Disputes with something still to send (a dispute needing a person is one not SUBMITTED).
+# Files still to send: not yet sent, or sent with no answer recorded (reconciled first).
 OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 
 

@@ -117,6 +117,8 @@ class RunReport:
                 ("Disputes sent (evidence)", str(c.get("evidence_sent", 0))),
                 ("Files uploaded", str(c.get("files_uploaded", 0))),
             ]
+            if c.get("locked"):
+                rows.append(("Skipped: another run holds them", str(c["locked"])))
         total = c.get("disputes", 0)
         # what is ready now (the verdict column), apart from what was sent before
         rows.append(("Evidence complete", f"{c.get('evidence_complete', 0)} of {total}"))

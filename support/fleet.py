@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from dispute_evidence.sandbox import RunningSandbox, SandboxConfig, run_sandbox_in_thread
+from dispute_evidence.sandbox.workload import make_inbox, seed_rows
 from flows.serve import healthy
-from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox
-from tests.pg import free_port, throwaway_postgres
+from support.pg import free_port, throwaway_postgres
 
 POOL = "dispute-evidence-pool"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def descendants(pid: int) -> list[int]:
@@ -241,3 +240,30 @@ def fleet_stack(
         )
         (root / "merchants.toml").write_text(_merchants_file(fleet, pg, sandbox.base_url))
         yield fleet
+
+
+def kill_mid_run(fleet: Fleet, merchant: Merchant) -> str:
+    """Once `merchant` has sent some but not all evidence, SIGKILL the worker running it."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        snap = fleet.sandbox.snapshot()
+        sent = sum(
+            1 for pid, s in snap.items() if pid.startswith(merchant.prefix) and s["evidence"]
+        )
+        if 3 <= sent < merchant.n - 5:
+            for run in fleet.flow_runs():
+                if run.parameters["merchant"]["id"] == merchant.id and run.infrastructure_pid:
+                    pid = int(str(run.infrastructure_pid).rsplit(":", 1)[-1])
+                    for name, worker in fleet.workers.items():
+                        if pid in descendants(worker.pid):
+                            fleet.kill_worker(name)
+                            return name
+        time.sleep(0.2)
+    raise AssertionError(f"{merchant.id} never got under way: {diagnose(fleet)}")
+
+
+def diagnose(fleet: Fleet) -> str:
+    """Every flow run's state and the tail of every log: what a failed wait shows."""
+    states = [(r.name, r.state.name if r.state else None) for r in fleet.flow_runs()]
+    tail = {p.name: p.read_text()[-1500:] for p in fleet.root.glob("*.log")}
+    return f"runs: {states}\nlogs: {tail}"
