@@ -27,7 +27,8 @@ class ProblemKind(StrEnum):
     EVIDENCE_NOT_TAKEN = "evidence_not_taken"
     EVIDENCE_FILE_REJECTED = "evidence_file_rejected"
     EVIDENCE_INCOMPLETE = "evidence_incomplete"
-    EVIDENCE_WEAK = "evidence_weak"  # the merchant's own records undercut the dispute's reason
+    EVIDENCE_WEAK = "evidence_weak"
+    EVIDENCE_HELD = "evidence_held"  # its evidence would go out wrong (a row not used, ...)  # the merchant's own records undercut the dispute's reason
     EVIDENCE_NOT_YET_UPLOADED = "evidence_not_yet_uploaded"
     EVIDENCE_REFUSED = "evidence_refused"
     EVIDENCE_PAST_DUE = "evidence_past_due"

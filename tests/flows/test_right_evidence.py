@@ -57,6 +57,7 @@ def test_a_partial_order_is_held_naming_the_row_then_sent_whole(
     row = _latest(tmp_path).loc["dp_test_0"]
     assert "orders.csv row 3, column 'price' = 'twelve'" in row["Next step"], row.to_dict()
     assert row["Status"] != "sent" and "held" in out
+    assert "Disputes held: their evidence would go out wrong (1)" in out
 
     write_rows(inbox / "orders.csv", ORDERS, [
         [5000, "Shirt", "30", 1, "USD", "c0@example.com", "C 0", "42"],
@@ -246,7 +247,7 @@ def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Evidence (by reason)"] == "weak: carrier shows in transit"
     assert row["Status"] == "sent, weak: carrier shows in transit"  # (no deadline in the sheet)
-    assert "add proof of delivery" in row["Next step"]  # sent is not done
+    assert row["Next step"].startswith("add: proof of delivery")  # sent is not done
     assert "Evidence that undercuts the dispute's own reason" in out
     text = _pdf_text(sb, "dp_test_0")
     assert "not confirmed (carrier status: in transit)" in text and "Delivered" not in text

@@ -462,7 +462,9 @@ def state_problems(
         why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
         out.append(
             Problem(
-                ProblemKind(f"dispute_{d.status}"),
+                ProblemKind.EVIDENCE_HELD
+                if why.startswith("held:")
+                else ProblemKind(f"dispute_{d.status}"),
                 d.provider_dispute_id,
                 why or STATUS_WORDS.get(d.status, d.status),
                 dispute=d.provider_dispute_id,

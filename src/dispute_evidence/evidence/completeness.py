@@ -245,7 +245,7 @@ def contradictions(p: Payload, files: Files, reason: str) -> list[tuple[str, str
     shown = sorted({str(s.get("delivery_status") or "").strip().lower() for s in ships} - {""})
     if reason == "product_not_received" and shown and not _delivered(p, files):
         out.append((f"carrier shows {', '.join(shown)}",
-                    "add proof of delivery (a delivery confirmation or signature), or consider "
+                    "proof of delivery (a delivery confirmation or signature), or consider "
                     "accepting the dispute"))  # fmt: skip
     refunded = extra.get("refunded_amount") or 0
     currency = extra.get("order_currency") or ""

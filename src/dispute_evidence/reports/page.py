@@ -80,6 +80,8 @@ PAGE_COLUMNS = [
     Column("response_due_by", "Deadline (UTC)", "nowrap"),
     Column("completeness", "Evidence (by reason)", "wide"),
     Column("files_uploaded", "Files", "num nowrap"),
+    Column("advice", "Fight or accept", "wide"),
+    Column("visa_ce3", "Visa CE 3.0", "wide"),
 ]
 _DERIVED_FROM = {"state": "status", "files_uploaded": "files_total"}
 
@@ -106,6 +108,7 @@ class DisputeView:
     todo: list[tuple[str, str]]  # (what is wrong, what to do)
     pdf: str = ""  # pdf/<name>, relative to the page
     late: bool = False
+    needs: bool = False  # open, and its evidence still lacks something (coloured as such)
 
 
 _FACTS = [
@@ -195,6 +198,7 @@ def dispute_views(
                 if summary
                 else "",
                 late=days is not None and days == days and int(days) < 3,
+                needs=bool(row.get("needs_something")),
             )
         )
     return views

@@ -37,6 +37,7 @@ HEADING = {
     K.EVIDENCE_FILE_REJECTED: "Evidence files moved to rejected/",
     K.EVIDENCE_INCOMPLETE: "Evidence that misses what the dispute reason needs",
     K.EVIDENCE_WEAK: "Evidence that undercuts the dispute's own reason",
+    K.EVIDENCE_HELD: "Disputes held: their evidence would go out wrong",
     K.EVIDENCE_NOT_YET_UPLOADED: "Evidence files not yet uploaded",
     K.EVIDENCE_REFUSED: "Evidence files refused by the API",
     K.EVIDENCE_PAST_DUE: "Evidence files not sent (past the deadline)",
@@ -63,6 +64,8 @@ WHAT_TO_DO = {
                                 "in the config (see config/dispute-evidence.example.toml).",
     K.EVIDENCE_INCOMPLETE: "Add what the problem lists before the deadline (a file named with the "
                            "order number, or the missing export); the next run sends it.",
+    K.EVIDENCE_HELD: "Fix what the problem names (file, row, column; or which list is right) and drop "
+                     "the corrected file again; the next run sends the dispute whole.",
     K.EVIDENCE_WEAK: "Add what contradicts the record (e.g. proof of delivery) before the deadline, "
                      "or consider accepting the dispute: the facts are stated exactly as they are.",
     K.INBOX_FOLDER: "Replace it with a plain folder inside the inbox; until then files stay where they are.",
