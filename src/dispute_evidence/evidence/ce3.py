@@ -232,6 +232,8 @@ class History:
 
     @classmethod
     def from_records(cls, records: dict[str, pd.DataFrame]) -> History:
+        if not _has_fingerprints(records):  # no card anywhere: nothing to search (and no cost)
+            return NoCards()
         return cls(transactions(records))
 
     def check(self, order_number: str) -> Ce3:
@@ -309,3 +311,26 @@ def ce3_summary(verdicts: dict[str, Ce3]) -> str:
         "fraud disputes) could have qualified had the IP address or device ID been captured at "
         "checkout and exported"
     )
+
+
+def _has_fingerprints(records: dict[str, pd.DataFrame]) -> bool:
+    """Whether any order or charge names its card (without one, CE 3.0 cannot apply)."""
+    for kind in ("orders", "payments"):
+        frame = records.get(kind)
+        named = frame is not None and "card_fingerprint" in frame
+        if named and (frame["card_fingerprint"].astype(str) != "").any():  # type: ignore[index]
+            return True
+    return False
+
+
+class NoCards(History):
+    """The history when no export names a card: every fraud dispute is told what to drop."""
+
+    def __init__(self) -> None:  # noqa: D107 - nothing to index
+        pass
+
+    def check(self, order_number: str) -> Ce3:
+        return Ce3(
+            False,
+            "no card fingerprint for this order: drop the Stripe payments export (Card Fingerprint)",
+        )
