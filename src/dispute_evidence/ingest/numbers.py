@@ -54,6 +54,8 @@ def _matches(s: pd.Series, patterns: tuple[str, ...]) -> pd.Series:
 def parse_number(series: pd.Series) -> ParsedNumbers:
     """Numbers as exports write them: '49.50', '$49.50', '1,049.50', '1.049,50', '49,50'."""
     none = pd.Series(False, index=series.index)
+    if not (series != "").any():  # an optional column the export leaves empty: nothing to parse
+        return ParsedNumbers(pd.Series(np.nan, index=series.index, dtype="float64"), none)
     try:  # fastest path: every cell a plain number (Arrow's cast, in C++)
         return ParsedNumbers(series.astype("float64"), none)
     except (ValueError, TypeError, ArithmeticError):

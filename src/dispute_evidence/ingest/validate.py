@@ -82,7 +82,7 @@ def validate_table(
     rows_read = len(frame)
     blank = (frame[canonical] == "").all(axis=1)
     # rows are taken out only when there are any: a take copies every column (1M rows x 30)
-    frame = frame.loc[~blank].copy() if blank.any() else frame.copy()
+    frame = frame.loc[~blank].copy() if blank.any() else frame  # (ours: to_canonical made it)
     if "order_number" in frame:
         frame["order_number"] = normalise_order_number(frame["order_number"])
     if mapping.forward_fill:
