@@ -27,6 +27,8 @@ from dispute_evidence.evidence.kinds import kind_of
 
 
 class Disputes(StoreBase):
+    """Dispute and evidence-file rows: sync, deadlines, summaries, the work queue."""
+
     def set_reconcile_uploads(self, on: bool) -> None:
         """While on, newly registered files start as 'sending': the dispute's file listing is
         checked before each is uploaded (a replaced state must not send files twice)."""
@@ -66,10 +68,7 @@ class Disputes(StoreBase):
 
         Records which ingest (and which `inputs`) the build covered, in the same transaction."""
         with self.engine.begin() as c:
-            latest = c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0
-            done = {"built_seq": str(latest)} | ({"built_inputs": inputs} if inputs else {})
-            c.execute(meta.delete().where(meta.c.key.in_(done)))
-            c.execute(meta.insert(), [{"key": k, "value": v} for k, v in done.items()])
+            self._mark_built(c, inputs)
             known = {
                 r.provider_dispute_id: r
                 for r in c.execute(
@@ -82,66 +81,62 @@ class Disputes(StoreBase):
                     )
                 )
             }
-            new, changed, stamp = [], 0, now_iso()
+            new: list[dict[str, Any]] = []
+            changed, stamp = 0, now_iso()
             for p in payloads:
-                row = {
-                    "provider_dispute_id": p.provider_dispute_id,
-                    "order_number": p.order_number,
-                    "response_due_by": p.response_due_by,
-                    "payload": p.body,
-                    "payload_hash": p.content_hash,
-                }
-                old = known.get(p.provider_dispute_id)
-                if old is not None and old.api_due_by:  # the API's deadline wins over the sheet's
-                    row["response_due_by"] = old.api_due_by
-                if old is not None and old.status == D.CLOSED:
-                    c.execute(  # ended at the API: the new payload is kept, never sent
-                        disputes.update()
-                        .where(disputes.c.provider_dispute_id == p.provider_dispute_id)
-                        .values(**row)
-                    )
-                    continue
-                if old is None:
-                    new.append({**row, "status": D.PENDING, "detail": None, "updated_at": stamp})
-                elif old.payload_hash != p.content_hash or old.status == D.INCOMPLETE:
-                    changed += 1
-                    status = (
-                        old.status
-                        if old.status in (D.REJECTED, D.NOT_FOUND)
-                        and old.payload_hash == p.content_hash
-                        else D.PENDING
-                    )
-                    c.execute(
-                        disputes.update()
-                        .where(disputes.c.provider_dispute_id == p.provider_dispute_id)
-                        .values(**row, status=status, detail=None, updated_at=stamp)
-                    )
-                elif str(old.detail or "").startswith("held:"):  # sent, and no longer held
-                    c.execute(
-                        disputes.update()
-                        .where(disputes.c.provider_dispute_id == p.provider_dispute_id)
-                        .values(detail=None)
-                    )
+                changed += self._sync_payload(c, p, known.get(p.provider_dispute_id), new, stamp)
             for i in incomplete:
                 old = known.get(i.provider_dispute_id)
                 if old is not None and getattr(i, "held", False):
                     self._hold(c, i, old.status, stamp)
                 elif old is None:
-                    new.append(
-                        {
-                            "provider_dispute_id": i.provider_dispute_id,
-                            "order_number": i.order_number,
-                            "response_due_by": i.response_due_by,
-                            "payload": None,
-                            "payload_hash": None,
-                            "status": D.INCOMPLETE,
-                            "detail": i.reason,
-                            "updated_at": stamp,
-                        }
-                    )
+                    new.append(_incomplete_row(i, stamp))
             if new:
                 c.execute(disputes.insert(), new)
         return {"new": len(new), "changed": changed}
+
+    @staticmethod
+    def _mark_built(c: Any, inputs: str | None) -> None:
+        """Record which ingest (and which `inputs`) this build covered."""
+        latest = c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0
+        done = {"built_seq": str(latest)} | ({"built_inputs": inputs} if inputs else {})
+        c.execute(meta.delete().where(meta.c.key.in_(done)))
+        c.execute(meta.insert(), [{"key": k, "value": v} for k, v in done.items()])
+
+    @staticmethod
+    def _sync_payload(c: Any, p: Any, old: Any, new: list[dict[str, Any]], stamp: str) -> int:
+        """One built payload: a new dispute joins `new`; a changed one is updated (1 returned)."""
+        row = {
+            "provider_dispute_id": p.provider_dispute_id,
+            "order_number": p.order_number,
+            "response_due_by": p.response_due_by,
+            "payload": p.body,
+            "payload_hash": p.content_hash,
+        }
+        where = disputes.c.provider_dispute_id == p.provider_dispute_id
+        if old is not None and old.api_due_by:  # the API's deadline wins over the sheet's
+            row["response_due_by"] = old.api_due_by
+        if old is not None and old.status == D.CLOSED:
+            # ended at the API: the new payload is kept, never sent
+            c.execute(disputes.update().where(where).values(**row))
+            return 0
+        if old is None:
+            new.append({**row, "status": D.PENDING, "detail": None, "updated_at": stamp})
+        elif old.payload_hash != p.content_hash or old.status == D.INCOMPLETE:
+            status = (
+                old.status
+                if old.status in (D.REJECTED, D.NOT_FOUND) and old.payload_hash == p.content_hash
+                else D.PENDING
+            )
+            c.execute(
+                disputes.update()
+                .where(where)
+                .values(**row, status=status, detail=None, updated_at=stamp)
+            )
+            return 1
+        elif str(old.detail or "").startswith("held:"):  # sent, and no longer held
+            c.execute(disputes.update().where(where).values(detail=None))
+        return 0
 
     @staticmethod
     def _hold(c: Any, i: Any, status: str, stamp: str) -> None:
@@ -312,3 +307,17 @@ class Disputes(StoreBase):
                 .order_by(evidence_files.c.file_name)
             )
             return [dict(r) for r in c.execute(q).mappings()]
+
+
+def _incomplete_row(i: Any, stamp: str) -> dict[str, Any]:
+    """A dispute first seen without what its payload needs: waits for data."""
+    return {
+        "provider_dispute_id": i.provider_dispute_id,
+        "order_number": i.order_number,
+        "response_due_by": i.response_due_by,
+        "payload": None,
+        "payload_hash": None,
+        "status": D.INCOMPLETE,
+        "detail": i.reason,
+        "updated_at": stamp,
+    }

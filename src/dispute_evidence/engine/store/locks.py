@@ -21,6 +21,8 @@ from dispute_evidence.engine.store.base import (
 
 
 class Locks(StoreBase):
+    """The run lock and the dispute leases."""
+
     def acquire_run_lock(self, owner: str, ttl: float = RUN_LOCK_SECONDS) -> str | None:
         """Take the one-run-at-a-time lock; returns None, or who holds it and since when.
 

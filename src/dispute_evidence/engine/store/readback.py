@@ -30,6 +30,8 @@ def _hours_apart(a: str | None, b: str | None) -> float:
 
 
 class Readback(StoreBase):
+    """What the API says of each dispute we sent."""
+
     def known_at_api(self) -> list[dict[str, Any]]:
         """Disputes whose API id we know and that have not ended, nearest deadline first."""
         q = (

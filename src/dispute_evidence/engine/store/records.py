@@ -22,6 +22,8 @@ from dispute_evidence.ingest import empty_records
 
 
 class Records(StoreBase):
+    """Ingested files and their records."""
+
     def is_ingested(self, sha256: str, inputs: str | None = None) -> bool:
         """This content was read before (with the same mappings and locale, when `inputs`
         names them: a file dropped again after they changed is read again)."""

@@ -15,6 +15,8 @@ from dispute_evidence.engine.store.base import (
 
 
 class Reports(StoreBase):
+    """Raw rows for reports (engine/report.py assembles them)."""
+
     def dispute_table(self) -> pd.DataFrame:
         with self.engine.connect() as c:
             return pd.read_sql(

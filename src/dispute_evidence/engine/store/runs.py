@@ -30,6 +30,8 @@ from dispute_evidence.engine.store.base import (
 
 
 class Runs(StoreBase):
+    """Runs and their outcomes, the inbox binding, the watcher's memory, open problems, the dry-run copy."""
+
     def start_run(self, trigger: str = "manual", run_id: str | None = None) -> str:
         run_id = run_id or new_run_id()
         with self.engine.begin() as c:

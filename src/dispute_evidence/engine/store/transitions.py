@@ -21,6 +21,8 @@ from dispute_evidence.engine.store.base import (
 
 
 class Transitions(StoreBase):
+    """Named status moves of disputes and files, checked against engine/status.py."""
+
     def mark_submitted(
         self, pid: str, *, submitted_hash: str, dispute_id: str, attempts: int
     ) -> None:
