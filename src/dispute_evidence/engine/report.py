@@ -17,7 +17,12 @@ from dispute_evidence.engine.case import add_case_columns, case_problems
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.readback import ReadOutcome
-from dispute_evidence.engine.review import annotate, held_problems, write_approval_preview
+from dispute_evidence.engine.review import (
+    ReviewOutcome,
+    annotate,
+    held_problems,
+    write_approval_preview,
+)
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.engine.status import DisputeStatus as D
@@ -67,6 +72,19 @@ class RunResult:
         }
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """What a report reads from the state once: the file rows, the payloads, the file names."""
+
+    files: pd.DataFrame
+    payloads: dict[str, bytes]
+    names: dict[str, list[str]]
+
+    @classmethod
+    def read(cls, store: StateStore) -> Snapshot:
+        return cls(store.file_table(), store.payloads(), store.file_names())
+
+
 def report(
     session: RunSession,
     ingested: IngestOutcome,
@@ -76,27 +94,58 @@ def report(
 ) -> RunResult:
     """Decide the run's outcome and write its report: the whole current picture (problems kept
     from earlier runs included) and what changed since the last report."""
-    store = session.store
-    files = store.file_table()
+    store, review = session.store, prepared.review
+    snap = Snapshot.read(store)
+    problems = run_problems(session, ingested, prepared, submitted, alerted)
+    advice = session.opts.advice
+    table = dispute_table(store, problems, dry_run=session.dry_run, advice=advice, snap=snap)
+    annotate(table, store, review)
+    problems = table_problems(table, snap.files, store, review, problems, session.dry_run)
+    code = _exit(session, submitted)
+    counts = run_counts(session, ingested, submitted, alerted, review, table, problems)
+    if session.dry_run:
+        write_dry_run_preview(session.report_folder, store, files=snap.files)
+    held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
+    write_approval_preview(session.report_folder, store, held)
+    outcome = headline(counts, session.dry_run, stopped=_stop_words(submitted))
+    if submitted and submitted.interrupted:
+        sent = submitted.stats.evidence_sent
+        outcome = f"Interrupted: {sent} sent so far; run again to finish"
+    picture = Picture.of(table, problems)
+    changes = picture.changes_since(Picture.loads(store.get_meta(LAST_PICTURE)))
+    store.set_meta(LAST_PICTURE, picture.dumps())  # a dry run writes this to its copy only
+    rep = RunReport(
+        session.run_id,
+        outcome,
+        session.dry_run,
+        counts,
+        table,
+        problems,
+        changes=changes,
+        outcomes=outcomes_table(table, snap.payloads),
+        files=snap.files,
+        config=session.config,
+    )
+    path = write_report(rep, session.report_folder)
+    stopped = submitted.stopped if submitted else None
+    return RunResult(session.run_id, code, outcome, path, counts, stopped)
+
+
+def run_problems(
+    session: RunSession,
+    ingested: IngestOutcome,
+    prepared: PrepareOutcome,
+    submitted: SubmitOutcome | None,
+    alerted: AlertOutcome | None,
+) -> list[Problem]:
+    """What this run and the earlier ones found before the dispute table is made: the API
+    stopping, moved deadlines, held disputes, configuration, ingest and build problems."""
     problems: list[Problem] = []
     if submitted and submitted.stopped:
         subject = "API key" if submitted.stop_code == EXIT_AUTH else "API"
         problems.append(Problem(ProblemKind.RUN_STOPPED, subject, submitted.stopped))
     if submitted is not None:
-        read = submitted.read
-        problems += [
-            Problem(
-                ProblemKind.DEADLINE_MOVED,
-                pid,
-                f"the API's deadline is {now} (the sheet said {was}); the API's is used",
-                dispute=pid,
-            )
-            for pid, was, now in read.moved
-        ]
-        problems += [
-            Problem(ProblemKind.DISPUTE_HELD, pid, why, dispute=pid)
-            for pid, why in read.held.items()
-        ]
+        problems += _read_back_problems(submitted.read)
     if session.opts.merchant is None:
         problems.append(
             Problem(
@@ -106,14 +155,41 @@ def report(
             )
         )
     problems += [*ingested.problems(), *prepared.problems()]
-    problems += [Problem.from_dict(d) for d in store.open_problems()]
+    problems += [Problem.from_dict(d) for d in session.store.open_problems()]
     review = prepared.review
     problems += review.problems if review else []
     if alerted is not None and alerted.problem:
         problems.append(Problem(ProblemKind.ALERT_NOT_SENT, "[alerts] block", alerted.problem))
-    table = dispute_table(store, problems, dry_run=session.dry_run, advice=session.opts.advice)
-    annotate(table, store, review)
-    problems += state_problems(table, files, dry_run=session.dry_run)
+    return problems
+
+
+def _read_back_problems(read: ReadOutcome) -> list[Problem]:
+    """Deadlines the API moved, and disputes the read-back held."""
+    moved = [
+        Problem(
+            ProblemKind.DEADLINE_MOVED,
+            pid,
+            f"the API's deadline is {now} (the sheet said {was}); the API's is used",
+            dispute=pid,
+        )
+        for pid, was, now in read.moved
+    ]
+    return moved + [
+        Problem(ProblemKind.DISPUTE_HELD, pid, why, dispute=pid) for pid, why in read.held.items()
+    ]
+
+
+def table_problems(
+    table: pd.DataFrame,
+    files: pd.DataFrame,
+    store: StateStore,
+    review: ReviewOutcome | None,
+    problems: list[Problem],
+    dry_run: bool,
+) -> list[Problem]:
+    """`problems` and what the dispute table shows: disputes and files not done, held ones,
+    weak evidence and the case (a dispute held by advice is not also "pending")."""
+    problems = problems + state_problems(table, files, dry_run=dry_run)
     problems += held_problems(table, review)
     problems += weak_evidence(table)
     case = case_problems(table, store)
@@ -121,8 +197,19 @@ def report(
     problems = [
         p for p in problems if p.kind != ProblemKind.DISPUTE_PENDING or p.dispute not in held
     ]
-    problems += case
-    code = _exit(session, submitted)
+    return problems + case
+
+
+def run_counts(
+    session: RunSession,
+    ingested: IngestOutcome,
+    submitted: SubmitOutcome | None,
+    alerted: AlertOutcome | None,
+    review: ReviewOutcome | None,
+    table: pd.DataFrame,
+    problems: list[Problem],
+) -> dict[str, int]:
+    """The run's figures, as its report and its runs row keep them."""
     stats = submitted.stats if submitted else SubmitStats()
     complete = (table["status"] == DisputeStatus.SUBMITTED) & (
         table["files_uploaded"] == table["files_total"]
@@ -151,30 +238,7 @@ def report(
         counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
         goes = table["status"].isin((D.PENDING, D.SUBMITTED)) & (table["next_step"] != PAST_DUE)
         counts["would_upload"] = int((table["files_total"] - table["files_uploaded"])[goes].sum())
-        write_dry_run_preview(session.report_folder, store)
-    held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
-    write_approval_preview(session.report_folder, store, held)
-    outcome = headline(counts, session.dry_run, stopped=_stop_words(submitted))
-    if submitted and submitted.interrupted:
-        outcome = f"Interrupted: {stats.evidence_sent} sent so far; run again to finish"
-    picture = Picture.of(table, problems)
-    changes = picture.changes_since(Picture.loads(store.get_meta(LAST_PICTURE)))
-    store.set_meta(LAST_PICTURE, picture.dumps())  # a dry run writes this to its copy only
-    rep = RunReport(
-        session.run_id,
-        outcome,
-        session.dry_run,
-        counts,
-        table,
-        problems,
-        changes=changes,
-        outcomes=outcomes_table(table, store.payloads()),
-        files=files,
-        config=session.config,
-    )
-    path = write_report(rep, session.report_folder)
-    stopped = submitted.stopped if submitted else None
-    return RunResult(session.run_id, code, outcome, path, counts, stopped)
+    return counts
 
 
 def _stop_words(submitted: SubmitOutcome | None) -> str | None:
@@ -306,10 +370,13 @@ def dispute_table(
     *,
     dry_run: bool = False,
     advice: AdvicePolicy | None = None,
+    snap: Snapshot | None = None,
 ) -> pd.DataFrame:
     """One row per dispute, nearest deadline first: its status in words, days left, its file
-    counts and file problems, and (in a dry run) what a real run would do with it now."""
-    disputes, files = store.dispute_table(), store.file_table()
+    counts and file problems, and (in a dry run) what a real run would do with it now. `snap`:
+    what the caller already read from the state (else read here)."""
+    snap = Snapshot.read(store) if snap is None else snap
+    disputes, files = store.dispute_rows(), snap.files
     per = files.groupby("provider_dispute_id")["status"].agg(
         files_uploaded=lambda s: int((s == FileStatus.UPLOADED).sum()), files_total="count"
     )
@@ -339,9 +406,10 @@ def dispute_table(
     table["file_problems"] = table["provider_dispute_id"].map(
         lambda pid: "; ".join(bad_files.get(pid, []))
     )
-    _add_completeness(table, store)
+    _add_completeness(table, store, snap)
     table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
-    add_case_columns(table, store, advice)  # a dispute held under the fight threshold says so
+    # a dispute held under the fight threshold says so
+    add_case_columns(table, store, advice, payloads=snap.payloads, names=snap.names)
     table["state_words"] = [plain_state(r, dry_run) for r in table.itertuples(index=False)]
     table["needs_something"] = [needs_something(r) for r in table.itertuples(index=False)]
     return table
@@ -402,9 +470,9 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
     return ", ".join(parts)
 
 
-def _add_completeness(table: pd.DataFrame, store: StateStore) -> None:
+def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) -> None:
     """Columns: the reason-aware verdict, what to add, and the current summary PDF."""
-    payloads, names, kinds = store.payloads(), store.file_names(), store.file_kinds()
+    payloads, names, kinds = snap.payloads, snap.names, store.file_kinds()
     verdicts, adds, summaries = [], [], []
     reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
     still_open = table["status"].isin(OPEN_DISPUTE)
@@ -454,11 +522,15 @@ def _next_step(r: Any, dry_run: bool) -> str:
 
 
 def write_dry_run_preview(
-    folder: Path, store: StateStore, pids: Sequence[str] | None = None
+    folder: Path,
+    store: StateStore,
+    pids: Sequence[str] | None = None,
+    *,
+    files: pd.DataFrame | None = None,
 ) -> None:
     """A dry run's payloads that would be sent (payloads/<dispute>.json) and the files that
     would be uploaded (file_matches.csv), read from its copy of the state. With `pids`: those
-    disputes' (what approving held disputes would send)."""
+    disputes' (what approving held disputes would send); `files`: the file rows, if read."""
     payloads = private_folder(folder / "payloads")
     for pid in store.work_queue() if pids is None else pids:
         body = store.dispute(pid).get("payload")
@@ -466,11 +538,11 @@ def write_dry_run_preview(
             (payloads / f"{_safe(pid)}.json").write_bytes(
                 orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
             )
-    files = store.file_table()
+    files = store.file_table() if files is None else files
     if pids is not None:
         files = files.loc[files["provider_dispute_id"].isin(pids)]
     else:  # held disputes' files wait with them (review.write_approval_preview lists them)
-        disputes = store.dispute_table()
+        disputes = store.dispute_rows()
         held = disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL]
         files = files.loc[~files["provider_dispute_id"].isin(held["provider_dispute_id"])]
     waiting = files.loc[

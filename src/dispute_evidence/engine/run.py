@@ -1,8 +1,8 @@
 """A whole run, in order, in one place: open -> ingest -> prepare -> submit -> report -> close.
 
-The steps themselves live in engine/steps.py, the report's assembly in engine/report.py. `execute` is the only sequence of them: the
-Prefect flow passes a `step` runner that makes each a task, the CLI's fast path and the
-tests run them plainly. A session is what the steps share, and none of them changes it.
+The steps themselves live in engine/steps.py, the report's assembly in engine/report.py.
+`execute` is the only sequence of them: the Prefect flow passes a `step` runner that makes
+each a task, the CLI's fast path and the tests run them plainly. A session is what the steps share, and none of them changes it.
 """
 
 from __future__ import annotations

@@ -332,7 +332,7 @@ def prepare_step(
         store.replace_problems(BUILD_SOURCE, [asdict(p) for p in out.build_problems()], run_id)
     store.expire_incomplete(now_iso())
     store.expire_pending(now_iso())
-    table = store.dispute_table()
+    table = store.dispute_rows()
     orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
     matches, out.file_issues = match_evidence_files(ingest.evidence_paths, opts.inbox, orders)
     mover = Mover(opts.inbox, run_id, enabled=opts.archive)

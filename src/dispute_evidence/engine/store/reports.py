@@ -17,7 +17,8 @@ from dispute_evidence.engine.store.base import (
 class Reports(StoreBase):
     """Raw rows for reports (engine/report.py assembles them)."""
 
-    def dispute_table(self) -> pd.DataFrame:
+    def dispute_rows(self) -> pd.DataFrame:
+        """The disputes as stored, one raw row each (engine.report.dispute_table words them)."""
         with self.engine.connect() as c:
             return pd.read_sql(
                 select(
