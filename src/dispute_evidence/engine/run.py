@@ -185,18 +185,7 @@ def open_run(
     inbox = inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
-    where = state or settings.paths.state or default_state(inbox)
-    scratch = None
-    if dry_run:  # a preview: every step runs on a copy; the real state is only read
-        scratch = Path(tempfile.mkdtemp(prefix="dispute-evidence-dry-run-"))
-        (scratch / "blobs").mkdir()
-        try:
-            store = _scratch_copy(where, scratch)
-        except BaseException:
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise
-    else:
-        store = StateStore(where)
+    store, scratch = _open_store(state or settings.paths.state or default_state(inbox), dry_run)
     label = trigger if not dry_run else f"{trigger} (dry run)"
     run_id = new_run_id()
     try:
@@ -212,27 +201,7 @@ def open_run(
         store.bind_inbox(inbox, adopt=adopt)
         if reconcile:
             store.set_reconcile_uploads(True)
-        ingest = settings.ingest
-        opts = RunOptions(
-            inbox=inbox,
-            merchant=settings.merchant.profile(),
-            mappings=settings.mappings(
-                settings.config_file.parent if settings.config_file else config_dir
-            ),
-            max_file_bytes=int(ingest.max_file_mb * 1e6),
-            settle_seconds=ingest.settle_seconds,
-            archive=ingest.archive and not dry_run,
-            blob_dir=scratch / "blobs" if scratch else None,
-            concurrency=settings.api.concurrency,
-            dayfirst=ingest.dayfirst(),
-            zone=ingest.timezone,
-            summary_pdf=settings.evidence.summary_pdf,
-            send_partial=settings.evidence.send_partial_orders,
-            read_policy=settings.readback.policy(),
-            review=settings.review.policy(),
-            alerts=settings.alerts.policy(),
-            advice=settings.advice.policy(),
-        )
+        opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch, config_dir=config_dir)
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
             store,
@@ -254,6 +223,47 @@ def open_run(
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
         raise
+
+
+def _open_store(where: str | Path, dry_run: bool) -> tuple[StateStore, Path | None]:
+    """The state store a run works on, and for a dry run the scratch folder its copy is in."""
+    if not dry_run:
+        return StateStore(where), None
+    # a preview: every step runs on a copy; the real state is only read
+    scratch = Path(tempfile.mkdtemp(prefix="dispute-evidence-dry-run-"))
+    (scratch / "blobs").mkdir()
+    try:
+        return _scratch_copy(where, scratch), scratch
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+
+
+def run_options(
+    settings: Settings, inbox: Path, *, dry_run: bool, scratch: Path | None, config_dir: Path
+) -> RunOptions:
+    """What the steps need from the settings, for this inbox (a dry run archives nothing)."""
+    ingest = settings.ingest
+    return RunOptions(
+        inbox=inbox,
+        merchant=settings.merchant.profile(),
+        mappings=settings.mappings(
+            settings.config_file.parent if settings.config_file else config_dir
+        ),
+        max_file_bytes=int(ingest.max_file_mb * 1e6),
+        settle_seconds=ingest.settle_seconds,
+        archive=ingest.archive and not dry_run,
+        blob_dir=scratch / "blobs" if scratch else None,
+        concurrency=settings.api.concurrency,
+        dayfirst=ingest.dayfirst(),
+        zone=ingest.timezone,
+        summary_pdf=settings.evidence.summary_pdf,
+        send_partial=settings.evidence.send_partial_orders,
+        read_policy=settings.readback.policy(),
+        review=settings.review.policy(),
+        alerts=settings.alerts.policy(),
+        advice=settings.advice.policy(),
+    )
 
 
 def _scratch_copy(state: str | Path, scratch: Path) -> StateStore:
