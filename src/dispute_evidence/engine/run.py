@@ -482,7 +482,6 @@ __all__ = [
     "RunLocked",
     "RunResult",
     "RunSession",
-    "SubmitOutcome",
     "Terminated",
     "StepRunner",
     "close_run",
@@ -491,6 +490,5 @@ __all__ = [
     "execute",
     "open_run",
     "plain",
-    "report",
     "run_inbox",
 ]
