@@ -574,8 +574,8 @@ def status(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
+        from dispute_evidence.engine.report import dispute_table
         from dispute_evidence.engine.status import DisputeStatus
-        from dispute_evidence.engine.steps import dispute_table
         from dispute_evidence.reports.money import status_lines
 
         disputes = dispute_table(store, advice=settings.advice.policy())

@@ -24,7 +24,7 @@ def assert_exact(snapshot: dict, store: StateStore, n: int, files: int) -> None:
     assert len(remote_files) == len(set(remote_files)) == files  # zero duplicates, zero missing
     table = store.file_table()
     assert (table["status"] == "uploaded").all() and len(table) == files
-    assert set(store.dispute_table()["status"]) == {"submitted"}
+    assert set(store.dispute_rows()["status"]) == {"submitted"}
 
 
 async def test_clean_run_spends_one_request_plus_one_per_file(sandbox_factory, tmp_path):
@@ -86,7 +86,7 @@ async def test_failures_are_classified_and_one_bad_dispute_never_stops_the_other
     make_inbox(inbox, 4)  # dp_test_3 is unknown to the API: not_found
     store = StateStore(tmp_path / "state.sqlite3")
     await run_once(store, sb.base_url, inbox)
-    store_rows = store.dispute_table().set_index("provider_dispute_id")
+    store_rows = store.dispute_rows().set_index("provider_dispute_id")
     assert store_rows.loc["dp_test_0", "status"] == "submitted"
     assert (
         store_rows.loc["dp_test_1", "status"] == "rejected"
@@ -129,7 +129,7 @@ async def test_401_stops_the_run_at_once(sandbox_factory, tmp_path):
     with pytest.raises(RunAborted, match="refused the key"):
         await run_once(store, sb.base_url, tmp_path / "inbox", token="sk_revoked")
     assert sum(s["evidence_updates"] for s in sb.snapshot().values()) == 0
-    assert set(store.dispute_table()["status"]) == {"pending"}
+    assert set(store.dispute_rows()["status"]) == {"pending"}
 
 
 async def test_two_runs_never_work_on_the_same_dispute(sandbox_factory, tmp_path):

@@ -48,7 +48,7 @@ async def test_a_payload_the_model_refuses_fails_that_dispute_only(sandbox_facto
         {"p": b'{"products": [{"quantity": null}]}'},
     )  # a payload our builder would never make
     stats, _ = await run_once(store, sb.base_url, inbox)
-    status = store.dispute_table().set_index("provider_dispute_id")["status"]
+    status = store.dispute_rows().set_index("provider_dispute_id")["status"]
     assert status.to_dict() == {
         "dp_test_0": "submitted",
         "dp_test_1": "rejected",

@@ -25,7 +25,7 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
             "INSERT INTO disputes (provider_dispute_id, status) VALUES ('dp_old', 'submitted')"
         )
     with StateStore(path) as store:
-        table = store.dispute_table()
+        table = store.dispute_rows()
         assert table["provider_dispute_id"].tolist() == ["dp_old"]  # kept
         assert "api_status" in table.columns and store.open_problems() == []
         assert store.status_history().empty

@@ -54,7 +54,7 @@ def posts(sb) -> int:
 
 def statuses(inbox: Path) -> dict[str, str]:
     with StateStore(default_state(inbox)) as store:
-        table = store.dispute_table()
+        table = store.dispute_rows()
     return dict(zip(table["provider_dispute_id"], table["status"], strict=True))
 
 

@@ -8,9 +8,9 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.engine.case import held_by_advice
+from dispute_evidence.engine.report import dispute_table
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.steps import dispute_table
 from dispute_evidence.evidence.advice import (
     MIN_CLOSED,
     PRIORS,

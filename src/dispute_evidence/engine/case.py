@@ -35,7 +35,12 @@ def _kept_ce3(store: StateStore) -> dict[str, Ce3]:
 
 
 def add_case_columns(
-    table: pd.DataFrame, store: StateStore, policy: AdvicePolicy | None = None
+    table: pd.DataFrame,
+    store: StateStore,
+    policy: AdvicePolicy | None = None,
+    *,
+    payloads: dict[str, bytes] | None = None,
+    names: dict[str, list[str]] | None = None,
 ) -> None:
     """Columns visa_ce3 ("qualifies: prior orders …" or "does not qualify: why", fraud only),
     letter (how many claims the rebuttal letter makes, or that it makes none) and advice
@@ -43,7 +48,8 @@ def add_case_columns(
     next step too)."""
     kept = json.loads(store.get_meta(CE3_META) or "{}")
     table["visa_ce3"] = table["provider_dispute_id"].map(lambda p: kept.get(p, [""])[0])
-    payloads, names = store.payloads(), store.file_names()
+    payloads = store.payloads() if payloads is None else payloads
+    names = store.file_names() if names is None else names
     letters = []
     for pid in table["provider_dispute_id"]:
         body = payloads.get(pid)
@@ -113,7 +119,7 @@ def held_by_advice(store: StateStore, policy: AdvicePolicy) -> dict[str, str]:
     """Disputes to hold back from sending: under the merchant's fight threshold."""
     if policy.hold_under_amount is None:
         return {}
-    table = store.dispute_table()
+    table = store.dispute_rows()
     listed = store.load_records(["disputes"])["disputes"].drop_duplicates(
         "provider_dispute_id", keep="last"
     )

@@ -397,7 +397,7 @@ def write_approval_preview(folder: Path, store: StateStore, held: Sequence[str])
     file_matches.csv, and a copy of each one's summary PDF."""
     if not held:
         return
-    from dispute_evidence.engine.steps import write_dry_run_preview
+    from dispute_evidence.engine.report import write_dry_run_preview
 
     target = folder / PREVIEW
     write_dry_run_preview(target, store, held)

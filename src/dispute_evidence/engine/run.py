@@ -1,8 +1,8 @@
 """A whole run, in order, in one place: open -> ingest -> prepare -> submit -> report -> close.
 
-The steps themselves live in engine/steps.py. `execute` is the only sequence of them: the
-Prefect flow passes a `step` runner that makes each a task, the CLI's fast path and the
-tests run them plainly. A session is what the steps share, and none of them changes it.
+The steps themselves live in engine/steps.py, the report's assembly in engine/report.py.
+`execute` is the only sequence of them: the Prefect flow passes a `step` runner that makes
+each a task, the CLI's fast path and the tests run them plainly. A session is what the steps share, and none of them changes it.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-import pandas as pd
-
 from dispute_evidence.api import ApiSettings, Dispute, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import (
@@ -32,16 +30,10 @@ from dispute_evidence.api.errors import (
 )
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
-from dispute_evidence.engine.case import case_problems, held_by_advice
-from dispute_evidence.engine.outcomes import outcomes_table
-from dispute_evidence.engine.picture import LAST_PICTURE, Picture
+from dispute_evidence.engine.case import held_by_advice
 from dispute_evidence.engine.readback import ReadOutcome, read_back
-from dispute_evidence.engine.review import (
-    annotate,
-    held_problems,
-    review_step,
-    write_approval_preview,
-)
+from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
+from dispute_evidence.engine.review import review_step
 from dispute_evidence.engine.state import (
     KEEPALIVE_SECONDS,
     StateStore,
@@ -51,21 +43,13 @@ from dispute_evidence.engine.state import (
     process_owner_prefix,
     state_exists,
 )
-from dispute_evidence.engine.status import DisputeStatus
-from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.steps import (
-    PAST_DUE,
-    WOULD_SEND,
     IngestOutcome,
     PrepareOutcome,
     RunOptions,
-    dispute_table,
     ingest_inbox_step,
     prepare_step,
-    state_problems,
     submit_step,
-    weak_evidence,
-    write_dry_run_preview,
 )
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
 from dispute_evidence.exits import (
@@ -79,8 +63,6 @@ from dispute_evidence.exits import (
     EXIT_USAGE,
 )
 from dispute_evidence.inbox import InboxLayout, default_state
-from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.settings import Settings
 
 log = logging.getLogger("dispute_evidence.run")
@@ -175,36 +157,6 @@ class RunSession:
     config: str = ""  # which config file the run uses, for its report
 
 
-@dataclass(frozen=True)
-class SubmitOutcome:
-    stats: SubmitStats
-    requests: int
-    stopped: str | None = None  # why the run stopped sending (key refused, API unreachable)
-    read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
-    interrupted: int = 0  # the exit code when Ctrl-C or SIGTERM stopped the run (130, 143)
-    stop_code: int = EXIT_AUTH  # the exit code when stopped
-
-
-@dataclass(frozen=True)
-class RunResult:
-    run_id: str
-    exit_code: int
-    outcome: str
-    report: Path
-    counts: dict[str, int] = field(default_factory=dict)
-    stopped: str | None = None  # why sending stopped (the key was refused)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "exit_code": self.exit_code,
-            "report": str(self.report),
-            "run_id": self.run_id,
-            "counts": self.counts,
-            "outcome": self.outcome,
-            "stopped": self.stopped,
-        }
-
-
 # -- open and close ---------------------------------------------------------------------
 def open_run(
     settings: Settings,
@@ -230,18 +182,7 @@ def open_run(
     inbox = inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
-    where = state or settings.paths.state or default_state(inbox)
-    scratch = None
-    if dry_run:  # a preview: every step runs on a copy; the real state is only read
-        scratch = Path(tempfile.mkdtemp(prefix="dispute-evidence-dry-run-"))
-        (scratch / "blobs").mkdir()
-        try:
-            store = _scratch_copy(where, scratch)
-        except BaseException:
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise
-    else:
-        store = StateStore(where)
+    store, scratch = _open_store(state or settings.paths.state or default_state(inbox), dry_run)
     label = trigger if not dry_run else f"{trigger} (dry run)"
     run_id = new_run_id()
     try:
@@ -257,27 +198,7 @@ def open_run(
         store.bind_inbox(inbox, adopt=adopt)
         if reconcile:
             store.set_reconcile_uploads(True)
-        ingest = settings.ingest
-        opts = RunOptions(
-            inbox=inbox,
-            merchant=settings.merchant.profile(),
-            mappings=settings.mappings(
-                settings.config_file.parent if settings.config_file else config_dir
-            ),
-            max_file_bytes=int(ingest.max_file_mb * 1e6),
-            settle_seconds=ingest.settle_seconds,
-            archive=ingest.archive and not dry_run,
-            blob_dir=scratch / "blobs" if scratch else None,
-            concurrency=settings.api.concurrency,
-            dayfirst=ingest.dayfirst(),
-            zone=ingest.timezone,
-            summary_pdf=settings.evidence.summary_pdf,
-            send_partial=settings.evidence.send_partial_orders,
-            read_policy=settings.readback.policy(),
-            review=settings.review.policy(),
-            alerts=settings.alerts.policy(),
-            advice=settings.advice.policy(),
-        )
+        opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch, config_dir=config_dir)
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
             store,
@@ -299,6 +220,47 @@ def open_run(
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
         raise
+
+
+def _open_store(where: str | Path, dry_run: bool) -> tuple[StateStore, Path | None]:
+    """The state store a run works on, and for a dry run the scratch folder its copy is in."""
+    if not dry_run:
+        return StateStore(where), None
+    # a preview: every step runs on a copy; the real state is only read
+    scratch = Path(tempfile.mkdtemp(prefix="dispute-evidence-dry-run-"))
+    (scratch / "blobs").mkdir()
+    try:
+        return _scratch_copy(where, scratch), scratch
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+
+
+def run_options(
+    settings: Settings, inbox: Path, *, dry_run: bool, scratch: Path | None, config_dir: Path
+) -> RunOptions:
+    """What the steps need from the settings, for this inbox (a dry run archives nothing)."""
+    ingest = settings.ingest
+    return RunOptions(
+        inbox=inbox,
+        merchant=settings.merchant.profile(),
+        mappings=settings.mappings(
+            settings.config_file.parent if settings.config_file else config_dir
+        ),
+        max_file_bytes=int(ingest.max_file_mb * 1e6),
+        settle_seconds=ingest.settle_seconds,
+        archive=ingest.archive and not dry_run,
+        blob_dir=scratch / "blobs" if scratch else None,
+        concurrency=settings.api.concurrency,
+        dayfirst=ingest.dayfirst(),
+        zone=ingest.timezone,
+        summary_pdf=settings.evidence.summary_pdf,
+        send_partial=settings.evidence.send_partial_orders,
+        read_policy=settings.readback.policy(),
+        review=settings.review.policy(),
+        alerts=settings.alerts.policy(),
+        advice=settings.advice.policy(),
+    )
 
 
 def _scratch_copy(state: str | Path, scratch: Path) -> StateStore:
@@ -450,167 +412,6 @@ def _refused(exc: AuthenticationFailed | PermissionDenied) -> str:
         f"The API refused the key ({exc.message}). Nothing was sent; "
         "check DISPUTE_API_TOKEN (or the Secret block) and run again."
     )
-
-
-def report(
-    session: RunSession,
-    ingested: IngestOutcome,
-    prepared: PrepareOutcome,
-    submitted: SubmitOutcome | None,
-    alerted: AlertOutcome | None = None,
-) -> RunResult:
-    """Decide the run's outcome and write its report: the whole current picture (problems kept
-    from earlier runs included) and what changed since the last report."""
-    store = session.store
-    files = store.file_table()
-    problems: list[Problem] = []
-    if submitted and submitted.stopped:
-        subject = "API key" if submitted.stop_code == EXIT_AUTH else "API"
-        problems.append(Problem(ProblemKind.RUN_STOPPED, subject, submitted.stopped))
-    if submitted is not None:
-        read = submitted.read
-        problems += [
-            Problem(
-                ProblemKind.DEADLINE_MOVED,
-                pid,
-                f"the API's deadline is {now} (the sheet said {was}); the API's is used",
-                dispute=pid,
-            )
-            for pid, was, now in read.moved
-        ]
-        problems += [
-            Problem(ProblemKind.DISPUTE_HELD, pid, why, dispute=pid)
-            for pid, why in read.held.items()
-        ]
-    if session.opts.merchant is None:
-        problems.append(
-            Problem(
-                ProblemKind.MERCHANT_PROFILE_MISSING,
-                "[merchant] in the config",
-                "no merchant profile is configured: evidence goes without merchant_profile",
-            )
-        )
-    problems += [*ingested.problems(), *prepared.problems()]
-    problems += [Problem.from_dict(d) for d in store.open_problems()]
-    review = prepared.review
-    problems += review.problems if review else []
-    if alerted is not None and alerted.problem:
-        problems.append(Problem(ProblemKind.ALERT_NOT_SENT, "[alerts] block", alerted.problem))
-    table = dispute_table(store, problems, dry_run=session.dry_run, advice=session.opts.advice)
-    annotate(table, store, review)
-    problems += state_problems(table, files, dry_run=session.dry_run)
-    problems += held_problems(table, review)
-    problems += weak_evidence(table)
-    case = case_problems(table, store)
-    held = {p.dispute for p in case if p.kind == ProblemKind.CASE_HELD}  # not "pending": held
-    problems = [
-        p for p in problems if p.kind != ProblemKind.DISPUTE_PENDING or p.dispute not in held
-    ]
-    problems += case
-    code = _exit(session, submitted)
-    stats = submitted.stats if submitted else SubmitStats()
-    complete = (table["status"] == DisputeStatus.SUBMITTED) & (
-        table["files_uploaded"] == table["files_total"]
-    )
-    counts = {
-        "new_files": ingested.new_files,
-        "repeated_files": ingested.repeated_files,
-        "rows_rejected": ingested.rows_rejected,
-        "evidence_sent": stats.evidence_sent,
-        "files_uploaded": stats.files_uploaded + stats.files_reconciled,
-        "requests": submitted.requests if submitted else 0,
-        "reads": submitted.read.reads if submitted else 0,
-        "closed_now": len(submitted.read.closed) if submitted else 0,
-        "disputes": len(table),
-        "complete": int(complete.sum()),
-        "need_you": sum(1 for p in problems if p.kind in NEEDS_A_PERSON),
-        "not_read_yet": len(ingested.waiting_files),
-        "evidence_complete": int(
-            (table.get("completeness", pd.Series(dtype=str)) == "complete").sum()
-        ),
-        "awaiting_approval": int((table["status"] == D.AWAITING_APPROVAL).sum()),
-        "swept": len(review.swept) if review else 0,
-        "alerted": len(alerted.alerted) if alerted else 0,
-    }
-    if stats.locked:  # another run (a fleet worker) held them: the next run sends them
-        counts["locked"] = stats.locked
-    if session.dry_run:
-        counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
-        goes = table["status"].isin((D.PENDING, D.SUBMITTED)) & (table["next_step"] != PAST_DUE)
-        counts["would_upload"] = int((table["files_total"] - table["files_uploaded"])[goes].sum())
-        write_dry_run_preview(session.report_folder, store)
-    held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
-    write_approval_preview(session.report_folder, store, held)
-    outcome = headline(counts, session.dry_run, stopped=_stop_words(submitted))
-    if submitted and submitted.interrupted:
-        outcome = f"Interrupted: {stats.evidence_sent} sent so far; run again to finish"
-    picture = Picture.of(table, problems)
-    changes = picture.changes_since(Picture.loads(store.get_meta(LAST_PICTURE)))
-    store.set_meta(LAST_PICTURE, picture.dumps())  # a dry run writes this to its copy only
-    rep = RunReport(
-        session.run_id,
-        outcome,
-        session.dry_run,
-        counts,
-        table,
-        problems,
-        changes=changes,
-        outcomes=outcomes_table(table, store.payloads()),
-        files=files,
-        config=session.config,
-    )
-    path = write_report(rep, session.report_folder)
-    stopped = submitted.stopped if submitted else None
-    return RunResult(session.run_id, code, outcome, path, counts, stopped)
-
-
-def _stop_words(submitted: SubmitOutcome | None) -> str | None:
-    if not (submitted and submitted.stopped):
-        return None
-    if submitted.stop_code == EXIT_UNREACHABLE:
-        return "stopped: the API could not be reached"
-    return "stopped: the API refused the key"
-
-
-def headline(counts: dict[str, int], dry_run: bool, *, stopped: str | None = None) -> str:
-    """What happened, in a few words: "5 sent · 3 need you"; never "ok" above open problems."""
-    parts = []
-    if stopped:
-        parts.append(stopped)
-    if dry_run:
-        parts += [
-            f"would send {counts.get('would_send', 0)}",
-            f"would upload {counts.get('would_upload', 0)} file(s)",
-        ]
-    else:
-        parts.append(f"{counts.get('evidence_sent', 0)} sent")
-        if counts.get("files_uploaded"):
-            parts.append(f"{counts['files_uploaded']} file(s) uploaded")
-    if held := counts.get("awaiting_approval"):
-        parts.append(f"{held} wait for approval")
-    need, unread = counts.get("need_you", 0), counts.get("not_read_yet", 0)
-    if need:
-        parts.append(f"{need} need you")
-    if unread:  # never "nothing needs you" above files left unread
-        parts.append(f"{unread} file(s) not read yet (still being written)")
-    elif not need:
-        parts.append("nothing needs you")
-    return " · ".join(parts)
-
-
-def _exit(session: RunSession, submitted: SubmitOutcome | None) -> int:
-    """0: every dispute sent or skipped by a rule; 1: anything failed or was refused; 3: key."""
-    if submitted and submitted.interrupted:
-        return submitted.interrupted
-    if session.dry_run:
-        return EXIT_OK
-    if submitted and submitted.stopped:
-        return submitted.stop_code
-    counts = session.store.status_counts()
-    failed = submitted is not None and submitted.stats.failed
-    if failed or any(counts.get(s) for s in (D.REJECTED, D.NOT_FOUND, D.PENDING)):
-        return EXIT_FAILED
-    return EXIT_OK
 
 
 # -- the one sequence ---------------------------------------------------------------------

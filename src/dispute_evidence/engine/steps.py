@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,15 +19,13 @@ import pandas as pd
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.engine.alerts import AlertPolicy
-from dispute_evidence.engine.case import add_case_columns, keep_ce3
+from dispute_evidence.engine.case import keep_ce3
 from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.engine.review import ReviewOutcome, ReviewPolicy
 from dispute_evidence.engine.state import StateStore, now_iso
-from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
 from dispute_evidence.evidence.advice import AdvicePolicy
-from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.kinds import file_kind
 from dispute_evidence.evidence.sources import fact_sources
 from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
@@ -52,8 +50,6 @@ from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
 from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.reports.wording import STATUS_WORDS
-from dispute_evidence.reports.writer import escape_cell, private_folder
 
 log = logging.getLogger("dispute_evidence.steps")
 
@@ -336,7 +332,7 @@ def prepare_step(
         store.replace_problems(BUILD_SOURCE, [asdict(p) for p in out.build_problems()], run_id)
     store.expire_incomplete(now_iso())
     store.expire_pending(now_iso())
-    table = store.dispute_table()
+    table = store.dispute_rows()
     orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
     matches, out.file_issues = match_evidence_files(ingest.evidence_paths, opts.inbox, orders)
     mover = Mover(opts.inbox, run_id, enabled=opts.archive)
@@ -444,265 +440,3 @@ async def submit_step(
     into `stats` (so a run stopped part way still knows what it sent)."""
     submitter = Submitter(store, client, concurrency=opts.concurrency, on_done=on_done, stats=stats)
     return await submitter.run(queue)
-
-
-def state_problems(
-    disputes: pd.DataFrame, files: pd.DataFrame, *, dry_run: bool = False
-) -> list[Problem]:
-    """What the state says still needs a person: disputes not sent, files not uploaded. In a
-    dry run, what is merely waiting to be sent is the preview, not a problem."""
-    out = []
-    waiting = {DisputeStatus.SUBMITTED, DisputeStatus.CLOSED}  # closed: in the outcomes instead
-    waiting |= {DisputeStatus.PENDING} if dry_run else set()
-    waiting |= {DisputeStatus.AWAITING_APPROVAL}  # review.held_problems says what waits
-    held_for_approval = set(
-        disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL, "provider_dispute_id"]
-    )
-    for d in disputes.loc[~disputes["status"].isin(waiting)].itertuples(index=False):
-        why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
-        out.append(
-            Problem(
-                ProblemKind.EVIDENCE_HELD
-                if why.startswith("held:")
-                else ProblemKind(f"dispute_{d.status}"),
-                d.provider_dispute_id,
-                why or STATUS_WORDS.get(d.status, d.status),
-                dispute=d.provider_dispute_id,
-            )
-        )
-    past_due = set(
-        disputes.loc[disputes["status"] == DisputeStatus.PAST_DUE, "provider_dispute_id"]
-    )
-    held = set(  # its files wait with it: the dispute's own problem says why
-        disputes.loc[disputes["status"] == DisputeStatus.INCOMPLETE, "provider_dispute_id"]
-    )
-    for f in files.loc[files["status"] != FileStatus.UPLOADED].itertuples(index=False):
-        if f.provider_dispute_id in held and f.status == FileStatus.PENDING:
-            continue
-        if f.provider_dispute_id in held_for_approval and f.status in OPEN_FILE:
-            continue  # waits with its dispute for approval
-        if f.status == FileStatus.REJECTED:
-            kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
-        elif f.provider_dispute_id in past_due:
-            kind, why = ProblemKind.EVIDENCE_PAST_DUE, "not sent: past its dispute's deadline"
-        elif dry_run and f.status == FileStatus.PENDING:
-            continue  # "would upload"
-        else:
-            kind, why = ProblemKind.EVIDENCE_NOT_YET_UPLOADED, f.last_error or "not uploaded yet"
-        out.append(
-            Problem(
-                kind,
-                f"{f.provider_dispute_id} {f.file_name}",
-                why,
-                file=f.file_name,
-                dispute=f.provider_dispute_id,
-            )
-        )
-    return out
-
-
-WOULD_SEND = "would send its evidence"
-PAST_DUE = "past its deadline: would not be sent"
-
-
-def weak_evidence(table: pd.DataFrame) -> list[Problem]:
-    """Disputes still open to evidence whose evidence misses what their reason needs."""
-    open_ = table["status"].isin(OPEN_DISPUTE)
-    weak = table.loc[open_ & table["completeness"].astype(str).str.startswith(("missing", "weak"))]
-    return [
-        Problem(
-            ProblemKind.EVIDENCE_WEAK
-            if str(r.completeness).startswith("weak")
-            else ProblemKind.EVIDENCE_INCOMPLETE,
-            str(r.provider_dispute_id),
-            f"{r.completeness} ({r.reason or 'general'}); add: {r.what_to_add}",
-            dispute=str(r.provider_dispute_id),
-        )
-        for r in weak.itertuples(index=False)
-    ]
-
-
-def dispute_table(
-    store: StateStore,
-    problems: Sequence[Problem] = (),
-    *,
-    dry_run: bool = False,
-    advice: AdvicePolicy | None = None,
-) -> pd.DataFrame:
-    """One row per dispute, nearest deadline first: its status in words, days left, its file
-    counts and file problems, and (in a dry run) what a real run would do with it now."""
-    disputes, files = store.dispute_table(), store.file_table()
-    per = files.groupby("provider_dispute_id")["status"].agg(
-        files_uploaded=lambda s: int((s == FileStatus.UPLOADED).sum()), files_total="count"
-    )
-    table = (
-        disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left")
-        .fillna({"files_uploaded": 0, "files_total": 0})
-        .astype({"files_uploaded": int, "files_total": int})
-        .drop(columns=["submitted_hash"])
-        .sort_values(["response_due_by", "provider_dispute_id"], na_position="last")
-        .reset_index(drop=True)
-    )
-    listed = store.load_records(["disputes"])["disputes"]
-    if not listed.empty:  # the disputes list's own columns, as last dropped
-        listed = listed.drop_duplicates("provider_dispute_id", keep="last")
-        keep = [c for c in ("amount", "currency", "reason") if c in listed]
-        table = table.merge(
-            listed[["provider_dispute_id", *keep]], on="provider_dispute_id", how="left"
-        )
-    due = pd.to_datetime(table["response_due_by"], utc=True, errors="coerce")
-    left = (due - pd.Timestamp.now(tz="UTC")) / pd.Timedelta(days=1)
-    table["days_left"] = left.map(lambda d: None if pd.isna(d) else int(d // 1))
-    table["status_words"] = table["status"].map(STATUS_WORDS).fillna(table["status"])
-    bad_files: dict[str, list[str]] = {}
-    for p in problems:
-        if p.dispute and p.file:
-            bad_files.setdefault(p.dispute, []).append(f"{p.file}: {p.what}")
-    table["file_problems"] = table["provider_dispute_id"].map(
-        lambda pid: "; ".join(bad_files.get(pid, []))
-    )
-    _add_completeness(table, store)
-    table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
-    add_case_columns(table, store, advice)  # a dispute held under the fight threshold says so
-    table["state_words"] = [plain_state(r, dry_run) for r in table.itertuples(index=False)]
-    table["needs_something"] = [needs_something(r) for r in table.itertuples(index=False)]
-    return table
-
-
-def _days(r: Any) -> int | None:
-    """Whole days left, or None with no deadline (a table column may hold NaN for None)."""
-    d = r.days_left
-    return None if d is None or d != d else int(d)
-
-
-def _open(r: Any) -> bool:
-    """Evidence can still go to it: not closed, not refused, not past its deadline."""
-    late = (_days(r) or 0) < 0
-    return r.status in (DisputeStatus.PENDING, DisputeStatus.SUBMITTED) and not late
-
-
-def needs_something(r: Any) -> bool:
-    """An open dispute whose evidence a person should still add to (or decide on)."""
-    verdict = str(r.completeness or "")
-    held = str(r.detail or "").startswith("held:")
-    if r.status == DisputeStatus.INCOMPLETE:
-        return (_days(r) or 0) >= 0
-    return _open(r) and (verdict.startswith(("missing", "weak")) or held)
-
-
-def plain_state(r: Any, dry_run: bool = False) -> str:
-    """One plain line for a dispute, the same in every report and in `status`: what was done,
-    what it still lacks, and the time left ("sent, still missing proof of delivery, 4 days
-    left"). Sent is not done while something is missing."""
-    verdict = str(r.completeness or "")
-    days = _days(r)
-    late = (days or 0) < 0
-    if r.status == DisputeStatus.PENDING and late or r.status == DisputeStatus.PAST_DUE:
-        return "past its deadline, not sent"
-    if r.status == DisputeStatus.INCOMPLETE:
-        held = str(r.detail or "").startswith("held:")
-        parts = ["held: would go out wrong" if held else "waiting for data"]
-    elif r.status == DisputeStatus.PENDING:
-        parts = ["would be sent" if dry_run else "not sent yet"]
-    elif r.status == DisputeStatus.AWAITING_APPROVAL:
-        parts = ["waiting for your approval"]  # nothing of it is sent until then
-    elif r.status == DisputeStatus.SUBMITTED:
-        waiting = r.files_total - r.files_uploaded
-        parts = ["sent"] + ([f"{waiting} file(s) still to upload"] if waiting else [])
-        if str(r.detail or "").startswith("held:"):
-            parts.append("an update is held")
-    else:
-        return str(r.status_words)
-    if verdict.startswith("missing: "):
-        parts.append("still missing " + verdict.removeprefix("missing: "))
-    elif verdict.startswith("weak: "):
-        parts.append(verdict)
-    elif verdict == "complete" and r.status in OPEN_DISPUTE:
-        parts.append("complete")
-    if days is not None:
-        parts.append(f"{days} day{'s' if days != 1 else ''} left")
-    return ", ".join(parts)
-
-
-def _add_completeness(table: pd.DataFrame, store: StateStore) -> None:
-    """Columns: the reason-aware verdict, what to add, and the current summary PDF."""
-    payloads, names, kinds = store.payloads(), store.file_names(), store.file_kinds()
-    verdicts, adds, summaries = [], [], []
-    reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
-    still_open = table["status"].isin(OPEN_DISPUTE)
-    for pid, reason, open_ in zip(
-        table["provider_dispute_id"], reasons.fillna(""), still_open, strict=True
-    ):
-        own = names.get(pid, [])
-        versions = sorted((n for n in own if is_summary(pid, n)), key=_version)
-        summaries.append(versions[-1] if versions else "")
-        body = payloads.get(pid)
-        if body is None:
-            verdicts.append("waiting for data")
-            adds.append("")
-            continue
-        verdict = assess(orjson.loads(body), kinds.get(pid, []), str(reason) or None)
-        verdicts.append(verdict.text)
-        adds.append(verdict.what_to_add if open_ else "")  # nothing more can go to it
-    table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
-
-
-def _version(name: str) -> int:
-    stem = name.removesuffix(".pdf")
-    tail = stem.rsplit("-v", 1)[-1]
-    return int(tail) if "-v" in stem and tail.isdigit() else 1
-
-
-def _next_step(r: Any, dry_run: bool) -> str:
-    """What a run does next with this dispute (a dry run: would do now), in words."""
-    waiting = r.files_total - r.files_uploaded
-    if r.status == DisputeStatus.PENDING:
-        if r.days_left is not None and r.days_left < 0:
-            return PAST_DUE
-        return WOULD_SEND if dry_run else "sent by the next run"
-    if r.status == DisputeStatus.SUBMITTED and waiting:
-        return f"would upload {waiting} file(s)" if dry_run else f"{waiting} file(s) to upload"
-    if r.status == DisputeStatus.SUBMITTED and str(r.detail or "").startswith("held:"):
-        return "an update is " + str(r.detail)
-    if r.status == DisputeStatus.SUBMITTED and needs_something(r):
-        return f"add: {r.what_to_add}; the next run sends it"
-    if r.status == DisputeStatus.INCOMPLETE:
-        return str(r.detail or "waiting for data")
-    if r.status == DisputeStatus.PAST_DUE:
-        return "none (past the deadline)"
-    if r.status == DisputeStatus.AWAITING_APPROVAL:
-        return "waiting for your approval"
-    return ""
-
-
-def write_dry_run_preview(
-    folder: Path, store: StateStore, pids: Sequence[str] | None = None
-) -> None:
-    """A dry run's payloads that would be sent (payloads/<dispute>.json) and the files that
-    would be uploaded (file_matches.csv), read from its copy of the state. With `pids`: those
-    disputes' (what approving held disputes would send)."""
-    payloads = private_folder(folder / "payloads")
-    for pid in store.work_queue() if pids is None else pids:
-        body = store.dispute(pid).get("payload")
-        if body:
-            (payloads / f"{_safe(pid)}.json").write_bytes(
-                orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
-            )
-    files = store.file_table()
-    if pids is not None:
-        files = files.loc[files["provider_dispute_id"].isin(pids)]
-    else:  # held disputes' files wait with them (review.write_approval_preview lists them)
-        disputes = store.dispute_table()
-        held = disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL]
-        files = files.loc[~files["provider_dispute_id"].isin(held["provider_dispute_id"])]
-    waiting = files.loc[
-        files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name"]
-    ]
-    # names come from the inbox: a cell a spreadsheet would run as a formula is escaped
-    waiting.rename(columns={"file_name": "file"}).map(escape_cell).to_csv(
-        folder / "file_matches.csv", index=False
-    )
-
-
-def _safe(name: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[:120]

@@ -317,10 +317,7 @@ def build_evidence(
     )
     order_facts = _order_facts(orders, order_rows)
     ship_cols = _columns(ships, SHIPMENT_FACTS, ())
-    ship_entries = [  # one dict per shipment row, made in one pass; shared, never mutated
-        {f: v for f, v in zip(SHIPMENT_FACTS, row, strict=True) if v}
-        for row in zip(*(ship_cols[f] for f in SHIPMENT_FACTS), strict=True)
-    ]
+    ship_entries = _shipment_entries(ship_cols)
     pays, pay_rows, unlisted = payments_by_order(disputes, order_facts, records.get("payments"))
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     profile = merchant.model_dump() if merchant else None
@@ -336,24 +333,14 @@ def build_evidence(
     network_codes = _network_codes(disputes)
     history = functools.cache(lambda: History.from_records(records))  # fraud disputes only
     ce3: dict[str, Ce3] = {}
-    columns = (
-        "provider_dispute_id",
-        "order_number",
-        "response_due_by",
-        "reason",
-        "currency",
-        "amount",
-    )
     for pid, order_number, due, reason, currency, amount in zip(
-        *(disputes[c].tolist() for c in columns), strict=True
+        *(disputes[c].tolist() for c in _DISPUTE_COLUMNS), strict=True
     ):
         charges = pay_rows.get(order_number, [])
         due = due or due_from_payments(charges, pay_cols)
         lines = order_rows.get(order_number)
         if lines is None:
-            why = f"no order lines for order {order_number} yet: drop the orders export"
-            if hint := unclaimed_orders().did_you_mean(order_number):
-                why += f"{hint.rstrip(')')}: check the order number in the disputes list)"
+            why = _no_order_lines(order_number, unclaimed_orders())
             incomplete.append(Incomplete(pid, order_number, due, why))
             continue
         why = held_orders.get(order_number) or (
@@ -371,12 +358,12 @@ def build_evidence(
             ship_entries,
             profile,
         )
-        if dispute := _dispute_facts(reason, currency, amount):
-            evidence["additional_evidence"]["dispute"] = dispute
-        if code := network_codes.get(pid):
-            evidence["additional_evidence"].setdefault("dispute", {})["network_reason_code"] = code
-        if charges:
-            evidence["additional_evidence"]["payments"] = payment_facts(charges, pay_cols)
+        _add_dispute_and_payments(
+            evidence["additional_evidence"],
+            _dispute_facts(reason, currency, amount),
+            network_codes.get(pid),
+            payment_facts(charges, pay_cols) if charges else None,
+        )
         if is_fraud(reason):
             ce3[pid] = history().check(order_number)
             if ce3[pid].qualifies:  # on top of the normal evidence: the fallback if refused
@@ -386,6 +373,47 @@ def build_evidence(
             DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest())
         )
     return BuildResult(payloads, incomplete, conflicts, unlisted, ce3)
+
+
+def _no_order_lines(order_number: str, unclaimed: NearNames) -> str:
+    """Why a dispute waits for its order, with a near miss among orders no dispute names."""
+    why = f"no order lines for order {order_number} yet: drop the orders export"
+    if hint := unclaimed.did_you_mean(order_number):
+        why += f"{hint.rstrip(')')}: check the order number in the disputes list)"
+    return why
+
+
+def _shipment_entries(ship_cols: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """One dict per shipment row, made in one pass; shared, never mutated."""
+    return [
+        {f: v for f, v in zip(SHIPMENT_FACTS, row, strict=True) if v}
+        for row in zip(*(ship_cols[f] for f in SHIPMENT_FACTS), strict=True)
+    ]
+
+
+_DISPUTE_COLUMNS = (
+    "provider_dispute_id",
+    "order_number",
+    "response_due_by",
+    "reason",
+    "currency",
+    "amount",
+)
+
+
+def _add_dispute_and_payments(
+    extra: dict[str, Any],
+    dispute: dict[str, Any] | None,
+    network_code: Any,
+    payments: list[dict[str, Any]] | None,
+) -> None:
+    """The disputes list's own facts, its network reason code and the card checks."""
+    if dispute:
+        extra["dispute"] = dispute
+    if network_code:
+        extra.setdefault("dispute", {})["network_reason_code"] = network_code
+    if payments is not None:
+        extra["payments"] = payments
 
 
 def _order_facts(

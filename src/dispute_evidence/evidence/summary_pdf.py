@@ -122,13 +122,25 @@ def summary_pdf(
             _SMALL,
         ),
     ]
+    story += _merchant_section(merchant)
+    story += _order_section(payload, extra)
+    story += _payment_section(extra)
+    story += _shipping_section(extra)
+    story += _customer_section(extra)
+    story += _files_section(attached)
+    if appendix := appendix_story(letter, sources):
+        story += [PageBreak(), *appendix]
+    return _render(story, provider_dispute_id, merchant)
 
-    def section(title: str, *flowables: Any) -> None:
-        present = [f for f in flowables if f is not None]
-        if present:
-            story.extend([_p(title, _H2), *present])
 
-    section(
+def _section(title: str, *flowables: Any) -> list[Any]:
+    """A titled part of the data sheet, or nothing when it has nothing to show."""
+    present = [f for f in flowables if f is not None]
+    return [_p(title, _H2), *present] if present else []
+
+
+def _merchant_section(merchant: dict[str, Any]) -> list[Any]:
+    return _section(
         "Merchant",
         _facts(
             [
@@ -138,6 +150,9 @@ def summary_pdf(
             ]
         ),
     )
+
+
+def _order_section(payload: dict[str, Any], extra: dict[str, Any]) -> list[Any]:
     products = [
         [p.get("product_title", ""), _fmt_qty(p.get("quantity")),
          _money(p.get("price"), p.get("currency_code")),
@@ -145,7 +160,7 @@ def summary_pdf(
         for p in payload.get("products") or []
     ]  # fmt: skip
     currency = extra.get("order_currency")
-    section(
+    return _section(
         "The order",
         _facts(
             [
@@ -165,13 +180,16 @@ def summary_pdf(
         if products
         else None,
     )
+
+
+def _payment_section(extra: dict[str, Any]) -> list[Any]:
     charges = list(extra.get("payments") or [])
     checks = [
         [c.get("payment_id", ""), f"{c.get('card_brand', '')} …{c.get('card_last4', '')}".strip(),
          c.get("avs_line1_check", ""), c.get("avs_zip_check", ""), c.get("cvc_check", "")]
         for c in charges
     ]  # fmt: skip
-    section(
+    return _section(
         "Payment checks",
         _table(
             [["Charge", "Card", "AVS address", "AVS postcode", "CVC"], *checks[:MAX_ROWS]],
@@ -180,12 +198,15 @@ def summary_pdf(
         if checks
         else None,
     )
+
+
+def _shipping_section(extra: dict[str, Any]) -> list[Any]:
     ships = [
         [s.get("carrier", ""), s.get("tracking_number", ""), _day(s.get("shipped_at")),
          delivery_words(s)]
         for s in extra.get("shipments") or []
     ]  # fmt: skip
-    section(
+    return _section(
         "Shipping timeline",
         _facts(
             [
@@ -204,7 +225,10 @@ def summary_pdf(
         if ships
         else None,
     )
-    section(
+
+
+def _customer_section(extra: dict[str, Any]) -> list[Any]:
+    return _section(
         "The customer",
         _facts(
             [
@@ -214,15 +238,20 @@ def summary_pdf(
             ]
         ),
     )
+
+
+def _files_section(attached: list[str]) -> list[Any]:
     files: list[list[object]] = [[name] for name in attached[:MAX_ROWS]]
     if len(attached) > MAX_ROWS:
         files.append([f"… and {len(attached) - MAX_ROWS} more"])
-    section(
+    return _section(
         "Files attached to this dispute",
         _table(files, [170 * mm], header=False) if files else _p("None besides this summary."),
     )
-    if appendix := appendix_story(letter, sources):
-        story += [PageBreak(), *appendix]
+
+
+def _render(story: list[Any], provider_dispute_id: str, merchant: dict[str, Any]) -> bytes:
+    """The PDF bytes (invariant: the same story gives the same bytes)."""
     out = io.BytesIO()
     SimpleDocTemplate(
         out,

@@ -112,8 +112,39 @@ def validate_table(
             )
         )
     order = mapping.dayfirst if mapping.dayfirst is not None else dayfirst
+    problems += _date_problems(frame, canonical, order, zone, parsed)
+    bad, rejects = _rejects(frame, problems, file, sheet, shown)
+
+    # rows are taken out only when there are any: a take copies every column (1M rows x 30)
+    some_bad = bool(bad.any())
+    good = frame.loc[~bad].copy() if some_bad else frame
+    for fld, values in parsed.items():
+        kept = values.loc[good.index] if some_bad else values
+        good[fld] = iso_text(kept) if fld in DATE_FIELDS else kept
+    dup = _duplicates(good, canonical, sorted(mapping.required() & set(canonical)))
+    return Table(
+        kind,
+        mapping.name,
+        (good.loc[~dup] if dup.any() else good).reset_index(drop=True),
+        rejects,
+        rows_read=rows_read,
+        rows_rejected=int(bad.sum()),
+        rows_duplicate=int(dup.sum()),
+        rows_blank=int(blank.sum()),
+    )
+
+
+def _date_problems(
+    frame: pd.DataFrame,
+    canonical: list[str],
+    dayfirst: bool | None,
+    zone: str,
+    parsed: dict[str, pd.Series],
+) -> list[tuple[pd.Series, str, str]]:
+    """Parse the date columns into `parsed`; the cells refused, out of range or unreadable."""
+    problems: list[tuple[pd.Series, str, str]] = []
     for fld in DATE_FIELDS & set(canonical):
-        dates = parse_dates(frame[fld], order)
+        dates = parse_dates(frame[fld], dayfirst)
         parsed[fld] = dates.values
         if fld in DEADLINE_FIELDS:
             parsed[fld] = end_of_day(frame[fld], dates.values, zone)
@@ -126,7 +157,17 @@ def validate_table(
                 "unparseable date (use YYYY-MM-DD or YYYY-MM-DD HH:MM)",
             )
         )
+    return problems
 
+
+def _rejects(
+    frame: pd.DataFrame,
+    problems: list[tuple[pd.Series, str, str]],
+    file: str,
+    sheet: str | None,
+    shown: dict[str, str],
+) -> tuple[pd.Series, list[Reject]]:
+    """The rows any problem marks bad, and one Reject per bad cell (by row, then column)."""
     bad = pd.Series(False, index=frame.index)
     rejects: list[Reject] = []
     for mask, fld, reason in problems:
@@ -146,23 +187,7 @@ def validate_table(
                 Reject(file, sheet, int(row), shown.get(fld, fld), str(value)[:80], reason, order)
             )
     rejects.sort(key=lambda r: (r.row or 0, r.column or ""))
-
-    some_bad = bool(bad.any())
-    good = frame.loc[~bad].copy() if some_bad else frame
-    for fld, values in parsed.items():
-        kept = values.loc[good.index] if some_bad else values
-        good[fld] = iso_text(kept) if fld in DATE_FIELDS else kept
-    dup = _duplicates(good, canonical, sorted(mapping.required() & set(canonical)))
-    return Table(
-        kind,
-        mapping.name,
-        (good.loc[~dup] if dup.any() else good).reset_index(drop=True),
-        rejects,
-        rows_read=rows_read,
-        rows_rejected=int(bad.sum()),
-        rows_duplicate=int(dup.sum()),
-        rows_blank=int(blank.sum()),
-    )
+    return bad, rejects
 
 
 def _number_problems(

@@ -93,7 +93,7 @@ class RunReport:
     outcome: str  # the headline: "5 sent · 3 need you"
     dry_run: bool
     counts: dict[str, int]
-    disputes: pd.DataFrame  # one row per dispute (engine.steps.dispute_table)
+    disputes: pd.DataFrame  # one row per dispute (engine.report.dispute_table)
     problems: list[Problem] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)  # since the last report
     outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)

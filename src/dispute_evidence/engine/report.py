@@ -1,0 +1,562 @@
+"""Report assembly: the dispute table (one plain row per dispute), the problems the state
+still shows, the counts and headline, the exit code, and the dry run's preview. The steps
+(engine/steps.py) do the work; this module says what it came to."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+import pandas as pd
+
+from dispute_evidence.engine.alerts import AlertOutcome
+from dispute_evidence.engine.case import add_case_columns, case_problems
+from dispute_evidence.engine.outcomes import outcomes_table
+from dispute_evidence.engine.picture import LAST_PICTURE, Picture
+from dispute_evidence.engine.readback import ReadOutcome
+from dispute_evidence.engine.review import (
+    ReviewOutcome,
+    annotate,
+    held_problems,
+    write_approval_preview,
+)
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
+from dispute_evidence.engine.status import DisputeStatus as D
+from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome, is_summary
+from dispute_evidence.engine.submit import SubmitStats
+from dispute_evidence.evidence.advice import AdvicePolicy
+from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.exits import EXIT_AUTH, EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE
+from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
+from dispute_evidence.reports.wording import STATUS_WORDS
+from dispute_evidence.reports.writer import escape_cell, private_folder
+
+if TYPE_CHECKING:
+    from dispute_evidence.engine.run import RunSession
+
+# 4: the API could not be reached (or kept failing) before anything was sent.
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    stats: SubmitStats
+    requests: int
+    stopped: str | None = None  # why the run stopped sending (key refused, API unreachable)
+    read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
+    interrupted: int = 0  # the exit code when Ctrl-C or SIGTERM stopped the run (130, 143)
+    stop_code: int = EXIT_AUTH  # the exit code when stopped
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: str
+    exit_code: int
+    outcome: str
+    report: Path
+    counts: dict[str, int] = field(default_factory=dict)
+    stopped: str | None = None  # why sending stopped (the key was refused)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "exit_code": self.exit_code,
+            "report": str(self.report),
+            "run_id": self.run_id,
+            "counts": self.counts,
+            "outcome": self.outcome,
+            "stopped": self.stopped,
+        }
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a report reads from the state once: the file rows, the payloads, the file names."""
+
+    files: pd.DataFrame
+    payloads: dict[str, bytes]
+    names: dict[str, list[str]]
+
+    @classmethod
+    def read(cls, store: StateStore) -> Snapshot:
+        return cls(store.file_table(), store.payloads(), store.file_names())
+
+
+def report(
+    session: RunSession,
+    ingested: IngestOutcome,
+    prepared: PrepareOutcome,
+    submitted: SubmitOutcome | None,
+    alerted: AlertOutcome | None = None,
+) -> RunResult:
+    """Decide the run's outcome and write its report: the whole current picture (problems kept
+    from earlier runs included) and what changed since the last report."""
+    store, review = session.store, prepared.review
+    snap = Snapshot.read(store)
+    problems = run_problems(session, ingested, prepared, submitted, alerted)
+    advice = session.opts.advice
+    table = dispute_table(store, problems, dry_run=session.dry_run, advice=advice, snap=snap)
+    annotate(table, store, review)
+    problems = table_problems(table, snap.files, store, review, problems, session.dry_run)
+    code = _exit(session, submitted)
+    counts = run_counts(session, ingested, submitted, alerted, review, table, problems)
+    if session.dry_run:
+        write_dry_run_preview(session.report_folder, store, files=snap.files)
+    held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
+    write_approval_preview(session.report_folder, store, held)
+    outcome = headline(counts, session.dry_run, stopped=_stop_words(submitted))
+    if submitted and submitted.interrupted:
+        sent = submitted.stats.evidence_sent
+        outcome = f"Interrupted: {sent} sent so far; run again to finish"
+    picture = Picture.of(table, problems)
+    changes = picture.changes_since(Picture.loads(store.get_meta(LAST_PICTURE)))
+    store.set_meta(LAST_PICTURE, picture.dumps())  # a dry run writes this to its copy only
+    rep = RunReport(
+        session.run_id,
+        outcome,
+        session.dry_run,
+        counts,
+        table,
+        problems,
+        changes=changes,
+        outcomes=outcomes_table(table, snap.payloads),
+        files=snap.files,
+        config=session.config,
+    )
+    path = write_report(rep, session.report_folder)
+    stopped = submitted.stopped if submitted else None
+    return RunResult(session.run_id, code, outcome, path, counts, stopped)
+
+
+def run_problems(
+    session: RunSession,
+    ingested: IngestOutcome,
+    prepared: PrepareOutcome,
+    submitted: SubmitOutcome | None,
+    alerted: AlertOutcome | None,
+) -> list[Problem]:
+    """What this run and the earlier ones found before the dispute table is made: the API
+    stopping, moved deadlines, held disputes, configuration, ingest and build problems."""
+    problems: list[Problem] = []
+    if submitted and submitted.stopped:
+        subject = "API key" if submitted.stop_code == EXIT_AUTH else "API"
+        problems.append(Problem(ProblemKind.RUN_STOPPED, subject, submitted.stopped))
+    if submitted is not None:
+        problems += _read_back_problems(submitted.read)
+    if session.opts.merchant is None:
+        problems.append(
+            Problem(
+                ProblemKind.MERCHANT_PROFILE_MISSING,
+                "[merchant] in the config",
+                "no merchant profile is configured: evidence goes without merchant_profile",
+            )
+        )
+    problems += [*ingested.problems(), *prepared.problems()]
+    problems += [Problem.from_dict(d) for d in session.store.open_problems()]
+    review = prepared.review
+    problems += review.problems if review else []
+    if alerted is not None and alerted.problem:
+        problems.append(Problem(ProblemKind.ALERT_NOT_SENT, "[alerts] block", alerted.problem))
+    return problems
+
+
+def _read_back_problems(read: ReadOutcome) -> list[Problem]:
+    """Deadlines the API moved, and disputes the read-back held."""
+    moved = [
+        Problem(
+            ProblemKind.DEADLINE_MOVED,
+            pid,
+            f"the API's deadline is {now} (the sheet said {was}); the API's is used",
+            dispute=pid,
+        )
+        for pid, was, now in read.moved
+    ]
+    return moved + [
+        Problem(ProblemKind.DISPUTE_HELD, pid, why, dispute=pid) for pid, why in read.held.items()
+    ]
+
+
+def table_problems(
+    table: pd.DataFrame,
+    files: pd.DataFrame,
+    store: StateStore,
+    review: ReviewOutcome | None,
+    problems: list[Problem],
+    dry_run: bool,
+) -> list[Problem]:
+    """`problems` and what the dispute table shows: disputes and files not done, held ones,
+    weak evidence and the case (a dispute held by advice is not also "pending")."""
+    problems = problems + state_problems(table, files, dry_run=dry_run)
+    problems += held_problems(table, review)
+    problems += weak_evidence(table)
+    case = case_problems(table, store)
+    held = {p.dispute for p in case if p.kind == ProblemKind.CASE_HELD}  # not "pending": held
+    problems = [
+        p for p in problems if p.kind != ProblemKind.DISPUTE_PENDING or p.dispute not in held
+    ]
+    return problems + case
+
+
+def run_counts(
+    session: RunSession,
+    ingested: IngestOutcome,
+    submitted: SubmitOutcome | None,
+    alerted: AlertOutcome | None,
+    review: ReviewOutcome | None,
+    table: pd.DataFrame,
+    problems: list[Problem],
+) -> dict[str, int]:
+    """The run's figures, as its report and its runs row keep them."""
+    stats = submitted.stats if submitted else SubmitStats()
+    complete = (table["status"] == DisputeStatus.SUBMITTED) & (
+        table["files_uploaded"] == table["files_total"]
+    )
+    counts = {
+        "new_files": ingested.new_files,
+        "repeated_files": ingested.repeated_files,
+        "rows_rejected": ingested.rows_rejected,
+        "evidence_sent": stats.evidence_sent,
+        "files_uploaded": stats.files_uploaded + stats.files_reconciled,
+        "requests": submitted.requests if submitted else 0,
+        "reads": submitted.read.reads if submitted else 0,
+        "closed_now": len(submitted.read.closed) if submitted else 0,
+        "disputes": len(table),
+        "complete": int(complete.sum()),
+        "need_you": sum(1 for p in problems if p.kind in NEEDS_A_PERSON),
+        "not_read_yet": len(ingested.waiting_files),
+        "evidence_complete": int(
+            (table.get("completeness", pd.Series(dtype=str)) == "complete").sum()
+        ),
+        "awaiting_approval": int((table["status"] == D.AWAITING_APPROVAL).sum()),
+        "swept": len(review.swept) if review else 0,
+        "alerted": len(alerted.alerted) if alerted else 0,
+    }
+    if stats.locked:  # another run (a fleet worker) held them: the next run sends them
+        counts["locked"] = stats.locked
+    if session.dry_run:
+        counts["would_send"] = int((table["next_step"] == WOULD_SEND).sum())
+        goes = table["status"].isin((D.PENDING, D.SUBMITTED)) & (table["next_step"] != PAST_DUE)
+        counts["would_upload"] = int((table["files_total"] - table["files_uploaded"])[goes].sum())
+    return counts
+
+
+def _stop_words(submitted: SubmitOutcome | None) -> str | None:
+    if not (submitted and submitted.stopped):
+        return None
+    if submitted.stop_code == EXIT_UNREACHABLE:
+        return "stopped: the API could not be reached"
+    return "stopped: the API refused the key"
+
+
+def headline(counts: dict[str, int], dry_run: bool, *, stopped: str | None = None) -> str:
+    """What happened, in a few words: "5 sent · 3 need you"; never "ok" above open problems."""
+    parts = []
+    if stopped:
+        parts.append(stopped)
+    if dry_run:
+        parts += [
+            f"would send {counts.get('would_send', 0)}",
+            f"would upload {counts.get('would_upload', 0)} file(s)",
+        ]
+    else:
+        parts.append(f"{counts.get('evidence_sent', 0)} sent")
+        if counts.get("files_uploaded"):
+            parts.append(f"{counts['files_uploaded']} file(s) uploaded")
+    if held := counts.get("awaiting_approval"):
+        parts.append(f"{held} wait for approval")
+    need, unread = counts.get("need_you", 0), counts.get("not_read_yet", 0)
+    if need:
+        parts.append(f"{need} need you")
+    if unread:  # never "nothing needs you" above files left unread
+        parts.append(f"{unread} file(s) not read yet (still being written)")
+    elif not need:
+        parts.append("nothing needs you")
+    return " · ".join(parts)
+
+
+def _exit(session: RunSession, submitted: SubmitOutcome | None) -> int:
+    """0: every dispute sent or skipped by a rule; 1: anything failed or was refused; 3: key."""
+    if submitted and submitted.interrupted:
+        return submitted.interrupted
+    if session.dry_run:
+        return EXIT_OK
+    if submitted and submitted.stopped:
+        return submitted.stop_code
+    counts = session.store.status_counts()
+    failed = submitted is not None and submitted.stats.failed
+    if failed or any(counts.get(s) for s in (D.REJECTED, D.NOT_FOUND, D.PENDING)):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def state_problems(
+    disputes: pd.DataFrame, files: pd.DataFrame, *, dry_run: bool = False
+) -> list[Problem]:
+    """What the state says still needs a person: disputes not sent, files not uploaded. In a
+    dry run, what is merely waiting to be sent is the preview, not a problem."""
+    out = []
+    waiting = {DisputeStatus.SUBMITTED, DisputeStatus.CLOSED}  # closed: in the outcomes instead
+    waiting |= {DisputeStatus.PENDING} if dry_run else set()
+    waiting |= {DisputeStatus.AWAITING_APPROVAL}  # review.held_problems says what waits
+    held_for_approval = set(
+        disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL, "provider_dispute_id"]
+    )
+    for d in disputes.loc[~disputes["status"].isin(waiting)].itertuples(index=False):
+        why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
+        out.append(
+            Problem(
+                ProblemKind.EVIDENCE_HELD
+                if why.startswith("held:")
+                else ProblemKind(f"dispute_{d.status}"),
+                d.provider_dispute_id,
+                why or STATUS_WORDS.get(d.status, d.status),
+                dispute=d.provider_dispute_id,
+            )
+        )
+    past_due = set(
+        disputes.loc[disputes["status"] == DisputeStatus.PAST_DUE, "provider_dispute_id"]
+    )
+    held = set(  # its files wait with it: the dispute's own problem says why
+        disputes.loc[disputes["status"] == DisputeStatus.INCOMPLETE, "provider_dispute_id"]
+    )
+    for f in files.loc[files["status"] != FileStatus.UPLOADED].itertuples(index=False):
+        if f.provider_dispute_id in held and f.status == FileStatus.PENDING:
+            continue
+        if f.provider_dispute_id in held_for_approval and f.status in OPEN_FILE:
+            continue  # waits with its dispute for approval
+        if f.status == FileStatus.REJECTED:
+            kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
+        elif f.provider_dispute_id in past_due:
+            kind, why = ProblemKind.EVIDENCE_PAST_DUE, "not sent: past its dispute's deadline"
+        elif dry_run and f.status == FileStatus.PENDING:
+            continue  # "would upload"
+        else:
+            kind, why = ProblemKind.EVIDENCE_NOT_YET_UPLOADED, f.last_error or "not uploaded yet"
+        out.append(
+            Problem(
+                kind,
+                f"{f.provider_dispute_id} {f.file_name}",
+                why,
+                file=f.file_name,
+                dispute=f.provider_dispute_id,
+            )
+        )
+    return out
+
+
+WOULD_SEND = "would send its evidence"
+PAST_DUE = "past its deadline: would not be sent"
+
+
+def weak_evidence(table: pd.DataFrame) -> list[Problem]:
+    """Disputes still open to evidence whose evidence misses what their reason needs."""
+    open_ = table["status"].isin(OPEN_DISPUTE)
+    weak = table.loc[open_ & table["completeness"].astype(str).str.startswith(("missing", "weak"))]
+    return [
+        Problem(
+            ProblemKind.EVIDENCE_WEAK
+            if str(r.completeness).startswith("weak")
+            else ProblemKind.EVIDENCE_INCOMPLETE,
+            str(r.provider_dispute_id),
+            f"{r.completeness} ({r.reason or 'general'}); add: {r.what_to_add}",
+            dispute=str(r.provider_dispute_id),
+        )
+        for r in weak.itertuples(index=False)
+    ]
+
+
+def dispute_table(
+    store: StateStore,
+    problems: Sequence[Problem] = (),
+    *,
+    dry_run: bool = False,
+    advice: AdvicePolicy | None = None,
+    snap: Snapshot | None = None,
+) -> pd.DataFrame:
+    """One row per dispute, nearest deadline first: its status in words, days left, its file
+    counts and file problems, and (in a dry run) what a real run would do with it now. `snap`:
+    what the caller already read from the state (else read here)."""
+    snap = Snapshot.read(store) if snap is None else snap
+    disputes, files = store.dispute_rows(), snap.files
+    per = files.groupby("provider_dispute_id")["status"].agg(
+        files_uploaded=lambda s: int((s == FileStatus.UPLOADED).sum()), files_total="count"
+    )
+    table = (
+        disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left")
+        .fillna({"files_uploaded": 0, "files_total": 0})
+        .astype({"files_uploaded": int, "files_total": int})
+        .drop(columns=["submitted_hash"])
+        .sort_values(["response_due_by", "provider_dispute_id"], na_position="last")
+        .reset_index(drop=True)
+    )
+    listed = store.load_records(["disputes"])["disputes"]
+    if not listed.empty:  # the disputes list's own columns, as last dropped
+        listed = listed.drop_duplicates("provider_dispute_id", keep="last")
+        keep = [c for c in ("amount", "currency", "reason") if c in listed]
+        table = table.merge(
+            listed[["provider_dispute_id", *keep]], on="provider_dispute_id", how="left"
+        )
+    due = pd.to_datetime(table["response_due_by"], utc=True, errors="coerce")
+    left = (due - pd.Timestamp.now(tz="UTC")) / pd.Timedelta(days=1)
+    table["days_left"] = left.map(lambda d: None if pd.isna(d) else int(d // 1))
+    table["status_words"] = table["status"].map(STATUS_WORDS).fillna(table["status"])
+    bad_files: dict[str, list[str]] = {}
+    for p in problems:
+        if p.dispute and p.file:
+            bad_files.setdefault(p.dispute, []).append(f"{p.file}: {p.what}")
+    table["file_problems"] = table["provider_dispute_id"].map(
+        lambda pid: "; ".join(bad_files.get(pid, []))
+    )
+    _add_completeness(table, store, snap)
+    table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
+    # a dispute held under the fight threshold says so
+    add_case_columns(table, store, advice, payloads=snap.payloads, names=snap.names)
+    table["state_words"] = [plain_state(r, dry_run) for r in table.itertuples(index=False)]
+    table["needs_something"] = [needs_something(r) for r in table.itertuples(index=False)]
+    return table
+
+
+def _days(r: Any) -> int | None:
+    """Whole days left, or None with no deadline (a table column may hold NaN for None)."""
+    d = r.days_left
+    return None if d is None or d != d else int(d)
+
+
+def _open(r: Any) -> bool:
+    """Evidence can still go to it: not closed, not refused, not past its deadline."""
+    late = (_days(r) or 0) < 0
+    return r.status in (DisputeStatus.PENDING, DisputeStatus.SUBMITTED) and not late
+
+
+def needs_something(r: Any) -> bool:
+    """An open dispute whose evidence a person should still add to (or decide on)."""
+    verdict = str(r.completeness or "")
+    held = str(r.detail or "").startswith("held:")
+    if r.status == DisputeStatus.INCOMPLETE:
+        return (_days(r) or 0) >= 0
+    return _open(r) and (verdict.startswith(("missing", "weak")) or held)
+
+
+def plain_state(r: Any, dry_run: bool = False) -> str:
+    """One plain line for a dispute, the same in every report and in `status`: what was done,
+    what it still lacks, and the time left ("sent, still missing proof of delivery, 4 days
+    left"). Sent is not done while something is missing."""
+    verdict = str(r.completeness or "")
+    days = _days(r)
+    late = (days or 0) < 0
+    if r.status == DisputeStatus.PENDING and late or r.status == DisputeStatus.PAST_DUE:
+        return "past its deadline, not sent"
+    if r.status == DisputeStatus.INCOMPLETE:
+        held = str(r.detail or "").startswith("held:")
+        parts = ["held: would go out wrong" if held else "waiting for data"]
+    elif r.status == DisputeStatus.PENDING:
+        parts = ["would be sent" if dry_run else "not sent yet"]
+    elif r.status == DisputeStatus.AWAITING_APPROVAL:
+        parts = ["waiting for your approval"]  # nothing of it is sent until then
+    elif r.status == DisputeStatus.SUBMITTED:
+        waiting = r.files_total - r.files_uploaded
+        parts = ["sent"] + ([f"{waiting} file(s) still to upload"] if waiting else [])
+        if str(r.detail or "").startswith("held:"):
+            parts.append("an update is held")
+    else:
+        return str(r.status_words)
+    if verdict.startswith("missing: "):
+        parts.append("still missing " + verdict.removeprefix("missing: "))
+    elif verdict.startswith("weak: "):
+        parts.append(verdict)
+    elif verdict == "complete" and r.status in OPEN_DISPUTE:
+        parts.append("complete")
+    if days is not None:
+        parts.append(f"{days} day{'s' if days != 1 else ''} left")
+    return ", ".join(parts)
+
+
+def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) -> None:
+    """Columns: the reason-aware verdict, what to add, and the current summary PDF."""
+    payloads, names, kinds = snap.payloads, snap.names, store.file_kinds()
+    verdicts, adds, summaries = [], [], []
+    reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
+    still_open = table["status"].isin(OPEN_DISPUTE)
+    for pid, reason, open_ in zip(
+        table["provider_dispute_id"], reasons.fillna(""), still_open, strict=True
+    ):
+        own = names.get(pid, [])
+        versions = sorted((n for n in own if is_summary(pid, n)), key=_version)
+        summaries.append(versions[-1] if versions else "")
+        body = payloads.get(pid)
+        if body is None:
+            verdicts.append("waiting for data")
+            adds.append("")
+            continue
+        verdict = assess(orjson.loads(body), kinds.get(pid, []), str(reason) or None)
+        verdicts.append(verdict.text)
+        adds.append(verdict.what_to_add if open_ else "")  # nothing more can go to it
+    table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
+
+
+def _version(name: str) -> int:
+    stem = name.removesuffix(".pdf")
+    tail = stem.rsplit("-v", 1)[-1]
+    return int(tail) if "-v" in stem and tail.isdigit() else 1
+
+
+def _next_step(r: Any, dry_run: bool) -> str:
+    """What a run does next with this dispute (a dry run: would do now), in words."""
+    waiting = r.files_total - r.files_uploaded
+    if r.status == DisputeStatus.PENDING:
+        if r.days_left is not None and r.days_left < 0:
+            return PAST_DUE
+        return WOULD_SEND if dry_run else "sent by the next run"
+    if r.status == DisputeStatus.SUBMITTED and waiting:
+        return f"would upload {waiting} file(s)" if dry_run else f"{waiting} file(s) to upload"
+    if r.status == DisputeStatus.SUBMITTED and str(r.detail or "").startswith("held:"):
+        return "an update is " + str(r.detail)
+    if r.status == DisputeStatus.SUBMITTED and needs_something(r):
+        return f"add: {r.what_to_add}; the next run sends it"
+    if r.status == DisputeStatus.INCOMPLETE:
+        return str(r.detail or "waiting for data")
+    if r.status == DisputeStatus.PAST_DUE:
+        return "none (past the deadline)"
+    if r.status == DisputeStatus.AWAITING_APPROVAL:
+        return "waiting for your approval"
+    return ""
+
+
+def write_dry_run_preview(
+    folder: Path,
+    store: StateStore,
+    pids: Sequence[str] | None = None,
+    *,
+    files: pd.DataFrame | None = None,
+) -> None:
+    """A dry run's payloads that would be sent (payloads/<dispute>.json) and the files that
+    would be uploaded (file_matches.csv), read from its copy of the state. With `pids`: those
+    disputes' (what approving held disputes would send); `files`: the file rows, if read."""
+    payloads = private_folder(folder / "payloads")
+    for pid in store.work_queue() if pids is None else pids:
+        body = store.dispute(pid).get("payload")
+        if body:
+            (payloads / f"{_safe(pid)}.json").write_bytes(
+                orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
+            )
+    files = store.file_table() if files is None else files
+    if pids is not None:
+        files = files.loc[files["provider_dispute_id"].isin(pids)]
+    else:  # held disputes' files wait with them (review.write_approval_preview lists them)
+        disputes = store.dispute_rows()
+        held = disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL]
+        files = files.loc[~files["provider_dispute_id"].isin(held["provider_dispute_id"])]
+    waiting = files.loc[
+        files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name"]
+    ]
+    # names come from the inbox: a cell a spreadsheet would run as a formula is escaped
+    waiting.rename(columns={"file_name": "file"}).map(escape_cell).to_csv(
+        folder / "file_matches.csv", index=False
+    )
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[:120]

@@ -1,0 +1,1 @@
+"""The state store in parts; engine.state composes them into StateStore."""

@@ -1,0 +1,211 @@
+"""The store's foundation: the connection (SQLite pragmas, a damaged file), errors, owner ids,
+run ids and the `meta` key-value rows the other parts share."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+from sqlalchemy import create_engine, event, select, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DatabaseError
+
+from dispute_evidence.engine.schema import (
+    meta,
+    migrate,
+)
+
+# A run's lock and its dispute leases are renewed every KEEPALIVE_SECONDS while its process
+# lives (engine.run.KeepAlive): wherever the process dies, another machine takes over within
+# two minutes; on the same machine at once (the holder's pid is gone).
+KEEPALIVE_SECONDS = 30.0
+LEASE_SECONDS = 120.0
+RUN_LOCK_SECONDS = 120.0
+
+
+class StateError(Exception):
+    """The state store cannot be used as it is; the message says which and what to do."""
+
+
+class StateDamaged(StateError):
+    """The state file is not a readable database (truncated, overwritten, corrupt)."""
+
+
+class StateOfAnotherInbox(StateError):
+    """The state store records another inbox than the one this run was given."""
+
+
+def new_owner(tag: str) -> str:
+    """A lease owner id that says where it lives, so a dead holder on this host is recognised."""
+    return f"{socket.gethostname()}:{os.getpid()}:{tag}"
+
+
+def process_owner_prefix() -> str:
+    """What every owner id made by this process starts with."""
+    return f"{socket.gethostname()}:{os.getpid()}:"
+
+
+def owner_is_dead(owner: str | None) -> bool:
+    """True only when the owner is a process on this host that no longer exists."""
+    if not owner or owner.count(":") < 2:
+        return False
+    host, pid, _ = owner.split(":", 2)
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine: its lease can only expire
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def state_url(value: str | Path) -> str:
+    """A path becomes a SQLite URL; anything with '://' is taken as an SQLAlchemy URL."""
+    text = str(value)
+    return text if "://" in text else f"sqlite:///{Path(text).expanduser().resolve()}"
+
+
+def state_exists(value: str | Path) -> bool:
+    """False for a SQLite path with no file yet (nothing has run there); True otherwise."""
+    url = state_url(value)
+    if not url.startswith("sqlite:///"):
+        return True
+    return Path(url.removeprefix("sqlite:///")).is_file()
+
+
+def _create_private(path: Path) -> bool:
+    """A new SQLite state file, readable by its owner only (it holds customers' names,
+    emails and addresses); SQLite gives its -wal and -shm files the same mode. True if made."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    return True
+
+
+def _is_empty_file(path: str) -> bool:
+    """True for a state file that exists with no bytes in it (truncated, or zeroed)."""
+    database = path.removeprefix("file:").split("?", 1)[0]
+    try:
+        return os.stat(database).st_size == 0
+    except OSError:
+        return False
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across process crashes
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+class StoreBase:
+    """The connection, and what every part of the store uses."""
+
+    def __init__(
+        self, url: str | Path, *, must_exist: bool = False, read_only: bool = False
+    ) -> None:
+        self.url = state_url(url)
+        self.engine: Engine = create_engine(self.url, future=True)
+        self._hot: Any = None  # one held connection for the submitter's per-dispute writes
+        self._sql: dict[tuple[str, ...], Any] = {}
+        created = False
+        if self.engine.dialect.name == "sqlite":
+            if not read_only:
+                event.listen(self.engine, "connect", _sqlite_pragmas)
+            path = self.engine.url.database
+            if must_exist and path and not Path(path).is_file():
+                self.engine.dispose()
+                raise StateError(
+                    f"no state file at {path}: check the path (no run has used it yet)"
+                )
+            if path and _is_empty_file(path):  # SQLite would take it for a new, empty state
+                self.engine.dispose()
+                raise StateDamaged(self._damaged("an empty file: 0 bytes"))
+            if path and path != ":memory:" and not read_only:
+                created = _create_private(Path(path))
+        try:
+            with self.engine.begin() as conn:
+                if read_only:  # reading the catalogue is enough to find a damaged file
+                    conn.execute(text("SELECT count(*) FROM sqlite_master"))
+                else:
+                    migrate(conn)
+        except DatabaseError as exc:
+            self.engine.dispose()
+            if created:  # ours and never written whole (a full disk): no empty file left behind
+                Path(str(self.engine.url.database)).unlink(missing_ok=True)
+            if "disk is full" in str(exc):
+                raise  # not damage: said as a full disk, one line, by the caller
+            raise StateDamaged(self._damaged(exc)) from None
+
+    def _damaged(self, exc: DatabaseError | str) -> str:
+        why = exc if isinstance(exc, str) else str(exc.orig).splitlines()[0]
+        return (
+            f"the state store {self._where()} is damaged ({why}). To recover: "
+            "restore it from a backup; or move it aside and run again with --reconcile, so the "
+            "new state lists each dispute's files at the API before uploading and nothing is "
+            "sent twice (evidence is re-sent whole, which is harmless)."
+        )
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:  # a URL may carry a database password
+        return f"StateStore({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    def close(self) -> None:
+        if self._hot is not None:
+            self._hot.close()
+            self._hot = None
+        self.engine.dispose()
+
+    def _run(self, sql: str, params: dict[str, Any], fetch: bool = False) -> Any:
+        """One statement in its own committed transaction on the held connection (the hot path:
+        ~4x cheaper than a pool checkout per call). Reads commit too, so no snapshot lingers."""
+        if self._hot is None:
+            self._hot = self.engine.connect()
+        stmt = self._sql.get((sql,))
+        if stmt is None:
+            stmt = self._sql[(sql,)] = text(sql)
+        try:
+            result = self._hot.execute(stmt, params)
+            rows = [dict(r) for r in result.mappings()] if fetch else result.rowcount
+            self._hot.commit()
+            return rows
+        except BaseException:
+            self._hot.rollback()
+            raise
+
+    def _where(self) -> str:
+        database = self.engine.url.database
+        if self.engine.dialect.name == "sqlite" and database:
+            return database.removeprefix("file:").split("?", 1)[0]  # a read-only URI too
+        return repr(self)
+
+    def get_meta(self, key: str) -> str | None:
+        with self.engine.connect() as c:
+            value = c.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
+        return None if value is None else str(value)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(meta.delete().where(meta.c.key == key))
+            c.execute(meta.insert().values(key=key, value=value))

@@ -1,0 +1,323 @@
+"""Disputes and their evidence files: sync from a build, deadlines, the work queue, summaries,
+and the recovery mode of a replaced state (reconcile uploads)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import and_, bindparam, func, or_, select
+
+from dispute_evidence.engine.schema import (
+    disputes,
+    evidence_files,
+    ingested_files,
+    meta,
+)
+from dispute_evidence.engine.status import (
+    OPEN_FILE,
+)
+from dispute_evidence.engine.status import DisputeStatus as D
+from dispute_evidence.engine.status import FileStatus as F
+from dispute_evidence.engine.store.base import (
+    StoreBase,
+    now_iso,
+)
+from dispute_evidence.evidence.kinds import kind_of
+
+
+class Disputes(StoreBase):
+    """Dispute and evidence-file rows: sync, deadlines, summaries, the work queue."""
+
+    def set_reconcile_uploads(self, on: bool) -> None:
+        """While on, newly registered files start as 'sending': the dispute's file listing is
+        checked before each is uploaded (a replaced state must not send files twice)."""
+        with self.engine.begin() as c:
+            c.execute(meta.delete().where(meta.c.key == "reconcile_uploads"))
+            if on:
+                c.execute(meta.insert().values(key="reconcile_uploads", value="1"))
+
+    def has_sent(self) -> bool:
+        """True once any dispute's evidence reached the API from this state."""
+        with self.engine.connect() as c:
+            q = select(disputes.c.provider_dispute_id).where(disputes.c.dispute_id.is_not(None))
+            return c.execute(q.limit(1)).first() is not None
+
+    def reconcile_pending_files(self) -> int:
+        """Every file not yet sent starts as 'sending': its dispute's file listing is checked
+        before it is uploaded (for a new state that finds the API already holding evidence)."""
+        with self.engine.begin() as c:
+            result = c.execute(
+                evidence_files.update()
+                .where(evidence_files.c.status == F.PENDING)
+                .values(status=F.SENDING, updated_at=now_iso())
+            )
+        return result.rowcount
+
+    def reconcile_uploads(self) -> bool:
+        with self.engine.connect() as c:
+            return (
+                c.execute(select(meta.c.value).where(meta.c.key == "reconcile_uploads")).scalar()
+                == "1"
+            )
+
+    def sync_disputes(
+        self, payloads: Iterable[Any], incomplete: Iterable[Any], inputs: str | None = None
+    ) -> dict[str, int]:
+        """Upsert built payloads; a changed payload sends a submitted dispute back to pending.
+
+        Records which ingest (and which `inputs`) the build covered, in the same transaction."""
+        with self.engine.begin() as c:
+            self._mark_built(c, inputs)
+            known = {
+                r.provider_dispute_id: r
+                for r in c.execute(
+                    select(
+                        disputes.c.provider_dispute_id,
+                        disputes.c.payload_hash,
+                        disputes.c.status,
+                        disputes.c.api_due_by,
+                        disputes.c.detail,
+                    )
+                )
+            }
+            new: list[dict[str, Any]] = []
+            changed, stamp = 0, now_iso()
+            for p in payloads:
+                changed += self._sync_payload(c, p, known.get(p.provider_dispute_id), new, stamp)
+            for i in incomplete:
+                old = known.get(i.provider_dispute_id)
+                if old is not None and getattr(i, "held", False):
+                    self._hold(c, i, old.status, stamp)
+                elif old is None:
+                    new.append(_incomplete_row(i, stamp))
+            if new:
+                c.execute(disputes.insert(), new)
+        return {"new": len(new), "changed": changed}
+
+    @staticmethod
+    def _mark_built(c: Any, inputs: str | None) -> None:
+        """Record which ingest (and which `inputs`) this build covered."""
+        latest = c.execute(select(func.max(ingested_files.c.seq))).scalar() or 0
+        done = {"built_seq": str(latest)} | ({"built_inputs": inputs} if inputs else {})
+        c.execute(meta.delete().where(meta.c.key.in_(done)))
+        c.execute(meta.insert(), [{"key": k, "value": v} for k, v in done.items()])
+
+    @staticmethod
+    def _sync_payload(c: Any, p: Any, old: Any, new: list[dict[str, Any]], stamp: str) -> int:
+        """One built payload: a new dispute joins `new`; a changed one is updated (1 returned)."""
+        row = {
+            "provider_dispute_id": p.provider_dispute_id,
+            "order_number": p.order_number,
+            "response_due_by": p.response_due_by,
+            "payload": p.body,
+            "payload_hash": p.content_hash,
+        }
+        where = disputes.c.provider_dispute_id == p.provider_dispute_id
+        if old is not None and old.api_due_by:  # the API's deadline wins over the sheet's
+            row["response_due_by"] = old.api_due_by
+        if old is not None and old.status == D.CLOSED:
+            # ended at the API: the new payload is kept, never sent
+            c.execute(disputes.update().where(where).values(**row))
+            return 0
+        if old is None:
+            new.append({**row, "status": D.PENDING, "detail": None, "updated_at": stamp})
+        elif old.payload_hash != p.content_hash or old.status == D.INCOMPLETE:
+            status = (
+                old.status
+                if old.status in (D.REJECTED, D.NOT_FOUND) and old.payload_hash == p.content_hash
+                else D.PENDING
+            )
+            c.execute(
+                disputes.update()
+                .where(where)
+                .values(**row, status=status, detail=None, updated_at=stamp)
+            )
+            return 1
+        elif str(old.detail or "").startswith("held:"):  # sent, and no longer held
+            c.execute(disputes.update().where(where).values(detail=None))
+        return 0
+
+    @staticmethod
+    def _hold(c: Any, i: Any, status: str, stamp: str) -> None:
+        """A known dispute whose new data would go out wrong: not sent until it is fixed (one
+        already sent keeps what it was sent with; the reason shows on its row)."""
+        where = disputes.c.provider_dispute_id == i.provider_dispute_id
+        if status in (D.PENDING, D.INCOMPLETE, D.REJECTED, D.NOT_FOUND, D.AWAITING_APPROVAL):
+            c.execute(
+                disputes.update()
+                .where(where)
+                .values(status=D.INCOMPLETE, detail=i.reason, updated_at=stamp)
+            )
+        elif status == D.SUBMITTED:
+            c.execute(disputes.update().where(where).values(detail=i.reason))
+
+    def expire_pending(self, now: str) -> int:
+        """Disputes not yet sent whose deadline passed become past_due before anything is sent,
+        in a real run and in a dry run alike (the submitter checks again as it sends)."""
+        with self.engine.begin() as c:
+            result = c.execute(
+                disputes.update()
+                .where(disputes.c.status == D.PENDING, disputes.c.response_due_by < now)
+                .values(
+                    status=D.PAST_DUE,
+                    updated_at=now_iso(),
+                    detail="response was due by " + disputes.c.response_due_by + "; not sent",
+                )
+            )
+        return result.rowcount
+
+    def expire_incomplete(self, now: str) -> int:
+        """Disputes still waiting for data when their deadline passed become past_due (a late
+        arrival of their data sends them back to pending, and the engine marks them again)."""
+        with self.engine.begin() as c:
+            result = c.execute(
+                disputes.update()
+                .where(disputes.c.status == D.INCOMPLETE, disputes.c.response_due_by < now)
+                .values(
+                    status=D.PAST_DUE,
+                    updated_at=now_iso(),
+                    detail="response was due by "
+                    + disputes.c.response_due_by
+                    + "; the data never arrived, so nothing was sent",
+                )
+            )
+        return result.rowcount
+
+    def sync_files(self, rows: list[dict[str, Any]]) -> int:
+        """Register matched evidence files; one row per (dispute, content hash), whatever the name."""
+        status = F.SENDING if self.reconcile_uploads() else F.PENDING
+        with self.engine.begin() as c:
+            known = set(
+                c.execute(
+                    select(evidence_files.c.provider_dispute_id, evidence_files.c.sha256)
+                ).tuples()
+            )
+            fresh = []
+            for row in rows:
+                key = (row["provider_dispute_id"], row["sha256"])
+                if key not in known:
+                    known.add(key)
+                    fresh.append({**row, "status": status, "updated_at": now_iso()})
+            if fresh:
+                c.execute(evidence_files.insert(), fresh)
+        return len(fresh)
+
+    def summary_work(self) -> list[dict[str, Any]]:
+        """Disputes that are sent or to be sent, with what their summary is made from."""
+        q = select(
+            disputes.c.provider_dispute_id,
+            disputes.c.payload,
+            disputes.c.payload_hash,
+            disputes.c.summary_input,
+        ).where(
+            disputes.c.status.in_((D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL)),
+            disputes.c.payload.is_not(None),
+            or_(disputes.c.response_due_by.is_(None), disputes.c.response_due_by > now_iso()),
+        )
+        with self.engine.connect() as c:
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    def file_names(self) -> dict[str, list[str]]:
+        """{dispute: its evidence files' names}, in the order they were registered."""
+        q = select(evidence_files.c.provider_dispute_id, evidence_files.c.file_name).order_by(
+            evidence_files.c.provider_dispute_id, evidence_files.c.updated_at
+        )
+        out: dict[str, list[str]] = {}
+        with self.engine.connect() as c:
+            for pid, name in c.execute(q):
+                out.setdefault(pid, []).append(name)
+        return out
+
+    def file_kinds(self) -> dict[str, list[str]]:
+        """{dispute: the kinds of its evidence files} (our own summaries left out; a file
+        registered before kinds were kept is judged by its name)."""
+
+        c_ = evidence_files.c
+        q = select(c_.provider_dispute_id, c_.kind, c_.file_name).order_by(
+            c_.provider_dispute_id, c_.sha256
+        )
+        out: dict[str, list[str]] = {}
+        with self.engine.connect() as c:
+            for pid, kind, name in c.execute(q):
+                summary = kind == "summary" or str(name).startswith(f"{pid}-evidence-summary")
+                if not summary:
+                    out.setdefault(pid, []).append(kind or kind_of(name))
+        return out
+
+    def set_summary_inputs(self, made: dict[str, str]) -> None:
+        """Record what each dispute's current summary was made from, in one transaction."""
+        if not made:
+            return
+        stmt = (
+            disputes.update()
+            .where(disputes.c.provider_dispute_id == bindparam("pid"))
+            .values(summary_input=bindparam("made_from"))
+        )
+        with self.engine.begin() as c:
+            c.execute(stmt, [{"pid": k, "made_from": v} for k, v in made.items()])
+
+    def payloads(self) -> dict[str, bytes]:
+        q = select(disputes.c.provider_dispute_id, disputes.c.payload).where(
+            disputes.c.payload.is_not(None)
+        )
+        with self.engine.connect() as c:
+            return {pid: bytes(body) for pid, body in c.execute(q)}
+
+    def work_queue(self) -> list[str]:
+        """Disputes with something to send, earliest response_due_by first, unknown last."""
+        open_files = (
+            select(evidence_files.c.provider_dispute_id)
+            .where(evidence_files.c.status.in_(OPEN_FILE))
+            .distinct()
+        )
+        q = (
+            select(disputes.c.provider_dispute_id)
+            .where(
+                or_(
+                    disputes.c.status == D.PENDING,
+                    and_(
+                        disputes.c.status == D.SUBMITTED,
+                        disputes.c.provider_dispute_id.in_(open_files),
+                    ),
+                )
+            )
+            .order_by(
+                disputes.c.response_due_by.is_(None),
+                disputes.c.response_due_by,
+                disputes.c.provider_dispute_id,
+            )
+        )
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(q)]
+
+    def dispute(self, pid: str) -> dict[str, Any]:
+        with self.engine.connect() as c:
+            return dict(
+                c.execute(select(disputes).where(disputes.c.provider_dispute_id == pid))
+                .mappings()
+                .one()
+            )
+
+    def files_of(self, pid: str) -> list[dict[str, Any]]:
+        with self.engine.connect() as c:
+            q = (
+                select(evidence_files)
+                .where(evidence_files.c.provider_dispute_id == pid)
+                .order_by(evidence_files.c.file_name)
+            )
+            return [dict(r) for r in c.execute(q).mappings()]
+
+
+def _incomplete_row(i: Any, stamp: str) -> dict[str, Any]:
+    """A dispute first seen without what its payload needs: waits for data."""
+    return {
+        "provider_dispute_id": i.provider_dispute_id,
+        "order_number": i.order_number,
+        "response_due_by": i.response_due_by,
+        "payload": None,
+        "payload_hash": None,
+        "status": D.INCOMPLETE,
+        "detail": i.reason,
+        "updated_at": stamp,
+    }

@@ -1,0 +1,175 @@
+"""Runs of the pipeline, the inbox a state belongs to, what the watcher saw, open problems
+and the dry run's throwaway copy."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Self
+
+from sqlalchemy import create_engine, select
+from sqlalchemy.exc import DatabaseError
+
+from dispute_evidence.engine.schema import (
+    evidence_files,
+    meta,
+    metadata,
+    open_problems,
+    runs,
+)
+from dispute_evidence.engine.store.base import (
+    StateDamaged,
+    StateOfAnotherInbox,
+    StoreBase,
+    new_run_id,
+    now_iso,
+    state_url,
+)
+
+
+class Runs(StoreBase):
+    """Runs and their outcomes, the inbox binding, the watcher's memory, open problems, the dry-run copy."""
+
+    def start_run(self, trigger: str = "manual", run_id: str | None = None) -> str:
+        run_id = run_id or new_run_id()
+        with self.engine.begin() as c:
+            c.execute(
+                runs.insert().values(
+                    run_id=run_id, started_at=now_iso(), trigger=trigger, outcome="running"
+                )
+            )
+        return run_id
+
+    def finish_run(self, run_id: str, outcome: str, counts: dict[str, Any]) -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                runs.update()
+                .where(runs.c.run_id == run_id)
+                .values(
+                    finished_at=now_iso(),
+                    outcome=outcome,
+                    counts=json.dumps(counts, sort_keys=True),
+                )
+            )
+
+    def mark_crashed_runs(self, except_run: str) -> int:
+        """Runs still 'running' when a run takes the lock died without finishing (SIGKILL,
+        power loss): only the lock holder ever has a running row."""
+        with self.engine.begin() as c:
+            result = c.execute(
+                runs.update()
+                .where(runs.c.outcome == "running", runs.c.run_id != except_run)
+                .values(outcome="crashed", finished_at=now_iso())
+            )
+        return result.rowcount
+
+    def last_runs(self, n: int = 5) -> list[dict[str, Any]]:
+        with self.engine.connect() as c:
+            rows = (
+                c.execute(select(runs).order_by(runs.c.started_at.desc()).limit(n)).mappings().all()
+            )
+        return [dict(r) for r in rows]
+
+    def bind_inbox(self, inbox: Path, *, adopt: bool = False) -> None:
+        """Record the inbox on first use; refuse another one unless `adopt` (the inbox moved),
+        which rebinds and points stored evidence copies at the new place."""
+        here = str(inbox)
+        with self.engine.begin() as c:
+            bound = c.execute(select(meta.c.value).where(meta.c.key == "inbox")).scalar()
+            if bound == here:
+                return
+            if bound is not None and not adopt:
+                raise self._another_inbox(bound, here)
+            if bound is not None:
+                for path, pid, sha in c.execute(
+                    select(
+                        evidence_files.c.path,
+                        evidence_files.c.provider_dispute_id,
+                        evidence_files.c.sha256,
+                    )
+                ).all():
+                    if path.startswith(bound + os.sep):
+                        c.execute(
+                            evidence_files.update()
+                            .where(
+                                evidence_files.c.provider_dispute_id == pid,
+                                evidence_files.c.sha256 == sha,
+                            )
+                            .values(path=here + path[len(bound) :])
+                        )
+            c.execute(meta.delete().where(meta.c.key == "inbox"))
+            c.execute(meta.insert().values(key="inbox", value=here))
+
+    def check_inbox(self, inbox: Path, *, adopt: bool = False) -> None:
+        """Raise StateOfAnotherInbox if this state serves another inbox (and not `adopt`)."""
+        with self.engine.connect() as c:
+            bound = c.execute(select(meta.c.value).where(meta.c.key == "inbox")).scalar()
+        if bound not in (None, str(inbox)) and not adopt:
+            raise self._another_inbox(bound, str(inbox))
+
+    def _another_inbox(self, bound: str, here: str) -> StateOfAnotherInbox:
+        return StateOfAnotherInbox(
+            f"the state store {self._where()} belongs to the inbox {bound}, not {here}. Give "
+            "each inbox its own state (the default sits beside the inbox), or, if this inbox "
+            "was moved there, run once with --adopt."
+        )
+
+    def seen_evidence(self) -> set[str]:
+        with self.engine.connect() as c:
+            value = c.execute(select(meta.c.value).where(meta.c.key == "evidence_seen")).scalar()
+        return set(json.loads(value)) if value else set()
+
+    def mark_evidence_seen(self, signatures: Iterable[str]) -> None:
+        """Remember the evidence files a run considered (matched or not): 'path|size|mtime'."""
+        with self.engine.begin() as c:
+            c.execute(meta.delete().where(meta.c.key == "evidence_seen"))
+            c.execute(
+                meta.insert().values(key="evidence_seen", value=json.dumps(sorted(set(signatures))))
+            )
+
+    def replace_problems(
+        self, source: str, problems: Iterable[dict[str, Any]], run_id: str
+    ) -> None:
+        """The open problems of one source (an inbox file's name, or "(build)") become these."""
+        rows = [
+            {"source": source, "seq": i, "kind": p["kind"], "body": json.dumps(p), "run_id": run_id}
+            for i, p in enumerate(problems)
+        ]
+        with self.engine.begin() as c:
+            c.execute(open_problems.delete().where(open_problems.c.source == source))
+            if rows:
+                c.execute(open_problems.insert(), rows)
+
+    def open_problems(self) -> list[dict[str, Any]]:
+        with self.engine.connect() as c:
+            rows = c.execute(
+                select(open_problems.c.body).order_by(open_problems.c.source, open_problems.c.seq)
+            ).all()
+        return [json.loads(r[0]) for r in rows]
+
+    def copy_to(self, path: Path) -> Self:
+        """Copy every table (records included) into a new SQLite file and open it there."""
+        target = create_engine(state_url(path), future=True)
+        reflected = type(metadata)()
+        try:
+            with self.engine.connect() as src, target.begin() as dst:
+                reflected.reflect(src)
+                for table in reflected.sorted_tables:
+                    if table.name in metadata.tables:  # ours: as defined (any dialect to SQLite)
+                        made = metadata.tables[table.name]
+                        made.create(dst)
+                    else:  # record tables (pandas made them): the same columns, generic types
+                        for column in table.columns:
+                            column.type = column.type.as_generic()
+                        made = table
+                        made.create(dst)
+                    rows = [dict(r) for r in src.execute(select(table)).mappings()]
+                    if rows:
+                        dst.execute(made.insert(), rows)
+        except DatabaseError as exc:
+            raise StateDamaged(self._damaged(exc)) from None
+        finally:
+            target.dispose()
+        return type(self)(path)  # migrates a copy of an older state to this version

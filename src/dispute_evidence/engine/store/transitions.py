@@ -1,0 +1,137 @@
+"""Named transitions of disputes and files (engine/status.py lists the moves they allow)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dispute_evidence.engine.status import (
+    APPROVAL_RELEASES,
+    DISPUTE_MOVES,
+    FILE_MOVES,
+    DisputeStatus,
+    FileStatus,
+    IllegalTransition,
+)
+from dispute_evidence.engine.status import DisputeStatus as D
+from dispute_evidence.engine.status import FileStatus as F
+from dispute_evidence.engine.store.base import (
+    StoreBase,
+    now_iso,
+)
+
+
+class Transitions(StoreBase):
+    """Named status moves of disputes and files, checked against engine/status.py."""
+
+    def mark_submitted(
+        self, pid: str, *, submitted_hash: str, dispute_id: str, attempts: int
+    ) -> None:
+        self._move_dispute(
+            pid,
+            D.SUBMITTED,
+            submitted_hash=submitted_hash,
+            dispute_id=dispute_id,
+            attempts=attempts,
+            detail=None,
+            last_error=None,
+        )
+
+    def mark_closed(self, pid: str, detail: str) -> None:
+        self._move_dispute(pid, D.CLOSED, detail=detail)
+
+    def mark_awaiting_approval(self, pid: str) -> None:
+        self._move_dispute(pid, D.AWAITING_APPROVAL, detail=None)
+
+    def release_approval(self, pid: str, to: DisputeStatus) -> None:
+        """Approved, or no longer held: back to pending, or to submitted when what was sent
+        is its payload (then only its files wait)."""
+        if to not in APPROVAL_RELEASES:
+            raise IllegalTransition(
+                f"disputes ({pid!r},): awaiting_approval -> {to} is not allowed"
+            )
+        key = {"provider_dispute_id": pid}
+        self._write("disputes", key, (frozenset({D.AWAITING_APPROVAL}), to), {})
+
+    def mark_rejected(self, pid: str, detail: str, attempts: int) -> None:
+        self._move_dispute(pid, D.REJECTED, detail=detail, attempts=attempts)
+
+    def mark_not_found(self, pid: str, detail: str, attempts: int) -> None:
+        self._move_dispute(pid, D.NOT_FOUND, detail=detail, attempts=attempts)
+
+    def mark_past_due(self, pid: str, detail: str) -> None:
+        self._move_dispute(pid, D.PAST_DUE, detail=detail)
+
+    def record_failed_attempt(self, pid: str, attempts: int, error: str) -> None:
+        """A transient failure: the dispute keeps its status and the next run retries."""
+        self._write(
+            "disputes",
+            {"provider_dispute_id": pid},
+            None,
+            {"attempts": attempts, "last_error": error},
+        )
+
+    def mark_file_sending(self, pid: str, sha256: str) -> None:
+        """Durable before the request leaves: after a crash it means 'may have landed'."""
+        self._move_file(pid, sha256, F.SENDING)
+
+    def mark_file_uploaded(self, pid: str, sha256: str, remote_file_id: str) -> None:
+        self._move_file(pid, sha256, F.UPLOADED, remote_file_id=remote_file_id, last_error=None)
+
+    def mark_file_rejected(self, pid: str, sha256: str, error: str) -> None:
+        self._move_file(pid, sha256, F.REJECTED, last_error=error)
+
+    def mark_file_pending(self, pid: str, sha256: str, error: str) -> None:
+        """It did not land (a transient failure before the API took it): send it next run."""
+        self._move_file(pid, sha256, F.PENDING, last_error=error)
+
+    def note_file_error(self, pid: str, sha256: str, error: str) -> None:
+        """Why a file is still where it is, without moving it."""
+        self._write(
+            "evidence_files",
+            {"provider_dispute_id": pid, "sha256": sha256},
+            None,
+            {"last_error": error},
+        )
+
+    def _move_dispute(self, pid: str, to: DisputeStatus, **values: Any) -> None:
+        self._write("disputes", {"provider_dispute_id": pid}, (DISPUTE_MOVES[to], to), values)
+
+    def _move_file(self, pid: str, sha256: str, to: FileStatus, **values: Any) -> None:
+        key = {"provider_dispute_id": pid, "sha256": sha256}
+        self._write("evidence_files", key, (FILE_MOVES[to], to), values)
+
+    def _write(
+        self,
+        table: str,
+        key: dict[str, Any],
+        move: tuple[frozenset[str], str] | None,
+        values: dict[str, Any],
+    ) -> None:
+        """One UPDATE of one row; with a move, only from an allowed state (else IllegalTransition)."""
+        values = {**values, "updated_at": now_iso()}
+        params = {
+            **{f"v_{k}": v for k, v in values.items()},
+            **{f"k_{k}": v for k, v in key.items()},
+        }
+        sets = [f"{k} = :v_{k}" for k in values]
+        where = [f"{k} = :k_{k}" for k in key]
+        if move is not None:
+            allowed, to = move
+            sets.append("status = :to")
+            params["to"] = str(to)
+            where.append(
+                "status IN (" + ", ".join(f"'{s}'" for s in sorted(allowed)) + ")"
+            )  # our enum values
+        if (
+            self._run(f"UPDATE {table} SET {', '.join(sets)} WHERE {' AND '.join(where)}", params)
+            != 1
+        ):  # noqa: S608 - our names
+            rows = self._run(
+                f"SELECT status FROM {table} WHERE {' AND '.join(where[: len(key)])}",  # noqa: S608
+                {f"k_{k}": v for k, v in key.items()},
+                fetch=True,
+            )
+            found = rows[0]["status"] if rows else "no such row"
+            raise IllegalTransition(
+                f"{table} {tuple(key.values())}: {found} -> {move[1] if move else 'same'} is not allowed"
+            )
