@@ -1,0 +1,86 @@
+"""The `dispute-evidence` Typer app: its group, global options and shared option help."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    pass
+
+# Prefect reads these at import; no internet here, and analytics would only log errors.
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# Prefect's own INFO lines (task started, finished...) are noise in a terminal; -v shows them.
+# Only the console handler is quieted: the run's logs still reach the Prefect UI.
+os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+
+
+def _flag(name: str, help: str, *short: str) -> Any:
+    """A boolean flag (typer 0.29 with click 8.5 would show it as taking a `<bool>`)."""
+    return typer.Option(name, *short, metavar="", help=help)
+
+
+class _Group(TyperGroup):
+    """`--help` without a `<bool>` metavar, on the group and every command (see `_flag`)."""
+
+    def get_help_option(self, ctx: Any) -> Any:  # typer's vendored click types
+        return _bare(super().get_help_option(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _bare(command.get_help_option(ctx))  # cached by click: the one --help shows
+        return command
+
+
+def _bare(option: Any) -> Any:
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="`dispute-evidence`: the one entry point.",
+    cls=_Group,
+)
+
+
+@app.callback()
+def _root(
+    verbose: Annotated[
+        bool,
+        _flag("--verbose", "Show Prefect's and the pipeline's INFO logs.", "-v"),
+    ] = False,
+) -> None:
+    """Get merchants' chargeback evidence to the Dispute Evidence API: complete, on time, once."""
+    if verbose:  # read when Prefect is first imported, which the commands do lazily
+        os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
+        os.environ["DISPUTE_EVIDENCE_LOG_LEVEL"] = "INFO"
+
+
+def main() -> None:
+    app()
+
+
+# -- run / demo / status / serve ----------------------------------------------------
+def _console_logging() -> None:
+    level = os.environ.get("DISPUTE_EVIDENCE_LOG_LEVEL", "WARNING")
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # records propagated from Prefect's loggers
+        handler.setLevel(level)  # skip the root logger's level: the handler's still applies
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Prefect API call
+
+
+CONFIG_HELP = (
+    "TOML config. Default, first found: $DISPUTE_EVIDENCE_CONFIG, "
+    "<inbox>/../config/dispute-evidence.toml, ./config/dispute-evidence.toml."
+)
+
+
+INBOX_HELP = "The inbox folder (spreadsheets and evidence files); default: [paths] inbox."

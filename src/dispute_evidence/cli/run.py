@@ -1,0 +1,274 @@
+"""`run`, `demo` and `sandbox`: one run of the pipeline, and the local API."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    pass
+
+from dispute_evidence.cli._app import (
+    CONFIG_HELP,
+    INBOX_HELP,
+    _console_logging,
+    _flag,
+    app,
+)
+from dispute_evidence.cli._common import (
+    _api_settings_or_exit,
+    _inbox_or_exit,
+    _one_line_or_raise,
+    _print_result,
+    _run,
+    _sandbox_for,
+    _settings_or_exit,
+    _stopped_before_the_run,
+    _utf8_path_or_exit,
+    _wait_for_files_being_written,
+)
+
+
+@app.command()
+def sandbox(
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Interface to bind. Loopback by default; anything else exposes the sandbox."
+        ),
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
+    token: Annotated[
+        list[str],
+        typer.Option(
+            "--token",
+            help="Accepted bearer token; repeat for several. Env: DISPUTE_SANDBOX_TOKENS (comma-separated).",
+        ),
+    ] = [],  # noqa: B006
+    generate: Annotated[int, typer.Option(help="Generate N realistic disputes at start.")] = 0,
+    seed_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="Seed disputes from a JSON list or CSV (provider_dispute_id required per row)."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Random seed for --generate and fault injection (reproducible runs)."),
+    ] = None,
+    db: Annotated[
+        str, typer.Option(help="State: ':memory:' or a SQLite file path (kept across restarts).")
+    ] = ":memory:",
+    rate_limit: Annotated[int, typer.Option(help="Requests admitted per token per window.")] = 5000,
+    rate_window: Annotated[
+        float, typer.Option(help="Rate-limit window in seconds (sliding).")
+    ] = 3600.0,
+    evidence_mode: Annotated[
+        str,
+        typer.Option(
+            help="'replace' (default): new evidence replaces the old; 'merge': top-level sections are merged."
+        ),
+    ] = "replace",
+    fail_rate: Annotated[
+        float, typer.Option(help="Probability of a 503 before doing anything.")
+    ] = 0.0,
+    ambiguous_rate: Annotated[
+        float,
+        typer.Option(
+            help="Probability (POSTs) of committing, then answering 502 or dropping the connection."
+        ),
+    ] = 0.0,
+    latency_rate: Annotated[float, typer.Option(help="Probability of added latency.")] = 0.0,
+    latency_ms: Annotated[
+        tuple[int, int], typer.Option(help="Added latency range in ms (min max).")
+    ] = (20, 200),
+    hang_rate: Annotated[
+        float,
+        typer.Option(help="Probability of hanging --hang-seconds, then 504 with nothing done."),
+    ] = 0.0,
+    hang_seconds: Annotated[
+        float, typer.Option(help="How long a hang lasts (longer than a client timeout).")
+    ] = 35.0,
+    log_level: Annotated[
+        str,
+        typer.Option(help="Logging level; INFO logs one line per request (no bodies, no tokens)."),
+    ] = "INFO",
+) -> None:
+    """Serve a faithful local Dispute Evidence API (like stripe-mock) under http://HOST:PORT/v1."""
+    from dispute_evidence.sandbox.app import SandboxConfig
+    from dispute_evidence.sandbox.runner import serve_forever
+    from dispute_evidence.sandbox.seed import generate_disputes, load_seed_file
+
+    if evidence_mode not in ("replace", "merge"):
+        raise typer.BadParameter("must be 'replace' or 'merge'", param_hint="--evidence-mode")
+    tokens = tuple(token) or tuple(
+        t.strip()
+        for t in os.environ.get("DISPUTE_SANDBOX_TOKENS", "sk_test_sandbox").split(",")
+        if t.strip()
+    )
+    logging.basicConfig(
+        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    rows = generate_disputes(generate, seed=seed) if generate else []
+    if seed_file:
+        rows += load_seed_file(seed_file)
+    config = SandboxConfig(
+        tokens=tokens,
+        rate_limit=rate_limit,
+        rate_window=rate_window,
+        evidence_mode=evidence_mode,
+        fail_rate=fail_rate,
+        ambiguous_rate=ambiguous_rate,
+        latency_rate=latency_rate,
+        latency_ms=latency_ms,
+        hang_rate=hang_rate,
+        hang_seconds=hang_seconds,
+        seed=seed,
+    )
+    serve_forever(config, rows, host, port, db)
+
+
+@app.command()
+def run(
+    inbox: Annotated[Path | None, typer.Option(help=INBOX_HELP)] = None,
+    config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
+    state: Annotated[
+        str | None,
+        typer.Option(
+            help="State store: a path (SQLite) or an SQLAlchemy URL. Default: <inbox>.state.sqlite3 beside the inbox."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        _flag(
+            "--dry-run",
+            "Preview: read and build everything, send nothing and record nothing (the state "
+            "is left as it was); the report shows what a real run would send and upload.",
+        ),
+    ] = False,
+    sandbox: Annotated[
+        bool,
+        _flag(
+            "--sandbox",
+            "Start a local API for this run instead of using DISPUTE_API_BASE_URL.",
+        ),
+    ] = False,
+    adopt: Annotated[
+        bool,
+        _flag(
+            "--adopt",
+            "The inbox moved: let its state store (which names the old place) take it.",
+        ),
+    ] = False,
+    reconcile: Annotated[
+        bool,
+        _flag(
+            "--reconcile",
+            "A new state replacing a lost or damaged one: check each dispute's files at the API before uploading.",
+        ),
+    ] = False,
+) -> None:
+    """One run: ingest the inbox, build payloads, submit, report.
+
+    Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error,
+    3 API key refused, 4 API unreachable.
+    """
+    from dispute_evidence.engine.run import RunLocked, Terminated
+    from dispute_evidence.engine.state import StateError, open_read_only, state_exists
+    from dispute_evidence.inbox import default_state
+    from dispute_evidence.settings import ConfigError
+
+    _console_logging()
+    settings = _settings_or_exit(config, inbox)
+    inbox = _inbox_or_exit(settings, inbox)
+    _utf8_path_or_exit(inbox.resolve())
+    _wait_for_files_being_written(inbox, settings.ingest.settle_seconds)
+    base_url = None
+    sb = None
+    if sandbox:
+        sb = _sandbox_for(inbox, settings)
+        base_url = sb.base_url
+    elif not dry_run and not (os.environ.get("DISPUTE_API_BASE_URL") or settings.api.base_url):
+        typer.echo(
+            "No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
+            "--sandbox (or `dispute-evidence demo`).",
+            err=True,
+        )
+        raise typer.Exit(EXIT_USAGE)
+    if not dry_run:
+        _api_settings_or_exit(settings, base_url)
+    where = state or settings.paths.state or default_state(inbox)
+    try:  # checked before the flow starts: a state problem is one line, not a flow traceback
+        if state_exists(where):  # read only: a dry run must leave the state as it found it
+            with open_read_only(where) as store:
+                store.check_inbox(inbox.resolve(), adopt=adopt)
+    except StateError as exc:
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+
+    def terminated(_signum: int, _frame: object) -> None:
+        raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        result = _run(inbox, settings, state, dry_run, base_url, "manual", adopt, reconcile)
+    except KeyboardInterrupt as exc:  # before the run started: nothing was sent
+        _stopped_before_the_run(exc)
+    except RunLocked as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    except StateError as exc:  # nothing was read or sent; the message says how to recover
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    except ConfigError as exc:  # e.g. a mapping file that went missing since the check
+        for line in str(exc).splitlines():
+            typer.echo(f"Configuration error: {line}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    except Exception as exc:
+        _one_line_or_raise(exc)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if sb is not None:
+            sb.stop()
+    _print_result(result)
+    raise typer.Exit(result["exit_code"])
+
+
+@app.command()
+def demo(
+    workdir: Annotated[
+        Path, typer.Option(help="Where to put the demo's inbox, state and reports.")
+    ] = Path("demo-run"),
+) -> None:
+    """The README's main command: a local API, the pipeline over a copy of sample_data/, the report."""
+    import shutil
+    from datetime import datetime
+
+    _console_logging()
+    os.environ.setdefault(
+        "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0"
+    )  # a fresh copy is complete
+    source = Path(__file__).resolve().parents[2] / "sample_data"
+    if not source.is_dir():
+        source = Path("sample_data")
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    inbox = workdir / stamp / "inbox"
+    shutil.copytree(source, inbox)
+    typer.echo(f"Demo: a local Dispute Evidence API and a copy of {source} in {inbox}\n")
+    config = source.parent / "config" / "demo.toml"  # a merchant profile for the evidence
+    settings = _settings_or_exit(config if config.is_file() else None, inbox)
+    sb = _sandbox_for(inbox, None)
+    try:
+        result = _run(inbox, settings, None, False, sb.base_url, "demo")
+    finally:
+        sb.stop()
+    _print_result(result)
+    if result["exit_code"] not in (EXIT_OK, EXIT_FAILED):
+        raise typer.Exit(result["exit_code"])
