@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
-
-if TYPE_CHECKING:
-    pass
 
 # Prefect reads these at import; no internet here, and analytics would only log errors.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")

@@ -6,14 +6,14 @@ import logging
 import os
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
-    pass
+    from dispute_evidence.settings import Settings
 
 from dispute_evidence.cli._app import (
     CONFIG_HELP,
@@ -35,71 +35,72 @@ from dispute_evidence.cli._common import (
     _wait_for_files_being_written,
 )
 
+# The sandbox's options (aliases keep the command's signature one line per option)
+_Host = Annotated[
+    str, typer.Option(help="Interface to bind. Loopback by default; anything else exposes it.")
+]
+_Tokens = Annotated[
+    list[str],
+    typer.Option(
+        "--token",
+        help="Accepted bearer token; repeat for several. Env: DISPUTE_SANDBOX_TOKENS (comma-separated).",
+    ),
+]
+_SeedFile = Annotated[
+    Path | None,
+    typer.Option(
+        help="Seed disputes from a JSON list or CSV (provider_dispute_id required per row)."
+    ),
+]
+_Seed = Annotated[
+    int | None,
+    typer.Option(help="Random seed for --generate and fault injection (reproducible runs)."),
+]
+_Db = Annotated[
+    str, typer.Option(help="State: ':memory:' or a SQLite file path (kept across restarts).")
+]
+_Mode = Annotated[
+    str,
+    typer.Option(
+        help="'replace' (default): new evidence replaces the old; 'merge': top-level sections are merged."
+    ),
+]
+_Ambiguous = Annotated[
+    float,
+    typer.Option(
+        help="Probability (POSTs) of committing, then answering 502 or dropping the connection."
+    ),
+]
+_Hang = Annotated[
+    float, typer.Option(help="Probability of hanging --hang-seconds, then 504 with nothing done.")
+]
+_LogLevel = Annotated[
+    str, typer.Option(help="Logging level; INFO logs one line per request (no bodies, no tokens).")
+]
+
 
 @app.command()
 def sandbox(
-    host: Annotated[
-        str,
-        typer.Option(
-            help="Interface to bind. Loopback by default; anything else exposes the sandbox."
-        ),
-    ] = "127.0.0.1",
+    host: _Host = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
-    token: Annotated[
-        list[str],
-        typer.Option(
-            "--token",
-            help="Accepted bearer token; repeat for several. Env: DISPUTE_SANDBOX_TOKENS (comma-separated).",
-        ),
-    ] = [],  # noqa: B006
+    token: _Tokens = [],  # noqa: B006
     generate: Annotated[int, typer.Option(help="Generate N realistic disputes at start.")] = 0,
-    seed_file: Annotated[
-        Path | None,
-        typer.Option(
-            help="Seed disputes from a JSON list or CSV (provider_dispute_id required per row)."
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(help="Random seed for --generate and fault injection (reproducible runs)."),
-    ] = None,
-    db: Annotated[
-        str, typer.Option(help="State: ':memory:' or a SQLite file path (kept across restarts).")
-    ] = ":memory:",
+    seed_file: _SeedFile = None,
+    seed: _Seed = None,
+    db: _Db = ":memory:",
     rate_limit: Annotated[int, typer.Option(help="Requests admitted per token per window.")] = 5000,
-    rate_window: Annotated[
-        float, typer.Option(help="Rate-limit window in seconds (sliding).")
-    ] = 3600.0,
-    evidence_mode: Annotated[
-        str,
-        typer.Option(
-            help="'replace' (default): new evidence replaces the old; 'merge': top-level sections are merged."
-        ),
-    ] = "replace",
-    fail_rate: Annotated[
-        float, typer.Option(help="Probability of a 503 before doing anything.")
-    ] = 0.0,
-    ambiguous_rate: Annotated[
-        float,
-        typer.Option(
-            help="Probability (POSTs) of committing, then answering 502 or dropping the connection."
-        ),
-    ] = 0.0,
+    rate_window: Annotated[float, typer.Option(help="Rate-limit window in seconds.")] = 3600.0,
+    evidence_mode: _Mode = "replace",
+    fail_rate: Annotated[float, typer.Option(help="Probability of a 503 before anything.")] = 0.0,
+    ambiguous_rate: _Ambiguous = 0.0,
     latency_rate: Annotated[float, typer.Option(help="Probability of added latency.")] = 0.0,
-    latency_ms: Annotated[
-        tuple[int, int], typer.Option(help="Added latency range in ms (min max).")
-    ] = (20, 200),
-    hang_rate: Annotated[
-        float,
-        typer.Option(help="Probability of hanging --hang-seconds, then 504 with nothing done."),
-    ] = 0.0,
-    hang_seconds: Annotated[
-        float, typer.Option(help="How long a hang lasts (longer than a client timeout).")
-    ] = 35.0,
-    log_level: Annotated[
-        str,
-        typer.Option(help="Logging level; INFO logs one line per request (no bodies, no tokens)."),
-    ] = "INFO",
+    latency_ms: Annotated[tuple[int, int], typer.Option(help="Added latency (min max ms).")] = (
+        20,
+        200,
+    ),
+    hang_rate: _Hang = 0.0,
+    hang_seconds: Annotated[float, typer.Option(help="How long a hang lasts.")] = 35.0,
+    log_level: _LogLevel = "INFO",
 ) -> None:
     """Serve a faithful local Dispute Evidence API (like stripe-mock) under http://HOST:PORT/v1."""
     from dispute_evidence.sandbox.app import SandboxConfig
@@ -133,6 +134,75 @@ def sandbox(
         seed=seed,
     )
     serve_forever(config, rows, host, port, db)
+
+
+def _api_or_exit(settings: Settings, base_url: str | None, dry_run: bool) -> None:
+    """A real run needs an API (and a usable token): one line, exit 2, when it has none."""
+    if dry_run:
+        return
+    if not (base_url or os.environ.get("DISPUTE_API_BASE_URL") or settings.api.base_url):
+        typer.echo(
+            "No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
+            "--sandbox (or `dispute-evidence demo`).",
+            err=True,
+        )
+        raise typer.Exit(EXIT_USAGE)
+    _api_settings_or_exit(settings, base_url)
+
+
+def _state_or_exit(state: str | None, inbox: Path, adopt: bool) -> None:
+    """Checked before the flow starts: a state problem is one line, not a flow traceback (read
+    only: a dry run must leave the state as it found it)."""
+    from dispute_evidence.engine.state import StateError, open_read_only, state_exists
+    from dispute_evidence.inbox import default_state
+
+    where = state or default_state(inbox)
+    try:
+        if state_exists(where):
+            with open_read_only(where) as store:
+                store.check_inbox(inbox.resolve(), adopt=adopt)
+    except StateError as exc:
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+
+
+def _run_to_the_end(
+    inbox: Path,
+    settings: Settings,
+    state: str | None,
+    dry_run: bool,
+    base_url: str | None,
+    adopt: bool,
+    reconcile: bool,
+) -> dict[str, Any]:
+    """The run, stopped by SIGTERM like Ctrl-C; each way it can end is one line and an exit code."""
+    from dispute_evidence.engine.run import RunLocked, Terminated
+    from dispute_evidence.engine.state import StateError
+    from dispute_evidence.settings import ConfigError
+
+    def terminated(_signum: int, _frame: object) -> None:
+        raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        return _run(inbox, settings, state, dry_run, base_url, "manual", adopt, reconcile)
+    except KeyboardInterrupt as exc:  # before the run started: nothing was sent
+        _stopped_before_the_run(exc)
+    except RunLocked as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    except StateError as exc:  # nothing was read or sent; the message says how to recover
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    except ConfigError as exc:  # e.g. a mapping file that went missing since the check
+        for line in str(exc).splitlines():
+            typer.echo(f"Configuration error: {line}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    except Exception as exc:
+        _one_line_or_raise(exc)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    raise AssertionError("unreachable: every way out above returns or exits")
 
 
 @app.command()
@@ -180,61 +250,18 @@ def run(
     Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error,
     3 API key refused, 4 API unreachable.
     """
-    from dispute_evidence.engine.run import RunLocked, Terminated
-    from dispute_evidence.engine.state import StateError, open_read_only, state_exists
-    from dispute_evidence.inbox import default_state
-    from dispute_evidence.settings import ConfigError
-
     _console_logging()
     settings = _settings_or_exit(config, inbox)
     inbox = _inbox_or_exit(settings, inbox)
     _utf8_path_or_exit(inbox.resolve())
     _wait_for_files_being_written(inbox, settings.ingest.settle_seconds)
-    base_url = None
-    sb = None
-    if sandbox:
-        sb = _sandbox_for(inbox, settings)
-        base_url = sb.base_url
-    elif not dry_run and not (os.environ.get("DISPUTE_API_BASE_URL") or settings.api.base_url):
-        typer.echo(
-            "No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
-            "--sandbox (or `dispute-evidence demo`).",
-            err=True,
-        )
-        raise typer.Exit(EXIT_USAGE)
-    if not dry_run:
-        _api_settings_or_exit(settings, base_url)
-    where = state or settings.paths.state or default_state(inbox)
-    try:  # checked before the flow starts: a state problem is one line, not a flow traceback
-        if state_exists(where):  # read only: a dry run must leave the state as it found it
-            with open_read_only(where) as store:
-                store.check_inbox(inbox.resolve(), adopt=adopt)
-    except StateError as exc:
-        typer.echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-
-    def terminated(_signum: int, _frame: object) -> None:
-        raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143
-
-    previous = signal.signal(signal.SIGTERM, terminated)
+    sb = _sandbox_for(inbox, settings) if sandbox else None
+    base_url = sb.base_url if sb is not None else None
     try:
-        result = _run(inbox, settings, state, dry_run, base_url, "manual", adopt, reconcile)
-    except KeyboardInterrupt as exc:  # before the run started: nothing was sent
-        _stopped_before_the_run(exc)
-    except RunLocked as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    except StateError as exc:  # nothing was read or sent; the message says how to recover
-        typer.echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    except ConfigError as exc:  # e.g. a mapping file that went missing since the check
-        for line in str(exc).splitlines():
-            typer.echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    except Exception as exc:
-        _one_line_or_raise(exc)
+        _api_or_exit(settings, base_url, dry_run)
+        _state_or_exit(state or settings.paths.state, inbox, adopt)
+        result = _run_to_the_end(inbox, settings, state, dry_run, base_url, adopt, reconcile)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         if sb is not None:
             sb.stop()
     _print_result(result)

@@ -7,14 +7,9 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
-
-from dispute_evidence.exits import EXIT_USAGE
-
-if TYPE_CHECKING:
-    pass
 
 from dispute_evidence.cli._app import (
     CONFIG_HELP,
@@ -25,6 +20,7 @@ from dispute_evidence.cli._common import (
     _inbox_or_exit,
     _settings_or_exit,
 )
+from dispute_evidence.exits import EXIT_USAGE
 
 
 @app.command()

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-
-from dispute_evidence.exits import EXIT_USAGE
-
-if TYPE_CHECKING:
-    pass
 
 from dispute_evidence.cli._app import (
     CONFIG_HELP,
@@ -20,6 +15,7 @@ from dispute_evidence.cli._app import (
 from dispute_evidence.cli._common import (
     _settings_or_exit,
 )
+from dispute_evidence.exits import EXIT_USAGE
 
 
 @app.command()
