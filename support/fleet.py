@@ -250,8 +250,12 @@ def kill_mid_run(fleet: Fleet, merchant: Merchant) -> str:
         sent = sum(
             1 for pid, s in snap.items() if pid.startswith(merchant.prefix) and s["evidence"]
         )
-        if 3 <= sent < merchant.n - 5:
-            for run in fleet.flow_runs():
+        runs = fleet.flow_runs()
+        # never while a worker is handing a run over (Pending/Submitting): a run killed there
+        # is never marked crashed, and its merchant waits for ever (a race, not the product)
+        handing_over = any(r.state and r.state.name in ("Pending", "Submitting") for r in runs)
+        if 3 <= sent < merchant.n - 5 and not handing_over:
+            for run in runs:
                 if run.parameters["merchant"]["id"] == merchant.id and run.infrastructure_pid:
                     pid = int(str(run.infrastructure_pid).rsplit(":", 1)[-1])
                     for name, worker in fleet.workers.items():

@@ -80,8 +80,6 @@ PAGE_COLUMNS = [
     Column("response_due_by", "Deadline (UTC)", "nowrap"),
     Column("completeness", "Evidence (by reason)", "wide"),
     Column("files_uploaded", "Files", "num nowrap"),
-    Column("advice", "Fight or accept", "wide"),
-    Column("visa_ce3", "Visa CE 3.0", "wide"),
 ]
 _DERIVED_FROM = {"state": "status", "files_uploaded": "files_total"}
 
@@ -121,6 +119,9 @@ _FACTS = [
     ("next_step", "Next step"),
     ("completeness", "Evidence verdict"),
     ("what_to_add", "What to add"),
+    ("advice", "Fight or accept"),
+    ("visa_ce3", "Visa CE 3.0"),
+    ("letter", "Rebuttal letter"),
     ("file_problems", "File problems"),
     ("api_status", "Status at the API"),
     ("dispute_id", "API dispute id"),
