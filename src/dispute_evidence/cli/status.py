@@ -17,15 +17,17 @@ from dispute_evidence.cli._common import (
 )
 from dispute_evidence.exits import EXIT_USAGE
 
+# The options `status` and `approve` share
+_Inbox = Annotated[Path | None, typer.Option(help="The inbox (its state store sits beside it).")]
+_State = Annotated[
+    str | None, typer.Option(help="State store path or URL, if not the inbox's default.")
+]
+
 
 @app.command()
 def status(
-    inbox: Annotated[
-        Path | None, typer.Option(help="The inbox (its state store sits beside it).")
-    ] = None,
-    state: Annotated[
-        str | None, typer.Option(help="State store path or URL, if not the inbox's default.")
-    ] = None,
+    inbox: _Inbox = None,
+    state: _State = None,
     config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
 ) -> None:
     """Disputes by status, money at risk, what still needs you, and the last runs."""
@@ -85,16 +87,9 @@ def approve(
         list[str] | None,
         typer.Argument(metavar="[DISPUTE]...", help="Dispute ids (dp_…) whose evidence to send."),
     ] = None,
-    inbox: Annotated[
-        Path | None, typer.Option(help="The inbox (its state store sits beside it).")
-    ] = None,
-    state: Annotated[
-        str | None, typer.Option(help="State store path or URL, if not the inbox's default.")
-    ] = None,
-    config: Annotated[
-        Path | None,
-        typer.Option(help="TOML config (default: config/dispute-evidence.toml if present)."),
-    ] = None,
+    inbox: _Inbox = None,
+    state: _State = None,
+    config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
     all_complete: Annotated[
         bool,
         _flag("--all-complete", "Also approve every waiting dispute whose evidence is complete."),

@@ -155,31 +155,23 @@ class Disputes(StoreBase):
     def expire_pending(self, now: str) -> int:
         """Disputes not yet sent whose deadline passed become past_due before anything is sent,
         in a real run and in a dry run alike (the submitter checks again as it sends)."""
-        with self.engine.begin() as c:
-            result = c.execute(
-                disputes.update()
-                .where(disputes.c.status == D.PENDING, disputes.c.response_due_by < now)
-                .values(
-                    status=D.PAST_DUE,
-                    updated_at=now_iso(),
-                    detail="response was due by " + disputes.c.response_due_by + "; not sent",
-                )
-            )
-        return result.rowcount
+        return self._expire(D.PENDING, now, "; not sent")
 
     def expire_incomplete(self, now: str) -> int:
         """Disputes still waiting for data when their deadline passed become past_due (a late
         arrival of their data sends them back to pending, and the engine marks them again)."""
+        return self._expire(D.INCOMPLETE, now, "; the data never arrived, so nothing was sent")
+
+    def _expire(self, status: D, now: str, why: str) -> int:
+        """Disputes in `status` whose deadline is before `now` become past_due, saying why."""
         with self.engine.begin() as c:
             result = c.execute(
                 disputes.update()
-                .where(disputes.c.status == D.INCOMPLETE, disputes.c.response_due_by < now)
+                .where(disputes.c.status == status, disputes.c.response_due_by < now)
                 .values(
                     status=D.PAST_DUE,
                     updated_at=now_iso(),
-                    detail="response was due by "
-                    + disputes.c.response_due_by
-                    + "; the data never arrived, so nothing was sent",
+                    detail="response was due by " + disputes.c.response_due_by + why,
                 )
             )
         return result.rowcount
