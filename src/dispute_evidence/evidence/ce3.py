@@ -11,16 +11,25 @@ The rule (Visa, as Stripe publishes it), applied as written here:
   account ID, shipping address, one of the two being the IP address or the device ID.
 Email is not counted as an element (Visa's list does not name it; Stripe accepts it only as a
 secondary element): a prior order matching on card and email alone never qualifies.
+An identifier only counts when it identifies someone: an empty or placeholder value ("unknown",
+"n/a", "-", 0.0.0.0, an all-zero device ID, ...) and an IP address that is not public (RFC 1918
+private, loopback, link-local, carrier-grade NAT, reserved, documentation) never match. A prior
+order that was fully refunded, or is dated after today, never counts.
 
 History is every order and charge the state has read (not only this drop), one transaction per
-order (its charges joined by order number or payment reference) or per charge no order claims.
+order (its charges joined by order number, the same number under a prefix such as "SO-6001" for
+order 6001 when exactly one order has it, or payment reference) or per charge no order claims.
+The card is the payments export's when it names one (it charged the card); else the orders'.
 It is indexed once by (card, day): each dispute's search is two binary searches and a look at
 the few transactions in its window, never a scan of the history. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -38,8 +47,21 @@ LABELS = {
 MIN_DAYS, MAX_DAYS = 120, 365
 NEEDED = 2
 PAID = frozenset({"paid", "partially_refunded", "partially refunded", "succeeded"})
+REFUNDED = frozenset({"refunded", "voided", "fully_refunded", "fully refunded"})
+# values that name nobody, compared with everything but letters and digits removed
+PLACEHOLDERS = frozenset({
+    "", "unknown", "unk", "na", "none", "null", "nil", "undefined", "notavailable", "notprovided",
+    "notapplicable", "notset", "guest", "anonymous", "redacted", "tbd", "test", "default", "nan",
+})  # fmt: skip
+# an order number under a short prefix ("SO-6001", "Order #6001", "ORD6001"): its digits
+_PREFIXED = r"^[A-Za-z]{0,8}[\s#:_\-]*0*(\d+)$"
 NO_IP_OR_DEVICE = "no IP or device ID in your exports: capture it at checkout"
+PLACEHOLDER_IP_OR_DEVICE = (
+    "its IP address and device ID are placeholders or not public (such as 0.0.0.0, a private "
+    'address or "unknown"): they identify no one; capture the real ones at checkout'
+)
 _TEXT = ("date", "currency", "brand", "fingerprint", *ELEMENTS)
+CHARGE_WINS = frozenset({"card_fingerprint", "brand"})  # the charge knows the card it charged
 
 
 @dataclass(frozen=True)
@@ -100,6 +122,32 @@ def _norm_address(s: pd.Series) -> pd.Series:
     return s.str.lower().str.replace(r"[^0-9a-z]", "", regex=True)
 
 
+def is_placeholder(value: str) -> bool:
+    """Whether an identifier names nobody: empty, a placeholder word, or one repeated
+    character once separators are removed ("0", "00000000-0000-...", "--", "xxxx")."""
+    bare = re.sub(r"[^0-9a-z]", "", value.lower())
+    return bare in PLACEHOLDERS or len(set(bare)) == 1
+
+
+def is_public_ip(value: str) -> bool:
+    """A public (globally routable, unicast) IP address; anything else identifies no one."""
+    try:
+        ip = ipaddress.ip_address(value.strip().strip("[]"))
+    except ValueError:
+        return False
+    return ip.is_global and not ip.is_multicast
+
+
+def usable_identifiers(s: pd.Series, element: str) -> pd.Series:
+    """The column with every value that identifies no one blanked (never a match)."""
+    values = s.unique()
+    if element == "customer_ip":
+        bad = [v for v in values if v and not is_public_ip(v)]
+    else:
+        bad = [v for v in values if v and is_placeholder(v)]
+    return s.where(~s.isin(bad), "") if bad else s
+
+
 def _latest_first_lines(orders: pd.DataFrame) -> pd.DataFrame:
     """One row per order: its first line in the latest file that lists it."""
     if orders.empty:
@@ -122,13 +170,15 @@ def _order_transactions(orders: pd.DataFrame) -> pd.DataFrame:
     lines = pd.to_numeric(o["price"], errors="coerce") * pd.to_numeric(
         o["quantity"], errors="coerce"
     )
+    amount = (total if total is not None else lines).fillna(lines)
     return pd.DataFrame(
         {
             "key": o["order_number"].astype(str),
             "date": _col(o, "order_date"),
-            "amount": (total if total is not None else lines).fillna(lines),
+            "amount": amount,
             "currency": _col(o, "currency_code"),
             "paid": _col(o, "financial_status").str.lower().isin(PAID),
+            "refunded": _refunded(o, "financial_status", "refunded_amount", amount),
             "ref": _col(o, "payment_reference"),
             "email": _col(o, "customer_email").str.lower(),
             **{c: _col(o, c) for c in ("card_fingerprint", *ELEMENTS)},
@@ -136,22 +186,50 @@ def _order_transactions(orders: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _charge_transactions(payments: pd.DataFrame | None, refs: pd.Series) -> pd.DataFrame:
+def _refunded(
+    frame: pd.DataFrame, status: str, refunded: str, amount: pd.Series | None
+) -> pd.Series:
+    """Fully refunded: its status says so, or the refunded amount covers the whole amount."""
+    said = _col(frame, status).str.lower().isin(REFUNDED)
+    if refunded not in frame or amount is None:
+        return said
+    back = pd.to_numeric(frame[refunded], errors="coerce")
+    return said | ((amount > 0) & (back >= amount)).fillna(False).astype(bool)
+
+
+def _order_of_charge(named: pd.Series, orders: pd.Series) -> pd.Series:
+    """The order each charge names: as written, or the one order with the same number under a
+    prefix ("SO-6001" is order 6001, and order "SO-6001" is charge "6001"); "" if none."""
+    known = set(orders)
+    digits = orders.str.extract(_PREFIXED, expand=False)
+    unique = digits.dropna().drop_duplicates(keep=False)
+    by_digits = pd.Series(orders[unique.index].to_numpy(), index=unique.to_numpy())
+    alias = named.str.extract(_PREFIXED, expand=False).map(by_digits).fillna("")
+    return named.where(named.isin(known), alias)
+
+
+def _charge_transactions(
+    payments: pd.DataFrame | None, refs: pd.Series, orders: pd.Series
+) -> pd.DataFrame:
     """One row per order (or per charge no order claims): its charges' facts, first non-empty."""
     if payments is None or payments.empty:
         return pd.DataFrame(columns=["key"])
     p = payments.drop_duplicates("payment_id", keep="last").reset_index(drop=True)
-    key = _col(p, "order_number")
+    named = _col(p, "order_number")
+    key = _order_of_charge(named, orders)
     for col in ("payment_id", "payment_intent"):  # join through the order's payment reference
         key = key.where(key != "", _col(p, col).map(refs).fillna(""))
+    key = key.where(key != "", named)  # an order the orders export does not list
     key = key.where(key != "", "charge " + _col(p, "payment_id"))
+    amount = pd.to_numeric(p["payment_amount"], errors="coerce")
     frame = pd.DataFrame(
         {
             "key": key,
             "date": _col(p, "paid_at"),
-            "amount": pd.to_numeric(p["payment_amount"], errors="coerce"),
+            "amount": amount,
             "currency": _col(p, "currency").str.upper(),
             "paid": _col(p, "payment_status").str.lower().isin(PAID),
+            "refunded": _refunded(p, "payment_status", "amount_refunded", amount),
             "disputed": (_col(p, "dispute_status") != "") | (_col(p, "dispute_reason") != ""),
             "brand": _col(p, "card_brand").str.lower(),
             "email": _col(p, "customer_email").str.lower(),
@@ -164,6 +242,7 @@ def _charge_transactions(payments: pd.DataFrame | None, refs: pd.Series) -> pd.D
     out = by.first()
     out["paid"] = by["paid"].any()
     out["disputed"] = by["disputed"].any()
+    out["refunded"] = by["refunded"].all()  # every charge of the order given back
     return out.reset_index()
 
 
@@ -173,17 +252,23 @@ def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
     ref_counts = orders.loc[orders["ref"] != "", "ref"].value_counts()
     unique_refs = orders.loc[orders["ref"].isin(ref_counts[ref_counts == 1].index)]
     refs = pd.Series(unique_refs["key"].to_numpy(), index=unique_refs["ref"].to_numpy())
-    charges = _charge_transactions(records.get("payments"), refs)
+    charges = _charge_transactions(records.get("payments"), refs, orders["key"])
     both = orders.merge(charges, on="key", how="outer", suffixes=("", "_c"))
     empty = pd.Series("", index=both.index, dtype=object)
     for c in ("date", "currency", "email", "brand", "card_fingerprint", *ELEMENTS):
         own = both[c].fillna("").astype(str) if c in both else empty
         other = both[f"{c}_c"].fillna("").astype(str) if f"{c}_c" in both else empty
-        both[c] = own.where(own != "", other)
+        first, then = (other, own) if c in CHARGE_WINS else (own, other)
+        both[c] = first.where(first != "", then)
     if "amount_c" in both:
         both["amount"] = both["amount"].fillna(both["amount_c"])
     paid_c = both.get("paid_c", empty)
     both["paid"] = _flag(both["paid"]) | _flag(paid_c)
+    both["refunded"] = _flag(both["refunded"]) | _flag(both.get("refunded_c", empty))
+    given = (both["customer_ip"] != "") | (both["device_id"] != "")
+    for c in ELEMENTS:
+        both[c] = usable_identifiers(both[c], c)
+    both["placeholder_only"] = given & (both["customer_ip"] == "") & (both["device_id"] == "")
     listed = set(records["disputes"]["order_number"].astype(str))
     disputed = both.get("disputed", empty)
     both["disputed"] = _flag(disputed) | both["key"].isin(listed)
@@ -193,7 +278,8 @@ def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
         both["date"].where(both["date"] != ""), utc=True, errors="coerce", format="ISO8601"
     )
     both["day"] = (day.dt.floor("D") - pd.Timestamp("1970-01-01", tz="UTC")).dt.days
-    return both[["key", *_TEXT, "amount", "paid", "disputed", "day"]]
+    flags = ["paid", "refunded", "disputed", "placeholder_only"]
+    return both[["key", *_TEXT, "amount", *flags, "day"]]
 
 
 def _flag(s: pd.Series) -> pd.Series:
@@ -203,8 +289,9 @@ def _flag(s: pd.Series) -> pd.Series:
 class History:
     """The transactions, indexed by (card, day) for the CE 3.0 search."""
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+    def __init__(self, frame: pd.DataFrame, now: datetime | None = None) -> None:
         self.frame = frame.reset_index(drop=True)
+        today = ((now or datetime.now(UTC)).astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)).days
         # plain lists and a dict: a dispute reads a handful of scalars, far cheaper than .iloc
         self.keys = self.frame["key"].astype(str).tolist()
         self.position = dict(zip(self.keys, range(len(self.keys)), strict=True))
@@ -224,17 +311,27 @@ class History:
         self.codes = {
             c: pd.factorize(self.frame[c].where(self.frame[c] != ""))[0] for c in ELEMENTS
         }
+        self.placeholder_only = self._flag("placeholder_only").tolist()
         self.eligible = (
-            self.frame["paid"].to_numpy(dtype=bool)
-            & ~self.frame["disputed"].to_numpy(dtype=bool)
+            self._flag("paid")
+            & ~self._flag("disputed")
+            & ~self._flag("refunded")
+            & (day <= today)  # an order dated in the future is a typo or a test, not history
             & (pd.to_numeric(self.frame["amount"], errors="coerce").fillna(0).to_numpy() > 0)
         )
 
+    def _flag(self, name: str) -> np.ndarray:
+        """A true/false column as an array (all false when the frame lacks it)."""
+        if name not in self.frame:
+            return np.zeros(len(self.frame), dtype=bool)
+        flags: np.ndarray = self.frame[name].to_numpy(dtype=bool)
+        return flags
+
     @classmethod
-    def from_records(cls, records: dict[str, pd.DataFrame]) -> History:
+    def from_records(cls, records: dict[str, pd.DataFrame], now: datetime | None = None) -> History:
         if not _has_fingerprints(records):  # no card anywhere: nothing to search (and no cost)
             return NoCards()
-        return cls(transactions(records))
+        return cls(transactions(records), now)
 
     def check(self, order_number: str) -> Ce3:
         """The CE 3.0 verdict for the fraud dispute on this order."""
@@ -258,7 +355,8 @@ class History:
                    np.zeros(len(window), dtype=bool) for c in ELEMENTS}  # fmt: skip
         could = self._could(matches, len(window))
         if not any(self.codes[c][at] >= 0 for c in PRIMARY):
-            return Ce3(False, NO_IP_OR_DEVICE, with_ip_or_device=could)
+            why = PLACEHOLDER_IP_OR_DEVICE if self.placeholder_only[at] else NO_IP_OR_DEVICE
+            return Ce3(False, why, with_ip_or_device=could)
         count = sum(m.astype(int) for m in matches.values()) if window.size else np.zeros(0, int)
         primary = matches["customer_ip"] | matches["device_id"]
         good = window[(count >= NEEDED) & primary]
