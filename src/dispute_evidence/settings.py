@@ -1,10 +1,20 @@
 """Configuration: one Settings model with sections, validated at start.
 
-Sources, highest first: arguments > environment (DISPUTE_EVIDENCE_<SECTION>__<KEY>, and the
-client's own DISPUTE_API_*) > the TOML file, found by `find_config` (--config, then
-DISPUTE_EVIDENCE_CONFIG, then <inbox>/../config/dispute-evidence.toml, then
-./config/dispute-evidence.toml); every command says which one it used.
-The API token is never read from TOML: environment or a Prefect Secret block only.
+One precedence order, highest first (`Settings.settings_customise_sources` lists it):
+
+1. arguments (--base-url, --sandbox, a RunRequest's API overrides);
+2. the environment: the client's own names DISPUTE_API_<KEY> (api/config.py declares them on
+   `ApiSettings`), then DISPUTE_EVIDENCE_<SECTION>__<KEY>;
+3. a `.env` file in the current directory, read the same way (the client's names first);
+4. the TOML file, found by `find_config` (--config, then DISPUTE_EVIDENCE_CONFIG, then
+   <inbox>/../config/dispute-evidence.toml, then ./config/dispute-evidence.toml); every
+   command says which one it used;
+5. the defaults.
+
+The `[api]` section is the client's configuration itself (`ApiSettings`). The API token is never
+read from TOML: the environment, `.env` or a Prefect Secret block only.
+Importing this module loads no engine, pandas, SQLAlchemy or aiohttp: the policies it builds
+live in `policies.py`.
 """
 
 from __future__ import annotations
@@ -12,13 +22,16 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping as Env
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from cronsim import CronSim, CronSimError
+from dotenv import dotenv_values
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -27,21 +40,25 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
-from dispute_evidence.api import ApiSettings, MerchantProfile
-from dispute_evidence.api.config import check_base_url
-from dispute_evidence.engine.alerts import AlertPolicy
-from dispute_evidence.engine.readback import ReadPolicy
-from dispute_evidence.engine.review import ReviewPolicy
-from dispute_evidence.evidence.advice import AdvicePolicy
-from dispute_evidence.ingest.layouts import Mapping
-from dispute_evidence.ingest.mappings import MappingError, parse_mappings
+from dispute_evidence.api.config import ApiSettings, api_environ, env_name
+from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.names import did_you_mean
+from dispute_evidence.policies import AdvicePolicy, AlertPolicy, Hold, ReadPolicy, ReviewPolicy
+
+if TYPE_CHECKING:
+    from dispute_evidence.ingest.layouts import Mapping
 
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
+DOTENV = Path(".env")
 CONFIG_ENV = "DISPUTE_EVIDENCE_CONFIG"
 NO_CONFIG = "none: defaults"
 
@@ -64,20 +81,25 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class ApiSection(_Section):
-    base_url: str | None = Field(
-        None, description="API base URL ending in /v1; env DISPUTE_API_BASE_URL wins."
-    )
+class ApiSection(ApiSettings):
+    """`[api]`: the client's configuration (`ApiSettings`: base_url, token, request budget,
+    timeouts, attempts, concurrency), and the Prefect Secret block the token may come from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
     token_secret_block: str | None = Field(
-        None, description="Prefect Secret block holding the token, if not in env."
+        None, description="Prefect Secret block holding the token, if not in env or .env."
     )
-    rate_limit_per_hour: int = Field(
-        5000, ge=1, description="Request budget per hour (env DISPUTE_API_RATE_LIMIT_PER_HOUR)."
+    max_concurrency: int = Field(
+        8,
+        ge=1,
+        le=64,
+        validation_alias=AliasChoices(
+            "max_concurrency", "concurrency", "DISPUTE_API_MAX_CONCURRENCY"
+        ),
+        description="Disputes worked on (and requests in flight) at once; `concurrency` in "
+        "the TOML file.",
     )
-    timeout: float = Field(30.0, gt=0, description="Seconds per JSON request.")
-    upload_timeout: float = Field(120.0, gt=0, description="Seconds per file upload.")
-    max_attempts: int = Field(6, ge=1, description="Attempts per request, the first included.")
-    concurrency: int = Field(8, ge=1, le=64, description="Disputes worked on at once.")
 
 
 class MerchantSection(_Section):
@@ -217,7 +239,7 @@ class ReadbackSection(_Section):
 
 
 class ReviewSection(_Section):
-    hold: Literal["none", "incomplete", "all"] = Field(
+    hold: Hold = Field(
         "none",
         description="Hold evidence for a person's approval before it is sent: 'none' (send as "
         "soon as it is built), 'incomplete' (hold disputes whose evidence misses what their "
@@ -295,7 +317,11 @@ class Settings(BaseSettings):
     """Everything the product can be told."""
 
     model_config = SettingsConfigDict(
-        env_prefix="DISPUTE_EVIDENCE_", env_nested_delimiter="__", extra="forbid"
+        env_prefix="DISPUTE_EVIDENCE_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        env_file=DOTENV,
+        env_file_encoding="utf-8",
     )
 
     api: ApiSection = Field(default_factory=ApiSection)
@@ -339,16 +365,23 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        from pydantic_settings import TomlConfigSettingsSource
-
-        sources = [init_settings, env_settings, dotenv_settings]
+        dotenv = settings_cls.model_config.get("env_file")
+        sources = [
+            init_settings,
+            _ApiEnvSource(settings_cls, os.environ),
+            env_settings,
+            _ApiEnvSource(settings_cls, _read_dotenv(dotenv)),
+            _DotEnvSource(settings_cls),
+        ]
         if settings_cls.model_config.get("toml_file"):  # set per load by load_settings
-            sources.append(TomlConfigSettingsSource(settings_cls))
+            sources.append(_TomlSource(settings_cls))
         return tuple(sources)
 
     def mappings(self, base: Path) -> tuple[Mapping, ...]:
         """Inline mappings, then mapping files (relative to the config file's folder).
         MappingError lists the problems of every mapping and file at once."""
+        from dispute_evidence.ingest.mappings import MappingError, parse_mappings  # pandas
+
         out: list[Mapping] = []
         problems: list[str] = []
         sources: list[tuple[str, Any]] = [("config [[ingest.mapping]]", self.ingest.mapping)]
@@ -373,35 +406,78 @@ class Settings(BaseSettings):
         return tuple(out)
 
     def api_settings(self, base_url: str | None = None, token: str | None = None) -> ApiSettings:
-        """Client settings: arguments > DISPUTE_API_* env > [api] section; token from env or Secret block."""
-        values: dict[str, Any] = {
-            "rate_limit_per_hour": self.api.rate_limit_per_hour,
-            "timeout": self.api.timeout,
-            "upload_timeout": self.api.upload_timeout,
-            "max_attempts": self.api.max_attempts,
-            "max_concurrency": self.api.concurrency,
-        }
-        values = {k: v for k, v in values.items() if f"DISPUTE_API_{k.upper()}" not in os.environ}
-        if base_url or (self.api.base_url and "DISPUTE_API_BASE_URL" not in os.environ):
-            values["base_url"] = base_url or self.api.base_url
-        if token:
-            values["token"] = SecretStr(token)
-        elif "DISPUTE_API_TOKEN" not in os.environ and self.api.token_secret_block:
-            from prefect.blocks.system import Secret
-
-            block: Any = Secret.load(
-                self.api.token_secret_block
-            )  # sync context: a block, not a coroutine
-            values["token"] = SecretStr(block.get())
+        """The client's configuration: the `[api]` section, arguments on top, the token from
+        the Secret block when no other source gave one. ConfigError names what is missing."""
+        values = {k: v for k, v in self.api if k != "token_secret_block" and v != SecretStr("")}
+        values.update({k: v for k, v in (("base_url", base_url), ("token", token)) if v})
+        if not token and not self.api.token.get_secret_value() and self.api.token_secret_block:
+            values["token"] = _secret_block(self.api.token_secret_block)
         try:
-            return ApiSettings(**values)
+            config = ApiSettings.model_validate(values)
         except ValidationError as exc:  # str(exc) would show the values, the token among them
             raise ConfigError("\n".join(_api_problem(e) for e in exc.errors())) from None
+        if missing := config.missing():
+            raise ConfigError(
+                "\n".join(f"{env_name(m)} is not set: {API_HINTS[m]}" for m in missing)
+            )
+        return config
+
+
+class _ApiEnvSource(PydanticBaseSettingsSource):
+    """The client's own DISPUTE_API_* names, read from `environ` into the `[api]` section."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Env[str, str | None]) -> None:
+        super().__init__(settings_cls)
+        self._values = api_environ({k.upper(): v for k, v in environ.items() if v is not None})
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        try:  # checked here, so that a wrong value is named by its variable, not api.<key>
+            ApiSettings.model_validate(self._values)
+        except ValidationError as exc:
+            raise ConfigError("\n".join(_api_problem(e) for e in exc.errors())) from None
+        return {"api": self._values} if self._values else {}
+
+
+class _DotEnvSource(DotEnvSettingsSource):
+    """`.env`, read as the environment is: its other variables (a database password, ...) are
+    none of the settings' business, so they are not "unknown keys"."""
+
+    def __call__(self) -> dict[str, Any]:
+        return EnvSettingsSource.__call__(self)
+
+
+class _TomlSource(TomlConfigSettingsSource):
+    """The TOML file, which may not hold the token (a file is copied, committed, shared)."""
+
+    def __call__(self) -> dict[str, Any]:
+        data = super().__call__()
+        api = data.get("api")
+        if isinstance(api, dict) and {"token", "DISPUTE_API_TOKEN"} & set(api):
+            raise ConfigError(
+                f"{self.toml_file_path}: api.token: the token is never read from the config "
+                f"file; {API_HINTS['token']}"
+            )
+        return data
+
+
+def _read_dotenv(path: Any) -> dict[str, str | None]:
+    return dict(dotenv_values(path)) if path and Path(path).is_file() else {}
+
+
+def _secret_block(name: str) -> str:
+    """The token held in a Prefect Secret block (loaded only when the config names one)."""
+    from prefect.blocks.system import Secret
+
+    block: Any = Secret.load(name)  # sync context: a block, not a coroutine
+    return str(block.get())
 
 
 API_HINTS = {
-    "token": "export DISPUTE_API_TOKEN=<your API key> (or set [api] token_secret_block), "
-    "or try it locally with --sandbox",
+    "token": "export DISPUTE_API_TOKEN=<your API key> (or put it in .env, or set [api] "
+    "token_secret_block), or try it locally with --sandbox",
     "base_url": "export DISPUTE_API_BASE_URL=https://<the API>/v1 (or set [api] base_url), "
     "or try it locally with --sandbox",
 }
@@ -510,6 +586,9 @@ def database_url_problem(value: str) -> str | None:
     """Why a state value is neither a path nor a database URL (None when it is one)."""
     if "://" not in value:
         return None  # a SQLite path
+    from sqlalchemy.engine import make_url  # only for a URL: importing the settings stays light
+    from sqlalchemy.exc import ArgumentError
+
     try:
         make_url(value)
     except ArgumentError:
@@ -527,17 +606,10 @@ def check_settings(settings: Settings, base: Path) -> list[str]:
         out.append(f"schedule.timezone: {why}")
     if why := timezone_problem(settings.ingest.timezone):
         out.append(f"ingest.timezone: {why}")
-    for key, url in (
-        ("api.base_url", settings.api.base_url),
-        ("DISPUTE_API_BASE_URL", os.environ.get("DISPUTE_API_BASE_URL")),
-    ):
-        if url:
-            try:
-                check_base_url(url)
-            except ValueError as exc:
-                out.append(f"{key}: {exc}")
     if settings.paths.state and (why := database_url_problem(settings.paths.state)):
         out.append(f"paths.state: {why}")
+    from dispute_evidence.ingest.mappings import MappingError
+
     try:
         settings.mappings(base)
     except MappingError as exc:

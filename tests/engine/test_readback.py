@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 
 from dispute_evidence.engine.outcomes import outcomes_table
-from dispute_evidence.engine.readback import ReadPolicy
 from dispute_evidence.engine.report import dispute_table
 from dispute_evidence.engine.state import StateStore
+from dispute_evidence.policies import ReadPolicy
 from tests.conftest import seed_rows
 from tests.engine.helpers import engine_pass, make_inbox
 

@@ -205,8 +205,9 @@ def test_the_deadline_sweep_sends_complete_evidence_nobody_approved(setup, monke
 
 
 def test_the_sweep_never_sends_after_the_deadline_nor_incomplete_evidence(tmp_path):
-    from dispute_evidence.engine.review import ReviewPolicy, review_step
+    from dispute_evidence.engine.review import review_step
     from dispute_evidence.engine.steps import prepare_step
+    from dispute_evidence.policies import ReviewPolicy
     from tests.engine.helpers import ingest_inbox_step, options
 
     inbox = tmp_path / "inbox"

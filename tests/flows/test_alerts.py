@@ -10,10 +10,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from aiohttp import web
 
-from dispute_evidence.engine.alerts import EVENT, RESOURCE, AlertPolicy, send_alerts
+from dispute_evidence.engine.alerts import EVENT, RESOURCE, send_alerts
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
+from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -11,7 +12,7 @@ from urllib.parse import quote
 import aiohttp
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from dispute_evidence.api.config import ApiSettings
+from dispute_evidence.api.config import ApiSettings, api_environ, env_name
 from dispute_evidence.api.errors import FileRejected, InvalidRequest, UnexpectedResponse
 from dispute_evidence.api.models import (
     Dispute,
@@ -99,7 +100,9 @@ class DisputeEvidenceClient:
                 for k, v in {"base_url": base_url, "token": token, **overrides}.items()
                 if v is not None
             }
-            settings = ApiSettings(**args)
+            settings = ApiSettings.model_validate({**api_environ(os.environ), **args})
+        if missing := settings.missing():
+            raise ValueError(", ".join(f"{env_name(m)} is not set" for m in missing))
         self.settings = settings
         self._transport = Transport(settings, pacer=pacer, gate=gate, sleep=sleep)
 

@@ -1,12 +1,24 @@
-"""Client settings: arguments > environment (DISPUTE_API_*) > defaults."""
+"""The client's configuration: one model, `ApiSettings`, which is also the `[api]` section of
+the product's settings (`settings.py` reads it from the environment, `.env` and the TOML file).
+
+Each field's environment name is declared on it as an alias choice: `DISPUTE_API_<FIELD>`
+(e.g. DISPUTE_API_TOKEN, DISPUTE_API_TIMEOUT). `api_environ` reads exactly those names; a
+client built without settings (`DisputeEvidenceClient()`) takes its values from there."""
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+ENV_PREFIX = "DISPUTE_API_"
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a client setting: DISPUTE_API_<FIELD>."""
+    return f"{ENV_PREFIX}{field.upper()}"
 
 
 def is_loopback_host(host: str | None) -> bool:
@@ -20,42 +32,106 @@ def is_loopback_host(host: str | None) -> bool:
         return False
 
 
-class ApiSettings(BaseSettings):
-    """How to reach the Dispute Evidence API."""
+class ApiSettings(BaseModel):
+    """How to reach the Dispute Evidence API. base_url and token have no default that works:
+    the client refuses to start without them (`missing`)."""
 
-    model_config = SettingsConfigDict(env_prefix="DISPUTE_API_", extra="ignore")
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     base_url: str = Field(
-        description="Base URL ending in /v1. https:// required except on loopback."
+        "",
+        validation_alias=AliasChoices("base_url", "DISPUTE_API_BASE_URL"),
+        description="Base URL ending in /v1. https:// required except on loopback.",
     )
-    token: SecretStr = Field(description="Bearer API key. Never logged or shown.")
+    token: SecretStr = Field(
+        SecretStr(""),
+        validation_alias=AliasChoices("token", "DISPUTE_API_TOKEN"),
+        description="Bearer API key. Never logged or shown; never read from the TOML file.",
+    )
     rate_limit_per_hour: int = Field(
-        5000, ge=1, description="Client-side budget per rate_limit_period."
+        5000,
+        ge=1,
+        validation_alias=AliasChoices("rate_limit_per_hour", "DISPUTE_API_RATE_LIMIT_PER_HOUR"),
+        description="Request budget per rate_limit_period (the API's hourly budget).",
     )
-    rate_limit_period: float = Field(3600.0, gt=0, description="Window of the budget, seconds.")
+    rate_limit_period: float = Field(
+        3600.0,
+        gt=0,
+        validation_alias=AliasChoices("rate_limit_period", "DISPUTE_API_RATE_LIMIT_PERIOD"),
+        description="Window of the budget, seconds.",
+    )
     rate_limit_burst: int | None = Field(
-        None, ge=1, description="Requests that may start together."
+        None,
+        ge=1,
+        validation_alias=AliasChoices("rate_limit_burst", "DISPUTE_API_RATE_LIMIT_BURST"),
+        description="Requests that may start together.",
     )
     timeout: float = Field(
-        30.0, gt=0, description="Seconds for a JSON request, all attempts separate."
+        30.0,
+        gt=0,
+        validation_alias=AliasChoices("timeout", "DISPUTE_API_TIMEOUT"),
+        description="Seconds for a JSON request, all attempts separate.",
     )
-    upload_timeout: float = Field(120.0, gt=0, description="Seconds for one file upload.")
-    max_concurrency: int = Field(8, ge=1, description="Requests in flight at once.")
-    max_attempts: int = Field(6, ge=1, description="Attempts per request, first included.")
+    upload_timeout: float = Field(
+        120.0,
+        gt=0,
+        validation_alias=AliasChoices("upload_timeout", "DISPUTE_API_UPLOAD_TIMEOUT"),
+        description="Seconds for one file upload.",
+    )
+    max_concurrency: int = Field(
+        8,
+        ge=1,
+        validation_alias=AliasChoices(
+            "max_concurrency", "concurrency", "DISPUTE_API_MAX_CONCURRENCY"
+        ),
+        description="Requests in flight at once; also the disputes worked on at once "
+        "(`concurrency` in the TOML file).",
+    )
+    max_attempts: int = Field(
+        6,
+        ge=1,
+        validation_alias=AliasChoices("max_attempts", "DISPUTE_API_MAX_ATTEMPTS"),
+        description="Attempts per request, the first included (429/5xx/network only).",
+    )
     backoff_base: float = Field(
-        0.5, ge=0, description="First retry wait, seconds (doubles each time)."
+        0.5,
+        ge=0,
+        validation_alias=AliasChoices("backoff_base", "DISPUTE_API_BACKOFF_BASE"),
+        description="First retry wait, seconds (doubles each time).",
     )
-    backoff_cap: float = Field(30.0, ge=0, description="Longest retry wait, seconds.")
+    backoff_cap: float = Field(
+        30.0,
+        ge=0,
+        validation_alias=AliasChoices("backoff_cap", "DISPUTE_API_BACKOFF_CAP"),
+        description="Longest retry wait, seconds.",
+    )
 
     @field_validator("base_url")
     @classmethod
     def _https_unless_loopback(cls, value: str) -> str:
-        return check_base_url(value)
+        return check_base_url(value) if value else value
 
     @field_validator("token", mode="before")
     @classmethod
     def _one_line_token(cls, value: object) -> object:
         return clean_token(value)
+
+    def missing(self) -> list[str]:
+        """The settings the client cannot start without that are unset: 'base_url', 'token'."""
+        unset = [("base_url", not self.base_url), ("token", not self.token.get_secret_value())]
+        return [name for name, is_unset in unset if is_unset]
+
+
+def api_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """The client settings given in `environ` under their DISPUTE_API_* names, by field name."""
+    out = {}
+    for name, field in ApiSettings.model_fields.items():
+        alias = field.validation_alias
+        names = alias.choices if isinstance(alias, AliasChoices) else []
+        for env in (n for n in names if isinstance(n, str) and n.startswith(ENV_PREFIX)):
+            if (value := environ.get(env)) is not None:
+                out[name] = value
+    return out
 
 
 class TokenProblem(ValueError):

@@ -98,6 +98,16 @@ def _sandbox_for(inbox: Path, settings: object) -> RunningSandbox:
     return sb
 
 
+def _with_sandbox(settings: Settings, sb: RunningSandbox) -> Settings:
+    """The settings with the API replaced by the inbox's local one (its URL and token)."""
+    from pydantic import SecretStr
+
+    api = settings.api.model_copy(
+        update={"base_url": sb.base_url, "token": SecretStr(sb.config.tokens[0])}
+    )
+    return settings.model_copy(update={"api": api})
+
+
 def _sandbox_db(inbox: Path) -> str:
     """<inbox>/.dispute-evidence/sandbox.sqlite3, or memory when that folder is unusable (a
     link or a file: never written through; the run's report names the folder)."""

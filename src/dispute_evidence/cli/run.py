@@ -33,6 +33,7 @@ from dispute_evidence.cli._common import (
     _stopped_before_the_run,
     _utf8_path_or_exit,
     _wait_for_files_being_written,
+    _with_sandbox,
 )
 
 # The sandbox's options (aliases keep the command's signature one line per option)
@@ -140,7 +141,7 @@ def _api_or_exit(settings: Settings, base_url: str | None, dry_run: bool) -> Non
     """A real run needs an API (and a usable token): one line, exit 2, when it has none."""
     if dry_run:
         return
-    if not (base_url or os.environ.get("DISPUTE_API_BASE_URL") or settings.api.base_url):
+    if not (base_url or settings.api.base_url):
         typer.echo(
             "No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
             "--sandbox (or `dispute-evidence demo`).",
@@ -256,6 +257,7 @@ def run(
     _utf8_path_or_exit(inbox.resolve())
     _wait_for_files_being_written(inbox, settings.ingest.settle_seconds)
     sb = _sandbox_for(inbox, settings) if sandbox else None
+    settings = _with_sandbox(settings, sb) if sb is not None else settings
     base_url = sb.base_url if sb is not None else None
     try:
         _api_or_exit(settings, base_url, dry_run)
@@ -292,6 +294,7 @@ def demo(
     config = source.parent / "config" / "demo.toml"  # a merchant profile for the evidence
     settings = _settings_or_exit(config if config.is_file() else None, inbox)
     sb = _sandbox_for(inbox, None)
+    settings = _with_sandbox(settings, sb)
     try:
         result = _run(inbox, settings, None, False, sb.base_url, "demo")
     finally:

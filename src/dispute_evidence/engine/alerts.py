@@ -23,19 +23,13 @@ from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import DisputeStatus
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.policies import AlertPolicy
 
 log = logging.getLogger("dispute_evidence.alerts")
 D = DisputeStatus
 EVENT = "dispute-evidence.dispute.at-risk"
 RESOURCE = "dispute-evidence.dispute."  # + the provider dispute id
 WATCHED = (D.PENDING, D.SUBMITTED, D.INCOMPLETE, D.AWAITING_APPROVAL)
-
-
-@dataclass(frozen=True)
-class AlertPolicy:
-    hours: float = 48.0
-    events: bool = True
-    block: str | None = None  # '<block type slug>/<name>' of a Prefect notification block
 
 
 @dataclass(frozen=True)

@@ -23,30 +23,11 @@ from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import NotFound
 from dispute_evidence.engine.state import StateStore
+from dispute_evidence.policies import ReadPolicy
 
 log = logging.getLogger("dispute_evidence.readback")
 
 API_COUNT = "api_dispute_count"  # meta: disputes the last full listing saw
-
-
-@dataclass(frozen=True)
-class ReadPolicy:
-    closed: frozenset[str] = frozenset(
-        {"won", "lost", "warning_closed", "charge_refunded", "closed", "accepted", "withdrawn",
-         "expired", "resolved"}
-    )  # fmt: skip
-    under_review: frozenset[str] = frozenset({"under_review", "warning_under_review"})
-    resend_under_review: bool = False
-    read_share: float = 0.10  # of the hour's request budget, at most, per run
-    refresh_hours: float = 24.0  # an open dispute with nothing to send is read this often
-
-    def holds(self, status: str | None) -> bool:
-        """Under review, and changed evidence may not go to it (the default)."""
-        return (status or "").lower() in self.under_review and not self.resend_under_review
-
-    def is_closed(self, status: str | None) -> bool:
-        s = (status or "").lower()
-        return s in self.closed or s.endswith("_closed")
 
 
 @dataclass

@@ -28,9 +28,9 @@ from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatu
 from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome, is_summary
 from dispute_evidence.engine.submit import SubmitStats
-from dispute_evidence.evidence.advice import AdvicePolicy
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.exits import EXIT_AUTH, EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE
+from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.wording import STATUS_WORDS

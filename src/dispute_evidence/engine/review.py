@@ -17,9 +17,9 @@ import hashlib
 import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 import pandas as pd
@@ -30,35 +30,15 @@ from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
 
 D = DisputeStatus
-Hold = Literal["none", "incomplete", "all"]
 SWEEP = "deadline sweep"
 APPROVALS_SEQ = "approvals_seq"  # meta: the last ingest whose Approve rows were applied
 YES = frozenset({"yes", "y", "x", "approve", "approved", "ok", "true", "1", "✓", "✔"})
 NO = frozenset({"", "no", "n", "false", "0", "-"})
 PREVIEW = "waiting-for-approval"  # the report's folder of what held disputes would send
-
-
-@dataclass(frozen=True)
-class ReviewPolicy:
-    hold: Hold = "none"
-    sweep_hours: float | None = None  # the deadline sweep (None: off)
-
-    def holds(self, complete: bool) -> bool:
-        return self.hold == "all" or (self.hold == "incomplete" and not complete)
-
-    @property
-    def needs_verdict(self) -> bool:
-        """Whether holding depends on the evidence verdict (assessing every payload costs)."""
-        return self.hold == "incomplete" or (self.hold == "all" and self.sweep_hours is not None)
-
-    def sweep_from(self, due: datetime | None) -> datetime | None:
-        """When the sweep sends complete held evidence (None: never)."""
-        if self.sweep_hours is None or due is None:
-            return None
-        return due - timedelta(hours=self.sweep_hours)
 
 
 @dataclass

@@ -251,7 +251,7 @@ def run_options(
         settle_seconds=ingest.settle_seconds,
         archive=ingest.archive and not dry_run,
         blob_dir=scratch / "blobs" if scratch else None,
-        concurrency=settings.api.concurrency,
+        concurrency=settings.api.max_concurrency,
         dayfirst=ingest.dayfirst(),
         zone=ingest.timezone,
         summary_pdf=settings.evidence.summary_pdf,

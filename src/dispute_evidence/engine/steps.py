@@ -18,14 +18,11 @@ import pandas as pd
 
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
-from dispute_evidence.engine.alerts import AlertPolicy
 from dispute_evidence.engine.case import keep_ce3
-from dispute_evidence.engine.readback import ReadPolicy
-from dispute_evidence.engine.review import ReviewOutcome, ReviewPolicy
+from dispute_evidence.engine.review import ReviewOutcome
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
-from dispute_evidence.evidence.advice import AdvicePolicy
 from dispute_evidence.evidence.kinds import file_kind
 from dispute_evidence.evidence.sources import fact_sources
 from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
@@ -49,6 +46,7 @@ from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
+from dispute_evidence.policies import AdvicePolicy, AlertPolicy, ReadPolicy, ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
 
 log = logging.getLogger("dispute_evidence.steps")

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dispute_evidence.evidence.letter import family_of
+from dispute_evidence.policies import AdvicePolicy
 
 MIN_CLOSED = 20  # decided disputes (won + lost) before our own rate replaces the prior
 PRIORS = {
@@ -33,12 +34,6 @@ PRIORS = {
 MISSING_FACTOR = 0.5  # evidence that misses what the reason needs wins about half as often
 VISA_CE3 = 0.70
 HELD = "held: under your fight threshold"
-
-
-@dataclass(frozen=True)
-class AdvicePolicy:
-    dispute_fee: float = 15.0
-    hold_under_amount: float | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,73 @@
+"""The policies the settings hand the engine: plain, frozen values, importing nothing of the
+product's own. `settings.py` builds them from its sections; `engine/` and `evidence/` read
+them. Kept low so that loading the settings loads no engine (and no pandas, SQLAlchemy or
+aiohttp)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+Hold = Literal["none", "incomplete", "all"]
+
+
+@dataclass(frozen=True)
+class ReviewPolicy:
+    """`[review]`: which disputes wait for a person's approval, and the deadline sweep."""
+
+    hold: Hold = "none"
+    sweep_hours: float | None = None  # the deadline sweep (None: off)
+
+    def holds(self, complete: bool) -> bool:
+        return self.hold == "all" or (self.hold == "incomplete" and not complete)
+
+    @property
+    def needs_verdict(self) -> bool:
+        """Whether holding depends on the evidence verdict (assessing every payload costs)."""
+        return self.hold == "incomplete" or (self.hold == "all" and self.sweep_hours is not None)
+
+    def sweep_from(self, due: datetime | None) -> datetime | None:
+        """When the sweep sends complete held evidence (None: never)."""
+        if self.sweep_hours is None or due is None:
+            return None
+        return due - timedelta(hours=self.sweep_hours)
+
+
+@dataclass(frozen=True)
+class ReadPolicy:
+    """`[readback]`: which API statuses end a dispute or hold a resend, and the read budget."""
+
+    closed: frozenset[str] = frozenset(
+        {"won", "lost", "warning_closed", "charge_refunded", "closed", "accepted", "withdrawn",
+         "expired", "resolved"}
+    )  # fmt: skip
+    under_review: frozenset[str] = frozenset({"under_review", "warning_under_review"})
+    resend_under_review: bool = False
+    read_share: float = 0.10  # of the hour's request budget, at most, per run
+    refresh_hours: float = 24.0  # an open dispute with nothing to send is read this often
+
+    def holds(self, status: str | None) -> bool:
+        """Under review, and changed evidence may not go to it (the default)."""
+        return (status or "").lower() in self.under_review and not self.resend_under_review
+
+    def is_closed(self, status: str | None) -> bool:
+        s = (status or "").lower()
+        return s in self.closed or s.endswith("_closed")
+
+
+@dataclass(frozen=True)
+class AlertPolicy:
+    """`[alerts]`: how near a deadline a dispute is at risk, and where alerts go."""
+
+    hours: float = 48.0
+    events: bool = True
+    block: str | None = None  # '<block type slug>/<name>' of a Prefect notification block
+
+
+@dataclass(frozen=True)
+class AdvicePolicy:
+    """`[advice]`: the cost of fighting one dispute, and the amount under which one is held."""
+
+    dispute_fee: float = 15.0
+    hold_under_amount: float | None = None
