@@ -79,13 +79,15 @@ def evidence_run(
     wait_for_lock: float = 0.0,
     adopt: bool = False,
     reconcile: bool = False,
+    api_identity: str | None = None,
 ) -> dict[str, Any] | State[dict[str, Any]]:
     """Ingest the inbox, build payloads, submit, report. Returns exit code, report path, counts
     (as the data of a "Needs attention" Completed state when a person has something to do).
 
     `wait_for_lock`: seconds to wait for a run already working on this inbox (0: give up).
     `adopt`: the state store may take this inbox (it moved); `reconcile`: a new state store
-    checks the API's file listings before uploading (it replaces a lost one)."""
+    checks the API's file listings before uploading (it replaces a lost one); `api_identity`:
+    what the state calls the API when its address does not say (the inbox's own sandbox)."""
     served = trigger in SERVED_TRIGGERS
     if served:
         _say(f"{trigger} run started on {inbox}")
@@ -109,6 +111,7 @@ def evidence_run(
         adopt=adopt,
         reconcile=reconcile,
         config_dir=Path(config).parent if config else Path("config"),
+        api_identity=api_identity,
     )
     if served:
         _say(f"{trigger} run finished: {result.outcome}  (report: {result.report.parent})")

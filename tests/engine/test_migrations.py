@@ -20,6 +20,8 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
             c.execute(f"ALTER TABLE disputes DROP COLUMN {column}")
         c.execute("ALTER TABLE ingested_files DROP COLUMN inputs")
         c.execute("ALTER TABLE evidence_files DROP COLUMN kind")
+        c.execute("ALTER TABLE disputes DROP COLUMN sent_to")
+        c.execute("ALTER TABLE evidence_files DROP COLUMN sent_to")
         c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         c.execute(
             "INSERT INTO disputes (provider_dispute_id, status) VALUES ('dp_old', 'submitted')"
@@ -35,10 +37,11 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
         read_with = {r[1] for r in c.execute("PRAGMA table_info(ingested_files)")}
         kinds = {r[1] for r in c.execute("PRAGMA table_info(evidence_files)")}
         tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert int(version) == SCHEMA_VERSION == 6
+    assert int(version) == SCHEMA_VERSION >= 7
     assert {"summary_input", "api_status", "api_due_by", "approved_hash"} <= columns
     assert "inputs" in read_with and "kind" in kinds  # v5
     assert "alerts_sent" in tables  # v6
+    assert "sent_to" in columns and "sent_to" in kinds  # v7
 
 
 def test_each_migration_is_frozen_as_written(tmp_path):

@@ -108,6 +108,15 @@ def _with_sandbox(settings: Settings, sb: RunningSandbox) -> Settings:
     return settings.model_copy(update={"api": api})
 
 
+def _sandbox_identity(inbox: Path) -> str:
+    """What the state calls the inbox's own sandbox: where it keeps its state (one in memory
+    is a new API each run)."""
+    from dispute_evidence.engine.store.apis import sandbox_identity
+
+    db = _sandbox_db(inbox)
+    return sandbox_identity(db if db != ":memory:" else f"in memory {os.urandom(6).hex()}")
+
+
 def _sandbox_db(inbox: Path) -> str:
     """<inbox>/.dispute-evidence/sandbox.sqlite3, or memory when that folder is unusable (a
     link or a file: never written through; the run's report names the folder)."""
@@ -191,6 +200,7 @@ def _run(
     trigger: str,
     adopt: bool = False,
     reconcile: bool = False,
+    api_identity: str | None = None,
 ) -> dict[str, Any]:
     """One run: as a Prefect flow run when a Prefect server is there to show it, otherwise the
     same steps in this process (no temporary server: seconds instead of 13-23 s)."""
@@ -207,6 +217,7 @@ def _run(
             trigger,
             adopt=adopt,
             reconcile=reconcile,
+            api_identity=api_identity,
         )
     from dispute_evidence.engine.run import run_inbox
 
@@ -219,6 +230,7 @@ def _run(
         adopt=adopt,
         reconcile=reconcile,
         config_dir=Path("config"),
+        api_identity=api_identity,
     )
     if not sys.stderr.isatty():
         return run_inbox(settings, inbox, **kw).as_dict()  # type: ignore[arg-type]

@@ -29,6 +29,7 @@ from dispute_evidence.cli._common import (
     _print_result,
     _run,
     _sandbox_for,
+    _sandbox_identity,
     _settings_or_exit,
     _stopped_before_the_run,
     _utf8_path_or_exit,
@@ -175,6 +176,7 @@ def _run_to_the_end(
     base_url: str | None,
     adopt: bool,
     reconcile: bool,
+    api_identity: str | None = None,
 ) -> dict[str, Any]:
     """The run, stopped by SIGTERM like Ctrl-C; each way it can end is one line and an exit code."""
     from dispute_evidence.engine.run import RunLocked, Terminated
@@ -186,7 +188,9 @@ def _run_to_the_end(
 
     previous = signal.signal(signal.SIGTERM, terminated)
     try:
-        return _run(inbox, settings, state, dry_run, base_url, "manual", adopt, reconcile)
+        return _run(
+            inbox, settings, state, dry_run, base_url, "manual", adopt, reconcile, api_identity
+        )
     except KeyboardInterrupt as exc:  # before the run started: nothing was sent
         _stopped_before_the_run(exc)
     except RunLocked as exc:
@@ -259,10 +263,11 @@ def run(
     sb = _sandbox_for(inbox, settings) if sandbox else None
     settings = _with_sandbox(settings, sb) if sb is not None else settings
     base_url = sb.base_url if sb is not None else None
+    which = _sandbox_identity(inbox) if sandbox else None
     try:
         _api_or_exit(settings, base_url, dry_run)
         _state_or_exit(state or settings.paths.state, inbox, adopt)
-        result = _run_to_the_end(inbox, settings, state, dry_run, base_url, adopt, reconcile)
+        result = _run_to_the_end(inbox, settings, state, dry_run, base_url, adopt, reconcile, which)
     finally:
         if sb is not None:
             sb.stop()
@@ -296,7 +301,9 @@ def demo(
     sb = _sandbox_for(inbox, None)
     settings = _with_sandbox(settings, sb)
     try:
-        result = _run(inbox, settings, None, False, sb.base_url, "demo")
+        result = _run(
+            inbox, settings, None, False, sb.base_url, "demo", api_identity=_sandbox_identity(inbox)
+        )
     finally:
         sb.stop()
     _print_result(result)

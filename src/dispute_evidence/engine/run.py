@@ -51,6 +51,7 @@ from dispute_evidence.engine.steps import (
     prepare_step,
     submit_step,
 )
+from dispute_evidence.engine.store.apis import api_identity
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
 from dispute_evidence.exits import (
     EXIT_AUTH,
@@ -62,7 +63,7 @@ from dispute_evidence.exits import (
     EXIT_UNREACHABLE,
     EXIT_USAGE,
 )
-from dispute_evidence.inbox import InboxLayout, default_state
+from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
 from dispute_evidence.settings import Settings
 
 log = logging.getLogger("dispute_evidence.run")
@@ -172,13 +173,15 @@ def open_run(
     adopt: bool = False,
     reconcile: bool = False,
     gate: RequestGate | None = None,
+    api_identity: str | None = None,
 ) -> RunSession:
     """Open the state store, take the run lock, and start a run row.
 
     With `wait_for_lock`, a run that finds another one working waits for it (up to that many
     seconds) instead of giving up: the nightly run must not be lost to an inbox-triggered one.
     `adopt` rebinds a state store to this inbox (it moved); `reconcile` makes a new state check
-    the API's file listings before uploading (it replaces a lost or damaged one)."""
+    the API's file listings before uploading (it replaces a lost or damaged one);
+    `api_identity` names the API when its address does not (the inbox's own sandbox)."""
     inbox = inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
@@ -198,6 +201,8 @@ def open_run(
         store.bind_inbox(inbox, adopt=adopt)
         if reconcile:
             store.set_reconcile_uploads(True)
+        if api is not None and not dry_run:
+            _use_api(store, inbox, api_identity or identity_of(api))
         opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch, config_dir=config_dir)
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
@@ -220,6 +225,29 @@ def open_run(
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
         raise
+
+
+def identity_of(api: ApiSettings) -> str:
+    return api_identity(api.base_url, api.token.get_secret_value())
+
+
+def _use_api(store: StateStore, inbox: Path, identity: str) -> None:
+    """Work with this API; what was sent to another one counts as not sent here. A state from
+    before this was recorded, beside a `--sandbox` trial's API, may have sent to either."""
+    tried = (inbox / PRIVATE / "sandbox.sqlite3").exists()
+    before = store.recorded_api()
+    moved = store.use_api(identity, adopt_unrecorded=identity.startswith("sandbox ") or not tried)
+    if moved:
+        log.warning(api_switch_line(before, identity))
+
+
+def api_switch_line(before: str | None, identity: str) -> str:
+    """One line, when a state that sent to one API meets another."""
+    return (
+        f"The API {identity} has nothing from this state yet (it sent to {before or 'another API'})"
+        ": every dispute's evidence goes there, and each file is checked against its listing "
+        "before uploading, so nothing is sent twice."
+    )
 
 
 def _open_store(where: str | Path, dry_run: bool) -> tuple[StateStore, Path | None]:

@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -77,6 +77,9 @@ disputes = Table(
     Column("approved_hash", String(64)),
     Column("approved_by", Text),
     Column("approved_at", String(32)),
+    # v7: which API its evidence (submitted_hash, dispute_id, API statuses) was sent to: its
+    # address and a fingerprint of the key, never the key (engine/store/apis.py)
+    Column("sent_to", String(255)),
     Index("disputes_by_status", "status"),
 )  # fmt: skip
 
@@ -93,6 +96,7 @@ evidence_files = Table(
     Column("last_error", Text),
     Column("updated_at", String(32)),
     Column("kind", String(32)),  # v5: proof_of_delivery, receipt, policy, ... (evidence/kinds.py)
+    Column("sent_to", String(255)),  # v7: which API its upload (status, remote id) went to
     Index("files_by_status", "status"),
 )  # fmt: skip
 
@@ -266,4 +270,11 @@ def _v6(conn: Connection) -> None:
     metadata.create_all(conn, tables=[alerts_sent])
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6}
+def _v7(conn: Connection) -> None:
+    """Which API each dispute's evidence and each file was sent to (a sandbox trial must not
+    count as sent at the real API); rows sent before are attributed at the next run's API."""
+    _add_columns(conn, "disputes", {"sent_to": "VARCHAR(255)"})
+    _add_columns(conn, "evidence_files", {"sent_to": "VARCHAR(255)"})
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7}

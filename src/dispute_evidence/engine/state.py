@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dispute_evidence.engine.store.apis import ApiLedger
 from dispute_evidence.engine.store.base import (
     KEEPALIVE_SECONDS,
     LEASE_SECONDS,
@@ -52,7 +53,9 @@ __all__ = [
 ]
 
 
-class StateStore(Runs, Locks, Records, Disputes, Transitions, Readback, Reports, StoreBase):
+class StateStore(
+    Runs, Locks, Records, Disputes, Transitions, Readback, Reports, ApiLedger, StoreBase
+):
     """Run state: ingested files and records, one row per dispute and per evidence file, runs."""
 
 

@@ -117,6 +117,9 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 class StoreBase:
     """The connection, and what every part of the store uses."""
 
+    # the API this store sends to (engine/store/apis.py: use_api), stamped on what is sent
+    api_identity: str | None = None
+
     def __init__(
         self, url: str | Path, *, must_exist: bool = False, read_only: bool = False
     ) -> None:

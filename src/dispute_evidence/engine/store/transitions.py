@@ -34,10 +34,11 @@ class Transitions(StoreBase):
             attempts=attempts,
             detail=None,
             last_error=None,
+            sent_to=self.api_identity,
         )
 
     def mark_closed(self, pid: str, detail: str) -> None:
-        self._move_dispute(pid, D.CLOSED, detail=detail)
+        self._move_dispute(pid, D.CLOSED, detail=detail, sent_to=self.api_identity)
 
     def mark_awaiting_approval(self, pid: str) -> None:
         self._move_dispute(pid, D.AWAITING_APPROVAL, detail=None)
@@ -53,10 +54,14 @@ class Transitions(StoreBase):
         self._write("disputes", key, (frozenset({D.AWAITING_APPROVAL}), to), {})
 
     def mark_rejected(self, pid: str, detail: str, attempts: int) -> None:
-        self._move_dispute(pid, D.REJECTED, detail=detail, attempts=attempts)
+        self._move_dispute(
+            pid, D.REJECTED, detail=detail, attempts=attempts, sent_to=self.api_identity
+        )
 
     def mark_not_found(self, pid: str, detail: str, attempts: int) -> None:
-        self._move_dispute(pid, D.NOT_FOUND, detail=detail, attempts=attempts)
+        self._move_dispute(
+            pid, D.NOT_FOUND, detail=detail, attempts=attempts, sent_to=self.api_identity
+        )
 
     def mark_past_due(self, pid: str, detail: str) -> None:
         self._move_dispute(pid, D.PAST_DUE, detail=detail)
@@ -72,13 +77,20 @@ class Transitions(StoreBase):
 
     def mark_file_sending(self, pid: str, sha256: str) -> None:
         """Durable before the request leaves: after a crash it means 'may have landed'."""
-        self._move_file(pid, sha256, F.SENDING)
+        self._move_file(pid, sha256, F.SENDING, sent_to=self.api_identity)
 
     def mark_file_uploaded(self, pid: str, sha256: str, remote_file_id: str) -> None:
-        self._move_file(pid, sha256, F.UPLOADED, remote_file_id=remote_file_id, last_error=None)
+        self._move_file(
+            pid,
+            sha256,
+            F.UPLOADED,
+            remote_file_id=remote_file_id,
+            last_error=None,
+            sent_to=self.api_identity,
+        )
 
     def mark_file_rejected(self, pid: str, sha256: str, error: str) -> None:
-        self._move_file(pid, sha256, F.REJECTED, last_error=error)
+        self._move_file(pid, sha256, F.REJECTED, last_error=error, sent_to=self.api_identity)
 
     def mark_file_pending(self, pid: str, sha256: str, error: str) -> None:
         """It did not land (a transient failure before the API took it): send it next run."""
