@@ -10,6 +10,15 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 Hold = Literal["none", "incomplete", "all"]
+Outcome = Literal["won", "lost", "open"]
+WON = frozenset({"won"})
+LOST = frozenset({"lost", "charge_refunded"})
+
+
+def outcome(api_status: object) -> Outcome:
+    """What a dispute's status read back from the API means for us: won, lost, or still open."""
+    s = str(api_status or "").lower()
+    return "won" if s in WON else "lost" if s in LOST else "open"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dispute_evidence.api.models import (
     UploadResult,
 )
 from dispute_evidence.api.pacer import RequestGate, RequestPacer
-from dispute_evidence.api.transport import RawResponse, Transport
+from dispute_evidence.api.transport import HttpTransport, RawResponse, Transport
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, EXTENSIONS, sniff, sniff_path
 from dispute_evidence.names import upload_name
 
@@ -80,7 +80,8 @@ class DisputeEvidenceClient:
     """Async client for every endpoint of the Dispute Evidence API.
 
     One instance per API key: its token bucket is shared by every concurrent call.
-    Use as `async with DisputeEvidenceClient(...) as client:`.
+    Use as `async with DisputeEvidenceClient(...) as client:`. `transport=` replaces how an
+    attempt is sent (default: aiohttp); tests pass `api.testing.MockTransport`.
     """
 
     def __init__(
@@ -92,6 +93,7 @@ class DisputeEvidenceClient:
         pacer: RequestPacer | None = None,
         gate: RequestGate | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
+        transport: HttpTransport | None = None,
         **overrides: Any,
     ) -> None:
         if settings is None:
@@ -104,7 +106,7 @@ class DisputeEvidenceClient:
         if missing := settings.missing():
             raise ValueError(", ".join(f"{env_name(m)} is not set" for m in missing))
         self.settings = settings
-        self._transport = Transport(settings, pacer=pacer, gate=gate, sleep=sleep)
+        self._transport = Transport(settings, pacer=pacer, gate=gate, sleep=sleep, http=transport)
 
     def __repr__(self) -> str:
         return f"DisputeEvidenceClient(base_url={self.settings.base_url!r}, token=***)"

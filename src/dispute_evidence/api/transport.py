@@ -7,7 +7,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
@@ -38,6 +38,26 @@ class RawResponse:
     request: RequestInfo
 
 
+@dataclass(frozen=True)
+class HttpRequest:
+    """One attempt as it goes on the wire (the bearer token is added below this: never here)."""
+
+    method: str
+    url: str
+    params: Any
+    json: Any
+    form: aiohttp.FormData | None
+    timeout: float  # seconds for the whole attempt
+
+
+class HttpTransport(Protocol):
+    """Sends one attempt and returns the answer, as httpx's transports do: the default sends
+    it with aiohttp; tests pass a fake (api/testing.py MockTransport). Pacing, retries and the
+    translation of errors stay above it, in `Transport`, whichever sends."""
+
+    async def __call__(self, request: HttpRequest, /) -> RawResponse: ...
+
+
 @dataclass
 class TransportStats:
     attempts: int = 0
@@ -56,8 +76,10 @@ class Transport:
         gate: RequestGate | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
         rand: Callable[[], float] | None = None,
+        http: HttpTransport | None = None,
     ) -> None:
         self.settings = settings
+        self._http: HttpTransport = http or self._aiohttp
         self.gate = gate
         self.pacer = pacer or RequestPacer(
             settings.rate_limit_per_hour, settings.rate_limit_period, settings.rate_limit_burst
@@ -167,23 +189,28 @@ class Transport:
     ) -> RawResponse:
         data = form() if form is not None else None
         seconds = timeout or self.settings.timeout
+        return await self._http(HttpRequest(method, url, params, json, data, seconds))
+
+    async def _aiohttp(self, request: HttpRequest) -> RawResponse:
+        """The default HttpTransport: the attempt sent with this transport's aiohttp session."""
+        seconds = request.timeout
         client_timeout = self._timeouts.get(seconds) or self._timeouts.setdefault(
             seconds, aiohttp.ClientTimeout(total=seconds)
         )
         # a redirect is never followed: the body (evidence, a customer's files) goes to the
         # configured API or nowhere, and nothing is counted as sent that it did not receive
         async with self._get_session().request(
-            method,
-            url,
-            params=params,
-            json=json,
-            data=data,
+            request.method,
+            request.url,
+            params=request.params,
+            json=request.json,
+            data=request.form,
             timeout=client_timeout,
             allow_redirects=False,
         ) as r:
             body = await r.read()
             headers = dict(r.headers) if r.status >= 300 else {}
-            return RawResponse(r.status, body, headers, RequestInfo(method, url))
+            return RawResponse(r.status, body, headers, RequestInfo(request.method, request.url))
 
     def _error(self, response: RawResponse, idempotent: bool) -> ApiError:
         exc = error_from_response(
@@ -245,4 +272,11 @@ def _redirected(response: RawResponse) -> UnexpectedResponse:
     )
 
 
-__all__ = ["ApiUnavailable", "RateLimited", "RawResponse", "Transport"]
+__all__ = [
+    "ApiUnavailable",
+    "HttpRequest",
+    "HttpTransport",
+    "RateLimited",
+    "RawResponse",
+    "Transport",
+]

@@ -9,12 +9,11 @@ import json
 import orjson
 import pandas as pd
 
-from dispute_evidence.engine.outcomes import outcome
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.advice import HELD, OwnOutcomes, advise
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
 from dispute_evidence.evidence.letter import build_letter
-from dispute_evidence.policies import AdvicePolicy
+from dispute_evidence.policies import AdvicePolicy, outcome
 from dispute_evidence.problems import Problem, ProblemKind
 
 CE3_META = "ce3_verdicts"

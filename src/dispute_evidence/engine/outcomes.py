@@ -13,15 +13,9 @@ import orjson
 import pandas as pd
 
 from dispute_evidence.evidence.completeness import ITEMS
+from dispute_evidence.policies import outcome
 
-WON = frozenset({"won"})
-LOST = frozenset({"lost", "charge_refunded"})
 COLUMNS = ["dimension", "value", "won", "lost", "open", "win rate"]
-
-
-def outcome(api_status: Any) -> str:
-    s = str(api_status or "").lower()
-    return "won" if s in WON else "lost" if s in LOST else "open"
 
 
 def outcomes_table(table: pd.DataFrame, payloads: dict[str, bytes]) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from dispute_evidence.engine.alerts import AlertOutcome
 from dispute_evidence.engine.case import add_case_columns, case_problems
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
+from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.readback import ReadOutcome
 from dispute_evidence.engine.review import (
     ReviewOutcome,
@@ -29,15 +30,15 @@ from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome, is_summary
 from dispute_evidence.engine.submit import SubmitStats
 from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.exits import EXIT_AUTH, EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE
 from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.wording import STATUS_WORDS
-from dispute_evidence.reports.writer import escape_cell, private_folder
 
 if TYPE_CHECKING:
-    from dispute_evidence.engine.run import RunSession
+    from dispute_evidence.engine.session import RunSession
 
 # 4: the API could not be reached (or kept failing) before anything was sent.
 
@@ -476,7 +477,7 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
 
 def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) -> None:
     """Columns: the reason-aware verdict, what to add, and the current summary PDF."""
-    payloads, names, kinds = snap.payloads, snap.names, store.file_kinds()
+    payloads, names, kinds = snap.payloads, snap.names, store.file_kinds(kind_of)
     verdicts, adds, summaries = [], [], []
     reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
     still_open = table["status"].isin(OPEN_DISPUTE)
@@ -523,40 +524,3 @@ def _next_step(r: Any, dry_run: bool) -> str:
     if r.status == DisputeStatus.AWAITING_APPROVAL:
         return "waiting for your approval"
     return ""
-
-
-def write_dry_run_preview(
-    folder: Path,
-    store: StateStore,
-    pids: Sequence[str] | None = None,
-    *,
-    files: pd.DataFrame | None = None,
-) -> None:
-    """A dry run's payloads that would be sent (payloads/<dispute>.json) and the files that
-    would be uploaded (file_matches.csv), read from its copy of the state. With `pids`: those
-    disputes' (what approving held disputes would send); `files`: the file rows, if read."""
-    payloads = private_folder(folder / "payloads")
-    for pid in store.work_queue() if pids is None else pids:
-        body = store.dispute(pid).get("payload")
-        if body:
-            (payloads / f"{_safe(pid)}.json").write_bytes(
-                orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
-            )
-    files = store.file_table() if files is None else files
-    if pids is not None:
-        files = files.loc[files["provider_dispute_id"].isin(pids)]
-    else:  # held disputes' files wait with them (review.write_approval_preview lists them)
-        disputes = store.dispute_rows()
-        held = disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL]
-        files = files.loc[~files["provider_dispute_id"].isin(held["provider_dispute_id"])]
-    waiting = files.loc[
-        files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name"]
-    ]
-    # names come from the inbox: a cell a spreadsheet would run as a formula is escaped
-    waiting.rename(columns={"file_name": "file"}).map(escape_cell).to_csv(
-        folder / "file_matches.csv", index=False
-    )
-
-
-def _safe(name: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[:120]

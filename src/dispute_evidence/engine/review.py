@@ -25,6 +25,7 @@ import orjson
 import pandas as pd
 from sqlalchemy import select
 
+from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus
@@ -377,8 +378,6 @@ def write_approval_preview(folder: Path, store: StateStore, held: Sequence[str])
     file_matches.csv, and a copy of each one's summary PDF."""
     if not held:
         return
-    from dispute_evidence.engine.report import write_dry_run_preview
-
     target = folder / PREVIEW
     write_dry_run_preview(target, store, held)
     files = store.file_table()

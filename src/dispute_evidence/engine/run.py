@@ -15,10 +15,8 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from dispute_evidence.api import ApiSettings, Dispute, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
@@ -34,13 +32,12 @@ from dispute_evidence.engine.case import held_by_advice
 from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
 from dispute_evidence.engine.review import review_step
+from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
 from dispute_evidence.engine.state import (
-    KEEPALIVE_SECONDS,
     StateStore,
     new_owner,
     new_run_id,
     open_read_only,
-    process_owner_prefix,
     state_exists,
 )
 from dispute_evidence.engine.steps import (
@@ -67,9 +64,6 @@ from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
 from dispute_evidence.settings import Settings
 
 log = logging.getLogger("dispute_evidence.run")
-
-T = TypeVar("T")
-Progress = Callable[[int, int], None]  # (disputes done, disputes to do)
 
 
 class RunLocked(Exception):
@@ -103,59 +97,6 @@ def disk_full(exc: BaseException) -> str | None:
             where = "the state store could not be written"
         seen = seen.__cause__ or seen.__context__
     return where
-
-
-class StepRunner(Protocol):
-    def __call__(self, name: str, fn: Callable[..., T], /, *args: Any) -> T: ...
-
-
-def plain(name: str, fn: Callable[..., T], /, *args: Any) -> T:
-    """Run a step as a plain call (no orchestrator)."""
-    return fn(*args)
-
-
-class KeepAlive:
-    """While a run is open, a thread renews its run lock and its process's dispute leases every
-    KEEPALIVE_SECONDS: they outlive a dead process by at most their TTL, on any machine."""
-
-    def __init__(self, store: StateStore, owner: str, every: float = KEEPALIVE_SECONDS) -> None:
-        self._store, self._owner, self._every = store, owner, every
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="run-keepalive", daemon=True)
-
-    def start(self) -> KeepAlive:
-        self._thread.start()
-        return self
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self._every):
-            try:
-                self._store.renew_run_lock(self._owner)
-                self._store.renew_leases(process_owner_prefix())
-            except Exception as exc:  # noqa: BLE001 - a database hiccup: try again next beat
-                log.warning("could not renew the run lock: %s", exc)
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-
-
-@dataclass(frozen=True)
-class RunSession:
-    """What every step of one run works with; opened once, closed once, never changed."""
-
-    store: StateStore
-    opts: RunOptions
-    run_id: str
-    report_folder: Path
-    dry_run: bool
-    trigger: str
-    api: ApiSettings | None  # None: a dry run, which sends nothing
-    scratch: Path | None = None  # a dry run's throwaway copy of the state (removed at close)
-    gate: RequestGate | None = None  # the API key's budget shared with other workers, if any
-    keepalive: KeepAlive | None = None  # renews the lock and leases while the run is open
-    sent: SubmitStats = field(default_factory=SubmitStats)  # what submitting did so far
-    config: str = ""  # which config file the run uses, for its report
 
 
 # -- open and close ---------------------------------------------------------------------
@@ -503,6 +444,8 @@ __all__ = [
     "EXIT_OK",
     "EXIT_UNREACHABLE",
     "EXIT_USAGE",
+    "KeepAlive",
+    "Progress",
     "RunAborted",
     "RunLocked",
     "RunResult",

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-from dispute_evidence.engine.run import Progress, RunResult, StepRunner, plain, run_inbox
+from dispute_evidence.engine.run import RunResult, run_inbox
+from dispute_evidence.engine.session import Progress, StepRunner, plain
 from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.settings import ConfigError, Settings, load_settings

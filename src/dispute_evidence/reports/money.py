@@ -10,8 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.engine.outcomes import outcome
 from dispute_evidence.names import visible
+from dispute_evidence.policies import outcome
 
 # Where a dispute's money stands, in the order the page lists them.
 WAITING_FOR_YOU, NOT_SENT_YET, SENT = "waiting for you", "not sent yet", "sent"

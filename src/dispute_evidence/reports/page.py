@@ -30,7 +30,7 @@ from dispute_evidence.reports.money import (
 from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON, WHAT_TO_DO
 
 if TYPE_CHECKING:
-    from dispute_evidence.reports.writer import RunReport
+    from dispute_evidence.reports.run_report import RunReport
 
 MAX_HTML_ROWS = 2000  # the page stays light; disputes.xlsx has every row
 

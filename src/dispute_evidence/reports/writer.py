@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import re
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from dispute_evidence.names import visible
-from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.problems import Problem
 from dispute_evidence.reports.page import render_page
-from dispute_evidence.reports.wording import HEADING, RUN_LEVEL, WHAT_TO_DO
+from dispute_evidence.reports.run_report import RunReport
+from dispute_evidence.reports.wording import HEADING, WHAT_TO_DO
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -85,67 +85,6 @@ def escape_cell(value: Any) -> Any:
 
 def one_line(value: Any) -> str:
     return " ".join(visible(str(value)).split())
-
-
-@dataclass
-class RunReport:
-    run_id: str
-    outcome: str  # the headline: "5 sent · 3 need you"
-    dry_run: bool
-    counts: dict[str, int]
-    disputes: pd.DataFrame  # one row per dispute (engine.report.dispute_table)
-    problems: list[Problem] = field(default_factory=list)
-    changes: list[str] = field(default_factory=list)  # since the last report
-    outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)
-    files: pd.DataFrame | None = None  # evidence files (StateStore.file_table): names, blobs
-    config: str = ""  # the config file the run used ("none: defaults")
-
-    @property
-    def title(self) -> str:
-        return f"Dry run (nothing sent): {self.outcome}" if self.dry_run else self.outcome
-
-    def count_rows(self) -> list[tuple[str, str]]:
-        c = self.counts
-        rows = []
-        if self.dry_run:
-            rows += [
-                ("Disputes that would be sent", str(c.get("would_send", 0))),
-                ("Files that would be uploaded", str(c.get("would_upload", 0))),
-            ]
-        else:
-            rows += [
-                ("Disputes sent (evidence)", str(c.get("evidence_sent", 0))),
-                ("Files uploaded", str(c.get("files_uploaded", 0))),
-            ]
-            if c.get("locked"):
-                rows.append(("Skipped: another run holds them", str(c["locked"])))
-        total = c.get("disputes", 0)
-        # what is ready now (the verdict column), apart from what was sent before
-        rows.append(("Evidence complete", f"{c.get('evidence_complete', 0)} of {total}"))
-        return (
-            rows
-            + [
-                ("Disputes sent in full so far", f"{c.get('complete', 0)} of {total}"),
-                ("Problems that need you", str(c.get("need_you", 0))),
-                (
-                    "New files read",
-                    f"{c.get('new_files', 0)} (already seen: {c.get('repeated_files', 0)})",
-                ),
-                ("Rows rejected (new files)", str(c.get("rows_rejected", 0))),
-                ("API requests", str(c.get("requests", 0))),
-            ]
-            + ([("Config file", self.config)] if self.config else [])
-        )
-
-    def top_problems(self) -> list[Problem]:
-        return [p for p in self.problems if p.kind in RUN_LEVEL]
-
-    def grouped_problems(self) -> dict[ProblemKind, list[Problem]]:
-        groups: dict[ProblemKind, list[Problem]] = {}
-        for p in self.problems:
-            if p.kind not in RUN_LEVEL:
-                groups.setdefault(p.kind, []).append(p)
-        return groups
 
 
 PROBLEM_COLUMNS = [

@@ -3,7 +3,7 @@ and the recovery mode of a replaced state (reconcile uploads)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, or_, select
@@ -23,7 +23,6 @@ from dispute_evidence.engine.store.base import (
     StoreBase,
     now_iso,
 )
-from dispute_evidence.evidence.kinds import kind_of
 
 
 class Disputes(StoreBase):
@@ -221,9 +220,9 @@ class Disputes(StoreBase):
                 out.setdefault(pid, []).append(name)
         return out
 
-    def file_kinds(self) -> dict[str, list[str]]:
+    def file_kinds(self, judge: Callable[[str], str]) -> dict[str, list[str]]:
         """{dispute: the kinds of its evidence files} (our own summaries left out; a file
-        registered before kinds were kept is judged by its name)."""
+        registered before kinds were kept is judged by its name, by `judge`)."""
 
         c_ = evidence_files.c
         q = select(c_.provider_dispute_id, c_.kind, c_.file_name).order_by(
@@ -234,7 +233,7 @@ class Disputes(StoreBase):
             for pid, kind, name in c.execute(q):
                 summary = kind == "summary" or str(name).startswith(f"{pid}-evidence-summary")
                 if not summary:
-                    out.setdefault(pid, []).append(kind or kind_of(name))
+                    out.setdefault(pid, []).append(kind or judge(name))
         return out
 
     def set_summary_inputs(self, made: dict[str, str]) -> None:

@@ -1,0 +1,76 @@
+"""What every step of one run works with: the session (opened once, closed once, never
+changed), the keep-alive that renews its lock, and how a step is run (plainly, or as a Prefect
+task). Below engine/run.py and engine/report.py, which both read a session."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from dispute_evidence.api.config import ApiSettings
+from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.engine.state import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
+from dispute_evidence.engine.steps import RunOptions
+from dispute_evidence.engine.submit import SubmitStats
+
+log = logging.getLogger("dispute_evidence.run")
+
+T = TypeVar("T")
+Progress = Callable[[int, int], None]  # (disputes done, disputes to do)
+
+
+class StepRunner(Protocol):
+    def __call__(self, name: str, fn: Callable[..., T], /, *args: Any) -> T: ...
+
+
+def plain(name: str, fn: Callable[..., T], /, *args: Any) -> T:
+    """Run a step as a plain call (no orchestrator)."""
+    return fn(*args)
+
+
+class KeepAlive:
+    """While a run is open, a thread renews its run lock and its process's dispute leases every
+    KEEPALIVE_SECONDS: they outlive a dead process by at most their TTL, on any machine."""
+
+    def __init__(self, store: StateStore, owner: str, every: float = KEEPALIVE_SECONDS) -> None:
+        self._store, self._owner, self._every = store, owner, every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="run-keepalive", daemon=True)
+
+    def start(self) -> KeepAlive:
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                self._store.renew_run_lock(self._owner)
+                self._store.renew_leases(process_owner_prefix())
+            except Exception as exc:  # noqa: BLE001 - a database hiccup: try again next beat
+                log.warning("could not renew the run lock: %s", exc)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+
+@dataclass(frozen=True)
+class RunSession:
+    """What every step of one run works with; opened once, closed once, never changed."""
+
+    store: StateStore
+    opts: RunOptions
+    run_id: str
+    report_folder: Path
+    dry_run: bool
+    trigger: str
+    api: ApiSettings | None  # None: a dry run, which sends nothing
+    scratch: Path | None = None  # a dry run's throwaway copy of the state (removed at close)
+    gate: RequestGate | None = None  # the API key's budget shared with other workers, if any
+    keepalive: KeepAlive | None = None  # renews the lock and leases while the run is open
+    sent: SubmitStats = field(default_factory=SubmitStats)  # what submitting did so far
+    config: str = ""  # which config file the run uses, for its report
