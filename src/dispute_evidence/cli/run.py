@@ -166,6 +166,8 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool) -> None:
     except StateError as exc:
         typer.echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
+    except OSError as exc:  # a full disk where the state is: one line, exit 74
+        _one_line_or_raise(exc)
 
 
 def _run_to_the_end(

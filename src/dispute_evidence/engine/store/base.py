@@ -3,12 +3,13 @@ run ids and the `meta` key-value rows the other parts share."""
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, NoReturn, Self
 
 from sqlalchemy import create_engine, event, select, text
 from sqlalchemy.engine import Engine
@@ -106,6 +107,19 @@ def _is_empty_file(path: str) -> bool:
         return False
 
 
+FULL_BELOW = 1 << 20  # bytes: less free space than this where the state is, is a full disk
+
+
+def _space_left(folder: Path) -> int:
+    """Bytes an unprivileged process may still write in `folder`'s filesystem (a large number
+    when that cannot be told)."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return 1 << 62
+    return st.f_bavail * st.f_frsize
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
@@ -154,7 +168,16 @@ class StoreBase:
                 Path(str(self.engine.url.database)).unlink(missing_ok=True)
             if "disk is full" in str(exc):
                 raise  # not damage: said as a full disk, one line, by the caller
-            raise StateDamaged(self._damaged(exc)) from None
+            self._full_disk_or_damaged(exc)
+
+    def _full_disk_or_damaged(self, exc: DatabaseError) -> NoReturn:
+        """SQLite says 'disk I/O error' when it cannot grow its journal on a full disk: with no
+        space left where the state is, that is a full disk (ENOSPC, exit 74), not damage."""
+        database = self._where()
+        io_error = self.engine.dialect.name == "sqlite" and "I/O error" in str(exc)
+        if io_error and _space_left(Path(database).parent) < FULL_BELOW:
+            raise OSError(errno.ENOSPC, "No space left on device", database) from exc
+        raise StateDamaged(self._damaged(exc)) from None
 
     def _damaged(self, exc: DatabaseError | str) -> str:
         why = exc if isinstance(exc, str) else str(exc.orig).splitlines()[0]
