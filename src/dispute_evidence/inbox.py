@@ -24,9 +24,9 @@ import shutil
 import stat
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
+from dispute_evidence import clock
 from dispute_evidence.names import label
 
 SETTLE_SECONDS = 5.0
@@ -168,7 +168,7 @@ def _move_into(root: Path, path: Path, folder: tuple[str, ...]) -> Path:
 
 def archive(inbox: Path, path: Path, run_id: str) -> Path:
     """Move a fully ingested file to archive/<date>/<run-id>/, keeping its sub-folder."""
-    return _move_into(inbox, path, (ARCHIVE, datetime.now(UTC).strftime("%Y-%m-%d"), run_id))
+    return _move_into(inbox, path, (ARCHIVE, clock.now().strftime("%Y-%m-%d"), run_id))
 
 
 def reject(inbox: Path, path: Path, reason: str) -> Path:

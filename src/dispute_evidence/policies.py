@@ -80,3 +80,19 @@ class AdvicePolicy:
 
     dispute_fee: float = 15.0
     hold_under_amount: float | None = None
+
+
+@dataclass(frozen=True)
+class RetentionPolicy:
+    """`[retention]`: days after which customer data, report folders and archived drops go
+    (None: kept; engine/retention.py)."""
+
+    customer_data_days: int | None = None
+    reports_days: int | None = None
+    archive_days: int | None = None
+
+    @property
+    def active(self) -> bool:
+        return any(
+            d is not None for d in (self.customer_data_days, self.reports_days, self.archive_days)
+        )

@@ -52,7 +52,14 @@ from pydantic_settings import (
 from dispute_evidence.api.config import ApiSettings, api_environ, env_name
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.names import did_you_mean
-from dispute_evidence.policies import AdvicePolicy, AlertPolicy, Hold, ReadPolicy, ReviewPolicy
+from dispute_evidence.policies import (
+    AdvicePolicy,
+    AlertPolicy,
+    Hold,
+    ReadPolicy,
+    RetentionPolicy,
+    ReviewPolicy,
+)
 
 if TYPE_CHECKING:
     from dispute_evidence.ingest.layouts import Mapping
@@ -280,6 +287,32 @@ class AlertsSection(_Section):
         return AlertPolicy(hours=self.alert_hours, events=self.events, block=self.block)
 
 
+class RetentionSection(_Section):
+    """How long customer data, reports and archived drops are kept. Off by default: nothing is
+    ever deleted unless a number of days is set here (engine/retention.py)."""
+
+    customer_data_days: int | None = Field(
+        None,
+        ge=0,
+        description="Days after a dispute closes before its customer's names, emails, "
+        "addresses, IP addresses and device ids are cleared from the state and the stored "
+        "copies of its files in .dispute-evidence/ are deleted (amounts, dates, outcomes and "
+        "evidence kinds stay). Unset: kept.",
+    )
+    reports_days: int | None = Field(
+        None, ge=1, description="Report folders older than this many days are removed. Unset: kept."
+    )
+    archive_days: int | None = Field(
+        None,
+        ge=1,
+        description="archive/<date>/ folders (the analysts' own files) older than this many "
+        "days are removed. Unset: kept.",
+    )
+
+    def policy(self) -> RetentionPolicy:
+        return RetentionPolicy(self.customer_data_days, self.reports_days, self.archive_days)
+
+
 class ScheduleSection(_Section):
     cron: str = Field("0 2 * * *", description="Nightly run (cron).")
     timezone: str | None = Field(
@@ -332,6 +365,7 @@ class Settings(BaseSettings):
     review: ReviewSection = Field(default_factory=ReviewSection)
     alerts: AlertsSection = Field(default_factory=AlertsSection)
     advice: AdviceSection = Field(default_factory=AdviceSection)
+    retention: RetentionSection = Field(default_factory=RetentionSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     paths: PathsSection = Field(default_factory=PathsSection)
     prefect: PrefectSection = Field(default_factory=PrefectSection)

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 from sqlalchemy import insert, select
 
+from dispute_evidence import clock
 from dispute_evidence.engine.schema import alerts_sent, disputes, evidence_files
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import DisputeStatus
@@ -131,7 +132,7 @@ def send_alerts(
     """Alert about each dispute at risk not yet alerted today; record them once they reached
     someone (the block notified; without a block, the events emitted), so a failed alert is
     tried again next run."""
-    now = now or datetime.now(UTC)
+    now = now or clock.now()
     day = now.strftime("%Y-%m-%d")
     done = alerted_on(store, day)
     risks = [r for r in at_risk(store, now, policy.hours) if r.pid not in done]

@@ -16,9 +16,10 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
+from dispute_evidence import clock
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import NotFound
@@ -54,7 +55,7 @@ async def read_back(
     if not known:
         return out
     work = set(store.work_queue())
-    stale = (datetime.now(UTC) - timedelta(hours=policy.refresh_hours)).isoformat()
+    stale = (clock.now() - timedelta(hours=policy.refresh_hours)).isoformat()
     must = [d for d in known if d["provider_dispute_id"] in work]
     due = [
         d

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pandas as pd
 
+from dispute_evidence import clock
 from dispute_evidence.engine.alerts import AlertOutcome
 from dispute_evidence.engine.case import add_case_columns, case_problems
+from dispute_evidence.engine.history import history_columns, mark_history
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.preview import write_dry_run_preview
@@ -104,6 +106,8 @@ def report(
     problems = table_problems(table, snap.files, store, review, problems, session.dry_run)
     code = _exit(session, submitted)
     counts = run_counts(session, ingested, submitted, alerted, review, table, problems)
+    if prepared.retention is not None:  # [retention] is set: say what it removed
+        counts.update(prepared.retention.counts())
     if session.dry_run:
         write_dry_run_preview(session.report_folder, store, files=snap.files)
     held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
@@ -369,6 +373,9 @@ def weak_evidence(table: pd.DataFrame) -> list[Problem]:
     ]
 
 
+LISTED = ("provider_dispute_id", "amount", "currency", "reason")  # from the disputes list
+
+
 def dispute_table(
     store: StateStore,
     problems: Sequence[Problem] = (),
@@ -393,15 +400,15 @@ def dispute_table(
         .sort_values(["response_due_by", "provider_dispute_id"], na_position="last")
         .reset_index(drop=True)
     )
-    listed = store.load_records(["disputes"])["disputes"]
+    listed = store.load_records(["disputes"], LISTED)["disputes"]
     if not listed.empty:  # the disputes list's own columns, as last dropped
         listed = listed.drop_duplicates("provider_dispute_id", keep="last")
-        keep = [c for c in ("amount", "currency", "reason") if c in listed]
+        keep = [c for c in LISTED[1:] if c in listed]
         table = table.merge(
             listed[["provider_dispute_id", *keep]], on="provider_dispute_id", how="left"
         )
     due = pd.to_datetime(table["response_due_by"], utc=True, errors="coerce")
-    left = (due - pd.Timestamp.now(tz="UTC")) / pd.Timedelta(days=1)
+    left = (due - pd.Timestamp(clock.now())) / pd.Timedelta(days=1)
     table["days_left"] = left.map(lambda d: None if pd.isna(d) else int(d // 1))
     table["status_words"] = table["status"].map(STATUS_WORDS).fillna(table["status"])
     bad_files: dict[str, list[str]] = {}
@@ -411,13 +418,19 @@ def dispute_table(
     table["file_problems"] = table["provider_dispute_id"].map(
         lambda pid: "; ".join(bad_files.get(pid, []))
     )
-    _add_completeness(table, store, snap)
-    table["next_step"] = [_next_step(r, dry_run) for r in table.itertuples(index=False)]
+    old = mark_history(table)  # ended long ago: counted, not worked on (engine/history.py)
+    full = table.loc[~old].reset_index(drop=True)
+    _add_completeness(full, store, snap)
+    full["next_step"] = [_next_step(r, dry_run) for r in full.itertuples(index=False)]
     # a dispute held under the fight threshold says so
-    add_case_columns(table, store, advice, payloads=snap.payloads, names=snap.names)
-    table["state_words"] = [plain_state(r, dry_run) for r in table.itertuples(index=False)]
-    table["needs_something"] = [needs_something(r) for r in table.itertuples(index=False)]
-    return table
+    add_case_columns(full, store, advice, payloads=snap.payloads, names=snap.names)
+    full["state_words"] = [plain_state(r, dry_run) for r in full.itertuples(index=False)]
+    full["needs_something"] = [needs_something(r) for r in full.itertuples(index=False)]
+    if not old.any():
+        return full
+    rows = pd.concat([full, history_columns(table.loc[old], full)], ignore_index=True)
+    order = ["response_due_by", "provider_dispute_id"]
+    return rows.sort_values(order, na_position="last", kind="stable").reset_index(drop=True)
 
 
 def _days(r: Any) -> int | None:

@@ -25,6 +25,7 @@ import orjson
 import pandas as pd
 from sqlalchemy import select
 
+from dispute_evidence import clock
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.state import StateStore, now_iso
@@ -178,7 +179,7 @@ def review_step(
 ) -> ReviewOutcome:
     """Apply approvals dropped in the inbox, then hold what the policy holds and release what
     is approved (or no longer held). Runs after the build, before anything is sent."""
-    now = now or datetime.now(UTC)
+    now = now or clock.now()
     out = ReviewOutcome(sweep_on=policy.sweep_hours is not None)
     out.from_sheets, out.problems = apply_sheet_approvals(store)
     # with nothing held by policy, only disputes held before (the policy changed) are looked at

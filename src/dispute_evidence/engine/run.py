@@ -31,6 +31,7 @@ from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.case import held_by_advice
 from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
+from dispute_evidence.engine.retention import apply_retention
 from dispute_evidence.engine.review import review_step
 from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
 from dispute_evidence.engine.state import (
@@ -229,6 +230,7 @@ def run_options(
         review=settings.review.policy(),
         alerts=settings.alerts.policy(),
         advice=settings.advice.policy(),
+        retention=settings.retention.policy(),
     )
 
 
@@ -284,6 +286,14 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
         False
     )  # every file in the inbox is registered: reconciling is enough
     out.review = review_step(store, session.opts.review)  # before anything is sent
+    if session.opts.retention.active:
+        out.retention = apply_retention(
+            store,
+            session.opts.retention,
+            inbox=session.opts.inbox,
+            reports=session.report_folder.parent,
+            dry_run=session.dry_run,
+        )
     return out
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.engine.case import keep_ce3
+from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.submit import SubmitStats, Submitter
@@ -46,7 +47,13 @@ from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
-from dispute_evidence.policies import AdvicePolicy, AlertPolicy, ReadPolicy, ReviewPolicy
+from dispute_evidence.policies import (
+    AdvicePolicy,
+    AlertPolicy,
+    ReadPolicy,
+    RetentionPolicy,
+    ReviewPolicy,
+)
 from dispute_evidence.problems import Problem, ProblemKind
 
 log = logging.getLogger("dispute_evidence.steps")
@@ -82,6 +89,7 @@ class RunOptions:
     review: ReviewPolicy = field(default_factory=ReviewPolicy)  # what waits for approval
     alerts: AlertPolicy | None = None  # alerts about disputes at risk (None: none)
     advice: AdvicePolicy = field(default_factory=AdvicePolicy)  # fight or accept ([advice])
+    retention: RetentionPolicy = field(default_factory=RetentionPolicy)  # [retention]: off
 
 
 @dataclass
@@ -155,6 +163,7 @@ class PrepareOutcome:
     summaries_added: int = 0
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
     review: ReviewOutcome | None = None  # what waits for approval (engine/review.py)
+    retention: RetentionOutcome | None = None  # what [retention] removed (or would)
 
     def build_problems(self) -> list[Problem]:
         """Found by building payloads from every record: kept until the next build."""

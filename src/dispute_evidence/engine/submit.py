@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -22,6 +22,7 @@ from urllib.parse import unquote
 import orjson
 from pydantic import ValidationError
 
+from dispute_evidence import clock
 from dispute_evidence.api import (
     AuthenticationFailed,
     DisputeEvidenceClient,
@@ -96,7 +97,7 @@ class Submitter:
         self.concurrency = concurrency
         self.owner = new_owner(uuid.uuid4().hex[:8])
         self.stats = stats if stats is not None else SubmitStats()
-        self._now = now or (lambda: datetime.now(UTC))
+        self._now = now or clock.now
         self._on_done = on_done
         self._abort: AuthenticationFailed | PermissionDenied | None = None
 

@@ -234,11 +234,26 @@ def problem_groups(
     ]
 
 
+def history_summary(old: pd.DataFrame) -> str:
+    """One line for the disputes that ended long ago: how many, and how they ended."""
+    if old.empty:
+        return ""
+    ends = old["api_status"].fillna("").replace("", pd.NA).fillna(old["status_words"])
+    counted = ", ".join(f"{text(k)} {n:,}" for k, n in ends.value_counts().items())
+    return (
+        f"{len(old):,} dispute(s) that ended over a month ago ({counted}) are not listed "
+        "here: disputes.xlsx and history/disputes-ended-YYYY-MM.xlsx in the reports folder "
+        "hold every row."
+    )
+
+
 def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
     """The page's HTML; copies the shown disputes' summary PDFs into folder/pdf/."""
     table = report.disputes
     columns = page_columns(table)
-    shown = table.head(MAX_HTML_ROWS)
+    ended = table.get("ended_month", pd.Series("", index=table.index)).fillna("") != ""
+    current = table.loc[~ended]  # disputes that ended long ago are counted, not listed
+    shown = current.head(MAX_HTML_ROWS)
     pids = set(shown["provider_dispute_id"].astype(str)) if not shown.empty else set()
     inputs = _Inputs.of(report.files, report.problems, pids)
     views = dispute_views(shown, inputs, columns, folder) if not shown.empty else []
@@ -252,8 +267,9 @@ def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
         money=money(table),
         columns=columns,
         disputes=views,
-        total=len(table),
-        hidden_rows=max(len(table) - MAX_HTML_ROWS, 0),
+        total=len(current),
+        hidden_rows=max(len(current) - MAX_HTML_ROWS, 0),
+        history=history_summary(table.loc[ended]),
         states=[(b, n) for b, n in states if n],
         need=problem_groups(report.problems, anchors, action=True),
         info=problem_groups(report.problems, anchors, action=False),

@@ -58,8 +58,22 @@ class RunReport:
                 ("Rows rejected (new files)", str(c.get("rows_rejected", 0))),
                 ("API requests", str(c.get("requests", 0))),
             ]
+            + self._retention_rows()
             + ([("Config file", self.config)] if self.config else [])
         )
+
+    def _retention_rows(self) -> list[tuple[str, str]]:
+        """What [retention] removed, or in a dry run would (none when it is not set)."""
+        c, verb = self.counts, "would be " if self.dry_run else ""
+        if "retention_disputes" not in c:
+            return []
+        return [
+            (f"Customer data {verb}cleared (disputes closed long enough)",
+             str(c["retention_disputes"])),
+            (f"Stored copies of their files {verb}deleted", str(c["retention_files"])),
+            (f"Old report folders {verb}removed", str(c["retention_reports"])),
+            (f"Old archive folders {verb}removed", str(c["retention_archive"])),
+        ]  # fmt: skip
 
     def top_problems(self) -> list[Problem]:
         return [p for p in self.problems if p.kind in RUN_LEVEL]

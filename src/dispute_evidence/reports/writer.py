@@ -292,6 +292,10 @@ def write_report(report: RunReport, folder: Path) -> Path:
     """Write every report file into `folder` and copy them to ../latest/; returns summary.md."""
     private_folder(folder)
     disputes = report.disputes
+    books = disputes.get("history_book", pd.Series("", index=disputes.index)).fillna("")
+    if not report.dry_run:  # one workbook per month wholly in the past, written once
+        write_history_books(disputes.loc[books != ""], folder.parent / HISTORY)
+    disputes = disputes.loc[books == ""]
     status = disputes.get("status")
     _write_table(disputes_frame(disputes), folder, "disputes", "Disputes", status)
     _write_table(problems_frame(report.problems), folder, "problems", "Problems")
@@ -306,6 +310,28 @@ def write_report(report: RunReport, folder: Path) -> Path:
     if not report.dry_run:
         _copy_latest(folder)
     return folder / "summary.md"
+
+
+HISTORY = "history"  # <reports>/history/disputes-ended-YYYY-MM.xlsx
+
+
+def write_history_books(rows: pd.DataFrame, folder: Path) -> list[Path]:
+    """The rows of disputes that ended in a month now wholly past, one workbook per month,
+    written when missing (such rows no longer change; engine/history.py)."""
+    made: list[Path] = []
+    if rows.empty:
+        return made
+    for month, group in rows.groupby("history_book", sort=True):
+        target = folder / f"disputes-ended-{month}.xlsx"
+        if target.exists():
+            continue
+        private_folder(folder)
+        _write_table(disputes_frame(group), folder, f".{target.stem}.partial", "Disputes")
+        (folder / f".{target.stem}.partial.csv").unlink(missing_ok=True)
+        (folder / f".{target.stem}.partial.xlsx").replace(target)
+        target.chmod(0o600)
+        made.append(target)
+    return made
 
 
 def _copy_latest(folder: Path) -> None:

@@ -6,6 +6,8 @@ import secrets
 import string
 from datetime import UTC, datetime
 
+from dispute_evidence import clock
+
 _ALPHABET = string.ascii_letters + string.digits
 
 
@@ -21,4 +23,5 @@ def iso(ts: datetime) -> str:
 
 
 def utcnow() -> datetime:
-    return datetime.now(UTC)
+    """Now, by the pipeline's clock (a simulation in one process moves both sides' calendar)."""
+    return clock.now()

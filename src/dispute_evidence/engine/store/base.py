@@ -7,7 +7,6 @@ import errno
 import os
 import socket
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, Self
 
@@ -15,6 +14,7 @@ from sqlalchemy import create_engine, event, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError
 
+from dispute_evidence import clock
 from dispute_evidence.engine.schema import (
     meta,
     migrate,
@@ -67,11 +67,11 @@ def owner_is_dead(owner: str | None) -> bool:
 
 
 def new_run_id() -> str:
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+    return clock.now().strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return clock.now().replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def state_url(value: str | Path) -> str:

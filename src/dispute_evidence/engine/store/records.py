@@ -89,8 +89,11 @@ class Records(StoreBase):
             if name not in present:  # canonical field names: letters and underscores only
                 c.execute(text(f'ALTER TABLE {table} ADD COLUMN "{name}" TEXT'))
 
-    def load_records(self, kinds: Iterable[str] = RECORD_TABLES) -> dict[str, pd.DataFrame]:
-        """Every record known so far, in ingest order (file by file, row by row)."""
+    def load_records(
+        self, kinds: Iterable[str] = RECORD_TABLES, columns: Iterable[str] | None = None
+    ) -> dict[str, pd.DataFrame]:
+        """Every record known so far, in ingest order (file by file, row by row); only
+        `columns` of them (those the table has) when given: a report needs a few of many."""
         out = {}
         with self.engine.connect() as c:
             for kind in kinds:
@@ -100,10 +103,19 @@ class Records(StoreBase):
                         kind
                     ]  # nothing of this kind yet: no rows, all columns
                     continue
-                frame = pd.read_sql(f"SELECT * FROM {table} ORDER BY _seq, _row", c)  # noqa: S608 - fixed names
+                frame = pd.read_sql(
+                    f"SELECT {self._columns(c, table, columns)} FROM {table} ORDER BY _seq, _row", c
+                )  # noqa: S608 - fixed names
                 # _seq stays: which ingest (file version) each row came from
                 out[kind] = frame.fillna("")
         return out
+
+    @staticmethod
+    def _columns(c: Any, table: str, wanted: Iterable[str] | None) -> str:
+        if wanted is None:
+            return "*"
+        present = {col["name"] for col in inspect(c).get_columns(table)}
+        return ", ".join(f'"{name}"' for name in wanted if name in present) or "*"
 
     def needs_rebuild(self, inputs: str | None = None) -> bool:
         """Records arrived since the last build (also true after a run died between the two),

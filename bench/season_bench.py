@@ -1,0 +1,194 @@
+"""Issue 32: a season of nightly runs. One inbox, one state, a simulated year against the local
+API (in this process, on the pipeline's clock, which the bench advances a day a night).
+
+Each night N new disputes arrive at the API and in the inbox (disputes, orders and shipments
+CSVs; a third with a proof PDF; one in twenty without its order, so it waits and its deadline
+passes), the provider decides each dispute 30-75 days after it arrived, and one real run
+(`engine.run.run_inbox`, as `dispute-evidence run` makes it) ingests, builds, reads back,
+sends and reports. Printed per simulated month: the nightly run's wall and CPU time (median;
+CPU is this process's minus the local API's thread), requests to the API, the state's size, the
+report folder's size and the page's size; at the end how the last 30 nights compare with the
+first 30, bytes of state per dispute and peak memory.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import resource
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bench.common import figure, heading
+from dispute_evidence import clock
+from dispute_evidence.sandbox.app import STATS_KEY, SandboxConfig
+from dispute_evidence.sandbox.ids import iso
+from dispute_evidence.sandbox.runner import RunningSandbox, run_sandbox_in_thread
+from dispute_evidence.sandbox.workload import write_rows
+
+TOKEN = "sk_bench_season_token"
+START = datetime(2027, 1, 1, 2, 0, tzinfo=UTC)  # the first night's run, 02:00 UTC
+OUTCOMES = ("won", "won", "lost", "warning_closed", "charge_refunded")
+PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+
+@dataclass
+class Night:
+    wall: float
+    cpu: float
+    requests: int
+    state_bytes: int
+    reports_bytes: int
+    page_bytes: int
+
+
+@dataclass
+class Season:
+    """The simulated world: what the provider decides when, and the figures of every night."""
+
+    root: Path
+    per_night: int
+    rng: random.Random = field(default_factory=lambda: random.Random(32))
+    decisions: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    nights: list[Night] = field(default_factory=list)
+
+    @property
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state.sqlite3"
+
+    @property
+    def reports(self) -> Path:
+        return self.root / "reports"
+
+
+def arrive(season: Season, sb: RunningSandbox, night: int, today: datetime) -> None:
+    """The night's new disputes: at the API, and their rows (and some proofs) in the inbox."""
+    rng, disputes, orders, ships = season.rng, [], [], []
+    (season.inbox / "proofs").mkdir(parents=True, exist_ok=True)
+    for i in range(season.per_night):
+        pid, order = f"dp_{night:03d}_{i:03d}", f"#{night:03d}{i:03d}"
+        due = today + timedelta(days=rng.randint(7, 20))
+        sb.call(lambda store, r: store.add_dispute(r), _api_row(pid, today, due, 1000 + i))
+        disputes.append([pid, order, "product_not_received", iso(due)])
+        if rng.random() >= 0.05:  # one in twenty waits for an order that never comes
+            orders += [[order[1:], f"Item {j}", 9.5 + j, 1, "USD", f"c{pid}@example.com",
+                        f"Customer {pid}", "1 Main St, Springfield"] for j in range(2)]  # fmt: skip
+            ships.append(
+                [order[1:], f"1Z{night:03d}{i:05d}", "UPS", iso(today - timedelta(days=9))]
+            )
+        if i % 3 == 0:
+            (season.inbox / "proofs" / f"{pid}_delivery.pdf").write_bytes(PDF + pid.encode())
+        season.decisions[night + rng.randint(30, 75)].append(pid)
+    write_rows(season.inbox / f"disputes-{night:03d}.csv",
+               ["provider_dispute_id", "order_number", "reason", "response_due_by"], disputes)  # fmt: skip
+    write_rows(season.inbox / f"orders-{night:03d}.csv",
+               ["order_number", "product_title", "price", "quantity", "currency_code",
+                "customer_email", "customer_name", "shipping_address"], orders)  # fmt: skip
+    write_rows(season.inbox / f"shipments-{night:03d}.csv",
+               ["order_number", "tracking_number", "carrier", "delivered_at"], ships)  # fmt: skip
+
+
+def _api_row(pid: str, today: datetime, due: datetime, amount: int) -> dict[str, Any]:
+    return {"provider_dispute_id": pid, "initiated_at": iso(today - timedelta(days=2)),
+            "response_due_by": iso(due), "amount": amount, "currency": "USD",
+            "reason": "product_not_received", "status": "needs_response", "provider": "stripe"}  # fmt: skip
+
+
+def decide(season: Season, sb: RunningSandbox, night: int) -> None:
+    """The provider's outcomes due tonight (30-75 days after each dispute arrived)."""
+    for pid in season.decisions.pop(night, []):
+        sb.move(pid, season.rng.choice(OUTCOMES))
+
+
+def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Night:
+    from dispute_evidence.engine.run import run_inbox
+
+    thread = time.pthread_getcpuclockid(sb.thread.ident or 0)
+    admitted = sb.call(lambda _s: sb.app[STATS_KEY]["admitted"])
+    cpu0, api0, t0 = _cpu(), time.clock_gettime(thread), time.perf_counter()
+    result = run_inbox(settings, season.inbox, api=api, state=season.state, trigger="nightly")
+    wall = time.perf_counter() - t0
+    cpu = _cpu() - cpu0 - (time.clock_gettime(thread) - api0)
+    assert result.exit_code in (0, 1), f"night run failed: {result.outcome}"
+    page = result.report.parent / "summary.html"
+    return Night(
+        wall,
+        cpu,
+        sb.call(lambda _s: sb.app[STATS_KEY]["admitted"]) - admitted,
+        sum(_size(Path(f"{season.state}{s}")) for s in ("", "-wal")),
+        sum(_size(p) for p in season.reports.rglob("*")),
+        _size(page),
+    )
+
+
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+
+
+def print_months(nights: list[Night]) -> None:
+    print(f"  {'month':<6}{'wall s':>9}{'CPU s':>8}{'requests':>10}{'state MB':>10}"
+          f"{'reports MB':>12}{'page KB':>9}")  # fmt: skip
+    for m in range(0, len(nights), 30):
+        month = nights[m : m + 30]
+        last = month[-1]
+        print(f"  {m // 30 + 1:<6}{statistics.median(n.wall for n in month):>9.2f}"
+              f"{statistics.median(n.cpu for n in month):>8.2f}"
+              f"{statistics.median(n.requests for n in month):>10.0f}"
+              f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>12.1f}"
+              f"{last.page_bytes / 1e3:>9.0f}", flush=True)  # fmt: skip
+
+
+def run(quick: bool = False) -> None:
+    from dispute_evidence.settings import load_settings
+
+    per_night, days = (6, 365) if quick else (250, 365)
+    heading(f"season: {days} nightly runs, {per_night} new disputes a night, one inbox (issue 32)")
+    logging.getLogger("dispute_evidence").setLevel(logging.ERROR)
+    os.environ.update(DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS="0")
+    config = SandboxConfig(tokens=(TOKEN,), rate_limit=10**9)
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-season-") as tmp,
+        run_sandbox_in_thread(config) as sb,
+    ):
+        season = Season(Path(tmp), per_night)
+        settings = load_settings(None, paths={"reports": str(season.reports)})
+        api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
+        api = api.model_copy(update={"rate_limit_per_hour": 10**9})
+        for night in range(days):
+            today = START + timedelta(days=night)
+            began = time.monotonic()
+            with clock.use(lambda t=today, b=began: t + timedelta(seconds=time.monotonic() - b)):
+                decide(season, sb, night)
+                arrive(season, sb, night, today)
+                season.nights.append(one_night(season, sb, settings, api))
+        print_months(season.nights)
+        total = per_night * days
+        first = statistics.median(n.wall for n in season.nights[:30])
+        last = statistics.median(n.wall for n in season.nights[-30:])
+        cpu_first = statistics.median(n.cpu for n in season.nights[:30])
+        cpu_last = statistics.median(n.cpu for n in season.nights[-30:])
+    figure("nightly run, last 30 days / first 30 days (median)", f"{last / first:.2f}",
+           "target <= 1.5")  # fmt: skip
+    figure("the same in CPU time", f"{cpu_last / cpu_first:.2f}")
+    figure("state bytes per dispute", f"{season.nights[-1].state_bytes / total:,.0f}")
+    figure("peak memory (MB, max RSS of this process)",
+           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}")  # fmt: skip

@@ -1,0 +1,232 @@
+"""Retention: customer data kept only as long as the merchant says (`[retention]`, off by default).
+
+- `customer_data_days`: that many days after a dispute closed, the customer's names, emails,
+  addresses, IP addresses and device ids are cleared from its payload and from the order and
+  payment rows it was built from, and the stored copies of its files (`.dispute-evidence/`,
+  its uploads and summary PDFs) are deleted. Amounts, dates, outcomes and evidence kinds stay,
+  so win rates still add up.
+- `reports_days`: report folders older than that are removed (`latest/` stays).
+- `archive_days`: the archive's dated folders older than that are removed (the analysts' own
+  files, so only when set).
+
+A run says what it removed; a dry run says what it would, and removes nothing. Disputes are
+cleared once: a watermark in `meta` remembers up to when, so a night's cost does not grow with
+the closed disputes of past years.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+from sqlalchemy import and_, func, inspect, select, text, update
+
+from dispute_evidence import clock
+from dispute_evidence.engine.schema import RECORD_TABLES, disputes, evidence_files
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.status import DisputeStatus
+from dispute_evidence.inbox import ARCHIVE, PRIVATE
+from dispute_evidence.policies import RetentionPolicy
+
+log = logging.getLogger("dispute_evidence.retention")
+
+# What identifies a customer: names, emails, addresses, IP addresses, device ids.
+PERSONAL_FIELDS = frozenset(
+    {"customer_name", "card_name", "customer_email", "billing_address", "shipping_address",
+     "customer_ip", "device_id"}
+)  # fmt: skip
+CLEARED_THROUGH = "retention_cleared_through"  # meta: disputes closed before this are cleared
+_CHUNK = 500  # order numbers per UPDATE (SQLite's bound-parameter limit)
+
+
+@dataclass
+class RetentionOutcome:
+    dry_run: bool = False
+    disputes: list[str] = field(default_factory=list)  # customer data cleared
+    files: list[str] = field(default_factory=list)  # stored copies deleted
+    reports: list[str] = field(default_factory=list)  # report folders removed
+    archive: list[str] = field(default_factory=list)  # archive folders removed
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "retention_disputes": len(self.disputes),
+            "retention_files": len(self.files),
+            "retention_reports": len(self.reports),
+            "retention_archive": len(self.archive),
+        }
+
+
+def apply_retention(
+    store: StateStore,
+    policy: RetentionPolicy,
+    *,
+    inbox: Path,
+    reports: Path,
+    dry_run: bool,
+    now: datetime | None = None,
+) -> RetentionOutcome:
+    """Clear and remove what the policy says is kept no longer; a dry run only lists it."""
+    now = now or clock.now()
+    out = RetentionOutcome(dry_run=dry_run)
+    if policy.customer_data_days is not None:
+        cutoff = _stamp(now - timedelta(days=policy.customer_data_days))
+        _clear_customer_data(store, inbox, cutoff, out)
+    if policy.reports_days is not None:
+        out.reports = _remove_old(
+            _report_folders(reports), now - timedelta(days=policy.reports_days), dry_run
+        )
+    if policy.archive_days is not None:
+        out.archive = _remove_old(
+            _archive_folders(inbox / ARCHIVE), now - timedelta(days=policy.archive_days), dry_run
+        )
+    if any(out.counts().values()):
+        log.info("retention%s: %s", " (dry run)" if dry_run else "", out.counts())
+    return out
+
+
+# -- customer data ----------------------------------------------------------------------------
+def _stamp(when: datetime) -> str:
+    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _closed_since() -> Any:
+    """When we saw a dispute end: the API's status time, else the row's last change."""
+    return func.coalesce(disputes.c.api_status_at, disputes.c.updated_at)
+
+
+def _clear_customer_data(
+    store: StateStore, inbox: Path, cutoff: str, out: RetentionOutcome
+) -> None:
+    since = store.get_meta(CLEARED_THROUGH) or ""
+    closed = and_(
+        disputes.c.status == DisputeStatus.CLOSED,
+        _closed_since() < cutoff,
+        _closed_since() >= since,
+    )
+    with store.engine.connect() as c:
+        rows = c.execute(
+            select(disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.payload)
+            .where(closed)
+        ).all()  # fmt: skip
+        kept_orders = {o for (o,) in c.execute(select(disputes.c.order_number).where(~closed)) if o}
+        # closed before the watermark: cleared already; closed after the cutoff: kept for now
+        files = c.execute(
+            select(evidence_files.c.provider_dispute_id, evidence_files.c.path).where(
+                evidence_files.c.provider_dispute_id.in_([r[0] for r in rows] or [""]),
+                evidence_files.c.path != "",
+            )
+        ).all()
+    out.disputes = sorted(r[0] for r in rows)
+    private = (inbox / PRIVATE).resolve()
+    out.files = sorted({p for _pid, p in files if _inside(Path(p), private)})
+    if out.dry_run:
+        return
+    orders = {r[1] for r in rows if r[1]} - kept_orders
+    with store.engine.begin() as c:
+        for pid, _order, payload in rows:
+            if payload is not None:
+                c.execute(
+                    update(disputes)
+                    .where(disputes.c.provider_dispute_id == pid)
+                    .values(payload=_scrubbed(bytes(payload)))
+                )
+        _clear_records(c, orders)
+        c.execute(
+            update(evidence_files)
+            .where(evidence_files.c.provider_dispute_id.in_(out.disputes or [""]))
+            .values(path="")
+        )
+    for path in out.files:  # after the state no longer points at them
+        Path(path).unlink(missing_ok=True)
+    store.set_meta(CLEARED_THROUGH, cutoff)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder)
+    except OSError:
+        return False
+
+
+def scrub(value: Any) -> Any:
+    """`value` without any personal field, at any depth (payloads nest them)."""
+    if isinstance(value, dict):
+        return {k: scrub(v) for k, v in value.items() if k not in PERSONAL_FIELDS}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
+def _scrubbed(payload: bytes) -> bytes:
+    return orjson.dumps(scrub(orjson.loads(payload)), option=orjson.OPT_SORT_KEYS)
+
+
+def _clear_records(c: Any, orders: set[str]) -> None:
+    """Blank the personal columns of the order and payment rows of `orders`."""
+    for kind in ("orders", "payments"):
+        table = RECORD_TABLES[kind]
+        if not orders or not inspect(c).has_table(table):
+            continue
+        present = {col["name"] for col in inspect(c).get_columns(table)}
+        columns = sorted(PERSONAL_FIELDS & present)
+        if not columns:
+            continue
+        sets = ", ".join(f'"{col}" = NULL' for col in columns)  # our own field names
+        for chunk in _chunks(sorted(orders)):
+            marks = ", ".join(f":o{i}" for i in range(len(chunk)))
+            c.execute(
+                text(f"UPDATE {table} SET {sets} WHERE order_number IN ({marks})"),  # noqa: S608
+                {f"o{i}": o for i, o in enumerate(chunk)},
+            )
+
+
+def _chunks(items: list[str]) -> Iterator[list[str]]:
+    for i in range(0, len(items), _CHUNK):
+        yield items[i : i + _CHUNK]
+
+
+# -- report and archive folders ---------------------------------------------------------------
+def _report_folders(reports: Path) -> Iterable[tuple[Path, datetime]]:
+    """Each run's report folder and when its run started (the run id begins with it)."""
+    if not reports.is_dir():
+        return
+    for folder in reports.iterdir():
+        when = _parse(folder.name[:16], "%Y%m%dT%H%M%SZ")
+        if when is not None and folder.is_dir() and not folder.is_symlink():
+            yield folder, when
+
+
+def _archive_folders(archive: Path) -> Iterable[tuple[Path, datetime]]:
+    """archive/<YYYY-MM-DD>/ folders and their day."""
+    if not archive.is_dir():
+        return
+    for folder in archive.iterdir():
+        when = _parse(folder.name, "%Y-%m-%d")
+        if when is not None and folder.is_dir() and not folder.is_symlink():
+            yield folder, when
+
+
+def _parse(name: str, fmt: str) -> datetime | None:
+    try:
+        return datetime.strptime(name, fmt).replace(tzinfo=clock.now().tzinfo)
+    except ValueError:
+        return None
+
+
+def _remove_old(
+    folders: Iterable[tuple[Path, datetime]], before: datetime, dry_run: bool
+) -> list[str]:
+    old = sorted(str(f) for f, when in folders if when < before)
+    if not dry_run:
+        for folder in old:
+            shutil.rmtree(folder, ignore_errors=True)
+    return old
+
+
+__all__ = ["PERSONAL_FIELDS", "RetentionOutcome", "RetentionPolicy", "apply_retention", "scrub"]

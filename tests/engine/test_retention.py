@@ -1,0 +1,184 @@
+"""[retention] (issue 32): customer data is cleared, and stored copies deleted, only for
+disputes closed longer than the setting; a dry run removes nothing and says what it would.
+
+Real runs against the local API, on the pipeline's clock moved forward (dispute_evidence.clock).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+import pytest
+from sqlalchemy import select, text
+
+from dispute_evidence import clock
+from dispute_evidence.engine.retention import PERSONAL_FIELDS, scrub
+from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.schema import disputes, evidence_files
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.inbox import default_state
+from dispute_evidence.settings import load_settings
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import write_rows
+
+PERSONAL = {
+    "customer_name": "Ann Smith",
+    "customer_email": "ann@example.com",
+    "billing_address": "1 Main St, Springfield",
+    "shipping_address": "2 Side St, Springfield",
+    "customer_ip": "203.0.113.7",
+    "device_id": "dev-42",
+}
+
+
+def _inbox(inbox: Path) -> None:
+    (inbox / "proofs").mkdir(parents=True)
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
+               [[f"dp_test_{i}", f"#{5000 + i}", "general"] for i in range(3)])  # fmt: skip
+    write_rows(inbox / "orders.csv",
+               ["order_number", "product_title", "price", "quantity", "currency_code",
+                "order_date", *PERSONAL],
+               [[5000 + i, "Lamp", 40 + i, 1, "USD", "2026-01-05", *PERSONAL.values()]
+                for i in range(3)])  # fmt: skip
+    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier"],
+               [[5000 + i, f"1Z{i:06d}", "UPS"] for i in range(3)])  # fmt: skip
+    for i in range(3):
+        (inbox / "proofs" / f"dp_test_{i}_receipt.pdf").write_bytes(b"%PDF-1.4\n" + b"x" * i)
+
+
+@pytest.fixture
+def season(sandbox_factory, tmp_path, monkeypatch):
+    """Three disputes sent on day 0; dp_test_0 closes (won) on day 1, dp_test_1 (lost) on
+    day 20, dp_test_2 stays open. Returns (inbox, run on day N with sections)."""
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    sb = sandbox_factory(rows=seed_rows(3))
+    inbox = tmp_path / "inbox"
+    _inbox(inbox)
+    start = datetime.now(UTC)
+
+    def run(day: int, dry: bool = False, **sections):
+        settings = load_settings(None, **sections)
+        api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
+        with clock.use(lambda: start + timedelta(days=day)):
+            return run_inbox(settings, inbox, api=api, dry_run=dry)
+
+    run(0)
+    sb.move("dp_test_0", "won")
+    run(1)
+    sb.move("dp_test_1", "lost")
+    run(20)
+    return inbox, run
+
+
+def _state(inbox: Path) -> tuple[dict[str, dict], dict[str, list[dict]], list[dict]]:
+    with StateStore(default_state(inbox)) as store, store.engine.connect() as c:
+        rows = {r.provider_dispute_id: dict(r._mapping) for r in c.execute(select(disputes))}
+        files: dict[str, list[dict]] = {}
+        for f in c.execute(select(evidence_files)):
+            files.setdefault(f.provider_dispute_id, []).append(dict(f._mapping))
+        orders = [dict(r._mapping) for r in c.execute(text("SELECT * FROM rec_orders"))]
+    return rows, files, orders
+
+
+def _personal_in(payload: bytes) -> set[str]:
+    found: set[str] = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            found.update(k for k in v if k in PERSONAL_FIELDS)
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(orjson.loads(payload))
+    return found
+
+
+def test_customer_data_goes_only_for_disputes_closed_longer_than_the_setting(season):
+    inbox, run = season
+    before, before_files, _ = _state(inbox)
+    assert _personal_in(before["dp_test_0"]["payload"])  # the names were there
+    blobs = {pid: [Path(f["path"]) for f in fs] for pid, fs in before_files.items()}
+    assert all(p.is_file() for ps in blobs.values() for p in ps)
+
+    result = run(35, retention={"customer_data_days": 30})
+
+    after, files, orders = _state(inbox)
+    # dp_test_0 closed on day 1 (34 days ago): cleared
+    assert _personal_in(after["dp_test_0"]["payload"]) == set()
+    kept = orjson.loads(after["dp_test_0"]["payload"])
+    assert kept == scrub(orjson.loads(before["dp_test_0"]["payload"]))  # everything else kept
+    assert kept["products"] and kept["shipping_tracking_numbers"] == ["1Z000000"]
+    assert after["dp_test_0"]["api_status"] == "won"
+    assert [f["kind"] for f in files["dp_test_0"]] == [f["kind"] for f in before_files["dp_test_0"]]
+    assert all(f["path"] == "" for f in files["dp_test_0"])
+    assert not any(p.exists() for p in blobs["dp_test_0"])  # the stored copies are gone
+    order = next(o for o in orders if o["order_number"] == "5000")
+    assert all(order[f] is None for f in PERSONAL)
+    assert (order["product_title"], float(order["price"]), order["order_date"]) == (
+        "Lamp", 40.0, before_order_date(orders))  # fmt: skip
+    # dp_test_1 closed 15 days ago and dp_test_2 is open: untouched
+    for pid in ("dp_test_1", "dp_test_2"):
+        assert after[pid]["payload"] == before[pid]["payload"]
+        assert all(p.is_file() for p in blobs[pid])
+    for o in orders:
+        if o["order_number"] != "5000":
+            assert {f: o[f] for f in PERSONAL} == PERSONAL
+    assert result.counts["retention_disputes"] == 1
+    assert result.counts["retention_files"] == len(blobs["dp_test_0"])
+    page = (result.report.parent / "summary.txt").read_text()
+    assert "Customer data cleared (disputes closed long enough)" in page
+
+
+def before_order_date(orders: list[dict]) -> str:
+    return next(o["order_date"] for o in orders if o["order_number"] == "5001")
+
+
+def test_a_dry_run_removes_nothing_and_says_what_it_would(season):
+    inbox, run = season
+    before = _state(inbox)
+    blobs = [Path(f["path"]) for fs in before[1].values() for f in fs]
+
+    result = run(35, retention={"customer_data_days": 30}, dry=True)
+
+    assert _state(inbox) == before
+    assert all(p.is_file() for p in blobs)
+    assert result.counts["retention_disputes"] == 1
+    text_ = (result.report.parent / "summary.txt").read_text()
+    assert "Customer data would be cleared (disputes closed long enough)" in text_
+
+
+def test_off_by_default_nothing_is_removed(season):
+    inbox, run = season
+    before = _state(inbox)
+    result = run(400)
+    after = _state(inbox)
+    assert [r["payload"] for r in after[0].values()] == [r["payload"] for r in before[0].values()]
+    assert after[2] == before[2]
+    assert "retention_disputes" not in result.counts
+
+
+def test_old_report_and_archive_folders_go_only_when_set(tmp_path):
+    from dispute_evidence.engine.retention import RetentionPolicy, apply_retention
+
+    now = datetime(2027, 6, 30, 2, tzinfo=UTC)
+    reports, inbox = tmp_path / "reports", tmp_path / "inbox"
+    old_run, new_run = reports / "20270501T020000Z-abc123", reports / "20270625T020000Z-def456"
+    old_day, new_day = inbox / "archive" / "2027-05-01", inbox / "archive" / "2027-06-25"
+    for folder in (old_run, new_run, reports / "latest", old_day, new_day):
+        folder.mkdir(parents=True)
+    with StateStore(tmp_path / "state.sqlite3") as store:
+        kw = {"inbox": inbox, "reports": reports, "now": now}
+        reports_only = RetentionPolicy(reports_days=30)
+        dry = apply_retention(store, reports_only, dry_run=True, **kw)
+        assert dry.reports == [str(old_run)] and old_run.is_dir()  # said, not done
+        done = apply_retention(store, reports_only, dry_run=False, **kw)
+        assert done.reports == [str(old_run)] and done.archive == []
+        assert not old_run.exists() and new_run.is_dir() and (reports / "latest").is_dir()
+        assert old_day.is_dir()  # the analysts' files stay unless archive_days is set
+        apply_retention(store, RetentionPolicy(archive_days=30), dry_run=False, **kw)
+        assert not old_day.exists() and new_day.is_dir()
