@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dispute_evidence import clock
+
 FRAUD_REASONS = frozenset({"fraudulent", "unrecognized"})
 ELEMENTS = ("customer_ip", "device_id", "customer_account_id", "shipping_address")
 PRIMARY = frozenset({"customer_ip", "device_id"})
@@ -291,7 +293,7 @@ class History:
 
     def __init__(self, frame: pd.DataFrame, now: datetime | None = None) -> None:
         self.frame = frame.reset_index(drop=True)
-        today = ((now or datetime.now(UTC)).astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)).days
+        today = ((now or clock.now()).astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)).days
         # plain lists and a dict: a dispute reads a handful of scalars, far cheaper than .iloc
         self.keys = self.frame["key"].astype(str).tolist()
         self.position = dict(zip(self.keys, range(len(self.keys)), strict=True))
