@@ -40,7 +40,10 @@ def test_fraud_cites_only_the_checks_that_passed_and_the_network_code():
     claims = [s.text for s in letter.sentences]
     assert claims[0] == ("The card issuer's checks on charge ch_1 (Visa ending 4242) passed for "
                          "the billing street address.")  # fmt: skip
-    assert "The billing address and the shipping address are the same: 12 ELM ST, Boston." in claims
+    assert (
+        "The billing address entered at checkout is the shipping address: 12 ELM ST, Boston."
+        in claims
+    )
     assert not any("postcode" in c or "CVC" in c or "Compelling" in c for c in claims)
     assert {s.source for s in letter.sentences} == {"payments", "order"}
 
@@ -73,8 +76,8 @@ def test_each_family_argues_from_its_own_facts():
     ]
     sub = _claims(_payload("subscription_canceled", payments=[{**CHARGE, "description": "Box"}]),
                   ["1041 policy.pdf"])  # fmt: skip
-    assert sub[1:] == ["The charge was described as: Box.", "The order was placed by Ann Smith "
-                       "<ann@example.com>.", "Attached as supporting documents: 1041 policy.pdf."]  # fmt: skip
+    assert sub[1:] == ["The charge was described as: Box.", "The order was placed with the name Ann Smith "
+                       "and the email ann@example.com as entered at checkout.", "Attached as supporting documents: 1041 policy.pdf."]  # fmt: skip
     other = build_letter(_payload("something_new"), [])
     assert other.family == "general" and "reason given: something_new" in other.reason_line
 

@@ -11,8 +11,11 @@ import pandas as pd
 
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.advice import HELD, OwnOutcomes, advise
+from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
-from dispute_evidence.evidence.letter import build_letter
+from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.policies import AdvicePolicy, outcome
 from dispute_evidence.problems import Problem, ProblemKind
 
@@ -34,13 +37,25 @@ def _kept_ce3(store: StateStore) -> dict[str, Ce3]:
     }
 
 
+def case_documents(store: StateStore) -> dict[str, list[DocumentFacts]]:
+    """{dispute: its evidence documents}, each with its name, content hash and kind (a file
+    registered before kinds were kept is judged by its name); what was read from it once
+    reading is stored. The verdict, the letter and the data sheet read the same list."""
+    return {
+        pid: [
+            DocumentFacts(name, sha, kind or kind_of(name), "not_read") for name, sha, kind in rows
+        ]
+        for pid, rows in store.evidence_documents().items()
+    }
+
+
 def add_case_columns(
     table: pd.DataFrame,
     store: StateStore,
     policy: AdvicePolicy | None = None,
     *,
     payloads: dict[str, bytes] | None = None,
-    names: dict[str, list[str]] | None = None,
+    cases: dict[str, CaseFacts] | None = None,
 ) -> None:
     """Columns visa_ce3 ("qualifies: prior orders …" or "does not qualify: why", fraud only),
     letter (how many claims the rebuttal letter makes, or that it makes none) and advice
@@ -49,27 +64,31 @@ def add_case_columns(
     kept = json.loads(store.get_meta(CE3_META) or "{}")
     table["visa_ce3"] = table["provider_dispute_id"].map(lambda p: kept.get(p, [""])[0])
     payloads = store.payloads() if payloads is None else payloads
-    names = store.file_names() if names is None else names
+    if cases is None:
+        docs = case_documents(store)
+        cases = {p: build_case(orjson.loads(b), docs.get(p, ())) for p, b in payloads.items()}
     letters = []
     for pid in table["provider_dispute_id"]:
-        body = payloads.get(pid)
-        if body is None:
+        case = cases.get(pid)
+        if case is None:
             letters.append("")
             continue
-        attached = sorted(
-            n for n in names.get(pid, []) if not n.startswith(f"{pid}-evidence-summary")
-        )
-        letter = build_letter(orjson.loads(body), attached)
+        letter = letter_for(case)
         n = len(letter.sentences)
         letters.append(f"{n} claim{'s' * (n != 1)} ({letter.family})" if n else NO_CLAIMS)
     table["letter"] = letters
-    _add_advice(table, payloads, policy or AdvicePolicy())
+    _add_advice(table, payloads, policy or AdvicePolicy(), cases)
 
 
 OPEN = ("pending", "submitted", "incomplete")
 
 
-def _add_advice(table: pd.DataFrame, payloads: dict[str, bytes], policy: AdvicePolicy) -> None:
+def _add_advice(
+    table: pd.DataFrame,
+    payloads: dict[str, bytes],
+    policy: AdvicePolicy,
+    cases: dict[str, CaseFacts],
+) -> None:
     reasons = (
         table["reason"].fillna("").astype(str)
         if "reason" in table
@@ -94,7 +113,11 @@ def _add_advice(table: pd.DataFrame, payloads: dict[str, bytes], policy: AdviceP
             texts.append("")
             continue
         ce3 = str(table["visa_ce3"].iat[i]).startswith("qualifies")
-        advice = advise(reasons.iat[i], bool(complete.iat[i]), amounts.get(pid), own, policy, ce3)
+        case = cases.get(pid)
+        concede = case.accept_because if case else ()
+        advice = advise(
+            reasons.iat[i], bool(complete.iat[i]), amounts.get(pid), own, policy, ce3, concede
+        )
         texts.append(advice.text)
         if advice.action == HELD:
             table.loc[table.index[i], "next_step"] = advice.text

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.completeness import ITEMS
 from dispute_evidence.policies import outcome
 
@@ -33,9 +34,9 @@ def outcomes_table(table: pd.DataFrame, payloads: dict[str, bytes]) -> pd.DataFr
     }
     facts: dict[str, list[str]] = {k: [] for k in kinds}
     for pid in sent["provider_dispute_id"]:
-        body = orjson.loads(payloads[pid]) if pid in payloads else {}
+        case = build_case(orjson.loads(payloads[pid]) if pid in payloads else {})
         for label, key in kinds.items():
-            facts[label].append("yes" if ITEMS[key].present(body, ()) else "no")
+            facts[label].append("yes" if ITEMS[key].present(case) else "no")
     for label, values in facts.items():
         sent[label] = values
     sent["files attached"] = (sent.get("files_total", 0) > 0).map({True: "yes", False: "no"})

@@ -4,7 +4,7 @@ still shows, the counts and headline, the exit code, and the dry run's preview. 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +14,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.alerts import AlertOutcome
-from dispute_evidence.engine.case import add_case_columns, case_problems
+from dispute_evidence.engine.case import add_case_columns, case_documents, case_problems
 from dispute_evidence.engine.history import history_columns, mark_history
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
@@ -31,8 +31,9 @@ from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatu
 from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome, is_summary
 from dispute_evidence.engine.submit import SubmitStats
-from dispute_evidence.evidence.completeness import assess
-from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.evidence.case import CaseFacts, build_case
+from dispute_evidence.evidence.completeness import assess_case
+from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.exits import EXIT_AUTH, EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE
 from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
@@ -77,15 +78,27 @@ class RunResult:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What a report reads from the state once: the file rows, the payloads, the file names."""
+    """What a report reads from the state once: the file rows, the payloads, the file names,
+    and each dispute's case (evidence/case.py), built once from its payload and documents."""
 
     files: pd.DataFrame
     payloads: dict[str, bytes]
     names: dict[str, list[str]]
+    documents: dict[str, list[DocumentFacts]] = field(default_factory=dict)
+    _cases: dict[str, CaseFacts] = field(default_factory=dict)
 
     @classmethod
     def read(cls, store: StateStore) -> Snapshot:
-        return cls(store.file_table(), store.payloads(), store.file_names())
+        return cls(store.file_table(), store.payloads(), store.file_names(), case_documents(store))
+
+    def case(self, pid: str) -> CaseFacts | None:
+        """The dispute's case, built on first use (only disputes the report works on)."""
+        if pid not in self._cases and (body := self.payloads.get(pid)) is not None:
+            self._cases[pid] = build_case(orjson.loads(body), self.documents.get(pid, ()))
+        return self._cases.get(pid)
+
+    def cases(self, pids: Iterable[str]) -> dict[str, CaseFacts]:
+        return {pid: case for pid in pids if (case := self.case(pid)) is not None}
 
 
 def report(
@@ -423,7 +436,9 @@ def dispute_table(
     _add_completeness(full, store, snap)
     full["next_step"] = [_next_step(r, dry_run) for r in full.itertuples(index=False)]
     # a dispute held under the fight threshold says so
-    add_case_columns(full, store, advice, payloads=snap.payloads, names=snap.names)
+    add_case_columns(
+        full, store, advice, payloads=snap.payloads, cases=snap.cases(full["provider_dispute_id"])
+    )
     full["state_words"] = [plain_state(r, dry_run) for r in full.itertuples(index=False)]
     full["needs_something"] = [needs_something(r) for r in full.itertuples(index=False)]
     if not old.any():
@@ -489,9 +504,10 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
 
 
 def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) -> None:
-    """Columns: the reason-aware verdict, what to add, and the current summary PDF."""
-    payloads, names, kinds = snap.payloads, snap.names, store.file_kinds(kind_of)
-    verdicts, adds, summaries = [], [], []
+    """Columns: the reason-aware verdict, what to add, the case's one delivery fact and its
+    named contradictions, and the current summary PDF."""
+    names = snap.names
+    verdicts, adds, summaries, delivery, contradictions = [], [], [], [], []
     reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
     still_open = table["status"].isin(OPEN_DISPUTE)
     for pid, reason, open_ in zip(
@@ -500,15 +516,22 @@ def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) ->
         own = names.get(pid, [])
         versions = sorted((n for n in own if is_summary(pid, n)), key=_version)
         summaries.append(versions[-1] if versions else "")
-        body = payloads.get(pid)
-        if body is None:
+        case = snap.case(pid)
+        if case is None:
             verdicts.append("waiting for data")
             adds.append("")
+            delivery.append("")
+            contradictions.append("")
             continue
-        verdict = assess(orjson.loads(body), kinds.get(pid, []), str(reason) or None)
+        verdict = assess_case(case, str(reason) or None)
         verdicts.append(verdict.text)
         adds.append(verdict.what_to_add if open_ else "")  # nothing more can go to it
+        delivery.append(case.delivery.words if case.shipments or case.delivery.delivered else "")
+        contradictions.append(
+            "; ".join(f"{c.name}: {c.fact} (do: {c.todo})" for c in case.contradictions)
+        )
     table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
+    table["delivery"], table["contradictions"] = delivery, contradictions
 
 
 def _version(name: str) -> int:

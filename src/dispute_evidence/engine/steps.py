@@ -18,7 +18,7 @@ import pandas as pd
 
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
-from dispute_evidence.engine.case import keep_ce3
+from dispute_evidence.engine.case import case_documents, keep_ce3
 from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome
 from dispute_evidence.engine.state import StateStore, now_iso
@@ -396,7 +396,7 @@ def refresh_summaries(
     """Make each sent or due dispute's evidence summary PDF when what it shows may have changed
     (its payload or its files); register it as a new file only when its bytes differ from
     every version already there. Returns how many new versions were registered."""
-    names = store.file_names()
+    names, documents = store.file_names(), case_documents(store)
     rows, made, todo = [], {}, {}
     for d in store.summary_work():
         pid = d["provider_dispute_id"]
@@ -413,8 +413,9 @@ def refresh_summaries(
         where = fact_sources(
             records or store.load_records(), {pid: t[0] for pid, t in todo.items()}
         )
-    for pid, (payload, attached, made_from) in todo.items():
-        body = summary_pdf(pid, payload, attached, where.get(pid))
+    for pid, (payload, _attached, made_from) in todo.items():
+        # the documents as the verdict reads them (their stored kinds, what was read from them)
+        body = summary_pdf(pid, payload, documents.get(pid, []), where.get(pid))
         sha = hashlib.sha256(body).hexdigest()
         versions = [n for n in names.get(pid, []) if is_summary(pid, n)]
         target = store_blob(blob_dir, body, sha, ".pdf")

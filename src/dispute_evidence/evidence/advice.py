@@ -34,6 +34,7 @@ PRIORS = {
 MISSING_FACTOR = 0.5  # evidence that misses what the reason needs wins about half as often
 VISA_CE3 = 0.70
 HELD = "held: under your fight threshold"
+ACCEPT = "accept"
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class Advice:
     def text(self) -> str:
         if self.action == HELD:
             return f"{HELD} ({self.basis})"
+        if self.action == ACCEPT and self.p_win == 0.0:
+            return f"accept: your own records concede it ({self.basis})"
         if self.expected is None:
             return f"{self.action}: no disputed amount to weigh (P(win) {self.p_win:.0%}, {self.basis})"
         return (
@@ -100,9 +103,15 @@ def advise(
     own: OwnOutcomes,
     policy: AdvicePolicy,
     ce3: bool = False,
+    concede: tuple[str, ...] = (),
 ) -> Advice:
-    """Fight when P(win) x amount beats the fee; held under the merchant's threshold."""
+    """Fight when P(win) x amount beats the fee; held under the merchant's threshold. Accept,
+    whatever the odds, when the merchant's own data concedes the claim (`concede`: why, from
+    the case's contradictions: a cancelled, fully refunded or never-fulfilled order)."""
     p, basis = p_win(reason, complete, ce3, own)
+    if concede:
+        expected = None if amount is None else round(-policy.dispute_fee, 2)
+        return Advice(ACCEPT, 0.0, "; ".join(concede), expected)
     if amount is None:
         return Advice("fight", p, basis, None)
     expected = round(p * amount - policy.dispute_fee, 2)

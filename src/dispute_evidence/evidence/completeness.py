@@ -8,26 +8,30 @@ incomplete. Items no export can hold (a cancellation policy, customer emails) co
 present when a document is attached to the dispute: we cannot read a PDF's meaning, so the
 wording says which document a reviewer expects.
 
-Files count by kind (evidence/kinds.py): a proof of delivery or a signature confirms delivery,
-a policy document is a file that is one, and so on; a file of no recognised kind counts only as
-a generic explanation document. Facts that undercut the dispute's own reason (a "not received"
-claim whose only shipment is in transit, a refund recorded against "credit not processed", a
-cancelled order) make the verdict "weak: …", whatever else is there.
+Every item reads the dispute's case (evidence/case.py), built once from the payload and the
+documents: "delivery confirmed" is the case's one delivery fact (a proof of delivery read from
+a document, else the carrier's row), never a test of its own. Files count by kind
+(evidence/kinds.py); a file of no recognised kind counts only as a generic explanation
+document. The case's contradictions that undercut the dispute's own reason (a "not received"
+claim the carrier contradicts, a refund recorded against "credit not processed", a cancelled,
+fully refunded or never-fulfilled order, dates out of order) make the verdict "weak: …",
+whatever else is there.
 
-Pure: a payload (the JSON sent to the API), the reason, and the kinds of the files attached.
+Pure: a payload (the JSON sent to the API) or a case, the reason, and the files attached.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from dispute_evidence.evidence import kinds as K
+from dispute_evidence.evidence.case import CaseFacts, build_case, documents_of_kinds, for_reason
+from dispute_evidence.evidence.documents import DocumentFacts
 
 Payload = dict[str, Any]
-Files = Sequence[str]  # the kinds of the files attached (evidence/kinds.py)
+Files = Sequence[str | DocumentFacts]  # the files attached: their kinds, or what was read
 
 
 @dataclass(frozen=True)
@@ -35,97 +39,54 @@ class Item:
     key: str
     label: str  # as the verdict names it: "tracking number"
     to_add: str  # what to add, in plain words
-    present: Callable[[Payload, Files], bool]
+    present: Callable[[CaseFacts], bool]
 
 
-def _extra(p: Payload) -> dict[str, Any]:
-    return dict(p.get("additional_evidence") or {})
-
-
-def _shipments(p: Payload) -> list[dict[str, Any]]:
-    return list(_extra(p).get("shipments") or [])
-
-
-def _payments(p: Payload) -> list[dict[str, Any]]:
-    return list(_extra(p).get("payments") or [])
-
-
-def _norm(text: object) -> str:
-    return re.sub(r"[^a-z0-9]", "", str(text or "").lower())
-
-
-_NOT_DELIVERED = re.compile(r"\b(un|not\s+|out\s+for\s+|attempted\s+)deliver", re.I)
-
-
-def status_says_delivered(status: object) -> bool:
-    """'Delivered', 'delivered to mailbox' — not 'Undelivered', 'Out for delivery', 'Not
-    delivered' or 'Delivery attempted'."""
-    text = str(status or "")
-    return bool(re.search(r"\bdelivered\b", text, re.I)) and not _NOT_DELIVERED.search(text)
-
-
-def shipment_delivered(s: dict[str, Any]) -> bool:
-    return bool(s.get("delivered_at")) or status_says_delivered(s.get("delivery_status"))
-
-
-def _delivered(p: Payload, files: Files = ()) -> bool:
-    return any(map(shipment_delivered, _shipments(p))) or bool(
-        {K.PROOF_OF_DELIVERY, K.SIGNATURE} & set(files)
-    )
-
-
-def _avs_match(p: Payload) -> bool:
-    return any(
-        str(c.get("avs_line1_check", "")).lower() == "pass"
-        or str(c.get("avs_zip_check", "")).lower() == "pass"
-        for c in _payments(p)
-    )
-
-
-def _has(field: str) -> Callable[[Payload, Files], bool]:
-    return lambda p, _files: bool(_extra(p).get(field))
-
-
-def _document(*wanted: str) -> Callable[[Payload, Files], bool]:
+def _has_document(case: CaseFacts, *wanted: str) -> bool:
     """A file of one of these kinds is attached (none named: any file at all)."""
-    return lambda _p, files: bool(set(files) & set(wanted)) if wanted else bool(files)
+    return bool(set(case.kinds) & set(wanted)) if wanted else bool(case.documents)
+
+
+def _document(*wanted: str) -> Callable[[CaseFacts], bool]:
+    return lambda case: _has_document(case, *wanted)
+
+
+def _check_passed(case: CaseFacts, *keys: str) -> bool:
+    return any(str(c.get(k, "")).lower() == "pass" for c in case.charges for k in keys)
 
 
 ITEMS = {
     i.key: i
     for i in (
         Item("products", "product description", "the order's product lines (orders export)",
-             lambda p, _: bool(p.get("products"))),
+             lambda c: bool(c.lines)),
         Item("customer_name", "customer name", "the customer's name (orders export)",
-             _has("customer_name")),
+             lambda c: bool(c.customer.name)),
         Item("customer_email", "customer email", "the customer's email (orders or payments export)",
-             lambda p, _: bool(_extra(p).get("customer_email")
-                               or any(c.get("customer_email") for c in _payments(p)))),
+             lambda c: bool(c.customer.email)),
         Item("billing_address", "billing address", "the billing address (orders export)",
-             _has("billing_address")),
+             lambda c: bool(c.customer.billing_address)),
         Item("shipping_address", "shipping address", "the shipping address (orders export)",
-             _has("shipping_address")),
+             lambda c: bool(c.customer.shipping_address)),
         Item("billing_matches_shipping", "billing address = shipping address",
              "a shipping address that matches the billing address (or explain the difference "
-             "in a document)",
-             lambda p, _: bool(_extra(p).get("billing_address"))
-             and _norm(_extra(p).get("billing_address")) == _norm(_extra(p).get("shipping_address"))),
+             "in a document)", lambda c: c.same_address),
         Item("avs_match", "AVS check passed", "the payments export with the card's AVS results",
-             lambda p, _: _avs_match(p)),
+             lambda c: _check_passed(c, "avs_line1_check", "avs_zip_check")),
         Item("cvc_match", "CVC check passed", "the payments export with the card's CVC result",
-             lambda p, _: any(str(c.get("cvc_check", "")).lower() == "pass" for c in _payments(p))),
+             lambda c: _check_passed(c, "cvc_check")),
         Item("payment_record", "payment record", "the payments export for this charge",
-             lambda p, _: bool(_payments(p))),
+             lambda c: bool(c.charges)),
         Item("carrier", "carrier", "the carrier (shipments sheet)",
-             lambda p, _: any(s.get("carrier") for s in _shipments(p))),
+             lambda c: any(s.carrier for s in c.shipments)),
         Item("tracking", "tracking number", "the tracking number (shipments sheet)",
-             lambda p, _: bool(p.get("shipping_tracking_numbers"))),
+             lambda c: bool(c.tracking_numbers)),
         Item("ship_date", "ship date", "the ship date (shipments sheet)",
-             lambda p, _: any(s.get("shipped_at") for s in _shipments(p))),
+             lambda c: any(s.shipped_on for s in c.shipments)),
         Item("delivered", "delivery confirmed", "the delivery date or status (shipments sheet); a "
-             "delivery confirmation or signature as a PDF", _delivered),
+             "delivery confirmation or signature as a PDF", lambda c: c.delivery.delivered),
         Item("refund_record", "refund record", "the refunded amount (orders export)",
-             lambda p, _: "refunded_amount" in _extra(p)),
+             lambda c: c.refund_recorded),
         Item("shipping_document", "shipping documentation",
              "a shipping label or proof of delivery (PDF/PNG/JPG named with the order number "
              "and 'label', 'tracking' or 'proof of delivery')",
@@ -209,59 +170,35 @@ class Verdict:
 
 
 def reason_of(payload: Payload) -> str:
-    return str((_extra(payload).get("dispute") or {}).get("reason") or "")
+    return str(
+        (dict(payload.get("additional_evidence") or {}).get("dispute") or {}).get("reason") or ""
+    )
 
 
 def assess(payload: Payload, files: int | Files, reason: str | None = None) -> Verdict:
     """The verdict for one dispute's payload, its reason (default: the payload's) and the files
-    attached to it (their kinds; a number means that many files of no recognised kind)."""
-    kinds: Files = [K.OTHER] * files if isinstance(files, int) else list(files)
-    reason = (reason if reason is not None else reason_of(payload)).strip().lower()
+    attached to it (their kinds or facts read; a number: that many files of no known kind)."""
+    docs: Files = [K.OTHER] * files if isinstance(files, int) else list(files)
+    return assess_case(build_case(payload, documents_of_kinds(docs)), reason)
+
+
+def assess_case(case: CaseFacts, reason: str | None = None) -> Verdict:
+    """The verdict for one case (evidence/case.py), for its own reason or `reason`."""
+    reason = (reason if reason is not None else case.dispute.reason).strip().lower()
     key = reason if reason in REASONS else GENERAL
+    case = for_reason(case, key)
     core, helps = REASONS[key]
-    missing = [ITEMS[k] for k in core if not ITEMS[k].present(payload, kinds)]
-    extra = [ITEMS[k] for k in helps if not ITEMS[k].present(payload, kinds)]
-    against = contradictions(payload, kinds, key)
+    missing = [ITEMS[k] for k in core if not ITEMS[k].present(case)]
+    extra = [ITEMS[k] for k in helps if not ITEMS[k].present(case)]
+    against = case.against
     return Verdict(
         key,
         tuple(i.label for i in missing),
         tuple(_dedupe(i.to_add for i in missing)),
         tuple(_dedupe(i.label for i in extra)),
-        tuple(fact for fact, _ in against),
-        tuple(_dedupe(todo for _, todo in against)),
+        tuple(c.fact for c in against),
+        tuple(_dedupe(c.todo for c in against)),
     )
-
-
-def _money(value: Any, currency: Any) -> str:
-    return f"{float(value):.2f} {currency or ''}".strip()
-
-
-def contradictions(p: Payload, files: Files, reason: str) -> list[tuple[str, str]]:
-    """(fact, what to do) for each fact in the merchant's own records that undercuts the case
-    for this reason. Never a guess: only what the payload states."""
-    out: list[tuple[str, str]] = []
-    extra = _extra(p)
-    ships = _shipments(p)
-    shown = sorted({str(s.get("delivery_status") or "").strip().lower() for s in ships} - {""})
-    if reason == "product_not_received" and shown and not _delivered(p, files):
-        out.append((f"carrier shows {', '.join(shown)}",
-                    "proof of delivery (a delivery confirmation or signature), or consider "
-                    "accepting the dispute"))  # fmt: skip
-    refunded = extra.get("refunded_amount") or 0
-    currency = extra.get("order_currency") or ""
-    total = extra.get("order_total")
-    if reason == "credit_not_processed" and refunded > 0:
-        out.append((f"a refund of {_money(refunded, currency)} is recorded",
-                    "if the refund covers the disputed amount, send its receipt (date and "
-                    "reference) or accept the dispute: a refund and a lost dispute pay twice"))  # fmt: skip
-    elif refunded > 0 and total and refunded >= total:
-        out.append((f"the order was fully refunded ({_money(refunded, currency)})",
-                    "accept the dispute, or send the refund receipt showing it was refunded "
-                    "before the dispute"))  # fmt: skip
-    if cancelled := extra.get("cancelled_at"):
-        out.append((f"the order was cancelled on {str(cancelled)[:10]}",
-                    "check whether the charge should stand; if not, accept the dispute"))  # fmt: skip
-    return out
 
 
 def _dedupe(values: Any) -> list[str]:

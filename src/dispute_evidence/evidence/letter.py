@@ -1,20 +1,31 @@
-"""The rebuttal letter: page 1 of the evidence summary, a short argument per reason family made
-only of facts the payload holds, each sentence naming its source.
+"""The rebuttal letter: page 1 of the evidence summary. Per reason family, the claim, then each
+rebuttal point tied to the record or the document (and page) that proves it, a short timeline
+and a request to reverse the dispute; every sentence names its source.
 
-Rules: a sentence is written only when its fact is there (a missing fact leaves its sentence
-out); nothing is asserted that the data does not show: "delivered" needs a delivery date or a
-status that says delivered, and neither contradicted (a later status such as "in transit" or
-"returned" on the same shipment, a status saying "not delivered"); a check is called passed
-only when the export says "pass". Deterministic: the same payload, files and sources give the
-same sentences in the same order. Pure: no I/O.
+Rules: a sentence is written only when its fact is there; nothing is asserted that the case
+(evidence/case.py) does not show: "delivered" is the case's one delivery fact (a proof of
+delivery is quoted: its date, its signer, its own words), a check is called passed only when
+the export says "pass", a date the timeline puts out of order is not stated. In fraud, who
+placed the order is what the cardholder denies: the letter says what was entered at checkout
+(and observed: IP, device), never who the person was. When our own records concede the claim
+(a cancelled, refunded or never-fulfilled order), the letter says so under a plain heading and
+asks for nothing. Deterministic: the same facts give the same sentences. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from dispute_evidence.evidence.case import (
+    CaseFacts,
+    build_case,
+    carrier_delivery,
+    day,
+    documents_named,
+)
+from dispute_evidence.evidence.documents import DocumentFacts
 
 FAMILIES = {
     "fraudulent": "fraud",
@@ -52,13 +63,15 @@ SOURCE_TITLES = {
     "files": "Attached documents",
 }
 MAX_ITEMS = 5  # products or files named in one sentence
-_NOT_DELIVERED = re.compile(r"\b(not|un|non)[ -]?deliver|fail|return|attempt|exception|lost")
+FILE = "file:"  # a source key naming one document: "file:<its name>"
+REQUEST = ("For these reasons we ask that the dispute be reversed and the payment of "
+           "{amount} stand.")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Sentence:
     text: str
-    source: str  # a SOURCE_WORDS key
+    source: str  # a SOURCE_WORDS key, or FILE + a document's name
 
 
 @dataclass(frozen=True)
@@ -68,15 +81,24 @@ class Letter:
     reason_source: str
     context: tuple[Sentence, ...]  # the order itself: what is disputed, not an argument
     sentences: tuple[Sentence, ...]  # our claims, each backed by one fact
+    timeline: tuple[Sentence, ...] = ()  # the dated facts, oldest first
+    conceded: tuple[Sentence, ...] = ()  # what our own records say for the cardholder
+    request: str = ""  # the request to reverse ("" when our records concede the claim)
 
     @property
     def claims(self) -> bool:
         return bool(self.sentences)
 
+    @property
+    def argues(self) -> bool:
+        """Whether the letter argues for the payment: claims, and nothing our records concede."""
+        return self.claims and not self.conceded
+
     def sources(self) -> list[str]:
         """The source keys, in first-use order (the appendix numbers them so)."""
         keys = [self.reason_source] if self.reason_source else []
-        keys += [s.source for s in (*self.context, *self.sentences)]
+        said = (*self.context, *self.conceded, *self.sentences, *self.timeline)
+        keys += [s.source for s in said]
         return list(dict.fromkeys(keys))
 
 
@@ -92,14 +114,6 @@ def _money(amount: Any, currency: Any) -> str:
     return f"{value:,.2f} {currency or ''}".strip()
 
 
-def _day(value: Any) -> str:
-    return str(value or "")[:10]
-
-
-def _norm(text: Any) -> str:
-    return re.sub(r"[^a-z0-9]", "", str(text or "").lower())
-
-
 def _list(items: list[str]) -> str:
     shown = items[:MAX_ITEMS]
     more = f" and {len(items) - MAX_ITEMS} more" if len(items) > MAX_ITEMS else ""
@@ -108,63 +122,49 @@ def _list(items: list[str]) -> str:
 
 def delivered(shipment: dict[str, Any]) -> str | None:
     """The delivery date (or "" when only the status says so), or None when not shown delivered."""
-    status = str(shipment.get("delivery_status") or "").lower()
-    if status and (_NOT_DELIVERED.search(status) or "deliver" not in status):
-        return None  # "in transit", "returned", "not delivered": never call it delivered
-    if shipment.get("delivered_at"):
-        return _day(shipment["delivered_at"])
-    return "" if status else None
+    fact = carrier_delivery(shipment)
+    return fact.on if fact.delivered else None
+
+
+def _page(doc: str, page: int | None) -> str:
+    return f"{doc}, page {page}" if page else doc
 
 
 class _Facts:
-    """The payload's facts, read once, with the sentences each makes."""
+    """The case's sentences: each made only when its fact is there."""
 
-    def __init__(self, payload: dict[str, Any], attached: list[str]) -> None:
-        self.extra = dict(payload.get("additional_evidence") or {})
-        self.products = list(payload.get("products") or [])
-        self.charges = [dict(c) for c in self.extra.get("payments") or []]
-        self.shipments = [dict(s) for s in self.extra.get("shipments") or []]
-        self.attached = attached
-        self.dispute = dict(self.extra.get("dispute") or {})
-
-    def reason(self) -> str:
-        own = self.dispute.get("reason") or next(
-            (c["dispute_reason"] for c in self.charges if c.get("dispute_reason")), ""
-        )
-        return str(own)
+    def __init__(self, case: CaseFacts) -> None:
+        self.case = case
+        self.argued: set[str] = set()  # documents a sentence quotes (not listed again)
 
     def order(self) -> list[Sentence]:
-        e, out = self.extra, []
-        total = _money(e.get("order_total"), e.get("order_currency"))
-        if e.get("order_date"):
+        c, out = self.case, []
+        total = _money(c.total, c.currency) if c.total is not None else ""
+        if c.order_date and not c.hidden("ordered"):
             worth = f" for {total}" if total else ""
             out.append(
-                Sentence(
-                    f"Order {e['order_number']} was placed on {_day(e['order_date'])}{worth}.",
-                    "order",
-                )
+                Sentence(f"Order {c.order_number} was placed on {c.order_date}{worth}.", "order")
             )
-        if self.products:
-            names = [
-                f"{p.get('product_title', '')} × {_qty(p.get('quantity'))}" for p in self.products
-            ]
+        if c.lines:
+            names = [f"{x.title} × {_qty(x.quantity)}" for x in c.lines]
             out.append(Sentence(f"It was for: {_list(names)}.", "order"))
         return out  # fmt: skip
 
     def customer(self) -> list[Sentence]:
-        e = self.extra
-        who = " ".join(
-            x
-            for x in (
-                e.get("customer_name"),
-                f"<{e['customer_email']}>" if e.get("customer_email") else "",
-            )
-            if x
-        )
-        return [Sentence(f"The order was placed by {who}.", "order")] if who else []  # fmt: skip
+        """Who the order names: as entered at checkout (and observed), never who they were."""
+        cu = self.case.customer
+        entered = [x for x in (f"the name {cu.name}" if cu.name else "",
+                               f"the email {cu.email}" if cu.email else "") if x]  # fmt: skip
+        if not entered:
+            return []
+        seen = [x for x in (f"IP address {cu.ip}" if cu.ip else "",
+                            f"device {cu.device}" if cu.device else "") if x]  # fmt: skip
+        text = f"The order was placed with {' and '.join(entered)} as entered at checkout"
+        text += f", from {' and '.join(seen)}." if seen else "."
+        return [Sentence(text, "order")]
 
     def card_checks(self) -> list[Sentence]:
-        for c in self.charges:
+        for c in self.case.charges:
             passed = [label for key, label in (("avs_line1_check", "the billing street address"),
                       ("avs_zip_check", "the billing postcode"), ("cvc_check", "the card security code (CVC)"))
                       if str(c.get(key, "")).lower() == "pass"]  # fmt: skip
@@ -178,74 +178,97 @@ class _Facts:
         return []
 
     def same_address(self) -> list[Sentence]:
-        bill, ship = self.extra.get("billing_address"), self.extra.get("shipping_address")
-        if bill and ship and _norm(bill) == _norm(ship):
-            return [
-                Sentence(
-                    f"The billing address and the shipping address are the same: {ship}.", "order"
-                )
-            ]
+        cu = self.case.customer
+        if self.case.same_address:
+            return [Sentence("The billing address entered at checkout is the shipping address: "
+                             f"{cu.shipping_address}.", "order")]  # fmt: skip
         return []
 
     def shipped(self) -> list[Sentence]:
         out = []
-        for s in self.shipments[:MAX_ITEMS]:
-            if not s.get("shipped_at") and not s.get("tracking_number"):
+        for s in self.case.shipments[:MAX_ITEMS]:
+            if not s.shipped_on and not s.tracking_number:
                 continue
-            when = f" on {_day(s['shipped_at'])}" if s.get("shipped_at") else ""
-            how = f" with {s['carrier']}" if s.get("carrier") else ""
-            track = f", tracking number {s['tracking_number']}" if s.get("tracking_number") else ""
+            show = s.shipped_on and not self.case.hidden("shipped")
+            when = f" on {s.shipped_on}" if show else ""
+            how = f" with {s.carrier}" if s.carrier else ""
+            track = f", tracking number {s.tracking_number}" if s.tracking_number else ""
             out.append(Sentence(f"The order was shipped{when}{how}{track}.", "shipments"))
-        if out and self.extra.get("shipping_address"):
-            out.append(Sentence(f"It was sent to {self.extra['shipping_address']}.", "order"))
+        if out and self.case.customer.shipping_address:
+            out.append(Sentence(f"It was sent to {self.case.customer.shipping_address}.", "order"))
         return out
 
     def delivery(self) -> list[Sentence]:
-        out = []
-        for s in self.shipments[:MAX_ITEMS]:
-            when = delivered(s)
-            if when is None:
-                continue
-            on = f" on {when}" if when else ""
-            track = f" (tracking number {s['tracking_number']})" if s.get("tracking_number") else ""
-            out.append(
+        """The case's one delivery fact, quoted from its document when a document proves it."""
+        d, c = self.case.delivery, self.case
+        if not d.delivered:
+            return []
+        on = f" on {d.on}" if d.on and not c.hidden("delivered") else ""
+        if d.source != "files":
+            track = f" (tracking number {d.tracking_number})" if d.tracking_number else ""
+            return [
                 Sentence(f"The carrier records the order as delivered{on}{track}.", "shipments")
-            )
+            ]
+        self.argued.add(d.document)
+        where = f" to {d.where}" if d.where else ""
+        signed = f", signed for by {d.signed_by}" if d.signed_by else ""
+        quote = f": “{d.quote}”" if d.quote else ""
+        out = [Sentence(f"The proof of delivery ({_page(d.document, d.page)}) records the "
+                        f"delivery{on}{where}{signed}{quote}.", FILE + d.document)]  # fmt: skip
+        carrier = c.carrier_delivery
+        if carrier.status and not carrier.delivered:
+            out.append(Sentence(f"The carrier's tracking shows “{carrier.status}”; the signed "
+                                "proof of delivery above is the record of the handover.",
+                                "shipments"))  # fmt: skip
         return out
 
+    def policy(self) -> list[Sentence]:
+        out = []
+        for doc in self.case.documents:
+            if q := doc.policy_clause:
+                self.argued.add(doc.name)
+                out.append(Sentence(f"Our policy ({_page(doc.name, q.page)}) says: “{q.text}”.",
+                                    FILE + doc.name))  # fmt: skip
+        return out[:2]
+
+    def messages(self) -> list[Sentence]:
+        out = []
+        for doc in self.case.documents:
+            for m in doc.messages[:2]:
+                self.argued.add(doc.name)
+                when = f"On {m.on.isoformat()}, " if m.on else ""
+                who = m.author or "the customer"
+                out.append(Sentence(f"{when}{who} wrote ({_page(doc.name, m.quote.page)}): "
+                                    f"“{m.quote.text}”.", FILE + doc.name))  # fmt: skip
+        return out[:3]
+
     def refund(self) -> list[Sentence]:
-        e = self.extra
-        amount = float(e.get("refunded_amount") or 0)
-        if amount > 0:
-            return [
-                Sentence(
-                    f"A refund of {_money(amount, e.get('order_currency'))} was issued on this order.",
-                    "order",
-                )
-            ]
-        for c in self.charges:
-            if float(c.get("amount_refunded") or 0) > 0:
-                return [Sentence(f"Charge {c.get('payment_id', '')} shows {_money(c['amount_refunded'], c.get('currency'))} refunded.", "payments")]  # fmt: skip
+        c = self.case
+        if c.refunded > 0:
+            return [Sentence(f"A refund of {_money(c.refunded, c.currency)} was issued on this order.", "order")]  # fmt: skip
+        for ch in c.charges:
+            if float(ch.get("amount_refunded") or 0) > 0:
+                return [Sentence(f"Charge {ch.get('payment_id', '')} shows {_money(ch['amount_refunded'], ch.get('currency'))} refunded.", "payments")]  # fmt: skip
         return []
 
     def charge_list(self) -> list[Sentence]:
-        if not self.charges:
+        if not self.case.charges:
             return []
-        parts = [f"{c.get('payment_id', '')} ({_money(c.get('payment_amount'), c.get('currency'))}, {_day(c.get('paid_at'))})".replace(", )", ")")
-                 for c in self.charges]  # fmt: skip
+        parts = [f"{c.get('payment_id', '')} ({_money(c.get('payment_amount'), c.get('currency'))}, {day(c.get('paid_at'))})".replace(", )", ")")
+                 for c in self.case.charges]  # fmt: skip
         one = "one charge" if len(parts) == 1 else f"{len(parts)} charges"
         return [
             Sentence(f"Our payments export shows {one} for this order: {_list(parts)}.", "payments")
         ]
 
     def descriptions(self) -> list[Sentence]:
-        for c in self.charges:
+        for c in self.case.charges:
             if c.get("description"):
                 return [Sentence(f"The charge was described as: {c['description']}.", "payments")]
         return []
 
     def ce3(self) -> list[Sentence]:
-        priors = list((self.extra.get("visa_ce3") or {}).get("prior_transactions") or [])
+        priors = self.case.ce3_priors
         if len(priors) < 2:
             return []
         told = [
@@ -256,9 +279,25 @@ class _Facts:
                          f"never disputed, {_list(told)}.", "history")]  # fmt: skip
 
     def files(self) -> list[Sentence]:
-        if not self.attached:
+        rest = [d.name for d in self.case.documents if d.name not in self.argued]
+        if not rest:
             return []
-        return [Sentence(f"Attached as supporting documents: {_list(self.attached)}.", "files")]
+        return [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")]
+
+    def conceded(self) -> list[Sentence]:
+        """What our own records say for the cardholder (never under a heading that argues)."""
+        return [Sentence(_cap(c.fact) + ".", "order") for c in self.case.contradictions if c.accept]
+
+    def timeline(self) -> list[Sentence]:
+        events = self.case.timeline
+        if len(events) < 2:
+            return []
+        return [Sentence(f"{e.on}: {e.what}.", e.source if e.source != "files" else "files")
+                for e in events[:8]]  # fmt: skip
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _qty(q: Any) -> str:
@@ -272,13 +311,17 @@ def _qty(q: Any) -> str:
 # Per family: which facts argue the case, in the order a reviewer reads them.
 _ARGUMENTS: dict[str, tuple[Callable[[_Facts], list[Sentence]], ...]] = {
     "fraud": (_Facts.ce3, _Facts.card_checks, _Facts.same_address, _Facts.customer,
-              _Facts.shipped, _Facts.delivery, _Facts.files),
-    "not_received": (_Facts.shipped, _Facts.delivery, _Facts.files),
-    "not_as_described": (_Facts.delivery, _Facts.refund, _Facts.files),
-    "credit_not_processed": (_Facts.refund, _Facts.delivery, _Facts.files),
-    "subscription_canceled": (_Facts.charge_list, _Facts.descriptions, _Facts.customer, _Facts.files),
+              _Facts.shipped, _Facts.delivery, _Facts.messages, _Facts.files),
+    "not_received": (_Facts.shipped, _Facts.delivery, _Facts.messages, _Facts.files),
+    "not_as_described": (_Facts.delivery, _Facts.policy, _Facts.messages, _Facts.refund,
+                         _Facts.files),
+    "credit_not_processed": (_Facts.refund, _Facts.policy, _Facts.messages, _Facts.delivery,
+                             _Facts.files),
+    "subscription_canceled": (_Facts.charge_list, _Facts.descriptions, _Facts.customer,
+                              _Facts.policy, _Facts.messages, _Facts.files),
     "duplicate": (_Facts.charge_list, _Facts.files),
-    "general": (_Facts.customer, _Facts.shipped, _Facts.delivery, _Facts.files),
+    "general": (_Facts.customer, _Facts.shipped, _Facts.delivery, _Facts.policy,
+                _Facts.messages, _Facts.files),
 }  # fmt: skip
 
 
@@ -298,22 +341,34 @@ def reason_line(reason: str, code: str, brand: str, amount: str = "") -> str:
     return text
 
 
-def build_letter(payload: dict[str, Any], attached: list[str]) -> Letter:
-    """The letter for one dispute's payload and the files attached to it."""
-    facts = _Facts(payload, attached)
-    reason = facts.reason()
+def build_letter(payload: dict[str, Any], attached: Sequence[str | DocumentFacts]) -> Letter:
+    """The letter for one dispute's payload and the files attached to it (their names, or what
+    was read from them)."""
+    return letter_for(build_case(payload, documents_named(attached)))
+
+
+def letter_for(case: CaseFacts) -> Letter:
+    """The letter for one case (evidence/case.py)."""
+    facts = _Facts(case)
+    reason = case.dispute.reason
     family = family_of(reason)
-    code = str(facts.dispute.get("network_reason_code") or "")
-    brand = next((str(c["card_brand"]) for c in facts.charges if c.get("card_brand")), "")
+    code = case.dispute.network_reason_code
+    brand = next((str(c["card_brand"]) for c in case.charges if c.get("card_brand")), "")
     sentences: list[Sentence] = []
     for make in _ARGUMENTS[family]:
         sentences += [s for s in make(facts) if s not in sentences]
-    source = "dispute" if (facts.dispute or code) else ("payments" if reason else "")
-    amount = _money(facts.dispute.get("amount"), facts.dispute.get("currency"))
+    conceded = facts.conceded()
+    has_dispute = bool(case.dispute.reason or case.dispute.amount is not None or code)
+    source = "dispute" if has_dispute else ""
+    amount = _money(case.dispute.amount, case.dispute.currency)
+    request = REQUEST.format(amount=amount or "disputed") if sentences and not conceded else ""
     return Letter(
         family,
         reason_line(reason, code, brand, amount),
         source,
         tuple(facts.order()),
         tuple(sentences),
+        tuple(facts.timeline()) if sentences else (),
+        tuple(conceded),
+        request.replace("payment of disputed", "disputed payment"),
     )

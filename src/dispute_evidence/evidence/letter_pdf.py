@@ -13,7 +13,7 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
 
-from dispute_evidence.evidence.letter import SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
+from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
 from dispute_evidence.names import visible
 
 _STYLES = getSampleStyleSheet()
@@ -59,11 +59,19 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
     if letter.context:
         story.append(Paragraph("The order", _HEAD))
         story.append(Paragraph(" ".join(_marked(s, numbers) for s in letter.context), _TEXT))
-    story.append(Paragraph("Why the payment stands" if letter.claims else "Our response", _HEAD))
+    if letter.conceded:  # never "why the payment stands" above facts for the cardholder
+        story.append(Paragraph("What our records show", _HEAD))
+        story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.conceded]
+    story.append(Paragraph("Why the payment stands" if letter.argues else "Our response", _HEAD))
     if letter.claims:
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.sentences]
     else:
         story.append(Paragraph(_text(NO_CLAIMS), _TEXT))
+    if letter.timeline:
+        story.append(Paragraph("Timeline", _HEAD))
+        story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
+    if letter.request:
+        story.append(Paragraph(_text(letter.request), _TEXT))
     story += [
         Spacer(1, 3 * mm),
         Paragraph("Each statement above is taken from the record its number names under "
@@ -75,11 +83,15 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
     return story
 
 
+def _title(key: str) -> str:
+    return "Attached document" if key.startswith(FILE) else SOURCE_TITLES.get(key, key)
+
+
 def appendix_story(letter: Letter, sources: dict[str, str] | None) -> list[Any]:
     """The last page: what each numbered statement rests on."""
     where = {**SOURCE_WORDS, **(sources or {})}
     rows = [
-        [f"[{i}]", SOURCE_TITLES.get(key, key), Paragraph(_text(where.get(key, key)), _NOTE)]
+        [f"[{i}]", _title(key), Paragraph(_text(where.get(key, key.removeprefix(FILE))), _NOTE)]
         for i, key in enumerate(letter.sources(), start=1)
     ]
     if not rows:

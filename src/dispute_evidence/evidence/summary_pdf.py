@@ -18,8 +18,9 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from dispute_evidence.evidence.completeness import status_says_delivered
-from dispute_evidence.evidence.letter import build_letter
+from dispute_evidence.evidence.case import CaseFacts, build_case, carrier_delivery, documents_named
+from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
 from dispute_evidence.names import visible
 
@@ -83,30 +84,30 @@ def _cut(rows: list[list[object]], what: str) -> list[list[object]]:
 
 
 def delivery_words(s: dict[str, Any]) -> str:
-    """Exactly what the carrier data shows: 'delivered 2026-10-07', or 'not confirmed (carrier
+    """Exactly what one carrier row shows (evidence/case.py's reading of it): 'delivered
+    2026-10-07', 'not delivered (carrier status: returned to sender)', 'not confirmed (carrier
     status: in transit)' — never 'delivered' for a parcel that is not."""
-    status = str(s.get("delivery_status") or "").strip()
-    if s.get("delivered_at"):
-        return f"delivered {_day(s.get('delivered_at'))}"
-    if status_says_delivered(status):
-        return f"delivered ({status.lower()})"
-    return f"not confirmed (carrier status: {status.lower()})" if status else "not confirmed"
+    return carrier_delivery(s).words
 
 
 def summary_pdf(
     provider_dispute_id: str,
     payload: dict[str, Any],
-    attached: list[str],
+    attached: list[str] | list[DocumentFacts],
     sources: dict[str, str] | None = None,
 ) -> bytes:
-    """The summary of one dispute's evidence; `attached`: the other files sent with it.
+    """The summary of one dispute's evidence; `attached`: the other files sent with it (their
+    names, or what was read from them).
 
     Page 1 is the rebuttal letter (evidence/letter.py), then the data sheet, then the letter's
-    sources (`sources`: where each kind of fact came from, e.g. the file and row)."""
+    sources (`sources`: where each kind of fact came from, e.g. the file and row). All three
+    read one case (evidence/case.py), so they cannot disagree on delivery, dates or amounts."""
+    case = build_case(payload, documents_named(attached))
     extra = dict(payload.get("additional_evidence") or {})
     dispute = dict(extra.get("dispute") or {})
     merchant = dict(payload.get("merchant_profile") or {})
-    letter = build_letter(payload, attached)
+    letter = letter_for(case)
+    attached = [d.name for d in case.documents]
     story: list[Any] = [
         *letter_story(provider_dispute_id, letter, payload),
         PageBreak(),
@@ -125,7 +126,7 @@ def summary_pdf(
     story += _merchant_section(merchant)
     story += _order_section(payload, extra)
     story += _payment_section(extra)
-    story += _shipping_section(extra)
+    story += _shipping_section(extra, case)
     story += _customer_section(extra)
     story += _files_section(attached)
     if appendix := appendix_story(letter, sources):
@@ -200,18 +201,21 @@ def _payment_section(extra: dict[str, Any]) -> list[Any]:
     )
 
 
-def _shipping_section(extra: dict[str, Any]) -> list[Any]:
-    ships = [
-        [s.get("carrier", ""), s.get("tracking_number", ""), _day(s.get("shipped_at")),
-         delivery_words(s)]
-        for s in extra.get("shipments") or []
+def _shipping_section(extra: dict[str, Any], case: CaseFacts) -> list[Any]:
+    ships: list[list[object]] = [
+        [s.carrier, s.tracking_number, s.shipped_on, s.delivery.words]
+        for s in case.shipments
     ]  # fmt: skip
+    d = case.delivery
     return _section(
         "Shipping timeline",
         _facts(
             [
                 ("Shipping method", extra.get("shipping_method")),
                 ("Shipping address", extra.get("shipping_address")),
+                ("Delivery", d.words if (d.delivered or not ships) else ""),
+                # a contradiction is stated where its facts are shown, never smoothed over
+                ("Note", "; ".join(f"{c.name}: {c.fact}" for c in case.contradictions)),
             ]
         ),
         Spacer(1, 2 * mm) if ships else None,

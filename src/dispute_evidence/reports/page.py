@@ -119,6 +119,8 @@ _FACTS = [
     ("next_step", "Next step"),
     ("completeness", "Evidence verdict"),
     ("what_to_add", "What to add"),
+    ("delivery", "Delivery"),
+    ("contradictions", "Contradictions"),
     ("advice", "Fight or accept"),
     ("visa_ce3", "Visa CE 3.0"),
     ("letter", "Rebuttal letter"),

@@ -42,6 +42,8 @@ DISPUTE_COLUMNS = {
     "evidence_version": "Evidence version",  # what that approval covers
     "completeness": "Evidence (by reason)",
     "what_to_add": "What to add",
+    "delivery": "Delivery",  # the case's one delivery fact (evidence/case.py)
+    "contradictions": "Contradictions",  # named, each with what to do
     "advice": "Fight or accept",
     "visa_ce3": "Visa CE 3.0",
     "letter": "Rebuttal letter",

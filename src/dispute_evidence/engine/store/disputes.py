@@ -236,6 +236,20 @@ class Disputes(StoreBase):
                     out.setdefault(pid, []).append(kind or judge(name))
         return out
 
+    def evidence_documents(self) -> dict[str, list[tuple[str, str, str]]]:
+        """{dispute: (file name, sha256, kind or "") of each evidence file}, our own summaries
+        left out, by name (engine/case.py makes them the case's documents)."""
+        c_ = evidence_files.c
+        q = select(c_.provider_dispute_id, c_.kind, c_.file_name, c_.sha256).order_by(
+            c_.provider_dispute_id, c_.file_name, c_.sha256
+        )
+        out: dict[str, list[tuple[str, str, str]]] = {}
+        with self.engine.connect() as c:
+            for pid, kind, name, sha in c.execute(q):
+                if kind != "summary" and not str(name).startswith(f"{pid}-evidence-summary"):
+                    out.setdefault(pid, []).append((name, sha, kind or ""))
+        return out
+
     def set_summary_inputs(self, made: dict[str, str]) -> None:
         """Record what each dispute's current summary was made from, in one transaction."""
         if not made:

@@ -1,0 +1,494 @@
+"""The case of one dispute: every fact the verdict, the letter, the data sheet, the advice and
+the report read, built once from the payload we send and the documents attached to it.
+
+One delivery fact per case (`CaseFacts.delivery`): a proof of delivery read from a document
+wins (signed proof over the carrier's row, and both are stated when they disagree); else a
+carrier row that says delivered; else a carrier row that says it was not (returned, failed,
+non-delivered); else unknown. Everything that says "delivered" reads it, so the verdict, the
+letter and the data sheet cannot disagree.
+
+Consistency checks are named contradictions (`Contradiction`), each with what to do: the
+timeline out of order, the carrier against a document, the order's own status against the
+claim. Addresses are compared as places (evidence/places.py). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from dispute_evidence.evidence import kinds as K
+from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.places import same_place
+
+DeliveryState = Literal["delivered", "not_delivered", "unknown"]
+_NEGATIVE = re.compile(
+    r"\b(not|un|non)[ -]?deliver|fail|return|attempt|exception|lost|refused|undeliverable"
+    r"|out for delivery|cancel",
+    re.I,
+)
+READ = ("text", "ocr")  # a document whose text we read: its facts (or their absence) count
+NOT_RECEIVED = "product_not_received"
+FRAUD = ("fraudulent", "unrecognized")
+
+
+@dataclass(frozen=True)
+class DeliveryFact:
+    """Whether the goods were delivered, when, where, who signed, and what says so."""
+
+    state: DeliveryState
+    on: str = ""  # YYYY-MM-DD, "" when not stated
+    where: str = ""
+    signed_by: str = ""
+    source: str = ""  # "shipments" (a carrier row) or "files" (a document)
+    document: str = ""  # the document's file name (source "files")
+    page: int | None = None
+    status: str = ""  # the carrier's own words, lowercased ("returned to sender")
+    tracking_number: str = ""
+    quote: str = ""  # the document's own sentence
+
+    @property
+    def delivered(self) -> bool:
+        return self.state == "delivered"
+
+    @property
+    def cite(self) -> str:
+        """Where it stands: "proof of delivery.pdf, page 1" or "the shipments sheet"."""
+        if self.source != "files":
+            return "the shipments sheet" if self.source else ""
+        return f"{self.document}, page {self.page}" if self.page else self.document
+
+    @property
+    def words(self) -> str:
+        """The one wording of it, for the data sheet, the page and disputes.xlsx."""
+        if self.delivered:
+            text = "delivered" + (f" {self.on}" if self.on else "")
+            if self.signed_by:
+                text += f", signed by {self.signed_by}"
+            if self.source == "files":
+                text += f" (per {self.cite})"
+            elif self.status and not self.on:
+                text += f" (carrier status: {self.status})"
+            return text
+        said = f" (carrier status: {self.status})" if self.status else ""
+        return ("not delivered" if self.state == "not_delivered" else "not confirmed") + said
+
+
+UNKNOWN = DeliveryFact("unknown")
+
+
+@dataclass(frozen=True)
+class Shipment:
+    tracking_number: str
+    carrier: str
+    shipped_on: str  # YYYY-MM-DD or ""
+    delivery: DeliveryFact  # what this carrier row says
+
+
+@dataclass(frozen=True)
+class Line:
+    title: str
+    quantity: float
+    price: float
+    currency: str
+
+
+@dataclass(frozen=True)
+class Customer:
+    """What was entered at checkout (or observed: IP, device), never who the person was."""
+
+    name: str = ""
+    email: str = ""
+    billing_address: str = ""
+    shipping_address: str = ""
+    ip: str = ""
+    device: str = ""
+
+
+@dataclass(frozen=True)
+class DisputeView:
+    """One side's view of the dispute: the disputes list's, or the API's."""
+
+    reason: str = ""
+    amount: float | None = None
+    currency: str = ""
+    network_reason_code: str = ""
+    opened_on: str = ""  # YYYY-MM-DD (the API's initiated_at), "" when not known
+
+
+@dataclass(frozen=True)
+class Event:
+    on: str  # YYYY-MM-DD
+    what: str
+    source: str  # a letter source key ("order", "shipments", "files", ...)
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A named inconsistency in the case, with what to do about it."""
+
+    name: str  # "shipped before ordered", "carrier vs document", "order unfulfilled", ...
+    fact: str  # the facts, both stated
+    todo: str
+    accept: bool = False  # the merchant's own data says the cardholder is right: accept
+    weakens: bool = True  # the verdict says "weak: ..." (False: stated, the case stands)
+    hides: tuple[str, ...] = ()  # dates no page states as fact: "ordered", "shipped", ...
+
+
+@dataclass(frozen=True)
+class CaseFacts:
+    """Everything one dispute's case rests on, read once."""
+
+    order_number: str
+    order_date: str
+    total: float | None
+    currency: str
+    refunded: float
+    refund_recorded: bool  # the orders export has a refunded amount (0 included)
+    financial_status: str
+    fulfillment_status: str
+    cancelled_on: str
+    shipping_method: str
+    lines: tuple[Line, ...]
+    charges: tuple[dict[str, Any], ...]
+    customer: Customer
+    shipments: tuple[Shipment, ...]
+    tracking_numbers: tuple[str, ...]  # every tracking number the evidence names
+    documents: tuple[DocumentFacts, ...]
+    dispute: DisputeView
+    api: DisputeView | None
+    ce3_priors: tuple[dict[str, Any], ...]
+    delivery: DeliveryFact
+    carrier_delivery: DeliveryFact  # the carrier's own word (may differ: see contradictions)
+    same_address: bool
+    timeline: tuple[Event, ...]
+    contradictions: tuple[Contradiction, ...]
+
+    @property
+    def reason(self) -> str:
+        return self.dispute.reason.strip().lower()
+
+    @property
+    def kinds(self) -> list[str]:
+        return [d.kind for d in self.documents]
+
+    @property
+    def against(self) -> tuple[Contradiction, ...]:
+        return tuple(c for c in self.contradictions if c.weakens)
+
+    @property
+    def accept_because(self) -> tuple[str, ...]:
+        """Why the merchant's own data says to accept ("" reasons: fight on)."""
+        return tuple(c.fact for c in self.contradictions if c.accept)
+
+    def hidden(self, what: str) -> bool:
+        """A date no page states as fact ("ordered", "shipped", "delivered"): the timeline
+        puts it out of order, so which one is wrong is the analyst's to say."""
+        return any(what in c.hides for c in self.contradictions)
+
+
+def day(value: Any) -> str:
+    text = str(value or "").strip()
+    return text[:10] if re.match(r"\d{4}-\d{2}-\d{2}", text) else ""
+
+
+def _number(value: Any) -> float | None:
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    return f if f == f else None
+
+
+def carrier_delivery(row: dict[str, Any]) -> DeliveryFact:
+    """What one carrier row says: its status words decide; a date alone means delivered."""
+    status = " ".join(str(row.get("delivery_status") or "").split()).lower()
+    on, track = day(row.get("delivered_at")), str(row.get("tracking_number") or "")
+    if status and _NEGATIVE.search(status):
+        return DeliveryFact(
+            "not_delivered", status=status, source="shipments", tracking_number=track
+        )
+    if re.search(r"\bdelivered\b", status) or (on and not status):
+        return DeliveryFact(
+            "delivered", on, status=status, source="shipments", tracking_number=track
+        )
+    if status:
+        return DeliveryFact("unknown", status=status, source="shipments", tracking_number=track)
+    return UNKNOWN  # fmt: skip
+
+
+def document_delivery(doc: DocumentFacts) -> DeliveryFact | None:
+    """A proof of delivery's own statement; an unread one (a scan, reading off) stands as the
+    analyst named it, with nothing quoted; a read one that states no delivery says nothing."""
+    if doc.kind not in (K.PROOF_OF_DELIVERY, K.SIGNATURE):
+        return None
+    if d := doc.delivery:
+        return DeliveryFact(
+            "delivered",
+            d.on.isoformat() if d.on else "",
+            d.address or "",
+            d.signed_by or "",
+            "files",
+            doc.name,
+            d.quote.page,
+            quote=d.quote.text,
+        )
+    if doc.read in READ:
+        return None
+    return DeliveryFact("delivered", source="files", document=doc.name)
+
+
+def _shipments(extra: dict[str, Any]) -> tuple[Shipment, ...]:
+    return tuple(
+        Shipment(
+            str(s.get("tracking_number") or ""),
+            str(s.get("carrier") or ""),
+            day(s.get("shipped_at")),
+            carrier_delivery(s),
+        )
+        for s in extra.get("shipments") or []
+    )
+
+
+def _one_delivery(
+    shipments: Sequence[Shipment], documents: Sequence[DocumentFacts]
+) -> tuple[DeliveryFact, DeliveryFact]:
+    """(the case's delivery fact, the carrier's): a document's proof wins over the carrier."""
+    carrier = [s.delivery for s in shipments]
+    said = (
+        next((d for d in carrier if d.delivered), None)
+        or next((d for d in carrier if d.state == "not_delivered"), None)
+        or next((d for d in carrier if d.status), None)
+        or UNKNOWN
+    )
+    proofs = [p for doc in documents if (p := document_delivery(doc))]
+    proof = next((p for p in proofs if p.on or p.signed_by), proofs[0] if proofs else None)
+    return (proof if proof and not said.delivered else said), said
+
+
+def _dispute_view(extra: dict[str, Any]) -> DisputeView:
+    d = dict(extra.get("dispute") or {})
+    reason = str(d.get("reason") or "") or next(
+        (str(c["dispute_reason"]) for c in extra.get("payments") or [] if c.get("dispute_reason")),
+        "",
+    )
+    return DisputeView(
+        reason,
+        _number(d.get("amount")),
+        str(d.get("currency") or ""),
+        str(d.get("network_reason_code") or ""),
+    )
+
+
+def documents_named(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts, ...]:
+    """Documents known by their file names only (kind from the name), or already read."""
+    return tuple(
+        f if isinstance(f, DocumentFacts) else DocumentFacts(f, "", K.kind_of(f), "not_read")
+        for f in files
+    )
+
+
+def documents_of_kinds(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts, ...]:
+    """Documents known by their kinds only (evidence/kinds.py), or already read."""
+    return tuple(
+        f if isinstance(f, DocumentFacts) else DocumentFacts(f"document {i + 1}", "", f, "not_read")
+        for i, f in enumerate(files)
+    )
+
+
+def build_case(
+    payload: dict[str, Any],
+    documents: Sequence[DocumentFacts] = (),
+    api: DisputeView | None = None,
+) -> CaseFacts:
+    """The case for one dispute's payload, its documents (what was read from each, or only
+    its kind), and the API's view of the dispute when a read-back knows it."""
+    extra = dict(payload.get("additional_evidence") or {})
+    docs = tuple(documents)
+    ships = _shipments(extra)
+    delivery, carrier = _one_delivery(ships, docs)
+    customer = Customer(
+        str(extra.get("customer_name") or ""),
+        str(extra.get("customer_email") or "")
+        or next((str(c["customer_email"]) for c in extra.get("payments") or [] if c.get("customer_email")), ""),
+        str(extra.get("billing_address") or ""),
+        str(extra.get("shipping_address") or ""),
+        str(extra.get("customer_ip") or ""),
+        str(extra.get("device_id") or ""),
+    )  # fmt: skip
+    case = CaseFacts(
+        order_number=str(extra.get("order_number") or ""),
+        order_date=day(extra.get("order_date")),
+        total=_number(extra.get("order_total")),
+        currency=str(extra.get("order_currency") or ""),
+        refunded=_number(extra.get("refunded_amount")) or 0.0,
+        refund_recorded="refunded_amount" in extra,
+        financial_status=str(extra.get("financial_status") or ""),
+        fulfillment_status=str(extra.get("fulfillment_status") or ""),
+        cancelled_on=day(extra.get("cancelled_at")),
+        shipping_method=str(extra.get("shipping_method") or ""),
+        lines=tuple(_lines(payload)),
+        charges=tuple(dict(c) for c in extra.get("payments") or []),
+        customer=customer,
+        shipments=ships,
+        tracking_numbers=tuple(str(t) for t in payload.get("shipping_tracking_numbers") or ()),
+        documents=docs,
+        dispute=_dispute_view(extra),
+        api=api,
+        ce3_priors=tuple((extra.get("visa_ce3") or {}).get("prior_transactions") or ()),
+        delivery=delivery,
+        carrier_delivery=carrier,
+        same_address=bool(customer.billing_address)
+        and same_place(customer.billing_address, customer.shipping_address),
+        timeline=(),
+        contradictions=(),
+    )
+    return _checked(case)
+
+
+def _checked(case: CaseFacts) -> CaseFacts:
+    """The case with its contradictions, then its timeline (which leaves out what they hide)."""
+    case = replace(case, contradictions=tuple(contradictions(case)))
+    return replace(case, timeline=timeline(case))
+
+
+def for_reason(case: CaseFacts, reason: str) -> CaseFacts:
+    """The same case argued for another reason (the disputes list's, when the payload's
+    differs): its checks made again for that reason."""
+    if reason.strip().lower() == case.reason:
+        return case
+    return _checked(replace(case, dispute=replace(case.dispute, reason=reason)))
+
+
+def _lines(payload: dict[str, Any]) -> list[Line]:
+    return [
+        Line(
+            str(p.get("product_title") or ""),
+            _number(p.get("quantity")) or 0.0,
+            _number(p.get("price")) or 0.0,
+            str(p.get("currency_code") or ""),
+        )
+        for p in payload.get("products") or []
+    ]
+
+
+# -- the timeline and its checks ----------------------------------------------------------
+def timeline(case: CaseFacts) -> tuple[Event, ...]:
+    """The dated facts of the case, oldest first (a date a contradiction hides is left out)."""
+    events: list[Event] = []
+    if case.order_date and not case.hidden("ordered"):
+        events.append(Event(case.order_date, f"Order {case.order_number} placed", "order"))
+    for c in case.charges:
+        if paid := day(c.get("paid_at")):
+            events.append(Event(paid, f"Charge {c.get('payment_id', '')} paid", "payments"))
+    for s in case.shipments:
+        if s.shipped_on and not case.hidden("shipped"):
+            how = f" with {s.carrier}" if s.carrier else ""
+            events.append(Event(s.shipped_on, f"Shipped{how}", "shipments"))
+    d = case.delivery
+    if d.delivered and d.on and not case.hidden("delivered"):
+        signed = f", signed by {d.signed_by}" if d.signed_by else ""
+        events.append(Event(d.on, f"Delivered{signed}", d.source))
+    if case.cancelled_on:
+        events.append(Event(case.cancelled_on, "Order cancelled", "order"))
+    for doc in case.documents:
+        for m in doc.messages:
+            if m.on:
+                who = m.author or "The customer"
+                events.append(Event(m.on.isoformat(), f"{who} wrote ({doc.name})", "files"))
+    if case.api and case.api.opened_on:
+        events.append(Event(case.api.opened_on, "Dispute opened", "dispute"))
+    return tuple(sorted(events, key=lambda e: e.on))
+
+
+def contradictions(case: CaseFacts) -> list[Contradiction]:
+    """Every named inconsistency of the case, in the order a reviewer would notice them."""
+    return [*_timeline_checks(case), *_carrier_vs_document(case), *_status_vs_claim(case)]
+
+
+_DATES_TODO = (
+    "check the order date (orders export) and the ship and delivery dates (shipments sheet) "
+    "and drop the corrected file; until they agree the letter states neither date"
+)
+
+
+def _timeline_checks(case: CaseFacts) -> list[Contradiction]:
+    out = []
+    shipped = min((s.shipped_on for s in case.shipments if s.shipped_on), default="")
+    if shipped and case.order_date and shipped < case.order_date:
+        out.append(Contradiction("timeline: shipped before ordered",
+                                 f"shipped on {shipped}, before the order date {case.order_date}",
+                                 _DATES_TODO, hides=("ordered", "shipped")))  # fmt: skip
+    delivered = case.delivery.on if case.delivery.delivered else ""
+    if delivered and shipped and delivered < shipped:
+        out.append(Contradiction("timeline: delivered before shipped",
+                                 f"delivered on {delivered}, before the ship date {shipped}",
+                                 _DATES_TODO, hides=("shipped", "delivered")))  # fmt: skip
+    elif delivered and case.order_date and delivered < case.order_date:
+        out.append(Contradiction("timeline: delivered before ordered",
+                                 f"delivered on {delivered}, before the order date {case.order_date}",
+                                 _DATES_TODO, hides=("ordered", "delivered")))  # fmt: skip
+    return out
+
+
+def _carrier_vs_document(case: CaseFacts) -> list[Contradiction]:
+    d, carrier = case.delivery, case.carrier_delivery
+    if d.source != "files" or not carrier.status or carrier.delivered:
+        return []
+    proof = (
+        "delivery"
+        + (f" on {d.on}" if d.on else "")
+        + (f", signed by {d.signed_by}" if d.signed_by else "")
+    )
+    return [
+        Contradiction(
+            "carrier vs document",
+            f"the carrier shows '{carrier.status}' but {d.cite} records {proof}",
+            "the signed proof is used and both are stated; if the proof is for another parcel, "
+            "remove it",
+            weakens=False,
+        )
+    ]
+
+
+def _money(value: float, currency: str) -> str:
+    return f"{value:.2f} {currency}".strip()
+
+
+def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
+    """The order's own status against the claim: what the merchant's data concedes."""
+    out = []
+    reason, d = case.reason, case.delivery
+    shipped = any(s.shipped_on or s.tracking_number for s in case.shipments)
+    unfulfilled = case.fulfillment_status.strip().lower() in ("unfulfilled", "not fulfilled")
+    if reason == NOT_RECEIVED and unfulfilled and not shipped and not d.delivered:
+        out.append(Contradiction(
+            "order unfulfilled",
+            f"the order was never fulfilled (fulfilment status: {case.fulfillment_status}) and "
+            "no shipment is recorded",
+            "accept the dispute (the goods did not go out); if they did, drop the shipments "
+            "sheet with the tracking number", accept=True))  # fmt: skip
+    elif reason == NOT_RECEIVED and case.carrier_delivery.status and not d.delivered:
+        out.append(Contradiction(
+            "carrier says not delivered", f"carrier shows {case.carrier_delivery.status}",
+            "proof of delivery (a delivery confirmation or signature), or consider accepting "
+            "the dispute"))  # fmt: skip
+    if reason == "credit_not_processed" and case.refunded > 0:
+        out.append(Contradiction(
+            "refund recorded", f"a refund of {_money(case.refunded, case.currency)} is recorded",
+            "if the refund covers the disputed amount, send its receipt (date and reference) "
+            "or accept the dispute: a refund and a lost dispute pay twice"))  # fmt: skip
+    elif case.refunded > 0 and case.total and case.refunded >= case.total:
+        out.append(Contradiction(
+            "order fully refunded",
+            f"the order was fully refunded ({_money(case.refunded, case.currency)})",
+            "accept the dispute, or send the refund receipt showing it was refunded before "
+            "the dispute", accept=True))  # fmt: skip
+    if case.cancelled_on:
+        out.append(Contradiction(
+            "order cancelled", f"the order was cancelled on {case.cancelled_on}",
+            "check whether the charge should stand; if not, accept the dispute",
+            accept=True))  # fmt: skip
+    return out

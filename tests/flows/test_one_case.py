@@ -1,0 +1,155 @@
+"""One true case per dispute (issue 27): the real CLI against the sandbox. The verdict, the
+letter, the data sheet and the report read one case, so they agree on delivery; the fraud
+letter says what was entered at checkout; dates out of order, an order that never shipped and
+addresses written differently are read as a person would."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+from pypdf import PdfReader
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox, write_rows
+
+ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
+          "customer_name", "shipping_address", "order_date"]  # fmt: skip
+SHIPS = ["order_number", "tracking_number", "carrier", "shipped_at", "delivered_at",
+         "delivery_status"]  # fmt: skip
+
+
+def _run(*args: str) -> str:
+    r = CliRunner().invoke(app, ["run", *args])
+    assert "Traceback" not in r.output, r.output
+    return r.output
+
+
+def _api(sb, monkeypatch) -> None:
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_READBACK__ENABLED", "false")
+
+
+def _latest(tmp_path) -> pd.DataFrame:
+    folder = tmp_path / "inbox.reports" / "latest"
+    return pd.read_csv(folder / "disputes.csv", dtype=str).fillna("").set_index("Dispute")
+
+
+def _pdf_text(sb, pid: str) -> str:
+    names = [f["file_name"] for f in sb.snapshot()[pid]["files"] if "summary" in f["file_name"]]
+    sql = "SELECT content FROM files WHERE file_name = ?"
+    body = sb.call(lambda store: bytes(store._db.execute(sql, (names[-1],)).fetchone()[0]))
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages).split())
+
+
+def _inbox(tmp_path, n: int, reasons: list[str]):
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, n, files=(0, 0))
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
+               [[f"dp_test_{i}", f"#{5000 + i}", r] for i, r in enumerate(reasons)])  # fmt: skip
+    return inbox
+
+
+def test_finding_1_non_delivered_and_returned_are_never_delivered(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(2))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 2, ["product_not_received"] * 2)
+    write_rows(inbox / "orders.csv", ORDERS, [
+        [5000 + i, "Board", "30", 1, "USD", "c@example.com", "C", "1 Elm St, Boston", "2026-10-01"]
+        for i in range(2)])  # fmt: skip
+    write_rows(inbox / "shipments.csv", SHIPS, [
+        [5000, "1Z0", "UPS", "2026-10-02", "", "Non-delivered"],
+        [5001, "1Z1", "UPS", "2026-10-02", "2026-10-05", "Returned to sender"],
+    ])  # fmt: skip
+    _run("--inbox", str(inbox))
+    table = _latest(tmp_path)
+    for pid, status in (("dp_test_0", "non-delivered"), ("dp_test_1", "returned to sender")):
+        row = table.loc[pid]
+        assert row["Evidence (by reason)"] == f"weak: carrier shows {status}", row.to_dict()
+        assert row["Delivery"] == f"not delivered (carrier status: {status})"
+        text = _pdf_text(sb, pid)
+        assert f"not delivered (carrier status: {status})" in text
+        assert "delivered 2026-10-05" not in text and "records the order as delivered" not in text
+
+
+def test_finding_2_a_fraud_letter_says_what_was_entered_never_who_placed_it(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(1))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 1, ["fraudulent"])
+    write_rows(inbox / "orders.csv", ORDERS, [
+        [5000, "Board", "30", 1, "USD", "ann@example.com", "Ann Smith", "1 Elm St", "2026-10-01"]])  # fmt: skip
+    _run("--inbox", str(inbox))
+    text = _pdf_text(sb, "dp_test_0")
+    assert "placed by" not in text
+    assert ("The order was placed with the name Ann Smith and the email ann@example.com as "
+            "entered at checkout") in text  # fmt: skip
+
+
+def test_finding_3_shipped_before_ordered_is_named_and_no_page_states_both_dates(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(1))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 1, ["product_not_received"])
+    write_rows(inbox / "orders.csv", ORDERS, [
+        [5000, "Board", "30", 1, "USD", "c@example.com", "C", "1 Elm St", "2026-10-05"]])  # fmt: skip
+    write_rows(inbox / "shipments.csv", SHIPS, [
+        [5000, "1Z0", "UPS", "2026-10-04", "2026-10-07", "Delivered"]])  # fmt: skip
+    _run("--inbox", str(inbox))
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert "timeline: shipped before ordered: shipped on 2026-10-04, before the order date " \
+           "2026-10-05" in row["Contradictions"]  # fmt: skip
+    assert row["Evidence (by reason)"].startswith("weak: shipped on 2026-10-04")
+    letter = _pdf_text(sb, "dp_test_0").split("Evidence summary: dispute")[0]
+    assert "placed on 2026-10-05" not in letter and "shipped on 2026-10-04" not in letter
+
+
+def test_finding_6_an_unfulfilled_order_not_received_is_advised_accept(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(1))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 1, ["product_not_received"])
+    write_rows(inbox / "orders.csv", [*ORDERS, "fulfillment_status"], [
+        [5000, "Board", "30", 1, "USD", "c@example.com", "C", "1 Elm St", "2026-10-05", "unfulfilled"]])  # fmt: skip
+    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number"], [])
+    _run("--inbox", str(inbox))
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert row["Fight or accept"].startswith("accept: your own records concede it (the order "
+                                             "was never fulfilled"), row.to_dict()  # fmt: skip
+    assert "order unfulfilled" in row["Contradictions"]
+
+
+def test_finding_7_billing_and_shipping_written_differently_are_one_place(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(1))
+    _api(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1, files=(0, 0))
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
+               [["dp_test_0", "#1001", "fraudulent"]])  # fmt: skip
+    header = ["Name", "Email", "Financial Status", "Created at", "Lineitem quantity",
+              "Lineitem name", "Lineitem price", "Currency", "Billing Name", "Billing Address1",
+              "Billing City", "Billing Zip", "Billing Province", "Billing Country",
+              "Shipping Address1", "Shipping City", "Shipping Zip", "Shipping Province",
+              "Shipping Country"]  # fmt: skip
+    write_rows(inbox / "orders_export_1.csv", header, [[
+        "#1001", "ann@example.com", "paid", "2026-10-01 10:00:00 +0000", 1, "Board", "30", "GBP",
+        "Ann Smith", "12 High Street", "London", "SW1A1AA", "", "GB",
+        "12 High St.", "London", "SW1A 1AA", "England", "United Kingdom"]])  # fmt: skip
+    write_rows(inbox / "orders.csv", ORDERS[:5], [])
+    _run("--inbox", str(inbox))
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert "billing address = shipping address" not in row["Evidence (by reason)"], row.to_dict()
+    assert "The billing address entered at checkout is the shipping address" in _pdf_text(
+        sb, "dp_test_0"
+    )
