@@ -1,6 +1,7 @@
-"""Evidence quality work per dispute (issues 12, 22): the summary PDF with its rebuttal letter and
+"""Evidence quality work per dispute (issues 12, 22, 27): the summary PDF with its rebuttal letter and
 the completeness verdict, on the payloads the engine builds from a generated inbox; what the
-summary step costs a whole prepare pass (with it and without it, same inbox, same run); and the
+summary step costs a whole prepare pass (with it and without it, same inbox, same run); what
+reading the documents costs it (first time, and from the cache); OCR time per page; and the
 Visa CE 3.0 search per fraud dispute over 100,000 orders of history."""
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.letter import build_letter
+from dispute_evidence.evidence.reading import ReadLimits
 from dispute_evidence.evidence.summary_pdf import summary_pdf
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
 
 
-def _prepare(inbox: Path, state: Path, summaries: bool) -> float:
+def _prepare(inbox: Path, state: Path, summaries: bool, read: bool = True) -> float:
     with StateStore(state) as store:
         opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0, archive=False,
-                          summary_pdf=summaries, blob_dir=state.parent / "blobs")  # fmt: skip
+                          summary_pdf=summaries, blob_dir=state.parent / "blobs",
+                          read_limits=ReadLimits() if read else None)  # fmt: skip
         opts.blob_dir.mkdir(exist_ok=True)  # type: ignore[union-attr]
         t0 = time.perf_counter()
         ingest = ingest_inbox_step(store, opts, "bench")
@@ -39,8 +42,15 @@ def run(quick: bool = False) -> None:
     heading(f"evidence: summary PDF and completeness, {n} disputes (issue 12)")
     with tempfile.TemporaryDirectory() as tmp:
         inbox = Path(tmp) / "inbox"
-        make_inbox(inbox, n, files=(1, 3))
-        plain = _prepare(inbox, Path(tmp) / "a" / "s.sqlite3", False) if _mk(tmp, "a") else 0.0
+        files = make_inbox(inbox, n, files=(1, 3))
+        documents(inbox)  # each file a real one-page PDF naming its order and tracking number
+        plain = (
+            _prepare(inbox, Path(tmp) / "a" / "s.sqlite3", False, read=False)
+            if _mk(tmp, "a")
+            else 0.0
+        )
+        cold = _prepare(inbox, Path(tmp) / "r" / "s.sqlite3", False) if _mk(tmp, "r") else 0.0
+        warm = _prepare(inbox, Path(tmp) / "w" / "s.sqlite3", False) if _mk(tmp, "w") else 0.0
         with_pdf = _prepare(inbox, Path(tmp) / "b" / "s.sqlite3", True) if _mk(tmp, "b") else 0.0
         with StateStore(Path(tmp) / "b" / "s.sqlite3") as store:
             payloads = store.payloads()
@@ -74,10 +84,63 @@ def run(quick: bool = False) -> None:
     figure("summary PDF: bytes per PDF (median / max)",
            f"{int(statistics.median(sizes)):,} / {max(sizes):,}")  # fmt: skip
     figure("completeness verdict: µs per dispute", f"{verdict * 1e6:.0f}")
-    figure(f"prepare of {n} disputes without summaries (s)", f"{plain:.2f}")
+    figure(f"prepare of {n} disputes without summaries, documents not read (s)", f"{plain:.2f}")
+    figure(f"prepare of {n} disputes with documents read ({files} PDFs, first time) (s)",
+           f"{cold:.2f}", f"({cold / plain:.1f}x; target within 2x)")  # fmt: skip
+    figure(f"prepare of {n} disputes, documents read before (cache) (s)", f"{warm:.2f}")
     figure(f"prepare of {n} disputes with summaries (s)", f"{with_pdf:.2f}")
     figure("prepare again, nothing changed: summaries made", f"{rerun:.2f} s", "(no PDF made)")
+    ocr_bench(3 if quick else 8)
     ce3_bench(20_000 if quick else 100_000, 200 if quick else 2000)
+
+
+def documents(inbox: Path) -> None:
+    """Each evidence file of `make_inbox` made a real one-page text PDF (about 1.5 KB) that
+    names its order and tracking number, as a carrier's proof of delivery does."""
+    from reportlab.pdfgen import canvas
+
+    template = Path(inbox) / ".template.pdf"
+    c = canvas.Canvas(str(template), invariant=True, pageCompression=0)
+    for y, line in enumerate(["Proof of Delivery", "Order number: 9999999",
+                              "Tracking number: 1Z999999", "Delivered on 2026-03-05",
+                              "Signed by: J. Smith"]):  # fmt: skip
+        c.drawString(60, 780 - 24 * y, line)
+    c.save()
+    body = template.read_bytes()
+    template.unlink()
+    for pdf in (inbox / "proofs").glob("*.pdf"):
+        i = int(pdf.stem.split("_")[2])  # dp_test_<i>_proof<k>
+        k = pdf.stem.rsplit("proof", 1)[1]
+        mine = body.replace(b"9999999", f"{5000 + i:07d}".encode())
+        pdf.write_bytes(mine.replace(b"1Z999999", f"1Z{i:06d}".encode()) + f"%{k}".encode())
+
+
+def ocr_bench(pages: int) -> None:
+    """Tesseract on a photographed page (200 dpi, a dozen lines), one worker: the time per page."""
+    import shutil
+
+    from dispute_evidence.evidence.reading import read_document
+
+    heading(f"evidence: OCR time per page ({pages} pages, Tesseract, one worker)")
+    if not shutil.which("tesseract") or not shutil.which("pdftoppm"):
+        figure("OCR time per page", "n/a", "(tesseract or pdftoppm not installed)")
+        return
+    from tests.evidence.docfixtures import scan_png
+
+    lines = ["Proof of Delivery", "Order number: 5003", "Tracking number: 1Z999AA10123456784",
+             "Delivered on March 5, 2026 at 10:14", "Signed by: J. Smith",
+             "Delivered to: 12 High Street, Springfield"] * 2  # fmt: skip
+    times = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(pages):
+            png = scan_png(Path(tmp) / f"p{i}.png", [*lines, f"Page {i}"])
+            t0 = time.perf_counter()
+            facts = read_document(png, png.name, "image/png")
+            times.append(time.perf_counter() - t0)
+            assert facts.read == "ocr", facts
+    figure("OCR time per page (s, median / max)",
+           f"{statistics.median(times):.2f} / {max(times):.2f}",
+           "(worker start included)")  # fmt: skip
 
 
 def _mk(tmp: str, name: str) -> bool:

@@ -26,6 +26,9 @@ class ProblemKind(StrEnum):
     FILE_LEFT_IN_INBOX = "file_left_in_inbox"
     EVIDENCE_NOT_TAKEN = "evidence_not_taken"
     EVIDENCE_FILE_REJECTED = "evidence_file_rejected"
+    # evidence documents read (evidence/reading.py): matched by their text, or not read
+    EVIDENCE_MATCHED_BY_CONTENT = "evidence_matched_by_content"
+    DOCUMENT_NOT_READ = "document_not_read"
     EVIDENCE_INCOMPLETE = "evidence_incomplete"
     EVIDENCE_WEAK = "evidence_weak"
     EVIDENCE_HELD = "evidence_held"  # its evidence would go out wrong (a row not used, ...)  # the merchant's own records undercut the dispute's reason

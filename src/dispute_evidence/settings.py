@@ -62,6 +62,7 @@ from dispute_evidence.policies import (
 )
 
 if TYPE_CHECKING:
+    from dispute_evidence.evidence.reading import ReadLimits
     from dispute_evidence.ingest.layouts import Mapping
 
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
@@ -182,6 +183,29 @@ class EvidenceSection(_Section):
         description="Send a dispute whose order has a row that was not used, or whose lines "
         "do not add up to the order's subtotal, as it is (default: hold it until fixed).",
     )
+    read_documents: bool = Field(
+        True,
+        description="Read evidence documents for facts (PDF text; Tesseract OCR for images "
+        "and scans, when installed) and match files named by no dispute by what their text "
+        "names. Each file is read once (cached by content in <inbox>/.dispute-evidence).",
+    )
+    read_seconds: float = Field(
+        20.0,
+        gt=0,
+        description="Most time reading one document may take (OCR included); past it the "
+        "reader is killed and the file is sent as a file only, with one line in the report.",
+    )
+    read_memory_mb: int = Field(
+        1024, ge=128, description="Most memory the document reader may use (its own process)."
+    )
+
+    def read_limits(self) -> ReadLimits | None:
+        """How documents are read (None: they are not)."""
+        if not self.read_documents:
+            return None
+        from dispute_evidence.evidence.reading import ReadLimits  # only when a run needs it
+
+        return ReadLimits(seconds=self.read_seconds, memory_mb=self.read_memory_mb)
 
 
 class AdviceSection(_Section):

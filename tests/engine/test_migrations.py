@@ -22,6 +22,7 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
         c.execute("ALTER TABLE evidence_files DROP COLUMN kind")
         c.execute("ALTER TABLE disputes DROP COLUMN sent_to")
         c.execute("ALTER TABLE evidence_files DROP COLUMN sent_to")
+        c.execute("ALTER TABLE evidence_files DROP COLUMN matched")
         c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         c.execute(
             "INSERT INTO disputes (provider_dispute_id, status) VALUES ('dp_old', 'submitted')"
@@ -42,6 +43,7 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
     assert "inputs" in read_with and "kind" in kinds  # v5
     assert "alerts_sent" in tables  # v6
     assert "sent_to" in columns and "sent_to" in kinds  # v7
+    assert "matched" in kinds  # v8
 
 
 def test_each_migration_is_frozen_as_written(tmp_path):

@@ -82,7 +82,10 @@ def test_files_count_by_kind():
     assert kind_of("1041 emails.pdf") == "communication"
     assert kind_of("1045 tracking.pdf") == "shipping_document"
     assert kind_of("scan_0007.pdf") == "other"
-    assert kind_of("scan_0007.pdf", "Proof of Delivery\nSigned by: A. Smith") == "signature"
+    # a proof of delivery says who signed too: it is a proof of delivery first (issue 27)
+    pod = "Proof of Delivery\nSigned by: A. Smith"
+    assert kind_of("scan_0007.pdf", pod) == "proof_of_delivery"
+    assert kind_of("scan_0009.pdf", "Recipient signature: A. Smith") == "signature"
     assert kind_of("scan_0008.pdf", "Our Refund Policy: 30 days") == "policy"
     no_delivery = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
                    "shipments": [{**SHIPPED, "delivered_at": ""}]}}  # fmt: skip

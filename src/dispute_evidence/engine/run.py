@@ -225,6 +225,7 @@ def run_options(
         dayfirst=ingest.dayfirst(),
         zone=ingest.timezone,
         summary_pdf=settings.evidence.summary_pdf,
+        read_limits=settings.evidence.read_limits(),
         send_partial=settings.evidence.send_partial_orders,
         read_policy=settings.readback.policy(),
         review=settings.review.policy(),

@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -97,6 +97,8 @@ evidence_files = Table(
     Column("updated_at", String(32)),
     Column("kind", String(32)),  # v5: proof_of_delivery, receipt, policy, ... (evidence/kinds.py)
     Column("sent_to", String(255)),  # v7: which API its upload (status, remote id) went to
+    # v8: how the file was matched to its dispute: "name", or "content: names order 5003"
+    Column("matched", Text),
     Index("files_by_status", "status"),
 )  # fmt: skip
 
@@ -277,4 +279,9 @@ def _v7(conn: Connection) -> None:
     _add_columns(conn, "evidence_files", {"sent_to": "VARCHAR(255)"})
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7}
+def _v8(conn: Connection) -> None:
+    # how a file was matched (by name, or by what its text names: evidence/files.py)
+    _add_columns(conn, "evidence_files", {"matched": "TEXT"})
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8}

@@ -24,7 +24,15 @@ from dispute_evidence.engine.review import ReviewOutcome
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
-from dispute_evidence.evidence.kinds import file_kind
+from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.files import EvidenceFile
+from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.evidence.reading import (
+    ReadLimits,
+    ToRead,
+    facts_from_cache,
+    read_documents,
+)
 from dispute_evidence.evidence.sources import fact_sources
 from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
 from dispute_evidence.inbox import (
@@ -70,6 +78,8 @@ class RunOptions:
     blob_dir: Path | None = None
     concurrency: int = 8
     summary_pdf: bool = False  # an evidence summary PDF per dispute (settings: on by default)
+    # how evidence documents are read (evidence/reading.py); None: not read, matched by name only
+    read_limits: ReadLimits | None = field(default_factory=ReadLimits)
     read_policy: ReadPolicy | None = None  # read disputes back from the API (None: do not)
     dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)
     send_partial: bool = False  # send an order with an unused row or lines that do not add up
@@ -341,7 +351,13 @@ def prepare_step(
     store.expire_pending(now_iso())
     table = store.dispute_rows()
     orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
-    matches, out.file_issues = match_evidence_files(ingest.evidence_paths, opts.inbox, orders)
+    matches, out.file_issues = match_evidence_files(
+        ingest.evidence_paths,
+        opts.inbox,
+        orders,
+        read=_reader(opts) if opts.read_limits is not None else None,
+        tracking=lambda: tracking_numbers(store),
+    )
     mover = Mover(opts.inbox, run_id, enabled=opts.archive)
     for issue in out.file_issues:  # a file that names a dispute but fails its checks
         if issue.dispute:
@@ -363,7 +379,8 @@ def prepare_step(
             "size": f.size,
             "mime": f.mime,
             "path": str(store_blob(blob_dir, f.path, f.sha256)),
-            "kind": file_kind(f.path, f.path.name, f.mime),
+            "kind": f.facts.kind if f.facts else kind_of(f.path.name),
+            "matched": f.matched,
         }
         for pid, files in matches.items()
         for f in files
@@ -378,11 +395,77 @@ def prepare_step(
         for p in ingest.evidence_paths
         if p not in matched and p.exists()  # (a rejected one has moved)
     )
-    for files in matches.values():
-        for f in files:
-            store.replace_problems(f.label, [], run_id)  # a good file replaces a bad one
+    for pid, files in matches.items():
+        for f in files:  # a good file replaces a bad one; how it was matched, how it was read
+            store.replace_problems(f.label, [asdict(p) for p in file_notes(pid, f)], run_id)
             mover.archive(f.path)
     out.not_moved = mover.not_moved
+    return out
+
+
+def file_notes(pid: str, f: EvidenceFile) -> list[Problem]:
+    """What the report says of a matched file: matched by its text (not its name); not read."""
+    out = []
+    if f.matched != "name":
+        what = f"matched to {pid}: its text {f.matched.removeprefix('content: ')}"
+        out.append(Problem(ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, f.label, what,
+                           file=f.label, dispute=pid))  # fmt: skip
+    if f.facts is not None and f.facts.note:
+        out.append(Problem(ProblemKind.DOCUMENT_NOT_READ, f.label, f.facts.note,
+                           file=f.label, dispute=pid))  # fmt: skip
+    return out
+
+
+def documents_folder(inbox: Path) -> Path:
+    """Where what was read from each document is kept, by content hash (read once, ever)."""
+    return safe_folder(inbox, PRIVATE, "documents", mode=PRIVATE_DIR)
+
+
+def _reader(opts: RunOptions) -> Callable[[list[EvidenceFile]], dict[str, DocumentFacts]]:
+    limits = opts.read_limits or ReadLimits()
+
+    def read(files: list[EvidenceFile]) -> dict[str, DocumentFacts]:
+        try:
+            cache: Path | None = documents_folder(opts.inbox)
+        except UnsafeFolder:
+            cache = None  # read again next run: slower, never wrong
+        todo = [
+            ToRead(f.path, upload_name(names.readable(f.path.name)), f.mime, f.sha256)
+            for f in files
+        ]
+        return read_documents(todo, limits, cache)
+
+    return read
+
+
+def tracking_numbers(store: StateStore) -> dict[str, set[str]]:
+    """{tracking number (upper case): the disputes whose evidence names it}."""
+    out: dict[str, set[str]] = {}
+    for pid, body in store.payloads().items():
+        for number in orjson.loads(body).get("shipping_tracking_numbers") or ():
+            out.setdefault(str(number).strip().upper(), set()).add(pid)
+    return out
+
+
+def dispute_documents(store: StateStore, inbox: Path) -> dict[str, list[DocumentFacts]]:
+    """{dispute: the DocumentFacts of each of its evidence files} (our own summary PDFs left
+    out), as read when the file was matched. A file not read (reading turned off, or matched
+    before documents were read) is there too, with read="not_read" and its kind by name. The
+    case model (evidence/case.py) and the letter take their document facts from here."""
+    try:
+        cache: Path | None = documents_folder(inbox)
+    except UnsafeFolder:
+        cache = None
+    out: dict[str, list[DocumentFacts]] = {}
+    for row in store.evidence_file_rows():
+        pid, name = row["provider_dispute_id"], row["file_name"]
+        if row["kind"] == "summary" or is_summary(pid, name):
+            continue
+        facts = facts_from_cache(cache, row["sha256"], name) if cache else None
+        kind = row["kind"] or kind_of(name)
+        out.setdefault(pid, []).append(
+            facts or DocumentFacts(name=name, sha256=row["sha256"], kind=kind, read="not_read")
+        )
     return out
 
 

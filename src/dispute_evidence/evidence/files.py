@@ -1,19 +1,26 @@
-"""Match evidence files (PDF/PNG/JPG) in the inbox to disputes by their file names.
+"""Match evidence files (PDF/PNG/JPG) in the inbox to disputes: by name, else by content.
 
 A file belongs to a dispute when its name holds the provider_dispute_id or the order number
 as a whole token: `dp_123_receipt.pdf`, `#1001 invoice.pdf`, `1001-label.png` — not
-`10010.pdf`. Type is checked by content and size against the API's limit; anything that
-fails, matches nothing or matches more than one dispute is reported, never uploaded.
+`10010.pdf`. A file whose name names no dispute (`scan_0007.pdf`, `IMG_1234.jpg`) belongs to
+one when its text (read by evidence/reading.py, OCR for images and scans) names a dispute id,
+an order number or a tracking number of exactly that one dispute; a text naming two disputes
+is ambiguous and matches neither. Each match says how it was made (`EvidenceFile.matched`).
+Type is checked by content and size against the API's limit; anything that fails, matches
+nothing or matches more than one dispute is reported, never uploaded; so is a PDF that asks
+for a password (no reviewer could open it).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dispute_evidence import names
+from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
 from dispute_evidence.inbox import unreadable_reason
 from dispute_evidence.names import NearNames
@@ -30,6 +37,13 @@ class EvidenceFile:
     sha256: str
     size: int
     mime: str
+    matched: str = "name"  # "name", or "content: names order 5003" (what its text named)
+    facts: DocumentFacts | None = None  # what was read from it (None: not read)
+
+
+# Reads files into facts, {sha256: facts} (engine: evidence.reading.read_documents, cached)
+Reader = Callable[[list[EvidenceFile]], Mapping[str, DocumentFacts]]
+NO_MATCH = "matches no dispute: put the dispute id (dp_…) or order number in the name"
 
 
 @dataclass(frozen=True)
@@ -100,30 +114,75 @@ def _near_match(stem: str, known: NearNames) -> str:
     return ""
 
 
-def match_evidence_files(
-    paths: list[Path], root: Path, disputes: dict[str, str]
-) -> tuple[dict[str, list[EvidenceFile]], list[FileIssue]]:
-    """{provider_dispute_id: files} and the issues; `disputes` maps provider id -> order number."""
+def _index(disputes: dict[str, str]) -> dict[str, set[str]]:
     by_token: dict[str, set[str]] = {}
     for pid, order in disputes.items():
         by_token.setdefault(pid, set()).add(pid)
         if order:
             by_token.setdefault(order, set()).add(pid)
+    return by_token
+
+
+def _key(value: str) -> str:
+    return value.strip().lstrip("#").upper()
+
+
+@dataclass
+class ContentIndex:
+    """The identifiers a document's text may name, each to the disputes it belongs to."""
+
+    orders: dict[str, set[str]]
+    disputes: set[str]
+    tracking: Callable[[], Mapping[str, set[str]]]  # read only when a text names one
+
+    @classmethod
+    def of(
+        cls, disputes: dict[str, str], tracking: Callable[[], Mapping[str, set[str]]] | None
+    ) -> ContentIndex:
+        orders: dict[str, set[str]] = {}
+        for pid, order in disputes.items():
+            if order:
+                orders.setdefault(_key(order), set()).add(pid)
+        return cls(orders, set(disputes), tracking or dict)
+
+    def owners(self, facts: DocumentFacts) -> dict[str, list[str]]:
+        """{dispute: what the text named of it}."""
+        named: dict[str, list[str]] = {}
+        for pid in facts.dispute_ids:
+            if pid in self.disputes:
+                named.setdefault(pid, []).append(f"dispute {pid}")
+        for order in facts.order_numbers:
+            for pid in self.orders.get(_key(order), ()):
+                named.setdefault(pid, []).append(f"order {order}")
+        if facts.tracking_numbers:
+            known = self.tracking()
+            for number in facts.tracking_numbers:
+                for pid in known.get(_key(number), ()):
+                    named.setdefault(pid, []).append(f"tracking number {number}")
+        return named
+
+
+def match_evidence_files(
+    paths: list[Path],
+    root: Path,
+    disputes: dict[str, str],
+    *,
+    read: Reader | None = None,
+    tracking: Callable[[], Mapping[str, set[str]]] | None = None,
+) -> tuple[dict[str, list[EvidenceFile]], list[FileIssue]]:
+    """{provider_dispute_id: files} and the issues; `disputes` maps provider id -> order number.
+    With `read`, every file that passed its checks is read (once: the reader caches), the
+    ones no name matched are matched by what their text names, and a password-protected PDF
+    is an issue; `tracking` gives {tracking number (upper case): its disputes}."""
+    by_token = _index(disputes)
     matches: dict[str, list[EvidenceFile]] = {}
     issues: list[FileIssue] = []
     near = NearNames(by_token)  # indexed on the first file that matches nothing
+    by_name: list[tuple[str, EvidenceFile]] = []
+    by_content: list[EvidenceFile] = []
     for path in sorted(paths):
         label = names.label(path, root)
         owners = set().union(*(by_token.get(t, set()) for t in name_tokens(path.stem)))
-        if not owners:
-            issues.append(
-                FileIssue(
-                    label,
-                    "matches no dispute: put the dispute id (dp_…) or order number in the name"
-                    + _near_match(path.stem, near),
-                )
-            )
-            continue
         if len(owners) > 1:
             issues.append(
                 FileIssue(
@@ -132,14 +191,57 @@ def match_evidence_files(
                 )
             )
             continue
-        owner = owners.pop()
         try:
             checked = check_file(path, label)
         except OSError as exc:  # left where it is (not rejected): it may be readable next run
             issues.append(FileIssue(label, unreadable_reason(exc)))
             continue
+        if not owners:
+            if isinstance(checked, FileIssue) or read is None:
+                issues.append(FileIssue(label, NO_MATCH + _near_match(path.stem, near)))
+            else:
+                by_content.append(checked)
+            continue
+        owner = owners.pop()
         if isinstance(checked, FileIssue):
             issues.append(FileIssue(label, checked.reason, dispute=owner, path=path))
         else:
-            matches.setdefault(owner, []).append(checked)
+            by_name.append((owner, checked))
+    facts = read([f for _, f in by_name] + by_content) if read is not None else {}
+    for owner, f in by_name:
+        _take(matches, issues, owner, replace(f, facts=facts.get(f.sha256)))
+    index = ContentIndex.of(disputes, tracking)
+    for f in by_content:
+        _by_content(matches, issues, index, replace(f, facts=facts.get(f.sha256)), near)
     return matches, issues
+
+
+def _take(
+    matches: dict[str, list[EvidenceFile]], issues: list[FileIssue], owner: str, f: EvidenceFile
+) -> None:
+    """The file goes to `owner`, unless no reviewer could open it (a file problem)."""
+    if f.facts is not None and f.facts.read == "encrypted":
+        issues.append(FileIssue(f.label, f.facts.note, dispute=owner, path=f.path))
+    else:
+        matches.setdefault(owner, []).append(f)
+
+
+def _by_content(
+    matches: dict[str, list[EvidenceFile]],
+    issues: list[FileIssue],
+    index: ContentIndex,
+    f: EvidenceFile,
+    near: NearNames,
+) -> None:
+    named = index.owners(f.facts) if f.facts is not None else {}
+    if len(named) == 1:
+        ((owner, what),) = named.items()
+        _take(matches, issues, owner, replace(f, matched="content: names " + ", ".join(what)))
+        return
+    if len(named) > 1:
+        which = "; ".join(f"{pid} ({', '.join(w)})" for pid, w in sorted(named.items()))
+        why = f"its text names {len(named)} disputes: {which}; not matched: rename it to name one"
+        issues.append(FileIssue(f.label, why))
+        return
+    unread = f" (its text was not read: {f.facts.note})" if f.facts and f.facts.note else ""
+    issues.append(FileIssue(f.label, NO_MATCH + _near_match(f.path.stem, near) + unread))

@@ -3,11 +3,12 @@
 A reviewer needs particular documents per dispute reason: proof of delivery, a signature, a
 receipt, the refund or cancellation policy, the conversation with the customer. The analyst's
 file name says which, most of the time ("1043 proof of delivery.pdf"); where it does not
-("scan_0007.pdf"), the words on a PDF's first pages may. The words recognised are listed here
+("scan_0007.pdf"), its text may (a PDF's first pages, or OCR of a scan or photo). The words recognised are listed here
 and in docs/completeness.md; a file that says none of them is "other": attached and sent, but
 it satisfies no particular requirement except a generic explanation document.
 
-Pure: a name and some text in, a kind out. Reading the text is `pdf_text` (bounded).
+Pure: a name and some text in, a kind out. Reading the text (PDF text layer, OCR of images
+and scans, bounded in a worker process) is evidence/reading.py.
 """
 
 from __future__ import annotations
@@ -48,19 +49,17 @@ NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )  # fmt: skip
 
 # In a PDF's text: phrases a document of that kind says of itself.
+# A proof of delivery usually says who signed too: it is a proof of delivery first.
 TEXT_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (SIGNATURE, ("signed by", "signature of recipient", "recipient signature")),
     (PROOF_OF_DELIVERY, ("proof of delivery", "delivery confirmation", "was delivered",
                          "delivered on", "delivered to")),
+    (SIGNATURE, ("signed by", "signature of recipient", "recipient signature")),
     (POLICY, ("refund policy", "return policy", "returns policy", "cancellation policy",
               "terms of service", "terms and conditions")),
     (COMMUNICATION, ("subject:", "wrote:", "chat transcript", "support ticket")),
-    (RECEIPT, ("receipt", "invoice")),
+    (RECEIPT, ("receipt", "invoice", "order total", "grand total")),
     (SHIPPING, ("tracking number", "shipping label", "waybill")),
 )  # fmt: skip
-
-MAX_TEXT_PAGES = 2
-MAX_TEXT_CHARS = 20_000
 
 
 def _words(text: str) -> str:
@@ -78,31 +77,3 @@ def kind_of(name: str, text: str = "") -> str:
         if any(p in low for p in phrases):
             return kind
     return OTHER
-
-
-def pdf_text(path: Path) -> str:
-    """The text of a PDF's first pages ('' when it has none or cannot be read: an image-only
-    scan, a damaged or hostile file). Bounded in pages and characters."""
-    import logging
-
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its notes on damaged files are ours
-    try:
-        from pypdf import PdfReader
-
-        reader = PdfReader(str(path))
-        parts = []
-        for page in reader.pages[:MAX_TEXT_PAGES]:
-            parts.append(page.extract_text() or "")
-            if sum(map(len, parts)) > MAX_TEXT_CHARS:
-                break
-        return "".join(parts)[:MAX_TEXT_CHARS]
-    except Exception:  # noqa: BLE001 - any failure to read means "no text", never a crash
-        return ""
-
-
-def file_kind(path: Path, name: str, mime: str) -> str:
-    """The kind of an evidence file on disk (its text read only when its name says nothing)."""
-    kind = kind_of(name)
-    if kind == OTHER and mime == "application/pdf":
-        kind = kind_of(name, pdf_text(path))
-    return kind

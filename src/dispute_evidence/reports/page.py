@@ -160,12 +160,19 @@ class _Inputs:
             files = files.loc[files["provider_dispute_id"].astype(str).isin(shown)]
             for f in files.to_dict("records"):
                 pid, name = str(f["provider_dispute_id"]), str(f["file_name"])
-                out.files.setdefault(pid, []).append((text(name), text(f.get("status"))))
+                out.files.setdefault(pid, []).append((text(name), _file_status(f)))
                 out.paths[pid, name] = str(f.get("path") or "")
         for p in problems:
             if p.dispute in shown:
                 out.todo.setdefault(p.dispute, []).append((text(p.what), WHAT_TO_DO[p.kind]))
         return out
+
+
+def _file_status(f: dict[str, Any]) -> str:
+    """'uploaded · matched by name' / '… · matched by content: names order 5003'."""
+    matched = f.get("matched")
+    how = f" · matched by {text(matched)}" if isinstance(matched, str) and matched else ""
+    return text(f.get("status")) + how
 
 
 def _copy_pdf(blob: str, folder: Path, name: str) -> str:

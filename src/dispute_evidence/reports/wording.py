@@ -35,6 +35,8 @@ HEADING = {
     K.FILE_LEFT_IN_INBOX: "Files left in the inbox",
     K.EVIDENCE_NOT_TAKEN: "Evidence files not uploaded",
     K.EVIDENCE_FILE_REJECTED: "Evidence files moved to rejected/",
+    K.EVIDENCE_MATCHED_BY_CONTENT: "Evidence files matched by what their text names",
+    K.DOCUMENT_NOT_READ: "Evidence documents sent as files only (not read)",
     K.EVIDENCE_INCOMPLETE: "Evidence that misses what the dispute reason needs",
     K.EVIDENCE_WEAK: "Evidence that undercuts the dispute's own reason",
     K.EVIDENCE_HELD: "Disputes held: their evidence would go out wrong",
@@ -82,6 +84,10 @@ WHAT_TO_DO = {
     K.EVIDENCE_NOT_TAKEN: "Rename or re-save the file as the problem says and drop it again.",
     K.EVIDENCE_FILE_REJECTED: "Re-save or replace the file as the problem says and drop it again; "
                               "rejected/ keeps the original with a .reason.txt.",
+    K.EVIDENCE_MATCHED_BY_CONTENT: "Nothing, if it is that dispute's document; otherwise rename it "
+                                   "to name its dispute (dp_… id or order number) and drop it again.",
+    K.DOCUMENT_NOT_READ: "Nothing: it is sent as it is; to have it read, drop it again as a smaller "
+                         "or plain (text) PDF.",
     K.EVIDENCE_NOT_YET_UPLOADED: "Nothing: the next run retries it (check the problem if it repeats).",
     K.EVIDENCE_REFUSED: "Replace the file as the problem says (type, size) and drop it again.",
     K.EVIDENCE_PAST_DUE: "Nothing can be sent after the deadline; check the date if it looks wrong.",

@@ -220,6 +220,15 @@ class Disputes(StoreBase):
                 out.setdefault(pid, []).append(name)
         return out
 
+    def evidence_file_rows(self) -> list[dict[str, Any]]:
+        """Every evidence file: dispute, content hash, name, kind, how it was matched."""
+        c_ = evidence_files.c
+        q = select(c_.provider_dispute_id, c_.sha256, c_.file_name, c_.kind, c_.matched).order_by(
+            c_.provider_dispute_id, c_.updated_at, c_.sha256
+        )
+        with self.engine.connect() as c:
+            return [dict(r._mapping) for r in c.execute(q)]
+
     def file_kinds(self, judge: Callable[[str], str]) -> dict[str, list[str]]:
         """{dispute: the kinds of its evidence files} (our own summaries left out; a file
         registered before kinds were kept is judged by its name, by `judge`)."""

@@ -50,6 +50,7 @@ class Reports(StoreBase):
                     evidence_files.c.remote_file_id,
                     evidence_files.c.last_error,
                     evidence_files.c.updated_at,
+                    evidence_files.c.matched,
                 ),
                 c,
             )

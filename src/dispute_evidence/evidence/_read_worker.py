@@ -1,0 +1,137 @@
+"""The document-reading worker: a separate process that turns files into page texts.
+
+Started by evidence/reading.py as `python -I <this file> <memory MB>`; it imports nothing of
+the package (so it starts fast and cannot reach the engine). It caps its own address space
+first (RLIMIT_AS), and before each file its CPU time (RLIMIT_CPU): a hostile PDF that makes
+pypdf, pdftoppm or Tesseract spin or swell kills this process, never the run. The parent also
+kills it (its whole process group) when a file takes longer than its wall-clock budget.
+
+Protocol: one JSON request per line on stdin, one JSON answer per line on stdout.
+  request: {"path", "mime", "max_pages", "max_chars", "ocr_pages", "seconds",
+            "tesseract": path or null, "pdftoppm": path or null}
+  answer:  {"read": ReadHow, "pages": int or null, "texts": [page text, ...], "note": str}
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+MIN_PAGE_TEXT = 16  # fewer characters than this on a page: it is a scan, OCR it
+
+
+def _limit_memory(megabytes: int) -> None:
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _limit_cpu(seconds: float) -> None:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    spent = used.ru_utime + used.ru_stime
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = int(spent + seconds) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard if hard != -1 and hard < soft else -1))
+
+
+def _ocr(tesseract: str, image: str, deadline: float) -> str:
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # one core per worker: the machine is shared
+    out = subprocess.run(
+        [tesseract, image, "stdout", "-l", "eng", "--psm", "3"],
+        capture_output=True,
+        timeout=max(0.5, deadline - time.monotonic()),
+        env=env,
+        check=False,
+    )
+    return out.stdout.decode("utf-8", "replace")
+
+
+def _ocr_pdf_page(req: dict[str, Any], page: int, deadline: float) -> str:
+    with tempfile.TemporaryDirectory(prefix="de-ocr-") as tmp:
+        prefix = os.path.join(tmp, "page")
+        subprocess.run(
+            [req["pdftoppm"], "-r", "150", "-f", str(page), "-l", str(page), "-png",
+             "-singlefile", req["path"], prefix],
+            capture_output=True,
+            timeout=max(0.5, deadline - time.monotonic()),
+            check=False,
+        )  # fmt: skip
+        png = prefix + ".png"
+        return _ocr(req["tesseract"], png, deadline) if os.path.exists(png) else ""
+
+
+def _read_pdf(req: dict[str, Any], deadline: float) -> dict[str, Any]:
+    from pypdf import PdfReader
+    from pypdf.errors import FileNotDecryptedError
+
+    reader = PdfReader(req["path"], strict=False)
+    if reader.is_encrypted:
+        try:  # an owner password alone: anyone can open it
+            opened = bool(reader.decrypt(""))
+        except Exception:  # noqa: BLE001 - an unknown scheme: no reviewer can open it either
+            opened = False
+        if not opened:
+            return {"read": "encrypted", "pages": None, "texts": [], "note": ""}
+    try:
+        count = len(reader.pages)
+    except FileNotDecryptedError:
+        return {"read": "encrypted", "pages": None, "texts": [], "note": ""}
+    can_ocr = bool(req.get("tesseract") and req.get("pdftoppm"))
+    texts, ocr_done, scans_unread, total = [], 0, 0, 0
+    for number in range(1, min(count, req["max_pages"]) + 1):
+        text = reader.pages[number - 1].extract_text() or ""
+        if len(text.strip()) < MIN_PAGE_TEXT:
+            if can_ocr and ocr_done < req["ocr_pages"]:
+                text, ocr_done = _ocr_pdf_page(req, number, deadline), ocr_done + 1
+            else:
+                scans_unread += 1
+        texts.append(text[: req["max_chars"] - total])
+        total += len(texts[-1])
+        if total >= req["max_chars"]:
+            break
+    how = "ocr" if ocr_done else "text"
+    if scans_unread and not any(t.strip() for t in texts):
+        how = "no_ocr" if not can_ocr else "text"
+    return {"read": how, "pages": count, "texts": texts, "note": ""}
+
+
+def _read_image(req: dict[str, Any], deadline: float) -> dict[str, Any]:
+    if not req.get("tesseract"):
+        return {"read": "no_ocr", "pages": 1, "texts": [], "note": ""}
+    return {"read": "ocr", "pages": 1, "texts": [_ocr(req["tesseract"], req["path"], deadline)],
+            "note": ""}  # fmt: skip
+
+
+def handle(req: dict[str, Any]) -> dict[str, Any]:
+    deadline = time.monotonic() + float(req["seconds"])
+    _limit_cpu(float(req["seconds"]))
+    try:
+        if req["mime"] == "application/pdf":
+            return _read_pdf(req, deadline)
+        return _read_image(req, deadline)
+    except subprocess.TimeoutExpired:
+        return {"read": "timeout", "pages": None, "texts": [], "note": ""}
+    except MemoryError:
+        return {"read": "timeout", "pages": None, "texts": [], "note": "memory"}
+    except Exception as exc:  # noqa: BLE001 - a damaged file is "unreadable", never a crash
+        return {"read": "unreadable", "pages": None, "texts": [], "note": type(exc).__name__}
+
+
+def main() -> None:
+    _limit_memory(int(sys.argv[1]))
+    logging.disable(logging.CRITICAL)  # pypdf's notes on damaged files: the answer says it
+    for line in sys.stdin:
+        answer = handle(json.loads(line))
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

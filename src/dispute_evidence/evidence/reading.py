@@ -1,0 +1,324 @@
+"""Read evidence documents into `DocumentFacts`: bounded in time and memory, once per file.
+
+The text comes from a worker process (evidence/_read_worker.py): a PDF's own text layer with
+pypdf (at most `max_pages` pages, `max_chars` characters), and Tesseract OCR for images and
+for PDF pages with no text (rendered by pdftoppm; at most `ocr_pages` pages per file). The
+worker caps its own memory (RLIMIT_AS) and CPU time (RLIMIT_CPU), and this side kills its
+whole process group when a file takes longer than `seconds`: a hostile file (issue 30: an
+11 KB PDF whose pages draw a 990,000-operator form 5,000 times) costs at most that budget,
+and is then used as a file only, with one plain line saying so.
+
+The facts (identifiers, and per kind: delivery, policy clause, messages, amount) are found in
+the text here, by evidence/doctext.py (pure, linear-time patterns). `read_documents` reads many
+files on up to `workers` processes (2 cores: never more than the machine has), and keeps each
+answer in a cache folder by content hash, so a file is read (and OCR'd) once, ever.
+
+Pure of the engine: paths in, facts out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from dispute_evidence.evidence import doctext
+from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message, Quote
+
+# Bump when what is read from a file changes: cached answers of another version are read again.
+READER = "2026-11-25.1"
+WORKER = Path(__file__).with_name("_read_worker.py")
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """How much reading one file may cost; and the OCR tools (None: not installed)."""
+
+    seconds: float = 20.0  # wall clock per file, OCR included; killed past it
+    memory_mb: int = 1024  # the worker's address space (Tesseract runs inside it)
+    max_pages: int = 5  # pages whose text is read
+    ocr_pages: int = 2  # pages without text that are OCR'd, per PDF
+    max_chars: int = 50_000  # text kept per file
+    tesseract: str | None = shutil.which("tesseract")
+    pdftoppm: str | None = shutil.which("pdftoppm")
+    workers: int = max(1, min(2, os.cpu_count() or 1))
+
+    def request(self, path: Path, mime: str) -> dict[str, Any]:
+        return {"path": str(path), "mime": mime, "max_pages": self.max_pages,
+                "max_chars": self.max_chars, "ocr_pages": self.ocr_pages,
+                "seconds": self.seconds, "tesseract": self.tesseract,
+                "pdftoppm": self.pdftoppm}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ToRead:
+    path: Path
+    name: str
+    mime: str
+    sha256: str
+
+
+class _Worker:
+    """One reading process; replaced after a file that overran (or killed it)."""
+
+    def __init__(self, limits: ReadLimits) -> None:
+        self.limits = limits
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", str(WORKER), str(limits.memory_mb)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: pdftoppm/Tesseract die with it
+        )
+        self.buffer = b""
+
+    def ask(self, item: ToRead) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(json.dumps(self.limits.request(item.path, item.mime)).encode())
+            self.proc.stdin.write(b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            return {"read": "timeout", "note": "the reader stopped"}
+        line = self._line(time.monotonic() + self.limits.seconds + 1.0)
+        if line is None:
+            return {"read": "timeout", "note": ""}
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def _line(self, deadline: float) -> bytes | None:
+        """The next answer line, or None past the deadline or when the worker died."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    return None
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return None
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self, kill: bool = False) -> None:
+        if kill and self.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        elif self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+def _drain(queue: list[ToRead], lock: threading.Lock, limits: ReadLimits,
+           out: dict[str, DocumentFacts]) -> None:  # fmt: skip
+    worker: _Worker | None = None
+    try:
+        while True:
+            with lock:
+                if not queue:
+                    return
+                item = queue.pop()
+            worker = worker if worker is not None and worker.alive() else _Worker(limits)
+            answer = worker.ask(item)
+            if answer["read"] == "timeout":  # it may still be busy: never reuse it
+                worker.close(kill=True)
+                worker = None
+            facts = to_facts(item, answer, limits)
+            with lock:
+                out[item.sha256] = facts
+    finally:
+        if worker is not None:
+            worker.close()
+
+
+def read_documents(
+    items: Iterable[ToRead], limits: ReadLimits | None = None, cache: Path | None = None
+) -> dict[str, DocumentFacts]:
+    """{sha256: facts} for every item; those in `cache` (a folder) are not read again, and new
+    answers are written there."""
+    limits = limits or ReadLimits()
+    out: dict[str, DocumentFacts] = {}
+    queue: list[ToRead] = []
+    for item in items:
+        if item.sha256 in out:
+            continue
+        cached = load_cached(cache, item) if cache else None
+        if cached is not None:
+            out[item.sha256] = cached
+        elif all(q.sha256 != item.sha256 for q in queue):
+            queue.append(item)
+    fresh: dict[str, DocumentFacts] = {}
+    queue.reverse()  # popped from the end: read in the order given
+    lock = threading.Lock()
+    threads = [
+        threading.Thread(target=_drain, args=(queue, lock, limits, fresh), daemon=True)
+        for _ in range(min(limits.workers, len(queue)))
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if cache is not None:
+        for facts in fresh.values():
+            save_cached(cache, facts)
+    return {**out, **fresh}
+
+
+def read_document(
+    path: Path, name: str, mime: str, *, sha256: str = "", limits: ReadLimits | None = None
+) -> DocumentFacts:
+    """One file's facts (a worker process of its own, bounded as `limits` says)."""
+    item = ToRead(path, name, mime, sha256 or "-")
+    one = replace(limits or ReadLimits(), workers=1)
+    return read_documents([item], one)[item.sha256]
+
+
+def not_read_note(read: str, limits: ReadLimits, note: str = "") -> str:
+    """One plain line for a file that was sent as a file but not read."""
+    if read == "timeout":
+        budget = (
+            f"its {limits.memory_mb} MB memory budget"
+            if note == "memory"
+            else f"its {limits.seconds:g} s reading budget"
+        )
+        return f"not read: reading it took more than {budget}; it is sent as a file only"
+    if read == "no_ocr":
+        return (
+            "not read: it is an image or a scan and Tesseract is not installed "
+            "(apt-get install tesseract-ocr); it is sent as a file only"
+        )
+    if read == "encrypted":
+        return "password-protected: no reviewer can open it; drop it again without a password"
+    if read == "unreadable":
+        return f"not read: damaged or not a readable {'PDF' if note else 'file'} ({note or '?'})"
+    return ""
+
+
+def to_facts(item: ToRead, answer: dict[str, Any], limits: ReadLimits) -> DocumentFacts:
+    """A worker's answer (page texts) made into facts."""
+    from dispute_evidence.evidence.kinds import kind_of
+
+    read = str(answer.get("read", "unreadable"))
+    texts = [str(t) for t in answer.get("texts") or []]
+    pages = answer.get("pages")
+    base = DocumentFacts(
+        name=item.name,
+        sha256=item.sha256,
+        kind=kind_of(item.name, "\n".join(texts)),
+        read=read,  # type: ignore[arg-type]  # the worker answers with a ReadHow
+        pages=int(pages) if isinstance(pages, int) else None,
+        note=not_read_note(read, limits, str(answer.get("note") or "")),
+    )
+    if read not in ("text", "ocr"):
+        return base
+    return doctext.facts(base, texts)
+
+
+# -- the cache: one JSON file per content hash ------------------------------------------------
+
+
+def _cache_file(cache: Path, sha256: str) -> Path:
+    return cache / f"{sha256}.json"
+
+
+def load_cached(cache: Path, item: ToRead) -> DocumentFacts | None:
+    return facts_from_cache(cache, item.sha256, item.name)
+
+
+def facts_from_cache(cache: Path, sha256: str, name: str) -> DocumentFacts | None:
+    """What was read from the file with this content (under `name`), if this reader read it."""
+    try:
+        data = json.loads(_cache_file(cache, sha256).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("reader") != READER:
+        return None
+    try:
+        return replace(facts_from_dict(data["facts"]), name=name)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def save_cached(cache: Path, facts: DocumentFacts) -> None:
+    target = _cache_file(cache, facts.sha256)
+    tmp = target.with_suffix(".tmp")
+    body = json.dumps({"reader": READER, "facts": facts_to_dict(facts)}).encode()
+    try:  # private, as everything the pipeline keeps (what documents say is customer data)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(body)
+        tmp.replace(target)
+    except OSError:
+        pass  # read again next run: slower, never wrong
+
+
+def facts_to_dict(facts: DocumentFacts) -> dict[str, Any]:
+    return asdict(facts, dict_factory=lambda kv: {k: _plain(v) for k, v in kv})
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value
+
+
+def _quote(d: dict[str, Any] | None) -> Quote | None:
+    return Quote(str(d["text"]), int(d["page"])) if d else None
+
+
+def _day(v: Any) -> date | None:
+    return date.fromisoformat(v) if v else None
+
+
+def facts_from_dict(d: dict[str, Any]) -> DocumentFacts:
+    """The inverse of facts_to_dict (the cache's JSON back into facts)."""
+    delivery = d.get("delivery")
+    amount = d.get("amount")
+    return DocumentFacts(
+        name=str(d["name"]),
+        sha256=str(d["sha256"]),
+        kind=str(d["kind"]),
+        read=d["read"],
+        pages=d.get("pages"),
+        order_numbers=tuple(d.get("order_numbers") or ()),
+        dispute_ids=tuple(d.get("dispute_ids") or ()),
+        tracking_numbers=tuple(d.get("tracking_numbers") or ()),
+        delivery=Delivery(
+            _day(delivery["on"]),
+            delivery["signed_by"],
+            delivery["address"],
+            _quote(delivery["quote"]) or Quote("", 1),
+        )
+        if delivery
+        else None,  # fmt: skip
+        policy_clause=_quote(d.get("policy_clause")),
+        messages=tuple(
+            Message(_day(m["on"]), m["author"], _quote(m["quote"]) or Quote("", 1))
+            for m in d.get("messages") or ()
+        ),
+        amount=(float(amount[0]), str(amount[1])) if amount else None,
+        note=str(d.get("note") or ""),
+        extra={str(k): str(v) for k, v in (d.get("extra") or {}).items()},
+    )

@@ -1,0 +1,105 @@
+"""Documents for the reading tests, made here (nothing binary checked in): text PDFs, scans
+(an image of text, as PNG, JPG or an image-only PDF), a password-protected PDF, and issue 30's
+hostile PDF (11 KB, two pages each drawing a 990,000-operator form 5,000 times)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tempfile
+import zlib
+from pathlib import Path
+
+from pypdf import PdfReader, PdfWriter
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+
+def text_pdf(path: Path, pages: list[list[str]]) -> Path:
+    """A PDF with a text layer: each page its lines, top to bottom."""
+    c = canvas.Canvas(str(path), pagesize=A4, invariant=True)
+    for lines in pages:
+        y = 780
+        for line in lines:
+            c.setFont("Helvetica", 14)
+            c.drawString(60, y, line)
+            y -= 24
+        c.showPage()
+    c.save()
+    return path
+
+
+def scan_png(path: Path, lines: list[str], dpi: int = 200) -> Path:
+    """An image of the lines (a photo or scan of a paper document): no text layer at all."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pdf = text_pdf(Path(tmp) / "src.pdf", [lines])
+        subprocess.run(["pdftoppm", "-r", str(dpi), "-png", "-singlefile", "-gray", str(pdf),
+                        str(Path(tmp) / "page")], check=True)  # fmt: skip
+        data = (Path(tmp) / "page.png").read_bytes()
+    if path.suffix.lower() in (".jpg", ".jpeg"):
+        from PIL import Image
+
+        Image.open(io.BytesIO(data)).convert("L").save(path, "JPEG", quality=90)
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def scan_pdf(path: Path, lines: list[str]) -> Path:
+    """An image-only PDF (a scanner's output): one page, the image of the lines."""
+    with tempfile.TemporaryDirectory() as tmp:
+        png = scan_png(Path(tmp) / "scan.png", lines)
+        c = canvas.Canvas(str(path), pagesize=A4, invariant=True)
+        width, height = A4
+        c.drawImage(str(png), 0, 0, width, height)
+        c.showPage()
+        c.save()
+    return path
+
+
+def locked_pdf(path: Path, lines: list[str], password: str = "s3cret") -> Path:
+    """A PDF that asks for a password to open."""
+    plain = text_pdf(path.with_suffix(".plain.pdf"), [lines])
+    writer = PdfWriter()
+    for page in PdfReader(str(plain)).pages:
+        writer.add_page(page)
+    writer.encrypt(user_password=password, owner_password=password + "!", algorithm="RC4-128")
+    with path.open("wb") as fh:
+        writer.write(fh)
+    plain.unlink()
+    return path
+
+
+def hang_pdf(path: Path, operators: int = 990_000, draws: int = 5_000) -> Path:
+    """Issue 30's PDF: two pages, each drawing one form XObject `draws` times; the form holds
+    `operators` operators. Compressed, the whole file is about 11 KB; pypdf's text extraction
+    walks the form on every draw (about 10^10 operators)."""
+    form = zlib.compress(b"0 Tc\n" * operators, 9)
+    page = zlib.compress(b"/F0 Do\n" * draws, 9)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> "
+        b"/XObject << /F0 5 0 R >> >> /Contents 6 0 R >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> "
+        b"/XObject << /F0 5 0 R >> >> /Contents 6 0 R >>",
+        b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 7 0 R"
+        b" >> >> /Filter /FlateDecode /Length "
+        + str(len(form)).encode() + b" >>\nstream\n" + form + b"\nendstream",
+        b"<< /Filter /FlateDecode /Length " + str(len(page)).encode() + b" >>\nstream\n"
+        + page + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]  # fmt: skip
+    out = bytearray(b"%PDF-1.5\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
+    path.write_bytes(bytes(out))
+    return path

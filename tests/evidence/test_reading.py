@@ -1,0 +1,190 @@
+"""Reading evidence documents (evidence/reading.py): PDF text and Tesseract OCR in a worker
+process bounded in time and memory, facts per kind, read once (cached by content)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from datetime import date
+
+import pytest
+
+from dispute_evidence.evidence.reading import (
+    ReadLimits,
+    ToRead,
+    read_document,
+    read_documents,
+)
+from tests.evidence.docfixtures import hang_pdf, locked_pdf, scan_pdf, scan_png, text_pdf
+
+PDF = "application/pdf"
+
+
+def tesseract_missing_reason() -> str | None:
+    """Why the OCR tests cannot run here, or None. In CI (env CI set) a missing Tesseract is
+    a failure, not a skip: .ci/run installs it."""
+    if shutil.which("tesseract") and shutil.which("pdftoppm"):
+        return None
+    if os.environ.get("CI"):
+        raise RuntimeError(
+            "CI must have tesseract and pdftoppm (.ci/run installs them: apt-get install "
+            "tesseract-ocr poppler-utils)"
+        )
+    return "Tesseract or pdftoppm is not installed (apt-get install tesseract-ocr poppler-utils)"
+
+
+needs_ocr = pytest.mark.skipif(
+    bool(tesseract_missing_reason()), reason=tesseract_missing_reason() or ""
+)
+
+
+def test_in_ci_a_missing_tesseract_fails_instead_of_skipping(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(RuntimeError, match="apt-get install tesseract-ocr"):
+        tesseract_missing_reason()
+    monkeypatch.delenv("CI")
+    assert "apt-get install tesseract-ocr" in (tesseract_missing_reason() or "")
+
+
+def test_the_11_kb_pdf_that_hung_the_run_costs_its_budget_then_is_a_file_only(tmp_path):
+    """Issue 30: two pages drawing a 990,000-operator form 5,000 times. pypdf alone runs for
+    hours; the reader's worker is killed at its budget and the file is used as a file only."""
+    pdf = hang_pdf(tmp_path / "carrier scan.pdf")
+    assert pdf.stat().st_size < 12_000
+    t0 = time.monotonic()
+    facts = read_document(pdf, "carrier scan.pdf", PDF, limits=ReadLimits(seconds=1.5))
+    took = time.monotonic() - t0
+    assert took < 10, took
+    assert facts.read == "timeout"
+    assert facts.note == (
+        "not read: reading it took more than its 1.5 s reading budget; it is sent as a file only"
+    )
+
+
+def test_a_reader_over_its_memory_budget_is_stopped_not_the_run(tmp_path):
+    pdf = hang_pdf(tmp_path / "big.pdf", operators=3_000_000, draws=10)
+    facts = read_document(pdf, "big.pdf", PDF, limits=ReadLimits(seconds=8, memory_mb=128))
+    assert facts.read == "timeout", facts  # killed by its own address-space limit, or the clock
+
+
+def test_a_password_protected_pdf_is_held_as_a_file_problem(tmp_path):
+    pdf = locked_pdf(tmp_path / "5003 invoice.pdf", ["Invoice", "Order number: 5003"])
+    facts = read_document(pdf, "5003 invoice.pdf", PDF)
+    assert facts.read == "encrypted"
+    assert facts.note.startswith("password-protected: no reviewer can open it")
+
+
+def test_proof_of_delivery_gives_date_signer_address_and_identifiers(tmp_path):
+    pdf = text_pdf(tmp_path / "scan_0007.pdf", [[
+        "UPS Proof of Delivery", "Order number: 5003", "Tracking number: 1Z999AA10123456784",
+        "Delivered on March 5, 2026 at 10:14", "Signed by: J. Smith",
+        "Delivered to: 12 High Street, Springfield",
+    ]])  # fmt: skip
+    facts = read_document(pdf, "scan_0007.pdf", PDF)
+    assert (facts.read, facts.kind, facts.pages) == ("text", "proof_of_delivery", 1)
+    assert facts.order_numbers == ("5003",)
+    assert facts.tracking_numbers == ("1Z999AA10123456784",)
+    assert facts.delivery is not None
+    assert facts.delivery.on == date(2026, 3, 5)
+    assert facts.delivery.signed_by == "J. Smith"
+    assert facts.delivery.address == "12 High Street, Springfield"
+    assert facts.delivery.quote.text == "Delivered on March 5, 2026 at 10:14"
+    assert facts.delivery.quote.page == 1
+
+
+def test_policy_clause_is_quoted_with_its_page(tmp_path):
+    pdf = text_pdf(tmp_path / "terms.pdf", [["Acme Boards"], [
+        "Refund policy", "Items may be returned within 30 days of delivery for a full refund.",
+    ]])  # fmt: skip
+    facts = read_document(pdf, "terms.pdf", PDF)
+    assert facts.kind == "policy" and facts.pages == 2
+    assert facts.policy_clause is not None and facts.policy_clause.page == 2
+    assert "returned within 30 days of delivery for a full refund" in facts.policy_clause.text
+
+
+def test_communication_gives_dated_messages_quoted(tmp_path):
+    pdf = text_pdf(tmp_path / "1043 emails.pdf", [[
+        "From: Dana Customer <dana@example.com>", "Date: 2026-03-07", "Subject: Re: order 5003",
+        "The board is fine, I just changed my mind.",
+        "From: Acme Support", "Date: March 8, 2026", "We can take it back within 30 days.",
+    ]])  # fmt: skip
+    facts = read_document(pdf, "1043 emails.pdf", PDF)
+    assert facts.kind == "communication"
+    first, second = facts.messages
+    assert first.on == date(2026, 3, 7) and first.author == "Dana Customer <dana@example.com>"
+    assert first.quote.text == "The board is fine, I just changed my mind."
+    assert second.on == date(2026, 3, 8) and second.author == "Acme Support"
+
+
+def test_receipt_gives_order_number_and_amount(tmp_path):
+    pdf = text_pdf(tmp_path / "receipt.pdf", [[
+        "Receipt", "Order #5003", "Board  x1   120.00", "Total: EUR 129.90",
+    ]])  # fmt: skip
+    facts = read_document(pdf, "receipt.pdf", PDF)
+    assert facts.kind == "receipt" and facts.order_numbers == ("5003",)
+    assert facts.amount == (129.90, "EUR")
+
+
+@needs_ocr
+@pytest.mark.parametrize("suffix", [".png", ".jpg"])
+def test_a_photo_is_read_by_ocr(tmp_path, suffix):
+    image = scan_png(tmp_path / f"IMG_1234{suffix}", [
+        "Order #5004", "Tracking number 1Z000004", "Delivered 2026-03-02",
+    ])  # fmt: skip
+    mime = "image/png" if suffix == ".png" else "image/jpeg"
+    facts = read_document(image, image.name, mime)
+    assert facts.read == "ocr" and facts.pages == 1
+    assert "5004" in facts.order_numbers and "1Z000004" in facts.tracking_numbers
+    assert facts.delivery is not None and facts.delivery.on == date(2026, 3, 2)
+
+
+@needs_ocr
+def test_an_image_only_pdf_page_is_read_by_ocr(tmp_path):
+    pdf = scan_pdf(tmp_path / "scan_0001.pdf", [
+        "Return policy", "Items may be returned within 30 days for a full refund.",
+    ])  # fmt: skip
+    facts = read_document(pdf, "scan_0001.pdf", PDF)
+    assert facts.read == "ocr" and facts.kind == "policy"
+    assert facts.policy_clause is not None
+    assert "30 days for a full refund" in facts.policy_clause.text
+
+
+def test_without_tesseract_an_image_goes_out_unread_and_says_so(tmp_path):
+    image = scan_png(tmp_path / "IMG_1.png", ["Order #5004"])
+    facts = read_document(image, "IMG_1.png", "image/png", limits=ReadLimits(tesseract=None))
+    assert facts.read == "no_ocr"
+    assert "Tesseract is not installed (apt-get install tesseract-ocr)" in facts.note
+
+
+def test_a_file_is_read_once_then_comes_from_the_cache(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    pdf = text_pdf(tmp_path / "a.pdf", [["Order number: 7001"]])
+    item = ToRead(pdf, "a.pdf", PDF, "ab" * 32)
+    first = read_documents([item], cache=cache)[item.sha256]
+    assert first.order_numbers == ("7001",)
+    assert (cache / f"{item.sha256}.json").exists()
+    pdf.unlink()  # not there to read: the answer can only come from the cache
+    renamed = ToRead(pdf, "b.pdf", PDF, item.sha256)
+    again = read_documents([renamed], cache=cache)[item.sha256]
+    assert again.order_numbers == ("7001",) and again.name == "b.pdf"
+
+
+def test_many_files_are_read_on_two_workers_and_a_bad_one_spoils_nothing(tmp_path):
+    items = []
+    for i in range(6):
+        pdf = text_pdf(tmp_path / f"{i}.pdf", [[f"Order number: {8000 + i}"]])
+        items.append(ToRead(pdf, pdf.name, PDF, f"{i:064d}"))
+    bad = hang_pdf(tmp_path / "bad.pdf")
+    items.insert(2, ToRead(bad, "bad.pdf", PDF, "f" * 64))
+    junk = tmp_path / "junk.pdf"
+    junk.write_bytes(b"%PDF-1.4\n" + b"\x00garbage" * 50)
+    items.append(ToRead(junk, "junk.pdf", PDF, "e" * 64))
+    out = read_documents(items, ReadLimits(seconds=1.5, workers=2))
+    assert out["f" * 64].read == "timeout"
+    assert out["e" * 64].read in ("text", "unreadable")
+    assert [out[f"{i:064d}"].order_numbers for i in range(6)] == [
+        (str(8000 + i),) for i in range(6)
+    ]

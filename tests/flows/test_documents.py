@@ -1,0 +1,132 @@
+"""Evidence documents read and matched by what they say (issue 27 finding 8; issue 30's hung
+run and password-protected PDF): the real CLI against the sandbox, over loopback."""
+
+from __future__ import annotations
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from dispute_evidence.problems import ProblemKind
+from dispute_evidence.reports.wording import HEADING
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox
+from tests.evidence.docfixtures import hang_pdf, locked_pdf, scan_png, text_pdf
+from tests.evidence.test_reading import needs_ocr
+
+MATCHED = HEADING[ProblemKind.EVIDENCE_MATCHED_BY_CONTENT]
+NOT_READ = HEADING[ProblemKind.DOCUMENT_NOT_READ]
+
+
+def _run(inbox) -> str:
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
+    assert "Traceback" not in r.output, r.output
+    return r.output
+
+
+def _api(sb, monkeypatch) -> None:
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_READBACK__ENABLED", "false")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__SUMMARY_PDF", "false")
+
+
+def _uploaded(sb, pid: str) -> list[str]:
+    return sorted(f["file_name"] for f in sb.snapshot()[pid].get("files", []))
+
+
+def _problems(tmp_path) -> pd.DataFrame:
+    folder = tmp_path / "inbox.reports" / "latest"
+    return pd.read_csv(folder / "problems.csv", dtype=str).fillna("")
+
+
+def _inbox(tmp_path, n: int):
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, n, files=(0, 0))  # orders #5000.., tracking 1Z000000..; no named files
+    return inbox
+
+
+def test_a_scan_named_by_no_dispute_goes_to_the_one_its_text_names(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """Finding 8: `scan_0007.pdf` whose text gives an order number and that order's tracking
+    number was "matches no dispute"; now it goes to that dispute, and the report says how."""
+    sb = sandbox_factory(rows=seed_rows(3))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 3)
+    text_pdf(inbox / "scan_0007.pdf", [[
+        "Proof of Delivery", "Order number: 5001", "Tracking number: 1Z000001",
+        "Delivered on 2026-03-05", "Signed by: C. One",
+    ]])  # fmt: skip
+    text_pdf(inbox / "scan_0008.pdf", [["Orders 5000 and 5002", "Order #5000", "Order #5002"]])
+    _run(inbox)
+    assert _uploaded(sb, "dp_test_1") == ["scan_0007.pdf"]
+    assert _uploaded(sb, "dp_test_0") == _uploaded(sb, "dp_test_2") == []  # ambiguous: neither
+    problems = _problems(tmp_path)
+    by_content = problems.loc[problems["problem_kind"] == MATCHED]
+    assert by_content["problem"].tolist() == [
+        "matched to dp_test_1: its text names order 5001, tracking number 1Z000001"
+    ]
+    ambiguous = problems.loc[problems["file"] == "scan_0008.pdf", "problem"].tolist()
+    assert ambiguous == [
+        "its text names 2 disputes: dp_test_0 (order 5000); dp_test_2 (order 5002); "
+        "not matched: rename it to name one"
+    ]
+    page = (tmp_path / "inbox.reports" / "latest" / "summary.html").read_text()
+    assert "matched by content: names order 5001, tracking number 1Z000001" in page
+
+
+@needs_ocr
+def test_a_photo_is_read_by_ocr_and_goes_to_the_dispute_it_names(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """Finding 8's `IMG_1234.jpg`: a photo of a delivery slip naming a tracking number."""
+    sb = sandbox_factory(rows=seed_rows(3))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 3)
+    scan_png(inbox / "IMG_1234.jpg", ["Delivery slip", "Tracking number 1Z000002"])
+    _run(inbox)
+    assert _uploaded(sb, "dp_test_2") == ["IMG_1234.jpg"]
+    what = _problems(tmp_path).set_index("file").loc["IMG_1234.jpg", "problem"]
+    assert what == "matched to dp_test_2: its text names tracking number 1Z000002"
+
+
+def test_a_pdf_that_hangs_its_reader_is_sent_as_a_file_with_one_line(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """Issue 30: an 11 KB PDF hung the run for hours (and every later run, holding the lock).
+    Its reading is cut at the budget; it is sent as a file only, with one plain line; the
+    next run does not read it again."""
+    sb = sandbox_factory(rows=seed_rows(2))
+    _api(sb, monkeypatch)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__READ_SECONDS", "1.5")
+    inbox = _inbox(tmp_path, 2)
+    hang_pdf(inbox / "dp_test_0 carrier scan.pdf")
+    out = _run(inbox)
+    assert "2 sent" in out, out
+    assert _uploaded(sb, "dp_test_0") == ["dp_test_0 carrier scan.pdf"]
+    line = _problems(tmp_path).set_index("problem_kind").loc[NOT_READ, "problem"]
+    assert line == (
+        "not read: reading it took more than its 1.5 s reading budget; it is sent as a file only"
+    )
+    cached = list((inbox / ".dispute-evidence" / "documents").glob("*.json"))
+    assert len(cached) == 1  # read once: a nightly run never pays for it again
+
+
+def test_a_password_protected_pdf_is_held_as_a_file_problem_and_the_rest_goes(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(2))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 2)
+    locked_pdf(inbox / "dp_test_0 invoice.pdf", ["Invoice", "Order #5000"])
+    text_pdf(inbox / "dp_test_1 invoice.pdf", [["Invoice", "Order #5001", "Total: 20.00 USD"]])
+    out = _run(inbox)
+    assert "2 sent" in out, out
+    assert _uploaded(sb, "dp_test_0") == []
+    assert _uploaded(sb, "dp_test_1") == ["dp_test_1 invoice.pdf"]
+    row = _problems(tmp_path).set_index("file").loc["dp_test_0 invoice.pdf"]
+    assert row["problem_kind"] == HEADING[ProblemKind.EVIDENCE_FILE_REJECTED]
+    assert row["problem"].startswith("password-protected: no reviewer can open it")
+    assert (inbox / "rejected" / "dp_test_0 invoice.pdf").exists()  # kept, with its reason
