@@ -57,7 +57,8 @@ def test_a_nightly_run_meeting_a_running_inbox_run_waits_then_finishes(
     finally:
         worker.join(timeout=120)
     assert "waiting for run" in caplog.text  # it met the inbox run and waited
-    assert results["inbox"].exit_code == 0 and nightly.exit_code == 0
+    # both did their work (5: the sample's weak evidence still needs a person)
+    assert results["inbox"].exit_code in (0, 5) and nightly.exit_code in (0, 5)
     assert results["inbox"].counts["evidence_sent"] == 3
     assert nightly.counts["evidence_sent"] == 0 and nightly.counts["files_uploaded"] == 0
     with open_read_only(default_state(inbox)) as store:

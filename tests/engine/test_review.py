@@ -68,7 +68,7 @@ def test_hold_all_sends_nothing_then_approving_two_sends_exactly_those(setup, mo
     first = run(sb, inbox)
     assert posts(sb) == 0  # no POST reached the API: no evidence, no file
     assert set(statuses(inbox).values()) == {"awaiting_approval"}
-    assert first.exit_code == 0 and first.counts["awaiting_approval"] == 3
+    assert first.exit_code == 5 and first.counts["awaiting_approval"] == 3  # waits for a person
     assert "3 wait for approval" in first.outcome
     preview = Path(first.report).parent / "waiting-for-approval"
     assert sorted(p.name for p in (preview / "payloads").iterdir()) == [

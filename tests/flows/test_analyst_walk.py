@@ -114,7 +114,7 @@ def test_a_bad_evidence_file_goes_to_rejected_and_shows_on_its_dispute(
     (inbox / "dp_test_1 tracking.pdf").write_bytes(b"<html>a web page saved as .pdf</html>")
 
     r = _cli("--inbox", str(inbox))
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 5, r.output  # the rejected file needs a person
     assert not (inbox / "dp_test_1 tracking.pdf").exists()
     reason = (inbox / "rejected" / "dp_test_1 tracking.pdf.reason.txt").read_text()
     assert "not PDF, PNG or JPG" in reason

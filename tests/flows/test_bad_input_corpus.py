@@ -63,7 +63,7 @@ def test_bad_inputs_beside_a_good_drop(prefect_harness, sandbox_factory, tmp_pat
 
     r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
 
-    assert r.exit_code in (0, 1), r.output
+    assert r.exit_code in (0, 1, 5), r.output
     assert "Traceback" not in r.output
     # the good disputes are exact: evidence once, each file once, the renamed one cleanly named
     snap = sb.snapshot()

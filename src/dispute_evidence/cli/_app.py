@@ -80,4 +80,7 @@ CONFIG_HELP = (
 )
 
 
-INBOX_HELP = "The inbox folder (spreadsheets and evidence files); default: [paths] inbox."
+INBOX_HELP = (
+    "The inbox folder (spreadsheets and evidence files). Required unless the config sets "
+    "`inbox` in its paths section; there is no other default."
+)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from dispute_evidence.exits import EXIT_FAILED, EXIT_NEEDS_YOU, EXIT_OK, EXIT_USAGE, exit_help
 
 if TYPE_CHECKING:
     from dispute_evidence.settings import Settings
@@ -212,7 +212,10 @@ def _run_to_the_end(
     raise AssertionError("unreachable: every way out above returns or exits")
 
 
-@app.command()
+RUN_HELP = "One run: ingest the inbox, build payloads, submit, report.\n\n" + exit_help()
+
+
+@app.command(help=RUN_HELP)
 def run(
     inbox: Annotated[Path | None, typer.Option(help=INBOX_HELP)] = None,
     config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
@@ -252,11 +255,6 @@ def run(
         ),
     ] = False,
 ) -> None:
-    """One run: ingest the inbox, build payloads, submit, report.
-
-    Exit status: 0 all sent or skipped by a rule, 1 something failed, 2 usage/config error,
-    3 API key refused, 4 API unreachable.
-    """
     _console_logging()
     settings = _settings_or_exit(config, inbox)
     inbox = _inbox_or_exit(settings, inbox)
@@ -309,5 +307,5 @@ def demo(
     finally:
         sb.stop()
     _print_result(result)
-    if result["exit_code"] not in (EXIT_OK, EXIT_FAILED):
+    if result["exit_code"] not in (EXIT_OK, EXIT_FAILED, EXIT_NEEDS_YOU):
         raise typer.Exit(result["exit_code"])

@@ -34,7 +34,13 @@ from dispute_evidence.engine.submit import SubmitStats
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.exits import EXIT_AUTH, EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE
+from dispute_evidence.exits import (
+    EXIT_AUTH,
+    EXIT_FAILED,
+    EXIT_NEEDS_YOU,
+    EXIT_OK,
+    EXIT_UNREACHABLE,
+)
 from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
@@ -117,10 +123,10 @@ def report(
     table = dispute_table(store, problems, dry_run=session.dry_run, advice=advice, snap=snap)
     annotate(table, store, review)
     problems = table_problems(table, snap.files, store, review, problems, session.dry_run)
-    code = _exit(session, submitted)
     counts = run_counts(session, ingested, submitted, alerted, review, table, problems)
     if prepared.retention is not None:  # [retention] is set: say what it removed
         counts.update(prepared.retention.counts())
+    code = _exit(session, submitted, counts)
     if session.dry_run:
         write_dry_run_preview(session.report_folder, store, files=snap.files)
     held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
@@ -295,19 +301,20 @@ def headline(counts: dict[str, int], dry_run: bool, *, stopped: str | None = Non
     return " · ".join(parts)
 
 
-def _exit(session: RunSession, submitted: SubmitOutcome | None) -> int:
-    """0: every dispute sent or skipped by a rule; 1: anything failed or was refused; 3: key."""
+def _exit(session: RunSession, submitted: SubmitOutcome | None, counts: dict[str, int]) -> int:
+    """0: every dispute sent or skipped by a rule, nothing needs a person; 1: anything failed
+    or was refused; 5: the run did its work and left something for a person (exits.py)."""
     if submitted and submitted.interrupted:
         return submitted.interrupted
     if session.dry_run:
         return EXIT_OK
     if submitted and submitted.stopped:
         return submitted.stop_code
-    counts = session.store.status_counts()
+    states = session.store.status_counts()
     failed = submitted is not None and submitted.stats.failed
-    if failed or any(counts.get(s) for s in (D.REJECTED, D.NOT_FOUND, D.PENDING)):
+    if failed or any(states.get(s) for s in (D.REJECTED, D.NOT_FOUND, D.PENDING)):
         return EXIT_FAILED
-    return EXIT_OK
+    return EXIT_NEEDS_YOU if counts.get("need_you") else EXIT_OK
 
 
 def state_problems(
