@@ -27,4 +27,6 @@ EXIT_CODES: dict[int, str] = {
 
 def exit_help() -> str:
     """The exit codes as --help text, one line each (click's \\b keeps the lines)."""
-    return "\b\nExit status:\n" + "\n".join(f"  {code:>3}  {what}" for code, what in EXIT_CODES.items())
+    return "\b\nExit status:\n" + "\n".join(
+        f"  {code:>3}  {what}" for code, what in EXIT_CODES.items()
+    )
