@@ -105,6 +105,20 @@ class ApiSettings(BaseModel):
         validation_alias=AliasChoices("backoff_cap", "DISPUTE_API_BACKOFF_CAP"),
         description="Longest retry wait, seconds.",
     )
+    max_wait: float = Field(
+        300.0,
+        ge=0,
+        validation_alias=AliasChoices("max_wait", "DISPUTE_API_MAX_WAIT"),
+        description="Longest the client waits on the API in all (Retry-After and retries, "
+        "seconds): asked to wait longer, the run stops, saying when to run again.",
+    )
+    connect_timeout: float = Field(
+        10.0,
+        gt=0,
+        validation_alias=AliasChoices("connect_timeout", "DISPUTE_API_CONNECT_TIMEOUT"),
+        description="Seconds to connect; until the API has answered once, also for its first "
+        "byte (an API that accepts connections but never answers is given up on in seconds).",
+    )
 
     @field_validator("base_url")
     @classmethod

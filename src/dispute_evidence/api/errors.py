@@ -11,9 +11,11 @@
     ├── ApiUnavailable               5xx                          transient
     ├── ApiConnectionError           network failure              transient
     │   └── ApiTimeout               no answer in time            transient
-    └── OutcomeUnknown               a non-idempotent request was sent and no definitive
-                                     answer came back (5xx but 503, dropped, timed out): reconcile,
-                                     do not blindly repeat        neither: never auto-retried
+    ├── OutcomeUnknown               a non-idempotent request was sent and no definitive
+    │                                answer came back (5xx but 503, dropped, timed out): reconcile,
+    │                                do not blindly repeat        neither: never auto-retried
+    └── WaitTooLong                  the API asks to wait longer than the run's budget
+                                     (Retry-After; [api] max_wait): stop, run again later
 
 Callers branch with isinstance(exc, TransientError) / TerminalError, never on numbers.
 No message, repr or attribute ever holds the API token.
@@ -133,3 +135,13 @@ class OutcomeUnknown(ApiError):
     def __init__(self, message: str, *, cause: BaseException | None = None, **kw: Any) -> None:
         super().__init__(message, **kw)
         self.cause = cause
+
+
+class WaitTooLong(ApiError):
+    """The API asked to wait (Retry-After), or kept failing, longer than this client may wait
+    in all ([api] max_wait): never retried; the run stops and the next one resumes. The
+    message names the API's answer and when to try again (`retry_at`)."""
+
+    def __init__(self, message: str, *, retry_at: str | None = None, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.retry_at = retry_at

@@ -6,12 +6,21 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import aiohttp
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_any,
+)
+from tenacity.stop import stop_base
 
 from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.errors import (
@@ -23,12 +32,14 @@ from dispute_evidence.api.errors import (
     RateLimited,
     RequestInfo,
     UnexpectedResponse,
+    WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate, RequestPacer
 from dispute_evidence.api.retry import parse_retry_after, retry_wait, should_retry
 from dispute_evidence.api.status import error_from_response
 
 log = logging.getLogger("dispute_evidence.api")
+FIRST_CONTACT_ATTEMPTS = 2  # attempts while the API has never answered and times out
 
 
 @dataclass
@@ -90,7 +101,9 @@ class Transport:
         self._rand = rand
         self._limit = asyncio.Semaphore(settings.max_concurrency)
         self._session: aiohttp.ClientSession | None = None
-        self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
+        self._timeouts: dict[tuple[float, bool], aiohttp.ClientTimeout] = {}
+        self._answered = False  # the API answered once: its first byte is no longer bounded
+        self._waited, self._wait_end = 0.0, 0.0  # seconds waited in all (overlaps once)
         self._retrying = self._build_retrying()
 
     def __repr__(self) -> str:
@@ -148,7 +161,9 @@ class Transport:
     def _build_retrying(self) -> AsyncRetrying:
         """The attempts after a failed first one: attempt_number 1 here is the 2nd attempt."""
         return AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_attempts - 1),
+            stop=stop_any(
+                stop_after_attempt(self.settings.max_attempts - 1), _Stop(self._never_answered)
+            ),
             wait=lambda state: self._wait_after(_failure(state), state.attempt_number + 1),
             retry=retry_if_exception(should_retry),
             sleep=self._sleep,
@@ -159,7 +174,30 @@ class Transport:
     def _wait_after(self, exc: BaseException | None, attempt: int) -> float:
         """The server's Retry-After when it gave one, else jittered backoff for this retry."""
         kw = {"rand": self._rand} if self._rand else {}
-        return retry_wait(exc, attempt, self.settings.backoff_base, self.settings.backoff_cap, **kw)
+        seconds = retry_wait(
+            exc, attempt, self.settings.backoff_base, self.settings.backoff_cap, **kw
+        )
+        self._charge(seconds, exc)
+        return seconds
+
+    def _never_answered(self, state: RetryCallState) -> bool:
+        """Stop early when the API has never answered and timed out again (it accepts
+        connections but says nothing, or cannot be connected to in time)."""
+        first = not self._answered and isinstance(_failure(state), ApiTimeout)
+        return first and state.attempt_number + 1 >= FIRST_CONTACT_ATTEMPTS
+
+    def _charge(self, seconds: float, exc: BaseException | None) -> None:
+        """Count a wait against max_wait (waits that overlap count once); WaitTooLong when
+        it would go over: the run stops instead of waiting."""
+        now = time.monotonic()
+        added = max(0.0, now + seconds - max(now, self._wait_end))
+        if self._waited + added > self.settings.max_wait:
+            raise _too_long(exc, seconds, self._waited, self.settings.max_wait) from exc
+        self._waited += added
+        self._wait_end = max(self._wait_end, now + seconds)
+
+    def _left(self) -> float:
+        return max(0.0, self.settings.max_wait - self._waited)
 
     def _count_retry(self, exc: BaseException | None, attempt: int) -> None:
         self.stats.retries += 1
@@ -185,10 +223,12 @@ class Transport:
                 response = await self._send(method, url, params, json, form, timeout)
             except (aiohttp.ClientError, TimeoutError) as exc:
                 raise self._translate(exc, RequestInfo(method, url), idempotent) from None
+        self._answered = True
         if response.status == 429:
             self.stats.rate_limited += 1
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            self.pacer.pause(retry_after if retry_after is not None else self.settings.backoff_base)
+            pause = retry_after if retry_after is not None else self.settings.backoff_base
+            self.pacer.pause(min(pause, self._left()))  # never past what the run will wait
         if response.status >= 400:
             raise self._error(response, idempotent)
         if 300 <= response.status < 400:
@@ -210,9 +250,9 @@ class Transport:
 
     async def _aiohttp(self, request: HttpRequest) -> RawResponse:
         """The default HttpTransport: the attempt sent with this transport's aiohttp session."""
-        seconds = request.timeout
-        client_timeout = self._timeouts.get(seconds) or self._timeouts.setdefault(
-            seconds, aiohttp.ClientTimeout(total=seconds)
+        key = (request.timeout, self._answered)
+        client_timeout = self._timeouts.get(key) or self._timeouts.setdefault(
+            key, self._bounds(request.timeout)
         )
         # a redirect is never followed: the body (evidence, a customer's files) goes to the
         # configured API or nowhere, and nothing is counted as sent that it did not receive
@@ -228,6 +268,14 @@ class Transport:
             body = await r.read()
             headers = dict(r.headers) if r.status >= 300 else {}
             return RawResponse(r.status, body, headers, RequestInfo(request.method, request.url))
+
+    def _bounds(self, total: float) -> aiohttp.ClientTimeout:
+        """The whole attempt; connecting, and until the API answered once its first byte,
+        bounded apart (an API that accepts connections but never answers)."""
+        first = self.settings.connect_timeout
+        return aiohttp.ClientTimeout(
+            total=total, sock_connect=first, sock_read=None if self._answered else first
+        )
 
     def _error(self, response: RawResponse, idempotent: bool) -> ApiError:
         exc = error_from_response(
@@ -281,6 +329,42 @@ class Transport:
 def _failure(state: Any) -> BaseException | None:
     """The exception of the attempt tenacity just finished (None if it returned)."""
     return state.outcome.exception() if state.outcome else None
+
+
+class _Stop(stop_base):
+    """A stop condition made of a plain function of the retry state."""
+
+    def __init__(self, when: Callable[[RetryCallState], bool]) -> None:
+        self._when = when
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return self._when(retry_state)
+
+
+def _span(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
+
+
+def _too_long(
+    exc: BaseException | None, seconds: float, waited: float, budget: float
+) -> WaitTooLong:
+    """One line: what the API answered, what it asked, and when to run again."""
+    status = getattr(exc, "status", None)
+    answer = f"answered {status}" if status else f"failed ({getattr(exc, 'message', exc)})"
+    asked = (
+        f"asked to wait {_span(seconds)} (Retry-After)"
+        if getattr(exc, "retry_after", None) is not None
+        else f"kept failing after {_span(waited)} of retries"
+    )
+    when = (datetime.now(UTC) + timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M UTC")
+    return WaitTooLong(
+        f"The API {answer} and {asked}; a run waits at most {_span(budget)} in all "
+        f"([api] max_wait). Nothing more was sent; run again after {when}: the next run "
+        "resumes where this one stopped.",
+        status=status,
+        request=getattr(exc, "request", None),
+        retry_at=when,
+    )
 
 
 def _redirected(response: RawResponse) -> UnexpectedResponse:

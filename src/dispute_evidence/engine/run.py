@@ -25,6 +25,7 @@ from dispute_evidence.api.errors import (
     ApiUnavailable,
     AuthenticationFailed,
     PermissionDenied,
+    WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
@@ -332,6 +333,8 @@ async def _submit(
             page = await client.list_disputes(limit=MAX_PAGE if new else 1)
             if new:
                 await _reconcile_if_sent_before(store, client, page)
+        except WaitTooLong as exc:
+            return _waited_too_long(session, client, exc)
         except (ApiConnectionError, ApiUnavailable) as exc:
             why = (
                 f"Could not reach the API at {api.base_url} ({exc.message}). Nothing was sent; "
@@ -363,7 +366,25 @@ async def _submit(
             )
         except RunAborted as exc:  # refused while sending: the submitter says what stopped
             return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
+        except WaitTooLong as exc:  # what was sent is kept; the next run resumes
+            return _waited_too_long(session, client, exc, read)
         return SubmitOutcome(stats, client.stats.attempts, read=read)
+
+
+def _waited_too_long(
+    session: RunSession,
+    client: DisputeEvidenceClient,
+    exc: WaitTooLong,
+    read: ReadOutcome | None = None,
+) -> SubmitOutcome:
+    """The API asked to wait longer than [api] max_wait: stop, saying when to run again."""
+    return SubmitOutcome(
+        session.sent,
+        client.stats.attempts,
+        stopped=exc.message,
+        stop_code=EXIT_UNREACHABLE,
+        read=read or ReadOutcome(),
+    )
 
 
 async def _reconcile_if_sent_before(

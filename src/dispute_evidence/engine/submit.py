@@ -34,6 +34,7 @@ from dispute_evidence.api import (
     TransientError,
     UnexpectedResponse,
 )
+from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.engine.state import StateStore, new_owner
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus, FileStatus
 
@@ -99,10 +100,11 @@ class Submitter:
         self.stats = stats if stats is not None else SubmitStats()
         self._now = now or clock.now
         self._on_done = on_done
-        self._abort: AuthenticationFailed | PermissionDenied | None = None
+        self._abort: AuthenticationFailed | PermissionDenied | WaitTooLong | None = None
 
     async def run(self, queue: list[str] | None = None) -> SubmitStats:
-        """Process every dispute with work to do; raises RunAborted on a refused API key."""
+        """Process every dispute with work to do; raises RunAborted on a refused API key,
+        WaitTooLong when the API asks to wait longer than the run may (the next run resumes)."""
         pending = list(queue if queue is not None else self.store.work_queue())
         pending.reverse()  # pop() from the end keeps due-date order
 
@@ -113,6 +115,8 @@ class Submitter:
         await asyncio.gather(
             *(worker() for _ in range(max(1, min(self.concurrency, len(pending)))))
         )
+        if isinstance(self._abort, WaitTooLong):
+            raise self._abort
         if self._abort is not None:
             raise RunAborted(
                 f"The API refused the key: {self._abort.message}. Nothing more was sent; "
@@ -127,7 +131,7 @@ class Submitter:
             return
         try:
             await self._process(pid, *loaded)
-        except (AuthenticationFailed, PermissionDenied) as exc:
+        except (AuthenticationFailed, PermissionDenied, WaitTooLong) as exc:
             self._abort = exc
         finally:
             self.store.release(pid, self.owner)
@@ -203,6 +207,9 @@ class Submitter:
             except OutcomeUnknown:
                 dispute_id = dispute_id or self.store.dispute(pid)["dispute_id"]
                 continue  # loop: reconcile, then send again only if it did not land
+            except WaitTooLong as exc:  # a 503 or 429: it did not land; the run stops
+                self.store.mark_file_pending(pid, sha, exc.message)
+                raise
             except NotFound as exc:
                 self.store.mark_file_rejected(pid, sha, _describe(exc))
                 return

@@ -330,7 +330,8 @@ async def sandbox_faults(request: web.Request) -> web.Response:
     """Change fault probabilities of a running sandbox (demos, benchmarks)."""
     cfg = request.app[CONFIG_KEY]
     for key, value in (await request.json()).items():
-        if key not in ("fail_rate", "ambiguous_rate", "latency_rate", "hang_rate", "hang_seconds"):
+        if key not in ("fail_rate", "fail_retry_after", "ambiguous_rate", "latency_rate",
+                       "hang_rate", "hang_seconds"):  # fmt: skip
             return error(400, f"Unknown fault setting {key}.", param=key)
         setattr(cfg, key, float(value))
     return web.json_response({"ok": True})

@@ -29,6 +29,7 @@ class SandboxConfig:
     evidence_mode: str = "replace"  # or "merge": top-level evidence sections are merged
     max_file_bytes: int = SANDBOX_MAX_FILE_BYTES
     fail_rate: float = 0.0  # 503 before doing anything
+    fail_retry_after: float = 0.0  # seconds the injected 503 asks to wait (Retry-After), if > 0
     ambiguous_rate: float = 0.0  # POSTs: commit the effect, then 502 or drop the connection
     latency_rate: float = 0.0
     latency_ms: tuple[int, int] = (20, 200)

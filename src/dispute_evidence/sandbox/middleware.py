@@ -143,8 +143,13 @@ async def inject_faults(request: web.Request, handler: Handler) -> web.StreamRes
     if cfg.latency_rate and rng.random() < cfg.latency_rate:
         await asyncio.sleep(rng.uniform(*cfg.latency_ms) / 1000)
     if cfg.fail_rate and rng.random() < cfg.fail_rate:
+        wait = {"Retry-After": f"{cfg.fail_retry_after:.0f}"} if cfg.fail_retry_after else None
         return error(
-            503, "Injected failure; nothing was done.", type_="api_error", code="injected_failure"
+            503,
+            "Injected failure; nothing was done.",
+            type_="api_error",
+            code="injected_failure",
+            headers=wait,
         )
     response = await handler(request)
     if request.method == "POST" and cfg.ambiguous_rate and rng.random() < cfg.ambiguous_rate:
