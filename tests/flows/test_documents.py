@@ -60,6 +60,13 @@ def test_a_scan_named_by_no_dispute_goes_to_the_one_its_text_names(
         "Delivered on 2026-03-05", "Signed by: C. One",
     ]])  # fmt: skip
     text_pdf(inbox / "scan_0008.pdf", [["Orders 5000 and 5002", "Order #5000", "Order #5002"]])
+    dry = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    preview = next(p for p in (tmp_path / "inbox.reports").iterdir() if p.name != "latest")
+    matches = pd.read_csv(preview / "file_matches.csv", dtype=str).fillna("")
+    assert matches.values.tolist() == [
+        ["dp_test_1", "scan_0007.pdf", "content: names order 5001, tracking number 1Z000001"]
+    ]
     _run(inbox)
     assert _uploaded(sb, "dp_test_1") == ["scan_0007.pdf"]
     assert _uploaded(sb, "dp_test_0") == _uploaded(sb, "dp_test_2") == []  # ambiguous: neither

@@ -39,9 +39,10 @@ def write_dry_run_preview(
         disputes = store.dispute_rows()
         held = disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL]
         files = files.loc[~files["provider_dispute_id"].isin(held["provider_dispute_id"])]
+    # how each file was matched: "name", or "content: names order 5001" (our summaries: "")
     waiting = files.loc[
-        files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name"]
-    ]
+        files["status"] != FileStatus.UPLOADED, ["provider_dispute_id", "file_name", "matched"]
+    ].fillna({"matched": ""})
     # names come from the inbox: a cell a spreadsheet would run as a formula is escaped
     waiting.rename(columns={"file_name": "file"}).map(escape_cell).to_csv(
         folder / "file_matches.csv", index=False

@@ -404,13 +404,16 @@ def prepare_step(
 
 
 def file_notes(pid: str, f: EvidenceFile) -> list[Problem]:
-    """What the report says of a matched file: matched by its text (not its name); not read."""
+    """What the report says of a matched file: matched by its text (not its name); not read
+    (over its reading budget, or an image with no Tesseract here)."""
     out = []
     if f.matched != "name":
         what = f"matched to {pid}: its text {f.matched.removeprefix('content: ')}"
         out.append(Problem(ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, f.label, what,
                            file=f.label, dispute=pid))  # fmt: skip
-    if f.facts is not None and f.facts.note:
+    # over its budget, or a scan with no OCR here: one line. A damaged PDF is sent as before
+    # (its facts say why it was not read; the case quotes nothing from it).
+    if f.facts is not None and f.facts.read in ("timeout", "no_ocr"):
         out.append(Problem(ProblemKind.DOCUMENT_NOT_READ, f.label, f.facts.note,
                            file=f.label, dispute=pid))  # fmt: skip
     return out

@@ -84,19 +84,29 @@ class _Worker:
         )
         self.buffer = b""
 
-    def ask(self, item: ToRead) -> dict[str, Any]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+    def ask(self, items: list[ToRead]) -> list[dict[str, Any]]:
+        """Answers for the first files of `items`, in order: all of them, or up to the first
+        that overran its budget (answered "timeout"; the worker must then be killed). The
+        requests go out together, so the worker never waits for this side between files;
+        each answer's clock starts when the one before it arrived (the worker reads one file
+        at a time)."""
+        assert self.proc.stdin is not None
         try:
-            self.proc.stdin.write(json.dumps(self.limits.request(item.path, item.mime)).encode())
-            self.proc.stdin.write(b"\n")
+            for item in items:
+                self.proc.stdin.write(
+                    json.dumps(self.limits.request(item.path, item.mime)).encode()
+                )
+                self.proc.stdin.write(b"\n")
             self.proc.stdin.flush()
         except OSError:
-            return {"read": "timeout", "note": "the reader stopped"}
-        line = self._line(time.monotonic() + self.limits.seconds + 1.0)
-        if line is None:
-            return {"read": "timeout", "note": ""}
-        answer: dict[str, Any] = json.loads(line)
-        return answer
+            return [{"read": "timeout", "note": "the reader stopped"}]
+        answers: list[dict[str, Any]] = []
+        for _ in items:
+            line = self._line(time.monotonic() + self.limits.seconds + 1.0)
+            if line is None:
+                return [*answers, {"read": "timeout", "note": ""}]
+            answers.append(json.loads(line))
+        return answers
 
     def _line(self, deadline: float) -> bytes | None:
         """The next answer line, or None past the deadline or when the worker died."""
@@ -133,23 +143,28 @@ class _Worker:
             self.proc.stdout.close()
 
 
+PIPELINE = 8  # requests a worker holds at once (a few hundred bytes each: within a pipe)
+
+
 def _drain(queue: list[ToRead], lock: threading.Lock, limits: ReadLimits,
            out: dict[str, DocumentFacts]) -> None:  # fmt: skip
+    """Read files from the shared `queue` (popped from its end) until it is empty."""
     worker: _Worker | None = None
     try:
         while True:
             with lock:
-                if not queue:
-                    return
-                item = queue.pop()
+                batch = [queue.pop() for _ in range(min(PIPELINE, len(queue)))]
+            if not batch:
+                return
             worker = worker if worker is not None and worker.alive() else _Worker(limits)
-            answer = worker.ask(item)
-            if answer["read"] == "timeout":  # it may still be busy: never reuse it
+            answers = worker.ask(batch)
+            if answers[-1]["read"] == "timeout":  # it may still be busy: never reuse it
                 worker.close(kill=True)
                 worker = None
-            facts = to_facts(item, answer, limits)
+            facts = [to_facts(item, a, limits) for item, a in zip(batch, answers, strict=False)]
             with lock:
-                out[item.sha256] = facts
+                out.update((f.sha256, f) for f in facts)
+                queue.extend(reversed(batch[len(answers) :]))  # not reached: read them next
     finally:
         if worker is not None:
             worker.close()
