@@ -11,6 +11,8 @@ alerted at most once per UTC day: the state keeps the day (table alerts_sent).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -153,7 +155,10 @@ def send_alerts(
             _notify(policy.block, risks, now, policy.hours)
             out.notified = True
         except Exception as exc:  # noqa: BLE001 - any failure of the block: said, retried
-            out.problem = f"{policy.block}: {type(exc).__name__}: {str(exc)[:200]}"
+            out.problem = (
+                f"{policy.block}: {failure_words(exc)}; {len(risks)} alert(s) not sent, "
+                "the next run tries again"
+            )
             log.warning("alert not sent through %s", out.problem)
     # with a block, a person is told only once it worked: until then, every run tries again
     if out.notified or (not policy.block and out.events):
@@ -190,7 +195,8 @@ def _emit(r: AtRisk, now: datetime, run_id: str) -> bool:
 
 
 def _notify(slug: str, risks: list[AtRisk], now: datetime, hours: float) -> None:
-    """One message through the named Prefect notification block (its own notify())."""
+    """One message through the named Prefect notification block (its own notify()). Raises
+    when the block reports a failure (Apprise-based blocks only do inside raise_on_failure)."""
     import prefect.blocks.notifications  # noqa: F401 - registers the notification block types
     from prefect.blocks.core import Block
 
@@ -198,4 +204,40 @@ def _notify(slug: str, risks: list[AtRisk], now: datetime, hours: float) -> None
     n = len(risks)
     subject = f"{n} dispute{'s' if n != 1 else ''} due within {hours:g} h still need{'s' if n == 1 else ''} you"
     body = "\n".join(r.line(now) for r in risks)
-    block.notify(body, subject=subject)
+    failing = block.raise_on_failure() if hasattr(block, "raise_on_failure") else nullcontext()
+    with _quiet(), failing:
+        block.notify(body, subject=subject)
+
+
+# what a block's libraries log while sending can carry its resolved URL (and the secrets in it)
+_SENDERS = ("apprise", "httpx", "httpcore", "urllib3")
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence the block's HTTP libraries while it sends: their lines may name the URL."""
+    loggers = [logging.getLogger(name) for name in _SENDERS]
+    was = [lg.disabled for lg in loggers]
+    for lg in loggers:
+        lg.disabled = True
+    try:
+        yield
+    finally:
+        for lg, disabled in zip(loggers, was, strict=True):
+            lg.disabled = disabled
+
+
+def failure_words(exc: BaseException) -> str:
+    """Why a block failed, in words that never quote the exception: its text can hold the
+    block's resolved URL, its secrets or the answer's body."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(status, int):
+        return f"the service answered HTTP {status}"
+    name = type(exc).__name__
+    if name == "NotificationError":
+        return "the block reports that the notification failed"
+    if isinstance(exc, ValueError) and "unable to find block" in str(exc).lower():
+        return "no such block on the Prefect server"
+    if isinstance(exc, ConnectionError | TimeoutError | OSError) or "Connect" in name:
+        return f"could not reach the service ({name})"
+    return f"failed ({name})"
