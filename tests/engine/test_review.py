@@ -184,6 +184,8 @@ def _problems(result) -> list[tuple[str, str]]:
 
 
 def test_the_deadline_sweep_sends_complete_evidence_nobody_approved(setup, monkeypatch):
+    """The sweep acts on the deadline the API confirmed (read back), never the sheet's alone
+    (tests/engine/test_review_policy.py): here the first run holds all three and says why."""
     sb, inbox = setup
     monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "all")
     monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__SEND_BEFORE_DEADLINE_HOURS", "48")
@@ -191,17 +193,17 @@ def test_the_deadline_sweep_sends_complete_evidence_nobody_approved(setup, monke
     rows.loc[rows["provider_dispute_id"] == "dp_test_2", "reason"] = "fraudulent"  # incomplete
     rows.to_csv(inbox / "disputes.csv", index=False)
     result = run(sb, inbox)
-    snap = sb.snapshot()  # dp_test_0 is due in 30 h: inside the sweep's 48 h
-    assert {pid for pid, d in snap.items() if d["evidence_updates"]} == {"dp_test_0"}
-    assert result.counts["swept"] == 1 and result.counts["awaiting_approval"] == 2
+    snap = sb.snapshot()  # dp_test_0 is due in 30 h by the sheet: not confirmed by the API yet
+    assert {pid for pid, d in snap.items() if d["evidence_updates"]} == set()
+    assert result.counts["swept"] == 0 and result.counts["awaiting_approval"] == 3
     table = pd.read_excel(Path(result.report).parent / "disputes.xlsx", engine="calamine")
     steps = dict(zip(table["Dispute"], table["Next step"], strict=True))
-    due = datetime.now(UTC) + timedelta(hours=240 - 48)
-    assert f"the deadline sweep sends it from {due:%Y-%m-%d}" in steps["dp_test_1"]
-    assert steps["dp_test_1"].startswith("waiting for your approval; if nobody acts")
+    for pid in ("dp_test_0", "dp_test_1"):
+        assert steps[pid].startswith("waiting for your approval; the deadline sweep does not")
+        assert "the API has not confirmed its deadline" in steps[pid]
     assert steps["dp_test_2"].endswith("does not send it (its evidence is incomplete)")
     with StateStore(default_state(inbox)) as store:
-        assert store.dispute("dp_test_0")["approved_by"] == "deadline sweep"
+        assert store.dispute("dp_test_0")["approved_by"] is None
 
 
 def test_the_sweep_never_sends_after_the_deadline_nor_incomplete_evidence(tmp_path):
@@ -242,7 +244,11 @@ def test_hold_incomplete_holds_only_evidence_that_misses_what_its_reason_needs(s
     assert statuses(inbox) == {
         "dp_test_0": "submitted", "dp_test_1": "submitted", "dp_test_2": "awaiting_approval"
     }  # fmt: skip
-    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "none")  # the policy off: it goes
+    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "none")  # the setting alone: it waits
+    run(sb, inbox)
+    assert statuses(inbox)["dp_test_2"] == "awaiting_approval"
+    off = CliRunner().invoke(app, ["review", "--inbox", str(inbox), "--hold", "none"])
+    assert off.exit_code == 0, off.output  # the policy off, on purpose: it goes
     run(sb, inbox)
     assert statuses(inbox)["dp_test_2"] == "submitted"
 

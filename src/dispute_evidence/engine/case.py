@@ -10,7 +10,13 @@ import orjson
 import pandas as pd
 
 from dispute_evidence.engine.state import StateStore
-from dispute_evidence.evidence.advice import HELD, OwnOutcomes, advise
+from dispute_evidence.evidence.advice import (
+    HELD,
+    HELD_UNKNOWN,
+    OwnOutcomes,
+    advise,
+    unknown_amount_words,
+)
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
 from dispute_evidence.evidence.documents import DocumentFacts
@@ -104,7 +110,8 @@ def _add_advice(
     own = OwnOutcomes(
         zip(reasons[decided], complete[decided], results[decided] == "won", strict=True)
     )
-    amounts = _amounts(table, payloads)
+    # with a threshold, only the disputed amount decides (as held_by_advice holds them)
+    amounts = _amounts(table, payloads, order_total=policy.hold_under_amount is None)
     texts = []
     for i, (pid, status) in enumerate(
         zip(table["provider_dispute_id"], table["status"], strict=True)
@@ -119,20 +126,24 @@ def _add_advice(
             reasons.iat[i], bool(complete.iat[i]), amounts.get(pid), own, policy, ce3, concede
         )
         texts.append(advice.text)
-        if advice.action == HELD:
+        if advice.action in (HELD, HELD_UNKNOWN):
             table.loc[table.index[i], "next_step"] = advice.text
     table["advice"] = texts
 
 
-def _amounts(table: pd.DataFrame, payloads: dict[str, bytes]) -> dict[str, float]:
-    """The disputed amount: the disputes list's, else the payload's dispute or order total."""
+def _amounts(
+    table: pd.DataFrame, payloads: dict[str, bytes], *, order_total: bool = True
+) -> dict[str, float]:
+    """The disputed amount: the disputes list's, else the payload's dispute amount, else (with
+    `order_total`) the order's total; absent when none is known."""
     listed = pd.to_numeric(table["amount"], errors="coerce") if "amount" in table else None
     out = {}
     for i, pid in enumerate(table["provider_dispute_id"]):
         value = listed.iat[i] if listed is not None else float("nan")
         if value != value and (body := payloads.get(pid)):  # NaN: not in the list
             extra = orjson.loads(body).get("additional_evidence") or {}
-            value = (extra.get("dispute") or {}).get("amount", extra.get("order_total"))
+            total = extra.get("order_total") if order_total else None
+            value = (extra.get("dispute") or {}).get("amount", total)
         if value is not None and value == value:
             out[str(pid)] = float(value)
     return out
@@ -149,13 +160,17 @@ def held_by_advice(store: StateStore, policy: AdvicePolicy) -> dict[str, str]:
     table = table.merge(
         listed[["provider_dispute_id", "amount"]], on="provider_dispute_id", how="left"
     )
-    amounts = _amounts(table, store.payloads())
+    payloads = store.payloads()
+    # the threshold weighs the disputed amount only: an order's total is not what is disputed
+    amounts = _amounts(table, payloads, order_total=False)
     limit = policy.hold_under_amount
-    return {
+    held = {
         pid: f"{HELD} ({amount:,.2f} is under {limit:,.2f})"
         for pid, amount in amounts.items()
         if amount < limit
     }
+    unknown = [p for p in table["provider_dispute_id"] if p in payloads and p not in amounts]
+    return held | {p: f"{HELD_UNKNOWN} ({unknown_amount_words(limit)})" for p in unknown}
 
 
 def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
@@ -167,9 +182,8 @@ def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
     line = ce3_summary(verdicts)
     out = [Problem(ProblemKind.CASE_CE3, "fraud disputes", line)] if line else []
     if "advice" in table:
-        for r in table.loc[table["advice"].astype(str).str.startswith(HELD)].itertuples(
-            index=False
-        ):
+        advice = table["advice"].astype(str)
+        for r in table.loc[advice.str.startswith((HELD, HELD_UNKNOWN))].itertuples(index=False):
             pid = str(r.provider_dispute_id)
             out.append(Problem(ProblemKind.CASE_HELD, pid, str(r.advice), dispute=pid))
     open_ = table["status"].isin(("pending", "submitted"))

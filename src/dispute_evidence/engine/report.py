@@ -149,6 +149,7 @@ def report(
         outcomes=outcomes_table(table, snap.payloads),
         files=snap.files,
         config=session.config,
+        notices=review.notices if review else [],
     )
     path = write_report(rep, session.report_folder)
     stopped = submitted.stopped if submitted else None

@@ -8,7 +8,8 @@ generated summary PDF is made from those, so it is left out). Evidence that chan
 approval is held again. Approvals come from `dispute-evidence approve`, from an `Approve`
 column dropped back into the inbox (table kind "approvals", read like any sheet), or from the
 deadline sweep, which approves complete evidence nobody acted on `send_before_deadline_hours`
-before its deadline, never after it.
+before its deadline, never after it, and only a deadline the API confirmed (read back): a
+sheet's deadline alone never sends anything unapproved.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ APPROVALS_SEQ = "approvals_seq"  # meta: the last ingest whose Approve rows were
 YES = frozenset({"yes", "y", "x", "approve", "approved", "ok", "true", "1", "✓", "✔"})
 NO = frozenset({"", "no", "n", "false", "0", "-"})
 PREVIEW = "waiting-for-approval"  # the report's folder of what held disputes would send
+UNCONFIRMED = (
+    "the API has not confirmed its deadline: the sweep trusts only a deadline read back from "
+    "the API, and the API names a dispute only once evidence has been sent to it"
+)
 
 
 @dataclass
@@ -49,8 +54,10 @@ class ReviewOutcome:
     swept: list[str] = field(default_factory=list)  # approved by the sweep this run
     sweep_at: dict[str, str] = field(default_factory=dict)  # held and complete: sent from then
     sweep_on: bool = False  # the deadline sweep is configured (incomplete evidence: never swept)
+    sweep_waits: list[str] = field(default_factory=list)  # complete, deadline not confirmed
     from_sheets: list[str] = field(default_factory=list)  # approved by an Approve column
     problems: list[Problem] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # the policy differs from the state's
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ class Candidate:
     approved_hash: str | None
     due: datetime | None
     files: tuple[tuple[str, str, str, str], ...]  # (sha256, name, status, kind); summaries too
+    confirmed_due: datetime | None = None  # the deadline the API said when read back
 
     @property
     def evidence_hash(self) -> str:
@@ -124,7 +132,7 @@ def candidates(
     q = select(
         disputes.c.provider_dispute_id, disputes.c.status, body,
         disputes.c.payload_hash, disputes.c.submitted_hash, disputes.c.approved_hash,
-        disputes.c.response_due_by,
+        disputes.c.response_due_by, disputes.c.api_due_by,
     ).where(
         disputes.c.status.in_(tuple(statuses)),
         disputes.c.payload.is_not(None),
@@ -153,6 +161,7 @@ def candidates(
             r[5],
             parse_time(r[6]),
             tuple(sorted(files.get(r[0], []))),
+            parse_time(r[7]),
         )
         for r in rows
     }
@@ -192,8 +201,10 @@ def review_step(
         if not policy.holds(complete) or c.approved_hash == c.evidence_hash:
             _release(store, c)
             continue
-        sweep = policy.sweep_from(c.due) if complete else None
-        in_window = sweep is not None and c.due is not None and sweep <= now < c.due
+        sweep = sweep_time(policy, c, complete, out)
+        in_window = (
+            sweep is not None and c.confirmed_due is not None and sweep <= now < c.confirmed_due
+        )
         if in_window and record_approval(store, c, SWEEP):
             out.swept.append(c.pid)
             _release(store, c)
@@ -208,6 +219,20 @@ def review_step(
         if sweep is not None:
             out.sweep_at[c.pid] = _at(max(sweep, now))
     return out
+
+
+def sweep_time(
+    policy: ReviewPolicy, c: Candidate, complete: bool, out: ReviewOutcome
+) -> datetime | None:
+    """When the sweep would send this held dispute: only complete evidence, and only from a
+    deadline the API confirmed (read back); a sheet's deadline alone never sends anything
+    unapproved. A complete dispute without a confirmed deadline is noted in `out`."""
+    if not complete or policy.sweep_hours is None:
+        return None
+    if c.confirmed_due is None:
+        out.sweep_waits.append(c.pid)
+        return None
+    return policy.sweep_from(c.confirmed_due)
 
 
 def _release(store: StateStore, c: Candidate) -> None:
@@ -371,6 +396,8 @@ def _sweep_words(pid: str, review: ReviewOutcome | None) -> str:
         return ""
     if when := review.sweep_at.get(pid):
         return f"; if nobody acts, the deadline sweep sends it from {when}"
+    if pid in review.sweep_waits:
+        return f"; the deadline sweep does not send it ({UNCONFIRMED})"
     return "; the deadline sweep does not send it (its evidence is incomplete)"
 
 

@@ -35,6 +35,7 @@ from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
 from dispute_evidence.engine.retention import apply_retention
 from dispute_evidence.engine.review import review_step
 from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
+from dispute_evidence.engine.review_state import policy_for_state
 from dispute_evidence.engine.state import (
     StateStore,
     new_owner,
@@ -287,7 +288,11 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     store.set_reconcile_uploads(
         False
     )  # every file in the inbox is registered: reconciling is enough
-    out.review = review_step(store, session.opts.review)  # before anything is sent
+    policy, notices = policy_for_state(store, session.opts.review, str(session.opts.inbox))
+    for line in notices:
+        log.warning("%s", line)
+    out.review = review_step(store, policy)  # before anything is sent
+    out.review.notices = notices
     if session.opts.retention.active:
         out.retention = apply_retention(
             store,

@@ -9,7 +9,9 @@ the evidence misses what the reason needs, and VISA_CE3 for a fraud dispute that
 for Visa CE 3.0 (the issuer can no longer hold the cardholder's claim when it does).
 
 Advice only: nothing is withheld, unless the merchant sets `[advice] hold_under_amount`: a
-dispute under that amount is then held ("held: under your fight threshold"). Pure.
+dispute under that amount is then held ("held: under your fight threshold"), and so is one
+whose disputed amount is unknown ("held: amount unknown"): it is neither under nor over the
+threshold, so nothing decides that it should go. Pure.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ MISSING_FACTOR = 0.5  # evidence that misses what the reason needs wins about ha
 VISA_CE3 = 0.70
 HELD = "held: under your fight threshold"
 ACCEPT = "accept"
+# with a threshold set, a dispute whose amount nobody knows is neither under nor over it
+HELD_UNKNOWN = "held: amount unknown"
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,8 @@ class Advice:
 
     @property
     def text(self) -> str:
-        if self.action == HELD:
-            return f"{HELD} ({self.basis})"
+        if self.action in (HELD, HELD_UNKNOWN):
+            return f"{self.action} ({self.basis})"
         if self.action == ACCEPT and self.p_win == 0.0:
             return f"accept: your own records concede it ({self.basis})"
         if self.expected is None:
@@ -112,9 +116,19 @@ def advise(
     if concede:
         expected = None if amount is None else round(-policy.dispute_fee, 2)
         return Advice(ACCEPT, 0.0, "; ".join(concede), expected)
+    if amount is None and policy.hold_under_amount is not None:
+        return Advice(HELD_UNKNOWN, p, unknown_amount_words(policy.hold_under_amount), None)
     if amount is None:
         return Advice("fight", p, basis, None)
     expected = round(p * amount - policy.dispute_fee, 2)
     if policy.hold_under_amount is not None and amount < policy.hold_under_amount:
         return Advice(HELD, p, f"{amount:,.2f} is under {policy.hold_under_amount:,.2f}", expected)
     return Advice("fight" if expected > 0 else "accept", p, basis, expected)
+
+
+def unknown_amount_words(limit: float) -> str:
+    """Why a dispute without an amount is held while a threshold is set."""
+    return (
+        f"no disputed amount in the disputes list, so it is neither under nor over your "
+        f"hold_under_amount of {limit:,.2f}; add its amount to the disputes list to decide"
+    )

@@ -23,6 +23,7 @@ class RunReport:
     outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)
     files: pd.DataFrame | None = None  # evidence files (StateStore.file_table): names, blobs
     config: str = ""  # the config file the run used ("none: defaults")
+    notices: list[str] = field(default_factory=list)  # said first (the review policy differs)
 
     @property
     def title(self) -> str:

@@ -208,7 +208,9 @@ def _money_cells(book: Any, ws: Any, safe: pd.DataFrame) -> None:
 
 # -- the summary: Markdown (Prefect), plain text (terminal), HTML (a page) ------------------
 def _md(r: RunReport) -> list[str]:
-    lines = [f"# {md_text(r.title)}", "", "| | |", "|---|---|"]
+    lines = [f"# {md_text(r.title)}", ""]
+    lines += [f"> **{md_text(n.strip())}**" for n in r.notices] + ([""] if r.notices else [])
+    lines += ["| | |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in r.count_rows()] + [""]
     lines += ["## Changed since the last run", ""] + [f"- {md_text(x)}" for x in r.changes[:20]]
     if len(r.changes) > 20:
@@ -239,7 +241,7 @@ def _md(r: RunReport) -> list[str]:
 def summary_text(r: RunReport) -> str:
     """The summary as plain aligned text, for a terminal."""
     width = max(len(k) for k, _ in r.count_rows())
-    lines = [r.title, "=" * min(len(r.title), 78), ""]
+    lines = [*r.notices, *([""] if r.notices else []), r.title, "=" * min(len(r.title), 78), ""]
     lines += [f"  {k:<{width}}  {v}" for k, v in r.count_rows()] + [""]
     lines += ["Changed since the last run:"] + [f"  {one_line(x)}" for x in r.changes[:10]]
     if len(r.changes) > 10:

@@ -1,0 +1,69 @@
+"""`review`: the review policy a state keeps, shown or changed on purpose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, cast
+
+import typer
+
+from dispute_evidence.cli._app import CONFIG_HELP, app
+from dispute_evidence.cli._common import _settings_or_exit
+from dispute_evidence.exits import EXIT_USAGE
+
+if TYPE_CHECKING:
+    from dispute_evidence.policies import Hold
+
+_HOLD_HELP = (
+    'Record what this state holds for approval: "none" (send without approval), '
+    '"incomplete" or "all". Without it, show what the state holds.'
+)
+
+
+@app.command()
+def review(
+    inbox: Annotated[
+        Path | None, typer.Option(help="The inbox (its state sits beside it).")
+    ] = None,
+    state: Annotated[str | None, typer.Option(help="State store, if not the inbox's.")] = None,
+    hold: Annotated[str | None, typer.Option(help=_HOLD_HELP)] = None,
+    config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
+) -> None:
+    """Show or set the review policy this state keeps.
+
+    Once a run held evidence for approval, later runs keep holding it even when their settings say less (a missing setting never sends evidence unapproved); this command is how review is lowered or turned off.
+
+    Exit status: 0 done, 2 no such state or a bad --hold value.
+    """
+    from dispute_evidence.engine.review_state import keep_policy, kept_policy
+    from dispute_evidence.engine.state import StateError, StateStore
+    from dispute_evidence.inbox import default_state
+
+    if hold is not None and hold not in ("none", "incomplete", "all"):
+        raise typer.BadParameter('must be "none", "incomplete" or "all"', param_hint="--hold")
+    settings = _settings_or_exit(config)
+    where = state or settings.paths.state or (default_state(inbox) if inbox else None)
+    if where is None:
+        typer.echo("Give --inbox (or --state).", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        store = StateStore(where, must_exist=True)
+    except StateError as exc:
+        typer.echo(f"State store problem: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    try:
+        kept = kept_policy(store)
+        if hold is None:
+            typer.echo(f"Review: {kept.words()}" if kept else 'Review: hold = "none" (never set)')
+            return
+        sweep = kept.sweep_hours if kept else None
+        now = keep_policy(store, cast(Hold, hold), sweep, "the review command")
+    finally:
+        store.close()
+    was = f" (was {kept.words()})" if kept else ""
+    typer.echo(f"Review: {now.words()}{was}.")
+    if hold != "all":
+        typer.echo(
+            "The next run sends what this policy no longer holds (held evidence that is "
+            "approved stays approved); a run whose settings hold more raises it again."
+        )
