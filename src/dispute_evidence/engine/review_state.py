@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dispute_evidence.policies import Hold, ReviewPolicy
 from dispute_evidence.engine.state import StateStore, now_iso
+from dispute_evidence.policies import Hold, ReviewPolicy
 
 REVIEW_POLICY = "review_policy"  # meta: {"hold", "sweep_hours", "since", "by"}
 STRICTNESS: dict[str, int] = {"none": 0, "incomplete": 1, "all": 2}

@@ -34,8 +34,8 @@ from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
 from dispute_evidence.engine.retention import apply_retention
 from dispute_evidence.engine.review import review_step
-from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
 from dispute_evidence.engine.review_state import policy_for_state
+from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
 from dispute_evidence.engine.state import (
     StateStore,
     new_owner,
