@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import Annotated, cast
 
 import typer
 
 from dispute_evidence.cli._app import CONFIG_HELP, app
 from dispute_evidence.cli._common import _settings_or_exit
 from dispute_evidence.exits import EXIT_USAGE
-
-if TYPE_CHECKING:
-    from dispute_evidence.policies import Hold
 
 _HOLD_HELP = (
     'Record what this state holds for approval: "none" (send without approval), '
@@ -38,6 +35,7 @@ def review(
     from dispute_evidence.engine.review_state import keep_policy, kept_policy
     from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.policies import Hold
 
     if hold is not None and hold not in ("none", "incomplete", "all"):
         raise typer.BadParameter('must be "none", "incomplete" or "all"', param_hint="--hold")
