@@ -16,6 +16,7 @@ from dispute_evidence.cli import app
 from dispute_evidence.engine.alerts import AlertPolicy, alerted_on, send_alerts
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import prepare_step
+from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
 from tests.conftest import TOKEN, seed_rows
@@ -115,7 +116,7 @@ def test_a_blocks_secret_never_leaks_when_it_fails(
 
     r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
     assert failing.received and SECRET in failing.received[0]["query"]  # the block did try
-    assert r.exit_code == 0, r.output  # dp_test_1 waits for its order: said, not a failure
+    assert r.exit_code == EXIT_NEEDS_YOU, r.output  # dp_test_1 waits for its order
     terminal = r.output + "".join(capfd.readouterr())
     assert SECRET not in terminal and "boom" not in terminal
     assert "custom-webhook/leaky: the service answered HTTP 500" in terminal
