@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_LOGGING_LEVEL ?= WARNING
 
-.PHONY: install demo test bench lint typecheck sandbox clean
+.PHONY: install demo test test-fast bench lint typecheck sandbox clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -21,6 +21,11 @@ demo: install
 
 test: install
 	$(BIN)/pytest -q
+
+# While working: everything but the tests that need a Prefect server, the sandbox API over
+# loopback or several workers (tests/conftest.py marks them); `make test` runs them all.
+test-fast: install
+	$(BIN)/pytest -q -m "not (prefect or sandbox_server or fleet or slow)"
 
 bench: install
 	$(BIN)/python -m bench

@@ -65,7 +65,8 @@ def run(quick: bool = False) -> None:
         flow = [
             sys.executable,
             "-c",
-            f"from flows.pipeline import evidence_run; evidence_run({str(empty)!r})",
+            "from flows.pipeline import evidence_run; from dispute_evidence.request import "
+            f"RunRequest; evidence_run(RunRequest(inbox={str(empty)!r}))",
         ]
         figure(
             "same no-op run as a flow on a temporary Prefect server (s)",

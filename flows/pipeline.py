@@ -20,6 +20,8 @@ from prefect.states import Completed, Failed
 from dispute_evidence.engine import run as steps
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.fleet.run import run_merchant
+from dispute_evidence.local_api import run_api
+from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import ConfigError, load_settings
 
 # A run that leaves something for a person ends "Completed" under this name: the Runs page
@@ -46,11 +48,10 @@ def _evidence_run_name() -> str:
     """Runs named by inbox, trigger and time ("inbox-nightly-20261124-0200"), not at random."""
     from prefect.runtime import flow_run
 
-    params = flow_run.parameters
-    inbox = Path(str(params.get("inbox") or "inbox")).name or "inbox"
-    return (
-        f"{inbox}-{params.get('trigger') or 'manual'}-{flow_run.scheduled_start_time:%Y%m%d-%H%M}"
-    )
+    given = flow_run.parameters.get("request") or {}
+    request = given if isinstance(given, RunRequest) else RunRequest.model_validate(given)
+    inbox = request.inbox.name or "inbox"
+    return f"{inbox}-{request.trigger}-{flow_run.scheduled_start_time:%Y%m%d-%H%M}"
 
 
 SERVED_TRIGGERS = frozenset({"nightly", "inbox"})  # runs `serve` starts: said in its terminal
@@ -69,50 +70,29 @@ def _say(line: str) -> None:
 
 
 @flow(name="dispute-evidence", flow_run_name=_evidence_run_name, log_prints=True)
-def evidence_run(
-    inbox: str,
-    config: str | None = None,
-    state: str | None = None,
-    dry_run: bool = False,
-    base_url: str | None = None,
-    trigger: str = "manual",
-    wait_for_lock: float = 0.0,
-    adopt: bool = False,
-    reconcile: bool = False,
-    api_identity: str | None = None,
-) -> dict[str, Any] | State[dict[str, Any]]:
-    """Ingest the inbox, build payloads, submit, report. Returns exit code, report path, counts
-    (as the data of a "Needs attention" Completed state when a person has something to do).
-
-    `wait_for_lock`: seconds to wait for a run already working on this inbox (0: give up).
-    `adopt`: the state store may take this inbox (it moved); `reconcile`: a new state store
-    checks the API's file listings before uploading (it replaces a lost one); `api_identity`:
-    what the state calls the API when its address does not say (the inbox's own sandbox)."""
+def evidence_run(request: RunRequest) -> dict[str, Any] | State[dict[str, Any]]:
+    """Ingest the inbox, build payloads, submit, report, as `request` asks (the CLI, `serve`
+    and prefect.yaml build it). Returns exit code, report path, counts (as the data of a
+    "Needs attention" Completed state when a person has something to do)."""
+    trigger = request.trigger
     served = trigger in SERVED_TRIGGERS
     if served:
-        _say(f"{trigger} run started on {inbox}")
+        _say(f"{trigger} run started on {request.inbox}")
     try:
-        settings = load_settings(Path(config) if config else None, inbox=Path(inbox))
-        api = None if dry_run else settings.api_settings(base_url=base_url)
+        settings = request.load_settings()
+        with run_api(settings, request) as (api, identity):
+            result = steps.run_inbox(
+                settings,
+                request,
+                api=api,
+                api_identity=identity,
+                step=as_task,
+                progress=_logged_progress(),
+            )
     except ConfigError as exc:  # one line per problem (never a value, so never the token)
         if served:
             _say(f"{trigger} run stopped: configuration error: {exc}")
         return Failed(message=f"Configuration error: {exc}")
-    result = steps.run_inbox(
-        settings,
-        Path(inbox),
-        step=as_task,
-        progress=_logged_progress(),
-        api=api,
-        state=state,
-        dry_run=dry_run,
-        trigger=trigger,
-        wait_for_lock=wait_for_lock,
-        adopt=adopt,
-        reconcile=reconcile,
-        config_dir=Path(config).parent if config else Path("config"),
-        api_identity=api_identity,
-    )
     if served:
         _say(f"{trigger} run finished: {result.outcome}  (report: {result.report.parent})")
     return publish(result)

@@ -17,6 +17,8 @@ from typing import Any
 
 from prefect.schedules import Cron
 
+from dispute_evidence import prefect_env
+from dispute_evidence.request import RunRequest
 from dispute_evidence.served import healthy, write_server_marker
 from dispute_evidence.settings import Settings, load_settings
 from dispute_evidence.watch import InboxWatcher
@@ -45,19 +47,25 @@ def build_deployments(
     the in-process watcher starts it when settled new files arrive). One run at a time each."""
     settings = settings or load_settings(config)
     params = {"inbox": str(inbox), "config": str(config) if config else None, "state": state}
+
+    def request(trigger: str) -> dict[str, Any]:
+        given = RunRequest(inbox=inbox, config=config, state=state, trigger=trigger,
+                           wait_for_lock=NIGHTLY_LOCK_WAIT)  # fmt: skip
+        return {"request": given.model_dump(mode="json", exclude_defaults=True)}
+
     tz = settings.schedule.timezone or local_timezone()
     cron = settings.schedule.cron
     nightly = evidence_run.to_deployment(
         name="nightly",
         schedules=[Cron(cron, timezone=tz)],
-        parameters={**params, "trigger": "nightly", "wait_for_lock": NIGHTLY_LOCK_WAIT},
+        parameters=request("nightly"),
         concurrency_limit=1,
         description=f"Nightly at '{cron}' ({tz}): ingest the inbox, submit, report.",
         tags=[f"tz:{tz}"],
     )
     dropped = evidence_run.to_deployment(
         name=INBOX_DEPLOYMENT,
-        parameters={**params, "trigger": "inbox", "wait_for_lock": NIGHTLY_LOCK_WAIT},
+        parameters=request("inbox"),
         concurrency_limit=1,
         description="Started by `serve`'s inbox watcher when settled new files arrive "
         "(no schedule: no runs while nothing arrives).",
@@ -139,7 +147,7 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
     )
     for _ in range(120):
         if healthy(url):
-            os.environ["PREFECT_API_URL"] = url
+            prefect_env.use_server(url)
             print(f"Prefect UI: {url.removesuffix('/api')}  (server log: {log_path})", flush=True)
             return proc
         time.sleep(0.5)
@@ -156,8 +164,8 @@ def serve_deployments(
 
     # SIGTERM (systemd, docker stop) ends serve like Ctrl-C: the finally below stops the server
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    if settings.prefect.api_url and not os.environ.get("PREFECT_API_URL"):
-        os.environ["PREFECT_API_URL"] = settings.prefect.api_url
+    if settings.prefect.api_url:
+        prefect_env.use_server(settings.prefect.api_url)
     server = ensure_prefect_server()
     stop = threading.Event()
     marker = None

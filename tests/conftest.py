@@ -15,6 +15,26 @@ from dispute_evidence.sandbox.workload import TOKEN, seed_rows  # noqa: E402
 __all__ = ["TOKEN", "seed_rows"]  # tests import them from here too
 
 
+# `make test-fast` leaves out what needs a server (a Prefect server, the sandbox API over
+# loopback, several workers): the tests that use those fixtures are marked here; a module that
+# starts one itself says so with its own `pytestmark`.
+SERVER_FIXTURES = {
+    "prefect_harness": "prefect",
+    "sandbox": "sandbox_server",
+    "sandbox_factory": "sandbox_server",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        for fixture, marker in SERVER_FIXTURES.items():
+            if fixture in fixtures:
+                item.add_marker(getattr(pytest.mark, marker))
+        if "tests/fleet/" in item.nodeid.replace("\\", "/"):
+            item.add_marker(pytest.mark.fleet)
+
+
 @pytest.fixture
 def sandbox_factory() -> Iterator[object]:
     started = []

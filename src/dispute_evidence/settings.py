@@ -23,12 +23,9 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping as Env
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from cronsim import CronSim, CronSimError
 from dotenv import dotenv_values
 from pydantic import (
     AliasChoices,
@@ -51,6 +48,7 @@ from pydantic_settings import (
 
 from dispute_evidence.api.config import ApiSettings, api_environ, env_name
 from dispute_evidence.api.models import MerchantProfile
+from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
 from dispute_evidence.names import did_you_mean
 from dispute_evidence.policies import (
     AdvicePolicy,
@@ -405,6 +403,11 @@ class Settings(BaseSettings):
         """Which config file is in use, as commands and reports say it."""
         return str(self._config_file) if self._config_file else NO_CONFIG
 
+    @property
+    def config_folder(self) -> Path:
+        """Where paths in the config are relative to: its file's folder, else ./config."""
+        return self._config_file.parent if self._config_file else DEFAULT_CONFIG.parent
+
     def inbox(self, given: Path | None) -> Path | None:
         """The inbox: the one given, else `[paths] inbox` (relative to the config's folder)."""
         if given is not None or self.paths.inbox is None:
@@ -609,49 +612,6 @@ def _explain(error: Any) -> str:
         known = list(model.model_fields) if model is not None else []
         return f"{key}: unknown key{did_you_mean(loc[-1], known)}"
     return f"{key}: {str(error['msg']).removeprefix('Value error, ')}"
-
-
-def cron_problem(cron: str | None) -> str | None:
-    """Why `cron` is not a 5-field cron expression (None when it is, or unset)."""
-    if not cron:
-        return None
-    try:
-        CronSim(cron, datetime(2026, 1, 1))
-    except CronSimError as exc:
-        return (
-            f"{cron!r} is not a cron expression ({exc}); it needs 5 fields "
-            "(minute hour day month weekday), e.g. '0 2 * * *'"
-        )
-    return None
-
-
-def timezone_problem(tz: str | None) -> str | None:
-    """Why `tz` is not an IANA time zone, with a did-you-mean (None when it is, or unset)."""
-    if not tz:
-        return None
-    try:
-        ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        zones = available_timezones()
-        return (
-            f"{tz!r} is not an IANA time zone{did_you_mean(tz, zones)}; "
-            "e.g. 'Europe/Berlin' or 'America/New_York'"
-        )
-    return None
-
-
-def database_url_problem(value: str) -> str | None:
-    """Why a state value is neither a path nor a database URL (None when it is one)."""
-    if "://" not in value:
-        return None  # a SQLite path
-    from sqlalchemy.engine import make_url  # only for a URL: importing the settings stays light
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        make_url(value)
-    except ArgumentError:
-        return "not a path or a database URL (e.g. postgresql+psycopg://user@host/db)"
-    return None
 
 
 def check_settings(settings: Settings, base: Path) -> list[str]:

@@ -14,6 +14,7 @@ from dispute_evidence.engine.steps import Mover, ingest_inbox_step, prepare_step
 from dispute_evidence.inbox import UnsafeFolder, archive, default_state, reject, safe_folder
 from dispute_evidence.ingest import ingest_file
 from dispute_evidence.names import upload_name, visible
+from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, options, run_once, write_rows
@@ -133,9 +134,9 @@ def test_a_state_store_belongs_to_one_inbox(tmp_path):
     make_inbox(first, 1)
     make_inbox(second, 1)
     state = tmp_path / "shared.sqlite3"
-    steps.close_run(steps.open_run(settings, first, state=state), "ok")
+    steps.close_run(steps.open_run(settings, RunRequest(inbox=first, state=state)), "ok")
     with pytest.raises(StateOfAnotherInbox) as err:
-        steps.open_run(settings, second, state=state)
+        steps.open_run(settings, RunRequest(inbox=second, state=state))
     assert str(first.resolve()) in str(err.value) and "--adopt" in str(err.value)
     with StateStore(state) as store:  # the refused run left no lock behind
         assert store.acquire_run_lock("probe") is None
@@ -143,7 +144,9 @@ def test_a_state_store_belongs_to_one_inbox(tmp_path):
         store.sync_files([{"provider_dispute_id": "dp_1", "sha256": "ab", "file_name": "x.pdf",
                            "size": 1, "mime": "application/pdf",
                            "path": str(first.resolve() / ".dispute-evidence" / "blobs" / "x.pdf")}])  # fmt: skip
-    steps.close_run(steps.open_run(settings, second, state=state, adopt=True), "ok")
+    steps.close_run(
+        steps.open_run(settings, RunRequest(inbox=second, state=state, adopt=True)), "ok"
+    )
     with StateStore(state) as store:  # adopted: stored copies point into the new place
         assert store.files_of("dp_1")[0]["path"].startswith(str(second.resolve()) + os.sep)
 
@@ -195,7 +198,7 @@ def test_a_killed_run_is_marked_crashed_when_the_next_run_takes_the_lock(tmp_pat
         dead = f"{socket.gethostname()}:999999999:20260101T000000Z-dead00"
         assert store.acquire_run_lock(dead) is None
         store.start_run("nightly", "20260101T000000Z-dead00")  # then SIGKILL: no finish_run
-    ctx = steps.open_run(settings, inbox)
+    ctx = steps.open_run(settings, RunRequest(inbox=inbox))
     steps.close_run(ctx, "ok")
     with StateStore(default_state(inbox)) as store:
         outcomes = {r["run_id"]: r["outcome"] for r in store.last_runs(5)}

@@ -13,6 +13,7 @@ import yaml
 from dispute_evidence.engine.run import RunResult, run_inbox
 from dispute_evidence.engine.state import StateStore, open_read_only
 from dispute_evidence.inbox import default_state
+from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows
@@ -26,7 +27,7 @@ def test_every_deployment_in_prefect_yaml_waits_for_the_lock():
     assert {d["name"] for d in deployments} >= {"nightly", "inbox"}
     runs = [d for d in deployments if d["entrypoint"].endswith(":evidence_run")]
     assert len(runs) >= 2  # (the approve flow records approvals; it takes no run lock)
-    assert all(d["parameters"]["wait_for_lock"] > 0 for d in runs)
+    assert all(d["parameters"]["request"]["wait_for_lock"] > 0 for d in runs)
 
 
 def test_a_nightly_run_meeting_a_running_inbox_run_waits_then_finishes(
@@ -41,7 +42,7 @@ def test_a_nightly_run_meeting_a_running_inbox_run_waits_then_finishes(
     results: dict[str, RunResult] = {}
 
     def inbox_run() -> None:
-        results["inbox"] = run_inbox(settings, inbox, api=api, trigger="inbox")
+        results["inbox"] = run_inbox(settings, RunRequest(inbox=inbox, trigger="inbox"), api=api)
 
     worker = threading.Thread(target=inbox_run)
     worker.start()
@@ -52,7 +53,10 @@ def test_a_nightly_run_meeting_a_running_inbox_run_waits_then_finishes(
         assert sb.requests_by_route(), "the inbox run never reached the API"
         with caplog.at_level(logging.INFO, logger="dispute_evidence.run"):
             nightly = run_inbox(
-                settings, inbox, api=api, trigger="nightly", wait_for_lock=120, poll=0.05
+                settings,
+                RunRequest(inbox=inbox, trigger="nightly", wait_for_lock=120),
+                api=api,
+                poll=0.05,
             )
     finally:
         worker.join(timeout=120)
@@ -79,12 +83,12 @@ def test_disputes_another_run_holds_are_counted_and_reported(sandbox_factory, tm
     make_inbox(inbox, 3)
     settings = load_settings(None, ingest={"settle_seconds": 0})
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
-    first = run_inbox(settings, inbox, api=api)
+    first = run_inbox(settings, RunRequest(inbox=inbox), api=api)
     assert first.counts["evidence_sent"] == 3 and "locked" not in first.counts
     (inbox / "dp_test_1 invoice.pdf").write_bytes(b"%PDF-1.4 a new file for dp_test_1")
     with StateStore(default_state(inbox)) as store:  # a worker elsewhere is working on it
         assert store.claim("dp_test_1", "elsewhere:4242:20261123T000000Z-other")
-    second = run_inbox(settings, inbox, api=api)
+    second = run_inbox(settings, RunRequest(inbox=inbox), api=api)
     assert second.counts["locked"] == 1 and second.counts["files_uploaded"] == 0
     summary = (second.report.parent / "summary.md").read_text()
     assert re.search(r"Skipped: another run holds them\W+1", summary)

@@ -10,6 +10,7 @@ from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.engine.submit import Submitter
+from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox import SandboxConfig
 from support.pg import free_port, postgres_missing, throwaway_postgres
 from tests.conftest import TOKEN, seed_rows
@@ -99,9 +100,13 @@ def test_a_dry_run_on_postgres_changes_nothing(postgres_url, sandbox_factory, tm
     _fresh(postgres_url).close()
     settings = load_settings(None, ingest={"settle_seconds": 0})
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
-    run_inbox(settings, inbox, api=api, state=postgres_url)  # a real run: state to compare
+    run_inbox(
+        settings, RunRequest(inbox=inbox, state=postgres_url), api=api
+    )  # a real run: state to compare
     (inbox / "dp_test_1 more.pdf").write_bytes(b"%PDF-1.4 more")
     before = _dump(postgres_url)
-    result = run_inbox(settings, inbox, state=postgres_url, dry_run=True)  # the file + summary v2
+    result = run_inbox(
+        settings, RunRequest(inbox=inbox, state=postgres_url, dry_run=True)
+    )  # the file + summary v2
     assert _dump(postgres_url) == before
     assert result.counts["would_upload"] == 2 and (inbox / "dp_test_1 more.pdf").exists()

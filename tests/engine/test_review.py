@@ -17,6 +17,7 @@ from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
 from dispute_evidence.problems import ProblemKind
+from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows
@@ -45,7 +46,11 @@ def setup(sandbox_factory, tmp_path, monkeypatch):
 
 def run(sb, inbox, **sections):
     settings = load_settings(None, **sections)
-    return run_inbox(settings, inbox, api=settings.api_settings(base_url=sb.base_url, token=TOKEN))
+    return run_inbox(
+        settings,
+        RunRequest(inbox=inbox),
+        api=settings.api_settings(base_url=sb.base_url, token=TOKEN),
+    )
 
 
 def posts(sb) -> int:
@@ -260,7 +265,7 @@ def test_a_dry_run_previews_held_disputes_and_changes_nothing(setup, monkeypatch
     state = default_state(inbox)
     before = Path(state).read_bytes()
     settings = load_settings(None)
-    result = run_inbox(settings, inbox, dry_run=True)
+    result = run_inbox(settings, RunRequest(inbox=inbox, dry_run=True))
     assert result.counts["would_send"] == 0 and result.counts["would_upload"] == 0
     assert result.counts["awaiting_approval"] == 3
     assert (Path(result.report).parent / "waiting-for-approval" / "payloads").is_dir()

@@ -18,6 +18,7 @@ from dispute_evidence.evidence.advice import (
     OwnOutcomes,
     advise,
 )
+from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import engine_pass, make_inbox, write_rows
@@ -84,7 +85,9 @@ def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
                [["dp_test_0", "#5000", "general", 10], ["dp_test_1", "#5001", "general", 500]])  # fmt: skip
     settings = load_settings(None, ingest={"settle_seconds": 0}, advice={"hold_under_amount": 20})
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
-    result = run_inbox(settings, inbox, api=api, state=str(tmp_path / "s.sqlite3"))
+    result = run_inbox(
+        settings, RunRequest(inbox=inbox, state=str(tmp_path / "s.sqlite3")), api=api
+    )
     snap = sb.snapshot()
     assert snap["dp_test_0"]["evidence_updates"] == 0
     assert snap["dp_test_1"]["evidence_updates"] == 1

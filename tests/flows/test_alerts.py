@@ -15,6 +15,7 @@ from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
 from dispute_evidence.policies import AlertPolicy
+from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows
@@ -92,7 +93,7 @@ def test_an_alert_reaches_a_webhook_once_per_dispute_per_day(
     settings = load_settings(None)
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
 
-    first = run_inbox(settings, inbox, api=api)
+    first = run_inbox(settings, RunRequest(inbox=inbox), api=api)
     assert first.counts["alerted"] == 2  # dp_test_1 is due in 10 days: not at risk yet
     assert len(receiver.received) == 1  # one message for the run, one line per dispute
     body = receiver.received[0]["body"]
@@ -104,7 +105,7 @@ def test_an_alert_reaches_a_webhook_once_per_dispute_per_day(
 
     assert sorted(_events_of(first.run_id)) == [RESOURCE + "dp_test_0", RESOURCE + "dp_test_2"]
 
-    second = run_inbox(settings, inbox, api=api)  # the same day: nothing again
+    second = run_inbox(settings, RunRequest(inbox=inbox), api=api)  # the same day: nothing again
     assert second.counts["alerted"] == 0 and len(receiver.received) == 1
 
     with StateStore(default_state(inbox)) as store:  # the next day (UTC): once more

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
+from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
@@ -22,12 +23,12 @@ def test_the_approve_flow_approves_what_it_names_and_fails_on_an_unknown_id(
     monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "all")
     settings = load_settings(None)
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
-    run_inbox(settings, inbox, api=api)
+    run_inbox(settings, RunRequest(inbox=inbox), api=api)
     refused = approve_evidence(str(inbox), disputes=["dp_nope"], return_state=True)
     assert refused.is_failed() and "dp_nope: unknown dispute" in refused.message
     done = approve_evidence(str(inbox), disputes=["dp_test_1"])
     assert done == {"approved": ["dp_test_1"], "refused": []}
-    run_inbox(settings, inbox, api=api)
+    run_inbox(settings, RunRequest(inbox=inbox), api=api)
     with StateStore(default_state(inbox)) as store:
         assert store.dispute("dp_test_1")["status"] == "submitted"
         assert store.dispute("dp_test_0")["status"] == "awaiting_approval"

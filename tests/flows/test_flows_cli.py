@@ -18,6 +18,7 @@ from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import escape_cell
+from dispute_evidence.request import RunRequest
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 
@@ -38,7 +39,7 @@ def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
 
     inbox = tmp_path / "inbox"
     files = make_inbox(inbox, 6)
-    first = evidence_run(str(inbox))
+    first = evidence_run(RunRequest(inbox=str(inbox)))
     # one cheap request checks the key, then one per dispute, per file and per summary PDF
     assert first["exit_code"] == 0 and first["counts"]["requests"] == 1 + 6 + files + 6
     report = Path(first["report"]).parent
@@ -49,13 +50,15 @@ def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
         "sent"
     ).all()
     assert (table["Files uploaded"] == table["Files matched"]).all()
-    second = evidence_run(str(inbox))
+    second = evidence_run(RunRequest(inbox=str(inbox)))
     # the key check, and one listing page that reads back the 6 disputes now known at the API
     assert second["counts"]["requests"] == 2 and second["counts"]["reads"] == 1
     assert second["counts"]["new_files"] == 0
     assert "Nothing needs your attention." in Path(second["report"]).read_text()
     (inbox / "dp_test_2 label.pdf").write_bytes(b"not a pdf")
-    state = evidence_run(str(inbox), return_state=True)  # a run with a problem: not plain green
+    state = evidence_run(
+        RunRequest(inbox=str(inbox)), return_state=True
+    )  # a run with a problem: not plain green
     assert state.is_completed() and state.name == "Needs attention"
     assert state.message == "0 sent · 1 need you"
 
@@ -76,12 +79,12 @@ def test_inbox_picks_up_a_dropped_file_and_ignores_a_half_written_one(
         inbox / "late_shipments.csv", ["order_number", "tracking_number"], [["5001", "1ZLATE"]]
     )  # just written
     assert str(inbox / "late_shipments.csv") not in new_inbox_files(inbox, None, 30)
-    result = evidence_run(str(inbox))
+    result = evidence_run(RunRequest(inbox=str(inbox)))
     assert (inbox / "late_shipments.csv").exists()  # not read, not archived: still being written
     assert "still being written" in Path(result["report"]).read_text()
     os.utime(inbox / "late_shipments.csv", (old, old))
     assert new_inbox_files(inbox, None, 30) == [str(inbox / "late_shipments.csv")]
-    evidence_run(str(inbox))
+    evidence_run(RunRequest(inbox=str(inbox)))
     assert api_env.snapshot()["dp_test_1"]["evidence"]["shipping_tracking_numbers"] == [
         "1Z000001",
         "1ZLATE",
@@ -263,13 +266,20 @@ def test_one_run_at_a_time_per_inbox_and_the_nightly_run_waits(tmp_path):
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)
     settings = load_settings(None)
-    first = steps.open_run(settings, inbox, trigger="inbox")
+    first = steps.open_run(settings, RunRequest(inbox=inbox, trigger="inbox"))
     with pytest.raises(steps.RunLocked, match="another run is in progress"):
-        steps.open_run(settings, inbox, trigger="manual")
-    threading.Timer(0.5, steps.close_run, (first, "ok")).start()
-    t0 = time.monotonic()
-    nightly = steps.open_run(settings, inbox, trigger="nightly", wait_for_lock=30, poll=0.05)
-    assert 0.4 < time.monotonic() - t0 < 10  # waited for the inbox run, then took the lock
+        steps.open_run(settings, RunRequest(inbox=inbox, trigger="manual"))
+    releasing = threading.Event()
+
+    def finish_the_inbox_run() -> None:
+        releasing.set()  # before the lock is let go: a run that did not wait never sees it set
+        steps.close_run(first, "ok")
+
+    threading.Timer(0.5, finish_the_inbox_run).start()
+    nightly = steps.open_run(
+        settings, RunRequest(inbox=inbox, trigger="nightly", wait_for_lock=30), poll=0.05
+    )
+    assert releasing.is_set()  # it waited for the inbox run to let go, then took the lock
     steps.close_run(nightly, "ok")
     store = StateStore(default_state(inbox))
     try:
@@ -283,7 +293,7 @@ def test_one_run_at_a_time_per_inbox_and_the_nightly_run_waits(tmp_path):
         assert store.acquire_run_lock(f"{socket.gethostname()}:999999999:dead") is None
     finally:
         store.close()
-    steps.close_run(steps.open_run(settings, inbox), "ok")
+    steps.close_run(steps.open_run(settings, RunRequest(inbox=inbox)), "ok")
 
 
 def test_reports_escape_formulas(tmp_path):
@@ -333,7 +343,7 @@ def test_serve_schedules_the_nightly_run_and_leaves_the_inbox_to_the_watcher(tmp
     assert "(Europe/Berlin)" in nightly.description  # the UI shows the schedule's zone
     assert not dropped.schedules  # no polling flow runs: the watcher starts it
     assert nightly.concurrency_limit == 1 and dropped.concurrency_limit == 1
-    assert dropped.parameters["inbox"] == str(tmp_path / "inbox")
+    assert dropped.parameters["request"]["inbox"] == str(tmp_path / "inbox")
 
 
 def test_watcher_stays_quiet_about_evidence_files_already_considered(
@@ -346,7 +356,7 @@ def test_watcher_stays_quiet_about_evidence_files_already_considered(
     make_inbox(inbox, 2)
     (inbox / "scan_0007.pdf").write_bytes(b"%PDF-1.4 unlabelled")  # matches no dispute: stays
     assert str(inbox / "scan_0007.pdf") in new_inbox_files(inbox, None, 0)
-    evidence_run(str(inbox))
+    evidence_run(RunRequest(inbox=str(inbox)))
     assert (inbox / "scan_0007.pdf").exists()
     assert new_inbox_files(inbox, None, 0) == []  # considered once: no run every 30 s
     (inbox / "dp_test_1 scan.pdf").write_bytes(b"%PDF-1.4 labelled")

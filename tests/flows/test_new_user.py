@@ -18,6 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
+from dispute_evidence.request import RunRequest
+from dispute_evidence.served import healthy
 from support.pg import free_port
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
@@ -268,7 +270,7 @@ def test_runs_are_named_by_inbox_trigger_and_date(prefect_harness, quick_inbox):
 
     from flows.pipeline import evidence_run
 
-    state = evidence_run(str(quick_inbox), dry_run=True, return_state=True)
+    state = evidence_run(RunRequest(inbox=str(quick_inbox), dry_run=True), return_state=True)
     with get_client(sync_client=True) as client:
         name = client.read_flow_run(state.state_details.flow_run_id).name
     assert name.startswith(f"inbox-manual-{datetime.now():%Y%m%d}-"), name
@@ -307,13 +309,16 @@ class _AnyPrefect:
 
 
 def test_a_one_off_run_never_records_into_a_prefect_server_nobody_named(quick_inbox, monkeypatch):
-    import dispute_evidence.cli as cli
+    import flows.serve
 
     stranger = _AnyPrefect()
     try:
         monkeypatch.delenv("PREFECT_API_URL", raising=False)
-        # where a run used to look for a server: now it is not looked at at all
-        monkeypatch.setattr(cli, "LOCAL_PREFECT", stranger.url, raising=False)
+        # a server answering where `serve` starts one (LOCAL_PREFECT, the address a run used
+        # to try): a run nobody pointed at it must not record there
+        monkeypatch.setattr(flows.serve, "LOCAL_PREFECT", stranger.url)
+        assert healthy(flows.serve.LOCAL_PREFECT)  # it answers: a run that looked would use it
+        stranger.hits.clear()
         r = _run("--inbox", str(quick_inbox), "--dry-run")
         assert r.exit_code == 0, r.output
         assert stranger.hits == []
@@ -434,7 +439,7 @@ def test_a_served_run_without_a_token_fails_in_one_line_naming_the_variable(
 ):
     from flows.pipeline import evidence_run
 
-    state = evidence_run(str(quick_inbox), trigger="nightly", return_state=True)
+    state = evidence_run(RunRequest(inbox=str(quick_inbox), trigger="nightly"), return_state=True)
     assert state.is_failed()
     assert state.message.startswith("Configuration error: DISPUTE_API_BASE_URL is not set")
     out = capfd.readouterr().out

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import logging
-import os
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
-# Prefect reads these at import; no internet here, and analytics would only log errors.
-os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-# Prefect's own INFO lines (task started, finished...) are noise in a terminal; -v shows them.
-# Only the console handler is quieted: the run's logs still reach the Prefect UI.
-os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+from dispute_evidence import prefect_env
+
+prefect_env.quiet()  # before any command imports Prefect
+
+LOG_LEVEL = {"console": "WARNING"}  # the pipeline's own lines on the terminal; -v: INFO
 
 
 def _flag(name: str, help: str, *short: str) -> Any:
@@ -57,8 +56,8 @@ def _root(
 ) -> None:
     """Get merchants' chargeback evidence to the Dispute Evidence API: complete, on time, once."""
     if verbose:  # read when Prefect is first imported, which the commands do lazily
-        os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
-        os.environ["DISPUTE_EVIDENCE_LOG_LEVEL"] = "INFO"
+        prefect_env.verbose()
+        LOG_LEVEL["console"] = "INFO"
 
 
 def main() -> None:
@@ -67,7 +66,7 @@ def main() -> None:
 
 # -- run / demo / status / serve ----------------------------------------------------
 def _console_logging() -> None:
-    level = os.environ.get("DISPUTE_EVIDENCE_LOG_LEVEL", "WARNING")
+    level = LOG_LEVEL["console"]
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:  # records propagated from Prefect's loggers
         handler.setLevel(level)  # skip the root logger's level: the handler's still applies

@@ -12,17 +12,17 @@ import typer
 from dispute_evidence.exits import EXIT_DISK_FULL, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from dispute_evidence.sandbox import RunningSandbox
+    from dispute_evidence.request import RunRequest
     from dispute_evidence.settings import Settings
 
 
-def _settings_or_exit(config: Path | None, inbox: Path | None = None) -> Settings:
+def _settings_or_exit(config: Path | None, inbox: Path | None = None, **overrides: Any) -> Settings:
     """The whole configuration, checked before anything starts: each problem one line, exit 2.
     The first line says which config file is used (see settings.find_config for the order)."""
     from dispute_evidence.settings import ConfigError, load_settings
 
     try:
-        settings = load_settings(config, inbox=inbox)
+        settings = load_settings(config, inbox=inbox, **overrides)
     except ConfigError as exc:
         for line in str(exc).splitlines():
             typer.echo(f"Configuration error: {line}", err=True)
@@ -68,66 +68,6 @@ def _api_settings_or_exit(settings: Settings, base_url: str | None) -> None:
         for line in str(exc).splitlines():
             typer.echo(f"Configuration error: {line}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-
-
-SANDBOX_DB = "sandbox.sqlite3"  # in <inbox>/.dispute-evidence/: the inbox's own local API
-
-
-def _sandbox_for(inbox: Path, settings: object) -> RunningSandbox:
-    """A local API that knows the disputes named in the inbox (as the real provider would).
-    Its state is kept in the inbox's private folder, so the next `--sandbox` run meets the
-    same API: the disputes, evidence and files the last one sent are still there."""
-    from dispute_evidence.ingest import ingest_paths, scan_inbox
-    from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
-    from dispute_evidence.sandbox.seed import generate_disputes
-
-    sheets, _, _ = scan_inbox(inbox)
-    records = ingest_paths(sheets, inbox).records["disputes"]
-    template = generate_disputes(max(len(records), 1), seed=7)
-    rows = []
-    for tmpl, d in zip(template, records.to_dict("records"), strict=False):
-        row = {**tmpl, "provider_dispute_id": d["provider_dispute_id"]}
-        if d.get("response_due_by"):
-            row["response_due_by"] = d["response_due_by"]
-        if d.get("currency"):
-            row["currency"] = d["currency"]
-        rows.append(row)
-    token = "sk_test_" + os.urandom(12).hex()
-    sb = run_sandbox_in_thread(SandboxConfig(tokens=(token,)), rows, db_path=_sandbox_db(inbox))
-    os.environ["DISPUTE_API_TOKEN"] = token  # this process only; never a flow parameter
-    return sb
-
-
-def _with_sandbox(settings: Settings, sb: RunningSandbox) -> Settings:
-    """The settings with the API replaced by the inbox's local one (its URL and token)."""
-    from pydantic import SecretStr
-
-    api = settings.api.model_copy(
-        update={"base_url": sb.base_url, "token": SecretStr(sb.config.tokens[0])}
-    )
-    return settings.model_copy(update={"api": api})
-
-
-def _sandbox_identity(inbox: Path) -> str:
-    """What the state calls the inbox's own sandbox: where it keeps its state (one in memory
-    is a new API each run)."""
-    from dispute_evidence.engine.store.apis import sandbox_identity
-
-    db = _sandbox_db(inbox)
-    return sandbox_identity(db if db != ":memory:" else f"in memory {os.urandom(6).hex()}")
-
-
-def _sandbox_db(inbox: Path) -> str:
-    """<inbox>/.dispute-evidence/sandbox.sqlite3, or memory when that folder is unusable (a
-    link or a file: never written through; the run's report names the folder)."""
-    from dispute_evidence.inbox import PRIVATE, InboxLayout
-
-    layout = InboxLayout.at(inbox)
-    if PRIVATE in layout.folder_problems():
-        return ":memory:"
-    folder = layout.root / PRIVATE
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return str(folder / SANDBOX_DB)
 
 
 def _prefect_api(inbox: Path, settings: Settings) -> str | None:
@@ -191,65 +131,39 @@ def _print_result(result: dict[str, Any]) -> None:
         typer.echo(result["outcome"], err=True)
 
 
-def _run(
-    inbox: Path,
-    settings: Settings,
-    state: str | None,
-    dry_run: bool,
-    base_url: str | None,
-    trigger: str,
-    adopt: bool = False,
-    reconcile: bool = False,
-    api_identity: str | None = None,
-) -> dict[str, Any]:
+def _run(settings: Settings, request: RunRequest) -> dict[str, Any]:
     """One run: as a Prefect flow run when a Prefect server is there to show it, otherwise the
     same steps in this process (no temporary server: seconds instead of 13-23 s)."""
-    if api_url := _prefect_api(inbox, settings):
-        os.environ["PREFECT_API_URL"] = api_url
+    if api_url := _prefect_api(request.inbox, settings):
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
         from flows.pipeline import evidence_run
 
-        return evidence_run(  # type: ignore[return-value]  # a State's data when called
-            str(inbox),
-            str(settings.config_file) if settings.config_file else None,
-            state,
-            dry_run,
-            base_url,
-            trigger,
-            adopt=adopt,
-            reconcile=reconcile,
-            api_identity=api_identity,
-        )
+        with temporary_settings(updates={PREFECT_API_URL: api_url}):
+            return evidence_run(request)  # type: ignore[return-value]  # a State's data when called
     from dispute_evidence.engine.run import run_inbox
+    from dispute_evidence.local_api import run_api
 
-    api = None if dry_run else settings.api_settings(base_url=base_url)
-    kw = dict(
-        api=api,
-        state=state,
-        dry_run=dry_run,
-        trigger=trigger,
-        adopt=adopt,
-        reconcile=reconcile,
-        config_dir=Path("config"),
-        api_identity=api_identity,
-    )
-    if not sys.stderr.isatty():
-        return run_inbox(settings, inbox, **kw).as_dict()  # type: ignore[arg-type]
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+    with run_api(settings, request) as (api, identity):
+        if not sys.stderr.isatty():
+            return run_inbox(settings, request, api=api, api_identity=identity).as_dict()
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
-    with Progress(
-        TextColumn("submitting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("disputes"),
-        TimeRemainingColumn(),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("submit", total=None)
-        progress = lambda done, total: bar.update(task, completed=done, total=total)  # noqa: E731
-        return run_inbox(settings, inbox, progress=progress, **kw).as_dict()  # type: ignore[arg-type]
+        with Progress(
+            TextColumn("submitting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("disputes"),
+            TimeRemainingColumn(),
+            transient=True,
+        ) as bar:
+            task = bar.add_task("submit", total=None)
+            progress = lambda done, total: bar.update(task, completed=done, total=total)  # noqa: E731
+            result = run_inbox(settings, request, api=api, api_identity=identity, progress=progress)
+            return result.as_dict()

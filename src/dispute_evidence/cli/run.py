@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from dispute_evidence.exits import EXIT_FAILED, EXIT_NEEDS_YOU, EXIT_OK, EXIT_USAGE, exit_help
+from dispute_evidence.request import RunRequest
 
 if TYPE_CHECKING:
     from dispute_evidence.settings import Settings
@@ -28,13 +29,10 @@ from dispute_evidence.cli._common import (
     _one_line_or_raise,
     _print_result,
     _run,
-    _sandbox_for,
-    _sandbox_identity,
     _settings_or_exit,
     _stopped_before_the_run,
     _utf8_path_or_exit,
     _wait_for_files_being_written,
-    _with_sandbox,
 )
 
 # The sandbox's options (aliases keep the command's signature one line per option)
@@ -138,18 +136,16 @@ def sandbox(
     serve_forever(config, rows, host, port, db)
 
 
-def _api_or_exit(settings: Settings, base_url: str | None, dry_run: bool) -> None:
+def _api_or_exit(settings: Settings) -> None:
     """A real run needs an API (and a usable token): one line, exit 2, when it has none."""
-    if dry_run:
-        return
-    if not (base_url or settings.api.base_url):
+    if not settings.api.base_url:
         typer.echo(
             "No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
             "--sandbox (or `dispute-evidence demo`).",
             err=True,
         )
         raise typer.Exit(EXIT_USAGE)
-    _api_settings_or_exit(settings, base_url)
+    _api_settings_or_exit(settings, None)
 
 
 def _state_or_exit(state: str | None, inbox: Path, adopt: bool) -> None:
@@ -170,16 +166,7 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool) -> None:
         _one_line_or_raise(exc)
 
 
-def _run_to_the_end(
-    inbox: Path,
-    settings: Settings,
-    state: str | None,
-    dry_run: bool,
-    base_url: str | None,
-    adopt: bool,
-    reconcile: bool,
-    api_identity: str | None = None,
-) -> dict[str, Any]:
+def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
     """The run, stopped by SIGTERM like Ctrl-C; each way it can end is one line and an exit code."""
     from dispute_evidence.engine.run import RunLocked, Terminated
     from dispute_evidence.engine.state import StateError
@@ -190,9 +177,7 @@ def _run_to_the_end(
 
     previous = signal.signal(signal.SIGTERM, terminated)
     try:
-        return _run(
-            inbox, settings, state, dry_run, base_url, "manual", adopt, reconcile, api_identity
-        )
+        return _run(settings, request)
     except KeyboardInterrupt as exc:  # before the run started: nothing was sent
         _stopped_before_the_run(exc)
     except RunLocked as exc:
@@ -260,17 +245,19 @@ def run(
     inbox = _inbox_or_exit(settings, inbox)
     _utf8_path_or_exit(inbox.resolve())
     _wait_for_files_being_written(inbox, settings.ingest.settle_seconds)
-    sb = _sandbox_for(inbox, settings) if sandbox else None
-    settings = _with_sandbox(settings, sb) if sb is not None else settings
-    base_url = sb.base_url if sb is not None else None
-    which = _sandbox_identity(inbox) if sandbox else None
-    try:
-        _api_or_exit(settings, base_url, dry_run)
-        _state_or_exit(state or settings.paths.state, inbox, adopt)
-        result = _run_to_the_end(inbox, settings, state, dry_run, base_url, adopt, reconcile, which)
-    finally:
-        if sb is not None:
-            sb.stop()
+    request = RunRequest(
+        inbox=inbox,
+        config=settings.config_file,
+        state=state,
+        dry_run=dry_run,
+        adopt=adopt,
+        reconcile=reconcile,
+        sandbox=sandbox,
+    )
+    if not (sandbox or dry_run):
+        _api_or_exit(settings)
+    _state_or_exit(state or settings.paths.state, inbox, adopt)
+    result = _run_to_the_end(settings, request)
     _print_result(result)
     raise typer.Exit(result["exit_code"])
 
@@ -286,9 +273,6 @@ def demo(
     from datetime import datetime
 
     _console_logging()
-    os.environ.setdefault(
-        "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0"
-    )  # a fresh copy is complete
     source = Path(__file__).resolve().parents[2] / "sample_data"
     if not source.is_dir():
         source = Path("sample_data")
@@ -297,15 +281,12 @@ def demo(
     shutil.copytree(source, inbox)
     typer.echo(f"Demo: a local Dispute Evidence API and a copy of {source} in {inbox}\n")
     config = source.parent / "config" / "demo.toml"  # a merchant profile for the evidence
-    settings = _settings_or_exit(config if config.is_file() else None, inbox)
-    sb = _sandbox_for(inbox, None)
-    settings = _with_sandbox(settings, sb)
-    try:
-        result = _run(
-            inbox, settings, None, False, sb.base_url, "demo", api_identity=_sandbox_identity(inbox)
-        )
-    finally:
-        sb.stop()
+    fresh = {"ingest": {"settle_seconds": 0}}  # a fresh copy is complete
+    settings = _settings_or_exit(config if config.is_file() else None, inbox, **fresh)
+    request = RunRequest(
+        inbox=inbox, config=settings.config_file, trigger="demo", sandbox=True, overrides=fresh
+    )
+    result = _run(settings, request)
     _print_result(result)
     if result["exit_code"] not in (EXIT_OK, EXIT_FAILED, EXIT_NEEDS_YOU):
         raise typer.Exit(result["exit_code"])

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from dispute_evidence import prefect_env
 from dispute_evidence.cli._app import (
     CONFIG_HELP,
     _flag,
@@ -66,9 +67,9 @@ def watch(
     settings = _settings_or_exit(config, inbox)
     if merchants is None:
         inbox = settings.inbox(inbox)
-    if settings.prefect.api_url and not os.environ.get("PREFECT_API_URL"):
-        os.environ["PREFECT_API_URL"] = settings.prefect.api_url
-    if not os.environ.get("PREFECT_API_URL"):
+    if settings.prefect.api_url:
+        prefect_env.use_server(settings.prefect.api_url)
+    if not prefect_env.server():
         typer.echo(
             "Set PREFECT_API_URL (or [prefect] api_url) to your Prefect server, or use `serve`.",
             err=True,

@@ -16,7 +16,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from dispute_evidence.api import ApiSettings, Dispute, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
@@ -64,6 +63,7 @@ from dispute_evidence.exits import (
     EXIT_USAGE,
 )
 from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
+from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import Settings
 
 log = logging.getLogger("dispute_evidence.run")
@@ -105,35 +105,31 @@ def disk_full(exc: BaseException) -> str | None:
 # -- open and close ---------------------------------------------------------------------
 def open_run(
     settings: Settings,
-    inbox: Path,
+    request: RunRequest,
     *,
     api: ApiSettings | None = None,
-    state: str | Path | None = None,
-    dry_run: bool = False,
-    trigger: str = "manual",
-    config_dir: Path = Path("."),
-    wait_for_lock: float = 0.0,
-    poll: float = 15.0,
-    adopt: bool = False,
-    reconcile: bool = False,
     gate: RequestGate | None = None,
+    poll: float = 15.0,
     api_identity: str | None = None,
 ) -> RunSession:
-    """Open the state store, take the run lock, and start a run row.
+    """Open the state store, take the run lock, and start a run row, as `request` asks.
 
     With `wait_for_lock`, a run that finds another one working waits for it (up to that many
-    seconds) instead of giving up: the nightly run must not be lost to an inbox-triggered one.
-    `adopt` rebinds a state store to this inbox (it moved); `reconcile` makes a new state check
-    the API's file listings before uploading (it replaces a lost or damaged one);
+    seconds, polling every `poll`) instead of giving up: the nightly run must not be lost to an
+    inbox-triggered one. `adopt` rebinds a state store to this inbox (it moved); `reconcile`
+    makes a new state check the API's file listings before uploading (it replaces a lost or
+    damaged one). `api`: the client's configuration (None, or a dry run: nothing is sent);
     `api_identity` names the API when its address does not (the inbox's own sandbox)."""
-    inbox = inbox.expanduser().resolve()
+    inbox = request.inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
-    store, scratch = _open_store(state or settings.paths.state or default_state(inbox), dry_run)
+    dry_run, trigger = request.dry_run, request.trigger
+    where = request.state or settings.paths.state or default_state(inbox)
+    store, scratch = _open_store(where, dry_run)
     label = trigger if not dry_run else f"{trigger} (dry run)"
     run_id = new_run_id()
     try:
-        _take_lock(store, run_id, label, wait_for_lock, poll)
+        _take_lock(store, run_id, label, request.wait_for_lock, poll)
     except BaseException:
         store.close()
         if scratch:
@@ -142,12 +138,12 @@ def open_run(
     try:
         store.start_run(label, run_id)
         store.mark_crashed_runs(except_run=run_id)
-        store.bind_inbox(inbox, adopt=adopt)
-        if reconcile:
+        store.bind_inbox(inbox, adopt=request.adopt)
+        if request.reconcile:
             store.set_reconcile_uploads(True)
         if api is not None and not dry_run:
             _use_api(store, inbox, api_identity or identity_of(api))
-        opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch, config_dir=config_dir)
+        opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch)
         reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
         return RunSession(
             store,
@@ -209,16 +205,14 @@ def _open_store(where: str | Path, dry_run: bool) -> tuple[StateStore, Path | No
 
 
 def run_options(
-    settings: Settings, inbox: Path, *, dry_run: bool, scratch: Path | None, config_dir: Path
+    settings: Settings, inbox: Path, *, dry_run: bool, scratch: Path | None
 ) -> RunOptions:
     """What the steps need from the settings, for this inbox (a dry run archives nothing)."""
     ingest = settings.ingest
     return RunOptions(
         inbox=inbox,
         merchant=settings.merchant.profile(),
-        mappings=settings.mappings(
-            settings.config_file.parent if settings.config_file else config_dir
-        ),
+        mappings=settings.mappings(settings.config_folder),
         max_file_bytes=int(ingest.max_file_mb * 1e6),
         settle_seconds=ingest.settle_seconds,
         archive=ingest.archive and not dry_run,
@@ -435,14 +429,17 @@ def execute(
 
 def run_inbox(
     settings: Settings,
-    inbox: Path,
+    request: RunRequest,
     *,
+    api: ApiSettings | None = None,
     step: StepRunner = plain,
     progress: Progress | None = None,
-    **open_kw: Any,
+    gate: RequestGate | None = None,
+    poll: float = 15.0,
+    api_identity: str | None = None,
 ) -> RunResult:
     """Open, execute and close one run; the lock is released whatever happens."""
-    session = open_run(settings, inbox, **open_kw)
+    session = open_run(settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity)
     outcome, counts = "failed", None
     try:
         try:

@@ -297,6 +297,16 @@ def _shrunk_reexports(orders: pd.DataFrame, codes: pd.DataFrame) -> list[Reject]
     ]
 
 
+def _order_columns(orders: pd.DataFrame) -> dict[str, list[Any]]:
+    """The order lines' columns, and which file each line came from as a code per line (not
+    400,000 strings): named only in the reason a dispute is held."""
+    cols = _columns(orders, ("product_title", "currency_code"), ("price", "quantity"))
+    codes, names = pd.factorize(orders["_file"].astype(str))
+    cols["_file"] = [names[c] for c in range(len(names))]
+    cols["_file_code"] = codes.tolist()
+    return cols
+
+
 def build_evidence(
     records: dict[str, pd.DataFrame],
     merchant: MerchantProfile | None = None,
@@ -315,12 +325,7 @@ def build_evidence(
         disputes, records["orders"], records["shipments"]
     )
     conflicts += shrunk
-    order_cols = _columns(orders, ("product_title", "currency_code"), ("price", "quantity"))
-    # which file each line came from, as a code per line (not 400,000 strings): named only in
-    # the reason a dispute is held
-    codes, names = pd.factorize(orders["_file"].astype(str))
-    order_cols["_file"] = [names[c] for c in range(len(names))]
-    order_cols["_file_code"] = codes.tolist()
+    order_cols = _order_columns(orders)
     order_facts = _order_facts(orders, order_rows)
     ship_cols = _columns(ships, SHIPMENT_FACTS, ())
     ship_entries = _shipment_entries(ship_cols)

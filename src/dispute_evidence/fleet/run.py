@@ -12,6 +12,7 @@ from dispute_evidence.engine.run import RunResult, run_inbox
 from dispute_evidence.engine.session import Progress, StepRunner, plain
 from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
 from dispute_evidence.fleet.merchants import MerchantRun
+from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import ConfigError, Settings, load_settings
 
 LOCK_POLL_SECONDS = 5.0
@@ -56,6 +57,19 @@ def ensure_schema(run: MerchantRun) -> None:
         engine.dispose()
 
 
+def merchant_request(run: MerchantRun, trigger: str, dry_run: bool = False) -> RunRequest:
+    """The run a merchant of a merchants file asks for (its inbox, state, API, lock wait)."""
+    return RunRequest(
+        inbox=Path(run.inbox),
+        config=Path(run.config) if run.config else None,
+        state=run.state,
+        dry_run=dry_run,
+        trigger=trigger,
+        wait_for_lock=run.wait_for_lock,
+        base_url=run.base_url,
+    )
+
+
 def run_merchant(
     run: MerchantRun,
     *,
@@ -66,9 +80,12 @@ def run_merchant(
 ) -> RunResult:
     """Run the merchant's inbox once, every request of its key taking a slot of the key's
     shared budget first."""
+    request = merchant_request(run, trigger, dry_run)
     settings = merchant_settings(run)
     api = (
-        None if dry_run else settings.api_settings(base_url=run.base_url, token=resolve_token(run))
+        None
+        if dry_run
+        else settings.api_settings(base_url=request.base_url, token=resolve_token(run))
     )
     ensure_schema(run)
     budgets = KeyBudgets(run.budget_url)
@@ -77,16 +94,11 @@ def run_merchant(
     try:
         return run_inbox(
             settings,
-            Path(run.inbox),
+            request,
             step=step,
             progress=progress,
             api=api,
-            state=run.state,
-            dry_run=dry_run,
-            trigger=trigger,
-            config_dir=Path(run.config).parent if run.config else Path("config"),
             gate=SharedBudget(budgets, run.key, shape),
-            wait_for_lock=run.wait_for_lock,
             poll=LOCK_POLL_SECONDS,
         )
     finally:

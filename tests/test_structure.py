@@ -1,0 +1,75 @@
+"""The code's shape, checked: entry points hand a run's inputs on in a RunRequest (never
+through environment variables), modules stay under 600 lines and functions under 80."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import dispute_evidence
+
+SRC = Path(dispute_evidence.__file__).parent
+ROOT = SRC.parents[1]
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+ENV_WRITERS = {"setdefault", "update", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
+
+
+def _is_environ(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "environ"
+
+
+def environ_writes(path: Path) -> list[int]:
+    """Lines of `path` that change the process environment (os.environ[...] = / del, its
+    mutating methods, os.putenv / os.unsetenv)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
+            targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+        if any(isinstance(t, ast.Subscript) and _is_environ(t.value) for t in targets):
+            out.append(node.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            f = node.func
+            if (f.attr in ENV_WRITERS and _is_environ(f.value)) or f.attr in ("putenv", "unsetenv"):
+                out.append(node.lineno)
+    return sorted(out)
+
+
+def test_the_environment_finder_finds_writes(tmp_path: Path) -> None:
+    sample = tmp_path / "x.py"
+    sample.write_text(
+        "import os\nos.environ['A'] = '1'\nos.environ.setdefault('B', '2')\n"
+        "x = os.environ.get('C')\ndel os.environ['A']\nos.putenv('D', '3')\n"
+    )
+    assert environ_writes(sample) == [2, 3, 5, 6]
+
+
+def test_no_environment_write_in_the_cli_or_the_flows() -> None:
+    paths = [*sorted((SRC / "cli").glob("*.py")), *sorted((ROOT / "flows").glob("*.py"))]
+    writes = {str(p.relative_to(ROOT)): w for p in paths if (w := environ_writes(p))}
+    assert writes == {}
+
+
+def _python_files() -> list[Path]:
+    return [*sorted(SRC.rglob("*.py")), *sorted((ROOT / "flows").glob("*.py"))]
+
+
+def test_no_module_over_600_lines() -> None:
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in _python_files()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
+
+
+def test_no_function_over_80_lines() -> None:
+    long = {}
+    for path in _python_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long[f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"] = lines
+    assert long == {}
