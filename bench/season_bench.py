@@ -28,6 +28,7 @@ from typing import Any
 
 from bench.common import figure, heading
 from dispute_evidence import clock
+from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.app import STATS_KEY, SandboxConfig
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.sandbox.runner import RunningSandbox, run_sandbox_in_thread
@@ -117,7 +118,9 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
     thread = time.pthread_getcpuclockid(sb.thread.ident or 0)
     admitted = sb.call(lambda _s: sb.app[STATS_KEY]["admitted"])
     cpu0, api0, t0 = _cpu(), time.clock_gettime(thread), time.perf_counter()
-    result = run_inbox(settings, season.inbox, api=api, state=season.state, trigger="nightly")
+    result = run_inbox(
+        settings, RunRequest(inbox=season.inbox, state=season.state, trigger="nightly"), api=api
+    )
     wall = time.perf_counter() - t0
     cpu = _cpu() - cpu0 - (time.clock_gettime(thread) - api0)
     assert result.exit_code in (0, 1), f"night run failed: {result.outcome}"

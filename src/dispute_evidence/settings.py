@@ -22,11 +22,9 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping as Env
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from dotenv import dotenv_values
 from pydantic import (
     AliasChoices,
     BaseModel,
@@ -39,14 +37,11 @@ from pydantic import (
 )
 from pydantic_settings import (
     BaseSettings,
-    DotEnvSettingsSource,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
 
-from dispute_evidence.api.config import ApiSettings, api_environ, env_name
+from dispute_evidence.api.config import ApiSettings, env_name
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
 from dispute_evidence.names import did_you_mean
@@ -57,6 +52,18 @@ from dispute_evidence.policies import (
     ReadPolicy,
     RetentionPolicy,
     ReviewPolicy,
+)
+from dispute_evidence.settings_sources import (
+    API_HINTS,
+    ApiEnvSource,
+    DotEnvSource,
+    TomlSource,
+    api_problem,
+    read_dotenv,
+    secret_block,
+)
+from dispute_evidence.settings_sources import (
+    ConfigError as ConfigError,  # raised by load_settings: importers take it from here
 )
 
 if TYPE_CHECKING:
@@ -77,10 +84,6 @@ MONTH_FIRST_LOCALES = frozenset(
 
 
 LOCALE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
-
-
-class ConfigError(ValueError):
-    """The configuration is wrong; the message names the file and key."""
 
 
 class _Section(BaseModel):
@@ -429,13 +432,13 @@ class Settings(BaseSettings):
         dotenv = settings_cls.model_config.get("env_file")
         sources = [
             init_settings,
-            _ApiEnvSource(settings_cls, os.environ),
+            ApiEnvSource(settings_cls, os.environ),
             env_settings,
-            _ApiEnvSource(settings_cls, _read_dotenv(dotenv)),
-            _DotEnvSource(settings_cls),
+            ApiEnvSource(settings_cls, read_dotenv(dotenv)),
+            DotEnvSource(settings_cls),
         ]
         if settings_cls.model_config.get("toml_file"):  # set per load by load_settings
-            sources.append(_TomlSource(settings_cls))
+            sources.append(TomlSource(settings_cls))
         return tuple(sources)
 
     def mappings(self, base: Path) -> tuple[Mapping, ...]:
@@ -472,86 +475,16 @@ class Settings(BaseSettings):
         values = {k: v for k, v in self.api if k != "token_secret_block" and v != SecretStr("")}
         values.update({k: v for k, v in (("base_url", base_url), ("token", token)) if v})
         if not token and not self.api.token.get_secret_value() and self.api.token_secret_block:
-            values["token"] = _secret_block(self.api.token_secret_block)
+            values["token"] = secret_block(self.api.token_secret_block)
         try:
             config = ApiSettings.model_validate(values)
         except ValidationError as exc:  # str(exc) would show the values, the token among them
-            raise ConfigError("\n".join(_api_problem(e) for e in exc.errors())) from None
+            raise ConfigError("\n".join(api_problem(e) for e in exc.errors())) from None
         if missing := config.missing():
             raise ConfigError(
                 "\n".join(f"{env_name(m)} is not set: {API_HINTS[m]}" for m in missing)
             )
         return config
-
-
-class _ApiEnvSource(PydanticBaseSettingsSource):
-    """The client's own DISPUTE_API_* names, read from `environ` into the `[api]` section."""
-
-    def __init__(self, settings_cls: type[BaseSettings], environ: Env[str, str | None]) -> None:
-        super().__init__(settings_cls)
-        self._values = api_environ({k.upper(): v for k, v in environ.items() if v is not None})
-
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        try:  # checked here, so that a wrong value is named by its variable, not api.<key>
-            ApiSettings.model_validate(self._values)
-        except ValidationError as exc:
-            raise ConfigError("\n".join(_api_problem(e) for e in exc.errors())) from None
-        return {"api": self._values} if self._values else {}
-
-
-class _DotEnvSource(DotEnvSettingsSource):
-    """`.env`, read as the environment is: its other variables (a database password, ...) are
-    none of the settings' business, so they are not "unknown keys"."""
-
-    def __call__(self) -> dict[str, Any]:
-        return EnvSettingsSource.__call__(self)
-
-
-class _TomlSource(TomlConfigSettingsSource):
-    """The TOML file, which may not hold the token (a file is copied, committed, shared)."""
-
-    def __call__(self) -> dict[str, Any]:
-        data = super().__call__()
-        api = data.get("api")
-        if isinstance(api, dict) and {"token", "DISPUTE_API_TOKEN"} & set(api):
-            raise ConfigError(
-                f"{self.toml_file_path}: api.token: the token is never read from the config "
-                f"file; {API_HINTS['token']}"
-            )
-        return data
-
-
-def _read_dotenv(path: Any) -> dict[str, str | None]:
-    return dict(dotenv_values(path)) if path and Path(path).is_file() else {}
-
-
-def _secret_block(name: str) -> str:
-    """The token held in a Prefect Secret block (loaded only when the config names one)."""
-    from prefect.blocks.system import Secret
-
-    block: Any = Secret.load(name)  # sync context: a block, not a coroutine
-    return str(block.get())
-
-
-API_HINTS = {
-    "token": "export DISPUTE_API_TOKEN=<your API key> (or put it in .env, or set [api] "
-    "token_secret_block), or try it locally with --sandbox",
-    "base_url": "export DISPUTE_API_BASE_URL=https://<the API>/v1 (or set [api] base_url), "
-    "or try it locally with --sandbox",
-}
-
-
-def _api_problem(error: Any) -> str:
-    """One client-settings error as a line naming its environment variable; never its value."""
-    field = str(error["loc"][0]) if error["loc"] else "?"
-    env = f"DISPUTE_API_{field.upper()}"
-    if error["type"] == "missing":
-        return f"{env} is not set: {API_HINTS.get(field, 'set it')}"
-    why = str(error["msg"]).removeprefix("Value error, ")
-    return why if why.startswith(env) else f"{env}: {why}"
 
 
 def find_config(config_file: Path | None = None, inbox: Path | None = None) -> Path | None:

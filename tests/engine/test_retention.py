@@ -19,6 +19,7 @@ from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
+from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import write_rows
@@ -62,7 +63,7 @@ def season(sandbox_factory, tmp_path, monkeypatch):
         settings = load_settings(None, **sections)
         api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
         with clock.use(lambda: start + timedelta(days=day)):
-            return run_inbox(settings, inbox, api=api, dry_run=dry)
+            return run_inbox(settings, RunRequest(inbox=inbox, dry_run=dry), api=api)
 
     run(0)
     sb.move("dp_test_0", "won")

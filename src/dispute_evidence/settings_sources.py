@@ -1,0 +1,96 @@
+"""Where the settings come from, besides arguments and the TOML file's own reader: the
+client's DISPUTE_API_* names (from the environment and from `.env`), `.env` read as the
+environment is, the TOML file without the token, and the token's Prefect Secret block. The
+order they are consulted in is `settings.Settings.settings_customise_sources`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from dotenv import dotenv_values
+from pydantic import ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    TomlConfigSettingsSource,
+)
+
+from dispute_evidence.api.config import ApiSettings, api_environ
+
+
+class ConfigError(ValueError):
+    """The configuration is wrong; the message names the file and key."""
+
+
+class ApiEnvSource(PydanticBaseSettingsSource):
+    """The client's own DISPUTE_API_* names, read from `environ` into the `[api]` section."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str | None]) -> None:
+        super().__init__(settings_cls)
+        self._values = api_environ({k.upper(): v for k, v in environ.items() if v is not None})
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        try:  # checked here, so that a wrong value is named by its variable, not api.<key>
+            ApiSettings.model_validate(self._values)
+        except ValidationError as exc:
+            raise ConfigError("\n".join(api_problem(e) for e in exc.errors())) from None
+        return {"api": self._values} if self._values else {}
+
+
+class DotEnvSource(DotEnvSettingsSource):
+    """`.env`, read as the environment is: its other variables (a database password, ...) are
+    none of the settings' business, so they are not "unknown keys"."""
+
+    def __call__(self) -> dict[str, Any]:
+        return EnvSettingsSource.__call__(self)
+
+
+class TomlSource(TomlConfigSettingsSource):
+    """The TOML file, which may not hold the token (a file is copied, committed, shared)."""
+
+    def __call__(self) -> dict[str, Any]:
+        data = super().__call__()
+        api = data.get("api")
+        if isinstance(api, dict) and {"token", "DISPUTE_API_TOKEN"} & set(api):
+            raise ConfigError(
+                f"{self.toml_file_path}: api.token: the token is never read from the config "
+                f"file; {API_HINTS['token']}"
+            )
+        return data
+
+
+def read_dotenv(path: Any) -> dict[str, str | None]:
+    return dict(dotenv_values(path)) if path and Path(path).is_file() else {}
+
+
+def secret_block(name: str) -> str:
+    """The token held in a Prefect Secret block (loaded only when the config names one)."""
+    from prefect.blocks.system import Secret
+
+    block: Any = Secret.load(name)  # sync context: a block, not a coroutine
+    return str(block.get())
+
+
+API_HINTS = {
+    "token": "export DISPUTE_API_TOKEN=<your API key> (or put it in .env, or set [api] "
+    "token_secret_block), or try it locally with --sandbox",
+    "base_url": "export DISPUTE_API_BASE_URL=https://<the API>/v1 (or set [api] base_url), "
+    "or try it locally with --sandbox",
+}
+
+
+def api_problem(error: Any) -> str:
+    """One client-settings error as a line naming its environment variable; never its value."""
+    field = str(error["loc"][0]) if error["loc"] else "?"
+    env = f"DISPUTE_API_{field.upper()}"
+    if error["type"] == "missing":
+        return f"{env} is not set: {API_HINTS.get(field, 'set it')}"
+    why = str(error["msg"]).removeprefix("Value error, ")
+    return why if why.startswith(env) else f"{env}: {why}"
