@@ -67,7 +67,7 @@ def test_a_scan_named_by_no_dispute_goes_to_the_one_its_text_names(
     assert matches.values.tolist() == [
         ["dp_test_1", "scan_0007.pdf", "content: names order 5001, tracking number 1Z000001"]
     ]
-    _run(inbox)
+    out = _run(inbox)
     assert _uploaded(sb, "dp_test_1") == ["scan_0007.pdf"]
     assert _uploaded(sb, "dp_test_0") == _uploaded(sb, "dp_test_2") == []  # ambiguous: neither
     problems = _problems(tmp_path)
@@ -80,6 +80,10 @@ def test_a_scan_named_by_no_dispute_goes_to_the_one_its_text_names(
         "its text names 2 disputes: dp_test_0 (order 5000); dp_test_2 (order 5002); "
         "not matched: rename it to name one"
     ]
+    disputes = pd.read_csv(tmp_path / "inbox.reports" / "latest" / "disputes.csv", dtype=str)
+    row = disputes.fillna("").set_index("Dispute").loc["dp_test_1"]
+    assert row["File problems"] == ""  # a file matched by its text is no file problem
+    assert "3 sent · 1 file(s) uploaded · 1 need you" in out  # scan_0008.pdf; the match informs
     page = (tmp_path / "inbox.reports" / "latest" / "summary.html").read_text()
     assert "matched by content: names order 5001, tracking number 1Z000001" in page
 

@@ -49,6 +49,11 @@ from dispute_evidence.reports.wording import STATUS_WORDS
 if TYPE_CHECKING:
     from dispute_evidence.engine.session import RunSession
 
+# About a file that was sent as it should be: how it was matched, that it was not read (the
+# page's file list and problems.csv say it; the row's "File problems" are what needs fixing)
+FILE_NOTES = frozenset({ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, ProblemKind.DOCUMENT_NOT_READ})
+
+
 # 4: the API could not be reached (or kept failing) before anything was sent.
 
 
@@ -434,7 +439,7 @@ def dispute_table(
     table["status_words"] = table["status"].map(STATUS_WORDS).fillna(table["status"])
     bad_files: dict[str, list[str]] = {}
     for p in problems:
-        if p.dispute and p.file:
+        if p.dispute and p.file and p.kind not in FILE_NOTES:
             bad_files.setdefault(p.dispute, []).append(f"{p.file}: {p.what}")
     table["file_problems"] = table["provider_dispute_id"].map(
         lambda pid: "; ".join(bad_files.get(pid, []))

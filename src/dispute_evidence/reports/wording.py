@@ -84,8 +84,9 @@ WHAT_TO_DO = {
     K.EVIDENCE_NOT_TAKEN: "Rename or re-save the file as the problem says and drop it again.",
     K.EVIDENCE_FILE_REJECTED: "Re-save or replace the file as the problem says and drop it again; "
                               "rejected/ keeps the original with a .reason.txt.",
-    K.EVIDENCE_MATCHED_BY_CONTENT: "Nothing, if it is that dispute's document; otherwise rename it "
-                                   "to name its dispute (dp_… id or order number) and drop it again.",
+    K.EVIDENCE_MATCHED_BY_CONTENT: "Nothing: it went with the dispute its text names; if it belongs to "
+                                   "another, rename it to name that one (dp_… id or order number) and "
+                                   "drop it again.",
     K.DOCUMENT_NOT_READ: "Nothing: it is sent as it is; to have it read, drop it again as a smaller "
                          "or plain (text) PDF.",
     K.EVIDENCE_NOT_YET_UPLOADED: "Nothing: the next run retries it (check the problem if it repeats).",
