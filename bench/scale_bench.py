@@ -24,7 +24,14 @@ KEYS = {"shared": 1_000_000, "k2": 1_000_000, "k3": 1_000_000, "k4": 1_000_000, 
 MERCHANT_KEYS = ["shared", "shared", "k2", "k3", "k4", "k5"]
 
 
-def run(quick: bool = False) -> None:
+def run(quick: bool = False, merchants: int | None = None) -> None:
+    """Six merchants, one worker killed (issue 11); with `merchants`: Prefect's own cost per
+    flow run with that many merchants on one server (issue 32, bench/prefect_cost.py)."""
+    if merchants is not None:
+        from bench.prefect_cost import run_merchants
+
+        run_merchants(merchants, quick)
+        return
     from support.fleet import Merchant, fleet_stack
     from support.pg import postgres_missing
 

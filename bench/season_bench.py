@@ -7,7 +7,8 @@ passes), the provider decides each dispute 30-75 days after it arrived, and one 
 (`engine.run.run_inbox`, as `dispute-evidence run` makes it) ingests, builds, reads back,
 sends and reports. Printed per simulated month: the nightly run's wall and CPU time (median;
 CPU is this process's minus the local API's thread), requests to the API, the state's size, the
-report folder's size and the page's size; at the end how the last 30 nights compare with the
+night's report folder's size and the page's size (report folders older than 30 days are
+removed by `[retention] reports_days`); at the end how the last 30 nights compare with the
 first 30, bytes of state per dispute and peak memory.
 """
 
@@ -130,7 +131,7 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
         cpu,
         sb.call(lambda _s: sb.app[STATS_KEY]["admitted"]) - admitted,
         sum(_size(Path(f"{season.state}{s}")) for s in ("", "-wal")),
-        sum(_size(p) for p in season.reports.rglob("*")),
+        sum(_size(p) for p in page.parent.rglob("*")),
         _size(page),
     )
 
@@ -149,14 +150,14 @@ def _size(path: Path) -> int:
 
 def print_months(nights: list[Night]) -> None:
     print(f"  {'month':<6}{'wall s':>9}{'CPU s':>8}{'requests':>10}{'state MB':>10}"
-          f"{'reports MB':>12}{'page KB':>9}")  # fmt: skip
+          f"{'report MB':>11}{'page KB':>9}")  # fmt: skip
     for m in range(0, len(nights), 30):
         month = nights[m : m + 30]
         last = month[-1]
         print(f"  {m // 30 + 1:<6}{statistics.median(n.wall for n in month):>9.2f}"
               f"{statistics.median(n.cpu for n in month):>8.2f}"
               f"{statistics.median(n.requests for n in month):>10.0f}"
-              f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>12.1f}"
+              f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>11.1f}"
               f"{last.page_bytes / 1e3:>9.0f}", flush=True)  # fmt: skip
 
 
@@ -173,7 +174,10 @@ def run(quick: bool = False) -> None:
         run_sandbox_in_thread(config) as sb,
     ):
         season = Season(Path(tmp), per_night)
-        settings = load_settings(None, paths={"reports": str(season.reports)})
+        # report folders go after 30 days ([retention]), as a merchant running it nightly sets
+        settings = load_settings(
+            None, paths={"reports": str(season.reports)}, retention={"reports_days": 30}
+        )
         api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
         api = api.model_copy(update={"rate_limit_per_hour": 10**9})
         for night in range(days):

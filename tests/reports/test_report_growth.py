@@ -76,7 +76,7 @@ def test_page_lists_open_disputes_and_counts_the_ended_ones(tmp_path):
     page = (tmp_path / "reports" / "one" / "summary.html").read_text()
     assert "Disputes (20)" in page  # the open ones, each with its row
     assert "dp_test_19" in page and "dp_test_20" not in page
-    assert "40 dispute(s) that ended over a month ago (won 40)" in page
+    assert "40 dispute(s) that ended over two weeks ago (won 40)" in page
     # every row is kept: the open ones in disputes.xlsx, the ended ones in their month's book
     book = tmp_path / "reports" / "history" / "disputes-ended-2020-01.xlsx"
     assert len(pd.read_excel(book)) == 40

@@ -2,7 +2,7 @@
 work that is still open, not the history of every dispute the merchant ever had.
 
 A dispute is *history* once it ended (closed by the provider, or past its deadline unsent) more
-than RECENT_DAYS ago: its row keeps its stored columns (status, amount, deadline, outcome) but
+than RECENT_DAYS (14) days ago: its row keeps its stored columns (status, amount, deadline, outcome) but
 skips the per-dispute work (completeness, letter, advice), the page counts it instead of
 listing it, and its row goes to one workbook per month it ended in (reports/history/), written
 once that month is wholly history (reports/writer.py).
@@ -17,7 +17,7 @@ import pandas as pd
 from dispute_evidence import clock
 from dispute_evidence.engine.status import DisputeStatus
 
-RECENT_DAYS = 30  # an ended dispute stays in full view this long
+RECENT_DAYS = 14  # an ended dispute stays in full view this long
 ENDED = (DisputeStatus.CLOSED, DisputeStatus.PAST_DUE)
 
 

@@ -415,8 +415,10 @@ def dispute_table(
     what the caller already read from the state (else read here)."""
     snap = Snapshot.read(store) if snap is None else snap
     disputes, files = store.dispute_rows(), snap.files
-    per = files.groupby("provider_dispute_id")["status"].agg(
-        files_uploaded=lambda s: int((s == FileStatus.UPLOADED).sum()), files_total="count"
+    # vectorised: a Python lambda per dispute was the report's largest cost after a year
+    counted = files.assign(uploaded=(files["status"] == FileStatus.UPLOADED).astype(int))
+    per = counted.groupby("provider_dispute_id").agg(
+        files_uploaded=("uploaded", "sum"), files_total=("status", "count")
     )
     table = (
         disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left")

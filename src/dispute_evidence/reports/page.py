@@ -8,6 +8,7 @@ column is one line there."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -182,7 +183,10 @@ def _copy_pdf(blob: str, folder: Path, name: str) -> str:
         return ""
     target = folder / "pdf" / _safe_file_name(name)
     target.parent.mkdir(exist_ok=True)
-    shutil.copyfile(source, target)
+    try:  # a hard link: the same bytes, without copying every open dispute's PDF each night
+        os.link(source, target)
+    except OSError:  # another filesystem, or links not allowed: a copy
+        shutil.copyfile(source, target)
     return f"pdf/{target.name}"
 
 
@@ -250,7 +254,7 @@ def history_summary(old: pd.DataFrame) -> str:
     ends = old["api_status"].fillna("").replace("", pd.NA).fillna(old["status_words"])
     counted = ", ".join(f"{text(k)} {n:,}" for k, n in ends.value_counts().items())
     return (
-        f"{len(old):,} dispute(s) that ended over a month ago ({counted}) are not listed "
+        f"{len(old):,} dispute(s) that ended over two weeks ago ({counted}) are not listed "
         "here: disputes.xlsx and history/disputes-ended-YYYY-MM.xlsx in the reports folder "
         "hold every row."
     )

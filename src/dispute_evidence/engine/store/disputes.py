@@ -116,8 +116,10 @@ class Disputes(StoreBase):
         if old is not None and old.api_due_by:  # the API's deadline wins over the sheet's
             row["response_due_by"] = old.api_due_by
         if old is not None and old.status == D.CLOSED:
-            # ended at the API: the new payload is kept, never sent
-            c.execute(disputes.update().where(where).values(**row))
+            # ended at the API: a new payload is kept, never sent (an unchanged one is not
+            # written again: every night's build would rewrite the whole closed history)
+            if old.payload_hash != p.content_hash:
+                c.execute(disputes.update().where(where).values(**row))
             return 0
         if old is None:
             new.append({**row, "status": D.PENDING, "detail": None, "updated_at": stamp})
