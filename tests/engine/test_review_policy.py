@@ -68,6 +68,10 @@ def test_held_evidence_stays_held_when_the_setting_goes_missing(
         second[1].strip()
         == f'To stop holding: dispute-evidence review --inbox {inbox} --hold "none"'
     )
+    latest = tmp_path / "inbox.reports" / "latest"
+    page = (latest / "summary.html").read_text()
+    assert '<div class="banner need" id="notices">Review: this state holds evidence' in page
+    assert (latest / "summary.md").read_text().split("\n")[2].startswith("> **Review: this state")
 
     shown = CliRunner().invoke(app, ["review", "--inbox", str(inbox)])
     assert shown.exit_code == 0 and 'Review: hold = "all", set by a run on' in shown.output
