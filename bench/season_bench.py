@@ -148,17 +148,21 @@ def _size(path: Path) -> int:
         return 0
 
 
-def print_months(nights: list[Night]) -> None:
+def print_header() -> None:
     print(f"  {'month':<6}{'wall s':>9}{'CPU s':>8}{'requests':>10}{'state MB':>10}"
           f"{'report MB':>11}{'page KB':>9}")  # fmt: skip
-    for m in range(0, len(nights), 30):
-        month = nights[m : m + 30]
-        last = month[-1]
-        print(f"  {m // 30 + 1:<6}{statistics.median(n.wall for n in month):>9.2f}"
-              f"{statistics.median(n.cpu for n in month):>8.2f}"
-              f"{statistics.median(n.requests for n in month):>10.0f}"
-              f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>11.1f}"
-              f"{last.page_bytes / 1e3:>9.0f}", flush=True)  # fmt: skip
+
+
+def print_month(nights: list[Night]) -> None:
+    """The row of the month (30 nights) that ends with the last night run."""
+    m = (len(nights) - 1) // 30 * 30
+    month = nights[m:]
+    last = month[-1]
+    print(f"  {m // 30 + 1:<6}{statistics.median(n.wall for n in month):>9.2f}"
+          f"{statistics.median(n.cpu for n in month):>8.2f}"
+          f"{statistics.median(n.requests for n in month):>10.0f}"
+          f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>11.1f}"
+          f"{last.page_bytes / 1e3:>9.0f}", flush=True)  # fmt: skip
 
 
 def run(quick: bool = False) -> None:
@@ -180,6 +184,7 @@ def run(quick: bool = False) -> None:
         )
         api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
         api = api.model_copy(update={"rate_limit_per_hour": 10**9})
+        print_header()
         for night in range(days):
             today = START + timedelta(days=night)
             began = time.monotonic()
@@ -187,7 +192,8 @@ def run(quick: bool = False) -> None:
                 decide(season, sb, night)
                 arrive(season, sb, night, today)
                 season.nights.append(one_night(season, sb, settings, api))
-        print_months(season.nights)
+            if (night + 1) % 30 == 0 or night == days - 1:
+                print_month(season.nights)
         total = per_night * days
         first = statistics.median(n.wall for n in season.nights[:30])
         last = statistics.median(n.wall for n in season.nights[-30:])
