@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.evidence.advice import AdvicePolicy, OwnOutcomes, advise
-from dispute_evidence.exits import EXIT_FAILED, EXIT_NEEDS_YOU
+from dispute_evidence.exits import EXIT_NEEDS_YOU, EXIT_OK
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 
@@ -43,9 +43,8 @@ def test_a_blank_amount_is_held_beside_a_small_one_and_the_big_one_goes_once(
                 ["dp_test_2", "#5002", "general", 500]])  # fmt: skip
     for _ in range(2):
         r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
-        assert "Traceback" not in r.output, r.output
-        # the two held ones stay pending (as any dispute under the threshold): not exit 0
-        assert r.exit_code in (EXIT_FAILED, EXIT_NEEDS_YOU), r.output
+        # the unknown amount waits for a person (exit 5); the small one is the merchant's rule
+        assert "Traceback" not in r.output and r.exit_code == EXIT_NEEDS_YOU, r.output
     updates = {pid: d["evidence_updates"] for pid, d in sb.snapshot().items()}
     assert updates == {"dp_test_0": 0, "dp_test_1": 0, "dp_test_2": 1}
     folder = tmp_path / "inbox.reports" / "latest"
@@ -54,3 +53,11 @@ def test_a_blank_amount_is_held_beside_a_small_one_and_the_big_one_goes_once(
     assert table.loc["dp_test_0", "Next step"].startswith("held: under your fight threshold")
     assert WHY in pd.read_csv(folder / "problems.csv").to_csv()
     assert "dp_test_1" in r.output and "held: amount unknown" in r.output
+
+    # its amount added: it is weighed like any other (over the threshold: sent, once)
+    write_rows(inbox / "amounts.csv", ["provider_dispute_id", "order_number", "reason", "amount"],
+               [["dp_test_1", "#5001", "general", 300]])  # fmt: skip
+    r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
+    assert r.exit_code == EXIT_OK, r.output  # dp_test_0 is held by your rule: nothing failed
+    updates = {pid: d["evidence_updates"] for pid, d in sb.snapshot().items()}
+    assert updates == {"dp_test_0": 0, "dp_test_1": 1, "dp_test_2": 1}

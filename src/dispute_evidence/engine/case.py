@@ -173,6 +173,18 @@ def held_by_advice(store: StateStore, policy: AdvicePolicy) -> dict[str, str]:
     return held | {p: f"{HELD_UNKNOWN} ({unknown_amount_words(limit)})" for p in unknown}
 
 
+def pending_by_threshold(store: StateStore, policy: AdvicePolicy) -> tuple[int, int]:
+    """(disputes left unsent by `hold_under_amount`, of which with an unknown amount): skipped
+    by the merchant's rule, not failed; an unknown amount waits for a person to add it."""
+    held = held_by_advice(store, policy)
+    if not held:
+        return 0, 0
+    table = store.dispute_rows()
+    pending = table.loc[table["status"] == "pending", "provider_dispute_id"].astype(str)
+    mine = [held[p] for p in pending if p in held]
+    return len(mine), sum(why.startswith(HELD_UNKNOWN) for why in mine)
+
+
 def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
     """The CE 3.0 summary line (the share of fraud disputes that could have qualified), a line
     per dispute held under the fight threshold, and per open dispute whose letter makes no

@@ -14,7 +14,12 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.alerts import AlertOutcome
-from dispute_evidence.engine.case import add_case_columns, case_documents, case_problems
+from dispute_evidence.engine.case import (
+    add_case_columns,
+    case_documents,
+    case_problems,
+    pending_by_threshold,
+)
 from dispute_evidence.engine.history import history_columns, mark_history
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
@@ -318,9 +323,12 @@ def _exit(session: RunSession, submitted: SubmitOutcome | None, counts: dict[str
         return submitted.stop_code
     states = session.store.status_counts()
     failed = submitted is not None and submitted.stats.failed
-    if failed or any(states.get(s) for s in (D.REJECTED, D.NOT_FOUND, D.PENDING)):
+    by_rule, unknown = pending_by_threshold(session.store, session.opts.advice)
+    if failed or any(states.get(s) for s in (D.REJECTED, D.NOT_FOUND)):
         return EXIT_FAILED
-    return EXIT_NEEDS_YOU if counts.get("need_you") else EXIT_OK
+    if states.get(D.PENDING, 0) > by_rule:  # held under the fight threshold: skipped by a rule
+        return EXIT_FAILED
+    return EXIT_NEEDS_YOU if counts.get("need_you") or unknown else EXIT_OK
 
 
 def state_problems(
