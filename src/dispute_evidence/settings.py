@@ -519,17 +519,37 @@ def load_settings(
         Settings if path is None else type("Settings", (Settings,), {"model_config": config})
     )
     where = str(path or "settings")
+    base = path.parent if path else DEFAULT_CONFIG.parent
     try:
         settings = loaded(**overrides)
     except ValidationError as exc:
-        raise ConfigError("\n".join(f"{where}: {_explain(e)}" for e in exc.errors())) from None
+        lines = [f"{where}: {_explain(e)}" for e in exc.errors()]
+        lines += [f"{where}: {p}" for p in _problems_elsewhere(loaded, overrides, exc, base)]
+        raise ConfigError("\n".join(lines)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML ({exc})") from None
-    problems = check_settings(settings, path.parent if path else DEFAULT_CONFIG.parent)
+    problems = check_settings(settings, base)
     if problems:
         raise ConfigError("\n".join(f"{where}: {p}" for p in problems))
     settings._config_file = path
     return settings
+
+
+def _problems_elsewhere(
+    loaded: type[Settings], overrides: dict[str, Any], exc: ValidationError, base: Path
+) -> list[str]:
+    """The checks pydantic cannot make, on the sections it did not refuse: the configuration is
+    checked whole, so a wrong URL does not hide a wrong cron line."""
+    refused = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
+    try:
+        defaults = {  # section objects, not dicts: the sources would be merged key by key
+            name: loaded.model_fields[name].get_default(call_default_factory=True)
+            for name in refused
+        }
+        rest = loaded(**{**overrides, **defaults})
+    except (ValidationError, tomllib.TOMLDecodeError, KeyError, AttributeError):
+        return []
+    return [p for p in check_settings(rest, base) if p.split(".", 1)[0] not in refused]
 
 
 def _explain(error: Any) -> str:

@@ -162,7 +162,7 @@ def test_configuration_is_checked_before_anything_starts(tmp_path, monkeypatch):
     monkeypatch.setenv("DISPUTE_API_BASE_URL", "http://10.1.2.3/v1")
     r = CliRunner().invoke(app, ["run", "--inbox", str(inbox)])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
-    assert r.output.startswith("Configuration error: settings: DISPUTE_API_BASE_URL: plain http://")
+    assert r.output.startswith("Configuration error: DISPUTE_API_BASE_URL: plain http://")
 
 
 def test_a_refused_key_is_exit_3_in_one_line_even_with_nothing_to_send(
