@@ -156,6 +156,11 @@ def test_without_tesseract_an_image_goes_out_unread_and_says_so(tmp_path):
     facts = read_document(image, "IMG_1.png", "image/png", limits=ReadLimits(tesseract=None))
     assert facts.read == "no_ocr"
     assert "Tesseract is not installed (apt-get install tesseract-ocr)" in facts.note
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    item = ToRead(image, "IMG_1.png", "image/png", "c" * 64)
+    read_documents([item], ReadLimits(tesseract=None), cache)
+    assert not list(cache.iterdir())  # this machine's lack, not the file's: read once installed
 
 
 def test_a_file_is_read_once_then_comes_from_the_cache(tmp_path):
@@ -188,3 +193,17 @@ def test_many_files_are_read_on_two_workers_and_a_bad_one_spoils_nothing(tmp_pat
     assert [out[f"{i:064d}"].order_numbers for i in range(6)] == [
         (str(8000 + i),) for i in range(6)
     ]
+
+
+@pytest.mark.parametrize(
+    "body", ['{"reader": "x"}', "[]", '{"reader": "%s", "facts": []}', "not json", ""]
+)
+def test_a_damaged_or_planted_cache_entry_is_read_again(tmp_path, body):
+    from dispute_evidence.evidence.reading import READER
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    pdf = text_pdf(tmp_path / "a.pdf", [["Order number: 7002"]])
+    item = ToRead(pdf, "a.pdf", PDF, "d" * 64)
+    (cache / f"{item.sha256}.json").write_text(body.replace("%s", READER))
+    assert read_documents([item], cache=cache)[item.sha256].order_numbers == ("7002",)

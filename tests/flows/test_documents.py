@@ -141,3 +141,21 @@ def test_a_password_protected_pdf_is_held_as_a_file_problem_and_the_rest_goes(
     assert row["problem_kind"] == HEADING[ProblemKind.EVIDENCE_FILE_REJECTED]
     assert row["problem"].startswith("password-protected: no reviewer can open it")
     assert (inbox / "rejected" / "dp_test_0 invoice.pdf").exists()  # kept, with its reason
+
+
+def test_without_tesseract_a_photo_still_goes_and_the_report_says_it_was_not_read(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    import shutil
+
+    sb = sandbox_factory(rows=seed_rows(1))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 1)
+    scan_png(inbox / "dp_test_0 slip.png", ["Delivered 2026-03-02"])
+    which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "tesseract" else which(name))
+    out = _run(inbox)
+    assert "1 sent" in out, out
+    assert _uploaded(sb, "dp_test_0") == ["dp_test_0 slip.png"]
+    line = _problems(tmp_path).set_index("problem_kind").loc[NOT_READ, "problem"]
+    assert line.startswith("not read: it is an image or a scan and Tesseract is not installed")

@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,9 @@ class ReadLimits:
     max_pages: int = 5  # pages whose text is read
     ocr_pages: int = 2  # pages without text that are OCR'd, per PDF
     max_chars: int = 50_000  # text kept per file
-    tesseract: str | None = shutil.which("tesseract")
-    pdftoppm: str | None = shutil.which("pdftoppm")
+    # found on PATH when the limits are made (None: not installed, images are not read)
+    tesseract: str | None = field(default_factory=lambda: shutil.which("tesseract"))
+    pdftoppm: str | None = field(default_factory=lambda: shutil.which("pdftoppm"))
     workers: int = max(1, min(2, os.cpu_count() or 1))
 
     def request(self, path: Path, mime: str) -> dict[str, Any]:
@@ -197,9 +198,10 @@ def read_documents(
         t.start()
     for t in threads:
         t.join()
-    if cache is not None:
+    if cache is not None:  # "no_ocr" is this machine's, not the file's: tried again next run
         for facts in fresh.values():
-            save_cached(cache, facts)
+            if facts.read != "no_ocr":
+                save_cached(cache, facts)
     return {**out, **fresh}
 
 
@@ -274,7 +276,7 @@ def facts_from_cache(cache: Path, sha256: str, name: str) -> DocumentFacts | Non
         return None
     try:
         return replace(facts_from_dict(data["facts"]), name=name)
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, AttributeError):  # damaged or planted: read again
         return None
 
 
