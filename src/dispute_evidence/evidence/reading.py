@@ -106,7 +106,10 @@ class _Worker:
             line = self._line(time.monotonic() + self.limits.seconds + 1.0)
             if line is None:
                 return [*answers, {"read": "timeout", "note": ""}]
-            answers.append(json.loads(line))
+            try:
+                answers.append(json.loads(line))
+            except ValueError:  # never from our worker; a broken line is no reason to stop
+                answers.append({"read": "unreadable", "note": "reader"})
         return answers
 
     def _line(self, deadline: float) -> bytes | None:
@@ -148,8 +151,9 @@ PIPELINE = 8  # requests a worker holds at once (a few hundred bytes each: withi
 
 
 def _drain(queue: list[ToRead], lock: threading.Lock, limits: ReadLimits,
-           out: dict[str, DocumentFacts]) -> None:  # fmt: skip
-    """Read files from the shared `queue` (popped from its end) until it is empty."""
+           out: dict[str, DocumentFacts], cache: Path | None) -> None:  # fmt: skip
+    """Read files from the shared `queue` (popped from its end) until it is empty; each answer
+    is cached as it comes (while the worker reads the next files)."""
     worker: _Worker | None = None
     try:
         while True:
@@ -163,6 +167,9 @@ def _drain(queue: list[ToRead], lock: threading.Lock, limits: ReadLimits,
                 worker.close(kill=True)
                 worker = None
             facts = [to_facts(item, a, limits) for item, a in zip(batch, answers, strict=False)]
+            for f in facts:  # "no_ocr" is this machine's, not the file's: tried again next run
+                if cache is not None and f.read != "no_ocr":
+                    save_cached(cache, f)
             with lock:
                 out.update((f.sha256, f) for f in facts)
                 queue.extend(reversed(batch[len(answers) :]))  # not reached: read them next
@@ -191,17 +198,13 @@ def read_documents(
     queue.reverse()  # popped from the end: read in the order given
     lock = threading.Lock()
     threads = [
-        threading.Thread(target=_drain, args=(queue, lock, limits, fresh), daemon=True)
+        threading.Thread(target=_drain, args=(queue, lock, limits, fresh, cache), daemon=True)
         for _ in range(min(limits.workers, len(queue)))
     ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    if cache is not None:  # "no_ocr" is this machine's, not the file's: tried again next run
-        for facts in fresh.values():
-            if facts.read != "no_ocr":
-                save_cached(cache, facts)
     return {**out, **fresh}
 
 
