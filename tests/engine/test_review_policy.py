@@ -172,3 +172,22 @@ def _receipts(sb) -> set[str]:
     """The disputes whose receipt file reached the API."""
     snap = sb.snapshot()
     return {pid for pid, d in snap.items() if any("receipt" in f["file_name"] for f in d["files"])}
+
+
+def test_the_policy_for_a_state_in_plain_calls(tmp_path):
+    """The rules without a run: the first hold is recorded; less is not applied and is said;
+    more raises it; with review off on purpose, a sweep the state once had is not mentioned."""
+    from dispute_evidence.engine.review_state import keep_policy, kept_policy, policy_for_state
+    from dispute_evidence.policies import ReviewPolicy
+
+    with StateStore(tmp_path / "s.sqlite3") as store:
+        assert policy_for_state(store, ReviewPolicy()) == (ReviewPolicy(), [])
+        assert kept_policy(store) is None  # never held: nothing recorded
+        policy_for_state(store, ReviewPolicy("incomplete", 24.0))
+        applied, lines = policy_for_state(store, ReviewPolicy("none"))
+        assert applied == ReviewPolicy("incomplete", None) and len(lines) == 2
+        applied, lines = policy_for_state(store, ReviewPolicy("all", 24.0))
+        assert applied == ReviewPolicy("all", 24.0) and "this state had" in lines[0]
+        assert kept_policy(store).hold == "all"  # type: ignore[union-attr]
+        keep_policy(store, "none", 24.0, "the review command")
+        assert policy_for_state(store, ReviewPolicy("none")) == (ReviewPolicy("none"), [])

@@ -62,7 +62,8 @@ def policy_for_state(
     if STRICTNESS[configured.hold] < STRICTNESS[kept.hold]:
         return replace(configured, hold=kept.hold), _kept_line(kept, configured, inbox)
     lines = []
-    if configured.hold != kept.hold or configured.sweep_hours != kept.sweep_hours:
+    sweep_moved = configured.hold != "none" and configured.sweep_hours != kept.sweep_hours
+    if configured.hold != kept.hold or sweep_moved:  # (nothing held: no sweep to speak of)
         lines.append(f"Review: {_words(configured)} from this run's settings; this state had "
                      f"{kept.words()}.")  # fmt: skip
         if configured.hold != "none":
