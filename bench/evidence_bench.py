@@ -92,6 +92,7 @@ def run(quick: bool = False) -> None:
     figure("prepare again, nothing changed: summaries made", f"{rerun:.2f} s", "(no PDF made)")
     ocr_bench(3 if quick else 8)
     ce3_bench(20_000 if quick else 100_000, 200 if quick else 2000)
+    packet_bench(20 if quick else 100)
 
 
 def documents(inbox: Path) -> None:
@@ -213,3 +214,117 @@ def ce3_bench(n: int, disputes: int) -> None:
     figure("CE 3.0 history index (transactions, by card and day) (s)", f"{index:.2f}")
     figure("CE 3.0 search: ms per dispute", f"{search * 1e3:.3f}")
     figure("CE 3.0: disputes that qualify", f"{sum(v.qualifies for v in verdicts)} / {disputes}")
+
+
+# -- the packet (issue 28) ---------------------------------------------------------------------
+def _documents(inbox: Path, n: int) -> None:
+    """Three real documents per dispute: a 2-page receipt, a 1-page delivery proof, a photo."""
+    import io
+    import random
+
+    from PIL import Image
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    def pdf(pages: int, label: str) -> bytes:
+        buf = io.BytesIO()
+        canvas = Canvas(buf, pagesize=A4, invariant=1)
+        for k in range(pages):
+            canvas.drawString(72, 720, f"{label} page {k + 1}")
+            canvas.showPage()
+        canvas.save()
+        return buf.getvalue()
+
+    rng = random.Random(3)
+    photo = io.BytesIO()  # a 1600x1200 phone photo, part noise (JPEG cannot shrink it for free)
+    Image.frombytes("RGB", (400, 300), rng.randbytes(400 * 300 * 3)).resize((1600, 1200)).save(
+        photo, "JPEG", quality=90
+    )
+    for i in range(n):
+        folder = inbox / "proofs"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"dp_test_{i}_receipt.pdf").write_bytes(pdf(2, f"RECEIPT {i}"))
+        (folder / f"dp_test_{i}_delivery.pdf").write_bytes(pdf(1, f"DELIVERY {i}"))
+        (folder / f"dp_test_{i}_parcel.jpg").write_bytes(photo.getvalue())
+
+
+def _requests(inbox: Path, state: Path, upload: str, n: int) -> tuple[float, int]:
+    """(requests per dispute on a first send, files at the API) in one upload mode."""
+    import asyncio
+
+    from bench.common import TOKEN
+    from dispute_evidence.api import DisputeEvidenceClient
+    from dispute_evidence.engine.steps import submit_step
+    from dispute_evidence.evidence.limits import PacketPolicy
+    from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
+    from dispute_evidence.sandbox.workload import seed_rows
+
+    sb = run_sandbox_in_thread(SandboxConfig(tokens=(TOKEN,), rate_limit=10**9), seed_rows(n))
+    try:
+        with StateStore(state) as store:
+            opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0, archive=False,
+                              summary_pdf=True, blob_dir=state.parent / "blobs",
+                              packet=PacketPolicy(upload))  # type: ignore[arg-type]  # fmt: skip
+            prepare_step(store, opts, ingest_inbox_step(store, opts, "bench"), "bench",
+                         rebuild=True)  # fmt: skip
+
+            async def send() -> int:
+                async with DisputeEvidenceClient(sb.base_url, TOKEN, max_concurrency=16,
+                                                 rate_limit_per_hour=10**9) as client:  # fmt: skip
+                    await submit_step(store, client, opts)
+                    return client.stats.attempts
+
+            attempts = asyncio.run(send())
+        files = sum(len(d["files"]) for d in sb.snapshot().values())
+    finally:
+        sb.stop()
+    return attempts / n, files
+
+
+def packet_bench(n: int) -> None:
+    """Packet build time for a dispute with 3 documents, its bytes, and requests per dispute
+    in `files` and `packet` modes on the same inbox."""
+    from dispute_evidence.evidence.limits import PROFILES
+    from dispute_evidence.evidence.packet import Document, build_packet
+
+    heading(f"evidence: the packet, {n} disputes with 3 documents each (issue 28)")
+    with tempfile.TemporaryDirectory() as tmp:
+        inbox = Path(tmp) / "inbox"
+        make_inbox(inbox, n, files=(0, 0))
+        _documents(inbox, n)
+        times, sizes, pages = [], [], []
+        for i in range(n):
+            pid = f"dp_test_{i}"
+            docs = [Document(p.name, "image/jpeg" if p.suffix == ".jpg" else "application/pdf",
+                             p.read_bytes()) for p in sorted((inbox / "proofs").glob(f"{pid}_*"))]  # fmt: skip
+            names = [d.name for d in docs]
+            payload = {"products": [{"product_title": "Item", "price": 9.5, "quantity": 1,
+                                     "currency_code": "USD"}],
+                       "additional_evidence": {"order_number": str(5000 + i)},
+                       "merchant_profile": {"merchant_name": MERCHANT.merchant_name}}  # fmt: skip
+            t0 = time.perf_counter()
+            packet = build_packet(
+                lambda starts, pid=pid, payload=payload, names=names: summary_pdf(
+                    pid, payload, names, pages=starts
+                ),
+                docs,
+                PROFILES["default"],
+            )
+            times.append(time.perf_counter() - t0)
+            sizes.append(len(packet.body))
+            pages.append(packet.pages)
+        modes = {}
+        for upload in ("files", "packet"):
+            (Path(tmp) / upload / "blobs").mkdir(parents=True)
+            modes[upload] = _requests(inbox, Path(tmp) / upload / "s.sqlite3", upload, n)
+    times.sort()
+    figure("packet build: ms per dispute (median)", f"{statistics.median(times) * 1e3:.0f}")
+    figure("packet build: ms per dispute (p95)", f"{times[int(len(times) * 0.95)] * 1e3:.0f}")
+    figure("packet: bytes (median / max)", f"{int(statistics.median(sizes)):,} / {max(sizes):,}")
+    figure("packet: pages (median)", f"{statistics.median(pages):.0f}")
+    for upload, (per, files) in modes.items():
+        figure(f"requests per dispute, first send, upload = {upload}", f"{per:.2f}",
+               f"({files} files at the API)")  # fmt: skip
+    served = {u: int(5000 / per) for u, (per, _) in modes.items()}
+    figure("disputes a 5,000/hour budget serves (files / packet)",
+           f"{served['files']:,} / {served['packet']:,}")  # fmt: skip

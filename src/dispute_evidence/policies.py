@@ -5,9 +5,11 @@ aiohttp)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 Hold = Literal["none", "incomplete", "all"]
 Outcome = Literal["won", "lost", "open"]
@@ -96,3 +98,51 @@ class RetentionPolicy:
         return any(
             d is not None for d in (self.customer_data_days, self.reports_days, self.archive_days)
         )
+
+
+# -- [evidence] upload and limits (evidence/limits.py checks them; docs/packet.md) -------------
+Upload = Literal["files", "packet"]
+MB = 1_000_000
+PROFILE_NAMES = ("visa", "mastercard", "amex", "default")
+
+
+@dataclass(frozen=True)
+class LimitProfile:
+    name: str
+    max_pages: int  # all of one dispute's evidence together
+    max_total_bytes: int  # all of one dispute's evidence together
+    max_file_bytes: int  # any one file
+    max_files: int  # files one dispute may carry
+    max_image_side: int  # longest side of a placed image, pixels (300 DPI on A4: 3508)
+
+
+LIMIT_FIGURES = ("max_pages", "max_total_bytes", "max_file_bytes", "max_files", "max_image_side")
+PROFILES: dict[str, LimitProfile] = {
+    "default": LimitProfile("default", 49, 4_500_000, 5 * MB, 50, 3508),
+    "visa": LimitProfile("visa", 49, 4_500_000, 5 * MB, 50, 3508),
+    "mastercard": LimitProfile("mastercard", 19, 14_500_000, 14_500_000, 50, 3508),
+    "amex": LimitProfile("amex", 20, 25 * MB, 5 * MB, 5, 3508),
+}
+
+
+def profiles(overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, LimitProfile]:
+    """The built-in profiles with the configuration's figures laid over them."""
+    out = dict(PROFILES)
+    for name, figures in (overrides or {}).items():
+        base = out.get(name, PROFILES["default"])
+        out[name] = replace(base, name=name, **{k: int(v) for k, v in figures.items()})
+    return out
+
+
+@dataclass(frozen=True)
+class PacketPolicy:
+    """`[evidence] upload` and `limits`: what goes to the API, and against which limits."""
+
+    upload: Upload = "files"
+    limits: str = "auto"  # a profile name, or 'auto': from the card brand in the exports
+    profiles: Mapping[str, LimitProfile] = field(default_factory=lambda: dict(PROFILES))
+
+    def signature(self) -> str:
+        """What a generated PDF depends on here (a change may make a new one)."""
+        shape = repr((self.upload, self.limits, sorted(self.profiles.items())))
+        return hashlib.sha256(shape.encode()).hexdigest()

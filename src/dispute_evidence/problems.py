@@ -51,6 +51,9 @@ class ProblemKind(StrEnum):
     CASE_CE3 = "case_ce3"
     CASE_NO_CLAIMS = "case_no_claims"
     CASE_HELD = "case_held"
+    # the generated PDF and the packet (engine/generated.py)
+    PDF_NOT_MADE = "pdf_not_made"  # building one dispute's PDF failed: the run went on
+    OVER_NETWORK_LIMIT = "over_network_limit"  # what would go exceeds its limit profile: held
 
 
 @dataclass(frozen=True)

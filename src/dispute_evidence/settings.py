@@ -46,12 +46,17 @@ from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
 from dispute_evidence.names import did_you_mean
 from dispute_evidence.policies import (
+    LIMIT_FIGURES,
+    PROFILE_NAMES,
     AdvicePolicy,
     AlertPolicy,
     Hold,
+    PacketPolicy,
     ReadPolicy,
     RetentionPolicy,
     ReviewPolicy,
+    Upload,
+    profiles,
 )
 from dispute_evidence.settings_sources import (
     API_HINTS,
@@ -207,6 +212,39 @@ class EvidenceSection(_Section):
         from dispute_evidence.evidence.reading import ReadLimits  # only when a run needs it
 
         return ReadLimits(seconds=self.read_seconds, memory_mb=self.read_memory_mb)
+    upload: Upload = Field(
+        "files",
+        description="What goes to the API per dispute: 'files' (each matched document as it "
+        "is, plus the generated summary PDF) or 'packet' (one PDF: the letter, the data sheet "
+        "and every matched document; at most 2 requests on a dispute's first send).",
+    )
+    limits: Literal["auto", "visa", "mastercard", "amex", "default"] = Field(
+        "auto",
+        description="The card network limits what goes out is checked against (pages, MB, "
+        "files): 'auto' picks by the card brand in the payments export, else 'default'.",
+    )
+    limit_profiles: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="Figures laid over the built-in profiles, e.g. [evidence.limit_profiles."
+        "mastercard] max_pages = 19 (max_pages, max_total_bytes, max_file_bytes, max_files, "
+        "max_image_side); docs/packet.md lists the defaults and their sources.",
+    )
+
+    @field_validator("limit_profiles")
+    @classmethod
+    def _known_figures(cls, value: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+        for name, figures in value.items():
+            if name not in PROFILE_NAMES:
+                raise ValueError(
+                    f"{name!r} is not a profile: use one of {', '.join(PROFILE_NAMES)}"
+                )
+            if unknown := sorted(set(figures) - set(LIMIT_FIGURES)):
+                raise ValueError(f"[evidence.limit_profiles.{name}]: unknown {', '.join(unknown)} "
+                                 f"(known: {', '.join(LIMIT_FIGURES)})")  # fmt: skip
+        return value
+
+    def packet_policy(self) -> PacketPolicy:
+        return PacketPolicy(self.upload, self.limits, profiles(self.limit_profiles))
 
 
 class AdviceSection(_Section):

@@ -15,8 +15,10 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
         c.execute("DROP TABLE open_problems")
         c.execute("DROP TABLE status_history")
         c.execute("DROP TABLE alerts_sent")
+        c.execute("DROP TABLE generated_docs")
         for column in ("summary_input", "api_status", "api_status_at", "api_read_at", "api_due_by",
-                       "approved_hash", "approved_by", "approved_at"):  # fmt: skip
+                       "approved_hash", "approved_by", "approved_at", "material_hash",
+                       "generated_held"):  # fmt: skip
             c.execute(f"ALTER TABLE disputes DROP COLUMN {column}")
         c.execute("ALTER TABLE ingested_files DROP COLUMN inputs")
         c.execute("ALTER TABLE evidence_files DROP COLUMN kind")
@@ -44,6 +46,7 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
     assert "alerts_sent" in tables  # v6
     assert "sent_to" in columns and "sent_to" in kinds  # v7
     assert "matched" in kinds  # v8
+    assert "generated_docs" in tables and "material_hash" in columns  # v9
 
 
 def test_each_migration_is_frozen_as_written(tmp_path):

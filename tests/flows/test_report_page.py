@@ -93,7 +93,7 @@ def test_a_click_on_a_filter_shows_only_that_state_and_an_anchor_opens_its_dispu
     box = browser.rect(target)
     assert -1 <= box["y"] < 50  # the dispute's section is at the top of the window
     text = browser.js(f"document.querySelector('{target}').innerText")
-    assert "Evidence verdict" in text and "Evidence summary:" in text
+    assert "Evidence verdict" in text and "What the reviewer sees" in text
 
 
 def test_at_400_px_each_dispute_is_a_card_with_its_five_facts(sample_report, browser):

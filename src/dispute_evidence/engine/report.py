@@ -21,6 +21,7 @@ from dispute_evidence.engine.case import (
     pending_by_threshold,
 )
 from dispute_evidence.engine.history import history_columns, mark_history
+from dispute_evidence.engine.generated import LIMIT_HELD, api_version_words
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.preview import write_dry_run_preview
@@ -347,7 +348,9 @@ def state_problems(
         why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
         out.append(
             Problem(
-                ProblemKind.EVIDENCE_HELD
+                ProblemKind.OVER_NETWORK_LIMIT
+                if why.startswith(LIMIT_HELD)
+                else ProblemKind.EVIDENCE_HELD
                 if why.startswith("held:")
                 else ProblemKind(f"dispute_{d.status}"),
                 d.provider_dispute_id,
@@ -361,7 +364,8 @@ def state_problems(
     held = set(  # its files wait with it: the dispute's own problem says why
         disputes.loc[disputes["status"] == DisputeStatus.INCOMPLETE, "provider_dispute_id"]
     )
-    for f in files.loc[files["status"] != FileStatus.UPLOADED].itertuples(index=False):
+    sent = files["status"].isin([FileStatus.UPLOADED, FileStatus.IN_PACKET])  # in its packet
+    for f in files.loc[~sent].itertuples(index=False):
         if f.provider_dispute_id in held and f.status == FileStatus.PENDING:
             continue
         if f.provider_dispute_id in held_for_approval and f.status in OPEN_FILE:
@@ -424,9 +428,12 @@ def dispute_table(
     snap = Snapshot.read(store) if snap is None else snap
     disputes, files = store.dispute_rows(), snap.files
     # vectorised: a Python lambda per dispute was the report's largest cost after a year
-    counted = files.assign(uploaded=(files["status"] == FileStatus.UPLOADED).astype(int))
+    counted = files.assign(
+        uploaded=(files["status"] == FileStatus.UPLOADED).astype(int),
+        counted=(files["status"] != FileStatus.IN_PACKET).astype(int),  # those go in the packet
+    )
     per = counted.groupby("provider_dispute_id").agg(
-        files_uploaded=("uploaded", "sum"), files_total=("status", "count")
+        files_uploaded=("uploaded", "sum"), files_total=("counted", "sum")
     )
     table = (
         disputes.merge(per, left_on="provider_dispute_id", right_index=True, how="left")
@@ -555,6 +562,20 @@ def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) ->
         )
     table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
     table["delivery"], table["contradictions"] = delivery, contradictions
+    _add_generated(table, store)
+
+
+def _add_generated(table: pd.DataFrame, store: StateStore) -> None:
+    """Columns: which generated version the API holds (and whether it is current), and the
+    packet a reviewer sees (what the page links to)."""
+    history, state = store.generated_versions(), store.generated_state()
+    at_api, packets = [], []
+    for pid in table["provider_dispute_id"]:
+        made_from, material = state.get(pid, (None, None))
+        versions = history.get(pid, [])
+        at_api.append(api_version_words(versions, made_from, material))
+        packets.append(str(versions[-1]["packet_path"] or "") if versions else "")
+    table["generated_at_api"], table["packet_path"] = at_api, packets
 
 
 def _version(name: str) -> int:

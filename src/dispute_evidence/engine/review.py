@@ -103,7 +103,10 @@ class Candidate:
 
 
 def _is_summary(pid: str, file_name: str) -> bool:
-    return file_name.startswith(f"{pid}-evidence-summary") and file_name.endswith(".pdf")
+    """A generated PDF of ours (summary or packet): made from the evidence, so not part of it."""
+    return file_name.endswith(".pdf") and file_name.startswith(
+        (f"{pid}-evidence-summary", f"{pid}-evidence-packet")
+    )
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -403,7 +406,7 @@ def _sweep_words(pid: str, review: ReviewOutcome | None) -> str:
 
 def write_approval_preview(folder: Path, store: StateStore, held: Sequence[str]) -> None:
     """What approving each held dispute would send, as a dry run shows it: payloads/<id>.json,
-    file_matches.csv, and a copy of each one's summary PDF."""
+    file_matches.csv, a copy of each one's summary PDF and its packet (<id>-packet.pdf)."""
     if not held:
         return
     target = folder / PREVIEW
@@ -415,3 +418,8 @@ def write_approval_preview(folder: Path, store: StateStore, held: Sequence[str])
     for r in mine.itertuples(index=False):
         if _is_summary(str(r.provider_dispute_id), str(r.file_name)) and Path(r.path).is_file():
             shutil.copyfile(r.path, target / str(r.file_name))
+    versions = store.generated_versions()
+    for pid in held:  # the packet: exactly what the reviewer would see
+        packet = Path(str((versions.get(pid) or [{}])[-1].get("packet_path") or ""))
+        if packet.name and packet.is_file() and not packet.is_symlink():
+            shutil.copyfile(packet, target / f"{pid}-packet.pdf")

@@ -223,6 +223,7 @@ def run_options(
         summary_pdf=settings.evidence.summary_pdf,
         read_limits=settings.evidence.read_limits(),
         send_partial=settings.evidence.send_partial_orders,
+        packet=settings.evidence.packet_policy(),
         read_policy=settings.readback.policy(),
         review=settings.review.policy(),
         alerts=settings.alerts.policy(),

@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -80,6 +80,10 @@ disputes = Table(
     # v7: which API its evidence (submitted_hash, dispute_id, API statuses) was sent to: its
     # address and a fingerprint of the key, never the key (engine/store/apis.py)
     Column("sent_to", String(255)),
+    # v9: the facts the generated PDF states, hashed (a change here is material: a new
+    # version may go); the one line of the limit check that holds it (engine/generated.py)
+    Column("material_hash", String(64)),
+    Column("generated_held", Text),
     Index("disputes_by_status", "status"),
 )  # fmt: skip
 
@@ -100,6 +104,22 @@ evidence_files = Table(
     # v8: how the file was matched to its dispute: "name", or "content: names order 5003"
     Column("matched", Text),
     Index("files_by_status", "status"),
+)  # fmt: skip
+
+# v9: every generated PDF (the summary, or the packet) registered for a dispute: which version,
+# what it was made from, the facts it states (JSON), what it says it replaces, and the packet
+# a reviewer sees with it (engine/generated.py)
+generated_docs = Table(
+    "generated_docs", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("sha256", String(64), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("made_from", String(64)),
+    Column("material", Text),
+    Column("notice", Text),
+    Column("packet_path", Text),
+    Column("packet_pages", Integer),
+    Column("created_at", String(32)),
 )  # fmt: skip
 
 # v2: problems a person must fix, kept until the file that caused them is replaced (source:
@@ -284,4 +304,10 @@ def _v8(conn: Connection) -> None:
     _add_columns(conn, "evidence_files", {"matched": "TEXT"})
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8}
+def _v9(conn: Connection) -> None:
+    """Generated PDFs sent once (engine/generated.py): their versions and the facts they state."""
+    _add_columns(conn, "disputes", {"material_hash": "VARCHAR(64)", "generated_held": "TEXT"})
+    metadata.create_all(conn, tables=[generated_docs])
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8, 9: _v9}

@@ -27,6 +27,7 @@ from dispute_evidence.engine.store.base import (
     state_url,
 )
 from dispute_evidence.engine.store.disputes import Disputes
+from dispute_evidence.engine.store.generated import Generated
 from dispute_evidence.engine.store.locks import Locks
 from dispute_evidence.engine.store.readback import Readback
 from dispute_evidence.engine.store.records import Records
@@ -54,7 +55,16 @@ __all__ = [
 
 
 class StateStore(
-    Runs, Locks, Records, Disputes, Transitions, Readback, Reports, ApiLedger, StoreBase
+    Runs,
+    Locks,
+    Records,
+    Disputes,
+    Generated,
+    Transitions,
+    Readback,
+    Reports,
+    ApiLedger,
+    StoreBase,
 ):
     """Run state: ingested files and records, one row per dispute and per evidence file, runs."""
 

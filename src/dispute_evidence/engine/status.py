@@ -16,6 +16,8 @@
     File:     (new) -> pending | sending        ('sending' when a replaced state reconciles)
               pending | sending -> sending      (written before the request leaves)
               sending -> uploaded | rejected | pending
+              pending <-> in_packet             ([evidence] upload = "packet": the document goes
+                                                 inside the dispute's packet, not on its own)
 
 A new status is added here, in its enum and its moves; the store's named transitions refuse
 any other move loudly (IllegalTransition), so a wrong write fails in tests, not in reports.
@@ -42,6 +44,7 @@ class FileStatus(StrEnum):
     SENDING = "sending"
     UPLOADED = "uploaded"
     REJECTED = "rejected"
+    IN_PACKET = "in_packet"  # goes inside the dispute's packet (upload = "packet"), not alone
 
 
 D, F = DisputeStatus, FileStatus
@@ -63,7 +66,8 @@ FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
     F.SENDING: frozenset({F.PENDING, F.SENDING}),
     F.UPLOADED: frozenset({F.SENDING}),
     F.REJECTED: frozenset({F.SENDING}),
-    F.PENDING: frozenset({F.SENDING}),
+    F.PENDING: frozenset({F.SENDING, F.IN_PACKET}),
+    F.IN_PACKET: frozenset({F.PENDING}),
 }
 # Disputes still open to evidence (what they lack is worth adding).
 OPEN_DISPUTE = frozenset({D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL})

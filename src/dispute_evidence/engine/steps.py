@@ -19,6 +19,7 @@ import pandas as pd
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.engine.case import case_documents, keep_ce3
+from dispute_evidence.engine.generated import refresh_generated
 from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome
 from dispute_evidence.engine.state import StateStore, now_iso
@@ -33,8 +34,6 @@ from dispute_evidence.evidence.reading import (
     facts_from_cache,
     read_documents,
 )
-from dispute_evidence.evidence.sources import fact_sources
-from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
 from dispute_evidence.inbox import (
     ARCHIVE,
     PRIVATE,
@@ -58,6 +57,7 @@ from dispute_evidence.names import upload_name
 from dispute_evidence.policies import (
     AdvicePolicy,
     AlertPolicy,
+    PacketPolicy,
     ReadPolicy,
     RetentionPolicy,
     ReviewPolicy,
@@ -96,6 +96,7 @@ class RunOptions:
         shape = repr((self.mappings, self.dayfirst, self.zone))
         return hashlib.sha256(shape.encode()).hexdigest()
 
+    packet: PacketPolicy = field(default_factory=PacketPolicy)  # upload mode, network limits
     review: ReviewPolicy = field(default_factory=ReviewPolicy)  # what waits for approval
     alerts: AlertPolicy | None = None  # alerts about disputes at risk (None: none)
     advice: AdvicePolicy = field(default_factory=AdvicePolicy)  # fight or accept ([advice])
@@ -174,6 +175,7 @@ class PrepareOutcome:
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
     review: ReviewOutcome | None = None  # what waits for approval (engine/review.py)
     retention: RetentionOutcome | None = None  # what [retention] removed (or would)
+    pdf_problems: list[Problem] = field(default_factory=list)  # PDFs not made, over a limit
 
     def build_problems(self) -> list[Problem]:
         """Found by building payloads from every record: kept until the next build."""
@@ -185,7 +187,7 @@ class PrepareOutcome:
     def problems(self) -> list[Problem]:
         """This run's own findings about the files in the inbox now (kept ones come from the
         state: see StateStore.open_problems)."""
-        out = [i.problem() for i in self.file_issues if not i.dispute]
+        out = [i.problem() for i in self.file_issues if not i.dispute] + self.pdf_problems
         out += [
             Problem(ProblemKind.FILE_LEFT_IN_INBOX, path, why, file=path)
             for path, why in self.not_moved
@@ -386,8 +388,9 @@ def prepare_step(
         for f in files
     ]
     out.files_added = store.sync_files(rows)
-    if opts.summary_pdf:
-        out.summaries_added = refresh_summaries(store, blob_dir, records)
+    if opts.summary_pdf or opts.packet.upload == "packet":
+        made = refresh_generated(store, blob_dir, opts.packet, records)
+        out.summaries_added, out.pdf_problems = made.added, made.problems
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
     store.mark_evidence_seen(
@@ -473,53 +476,11 @@ def dispute_documents(store: StateStore, inbox: Path) -> dict[str, list[Document
 
 
 def is_summary(pid: str, file_name: str) -> bool:
-    return file_name.startswith(f"{pid}-evidence-summary") and file_name.endswith(".pdf")
-
-
-def refresh_summaries(
-    store: StateStore, blob_dir: Path, records: dict[str, pd.DataFrame] | None = None
-) -> int:
-    """Make each sent or due dispute's evidence summary PDF when what it shows may have changed
-    (its payload or its files); register it as a new file only when its bytes differ from
-    every version already there. Returns how many new versions were registered."""
-    names, documents = store.file_names(), case_documents(store)
-    rows, made, todo = [], {}, {}
-    for d in store.summary_work():
-        pid = d["provider_dispute_id"]
-        # sorted: the set of files is what the summary shows (registration order moves with
-        # every upload, and a reordered list would make a needless new version)
-        attached = sorted(n for n in names.get(pid, []) if not is_summary(pid, n))
-        made_from = hashlib.sha256(
-            "\n".join([GENERATOR, d["payload_hash"] or "", *attached]).encode()
-        ).hexdigest()
-        if made_from == d["summary_input"]:
-            continue  # nothing a reviewer would read changed: no PDF made, nothing uploaded
-        todo[pid] = (orjson.loads(d["payload"]), attached, made_from)
-    if todo:  # the letter's appendix names the file and row of each fact
-        where = fact_sources(
-            records or store.load_records(), {pid: t[0] for pid, t in todo.items()}
-        )
-    for pid, (payload, _attached, made_from) in todo.items():
-        # the documents as the verdict reads them (their stored kinds, what was read from them)
-        body = summary_pdf(pid, payload, documents.get(pid, []), where.get(pid))
-        sha = hashlib.sha256(body).hexdigest()
-        versions = [n for n in names.get(pid, []) if is_summary(pid, n)]
-        target = store_blob(blob_dir, body, sha, ".pdf")
-        rows.append(
-            {
-                "provider_dispute_id": pid,
-                "sha256": sha,
-                "file_name": summary_file_name(pid, len(versions) + 1),
-                "size": len(body),
-                "mime": "application/pdf",
-                "path": str(target),
-                "kind": "summary",
-            }
-        )
-        made[pid] = made_from
-    added = store.sync_files(rows)  # bytes already registered for a dispute are not added again
-    store.set_summary_inputs(made)
-    return added
+    """A generated PDF of ours: the evidence summary or the packet, any version."""
+    return file_name.endswith(".pdf") and (
+        file_name.startswith(f"{pid}-evidence-summary")
+        or file_name.startswith(f"{pid}-evidence-packet")
+    )
 
 
 async def submit_step(

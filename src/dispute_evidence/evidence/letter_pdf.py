@@ -6,21 +6,35 @@ file and row when the engine names them, else the kind of record (the orders exp
 from __future__ import annotations
 
 from typing import Any
-from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
 
+from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
 from dispute_evidence.names import visible
 
+TEXT_CHARS = 2000  # a sentence or source line longer than this is clipped with "…"
+
+fonts.register()
 _STYLES = getSampleStyleSheet()
-_TITLE = ParagraphStyle("lt", parent=_STYLES["Heading1"], fontSize=15, spaceAfter=2)
-_HEAD = ParagraphStyle("lh", parent=_STYLES["Heading2"], fontSize=11.5, spaceBefore=8, spaceAfter=3)
-_TEXT = ParagraphStyle("lb", parent=_STYLES["BodyText"], fontSize=10, leading=13.5, spaceAfter=3)
-_ITEM = ParagraphStyle("li", parent=_TEXT, leftIndent=10, bulletIndent=0)
+_TITLE = ParagraphStyle(
+    "lt", parent=_STYLES["Heading1"], fontName=fonts.BOLD, fontSize=15, spaceAfter=2
+)
+_HEAD = ParagraphStyle(
+    "lh",
+    parent=_STYLES["Heading2"],
+    fontName=fonts.BOLD,
+    fontSize=11.5,
+    spaceBefore=8,
+    spaceAfter=3,
+)
+_TEXT = ParagraphStyle(
+    "lb", parent=_STYLES["BodyText"], fontName=fonts.BODY, fontSize=10, leading=13.5, spaceAfter=3
+)
+_ITEM = ParagraphStyle("li", parent=_TEXT, leftIndent=10, bulletIndent=0, bulletFontName=fonts.BODY)
 _NOTE = ParagraphStyle(
     "ln", parent=_TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#555555")
 )
@@ -29,7 +43,10 @@ NO_CLAIMS = ("We hold no further facts that answer this dispute, so this letter 
 
 
 def _text(value: object) -> str:
-    return escape(visible(str(value)))
+    text = visible(str(value))
+    if len(text) > TEXT_CHARS:
+        text = text[: TEXT_CHARS - 1] + "…"
+    return fonts.markup(text)
 
 
 def _marked(s: Sentence, numbers: dict[str, int]) -> str:
@@ -101,6 +118,7 @@ def appendix_story(letter: Letter, sources: dict[str, str] | None) -> list[Any]:
         TableStyle(
             [
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("FONTNAME", (0, 0), (1, -1), fonts.BODY),
                 ("FONTSIZE", (0, 0), (1, -1), 8.5),  # plain cells: no line breaking to pay for
                 ("TEXTCOLOR", (0, 0), (1, -1), colors.HexColor("#555555")),
                 ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.HexColor("#DDDDDD")),

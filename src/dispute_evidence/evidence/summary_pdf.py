@@ -9,29 +9,55 @@ uploads nothing. At most 2 pages: long product or shipment lists are cut with "�
 from __future__ import annotations
 
 import io
+from contextvars import ContextVar
 from typing import Any
-from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
-from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import (
+    Flowable,
+    PageBreak,
+    Paragraph,
+    SimpleDocTemplate,
+    Spacer,
+    Table,
+    TableStyle,
+)
+from reportlab.platypus.doctemplate import LayoutError
 
+from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import CaseFacts, build_case, carrier_delivery, documents_named
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
 from dispute_evidence.names import visible
 
-GENERATOR = "dispute-evidence summary v3"  # part of the input hash: a new layout, a new version
+GENERATOR = "dispute-evidence summary v4"  # part of the input hash: a new layout, a new version
 MAX_ROWS = 12  # per table, to stay within 2 pages
+# How much of each cell and table the data sheet prints: (characters a cell, rows a table),
+# tried in order until the data sheet fits on DATA_SHEET_PAGES pages (a long carrier name or
+# AVS text is clipped with "…", never allowed to push the sheet past its promise or a table
+# row past a page, which reportlab refuses with a LayoutError).
+FIT_LEVELS = ((300, MAX_ROWS), (120, 8), (60, 5), (30, 3))
+DATA_SHEET_PAGES = 2
+_FIT: ContextVar[tuple[int, int]] = ContextVar("summary_fit", default=FIT_LEVELS[0])
 
+fonts.register()
 _STYLES = getSampleStyleSheet()
-_H1 = ParagraphStyle("h1", parent=_STYLES["Heading1"], fontSize=15, spaceAfter=2)
-_H2 = ParagraphStyle("h2", parent=_STYLES["Heading2"], fontSize=11.5, spaceBefore=7, spaceAfter=3)
-_BODY = ParagraphStyle("body", parent=_STYLES["BodyText"], fontSize=9, leading=11.5)
+_H1 = ParagraphStyle(
+    "h1", parent=_STYLES["Heading1"], fontName=fonts.BOLD, fontSize=15, spaceAfter=2
+)
+_H2 = ParagraphStyle(
+    "h2", parent=_STYLES["Heading2"], fontName=fonts.BOLD, fontSize=11.5, spaceBefore=7,
+    spaceAfter=3,
+)  # fmt: skip
+_BODY = ParagraphStyle(
+    "body", parent=_STYLES["BodyText"], fontName=fonts.BODY, fontSize=9, leading=11.5
+)
 _SMALL = ParagraphStyle("small", parent=_BODY, fontSize=8, textColor=colors.HexColor("#555555"))
+_NOTICE = ParagraphStyle("notice", parent=_BODY, fontName=fonts.BOLD, fontSize=9.5, leading=12)
 
 
 def summary_file_name(provider_dispute_id: str, version: int) -> str:
@@ -39,8 +65,14 @@ def summary_file_name(provider_dispute_id: str, version: int) -> str:
     return f"{provider_dispute_id}-evidence-summary{suffix}.pdf"
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, with "…" saying it was cut."""
+    return text if len(text) <= limit else text[: max(1, limit - 1)].rstrip() + "…"
+
+
 def _p(text: object, style: ParagraphStyle = _BODY) -> Paragraph:
-    return Paragraph(escape(visible(str(text))), style)
+    limit = _FIT.get()[0] if style is _BODY or style is _SMALL else 2 * _FIT.get()[0]
+    return Paragraph(fonts.markup(clip(visible(str(text)), limit)), style)
 
 
 def _money(amount: object, currency: object) -> str:
@@ -68,6 +100,7 @@ def _table(rows: list[list[object]], widths: list[float], header: bool = True) -
     ]
     if header:
         style.append(("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#DDEBF7")))
+        style.append(("FONTNAME", (0, 0), (-1, 0), fonts.BOLD))
     table.setStyle(TableStyle(style))
     return table
 
@@ -78,9 +111,11 @@ def _facts(pairs: list[tuple[str, object]]) -> Table | None:
 
 
 def _cut(rows: list[list[object]], what: str) -> list[list[object]]:
-    if len(rows) <= MAX_ROWS:
+    most = _FIT.get()[1]
+    if len(rows) <= most:
         return rows
-    return [*rows[:MAX_ROWS], [f"… and {len(rows) - MAX_ROWS} more {what}", "", "", ""]]
+    width = len(rows[0]) if rows else 1
+    return [*rows[:most], [f"… and {len(rows) - most} more {what}", *[""] * (width - 1)]]
 
 
 def delivery_words(s: dict[str, Any]) -> str:
@@ -95,22 +130,89 @@ def summary_pdf(
     payload: dict[str, Any],
     attached: list[str] | list[DocumentFacts],
     sources: dict[str, str] | None = None,
+    *,
+    notice: str | None = None,
+    pages: dict[str, int] | None = None,
 ) -> bytes:
     """The summary of one dispute's evidence; `attached`: the other files sent with it (their
     names, or what was read from them).
 
-    Page 1 is the rebuttal letter (evidence/letter.py), then the data sheet, then the letter's
-    sources (`sources`: where each kind of fact came from, e.g. the file and row). All three
-    read one case (evidence/case.py), so they cannot disagree on delivery, dates or amounts."""
+    Page 1 is the rebuttal letter (evidence/letter.py), then the data sheet (at most
+    DATA_SHEET_PAGES pages, cells clipped to fit), then the letter's sources (`sources`: where
+    each kind of fact came from, e.g. the file and row). All three read one case
+    (evidence/case.py), so they cannot disagree on delivery, dates or amounts. `notice`: what
+    this version replaces and why, on top of page 1; `pages`: each attached document's first
+    page in the packet."""
     case = build_case(payload, documents_named(attached))
+    merchant = dict(payload.get("merchant_profile") or {})
+    letter = letter_for(case)
+    body = b""
+    for level in FIT_LEVELS:
+        token = _FIT.set(level)
+        try:
+            start, end = _Mark(), _Mark()
+            story: list[Any] = [
+                *_notice(notice),
+                *letter_story(provider_dispute_id, letter, payload),
+            ]
+            story += [
+                PageBreak(),
+                start,
+                *_data_sheet(provider_dispute_id, payload, case, pages),
+                end,
+            ]
+            if appendix := appendix_story(letter, sources):
+                story += [PageBreak(), *appendix]
+            body = _render(story, provider_dispute_id, merchant)
+        except LayoutError:
+            if level == FIT_LEVELS[-1]:
+                raise
+            continue
+        finally:
+            _FIT.reset(token)
+        if end.page - start.page + 1 <= DATA_SHEET_PAGES:
+            break
+    return body
+
+
+class _Mark(Flowable):  # type: ignore[misc]
+    """An invisible mark that remembers the page it landed on (the data sheet's length)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.width = self.height = 0
+        self.page = 0
+
+    def draw(self) -> None:
+        self.page = self.canv.getPageNumber()
+
+
+def _notice(notice: str | None) -> list[Any]:
+    if not notice:
+        return []
+    box = Table([[_p(notice, _NOTICE)]], colWidths=[174 * mm], hAlign="LEFT")
+    box.setStyle(
+        TableStyle(
+            [
+                ("BOX", (0, 0), (-1, -1), 0.75, colors.HexColor("#B26B00")),
+                ("BACKGROUND", (0, 0), (-1, -1), colors.HexColor("#FFF4E0")),
+            ]
+        )
+    )
+    return [box, Spacer(1, 3 * mm)]
+
+
+def _data_sheet(
+    provider_dispute_id: str,
+    payload: dict[str, Any],
+    case: CaseFacts,
+    pages: dict[str, int] | None,
+) -> list[Any]:
+    attached = [d.name for d in case.documents]
     extra = dict(payload.get("additional_evidence") or {})
     dispute = dict(extra.get("dispute") or {})
     merchant = dict(payload.get("merchant_profile") or {})
-    letter = letter_for(case)
-    attached = [d.name for d in case.documents]
     story: list[Any] = [
-        *letter_story(provider_dispute_id, letter, payload),
-        PageBreak(),
         _p(f"Evidence summary: dispute {provider_dispute_id}", _H1),
         _p(
             f"Order {extra.get('order_number', '')}"
@@ -128,10 +230,8 @@ def summary_pdf(
     story += _payment_section(extra)
     story += _shipping_section(extra, case)
     story += _customer_section(extra)
-    story += _files_section(attached)
-    if appendix := appendix_story(letter, sources):
-        story += [PageBreak(), *appendix]
-    return _render(story, provider_dispute_id, merchant)
+    story += _files_section(attached, pages)
+    return story
 
 
 def _section(title: str, *flowables: Any) -> list[Any]:
@@ -193,7 +293,7 @@ def _payment_section(extra: dict[str, Any]) -> list[Any]:
     return _section(
         "Payment checks",
         _table(
-            [["Charge", "Card", "AVS address", "AVS postcode", "CVC"], *checks[:MAX_ROWS]],
+            [["Charge", "Card", "AVS address", "AVS postcode", "CVC"], *_cut(checks, "charges")],
             [55 * mm, 35 * mm, 27 * mm, 27 * mm, 26 * mm],
         )
         if checks
@@ -244,10 +344,11 @@ def _customer_section(extra: dict[str, Any]) -> list[Any]:
     )
 
 
-def _files_section(attached: list[str]) -> list[Any]:
-    files: list[list[object]] = [[name] for name in attached[:MAX_ROWS]]
-    if len(attached) > MAX_ROWS:
-        files.append([f"… and {len(attached) - MAX_ROWS} more"])
+def _files_section(attached: list[str], pages: dict[str, int] | None = None) -> list[Any]:
+    def shown(name: str) -> str:
+        return f"{name} (page {pages[name]})" if pages and name in pages else name
+
+    files = _cut([[shown(name)] for name in attached], "files")
     return _section(
         "Files attached to this dispute",
         _table(files, [170 * mm], header=False) if files else _p("None besides this summary."),

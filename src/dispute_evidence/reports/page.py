@@ -126,6 +126,7 @@ _FACTS = [
     ("visa_ce3", "Visa CE 3.0"),
     ("letter", "Rebuttal letter"),
     ("file_problems", "File problems"),
+    ("generated_at_api", "Generated PDF at the API"),
     ("api_status", "Status at the API"),
     ("dispute_id", "API dispute id"),
     ("last_error", "Last error"),
@@ -208,9 +209,12 @@ def dispute_views(
                 facts=[(title, v) for key, title in _FACTS if (v := cell(Column(key, title), row))],
                 files=inputs.files.get(pid, []),
                 todo=inputs.todo.get(pid, []),
-                pdf=_copy_pdf(inputs.paths.get((pid, summary), ""), folder, summary)
-                if summary
-                else "",
+                pdf=_copy_pdf(str(row.get("packet_path") or ""), folder, f"{pid}-packet.pdf")
+                or (
+                    _copy_pdf(inputs.paths.get((pid, summary), ""), folder, summary)
+                    if summary
+                    else ""
+                ),
                 late=days is not None and days == days and int(days) < 3,
                 needs=bool(row.get("needs_something")),
             )

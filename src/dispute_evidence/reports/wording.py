@@ -57,6 +57,8 @@ HEADING = {
     K.CASE_CE3: "Visa Compelling Evidence 3.0",
     K.CASE_NO_CLAIMS: "Rebuttal letters that make no claim",
     K.CASE_HELD: "Disputes held under your fight threshold",
+    K.PDF_NOT_MADE: "Evidence PDFs that could not be made",
+    K.OVER_NETWORK_LIMIT: "Disputes held: over the card network's limits",
 }
 
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
@@ -115,6 +117,11 @@ WHAT_TO_DO = {
                  "deadline to send them.",
     K.CASE_CE3: "Nothing: advice. Capture the buyer's IP address or device ID at checkout and export "
                 "it (columns customer_ip, device_id) so more fraud disputes qualify.",
+    K.PDF_NOT_MADE: "Check the value the problem names (re-save the file it came from) and drop it "
+                    "again; the dispute's other evidence and every other dispute went on.",
+    K.OVER_NETWORK_LIMIT: "Make the largest documents the problem names smaller (fewer pages, a "
+                          "smaller scan) and drop them again, or pick another profile under "
+                          "[evidence] limits; nothing of it is sent over the limit.",
 }  # fmt: skip
 
 # Problems a person has to act on (the others resolve themselves: the next run does it).

@@ -51,6 +51,7 @@ DISPUTE_COLUMNS = {
     "files_total": "Files matched",
     "file_problems": "File problems",
     "summary_pdf": "Summary PDF (current)",
+    "generated_at_api": "Generated PDF at the API",
     "detail": "Detail",
     "status": "status (code)",
     "dispute_id": "API dispute id",

@@ -1,0 +1,298 @@
+"""Generated PDFs go once: the letter and data sheet (or the packet) reach the API once per
+dispute, and again only when a fact they state changed materially; at most one superseding
+version in all, which says on page 1 what it replaces and why.
+
+The design (docs/packet.md):
+- A version that has not left yet (its file row still `pending`) is replaced freely: a dispute
+  held for approval or edited before its first send piles nothing up.
+- Once a version was sent (`uploaded`, or `sending`: it may have landed), a new one is made
+  only when the *material* facts changed: the evidence (products, delivery, payment checks,
+  amounts, dates, the customer as entered) or the set of documents. The merchant's name or
+  website and our own wording are cosmetic: the evidence JSON carries them, no PDF is made.
+- At most one superseding version (v2); later material changes go in the evidence JSON only,
+  and the report says the API's PDF is not current.
+- The packet (evidence/packet.py) is built for every dispute, in both upload modes: in `packet`
+  mode it is the one file uploaded (its documents are `in_packet`, never sent alone); in
+  `files` mode it is what the report shows for review, and the summary PDF is uploaded.
+- What would go out is checked against the dispute's limit profile first (evidence/limits.py);
+  over it, the dispute is held with one line, or, when already sent, the new version is not.
+- Building one dispute's PDF never stops the run: that dispute gets a problem line.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.status import DisputeStatus as D
+from dispute_evidence.engine.status import FileStatus as F
+from dispute_evidence.engine.store.generated import GENERATED_KINDS
+from dispute_evidence.evidence.limits import (
+    LIMIT_HELD,
+    Item,
+    PacketPolicy,
+    over_limit,
+    profile_for,
+)
+
+__all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated"]
+from dispute_evidence.evidence.packet import (
+    PACKET_VERSION,
+    Document,
+    Packet,
+    build_packet,
+    count_pages,
+)
+from dispute_evidence.evidence.sources import fact_sources
+from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
+from dispute_evidence.inbox import store_blob
+from dispute_evidence.problems import Problem, ProblemKind
+
+log = logging.getLogger("dispute_evidence.generated")
+COSMETIC = frozenset({"merchant_profile"})  # payload keys a reviewer's decision does not rest on
+SENT = frozenset({F.UPLOADED, F.SENDING})  # a version that went (or may have)
+_WORDS = {
+    "dispute": "the dispute's amount, currency or reason",
+    "shipments": "the delivery facts",
+    "shipping_tracking_numbers": "the tracking numbers",
+    "products": "the order's lines",
+    "payments": "the payment checks",
+    "visa_ce3": "the Visa CE 3.0 evidence",
+}
+
+
+@dataclass
+class GeneratedOutcome:
+    added: int = 0  # new versions registered
+    held: dict[str, str] = field(default_factory=dict)  # {dispute: the limit line}
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class _Made:
+    body: bytes
+    kind: str
+    packet: Packet
+    over: str | None
+
+
+def packet_file_name(pid: str, version: int) -> str:
+    suffix = "" if version <= 1 else f"-v{version}"
+    return f"{pid}-evidence-packet{suffix}.pdf"
+
+
+def material_facts(payload: dict[str, Any], docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a reviewer's decision rests on: the evidence less the cosmetic, and the documents."""
+    facts = {k: v for k, v in payload.items() if k not in COSMETIC}
+    facts["documents"] = {d["file_name"]: d["sha256"][:16] for d in docs}
+    return facts
+
+
+def _digest(facts: dict[str, Any]) -> tuple[str, str]:
+    text = orjson.dumps(facts, option=orjson.OPT_SORT_KEYS).decode()
+    return text, hashlib.sha256(text.encode()).hexdigest()
+
+
+def why_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """What changed between two material fact sets, in words for page 1."""
+    said: list[str] = []
+    before, after = old.get("documents") or {}, new.get("documents") or {}
+    if added := sorted(n for n in after if n not in before):
+        said.append("new document" + ("s: " if len(added) > 1 else ": ") + ", ".join(added))
+    if gone := sorted(n for n in before if n not in after):
+        said.append("document" + ("s" if len(gone) > 1 else "") + " withdrawn: " + ", ".join(gone))
+    if replaced := sorted(n for n in after if n in before and before[n] != after[n]):
+        said.append("document replaced: " + ", ".join(replaced))
+    flat_old = {**old, **(old.get("additional_evidence") or {})}
+    flat_new = {**new, **(new.get("additional_evidence") or {})}
+    for key in sorted(set(flat_old) | set(flat_new)):
+        if key in ("documents", "additional_evidence") or flat_old.get(key) == flat_new.get(key):
+            continue
+        said.append(_WORDS.get(key, "the " + key.replace("_", " ")) + " changed")
+    return "; ".join(said) or "the facts it states changed"
+
+
+def refresh_generated(
+    store: StateStore,
+    blob_dir: Path,
+    policy: PacketPolicy,
+    records: dict[str, pd.DataFrame] | None = None,
+) -> GeneratedOutcome:
+    """Make each due dispute's generated PDF and packet when what they rest on changed."""
+    out = GeneratedOutcome()
+    store.pack_documents(policy.upload == "packet")
+    files, versions = store.files_by_dispute(), store.generated_versions()
+    todo: list[tuple[dict[str, Any], list[dict[str, Any]], str]] = []
+    for d in store.generated_work():
+        pid = d["provider_dispute_id"]
+        docs = [f for f in files.get(pid, []) if f["kind"] not in GENERATED_KINDS
+                and f["status"] != F.REJECTED]  # fmt: skip
+        made_from = _made_from(d, docs, policy)
+        if made_from != d["summary_input"]:
+            todo.append((d, docs, made_from))
+        elif d["generated_held"]:  # still over: a rebuild may have released it
+            store.hold_over_limit(pid, d["generated_held"])
+            out.held[pid] = d["generated_held"]
+    payloads = {d["provider_dispute_id"]: orjson.loads(d["payload"]) for d, _, _ in todo}
+    where = fact_sources(records or store.load_records(), payloads) if todo else {}
+    made: dict[str, tuple[str, str | None, str | None]] = {}
+    for d, docs, made_from in todo:
+        pid = d["provider_dispute_id"]
+        held, material = _one(store, blob_dir, policy, out, d, payloads[pid], docs,
+                              versions.get(pid, []), where.get(pid), made_from)  # fmt: skip
+        if material is not None:
+            made[pid] = (made_from, material, held)
+    store.set_generated_inputs(made)
+    return out
+
+
+def _made_from(d: dict[str, Any], docs: list[dict[str, Any]], policy: PacketPolicy) -> str:
+    parts = [GENERATOR, PACKET_VERSION, policy.signature(), d["payload_hash"] or ""]
+    parts += [f"{f['file_name']}:{f['sha256']}" for f in docs]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _one(
+    store: StateStore,
+    blob_dir: Path,
+    policy: PacketPolicy,
+    out: GeneratedOutcome,
+    d: dict[str, Any],
+    payload: dict[str, Any],
+    docs: list[dict[str, Any]],
+    history: list[dict[str, Any]],
+    sources: dict[str, str] | None,
+    made_from: str,
+) -> tuple[str | None, str | None]:
+    """(the limit line holding it or None, its material hash; None when nothing was decided)."""
+    pid = d["provider_dispute_id"]
+    material_text, material = _digest(material_facts(payload, docs))
+    sent = [v for v in history if v["status"] in SENT]
+    if sent and (_digest(orjson.loads(sent[-1]["material"]))[1] == material or len(sent) >= 2):
+        return None, material  # cosmetic, or the one superseding version already went
+    version = len(sent) + 1
+    notice = None
+    if sent:
+        why = why_changed(orjson.loads(sent[-1]["material"]), orjson.loads(material_text))
+        notice = (f"This version replaces {sent[-1]['file_name']}, sent earlier, because {why}. "
+                  "It is the last version of this document; read it in place of the earlier one.")  # fmt: skip
+    try:
+        built = _build(pid, payload, docs, sources, notice, policy)
+    except Exception as exc:  # one dispute's PDF never stops the run
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise  # a full disk stops the run with its own exit code
+        log.warning("%s: evidence PDF not made: %r", pid, exc)
+        out.problems.append(_not_made(pid, exc))
+        return None, None
+    if built.over is not None:
+        return _over(store, out, d, built.over), material
+    if d["status"] == D.INCOMPLETE:
+        store.release_limit_hold(pid)
+    _register(store, blob_dir, out, pid, version, built, material_text, notice, made_from)
+    return None, material
+
+
+def _build(
+    pid: str,
+    payload: dict[str, Any],
+    docs: list[dict[str, Any]],
+    sources: dict[str, str] | None,
+    notice: str | None,
+    policy: PacketPolicy,
+) -> _Made:
+    profile = profile_for(payload, policy.limits, dict(policy.profiles))
+    attached = [f["file_name"] for f in docs]
+    documents = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes())
+                 for f in docs]  # fmt: skip
+    if policy.upload == "packet":
+        packet = build_packet(
+            lambda pages: summary_pdf(pid, payload, attached, sources, notice=notice, pages=pages),
+            documents,
+            profile,
+        )
+        return _Made(packet.body, "packet", packet, packet.over)
+    summary = summary_pdf(pid, payload, attached, sources, notice=notice)
+    packet = build_packet(lambda _: summary, documents, profile, lenient=True)
+    pages = count_pages(summary)
+    items = [Item("the letter and data sheet", len(summary), pages)]
+    items += [Item(f["file_name"], int(f["size"]), i.pages)
+              for f, i in zip(docs, packet.items[1:], strict=True)]  # fmt: skip
+    return _Made(summary, "summary", packet, over_limit(profile, items))
+
+
+def _over(store: StateStore, out: GeneratedOutcome, d: dict[str, Any], line: str) -> str | None:
+    pid = d["provider_dispute_id"]
+    if d["status"] == D.SUBMITTED:  # what went stays; the new version is not sent over
+        out.problems.append(Problem(ProblemKind.OVER_NETWORK_LIMIT, pid,
+                                    "new version not sent: " + line.removeprefix("held: "),
+                                    dispute=pid))  # fmt: skip
+        return None
+    store.hold_over_limit(pid, line)
+    out.held[pid] = line
+    return line
+
+
+def _register(
+    store: StateStore,
+    blob_dir: Path,
+    out: GeneratedOutcome,
+    pid: str,
+    version: int,
+    built: _Made,
+    material_text: str,
+    notice: str | None,
+    made_from: str,
+) -> None:
+    sha = hashlib.sha256(built.body).hexdigest()
+    target = store_blob(blob_dir, built.body, sha, ".pdf")
+    packet_sha = hashlib.sha256(built.packet.body).hexdigest()
+    packet_path = store_blob(blob_dir, built.packet.body, packet_sha, ".pdf")
+    name = (packet_file_name if built.kind == "packet" else summary_file_name)(pid, version)
+    file_row = {"provider_dispute_id": pid, "sha256": sha, "file_name": name,
+                "size": len(built.body), "mime": "application/pdf", "path": str(target),
+                "kind": built.kind}  # fmt: skip
+    doc_row = {"provider_dispute_id": pid, "sha256": sha, "version": version,
+               "made_from": made_from, "material": material_text, "notice": notice,
+               "packet_path": str(packet_path), "packet_pages": built.packet.pages}  # fmt: skip
+    out.added += int(store.register_generated(file_row, doc_row))
+
+
+def _not_made(pid: str, exc: Exception) -> Problem:
+    what = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    return Problem(
+        ProblemKind.PDF_NOT_MADE,
+        pid,
+        f"its evidence PDF could not be made ({what}); its evidence JSON and every other "
+        "dispute went on, and the next run tries again",
+        dispute=pid,
+    )
+
+
+def api_version_words(
+    history: list[dict[str, Any]], made_from: str | None, material: str | None
+) -> str:
+    """Which generated version the API holds, and whether it is current, for the report."""
+    sent = [v for v in history if v["status"] == F.UPLOADED]
+    going = [v for v in history if v["status"] == F.SENDING]
+    waiting = [v for v in history if v["status"] == F.PENDING]
+    if not sent:
+        if going:
+            return f"v{going[-1]['version']} being sent (checked at the API next run)"
+        return f"v{waiting[-1]['version']} not sent yet" if waiting else ""
+    held = sent[-1]
+    words = f"v{held['version']} at the API"
+    if waiting:
+        return f"{words}; v{waiting[-1]['version']} waiting to be sent"
+    if held["made_from"] == made_from:
+        return f"{words} (current)"
+    if material is not None and _digest(orjson.loads(held["material"]))[1] == material:
+        return f"{words} (current facts; a cosmetic change went in the evidence JSON only)"
+    return f"{words} (not current: the one new version allowed was sent; later facts are in the evidence JSON)"

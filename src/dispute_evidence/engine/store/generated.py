@@ -1,0 +1,174 @@
+"""The generated PDFs' rows (engine/generated.py): versions, what each states, the limit hold,
+and which documents go inside a packet rather than on their own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import and_, bindparam, delete, or_, select
+
+from dispute_evidence.engine.schema import disputes, evidence_files, generated_docs
+from dispute_evidence.engine.status import DisputeStatus as D
+from dispute_evidence.engine.status import FileStatus as F
+from dispute_evidence.engine.store.base import StoreBase, now_iso
+
+GENERATED_KINDS = ("summary", "packet")
+# a dispute held by the limit check may be released by it; other holds are not its to lift
+LIMIT_HOLDS_FROM = (D.PENDING, D.AWAITING_APPROVAL, D.REJECTED, D.NOT_FOUND)
+
+
+class Generated(StoreBase):
+    """Rows of generated PDFs and the documents they carry."""
+
+    def generated_work(self) -> list[dict[str, Any]]:
+        """Disputes whose generated PDF may be due: to be sent, sent, waiting for approval,
+        or held by the limit check, before their deadline."""
+        c_ = disputes.c
+        q = select(
+            c_.provider_dispute_id, c_.payload, c_.payload_hash, c_.summary_input,
+            c_.material_hash, c_.status, c_.generated_held,
+        ).where(
+            or_(
+                c_.status.in_((D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL)),
+                and_(c_.status == D.INCOMPLETE, c_.generated_held.is_not(None)),
+            ),
+            c_.payload.is_not(None),
+            or_(c_.response_due_by.is_(None), c_.response_due_by > now_iso()),
+        )  # fmt: skip
+        with self.engine.connect() as c:
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    def generated_state(self) -> dict[str, tuple[str | None, str | None]]:
+        """{dispute: (what its generated PDF would be made from now, its material hash)}."""
+        q = select(disputes.c.provider_dispute_id, disputes.c.summary_input,
+                   disputes.c.material_hash)  # fmt: skip
+        with self.engine.connect() as c:
+            return {pid: (made, material) for pid, made, material in c.execute(q)}
+
+    def files_by_dispute(self) -> dict[str, list[dict[str, Any]]]:
+        """{dispute: its evidence file rows}, in one query."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        q = select(evidence_files).order_by(
+            evidence_files.c.provider_dispute_id, evidence_files.c.file_name
+        )
+        with self.engine.connect() as c:
+            for r in c.execute(q).mappings():
+                out.setdefault(r["provider_dispute_id"], []).append(dict(r))
+        return out
+
+    def generated_versions(self) -> dict[str, list[dict[str, Any]]]:
+        """{dispute: its generated PDFs, oldest first, with their file's status and name}."""
+        g, f = generated_docs.c, evidence_files.c
+        q = (
+            select(generated_docs, f.status, f.file_name, f.path)
+            .join(
+                evidence_files,
+                and_(f.provider_dispute_id == g.provider_dispute_id, f.sha256 == g.sha256),
+                isouter=True,
+            )
+            .order_by(g.provider_dispute_id, g.version, g.created_at)
+        )
+        out: dict[str, list[dict[str, Any]]] = {}
+        with self.engine.connect() as c:
+            for r in c.execute(q).mappings():
+                out.setdefault(r["provider_dispute_id"], []).append(dict(r))
+        return out
+
+    def register_generated(self, file_row: dict[str, Any], doc_row: dict[str, Any]) -> bool:
+        """Register a new generated PDF in place of any of its dispute's not yet sent (still
+        'pending'): those never left, so they are replaced, not piled up. One transaction.
+        Returns whether a new file row was added (the same bytes are never added twice)."""
+        pid, stamp = file_row["provider_dispute_id"], now_iso()
+        with self.engine.begin() as c:
+            unsent = select(evidence_files.c.sha256).where(
+                evidence_files.c.provider_dispute_id == pid,
+                evidence_files.c.kind.in_(GENERATED_KINDS),
+                evidence_files.c.status == F.PENDING,
+                evidence_files.c.sha256 != file_row["sha256"],
+            )
+            gone = [r[0] for r in c.execute(unsent)]
+            if gone:
+                for table in (generated_docs, evidence_files):
+                    c.execute(
+                        delete(table).where(
+                            table.c.provider_dispute_id == pid, table.c.sha256.in_(gone)
+                        )
+                    )
+            known = c.execute(
+                select(evidence_files.c.status).where(
+                    evidence_files.c.provider_dispute_id == pid,
+                    evidence_files.c.sha256 == file_row["sha256"],
+                )
+            ).first()
+            if known is None:
+                c.execute(
+                    evidence_files.insert().values(**file_row, status=F.PENDING, updated_at=stamp)
+                )
+            c.execute(delete(generated_docs).where(
+                generated_docs.c.provider_dispute_id == pid,
+                generated_docs.c.sha256 == file_row["sha256"],
+            ))  # fmt: skip
+            c.execute(generated_docs.insert().values(**doc_row, created_at=stamp))
+        return known is None
+
+    def set_generated_inputs(self, made: dict[str, tuple[str, str | None, str | None]]) -> None:
+        """{dispute: (made from, material hash, the limit line that holds it or None)}."""
+        if not made:
+            return
+        stmt = (
+            disputes.update()
+            .where(disputes.c.provider_dispute_id == bindparam("pid"))
+            .values(
+                summary_input=bindparam("made_from"),
+                material_hash=bindparam("material"),
+                generated_held=bindparam("held"),
+            )
+        )
+        rows = [
+            {"pid": k, "made_from": m, "material": h, "held": x} for k, (m, h, x) in made.items()
+        ]
+        with self.engine.begin() as c:
+            c.execute(stmt, rows)
+
+    def hold_over_limit(self, pid: str, line: str) -> None:
+        """Not sent: what would go is over its network's limit (`line` says how)."""
+        with self.engine.begin() as c:
+            c.execute(
+                disputes.update()
+                .where(
+                    disputes.c.provider_dispute_id == pid,
+                    disputes.c.status.in_(LIMIT_HOLDS_FROM),
+                )
+                .values(status=D.INCOMPLETE, detail=line, generated_held=line, updated_at=now_iso())
+            )
+
+    def release_limit_hold(self, pid: str) -> None:
+        """It fits now: back to pending (only a hold the limit check made)."""
+        with self.engine.begin() as c:
+            c.execute(
+                disputes.update()
+                .where(
+                    disputes.c.provider_dispute_id == pid,
+                    disputes.c.status == D.INCOMPLETE,
+                    disputes.c.generated_held.is_not(None),
+                )
+                .values(status=D.PENDING, detail=None, generated_held=None, updated_at=now_iso())
+            )
+
+    def pack_documents(self, packet: bool) -> int:
+        """Documents not yet sent go inside the packet (`packet`) or on their own again."""
+        frm, to = (F.PENDING, F.IN_PACKET) if packet else (F.IN_PACKET, F.PENDING)
+        with self.engine.begin() as c:
+            return int(
+                c.execute(
+                    evidence_files.update()
+                    .where(
+                        evidence_files.c.status == frm,
+                        or_(
+                            evidence_files.c.kind.is_(None),
+                            evidence_files.c.kind.not_in(GENERATED_KINDS),
+                        ),
+                    )
+                    .values(status=to, updated_at=now_iso())
+                ).rowcount
+            )

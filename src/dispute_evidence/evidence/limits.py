@@ -1,0 +1,115 @@
+"""What the card networks accept for one dispute's evidence, and the check against it.
+
+A processor forwards a dispute's evidence to the network, which refuses (or charges for) a
+packet over its limits after the one-shot submission, when nothing can be fixed. So what would
+go out (the packet, or the files and the generated PDF together) is checked before anything is
+sent; over a limit, the dispute is held with one line naming the limit, the total and the
+largest documents. It is never truncated, never sent over.
+
+Default figures (docs/packet.md says where each comes from; `[evidence.limit_profiles]`
+overrides them): Stripe's as `default` and for Visa (5 MB a file, about 4.5 MB in all, fewer
+than 50 pages a file), Mastercard's 19 pages and 14.5 MB at 300 DPI, Amex's 5 files of 5 MB,
+25 MB and 20 pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dispute_evidence.policies import (
+    LIMIT_FIGURES,
+    PROFILE_NAMES,
+    PROFILES,
+    LimitProfile,
+    PacketPolicy,
+    Upload,
+    profiles,
+)
+
+__all__ = [
+    "LIMIT_FIGURES",
+    "LIMIT_HELD",
+    "PROFILES",
+    "PROFILE_NAMES",
+    "Item",
+    "LimitProfile",
+    "PacketPolicy",
+    "Upload",
+    "card_brand",
+    "over_limit",
+    "profile_for",
+    "profiles",
+]
+
+MB = 1_000_000
+LIMIT_HELD = "held: over the "  # how the one line starts (the report words it by this)
+
+_BRANDS = {
+    "visa": "visa",
+    "mastercard": "mastercard",
+    "master card": "mastercard",
+    "mc": "mastercard",
+    "maestro": "mastercard",
+    "amex": "amex",
+    "american express": "amex",
+    "americanexpress": "amex",
+}
+
+
+def card_brand(payload: dict[str, Any]) -> str:
+    """The disputed card's brand as the payments export gives it ('' when none does)."""
+    extra = payload.get("additional_evidence") or {}
+    for charge in extra.get("payments") or []:
+        brand = str(charge.get("card_brand") or "").strip()
+        if brand:
+            return brand
+    return ""
+
+
+def profile_for(
+    payload: dict[str, Any], choice: str, known: dict[str, LimitProfile]
+) -> LimitProfile:
+    """`choice` ('auto': from the card brand in the exports, else 'default')."""
+    if choice != "auto":
+        return known[choice]
+    name = _BRANDS.get(card_brand(payload).lower(), "default")
+    return known.get(name, known["default"])
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing that would go out: a document, the generated PDF, or the packet."""
+
+    name: str
+    size: int
+    pages: int
+
+
+def _mb(size: int) -> str:
+    return f"{size / MB:.1f} MB"
+
+
+def over_limit(profile: LimitProfile, items: list[Item]) -> str | None:
+    """None when `items` fit `profile`; else the one line: limit, total, largest documents."""
+    pages, total = sum(i.pages for i in items), sum(i.size for i in items)
+    biggest = max(items, key=lambda i: i.size, default=None)
+    found: list[str] = []
+    if pages > profile.max_pages:
+        found.append(f"{pages} pages against at most {profile.max_pages}")
+    if total > profile.max_total_bytes:
+        found.append(f"{_mb(total)} against at most {_mb(profile.max_total_bytes)} in all")
+    if biggest is not None and biggest.size > profile.max_file_bytes:
+        found.append(
+            f"{biggest.name} is {_mb(biggest.size)}, over {_mb(profile.max_file_bytes)} a file"
+        )
+    if len(items) > profile.max_files:
+        found.append(f"{len(items)} files against at most {profile.max_files}")
+    if not found:
+        return None
+    largest = sorted(items, key=lambda i: (-i.size, -i.pages, i.name))[:3]
+    shown = ", ".join(f"{i.name} ({i.pages} p., {_mb(i.size)})" for i in largest)
+    return (
+        f"{LIMIT_HELD}{profile.name} limit: {'; '.join(found)} "
+        f"({pages} pages, {_mb(total)} in all); largest: {shown}; nothing was sent over the limit"
+    )

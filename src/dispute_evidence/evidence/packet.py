@@ -1,0 +1,245 @@
+"""The packet: one PDF per dispute holding what the issuer's reviewer will see, in order.
+
+The generated PDF (the letter, the data sheet, the sources) comes first, then every matched
+document: a PDF's own pages, an image placed on an A4 page under its file name. The letter's
+evidence list gives each document's first page in the packet. The packet must fit the
+dispute's limit profile (evidence/limits.py): images larger than the profile allows are
+downscaled; when the packet is still too big, every image is recompressed step by step
+(JPEG quality 80, then 60 at 2000 px, then 40 at 1200 px, as Gumroad does). A packet that still
+does not fit is never truncated: it comes back with the one line saying why, and is not sent.
+
+Deterministic: the same inputs give the same bytes (reportlab's invariant mode, Pillow's JPEG
+encoder, a fixed document id), so a rerun makes no new version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from PIL import Image, ImageOps
+from pypdf import PdfReader, PdfWriter
+from pypdf.generic import ArrayObject, ByteStringObject, NameObject
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.units import mm
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen.canvas import Canvas
+
+from dispute_evidence.evidence import fonts
+from dispute_evidence.evidence.limits import Item, LimitProfile, over_limit
+
+# (longest side in pixels or None for the profile's own, JPEG quality or None to keep as is)
+IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = ((None, None), (None, 80), (2000, 60),
+                                                          (1200, 40))  # fmt: skip
+PACKET_VERSION = "dispute-evidence packet v1"  # part of what a packet is made from
+MAX_DECODE_PIXELS = 60_000_000  # a larger image is refused, not decoded (a decompression bomb)
+IMAGE_MIMES = frozenset({"image/png", "image/jpeg"})
+
+
+class PacketError(Exception):
+    """A document that cannot be placed in the packet (an unreadable PDF or image)."""
+
+
+@dataclass(frozen=True)
+class Document:
+    name: str
+    mime: str
+    content: bytes
+
+
+@dataclass
+class Packet:
+    body: bytes
+    pages: int
+    starts: dict[str, int]  # each document's first page in the packet
+    recompressed: list[str] = field(default_factory=list)  # images made smaller to fit
+    over: str | None = None  # the one line when it does not fit its profile (then: not sent)
+    items: list[Item] = field(default_factory=list)  # the front, then each document placed
+
+
+def count_pages(body: bytes) -> int:
+    return len(PdfReader(io.BytesIO(body)).pages)
+
+
+fonts.register()
+
+
+def build_packet(
+    front: Callable[[dict[str, int]], bytes],
+    docs: Sequence[Document],
+    profile: LimitProfile,
+    *,
+    lenient: bool = False,
+) -> Packet:
+    """The packet: `front(first pages)` (the generated PDF), then `docs` in order.
+
+    Raises PacketError for a document that cannot be placed; `lenient` (a packet shown for
+    review while the files go on their own) puts a page saying so in its place instead."""
+    made: dict[tuple[tuple[str, int], ...], bytes] = {}
+
+    def front_once(starts: dict[str, int]) -> bytes:  # the same numbers at every step
+        key = tuple(sorted(starts.items()))
+        if key not in made:
+            made[key] = front(starts)
+        return made[key]
+
+    one_file = min(profile.max_total_bytes, profile.max_file_bytes)
+    fits = replace(profile, max_total_bytes=one_file, max_file_bytes=one_file, max_files=10**6)
+    packet = None
+    images = any(d.mime in IMAGE_MIMES for d in docs)
+    for side, quality in IMAGE_STEPS if images else IMAGE_STEPS[:1]:
+        limit = min(side or profile.max_image_side, profile.max_image_side)
+        parts = [_placed(d, limit, quality, lenient) for d in docs]
+        packet, items = _assemble(front_once, docs, parts)
+        packet.recompressed = [d.name for d, p in zip(docs, parts, strict=True) if p[2]]
+        packet.over, packet.items = over_limit(fits, items), items
+        if packet.over is None or packet.pages > fits.max_pages:
+            break  # it fits; or it has too many pages, which smaller images never change
+    assert packet is not None
+    return packet
+
+
+def _assemble(
+    front: Callable[[dict[str, int]], bytes],
+    docs: Sequence[Document],
+    parts: list[tuple[bytes, int, bool]],
+) -> tuple[Packet, list[Item]]:
+    counts = [p[1] for p in parts]
+    first = front({})
+    front_pages = _count(first)
+    starts = _starts(docs, counts, front_pages)
+    body = front(starts)
+    if (again := _count(body)) != front_pages:  # the page numbers moved a line: number again
+        starts = _starts(docs, counts, again)
+        body, front_pages = front(starts), again
+    writer = PdfWriter()
+    writer.append(PdfReader(io.BytesIO(body)))
+    for part, _, _ in parts:
+        writer.append(PdfReader(io.BytesIO(part)))
+    merged = _write(writer)
+    items = [Item("the letter and data sheet", len(body), front_pages)]
+    items += [Item(d.name, len(p[0]), p[1]) for d, p in zip(docs, parts, strict=True)]
+    return Packet(merged, front_pages + sum(counts), starts), items
+
+
+def _starts(docs: Sequence[Document], counts: list[int], front_pages: int) -> dict[str, int]:
+    out, page = {}, front_pages + 1
+    for d, n in zip(docs, counts, strict=True):
+        out[d.name] = page
+        page += n
+    return out
+
+
+def _write(writer: PdfWriter) -> bytes:
+    """The merged bytes, with a document id made from the content (no random id)."""
+    out = io.BytesIO()
+    writer.write(out)
+    digest = hashlib.sha256(out.getvalue()).digest()[:16]
+    writer._ID = ArrayObject([ByteStringObject(digest), ByteStringObject(digest)])
+    final = io.BytesIO()
+    writer.write(final)
+    return final.getvalue()
+
+
+_count = count_pages
+
+
+def _placed(
+    doc: Document, side: int, quality: int | None, lenient: bool
+) -> tuple[bytes, int, bool]:
+    try:
+        return _part(doc, side, quality)
+    except PacketError as exc:
+        if not lenient:
+            raise
+        return (
+            _note_page(
+                doc.name, f"Not shown here: {exc}. It goes to the API as its own file, as it is."
+            ),
+            1,
+            False,
+        )
+
+
+def _note_page(title: str, text: str) -> bytes:
+    buf = io.BytesIO()
+    canvas = Canvas(buf, pagesize=A4, invariant=1)
+    canvas.setFont(fonts.BODY, 10)
+    canvas.drawString(15 * mm, A4[1] - 15 * mm, title[:120])
+    canvas.setFont(fonts.BODY, 9)
+    canvas.drawString(15 * mm, A4[1] - 22 * mm, text[:150])
+    canvas.showPage()
+    canvas.save()
+    return buf.getvalue()
+
+
+def _part(doc: Document, side: int, quality: int | None) -> tuple[bytes, int, bool]:
+    """(one PDF of the document's pages, its page count, whether an image was re-encoded)."""
+    if doc.mime in IMAGE_MIMES:
+        return _image_page(doc, side, quality)
+    try:
+        reader = PdfReader(io.BytesIO(doc.content))
+        if reader.is_encrypted:
+            raise PacketError(f"{doc.name} is password-protected: no reviewer could open it")
+        writer = PdfWriter()
+        writer.append(reader)
+        for page in writer.pages:  # an annotation or form may point back at the source file
+            page[NameObject("/Annots")] = ArrayObject()
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue(), len(reader.pages), False
+    except PacketError:
+        raise
+    except Exception as exc:  # pypdf raises many kinds on a damaged file
+        raise PacketError(f"{doc.name} cannot be read as a PDF ({type(exc).__name__})") from exc
+
+
+def _image_page(doc: Document, side: int, quality: int | None) -> tuple[bytes, int, bool]:
+    image, data, changed = _fitted_image(doc, side, quality)
+    buf = io.BytesIO()
+    canvas = Canvas(buf, pagesize=A4, invariant=1)
+    width, height = A4
+    margin = 15 * mm
+    canvas.setFont(fonts.BODY, 9)
+    canvas.drawString(margin, height - margin, doc.name[:120])
+    box_w, box_h = width - 2 * margin, height - 2 * margin - 8 * mm
+    scale = min(box_w / image.width, box_h / image.height, 1.0 if image.width > 1200 else 2.0)
+    w, h = image.width * scale, image.height * scale
+    top = height - margin - 6 * mm
+    canvas.drawImage(ImageReader(io.BytesIO(data)), margin, top - h, w, h, mask="auto")
+    canvas.showPage()
+    canvas.save()
+    return buf.getvalue(), 1, changed
+
+
+def _fitted_image(doc: Document, side: int, quality: int | None) -> tuple[Image.Image, bytes, bool]:
+    """(the image, the bytes to embed, whether they were re-encoded): within `side` pixels,
+    at JPEG `quality` (None: as it is when it already fits)."""
+    try:
+        source = Image.open(io.BytesIO(doc.content))
+        if source.width * source.height > MAX_DECODE_PIXELS:
+            raise PacketError(
+                f"{doc.name} is {source.width}x{source.height} pixels, too large to place"
+            )
+        largest, turned = max(source.size), source.getexif().get(0x0112, 1) not in (None, 1)
+        if source.format == "JPEG":
+            source.draft("RGB", (side, side))  # decode at a reduced size when that is enough
+        image: Image.Image = ImageOps.exif_transpose(source)
+        image.load()
+    except PacketError:
+        raise
+    except Exception as exc:  # Pillow raises many kinds on a damaged image
+        raise PacketError(f"{doc.name} cannot be read as an image ({type(exc).__name__})") from exc
+    if quality is None and largest <= side and not turned:
+        return image, doc.content, False
+    if image.mode not in ("RGB", "L"):
+        flat = Image.new("RGB", image.size, "white")
+        flat.paste(image.convert("RGBA"), mask=image.convert("RGBA").getchannel("A"))
+        image = flat
+    if max(image.size) > side:
+        image.thumbnail((side, side), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=quality or 85, optimize=True)
+    return image, out.getvalue(), True

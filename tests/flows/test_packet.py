@@ -1,0 +1,276 @@
+"""The packet and generated PDFs sent once (issue 28), and one dispute's PDF never stopping the
+run (issue 30): the real CLI against the sandbox over loopback."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+
+import pandas as pd
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen.canvas import Canvas
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
+from dispute_evidence.evidence.limits import PacketPolicy
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox, options, write_rows
+
+SHIPMENTS = ["order_number", "tracking_number", "carrier", "delivered_at", "delivery_status"]
+
+
+def _run(*args: str) -> str:
+    r = CliRunner().invoke(app, ["run", *args])
+    assert "Traceback" not in r.output, r.output
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+@pytest.fixture
+def api(sandbox_factory, monkeypatch):
+    sb = sandbox_factory(rows=seed_rows(3))
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_READBACK__ENABLED", "false")
+    return sb
+
+
+def pdf_of(pages: int, label: str) -> bytes:
+    buf = io.BytesIO()
+    canvas = Canvas(buf, pagesize=A4, invariant=1)
+    for i in range(pages):
+        canvas.drawString(72, 720, f"{label} page {i + 1}")
+        canvas.showPage()
+    canvas.save()
+    return buf.getvalue()
+
+
+def png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (640, 480), (200, 220, 255)).save(out, "PNG")
+    return out.getvalue()
+
+
+def inbox_with_documents(tmp_path, n: int = 3):
+    """n disputes, each with a 2-page receipt, a 1-page delivery proof and a photo."""
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, n, files=(0, 0))
+    for i in range(n):
+        (inbox / "proofs" / f"dp_test_{i}_receipt.pdf").write_bytes(pdf_of(2, f"RECEIPT {i}"))
+        (inbox / "proofs" / f"dp_test_{i}_delivery.pdf").write_bytes(pdf_of(1, f"DELIVERY {i}"))
+        (inbox / "proofs" / f"dp_test_{i}_parcel.png").write_bytes(png())
+    return inbox
+
+
+def _files(sb, pid: str) -> list[dict]:
+    return sb.snapshot()[pid]["files"]
+
+
+def _blob(tmp_path, pid: str, name: str) -> bytes:
+    with StateStore(tmp_path / "inbox.state.sqlite3") as store:
+        files = store.file_table()
+    row = files.loc[(files["provider_dispute_id"] == pid) & (files["file_name"] == name)]
+    return open(row["path"].iloc[0], "rb").read()
+
+
+def _latest(tmp_path) -> pd.DataFrame:
+    folder = tmp_path / "inbox.reports" / "latest"
+    return pd.read_csv(folder / "disputes.csv", dtype=str).fillna("").set_index("Dispute")
+
+
+def test_packet_mode_sends_one_file_per_dispute_with_the_letter_and_every_document(
+    api, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    inbox_with_documents(tmp_path)
+    _run("--inbox", str(tmp_path / "inbox"))
+    for i in range(3):
+        pid = f"dp_test_{i}"
+        (sent,) = _files(api, pid)  # one file: the packet
+        assert sent["file_name"] == f"{pid}-evidence-packet.pdf"
+        body = _blob(tmp_path, pid, sent["file_name"])
+        assert len(body) == sent["size"]
+        reader = PdfReader(io.BytesIO(body))
+        pages = [p.extract_text() for p in reader.pages]
+        # the letter and data sheet, then the documents in the order listed (by name)
+        front = next(k for k, t in enumerate(pages) if t.startswith(f"DELIVERY {i} page 1"))
+        assert "Response to dispute " + pid in pages[0] and front >= 2
+        assert pages[front + 1].startswith(f"{pid}_parcel.png")  # the photo, on its page
+        assert pages[front + 2].startswith(f"RECEIPT {i} page 1")
+        assert len(reader.pages) == front + 1 + 1 + 2
+        text = "\n".join(pages)
+        for label in (f"DELIVERY {i} page 1", f"RECEIPT {i} page 1", f"RECEIPT {i} page 2"):
+            assert label in text
+        assert f"{pid}_parcel.png (page" in text  # the evidence list gives its first page
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert row["Generated PDF at the API"] == "v1 at the API (current)"
+    # a rerun sends nothing: no new packet
+    before = api.snapshot()
+    _run("--inbox", str(tmp_path / "inbox"))
+    assert api.snapshot() == before
+
+
+def test_packet_mode_asks_at_most_two_requests_per_dispute_on_its_first_send(
+    api, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    inbox_with_documents(tmp_path)
+    out = _run("--inbox", str(tmp_path / "inbox"))
+    assert "3 file(s) uploaded" in out, out
+    snap = api.snapshot()
+    assert [snap[f"dp_test_{i}"]["evidence_updates"] for i in range(3)] == [1, 1, 1]
+
+
+def _edit(inbox, n_docs: int, delivered: str, amount: str, name: str) -> None:
+    write_rows(inbox / "shipments.csv", SHIPMENTS,
+               [[5000 + i, f"1Z{i:06d}", "UPS", delivered, "Delivered"] for i in range(3)])  # fmt: skip
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount", "currency"],
+               [[f"dp_test_{i}", f"#{5000 + i}", "general", amount, "USD"] for i in range(3)])  # fmt: skip
+    for k in range(n_docs):
+        (inbox / "proofs" / f"dp_test_0_extra{k}.pdf").write_bytes(pdf_of(1, f"EXTRA {k}"))
+    (inbox / "profile.toml").unlink(missing_ok=True)
+
+
+@pytest.mark.slow
+def test_a_dispute_edited_four_times_holds_at_most_one_superseding_pdf(api, tmp_path, monkeypatch):
+    inbox = inbox_with_documents(tmp_path)
+    _run("--inbox", str(inbox))
+    edits = [  # each material: a new document, a delivery date, the amount, another document
+        (1, "2026-10-01", "", "Acme"),
+        (1, "2026-10-02", "", "Acme"),
+        (1, "2026-10-02", "19.50", "Acme"),
+        (2, "2026-10-02", "19.50", "Acme"),
+    ]
+    for n_docs, delivered, amount, name in edits:
+        _edit(inbox, n_docs, delivered, amount, name)
+        _run("--inbox", str(inbox))
+    summaries = [
+        f["file_name"] for f in _files(api, "dp_test_0") if "-evidence-summary" in f["file_name"]
+    ]
+    assert summaries == ["dp_test_0-evidence-summary.pdf", "dp_test_0-evidence-summary-v2.pdf"]
+    # the evidence JSON went at every edit of the data (a document alone does not change it)
+    assert api.snapshot()["dp_test_0"]["evidence_updates"] == 4
+    first = PdfReader(io.BytesIO(_blob(tmp_path, "dp_test_0", summaries[1]))).pages[0]
+    words = " ".join(first.extract_text().split())
+    assert "This version replaces dp_test_0-evidence-summary.pdf" in words
+    assert "new document: dp_test_0_extra0.pdf" in words
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert row["Generated PDF at the API"].startswith("v2 at the API (not current")
+
+
+def test_a_cosmetic_profile_change_uploads_nothing_new(api, tmp_path, monkeypatch):
+    inbox = inbox_with_documents(tmp_path)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME", "Acme Ltd")
+    _run("--inbox", str(inbox))
+    before = {pid: len(v["files"]) for pid, v in api.snapshot().items()}
+    monkeypatch.setenv("DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME", "Acme GmbH")
+    _run("--inbox", str(inbox))
+    snap = api.snapshot()
+    assert {pid: len(v["files"]) for pid, v in snap.items()} == before  # no new PDF
+    assert snap["dp_test_0"]["evidence"]["merchant_profile"]["merchant_name"] == "Acme GmbH"
+    row = _latest(tmp_path).loc["dp_test_0"]
+    assert row["Generated PDF at the API"].startswith("v1 at the API (current facts; a cosmetic")
+
+
+def test_a_packet_over_its_page_limit_is_held_with_one_line_and_nothing_goes(
+    api, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__LIMIT_PROFILES", '{"default": {"max_pages": 8}}')
+    inbox = inbox_with_documents(tmp_path)
+    (inbox / "proofs" / "dp_test_1_terms.pdf").write_bytes(pdf_of(6, "TERMS"))
+    out = _run("--inbox", str(inbox))
+    snap = api.snapshot()
+    assert snap["dp_test_1"]["files"] == [] and snap["dp_test_1"]["evidence_updates"] == 0
+    assert len(snap["dp_test_0"]["files"]) == 1  # the others went on
+    row = _latest(tmp_path).loc["dp_test_1"]
+    line = row["Next step"] + " " + row.get("Detail", "")
+    assert "held: over the default limit: " in line and "pages against at most 8" in line, line
+    assert "largest: " in line and "dp_test_1_terms.pdf (6 p." in line, line
+    assert "over the card network's limits" in out
+    # raised limit: it fits, and goes
+    monkeypatch.setenv(
+        "DISPUTE_EVIDENCE_EVIDENCE__LIMIT_PROFILES", '{"default": {"max_pages": 30}}'
+    )
+    _run("--inbox", str(inbox))
+    assert len(api.snapshot()["dp_test_1"]["files"]) == 1
+
+
+def test_a_run_killed_while_a_packet_is_sending_sends_it_once(api, tmp_path, monkeypatch):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    inbox = inbox_with_documents(tmp_path)
+    _run("--inbox", str(inbox))
+    state = tmp_path / "inbox.state.sqlite3"
+    # what a kill right after the request left the machine leaves: marked sending, no answer
+    with sqlite3.connect(state) as c:
+        c.execute("UPDATE evidence_files SET status = 'sending', remote_file_id = NULL "
+                  "WHERE kind = 'packet'")  # fmt: skip
+    _run("--inbox", str(inbox))
+    for i in range(3):
+        assert len(_files(api, f"dp_test_{i}")) == 1  # reconciled by name, not sent again
+    with StateStore(state) as store:
+        assert set(store.file_table().query("status != 'in_packet'")["status"]) == {"uploaded"}
+    # and one killed before its request left (a new version, marked sending): sent once
+    (inbox / "proofs" / "dp_test_2_invoice.pdf").write_bytes(pdf_of(1, "INVOICE"))
+    with StateStore(state) as store:
+        opts = options(inbox, packet=PacketPolicy("packet"), summary_pdf=True)
+        run_id = store.start_run("test")
+        prepare_step(store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True)
+        store.finish_run(run_id, "ok", {})
+    with sqlite3.connect(state) as c:
+        c.execute("UPDATE evidence_files SET status = 'sending' WHERE status = 'pending'")
+    _run("--inbox", str(inbox))
+    assert [f["file_name"] for f in _files(api, "dp_test_2")] == [
+        "dp_test_2-evidence-packet.pdf",
+        "dp_test_2-evidence-packet-v2.pdf",
+    ]
+
+
+def test_a_long_carrier_name_and_a_failing_pdf_never_stop_the_run(api, tmp_path, monkeypatch):
+    inbox = inbox_with_documents(tmp_path)
+    write_rows(inbox / "shipments.csv", SHIPMENTS,
+               [[5000, "1Z0", "C" * 1200, "", "in transit " * 180],
+                [5001, "1Z1", "UPS", "2026-10-01", "Delivered"],
+                [5002, "1Z2", "UPS", "2026-10-01", "Delivered"]])  # fmt: skip
+    import dispute_evidence.engine.generated as generated
+
+    real = generated.summary_pdf
+
+    def broken_for_one(pid, *args, **kwargs):
+        if pid == "dp_test_2":
+            raise ValueError("a value no PDF library could lay out")
+        return real(pid, *args, **kwargs)
+
+    monkeypatch.setattr(generated, "summary_pdf", broken_for_one)
+    out = _run("--inbox", str(inbox))
+    snap = api.snapshot()
+    assert [snap[f"dp_test_{i}"]["evidence_updates"] for i in range(3)] == [1, 1, 1]
+    assert "dp_test_0-evidence-summary.pdf" in [f["file_name"] for f in snap["dp_test_0"]["files"]]
+    assert not [f for f in snap["dp_test_2"]["files"] if "-evidence-" in f["file_name"]]
+    assert len(snap["dp_test_2"]["files"]) == 3  # its documents went on
+    assert "Evidence PDFs that could not be made" in out
+    problems = (tmp_path / "inbox.reports" / "latest" / "problems.csv").read_text()
+    assert "dp_test_2" in problems and "a value no PDF library could lay out" in problems
+
+
+def test_the_packet_is_what_waiting_for_approval_shows_and_the_page_links(
+    api, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "all")
+    inbox = inbox_with_documents(tmp_path)
+    _run("--inbox", str(inbox))
+    assert all(v["files"] == [] for v in api.snapshot().values())  # held: nothing went
+    latest = tmp_path / "inbox.reports" / "latest"
+    packet = latest / "waiting-for-approval" / "dp_test_1-packet.pdf"
+    pages = [p.extract_text() for p in PdfReader(packet).pages]
+    assert "Response to dispute dp_test_1" in pages[0]
+    assert any(t.startswith("RECEIPT 1 page 2") for t in pages)
+    page = (latest / "summary.html").read_text()
+    assert 'href="pdf/dp_test_1-packet.pdf"' in page
+    assert (latest / "pdf" / "dp_test_1-packet.pdf").read_bytes() == packet.read_bytes()
