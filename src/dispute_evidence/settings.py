@@ -212,6 +212,7 @@ class EvidenceSection(_Section):
         from dispute_evidence.evidence.reading import ReadLimits  # only when a run needs it
 
         return ReadLimits(seconds=self.read_seconds, memory_mb=self.read_memory_mb)
+
     upload: Upload = Field(
         "files",
         description="What goes to the API per dispute: 'files' (each matched document as it "

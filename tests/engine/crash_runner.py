@@ -1,10 +1,12 @@
 """A bare engine run (no Prefect) for the crash test: `python -m tests.engine.crash_runner INBOX STATE URL`.
 
-The test SIGKILLs it at random moments; the token comes from DISPUTE_API_TOKEN."""
+The test SIGKILLs it at random moments; the token comes from DISPUTE_API_TOKEN. With
+CRASH_UPLOAD=packet it runs in packet mode (tests/flows/test_packet_kill.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +19,12 @@ from tests.engine.helpers import options
 async def main(inbox: Path, state: Path, url: str) -> None:
     store = StateStore(state)
     opts = options(inbox, concurrency=2)
+    if os.environ.get("CRASH_UPLOAD") == "packet":
+        from dispute_evidence.policies import PacketPolicy
+
+        opts = options(
+            inbox, concurrency=2, summary_pdf=True, packet=PacketPolicy("packet"), read_limits=None
+        )  # documents matched by name: the kills land sooner
     run_id = store.start_run("crash-test")
     ingest = ingest_inbox_step(store, opts, run_id)
     prepare_step(store, opts, ingest, run_id, rebuild=ingest.new_files > 0 or store.needs_rebuild())

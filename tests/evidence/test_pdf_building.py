@@ -10,6 +10,7 @@ import io
 import random
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -136,7 +137,7 @@ def texts(draw: st.DrawFn) -> str:
     return "".join(rng.choice(alphabet) for _ in range(size))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     carrier=texts(), status=texts(), brand=texts(), avs=texts(), name=texts(),
     title=texts(), rows=st.integers(0, 30),
@@ -233,3 +234,32 @@ def test_a_tiny_profile_holds_even_after_recompressing():
     packet = build_packet(front("dp_t", ["photo.jpg"]), docs, tiny)
     assert packet.recompressed == ["photo.jpg"]  # it tried, step by step
     assert packet.over is not None and "against at most 0.1 MB in all" in packet.over
+
+
+# -- the settings ------------------------------------------------------------------------------
+def test_upload_and_limit_profiles_are_read_from_the_environment_and_checked(monkeypatch, tmp_path):
+    from dispute_evidence.settings import ConfigError, load_settings
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__LIMIT_PROFILES", '{"amex": {"max_pages": 12}}')
+    policy = load_settings().evidence.packet_policy()
+    assert policy.upload == "packet" and policy.limits == "auto"
+    assert policy.profiles["amex"].max_pages == 12 and policy.profiles["amex"].max_files == 5
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__LIMIT_PROFILES", '{"amex": {"pages": 12}}')
+    with pytest.raises(ConfigError, match="unknown pages"):
+        load_settings()
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "zip")
+    monkeypatch.delenv("DISPUTE_EVIDENCE_EVIDENCE__LIMIT_PROFILES")
+    with pytest.raises(ConfigError, match="upload"):
+        load_settings()
+
+
+def test_the_card_brand_picks_the_profile():
+    from dispute_evidence.evidence.limits import profile_for
+
+    for brand, name in (("Visa", "visa"), ("MasterCard", "mastercard"),
+                        ("American Express", "amex"), ("Discover", "default"), ("", "default")):  # fmt: skip
+        p = payload(payments=[{"payment_id": "ch_1", "card_brand": brand}])
+        assert profile_for(p, "auto", PROFILES).name == name, brand
+    assert profile_for(payload(), "mastercard", PROFILES).name == "mastercard"

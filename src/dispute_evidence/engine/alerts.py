@@ -93,7 +93,8 @@ def _needs(c: Any, pid: str, status: str, payload: bytes | None, detail: str | N
     kinds = [  # as the report judges them (StateStore.file_kinds)
         kind or kind_of(name)
         for name, kind in rows
-        if kind != "summary" and not name.startswith(f"{pid}-evidence-summary")
+        if kind not in ("summary", "packet")
+        and not name.startswith((f"{pid}-evidence-summary", f"{pid}-evidence-packet"))
     ]
     verdict = assess(orjson.loads(payload), kinds)
     return "" if verdict.complete else f"evidence {verdict.text}; add: {verdict.what_to_add}"

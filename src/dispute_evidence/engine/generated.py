@@ -31,10 +31,12 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from dispute_evidence.engine.case import case_documents
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.status import FileStatus as F
 from dispute_evidence.engine.store.generated import GENERATED_KINDS
+from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.limits import (
     LIMIT_HELD,
     Item,
@@ -143,14 +145,14 @@ def refresh_generated(
             out.held[pid] = d["generated_held"]
     payloads = {d["provider_dispute_id"]: orjson.loads(d["payload"]) for d, _, _ in todo}
     where = fact_sources(records or store.load_records(), payloads) if todo else {}
-    made: dict[str, tuple[str, str | None, str | None]] = {}
+    documents = case_documents(store) if todo else {}
     for d, docs, made_from in todo:
         pid = d["provider_dispute_id"]
         held, material = _one(store, blob_dir, policy, out, d, payloads[pid], docs,
-                              versions.get(pid, []), where.get(pid), made_from)  # fmt: skip
-        if material is not None:
-            made[pid] = (made_from, material, held)
-    store.set_generated_inputs(made)
+                              versions.get(pid, []), where.get(pid), made_from,
+                              documents.get(pid, []))  # fmt: skip
+        if material is not None:  # one dispute at a time: a run killed here loses no work done
+            store.set_generated_inputs({pid: (made_from, material, held)})
     return out
 
 
@@ -171,6 +173,7 @@ def _one(
     history: list[dict[str, Any]],
     sources: dict[str, str] | None,
     made_from: str,
+    documents: list[DocumentFacts],
 ) -> tuple[str | None, str | None]:
     """(the limit line holding it or None, its material hash; None when nothing was decided)."""
     pid = d["provider_dispute_id"]
@@ -185,7 +188,7 @@ def _one(
         notice = (f"This version replaces {sent[-1]['file_name']}, sent earlier, because {why}. "
                   "It is the last version of this document; read it in place of the earlier one.")  # fmt: skip
     try:
-        built = _build(pid, payload, docs, sources, notice, policy)
+        built = _build(pid, payload, docs, sources, notice, policy, documents)
     except Exception as exc:  # one dispute's PDF never stops the run
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
             raise  # a full disk stops the run with its own exit code
@@ -207,20 +210,25 @@ def _build(
     sources: dict[str, str] | None,
     notice: str | None,
     policy: PacketPolicy,
+    documents: list[DocumentFacts],
 ) -> _Made:
+    """The PDF to upload and the packet; `documents`: the case's reading of `docs` (their kinds
+    and what was read from them), so the letter argues what the verdict judges."""
     profile = profile_for(payload, policy.limits, dict(policy.profiles))
-    attached = [f["file_name"] for f in docs]
-    documents = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes())
-                 for f in docs]  # fmt: skip
+    known = {d.name: d for d in documents}
+    attached = [known.get(f["file_name"]) or DocumentFacts(f["file_name"], f["sha256"],
+                f["kind"] or "", "not_read") for f in docs]  # fmt: skip
+    placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes())
+              for f in docs]  # fmt: skip
     if policy.upload == "packet":
         packet = build_packet(
             lambda pages: summary_pdf(pid, payload, attached, sources, notice=notice, pages=pages),
-            documents,
+            placed,
             profile,
         )
         return _Made(packet.body, "packet", packet, packet.over)
     summary = summary_pdf(pid, payload, attached, sources, notice=notice)
-    packet = build_packet(lambda _: summary, documents, profile, lenient=True)
+    packet = build_packet(lambda _: summary, placed, profile, lenient=True)
     pages = count_pages(summary)
     items = [Item("the letter and data sheet", len(summary), pages)]
     items += [Item(f["file_name"], int(f["size"]), i.pages)

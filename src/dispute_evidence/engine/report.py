@@ -20,8 +20,8 @@ from dispute_evidence.engine.case import (
     case_problems,
     pending_by_threshold,
 )
-from dispute_evidence.engine.history import history_columns, mark_history
 from dispute_evidence.engine.generated import LIMIT_HELD, api_version_words
+from dispute_evidence.engine.history import history_columns, mark_history
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.preview import write_dry_run_preview

@@ -18,7 +18,7 @@ import pandas as pd
 
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
-from dispute_evidence.engine.case import case_documents, keep_ce3
+from dispute_evidence.engine.case import keep_ce3
 from dispute_evidence.engine.generated import refresh_generated
 from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome

@@ -35,6 +35,7 @@ IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = ((None, None), (None, 8
                                                           (1200, 40))  # fmt: skip
 PACKET_VERSION = "dispute-evidence packet v1"  # part of what a packet is made from
 MAX_DECODE_PIXELS = 60_000_000  # a larger image is refused, not decoded (a decompression bomb)
+FRONT_PAGES_GUESS = 3  # the generated PDF's usual length: a right guess costs one render
 IMAGE_MIMES = frozenset({"image/png", "image/jpeg"})
 
 
@@ -107,13 +108,13 @@ def _assemble(
     parts: list[tuple[bytes, int, bool]],
 ) -> tuple[Packet, list[Item]]:
     counts = [p[1] for p in parts]
-    first = front({})
-    front_pages = _count(first)
-    starts = _starts(docs, counts, front_pages)
-    body = front(starts)
-    if (again := _count(body)) != front_pages:  # the page numbers moved a line: number again
-        starts = _starts(docs, counts, again)
-        body, front_pages = front(starts), again
+    front_pages = FRONT_PAGES_GUESS  # the letter, the data sheet, the sources: one render
+    for _ in range(3):  # numbered as if it had front_pages pages, until it does
+        starts = _starts(docs, counts, front_pages)
+        body = front(starts)
+        if (actual := _count(body)) == front_pages:
+            break
+        front_pages = actual
     writer = PdfWriter()
     writer.append(PdfReader(io.BytesIO(body)))
     for part, _, _ in parts:

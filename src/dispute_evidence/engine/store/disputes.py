@@ -242,7 +242,7 @@ class Disputes(StoreBase):
         out: dict[str, list[str]] = {}
         with self.engine.connect() as c:
             for pid, kind, name in c.execute(q):
-                summary = kind == "summary" or str(name).startswith(f"{pid}-evidence-summary")
+                summary = _generated(pid, kind, name)
                 if not summary:
                     out.setdefault(pid, []).append(kind or judge(name))
         return out
@@ -257,7 +257,7 @@ class Disputes(StoreBase):
         out: dict[str, list[tuple[str, str, str]]] = {}
         with self.engine.connect() as c:
             for pid, kind, name, sha in c.execute(q):
-                if kind != "summary" and not str(name).startswith(f"{pid}-evidence-summary"):
+                if not _generated(pid, kind, name):
                     out.setdefault(pid, []).append((name, sha, kind or ""))
         return out
 
@@ -337,3 +337,10 @@ def _incomplete_row(i: Any, stamp: str) -> dict[str, Any]:
         "detail": i.reason,
         "updated_at": stamp,
     }
+
+
+def _generated(pid: str, kind: str | None, name: object) -> bool:
+    """Our own generated PDF (the summary or the packet), not one of the merchant's documents."""
+    return kind in ("summary", "packet") or str(name).startswith(
+        (f"{pid}-evidence-summary", f"{pid}-evidence-packet")
+    )
