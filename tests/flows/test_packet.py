@@ -24,10 +24,11 @@ from tests.engine.helpers import make_inbox, options, write_rows
 SHIPMENTS = ["order_number", "tracking_number", "carrier", "delivered_at", "delivery_status"]
 
 
-def _run(*args: str) -> str:
+def _run(*args: str, code: int = 0) -> str:
+    """The CLI's output; `code`: its exit code (5: done, and something needs a person)."""
     r = CliRunner().invoke(app, ["run", *args])
     assert "Traceback" not in r.output, r.output
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == code, r.output
     return r.output
 
 
@@ -185,7 +186,7 @@ def test_a_packet_over_its_page_limit_is_held_with_one_line_and_nothing_goes(
     monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__LIMIT_PROFILES", '{"default": {"max_pages": 8}}')
     inbox = inbox_with_documents(tmp_path)
     (inbox / "proofs" / "dp_test_1_terms.pdf").write_bytes(pdf_of(6, "TERMS"))
-    out = _run("--inbox", str(inbox))
+    out = _run("--inbox", str(inbox), code=5)  # held: a person must act
     snap = api.snapshot()
     assert snap["dp_test_1"]["files"] == [] and snap["dp_test_1"]["evidence_updates"] == 0
     assert len(snap["dp_test_0"]["files"]) == 1  # the others went on
@@ -248,7 +249,7 @@ def test_a_long_carrier_name_and_a_failing_pdf_never_stop_the_run(api, tmp_path,
         return real(pid, *args, **kwargs)
 
     monkeypatch.setattr(generated, "summary_pdf", broken_for_one)
-    out = _run("--inbox", str(inbox))
+    out = _run("--inbox", str(inbox), code=5)  # the run went on; the failed PDF needs a look
     snap = api.snapshot()
     assert [snap[f"dp_test_{i}"]["evidence_updates"] for i in range(3)] == [1, 1, 1]
     assert "dp_test_0-evidence-summary.pdf" in [f["file_name"] for f in snap["dp_test_0"]["files"]]
@@ -264,7 +265,7 @@ def test_the_packet_is_what_waiting_for_approval_shows_and_the_page_links(
 ):
     monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "all")
     inbox = inbox_with_documents(tmp_path)
-    _run("--inbox", str(inbox))
+    _run("--inbox", str(inbox), code=5)  # waiting for approval
     assert all(v["files"] == [] for v in api.snapshot().values())  # held: nothing went
     latest = tmp_path / "inbox.reports" / "latest"
     packet = latest / "waiting-for-approval" / "dp_test_1-packet.pdf"
