@@ -195,23 +195,43 @@ def approve_evidence(
     all_complete: bool = False,
     config: str | None = None,
     state: str | None = None,
+    send: bool = True,
+    base_url: str | None = None,
 ) -> dict[str, Any] | State[Any]:
     """Approve held evidence from the Prefect UI (Run → Custom run: the dispute ids, or
-    all_complete). The next run (nightly, or the inbox deployment) sends it, with its files.
+    all_complete) and send it at once, as `dispute-evidence approve` does (send=false: record
+    only). The approval names this flow run.
 
     A short flow of its own rather than a pause inside the batch run: a nightly run waiting
     for a person would hold the inbox's run lock (and every other dispute) for hours."""
-    from dispute_evidence.engine.review import approve
-    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.engine.approve import approve_and_send
     from dispute_evidence.inbox import default_state
 
-    settings = load_settings(Path(config) if config else None)
+    settings = load_settings(Path(config) if config else None, inbox=Path(inbox))
     where = state or settings.paths.state or default_state(Path(inbox).resolve())
-    with StateStore(where, must_exist=True) as store:
-        result = approve(store, disputes or [], all_complete=all_complete)
     logger = get_run_logger()
-    for line in result.lines:
+    try:
+        api = settings.api_settings(base_url=base_url) if send else None
+    except ConfigError as exc:  # recorded only; the next run sends it
+        logger.warning("no API to send to now (%s): the approval is recorded", exc)
+        api = None
+    done = approve_and_send(
+        settings, Path(inbox), disputes or [], by=_ui_approver(), state=where, api=api,
+        all_complete=all_complete, source="Prefect UI",
+    )  # fmt: skip
+    for line in done.lines:
         logger.info(line)
-    if result.refused and not result.approved:
-        return Failed(message="; ".join(result.refused))
-    return {"approved": result.approved, "refused": result.refused}
+    if done.refused and not done.approved:
+        return Failed(message="; ".join(done.refused))
+    result = {"approved": done.approved, "refused": done.refused, "sent": done.sent}
+    if done.exit_code:
+        return Failed(message="; ".join(done.lines[-3:]), data=result)
+    return result
+
+
+def _ui_approver() -> str:
+    """Who approves from the Prefect UI: the flow run (Prefect's open-source server knows no
+    user; its run name and id are in the UI's history)."""
+    from prefect.runtime import flow_run
+
+    return f"flow run {flow_run.name}"

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -86,10 +87,17 @@ def approval_deployment(params: dict[str, Any]) -> Any:
 class DeploymentStarter:
     """The watcher's `start_run`: one inbox flow run at a time, through the Prefect API."""
 
-    def __init__(self, name: str, parameters: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        parameters: dict[str, Any] | None = None,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
         self.name = name
         self.parameters = parameters  # overrides of the deployment's defaults
         self.last: Any = None
+        self.say = say  # `watch` prints each run it starts, and its headline when it ends
+        self._told: Any = None  # the last run whose end was said
 
     def __call__(self, files: list[str]) -> bool:
         from prefect import get_client
@@ -106,7 +114,39 @@ class DeploymentStarter:
             logging.getLogger("dispute_evidence.watch").warning("could not start a run: %s", exc)
             return False
         self.last = flow_run.id
+        if self.say is not None:
+            self.say(f"started {self.name} run {flow_run.name} for {len(files)} new file(s)")
         return True
+
+    def say_if_ended(self) -> None:
+        """Once per run it started: its end state and headline (a "Needs attention" run's
+        message is the headline, "5 sent · 3 need you")."""
+        if self.say is None or self.last is None or self._told == self.last:
+            return
+        from prefect import get_client
+
+        try:
+            with get_client(sync_client=True) as client:
+                run = client.read_flow_run(self.last)
+        except Exception:  # noqa: BLE001 - the server is busy: say it at the next look
+            return
+        if run.state is None or not run.state.is_final():
+            return
+        self._told = self.last
+        headline = run.state.message or _headline(run.state)
+        self.say(
+            f"{self.name} run {run.name} ended: {run.state.name}"
+            + (f": {headline}" if headline else "")
+        )
+
+
+def _headline(state: Any) -> str:
+    """A plain Completed run's headline, from its result (the run's "outcome")."""
+    try:
+        data = state.result(raise_on_failure=False)
+    except Exception:  # noqa: BLE001 - results not kept: the state's name says enough
+        return ""
+    return str(data.get("outcome") or "") if isinstance(data, dict) else ""
 
 
 def _free_port() -> int:
@@ -195,6 +235,7 @@ def serve_deployments(
             server.terminate()
         if marker is not None:
             marker.unlink(missing_ok=True)
+        print(f"serve stopped: no more runs start for {inbox}", flush=True)
 
 
 def _serve_quietly(deployments: list[Any]) -> None:

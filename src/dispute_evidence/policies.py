@@ -29,6 +29,8 @@ class ReviewPolicy:
 
     hold: Hold = "none"
     sweep_hours: float | None = None  # the deadline sweep (None: off)
+    approvers: tuple[str, ...] = ()  # who may approve (empty: anyone); engine/review.py
+    second_approver_over: float | None = None  # above this amount, two approvers are needed
 
     def holds(self, complete: bool) -> bool:
         return self.hold == "all" or (self.hold == "incomplete" and not complete)

@@ -323,8 +323,26 @@ class ReviewSection(_Section):
         "hours before its deadline (never after it). Unset: held evidence waits for a person.",
     )
 
+    approvers: list[str] = Field(
+        default_factory=list,
+        description="User names who may approve (the OS user for `approve`, a dropped sheet's "
+        "file owner, 'flow run <name>' for the Prefect UI). Empty: anyone who can run `approve` "
+        "or write to the inbox. An approval from anyone else is kept but not applied.",
+    )
+    second_approver_over: float | None = Field(
+        None,
+        ge=0,
+        description="Above this disputed amount, two different approvers must approve the same "
+        "evidence version before it is sent (an unknown amount counts as above).",
+    )
+
     def policy(self) -> ReviewPolicy:
-        return ReviewPolicy(hold=self.hold, sweep_hours=self.send_before_deadline_hours)
+        return ReviewPolicy(
+            hold=self.hold,
+            sweep_hours=self.send_before_deadline_hours,
+            approvers=tuple(self.approvers),
+            second_approver_over=self.second_approver_over,
+        )
 
 
 class AlertsSection(_Section):

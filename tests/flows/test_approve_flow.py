@@ -21,15 +21,17 @@ def test_the_approve_flow_approves_what_it_names_and_fails_on_an_unknown_id(
     make_inbox(inbox, 2)
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
     monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "all")
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
     settings = load_settings(None)
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
     run_inbox(settings, RunRequest(inbox=inbox), api=api)
     refused = approve_evidence(str(inbox), disputes=["dp_nope"], return_state=True)
     assert refused.is_failed() and "dp_nope: unknown dispute" in refused.message
-    done = approve_evidence(str(inbox), disputes=["dp_test_1"])
-    assert done == {"approved": ["dp_test_1"], "refused": []}
-    run_inbox(settings, RunRequest(inbox=inbox), api=api)
+    done = approve_evidence(str(inbox), disputes=["dp_test_1"])  # sent at once, no run needed
+    assert done == {"approved": ["dp_test_1"], "refused": [], "sent": ["dp_test_1"]}
+    assert [p for p, d in sb.snapshot().items() if d["evidence_updates"]] == ["dp_test_1"]
     with StateStore(default_state(inbox)) as store:
         assert store.dispute("dp_test_1")["status"] == "submitted"
         assert store.dispute("dp_test_0")["status"] == "awaiting_approval"
-    assert [p for p, d in sb.snapshot().items() if d["evidence_updates"]] == ["dp_test_1"]
+        assert store.dispute("dp_test_1")["approved_by"].startswith("flow run ")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import shutil
 import signal
 import subprocess
@@ -245,6 +246,10 @@ def test_an_interrupted_run_says_so_and_the_next_one_finishes(sandbox_factory, t
         assert store.last_runs(1)[0]["outcome"] == "interrupted"
     report = next(p for p in (tmp_path / "inbox.reports").iterdir() if p.name != "latest")
     assert last in (report / "summary.txt").read_text()
+    # what this run asked of the API before it stopped: the key check and each update at least
+    summary = (report / "summary.txt").read_text()
+    counted = next(line for line in summary.splitlines() if "API requests" in line)
+    assert int(re.findall(r"\d+", counted)[-1]) >= 1 + sent_first, counted
 
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
 

@@ -405,9 +405,13 @@ def test_serve_prints_each_run_suggests_working_commands_and_stops_cleanly_on_si
         assert "2 sent" in finished
     finally:
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=90)
+        out, err = proc.communicate(timeout=90)
     assert proc.returncode == 0, err
     assert "never awaited" not in err and "Traceback" not in err, err
+    time.sleep(0.5)  # the reader thread's last lines (or communicate's)
+    while not lines.empty():
+        seen.append(lines.get())
+    assert "serve stopped:" in "\n".join(x for x in seen if x) + (out or ""), seen[-5:]
 
 
 def test_deploy_check_needs_no_pool_and_finds_a_missing_secret_block(

@@ -143,3 +143,19 @@ def test_in_ci_a_missing_chromium_fails_the_page_tests_instead_of_skipping_them(
         chromium_missing_reason()
     monkeypatch.delenv("CI")
     assert "apt-get install chromium" in (chromium_missing_reason() or "")
+
+
+def test_the_terminal_marks_as_needing_you_only_what_the_page_does(sample_report):
+    """Information the page lists apart (the Visa CE 3.0 line, a moved deadline) is never a
+    "!" in the terminal summary, and the count of what needs you is the page's."""
+    from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON
+
+    text = (sample_report / "summary.txt").read_text(encoding="utf-8")
+    info = [h for k, h in HEADING.items() if k not in NEEDS_A_PERSON]
+    marked = [line for line in text.splitlines() if line.startswith("  ! ")]
+    assert not [line for line in marked if any(f"! {h}:" in line for h in info)], marked
+    if "Visa CE 3.0:" in text:
+        head, _, tail = text.partition("For your information (nothing to do, not counted):")
+        assert (
+            "Visa CE 3.0:" in tail and "Visa CE 3.0:" not in head.split("Needs your attention:")[-1]
+        )

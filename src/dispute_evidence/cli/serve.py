@@ -97,7 +97,7 @@ def watch(
                 inbox.resolve(),
                 state=state or settings.paths.state,
                 settle_seconds=settings.ingest.settle_seconds,
-                start_run=DeploymentStarter(deployment),
+                start_run=DeploymentStarter(deployment, say=_say),
                 mode=settings.schedule.inbox_watch,
                 poll_seconds=settings.schedule.inbox_poll_seconds,
             )
@@ -107,10 +107,20 @@ def watch(
     threads = [threading.Thread(target=w.run, args=(stop,), daemon=True) for w in watchers]
     for t in threads:
         t.start()
+    starters = [w.start_run for w in watchers if isinstance(w.start_run, DeploymentStarter)]
     with contextlib.suppress(KeyboardInterrupt):
         while any(t.is_alive() for t in threads):
             time.sleep(1)
+            for starter in starters:  # each run started: its headline once it ends
+                starter.say_if_ended()
     stop.set()
+    typer.echo("watch stopped.")
+
+
+def _say(line: str) -> None:
+    from datetime import datetime
+
+    typer.echo(f"{datetime.now():%Y-%m-%d %H:%M:%S} {line}")
 
 
 def _deploy_check(merchants: Path, runs: list[Any], keys: int) -> None:
@@ -157,7 +167,7 @@ def _merchant_watchers(merchants: Path) -> list[Any]:
                 Path(run.inbox),
                 state=run.state,
                 settle_seconds=settings.ingest.settle_seconds,
-                start_run=DeploymentStarter(name, parameters={"trigger": "inbox"}),
+                start_run=DeploymentStarter(name, parameters={"trigger": "inbox"}, say=_say),
                 mode=settings.schedule.inbox_watch,
                 poll_seconds=settings.schedule.inbox_poll_seconds,
             )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from dispute_evidence.cli._app import (
     CONFIG_HELP,
+    _console_logging,
     _flag,
     app,
 )
@@ -17,10 +18,29 @@ from dispute_evidence.cli._common import (
 )
 from dispute_evidence.exits import EXIT_USAGE
 
+if TYPE_CHECKING:
+    from dispute_evidence.api import ApiSettings
+    from dispute_evidence.api.pacer import RequestGate
+    from dispute_evidence.fleet.budget import KeyBudgets
+    from dispute_evidence.fleet.merchants import MerchantRun
+    from dispute_evidence.settings import Settings
+
 # The options `status` and `approve` share
 _Inbox = Annotated[Path | None, typer.Option(help="The inbox (its state store sits beside it).")]
 _State = Annotated[
     str | None, typer.Option(help="State store path or URL, if not the inbox's default.")
+]
+_Merchant = Annotated[
+    str | None,
+    typer.Option(help="A fleet merchant's id: its inbox, state and key from the merchants file."),
+]
+MERCHANTS_DEFAULT = "config/merchants.toml"
+_Merchants = Annotated[
+    Path | None,
+    typer.Option(
+        help="The merchants file for --merchant. Default: $DISPUTE_EVIDENCE_MERCHANTS, else "
+        f"./{MERCHANTS_DEFAULT}."
+    ),
 ]
 
 
@@ -29,14 +49,20 @@ def status(
     inbox: _Inbox = None,
     state: _State = None,
     config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
+    merchant: _Merchant = None,
+    merchants: _Merchants = None,
 ) -> None:
     """Disputes by status, money at risk, what still needs you, and the last runs."""
     from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.inbox import default_state
 
-    settings = _settings_or_exit(config, inbox)
-    inbox = settings.inbox(inbox)
-    state = state or settings.paths.state
+    if merchant:
+        picked = _merchant_or_exit(merchant, merchants)
+        settings, inbox, state = _merchant_settings(picked), Path(picked.inbox), picked.state
+    else:
+        settings = _settings_or_exit(config, inbox)
+        inbox = settings.inbox(inbox)
+        state = state or settings.paths.state
     if not (state or inbox):
         typer.echo("Give --inbox or --state.", err=True)
         raise typer.Exit(EXIT_USAGE)
@@ -94,33 +120,146 @@ def approve(
         bool,
         _flag("--all-complete", "Also approve every waiting dispute whose evidence is complete."),
     ] = False,
+    no_send: Annotated[
+        bool, _flag("--no-send", "Record the approval only: the next run sends it.")
+    ] = False,
+    merchant: _Merchant = None,
+    merchants: _Merchants = None,
 ) -> None:
-    """Approve evidence held for review: the next run sends it, with its files.
+    """Approve evidence held for review and send it now (just those disputes, as a run does).
 
-    An approval covers the evidence as it is now; if it changes, it waits again.
-    Exit status: 0 approved, 2 an unknown dispute or nothing to approve (then none is approved).
+    An approval covers the evidence as it is now, and names you (your user name); if the
+    evidence changes, it waits again. If a run is working on the inbox, the approval is
+    recorded and that run (or the next) sends it.
+    Exit status: 0 approved (and sent, unless --no-send); 1 approved but not all sent (each
+    line says why; the next run retries); 2 an unknown dispute or nothing to approve (then none
+    is approved); 3 the API refused the key; 4 the API could not be reached.
     """
-    from dispute_evidence.engine.review import approve as approve_evidence
-    from dispute_evidence.engine.state import StateError, StateStore
+    from dispute_evidence.engine.approve import approve_and_send
+    from dispute_evidence.engine.state import StateError
     from dispute_evidence.inbox import default_state
 
-    settings = _settings_or_exit(config)
-    where = state or settings.paths.state or (default_state(inbox) if inbox else None)
+    _console_logging()
+    picked = _merchant_or_exit(merchant, merchants) if merchant else None
+    where: str | Path | None
+    if picked is not None:
+        settings, inbox, where = _merchant_settings(picked), Path(picked.inbox), picked.state
+    else:
+        settings = _settings_or_exit(config, inbox)
+        inbox = settings.inbox(inbox)
+        where = state or settings.paths.state or (default_state(inbox) if inbox else None)
     if where is None or not (dispute or all_complete):
         typer.echo("Give --inbox (or --state) and dispute ids, or --all-complete.", err=True)
         raise typer.Exit(EXIT_USAGE)
+    api, budgets, gate, why = None, None, None, ""
+    if not no_send and picked is not None:
+        api, budgets, gate, why = _merchant_api(picked)
+    elif not no_send:
+        api, why = _api_for_approve(settings, inbox)
     try:
-        store = StateStore(where, must_exist=True)
+        done = approve_and_send(
+            settings, inbox, dispute or [], by=approver(), state=where, api=api,
+            all_complete=all_complete, gate=gate,
+        )  # fmt: skip
     except StateError as exc:
         typer.echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-    try:
-        result = approve_evidence(store, dispute or [], all_complete=all_complete)
     finally:
-        store.close()
-    for line in result.refused:
+        if budgets is not None:
+            budgets.close()
+    for line in done.refused:
         typer.echo(line, err=True)
-    if result.refused and not result.approved:
-        raise typer.Exit(EXIT_USAGE)
-    for line in result.lines or ["No dispute is waiting with complete evidence."]:
+    if why and done.approved:
+        typer.echo(why)
+    if done.refused and not done.approved:  # a typo approves nothing: the lines above say so
+        raise typer.Exit(done.exit_code)
+    for line in done.lines or ["No dispute is waiting with complete evidence."]:
         typer.echo(line)
+    if done.report:
+        typer.echo(f"Report: {Path(done.report).parent}")
+    raise typer.Exit(done.exit_code)
+
+
+def approver() -> str:
+    """Who approves from this shell: the OS user name."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # a uid without a passwd entry (a container)
+        import os
+
+        return f"uid {os.getuid()}"
+
+
+def _api_for_approve(settings: Settings, inbox: Path | None) -> tuple[ApiSettings | None, str]:
+    """The API to send an approval to now, or None and why (then it is recorded only)."""
+    from dispute_evidence.settings import ConfigError
+
+    if inbox is None:
+        return None, "No inbox given (--inbox): the approval is recorded; the next run sends it."
+    try:
+        return settings.api_settings(), ""
+    except ConfigError as exc:
+        first = str(exc).splitlines()[0]
+        return (
+            None,
+            f"No API to send to now ({first}): the approval is recorded; the next run sends it.",
+        )
+
+
+def _merchant_or_exit(name: str, merchants: Path | None) -> MerchantRun:
+    """A fleet merchant by id, from --merchants, $DISPUTE_EVIDENCE_MERCHANTS or
+    ./config/merchants.toml; one line and exit 2 when the file or the id is not there."""
+    import os
+
+    from dispute_evidence.fleet.merchants import load_merchants, plan_runs
+    from dispute_evidence.settings import ConfigError
+
+    path = merchants or Path(os.environ.get("DISPUTE_EVIDENCE_MERCHANTS") or MERCHANTS_DEFAULT)
+    try:
+        runs = plan_runs(load_merchants(path), path.resolve().parent)
+    except ConfigError as exc:
+        for line in str(exc).splitlines():
+            typer.echo(f"Merchants file: {line} (give --merchants FILE)", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    found = next((r for r in runs if r.id == name), None)
+    if found is None:
+        known = ", ".join(r.id for r in runs)
+        typer.echo(f"No merchant {name!r} in {path} (its merchants: {known}).", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    typer.echo(f"Merchant: {found.id} (inbox {found.inbox}; from {path})", err=True)
+    return found
+
+
+def _merchant_settings(run: MerchantRun) -> Settings:
+    from dispute_evidence.fleet.run import merchant_settings
+    from dispute_evidence.settings import ConfigError
+
+    try:
+        return merchant_settings(run)
+    except ConfigError as exc:
+        for line in str(exc).splitlines():
+            typer.echo(f"Configuration error: {line}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def _merchant_api(
+    run: MerchantRun,
+) -> tuple[ApiSettings | None, KeyBudgets | None, RequestGate | None, str]:
+    """The merchant's API and its key's shared budget (as its runs use them; the caller closes
+    the budgets); all None, with a line, when this machine has no token for it: the approval
+    is recorded only."""
+    from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget  # noqa: F811
+    from dispute_evidence.fleet.run import resolve_token
+    from dispute_evidence.settings import ConfigError
+
+    try:
+        api = _merchant_settings(run).api_settings(base_url=run.base_url, token=resolve_token(run))
+    except ConfigError as exc:
+        first = str(exc).splitlines()[0]
+        return None, None, None, f"No API to send to now ({first}): the approval is recorded."
+    budgets = KeyBudgets(run.budget_url)
+    shape = run.budget_shape()
+    budgets.ensure(run.key, shape)
+    return api, budgets, SharedBudget(budgets, run.key, shape), ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from typing import Any
@@ -49,12 +50,18 @@ async def read_back(
     *,
     budget_per_hour: int,
     run_id: str,
+    only: Collection[str] | None = None,
 ) -> ReadOutcome:
+    """`only`: read just these disputes (an approval sent at once reads what it sends)."""
     out = ReadOutcome(budget=max(1, math.floor(budget_per_hour * policy.read_share)))
     known = store.known_at_api()
+    if only is not None:
+        known = [d for d in known if d["provider_dispute_id"] in only]
     if not known:
         return out
     work = set(store.work_queue())
+    if only is not None:
+        work &= set(only)
     stale = (clock.now() - timedelta(hours=policy.refresh_hours)).isoformat()
     must = [d for d in known if d["provider_dispute_id"] in work]
     due = [

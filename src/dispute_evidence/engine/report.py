@@ -14,6 +14,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.alerts import AlertOutcome
+from dispute_evidence.engine.approvals_log import approval_log
 from dispute_evidence.engine.case import (
     add_case_columns,
     case_documents,
@@ -51,6 +52,7 @@ from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.wording import STATUS_WORDS
+from dispute_evidence.reports.writer import write_approvals
 
 if TYPE_CHECKING:
     from dispute_evidence.engine.session import RunSession
@@ -163,6 +165,8 @@ def report(
         notices=review.notices if review else [],
     )
     path = write_report(rep, session.report_folder)
+    if not (log := approval_log(store)).empty:  # every approval given, who and how
+        write_approvals(log, session.report_folder)
     stopped = submitted.stopped if submitted else None
     return RunResult(session.run_id, code, outcome, path, counts, stopped)
 
@@ -255,7 +259,8 @@ def run_counts(
         "repeated_files": ingested.repeated_files,
         "rows_rejected": ingested.rows_rejected,
         "evidence_sent": stats.evidence_sent,
-        "files_uploaded": stats.files_uploaded + stats.files_reconciled,
+        "files_uploaded": stats.files_uploaded,  # each one the API answered in this run
+        "files_found_at_api": stats.files_reconciled,  # there already (an earlier upload)
         "requests": submitted.requests if submitted else 0,
         "reads": submitted.read.reads if submitted else 0,
         "closed_now": len(submitted.read.closed) if submitted else 0,
@@ -301,6 +306,8 @@ def headline(counts: dict[str, int], dry_run: bool, *, stopped: str | None = Non
         parts.append(f"{counts.get('evidence_sent', 0)} sent")
         if counts.get("files_uploaded"):
             parts.append(f"{counts['files_uploaded']} file(s) uploaded")
+        if counts.get("files_found_at_api"):  # not uploaded by this run: found at the API
+            parts.append(f"{counts['files_found_at_api']} file(s) already at the API")
     if held := counts.get("awaiting_approval"):
         parts.append(f"{held} wait for approval")
     need, unread = counts.get("need_you", 0), counts.get("not_read_yet", 0)

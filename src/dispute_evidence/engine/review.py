@@ -27,6 +27,12 @@ import pandas as pd
 from sqlalchemy import select
 
 from dispute_evidence import clock
+from dispute_evidence.engine.approvals_log import (
+    SECOND_WANTED,
+    approved_words,
+    approvers_of,
+    log_approval,
+)
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.state import StateStore, now_iso
@@ -37,6 +43,7 @@ from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
 
 D = DisputeStatus
+ANYONE = ReviewPolicy()  # no approvers list, no second approver
 SWEEP = "deadline sweep"
 APPROVALS_SEQ = "approvals_seq"  # meta: the last ingest whose Approve rows were applied
 YES = frozenset({"yes", "y", "x", "approve", "approved", "ok", "true", "1", "✓", "✔"})
@@ -170,9 +177,11 @@ def candidates(
     }
 
 
-def record_approval(store: StateStore, c: Candidate, by: str) -> bool:
+def record_approval(
+    store: StateStore, c: Candidate, by: str, source: str = "", who: str | None = None
+) -> bool:
     """Approve this version of the dispute's evidence; False when its payload changed since
-    it was read (then nothing is recorded)."""
+    it was read (then nothing is recorded). Every approval applied is kept in the log."""
     with store.engine.begin() as conn:
         done = conn.execute(
             disputes.update()
@@ -182,7 +191,46 @@ def record_approval(store: StateStore, c: Candidate, by: str) -> bool:
             )
             .values(approved_hash=c.evidence_hash, approved_by=by, approved_at=now_iso())
         )
+    if done.rowcount == 1:
+        log_approval(store, c.pid, c.evidence_hash, who or by, source or by, applied=True)
     return bool(done.rowcount == 1)
+
+
+def give_approval(
+    store: StateStore, c: Candidate, who: str, source: str, policy: ReviewPolicy
+) -> str | None:
+    """An approval by `who` (a user name) through `source`, under `[review] approvers` and
+    `second_approver_over`. None: applied; otherwise why not (kept in the log either way)."""
+    if policy.approvers and who not in policy.approvers:
+        why = f"{who} is not one of [review] approvers ({', '.join(policy.approvers)}): not applied"
+        log_approval(store, c.pid, c.evidence_hash, who, source, applied=False, note=why)
+        return why
+    names = [who]
+    if policy.second_approver_over is not None and _over(store, c, policy.second_approver_over):
+        names = [w for w in approvers_of(store, c.pid, c.evidence_hash) if w != who][:1] + names
+        if len(names) < 2:
+            log_approval(store, c.pid, c.evidence_hash, who, source, applied=False,
+                         note=SECOND_WANTED)  # fmt: skip
+            return (
+                f"over {policy.second_approver_over:,.2f} (or its amount is unknown): "
+                f"{c.version} needs a second approver, not {who}; approved by {who} so far"
+            )
+    if not record_approval(store, c, f"{' and '.join(names)} ({source})", source, who=who):
+        return "its evidence changed while it was read: approve it from the newest report"
+    return None
+
+
+def _over(store: StateStore, c: Candidate, limit: float) -> bool:
+    """The disputed amount is above `limit`, or unknown (then two approvers are asked for)."""
+    from dispute_evidence.engine.case import _amounts
+
+    table = pd.DataFrame({"provider_dispute_id": [c.pid]})
+    listed = store.load_records(["disputes"])["disputes"]
+    listed = listed.loc[listed["provider_dispute_id"] == c.pid].tail(1)
+    if "amount" in listed:
+        table = table.merge(listed[["provider_dispute_id", "amount"]], how="left")
+    amount = _amounts(table, {c.pid: c.payload} if c.payload else {}).get(c.pid)
+    return amount is None or amount > limit
 
 
 # -- the step: hold, release, sweep ----------------------------------------------------
@@ -193,7 +241,7 @@ def review_step(
     is approved (or no longer held). Runs after the build, before anything is sent."""
     now = now or clock.now()
     out = ReviewOutcome(sweep_on=policy.sweep_hours is not None)
-    out.from_sheets, out.problems = apply_sheet_approvals(store)
+    out.from_sheets, out.problems = apply_sheet_approvals(store, policy)
     # with nothing held by policy, only disputes held before (the policy changed) are looked at
     statuses = (D.AWAITING_APPROVAL,) if policy.hold == "none" else None
     found = candidates(store, statuses=statuses) if statuses else candidates(store)
@@ -244,9 +292,12 @@ def _release(store: StateStore, c: Candidate) -> None:
 
 
 # -- approvals from a sheet --------------------------------------------------------------
-def apply_sheet_approvals(store: StateStore) -> tuple[list[str], list[Problem]]:
-    """Approve rows read since the last run (an Approve cell of yes, x or approve); each other
-    value, unknown dispute or changed evidence is a problem naming the cell."""
+def apply_sheet_approvals(
+    store: StateStore, policy: ReviewPolicy = ANYONE
+) -> tuple[list[str], list[Problem]]:
+    """Approve rows read since the last run (an Approve cell of yes, x or approve), each by the
+    sheet file's owner; each other value, unknown dispute, missing or changed evidence version,
+    or approver the policy refuses is a problem naming the cell."""
     rows = store.load_records(["approvals"])["approvals"]
     if rows.empty:
         return [], []
@@ -257,7 +308,7 @@ def apply_sheet_approvals(store: StateStore) -> tuple[list[str], list[Problem]]:
     known = candidates(store, rows["provider_dispute_id"].astype(str))
     approved, problems = [], []
     for r in rows.to_dict("records"):
-        why = _sheet_approval(store, r, known.get(str(r["provider_dispute_id"])))
+        why = _sheet_approval(store, r, known.get(str(r["provider_dispute_id"])), policy)
         if why is None:
             approved.append(str(r["provider_dispute_id"]))
         elif why:
@@ -266,7 +317,9 @@ def apply_sheet_approvals(store: StateStore) -> tuple[list[str], list[Problem]]:
     return approved, problems
 
 
-def _sheet_approval(store: StateStore, r: dict[str, Any], c: Candidate | None) -> str | None:
+def _sheet_approval(
+    store: StateStore, r: dict[str, Any], c: Candidate | None, policy: ReviewPolicy
+) -> str | None:
     """None: approved; "": nothing asked; otherwise why the row approved nothing."""
     answer = str(r["approve"]).strip().lower()
     if answer in NO:
@@ -281,14 +334,19 @@ def _sheet_approval(store: StateStore, r: dict[str, Any], c: Candidate | None) -
             "the newest report (nothing approved)"
         )
     version = str(r["evidence_version"] or "").strip()
-    if version and version != c.version:
+    if not version:  # a hand-made sheet: it cannot say which evidence its author saw
+        return (
+            "no Evidence version in this row: an approval covers the evidence a report showed, "
+            f"so use the Approve column of the newest report's disputes.xlsx (now {c.version}; "
+            "nothing approved)"
+        )
+    if version != c.version:
         return (
             f"its evidence changed since that report ({version}, now {c.version}): it waits "
             "again; approve it from the newest report"
         )
-    if not record_approval(store, c, f"sheet {r['_file']}"):
-        return "its evidence changed while it was read: approve it from the newest report"
-    return None
+    who = str(r.get("_owner") or "unknown")
+    return give_approval(store, c, who, f"sheet {r['_file']}", policy)
 
 
 def _cell_problem(r: dict[str, Any], why: str) -> Problem:
@@ -311,11 +369,22 @@ class ApproveResult:
     approved: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # unknown, or no evidence to approve
+    versions: list[str] = field(default_factory=list)  # the evidence version each approved
 
 
-def approve(store: StateStore, pids: Sequence[str], *, all_complete: bool = False) -> ApproveResult:
-    """Approve these disputes' current evidence (or every held one that is complete). Any id
-    unknown or without evidence approves nothing at all: a typo never approves the rest."""
+def approve(
+    store: StateStore,
+    pids: Sequence[str],
+    *,
+    all_complete: bool = False,
+    by: str = "unknown",
+    source: str = "approve command",
+    policy: ReviewPolicy = ANYONE,
+) -> ApproveResult:
+    """Approve these disputes' current evidence (or every held one that is complete) as `by`
+    (a user name) through `source`. Any id unknown or without evidence approves nothing at
+    all: a typo never approves the rest. An approval the policy does not apply (approvers,
+    a second approver) is refused with its reason, and kept in the log."""
     out = ApproveResult()
     found = candidates(store)
     statuses = _statuses(store, pids)
@@ -336,11 +405,12 @@ def approve(store: StateStore, pids: Sequence[str], *, all_complete: bool = Fals
             if c.status == D.AWAITING_APPROVAL and c.pid not in pids and c.complete()
         ]  # fmt: skip
     for c in chosen:
-        if not record_approval(store, c, "command line"):
-            out.refused.append(f"{c.pid}: its evidence changed just now; run approve again")
+        if why := give_approval(store, c, by, source, policy):
+            out.refused.append(f"{c.pid}: {why}")
             continue
         _release(store, c)
         out.approved.append(c.pid)
+        out.versions.append(c.version)
         what = "sent by the next run" if c.has_work else "nothing waits to be sent"
         out.lines.append(f"{c.pid}: approved ({c.version}); {what}")
     return out
@@ -366,6 +436,8 @@ def annotate(table: pd.DataFrame, store: StateStore, review: ReviewOutcome | Non
     version it approves, and, for held disputes, when the deadline sweep would send them."""
     found = candidates(store, payloads=False)
     table["approve"] = ""
+    approved = approved_words(store)
+    table["approved"] = [approved.get(p, "") for p in table["provider_dispute_id"]]
     table["evidence_version"] = [
         found[p].version if p in found else "" for p in table["provider_dispute_id"]
     ]

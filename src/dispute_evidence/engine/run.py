@@ -325,6 +325,7 @@ async def _submit(
             progress(done, total)
 
     async with DisputeEvidenceClient(settings=api, gate=session.gate) as client:
+        session.sent.client = client.stats  # read by `interrupted` if the run is stopped
         read = ReadOutcome()
         try:
             # one cheap request first: a refused key is said at once, even with nothing to send
@@ -353,9 +354,11 @@ async def _submit(
                     session.opts.read_policy,
                     budget_per_hour=api.rate_limit_per_hour,
                     run_id=session.run_id,
+                    only=session.only,
                 )
             held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
             queue = [p for p in store.work_queue() if p not in read.held and p not in held]
+            queue = [p for p in queue if session.only is None or p in session.only]
             total = len(queue)
             stats = await submit_step(
                 store, client, session.opts, on_done=on_done, queue=queue, stats=session.sent
@@ -462,7 +465,8 @@ def interrupted(session: RunSession, code: int) -> RunResult:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose the report
     try:
-        done = SubmitOutcome(session.sent, 0, interrupted=code)
+        requests = session.sent.client.attempts if session.sent.client is not None else 0
+        done = SubmitOutcome(session.sent, requests, interrupted=code)
         return report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), done)
     finally:
         if threading.current_thread() is threading.main_thread():

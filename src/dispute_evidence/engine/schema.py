@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -152,6 +152,22 @@ alerts_sent = Table(
     Column("sent_at", String(32), nullable=False),
     Column("why", Text),
     Column("run_id", String(64)),
+)  # fmt: skip
+
+# v10: every approval given (engine/approvals_log.py): who, how, which evidence version, and
+# whether it was applied (a policy can refuse it: [review] approvers, second_approver_over)
+approvals = Table(
+    "approvals", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("provider_dispute_id", String(255), nullable=False),
+    Column("evidence_hash", String(64), nullable=False),
+    Column("version", String(16), nullable=False),
+    Column("approved_by", Text, nullable=False),
+    Column("source", Text),
+    Column("at", String(32), nullable=False),
+    Column("applied", Integer, nullable=False),
+    Column("note", Text, nullable=False, server_default=""),
+    Index("approvals_by_dispute", "provider_dispute_id"),
 )  # fmt: skip
 
 RECORD_TABLES = {
@@ -310,4 +326,18 @@ def _v9(conn: Connection) -> None:
     metadata.create_all(conn, tables=[generated_docs])
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8, 9: _v9}
+def _v10(conn: Connection) -> None:
+    """The approvals log; the approval in force on each dispute (v6) is its first entry."""
+    metadata.create_all(conn, tables=[approvals])
+    conn.execute(
+        text(
+            "INSERT INTO approvals (provider_dispute_id, evidence_hash, version, approved_by, "
+            "source, at, applied, note) SELECT provider_dispute_id, approved_hash, "
+            "'v' || substr(approved_hash, 1, 12), COALESCE(approved_by, 'unknown'), '', "
+            "approved_at, 1, '' "
+            "FROM disputes WHERE approved_hash IS NOT NULL AND approved_at IS NOT NULL"
+        )
+    )
+
+
+MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8, 9: _v9, 10: _v10}

@@ -74,3 +74,4 @@ class RunSession:
     keepalive: KeepAlive | None = None  # renews the lock and leases while the run is open
     sent: SubmitStats = field(default_factory=SubmitStats)  # what submitting did so far
     config: str = ""  # which config file the run uses, for its report
+    only: frozenset[str] | None = None  # send just these disputes (an approval sent at once)

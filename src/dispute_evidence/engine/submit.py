@@ -58,6 +58,7 @@ class SubmitStats:
     failed: int = 0
     locked: int = 0
     errors: list[str] = field(default_factory=list)
+    client: Any = None  # the API client's counters (.attempts): an interrupted run's requests
 
 
 def _describe(exc: Exception) -> str:

@@ -168,6 +168,16 @@ def ingest_file(
             )
             continue
         header_at, mapping, found = hit
+        if mapping.kind == "approvals" and grid.hidden:
+            why = (
+                "a hidden sheet approves nothing: approvals are read from the visible sheet "
+                "only (write yes under Approve in the sheet Excel shows)"
+            )
+            rejects.append(Reject(label, grid.sheet, None, "Approve", None, why))
+            summaries.append(
+                FileSummary(label, grid.sheet, mapping.kind, mapping.name, problem=why)
+            )
+            continue
         usable, repeated = repeated_headers(grid, header_at, mapping, hit[2], label)
         rejects.extend(repeated)
         if usable is None:
@@ -192,6 +202,8 @@ def ingest_file(
         rejects.extend(
             Reject(label, grid.sheet, row, None, None, why) for row, why in grid.problems
         )
+        if mapping.kind == "approvals":  # who approves: the file's owner (engine/review.py)
+            table.records["_owner"] = file_owner(path)
         tables.append((mapping.kind, table.records))
         rejects.extend(table.rejects)
         summaries.append(
@@ -208,6 +220,20 @@ def ingest_file(
             )
         )
     return tables, rejects, summaries
+
+
+def file_owner(path: Path) -> str:
+    """The user name owning a file (its uid where no name is known)."""
+    import pwd
+
+    try:
+        uid = path.stat().st_uid
+    except OSError:
+        return "unknown"
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
 
 
 def ingest_paths(

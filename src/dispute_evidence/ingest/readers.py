@@ -44,6 +44,7 @@ class Grid:
         default_factory=list
     )  # (Excel row, reason) found while loading
     nul_free: bool = False  # known to hold no NUL byte (so validation need not look for one)
+    hidden: bool = False  # a hidden or very hidden sheet (Excel shows it to nobody)
 
 
 def is_ignored(path: Path) -> bool:
@@ -363,17 +364,34 @@ def _read_excel(path: Path, max_bytes: int) -> Iterator[Grid]:
                 f"cannot read the workbook ({type(exc).__name__}); open and re-save it."
             ) from None
         sheets = [
-            (str(n), f.astype(object).where(f.notna(), None).values.tolist())
+            (str(n), f.astype(object).where(f.notna(), None).values.tolist(), n in hidden)
             for n, f in frames.items()
+            for hidden in [_hidden_sheets(path)]
         ]
-    for name, rows in sheets:
+    for name, rows, hid in sheets:
         preview = [[cell_text(v) for v in row] for row in rows[:HEADER_SCAN_ROWS]]
         if not any(any(row) for row in preview):
             continue  # an empty sheet
-        yield Grid(name, pd.DataFrame(preview, dtype=object).fillna(""), _slicer(rows))
+        grid = Grid(name, pd.DataFrame(preview, dtype=object).fillna(""), _slicer(rows))
+        grid.hidden = hid
+        yield grid
 
 
-def _calamine_sheets(path: Path) -> list[tuple[str, list[list[object]]]]:
+def _hidden_sheets(path: Path) -> set[str]:
+    """The names of a workbook's hidden and very hidden sheets (openpyxl, read only)."""
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(path, read_only=True)
+    except Exception:  # noqa: BLE001 - unreadable here too: the caller reads no sheet at all
+        return set()
+    try:
+        return {ws.title for ws in book.worksheets if ws.sheet_state != "visible"}
+    finally:
+        book.close()
+
+
+def _calamine_sheets(path: Path) -> list[tuple[str, list[list[object]], bool]]:
     """Every sheet's cells as Python values (cached formula results, never evaluated), from A1
     so row numbers stay Excel's. python-calamine directly: a third faster than through pandas."""
     from python_calamine import CalamineWorkbook
@@ -383,10 +401,12 @@ def _calamine_sheets(path: Path) -> list[tuple[str, list[list[object]]]]:
     except UnicodeEncodeError:  # a name that is not UTF-8: read through a file we opened
         with path.open("rb") as fh:
             book = CalamineWorkbook.from_filelike(fh)
+    hidden = {str(m.name) for m in book.sheets_metadata if "hidden" in str(m.visible).lower()}
     return [
         (
             str(n),
             cast(list[list[object]], book.get_sheet_by_name(n).to_python(skip_empty_area=False)),
+            str(n) in hidden,
         )
         for n in book.sheet_names
     ]

@@ -126,6 +126,13 @@ def _api_status(table: pd.DataFrame) -> pd.Series:
     return _column(table, "api_status")
 
 
+def days_left_words(days: int) -> str:
+    """ "1 day left", "3 days left"; a past deadline as "due 2 days ago"."""
+    if days < 0:
+        return f"due {-days} day{'s' if days != -1 else ''} ago"
+    return f"{days} day{'s' if days != 1 else ''} left"
+
+
 def status_lines(
     table: pd.DataFrame, waiting_approval: int | None = None, limit: int = 10
 ) -> list[str]:
@@ -140,7 +147,7 @@ def status_lines(
     lines.append(f"Open disputes that still need something: {len(need)}")
     for row in need.head(limit).to_dict("records"):
         days = row.get("days_left")
-        due = "no deadline" if days is None or days != days else f"{int(days)} days left"
+        due = "no deadline" if days is None or days != days else days_left_words(int(days))
         add = text(row.get("what_to_add"))
         todo = f"add {add}" if add else text(row.get("next_step"))
         state = text(row.get("state_words") or row.get("status_words") or row.get("status"))

@@ -118,6 +118,7 @@ _FACTS = [
     ("days_left", "Days left"),
     ("state", "State"),
     ("next_step", "Next step"),
+    ("approved", "Approved by"),
     ("completeness", "Evidence verdict"),
     ("what_to_add", "What to add"),
     ("delivery", "Delivery"),

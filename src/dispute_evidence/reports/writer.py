@@ -16,10 +16,10 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence.names import visible
-from dispute_evidence.problems import Problem
+from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports.page import render_page
 from dispute_evidence.reports.run_report import RunReport
-from dispute_evidence.reports.wording import HEADING, WHAT_TO_DO
+from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON, WHAT_TO_DO
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -40,6 +40,7 @@ DISPUTE_COLUMNS = {
     "next_step": "Next step",
     "approve": "Approve",  # a person writes yes and drops the sheet back (engine/review.py)
     "evidence_version": "Evidence version",  # what that approval covers
+    "approved": "Approved by",  # the approval in force: who, how, which version, when
     "completeness": "Evidence (by reason)",
     "what_to_add": "What to add",
     "delivery": "Delivery",  # the case's one delivery fact (evidence/case.py)
@@ -137,6 +138,13 @@ def disputes_frame(table: pd.DataFrame) -> pd.DataFrame:
             None
         )
     return out.reset_index(drop=True)
+
+
+def write_approvals(log: pd.DataFrame, folder: Path) -> None:
+    """approvals.csv / approvals.xlsx: every approval given, who, how, which version, applied
+    or why not (engine/approvals_log.py). Its headers are not an Approve table's: dropped back
+    into the inbox, it approves nothing."""
+    _write_table(log, folder, "approvals", "Approvals")
 
 
 def _escape_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -249,20 +257,32 @@ def summary_text(r: RunReport) -> str:
         lines.append(f"  … and {len(r.changes) - 10} more")
     lines.append("")
     lines += _text_disputes(r.disputes)
-    if not r.problems:
+    act = [p for p in r.top_problems() if p.kind in NEEDS_A_PERSON]
+    groups = r.grouped_problems()
+    todo = {k: g for k, g in groups.items() if k in NEEDS_A_PERSON}
+    if not (act or todo):
         lines.append("Nothing needs your attention.")
     else:
         lines.append("Needs your attention:")
-        lines += [
-            f"  ! {HEADING[p.kind]}: {one_line(p.where)}: {one_line(p.what)}"
-            for p in r.top_problems()
-        ]
-        for kind, group in r.grouped_problems().items():
-            lines.append(f"  {HEADING[kind]} ({len(group)}): {WHAT_TO_DO[kind]}")
-            lines += [f"    - {one_line(p.where)}: {one_line(p.what)}" for p in group[:5]]
-            if len(group) > 5:
-                lines.append(f"    … {len(group) - 5} more in problems.xlsx")
+        lines += [f"  ! {HEADING[p.kind]}: {one_line(p.where)}: {one_line(p.what)}" for p in act]
+        lines += _text_groups(todo)
+    info = [p for p in r.top_problems() if p.kind not in NEEDS_A_PERSON]
+    rest = {k: g for k, g in groups.items() if k not in NEEDS_A_PERSON}
+    if info or rest:  # as the page shows them: apart, and not counted
+        lines.append("For your information (nothing to do, not counted):")
+        lines += [f"  - {HEADING[p.kind]}: {one_line(p.where)}: {one_line(p.what)}" for p in info]
+        lines += _text_groups(rest)
     return "\n".join(lines) + "\n"
+
+
+def _text_groups(groups: dict[ProblemKind, list[Problem]]) -> list[str]:
+    lines = []
+    for kind, group in groups.items():
+        lines.append(f"  {HEADING[kind]} ({len(group)}): {WHAT_TO_DO[kind]}")
+        lines += [f"    - {one_line(p.where)}: {one_line(p.what)}" for p in group[:5]]
+        if len(group) > 5:
+            lines.append(f"    … {len(group) - 5} more in problems.xlsx")
+    return lines
 
 
 def _text_disputes(table: pd.DataFrame, limit: int = 20) -> list[str]:

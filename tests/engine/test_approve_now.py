@@ -1,0 +1,163 @@
+"""Deadline day (issue 29, issue 30's approval record): `approve` sends what it approves at
+once, through the run's exactly-once path, and names who approved; approvals policy
+(approvers, a second approver), the approvals log, and what a dropped sheet may approve."""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from openpyxl import Workbook
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from dispute_evidence.engine.approvals_log import approval_log
+from dispute_evidence.engine.review import approve as approve_in_store
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.inbox import default_state
+from dispute_evidence.policies import ReviewPolicy
+from tests.conftest import TOKEN
+from tests.engine.test_review import _fill_approve, _problems, run, setup  # noqa: F401
+
+ME = getpass.getuser()
+
+
+@pytest.fixture
+def held(setup, monkeypatch):  # noqa: F811 - the fixture imported above
+    """Three disputes held for approval (review on), the API configured for `approve`."""
+    sb, inbox = setup
+    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "all")
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    first = run(sb, inbox)
+    assert first.counts["awaiting_approval"] == 3 and not _sent(sb)
+    return sb, inbox, Path(first.report).parent
+
+
+def _sent(sb) -> dict[str, int]:
+    """The local API's ledger: disputes with evidence, and how many files each holds."""
+    return {p: len(d["files"]) for p, d in sb.snapshot().items() if d["evidence_updates"]}
+
+
+def _approve(inbox: Path, *args: str):
+    return CliRunner().invoke(app, ["approve", "--inbox", str(inbox), *args])
+
+
+def _row(inbox: Path, pid: str) -> dict:
+    with StateStore(default_state(inbox)) as store:
+        return store.dispute(pid)
+
+
+def test_approve_returns_after_the_disputes_are_at_the_api_with_the_approver_named(held):
+    sb, inbox, _ = held
+    done = _approve(inbox, "dp_test_0", "dp_test_2")
+    assert done.exit_code == 0, done.output
+    assert _sent(sb) == {"dp_test_0": 2, "dp_test_2": 2}  # evidence and files, no other
+    assert "dp_test_0: approved" in done.output and f"by {ME}; sent:" in done.output
+    assert _row(inbox, "dp_test_0")["status"] == "submitted"
+    assert _row(inbox, "dp_test_1")["status"] == "awaiting_approval"
+    report = Path(done.output.split("Report: ")[1].split()[0])
+    table = pd.read_excel(report / "disputes.xlsx", engine="calamine").set_index("Dispute")
+    assert table.loc["dp_test_0", "Approved by"].startswith(f"{ME} (approve command), v")
+    assert pd.isna(table.loc["dp_test_1", "Approved by"])
+    page = (report / "summary.html").read_text(encoding="utf-8")
+    assert f"{ME} (approve command)" in page
+    log = pd.read_excel(report / "approvals.xlsx", engine="calamine")
+    assert set(log["For dispute"]) == {"dp_test_0", "dp_test_2"}
+    assert (log["Approved by"] == ME).all() and (log["Applied"] == "yes").all()
+    again = run(sb, inbox)  # the next run has nothing more to send for them
+    assert again.counts["evidence_sent"] == 0 and _sent(sb) == {"dp_test_0": 2, "dp_test_2": 2}
+
+
+def test_no_send_records_only_and_a_held_lock_names_the_run_that_sends(held):
+    sb, inbox, _ = held
+    done = _approve(inbox, "dp_test_0", "--no-send")
+    assert done.exit_code == 0 and "recorded only: the next run sends it" in done.output
+    assert not _sent(sb) and _row(inbox, "dp_test_0")["approved_by"].startswith(ME)
+    with StateStore(default_state(inbox)) as store:
+        assert store.acquire_run_lock("run-20261125T000000Z-other") is None
+        try:
+            locked = _approve(inbox, "dp_test_1")
+        finally:
+            store.release_run_lock("run-20261125T000000Z-other")
+    assert locked.exit_code == 0, locked.output
+    assert "is working on this inbox" in locked.output and "other" in locked.output
+    assert not _sent(sb)
+    run(sb, inbox)  # the next run sends both approvals
+    assert _sent(sb) == {"dp_test_0": 2, "dp_test_1": 2}
+
+
+def test_approvers_refuse_anyone_else_and_keep_the_attempt(held, monkeypatch):
+    sb, inbox, _ = held
+    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__APPROVERS", '["someone-else"]')
+    done = _approve(inbox, "dp_test_0")
+    assert done.exit_code == 2 and "not one of [review] approvers" in done.output
+    assert not _sent(sb) and _row(inbox, "dp_test_0")["status"] == "awaiting_approval"
+    with StateStore(default_state(inbox)) as store:
+        log = approval_log(store)
+    assert list(log["Applied"]) == ["no"] and list(log["Approved by"]) == [ME]
+
+
+def test_over_the_amount_two_different_approvers_are_needed_and_history_is_kept(held, monkeypatch):
+    sb, inbox, _ = held
+    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__SECOND_APPROVER_OVER", "0")
+    first = _approve(inbox, "dp_test_0")
+    assert first.exit_code == 2 and "needs a second approver" in first.output
+    assert not _sent(sb)
+    assert _approve(inbox, "dp_test_0").exit_code == 2  # the same person twice is still one
+    policy = ReviewPolicy(hold="all", second_approver_over=0)
+    with StateStore(default_state(inbox)) as store:
+        second = approve_in_store(store, ["dp_test_0"], by="bob", policy=policy)
+        assert second.approved == ["dp_test_0"]
+        assert store.dispute("dp_test_0")["approved_by"] == f"{ME} and bob (approve command)"
+        log = approval_log(store)
+    assert list(log["Approved by"]) == [ME, ME, "bob"]  # every approval kept, in order
+    assert list(log["Applied"]) == ["no", "no", "yes"]
+    run(sb, inbox)
+    assert set(_sent(sb)) == {"dp_test_0"}
+
+
+def test_a_sheet_without_an_evidence_version_approves_nothing_and_says_why(held):
+    sb, inbox, _ = held
+    (inbox / "approvals.csv").write_text("Dispute,Approve\ndp_test_0,yes\n", encoding="utf-8")
+    result = run(sb, inbox)
+    assert not _sent(sb) and _row(inbox, "dp_test_0")["status"] == "awaiting_approval"
+    problems = pd.read_excel(Path(result.report).parent / "problems.xlsx", engine="calamine")
+    assert problems["problem"].str.contains("no Evidence version in this row").any()
+
+
+def test_a_very_hidden_sheet_approves_nothing(held):
+    sb, inbox, report = held
+    table = pd.read_excel(report / "disputes.xlsx", engine="calamine")
+    book = Workbook()
+    book.active.append(["Dispute", "Approve", "Evidence version"])  # visible: no yes
+    for pid, version in zip(table["Dispute"], table["Evidence version"], strict=True):
+        book.active.append([pid, "", version])
+    secret = book.create_sheet("x")
+    secret.sheet_state = "veryHidden"
+    secret.append(["Dispute", "Approve", "Evidence version"])
+    for pid, version in zip(table["Dispute"], table["Evidence version"], strict=True):
+        secret.append([pid, "yes", version])
+    book.save(inbox / "disputes.xlsx")
+    result = run(sb, inbox)
+    assert not _sent(sb)
+    problems = pd.read_excel(Path(result.report).parent / "problems.xlsx", engine="calamine")
+    assert problems["problem"].str.contains("a hidden sheet approves nothing").any()
+
+
+def test_a_dropped_sheet_approves_as_its_file_owner(held):
+    sb, inbox, report = held
+    _fill_approve(report, {"dp_test_1": "yes"}, inbox / "approvals.xlsx")
+    run(sb, inbox)
+    assert set(_sent(sb)) == {"dp_test_1"}
+    assert _row(inbox, "dp_test_1")["approved_by"] == f"{ME} (sheet approvals.xlsx)"
+
+
+def test_status_says_what_is_due_in_words_one_day_is_one_day(held):
+    _, inbox, _ = held
+    shown = CliRunner().invoke(app, ["status", "--inbox", str(inbox)])
+    due = next(x for x in shown.output.splitlines() if x.strip().startswith("dp_test_0"))
+    assert "1 day left" in due and "1 days" not in shown.output, shown.output
+    assert "10 days left" in shown.output or "9 days left" in shown.output

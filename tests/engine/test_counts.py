@@ -1,0 +1,37 @@
+"""Counts from what happened (issue 29): uploads are what the API answered in this run, not
+files an earlier run had already put there."""
+
+from __future__ import annotations
+
+import shutil
+
+from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.inbox import default_state
+from dispute_evidence.request import RunRequest
+from dispute_evidence.settings import load_settings
+from tests.conftest import TOKEN
+from tests.engine.test_review import run, setup  # noqa: F401
+
+
+def _uploads(sb) -> int:
+    return sb.requests_by_route().get("POST /v1/files/upload", 0)
+
+
+def test_files_already_at_the_api_are_not_counted_as_uploaded(setup):  # noqa: F811
+    sb, inbox = setup
+    copy = inbox.parent / "copy"
+    shutil.copytree(inbox, copy)  # the same drop, for a state that starts again
+    first = run(sb, inbox)
+    sent = _uploads(sb)
+    assert first.counts["files_uploaded"] == sent > 0
+    assert not default_state(copy).exists()  # a new state; the evidence is at the API already
+    settings = load_settings(None)
+    again = run_inbox(
+        settings,
+        RunRequest(inbox=copy, reconcile=True),
+        api=settings.api_settings(base_url=sb.base_url, token=TOKEN),
+    )
+    assert _uploads(sb) == sent  # the API got no upload in this run
+    assert again.counts["files_uploaded"] == 0
+    assert again.counts["files_found_at_api"] > 0
+    assert "file(s) uploaded" not in again.outcome and "already at the API" in again.outcome
