@@ -275,3 +275,20 @@ def test_the_packet_is_what_waiting_for_approval_shows_and_the_page_links(
     page = (latest / "summary.html").read_text()
     assert 'href="pdf/dp_test_1-packet.pdf"' in page
     assert (latest / "pdf" / "dp_test_1-packet.pdf").read_bytes() == packet.read_bytes()
+
+
+def test_an_oversized_photo_is_recompressed_and_the_packet_fits(api, tmp_path, monkeypatch):
+    import random
+
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    inbox = inbox_with_documents(tmp_path, 3)
+    noise = random.Random(5).randbytes(2600 * 2000 * 3)
+    big = io.BytesIO()
+    Image.frombytes("RGB", (2600, 2000), noise).save(big, "JPEG", quality=95)
+    assert len(big.getvalue()) > 4_500_000  # as dropped: over the default 4.5 MB
+    (inbox / "proofs" / "dp_test_0_photo.jpg").write_bytes(big.getvalue())
+    _run("--inbox", str(tmp_path / "inbox"))
+    (sent,) = _files(api, "dp_test_0")
+    assert sent["size"] <= 4_500_000  # recompressed, and it went
+    reader = PdfReader(io.BytesIO(_blob(tmp_path, "dp_test_0", sent["file_name"])))
+    assert any((p.extract_text() or "").startswith("dp_test_0_photo.jpg") for p in reader.pages)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -193,7 +194,8 @@ class DisputeEvidenceClient:
             # listings must show the name we recorded; upload_name left nothing to escape
             data = aiohttp.FormData(quote_fields=False)
             data.add_field("provider_dispute_id", provider_dispute_id)
-            body = path.open("rb") if content is None else content
+            # bytes over 1 MB as a stream: aiohttp warns that raw bytes block the event loop
+            body = path.open("rb") if content is None else io.BytesIO(content)
             data.add_field("file", body, filename=name, content_type=mime)
             return data
 

@@ -78,6 +78,11 @@ def build_packet(
 
     Raises PacketError for a document that cannot be placed; `lenient` (a packet shown for
     review while the files go on their own) puts a page saying so in its place instead."""
+    if not docs:  # the generated PDF alone is the packet: nothing to merge
+        body = front({})
+        pages = count_pages(body)
+        items = [Item("the letter and data sheet", len(body), pages)]
+        return Packet(body, pages, {}, over=over_limit(profile, items), items=items)
     made: dict[tuple[tuple[str, int], ...], bytes] = {}
 
     def front_once(starts: dict[str, int]) -> bytes:  # the same numbers at every step
