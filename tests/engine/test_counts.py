@@ -35,3 +35,17 @@ def test_files_already_at_the_api_are_not_counted_as_uploaded(setup):  # noqa: F
     assert again.counts["files_uploaded"] == 0
     assert again.counts["files_found_at_api"] > 0
     assert "file(s) uploaded" not in again.outcome and "already at the API" in again.outcome
+
+
+def test_new_files_read_counts_each_sheet_and_each_evidence_file(setup):  # noqa: F811
+    sb, inbox = setup
+    sheets = [p for p in inbox.rglob("*") if p.suffix in (".csv", ".xlsx")]
+    pdfs = [p for p in inbox.rglob("*.pdf")]
+    assert sheets and pdfs
+    copy = pdfs[0].read_bytes()  # read files are archived
+    first = run(sb, inbox)
+    assert first.counts["new_files"] == len(sheets) + len(pdfs)
+    (inbox / "dp_test_1 receipt again.pdf").write_bytes(copy)  # same content
+    (inbox / "dp_test_2 label.pdf").write_bytes(b"%PDF-1.4 a new label")
+    second = run(sb, inbox)
+    assert second.counts["new_files"] == 1  # one new content; the copy is not read again

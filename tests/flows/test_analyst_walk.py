@@ -68,7 +68,8 @@ def test_dry_run_previews_and_changes_nothing_then_problems_stay_until_fixed(
     monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
     monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
     r = _cli("--inbox", str(inbox))
-    assert "New files read" in r.output and "4 (already seen: 0)" in r.output
+    # 4 sheets and 3 evidence PDFs: each file read counts once
+    assert "New files read (sheets and evidence)" in r.output and "7 (already seen: 0)" in r.output
     assert "2 sent · 4 file(s) uploaded · 2 need you" in r.output  # never "ok" above a problem
     real = _reports(tmp_path)[-1]
     assert "orders_extra.csv row 2, column 'price' = 'abc'" in (real / "summary.txt").read_text()

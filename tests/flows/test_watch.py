@@ -66,3 +66,36 @@ def test_a_run_that_cannot_start_yet_is_retried(tmp_path, monkeypatch):
     watcher = InboxWatcher(inbox, state=None, settle_seconds=0, start_run=start)
     assert watcher.check() is False and watcher.check() is True
     assert calls == [4, 4] and watcher.runs_started == 1
+
+
+def test_an_approve_sheet_dropped_starts_a_run_as_any_drop_does(tmp_path):
+    """Under `serve`, approving by dropping the report's disputes.xlsx back is a drop like any
+    other: the watcher starts a run, which applies (and sends) the approval."""
+    from openpyxl import Workbook
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    started: list[list[str]] = []
+    watcher = InboxWatcher(
+        inbox,
+        state=None,
+        settle_seconds=1.0,
+        start_run=lambda files: started.append(files) or True,
+        mode="polling",
+        poll_seconds=1,
+        tick_seconds=0.5,
+    )
+    stop = threading.Event()
+    thread = threading.Thread(target=watcher.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        assert _wait_for(lambda: watcher.checks >= 1, 10)
+        book = Workbook()
+        book.active.append(["Dispute", "Approve", "Evidence version"])
+        book.active.append(["dp_test_0", "yes", "v0123456789ab"])
+        book.save(inbox / "disputes.xlsx")
+        assert _wait_for(lambda: started, 30), "an Approve sheet must start a run"
+        assert [f.rsplit("/", 1)[-1] for f in started[0]] == ["disputes.xlsx"]
+    finally:
+        stop.set()
+        thread.join(10)

@@ -170,7 +170,8 @@ class PrepareOutcome:
     conflicts: list[Reject] = field(default_factory=list)
     unlisted_disputes: list[Reject] = field(default_factory=list)
     file_issues: list[FileIssue] = field(default_factory=list)
-    files_added: int = 0
+    files_added: int = 0  # (dispute, file) pairs registered
+    evidence_read: int = 0  # evidence files of new content taken in (each counted once)
     summaries_added: int = 0
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
     review: ReviewOutcome | None = None  # what waits for approval (engine/review.py)
@@ -387,6 +388,7 @@ def prepare_step(
         for pid, files in matches.items()
         for f in files
     ]
+    out.evidence_read = len({r["sha256"] for r in rows} - store.evidence_hashes())
     out.files_added = store.sync_files(rows)
     if opts.summary_pdf or opts.packet.upload == "packet":
         made = refresh_generated(store, blob_dir, opts.packet, records)

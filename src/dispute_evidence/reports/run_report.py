@@ -53,7 +53,7 @@ class RunReport:
                 ("Disputes sent in full so far", f"{c.get('complete', 0)} of {total}"),
                 ("Problems that need you", str(c.get("need_you", 0))),
                 (
-                    "New files read",
+                    "New files read (sheets and evidence)",
                     f"{c.get('new_files', 0)} (already seen: {c.get('repeated_files', 0)})",
                 ),
                 ("Rows rejected (new files)", str(c.get("rows_rejected", 0))),

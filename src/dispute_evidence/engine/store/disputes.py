@@ -177,6 +177,11 @@ class Disputes(StoreBase):
             )
         return result.rowcount
 
+    def evidence_hashes(self) -> set[str]:
+        """The content hashes of every evidence file registered so far."""
+        with self.engine.connect() as c:
+            return set(c.execute(select(evidence_files.c.sha256).distinct()).scalars())
+
     def sync_files(self, rows: list[dict[str, Any]]) -> int:
         """Register matched evidence files; one row per (dispute, content hash), whatever the name."""
         status = F.SENDING if self.reconcile_uploads() else F.PENDING
