@@ -121,11 +121,19 @@ def test_finding_6_an_unfulfilled_order_not_received_is_advised_accept(
     write_rows(inbox / "orders.csv", [*ORDERS, "fulfillment_status"], [
         [5000, "Board", "30", 1, "USD", "c@example.com", "C", "1 Elm St", "2026-10-05", "unfulfilled"]])  # fmt: skip
     write_rows(inbox / "shipments.csv", ["order_number", "tracking_number"], [])
-    _run("--inbox", str(inbox))
+    out = _run("--inbox", str(inbox))
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Fight or accept"].startswith("accept: your own records concede it (the order "
                                              "was never fulfilled"), row.to_dict()  # fmt: skip
     assert "order unfulfilled" in row["Contradictions"]
+    # held as "advice: accept" under the defaults: nothing goes until a person approves fighting
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 0, out
+    assert row["Status"].startswith("advice: accept (the order was never fulfilled")
+    assert row["Next step"].endswith("dispute-evidence approve dp_test_0")
+    approved = CliRunner().invoke(app, ["approve", "dp_test_0", "--inbox", str(inbox)])
+    assert approved.exit_code == 0, approved.output
+    _run("--inbox", str(inbox))
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
 
 
 def test_finding_7_billing_and_shipping_written_differently_are_one_place(

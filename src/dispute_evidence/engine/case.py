@@ -86,7 +86,7 @@ def add_case_columns(
     _add_advice(table, payloads, policy or AdvicePolicy(), cases)
 
 
-OPEN = ("pending", "submitted", "incomplete")
+OPEN = ("pending", "submitted", "incomplete", "awaiting_approval")
 
 
 def _add_advice(

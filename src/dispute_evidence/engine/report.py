@@ -28,6 +28,7 @@ from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.readback import ReadOutcome
 from dispute_evidence.engine.review import (
+    ADVICE_ACCEPT,
     ReviewOutcome,
     annotate,
     held_problems,
@@ -522,7 +523,9 @@ def plain_state(r: Any, dry_run: bool = False) -> str:
     elif r.status == DisputeStatus.PENDING:
         parts = ["would be sent" if dry_run else "not sent yet"]
     elif r.status == DisputeStatus.AWAITING_APPROVAL:
-        parts = ["waiting for your approval"]  # nothing of it is sent until then
+        # nothing of it is sent until then; held as "advice: accept" says why
+        accept = str(r.detail or "").startswith(ADVICE_ACCEPT)
+        parts = [f"{r.detail}, not sent" if accept else "waiting for your approval"]
     elif r.status == DisputeStatus.SUBMITTED:
         waiting = r.files_total - r.files_uploaded
         parts = ["sent"] + ([f"{waiting} file(s) still to upload"] if waiting else [])
@@ -610,5 +613,10 @@ def _next_step(r: Any, dry_run: bool) -> str:
     if r.status == DisputeStatus.PAST_DUE:
         return "none (past the deadline)"
     if r.status == DisputeStatus.AWAITING_APPROVAL:
+        if str(r.detail or "").startswith(ADVICE_ACCEPT):
+            return (
+                "accept the dispute (your records concede it), or approve it to fight anyway: "
+                f"dispute-evidence approve {r.provider_dispute_id}"
+            )
         return "waiting for your approval"
     return ""

@@ -37,7 +37,9 @@ from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus
-from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.case import CaseFacts, build_case
+from dispute_evidence.evidence.completeness import assess_case
+from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
@@ -53,6 +55,7 @@ UNCONFIRMED = (
     "the API has not confirmed its deadline: the sweep trusts only a deadline read back from "
     "the API, and the API names a dispute only once evidence has been sent to it"
 )
+ADVICE_ACCEPT = "advice: accept"  # held: the merchant's own records concede the claim
 
 
 @dataclass
@@ -97,13 +100,23 @@ class Candidate:
         unsent = self.payload_hash != self.submitted_hash
         return unsent or any(status in OPEN_FILE for _, _, status, _ in self.files)
 
-    def complete(self) -> bool:
-        kinds = [
-            kind or kind_of(name)
-            for _, name, _, kind in self.files
+    def case(self) -> CaseFacts:
+        """The dispute's case, its documents as the report judges them (engine/case.py)."""
+        docs = [
+            DocumentFacts(name, sha, kind or kind_of(name), "not_read")
+            for sha, name, _, kind in self.files
             if kind != "summary" and not _is_summary(self.pid, name)
-        ]  # as the report judges them (StateStore.file_kinds)
-        return assess(orjson.loads(self.payload), kinds).complete
+        ]
+        return build_case(orjson.loads(self.payload), sorted(docs, key=lambda d: d.name))
+
+    def complete(self) -> bool:
+        return assess_case(self.case()).complete
+
+    def concedes(self) -> str:
+        """Why the merchant's own data concedes the claim ("" when it does not): held as
+        "advice: accept" until a person approves fighting it."""
+        because = self.case().accept_because
+        return f"{ADVICE_ACCEPT} ({'; '.join(because)})" if because else ""
 
     def released_to(self) -> DisputeStatus:
         return D.SUBMITTED if self.payload_hash == self.submitted_hash else D.PENDING
@@ -242,17 +255,17 @@ def review_step(
     now = now or clock.now()
     out = ReviewOutcome(sweep_on=policy.sweep_hours is not None)
     out.from_sheets, out.problems = apply_sheet_approvals(store, policy)
-    # with nothing held by policy, only disputes held before (the policy changed) are looked at
-    statuses = (D.AWAITING_APPROVAL,) if policy.hold == "none" else None
-    found = candidates(store, statuses=statuses) if statuses else candidates(store)
-    for c in found.values():
+    # every dispute with work is looked at: whatever the policy, one whose own records concede
+    # the claim is held as "advice: accept" until a person approves fighting it
+    for c in candidates(store).values():
         if c.status != D.AWAITING_APPROVAL and not c.has_work:
             continue
         complete = c.complete() if policy.needs_verdict else True
-        if not policy.holds(complete) or c.approved_hash == c.evidence_hash:
+        accept = c.concedes()
+        if not (policy.holds(complete) or accept) or c.approved_hash == c.evidence_hash:
             _release(store, c)
             continue
-        sweep = sweep_time(policy, c, complete, out)
+        sweep = None if accept else sweep_time(policy, c, complete, out)
         in_window = (
             sweep is not None and c.confirmed_due is not None and sweep <= now < c.confirmed_due
         )
@@ -265,7 +278,7 @@ def review_step(
             store.mark_past_due(c.pid, f"response was due by {_at(c.due)}; {held}nothing was sent")
             continue
         if c.status != D.AWAITING_APPROVAL:
-            store.mark_awaiting_approval(c.pid)
+            store.mark_awaiting_approval(c.pid, accept or None)
         out.held.append(c.pid)
         if sweep is not None:
             out.sweep_at[c.pid] = _at(max(sweep, now))
@@ -403,6 +416,7 @@ def approve(
         chosen += [
             c for c in found.values()
             if c.status == D.AWAITING_APPROVAL and c.pid not in pids and c.complete()
+            and not c.concedes()  # advised accept: fighting it is approved one by one
         ]  # fmt: skip
     for c in chosen:
         if why := give_approval(store, c, by, source, policy):
@@ -442,7 +456,8 @@ def annotate(table: pd.DataFrame, store: StateStore, review: ReviewOutcome | Non
         found[p].version if p in found else "" for p in table["provider_dispute_id"]
     ]
     for i, pid in table["provider_dispute_id"].items():
-        if table.at[i, "status"] == D.AWAITING_APPROVAL:
+        accept = str(table.at[i, "detail"] or "").startswith(ADVICE_ACCEPT)
+        if table.at[i, "status"] == D.AWAITING_APPROVAL and not accept:
             table.at[i, "next_step"] = "waiting for your approval" + _sweep_words(pid, review)
 
 
@@ -453,6 +468,8 @@ def held_problems(table: pd.DataFrame, review: ReviewOutcome | None) -> list[Pro
     for r in held.itertuples(index=False):
         files = int(r.files_total - r.files_uploaded)
         what = f"evidence {r.evidence_version} and {files} file(s) wait for your approval"
+        if str(r.detail or "").startswith(ADVICE_ACCEPT):
+            what = f"{r.detail}: {what} to fight it anyway"
         what += _sweep_words(str(r.provider_dispute_id), review)
         out.append(
             Problem(

@@ -40,8 +40,10 @@ class Transitions(StoreBase):
     def mark_closed(self, pid: str, detail: str) -> None:
         self._move_dispute(pid, D.CLOSED, detail=detail, sent_to=self.api_identity)
 
-    def mark_awaiting_approval(self, pid: str) -> None:
-        self._move_dispute(pid, D.AWAITING_APPROVAL, detail=None)
+    def mark_awaiting_approval(self, pid: str, why: str | None = None) -> None:
+        """Held for a person's approval; `why` when something other than the review policy
+        holds it (engine/review.py: "advice: accept (…)")."""
+        self._move_dispute(pid, D.AWAITING_APPROVAL, detail=why)
 
     def release_approval(self, pid: str, to: DisputeStatus) -> None:
         """Approved, or no longer held: back to pending, or to submitted when what was sent
@@ -51,7 +53,7 @@ class Transitions(StoreBase):
                 f"disputes ({pid!r},): awaiting_approval -> {to} is not allowed"
             )
         key = {"provider_dispute_id": pid}
-        self._write("disputes", key, (frozenset({D.AWAITING_APPROVAL}), to), {})
+        self._write("disputes", key, (frozenset({D.AWAITING_APPROVAL}), to), {"detail": None})
 
     def mark_rejected(self, pid: str, detail: str, attempts: int) -> None:
         self._move_dispute(
