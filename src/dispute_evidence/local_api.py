@@ -55,6 +55,9 @@ def sandbox_identity_of(inbox: Path) -> str:
 
 def inbox_sandbox(inbox: Path) -> RunningSandbox:
     """A local API that knows the disputes named in the inbox (as the real provider would)."""
+    import pandas as pd
+
+    from dispute_evidence.evidence.case import minor_units
     from dispute_evidence.ingest import ingest_paths, scan_inbox
     from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
     from dispute_evidence.sandbox.seed import generate_disputes
@@ -69,6 +72,10 @@ def inbox_sandbox(inbox: Path) -> RunningSandbox:
             row["response_due_by"] = d["response_due_by"]
         if d.get("currency"):
             row["currency"] = d["currency"]
+        # as the real provider would: the list's reason and amount (runs compare them)
+        row["reason"] = d.get("reason") or row["reason"]
+        if (amount := pd.to_numeric(d.get("amount"), errors="coerce")) == amount:
+            row["amount"] = minor_units(float(amount), str(row["currency"]))
         rows.append(row)
     token = "sk_test_" + os.urandom(12).hex()
     return run_sandbox_in_thread(SandboxConfig(tokens=(token,)), rows, db_path=_sandbox_db(inbox))

@@ -161,3 +161,44 @@ def test_finding_7_billing_and_shipping_written_differently_are_one_place(
     assert "The billing address entered at checkout is the shipping address" in _pdf_text(
         sb, "dp_test_0"
     )
+
+
+def test_finding_5_the_apis_reason_and_amount_against_the_list_hold_the_dispute(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    rows = [{**r, "reason": "fraudulent"} for r in seed_rows(2)]  # amounts 10.00, 10.01 USD
+    sb = sandbox_factory(rows=rows)
+    _api(sb, monkeypatch)
+    monkeypatch.delenv("DISPUTE_EVIDENCE_READBACK__ENABLED")  # each run reads back
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2, files=(1, 1))
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
+               "currency"], [["dp_test_0", "#5000", "product_not_received", "129", "USD"],
+                             ["dp_test_1", "#5001", "fraudulent", "10.01", "USD"]])  # fmt: skip
+    _run("--inbox", str(inbox))
+    held, fine = sb.snapshot()["dp_test_0"], sb.snapshot()["dp_test_1"]
+    assert held["evidence_updates"] == 1 and held["files"] == []  # the first POST, nothing more
+    assert fine["evidence_updates"] == 1 and len(fine["files"]) == 2  # its proof and summary
+    row = _latest(tmp_path).loc["dp_test_0"]
+    said = row["Next step"]
+    assert "reason 'fraudulent' at the API, 'product_not_received' in the disputes list" in said
+    assert "amount 1000 (smallest unit) at the API, 129.00 USD in the disputes list" in said
+
+    # the list changes (a new payload): still nothing goes while they differ
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
+               "currency"], [["dp_test_0", "#5000", "product_not_received", "12", "USD"],
+                             ["dp_test_1", "#5001", "fraudulent", "10.01", "USD"]])  # fmt: skip
+    _run("--inbox", str(inbox))
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
+    assert sb.snapshot()["dp_test_0"]["files"] == []
+
+    # corrected to what the API holds: the next runs send the update and the files
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
+               "currency"], [["dp_test_0", "#5000", "fraudulent", "10", "USD"],
+                             ["dp_test_1", "#5001", "fraudulent", "10.01", "USD"]])  # fmt: skip
+    _run("--inbox", str(inbox))
+    _run("--inbox", str(inbox))
+    now = sb.snapshot()["dp_test_0"]
+    assert now["evidence_updates"] == 2, now
+    assert "dp_test_0_proof0.pdf" in {f["file_name"] for f in now["files"]}
+    assert "differs" not in _latest(tmp_path).loc["dp_test_0", "Next step"]

@@ -24,6 +24,7 @@ from dispute_evidence import clock
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import NotFound
+from dispute_evidence.engine.api_views import held_by_api_view, record_views
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.policies import ReadPolicy
 
@@ -41,6 +42,22 @@ class ReadOutcome:
     closed: list[tuple[str, str]] = field(default_factory=list)  # (dispute, status)
     moved: list[tuple[str, str, str]] = field(default_factory=list)  # (dispute, was, now)
     held: dict[str, str] = field(default_factory=dict)  # dispute -> why nothing is sent now
+
+
+def _compare_views(store: StateStore, read: dict[str, Any], out: ReadOutcome) -> None:
+    """The API's reason, amount and currency against the disputes list's, each read: a
+    mismatch holds the dispute (named on its row); agreement again releases it."""
+    if not read:
+        return
+    before = held_by_api_view(store)
+    payloads = store.payloads()
+    held = record_views(store, {pid: (payloads.get(pid), api) for pid, api in read.items()})
+    for pid in read:
+        if pid in held:
+            out.held[pid] = held[pid]
+            store.note_dispute(pid, held[pid])
+        elif pid in before:
+            store.note_dispute(pid, None)
 
 
 async def read_back(
@@ -116,6 +133,8 @@ async def read_back(
             out.closed.append((pid, str(api.status)))
         elif pid in work and policy.holds(api.status):
             out.held[pid] = f"under review at the API ({api.status}): not sent again"
+    _compare_views(store, {d["provider_dispute_id"]: seen[d["dispute_id"]] for d in known
+                           if d["dispute_id"] in seen}, out)  # fmt: skip
     for d in must:  # the budget ran out before its status was read: nothing new goes to it
         if d["dispute_id"] not in seen and d["provider_dispute_id"] not in out.held:
             out.held[d["provider_dispute_id"]] = (

@@ -14,6 +14,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.alerts import AlertOutcome
+from dispute_evidence.engine.api_views import HELD_PREFIX as API_VIEW_HELD
 from dispute_evidence.engine.approvals_log import approval_log
 from dispute_evidence.engine.case import (
     add_case_columns,
@@ -598,6 +599,8 @@ def _version(name: str) -> int:
 def _next_step(r: Any, dry_run: bool) -> str:
     """What a run does next with this dispute (a dry run: would do now), in words."""
     waiting = r.files_total - r.files_uploaded
+    if str(r.detail or "").startswith(API_VIEW_HELD):  # nothing goes, whatever waits
+        return str(r.detail)
     if r.status == DisputeStatus.PENDING:
         if r.days_left is not None and r.days_left < 0:
             return PAST_DUE

@@ -28,6 +28,7 @@ from dispute_evidence.api.errors import (
 )
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
+from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
 from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
@@ -357,11 +358,18 @@ async def _submit(
                     only=session.only,
                 )
             held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
+            held |= held_by_api_view(store)  # the API's reason/amount/currency differ from the list
             queue = [p for p in store.work_queue() if p not in read.held and p not in held]
             queue = [p for p in queue if session.only is None or p in session.only]
             total = len(queue)
             stats = await submit_step(
-                store, client, session.opts, on_done=on_done, queue=queue, stats=session.sent
+                store,
+                client,
+                session.opts,
+                on_done=on_done,
+                queue=queue,
+                stats=session.sent,
+                listing={d.id: d for d in page},
             )
         except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
             return SubmitOutcome(

@@ -18,6 +18,7 @@ import pandas as pd
 
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
+from dispute_evidence.api.models import Dispute
 from dispute_evidence.engine.case import keep_ce3
 from dispute_evidence.engine.generated import refresh_generated
 from dispute_evidence.engine.retention import RetentionOutcome
@@ -492,8 +493,12 @@ async def submit_step(
     on_done: Any = None,
     queue: list[str] | None = None,
     stats: SubmitStats | None = None,
+    listing: dict[str, Dispute] | None = None,
 ) -> SubmitStats:
     """Send the work queue (or `queue`: the disputes a read-back left free to send), counting
-    into `stats` (so a run stopped part way still knows what it sent)."""
-    submitter = Submitter(store, client, concurrency=opts.concurrency, on_done=on_done, stats=stats)
+    into `stats` (so a run stopped part way still knows what it sent); `listing`: the API's
+    disputes this run has listed (the first POST's dispute is compared from it)."""
+    submitter = Submitter(
+        store, client, concurrency=opts.concurrency, on_done=on_done, stats=stats, listing=listing
+    )
     return await submitter.run(queue)

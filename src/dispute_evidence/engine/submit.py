@@ -35,6 +35,8 @@ from dispute_evidence.api import (
     UnexpectedResponse,
 )
 from dispute_evidence.api.errors import WaitTooLong
+from dispute_evidence.api.models import Dispute
+from dispute_evidence.engine.api_views import record_views
 from dispute_evidence.engine.state import StateStore, new_owner
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus, FileStatus
 
@@ -93,6 +95,7 @@ class Submitter:
         now: Callable[[], datetime] | None = None,
         on_done: Callable[[str], None] | None = None,
         stats: SubmitStats | None = None,
+        listing: dict[str, Dispute] | None = None,
     ) -> None:
         self.store = store
         self.client = client
@@ -102,6 +105,8 @@ class Submitter:
         self._now = now or clock.now
         self._on_done = on_done
         self._abort: AuthenticationFailed | PermissionDenied | WaitTooLong | None = None
+        self.listing = listing or {}  # the API's disputes this run has listed, by the API's id
+        self.held_by_view: dict[str, str] = {}  # held after the first POST: see api_views.py
 
     async def run(self, queue: list[str] | None = None) -> SubmitStats:
         """Process every dispute with work to do; raises RunAborted on a refused API key,
@@ -149,6 +154,8 @@ class Submitter:
             dispute_id = await self._send_evidence(pid, d)
             if dispute_id is None:
                 return
+            if d["dispute_id"] is None and await self._view_differs(pid, d, dispute_id):
+                return  # the API's dispute is not the one the sheet describes: nothing more
         for f in files:
             if f["status"] in OPEN_FILE:
                 await self._upload(pid, dispute_id, f)
@@ -182,6 +189,26 @@ class Submitter:
         )
         self.stats.evidence_sent += 1
         return result.dispute_id
+
+    async def _view_differs(self, pid: str, d: dict[str, Any], dispute_id: str) -> bool:
+        """The first POST named the API's dispute: compare its reason, amount and currency
+        with the disputes list's (from this run's listing, else one GET); hold it on a
+        mismatch. A read that fails leaves the comparison to the next read-back."""
+        api = self.listing.get(dispute_id)
+        if api is None:
+            try:
+                api = await self.client.get_dispute(dispute_id)
+            except (NotFound, TransientError, UnexpectedResponse) as exc:
+                log.warning(
+                    "%s: its API view was not read (%s); the read-back compares it", pid, exc
+                )
+                return False
+        held = record_views(self.store, {pid: (d["payload"], api)})
+        if pid in held:
+            self.store.note_dispute(pid, held[pid])
+            self.held_by_view[pid] = held[pid]
+            log.warning("%s: %s", pid, held[pid])
+        return pid in held
 
     async def _upload(self, pid: str, dispute_id: str | None, f: dict[str, Any]) -> None:
         sha = f["sha256"]

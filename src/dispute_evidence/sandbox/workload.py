@@ -20,8 +20,11 @@ MERCHANT = MerchantProfile(
 )
 
 
-def seed_rows(n: int = 3, prefix: str = "dp_test_") -> list[dict[str, object]]:
-    """n open disputes for the sandbox, due in 10, 11, ... days."""
+def seed_rows(
+    n: int = 3, prefix: str = "dp_test_", reason: str | None = None
+) -> list[dict[str, object]]:
+    """n open disputes for the sandbox, due in 10, 11, ... days; no reason unless one is given
+    (runs compare the API's reason with the disputes list's: make_inbox's is "general")."""
     now = datetime.now(UTC)
     return [
         {
@@ -30,7 +33,7 @@ def seed_rows(n: int = 3, prefix: str = "dp_test_") -> list[dict[str, object]]:
             "response_due_by": iso(now + timedelta(days=10 + i)),
             "amount": 1000 + i,
             "currency": "USD",
-            "reason": "fraudulent",
+            "reason": reason or "",
             "status": "needs_response",
             "provider": "stripe",
         }

@@ -98,6 +98,10 @@ class Transitions(StoreBase):
         """It did not land (a transient failure before the API took it): send it next run."""
         self._move_file(pid, sha256, F.PENDING, last_error=error)
 
+    def note_dispute(self, pid: str, detail: str | None) -> None:
+        """Why a dispute waits (or None: it no longer does), without moving it."""
+        self._write("disputes", {"provider_dispute_id": pid}, None, {"detail": detail})
+
     def note_file_error(self, pid: str, sha256: str, error: str) -> None:
         """Why a file is still where it is, without moving it."""
         self._write(

@@ -1,0 +1,72 @@
+"""The API's own view of each dispute (reason, amount, currency, when it opened) against the
+disputes list's (finding 5 of issue 27).
+
+The API's dispute object has no provider_dispute_id: the first evidence POST's answer names
+the API's id, and the dispute is compared right then (from the run's listing when it holds
+it, else one GET). Each read-back compares again. On a mismatch nothing more is sent for it
+(no file, no second update): it is held, both values named, until the two agree. Kept in the
+state's meta table (one JSON object): no schema change.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+from dispute_evidence.api.models import Dispute
+from dispute_evidence.engine.state import StateStore
+from dispute_evidence.evidence.case import DisputeView, build_case, view_mismatch
+
+VIEWS_META = "api_dispute_views"  # pid -> {reason, amount, currency, opened_on, mismatch}
+HELD_PREFIX = "held: the API's view of this dispute differs from the disputes list"
+
+
+def view_of(d: Dispute) -> DisputeView:
+    opened = d.initiated_at.date().isoformat() if d.initiated_at else ""
+    return DisputeView(d.reason or "", d.amount, d.currency or "", "", opened)
+
+
+def held_text(mismatch: str) -> str:
+    return (
+        f"{HELD_PREFIX}: {mismatch}. Nothing more is sent for it (no file, no update) until "
+        "they agree: correct the disputes list, or ask the provider which is right"
+    )
+
+
+def _load(store: StateStore) -> dict[str, dict[str, Any]]:
+    loaded: dict[str, dict[str, Any]] = json.loads(store.get_meta(VIEWS_META) or "{}")
+    return loaded
+
+
+def record_views(
+    store: StateStore, seen: dict[str, tuple[bytes | None, Dispute]]
+) -> dict[str, str]:
+    """Compare each dispute's API view (pid -> (its payload, the API's dispute)) with the
+    disputes list's and keep it; returns pid -> why it is held, for those that differ."""
+    kept, held = _load(store), {}
+    for pid, (payload, api) in seen.items():
+        view = view_of(api)
+        sheet = build_case(orjson.loads(payload)).dispute if payload else DisputeView()
+        mismatch = view_mismatch(sheet, view)
+        kept[pid] = {"reason": view.reason, "amount": view.amount, "currency": view.currency,
+                     "opened_on": view.opened_on, "mismatch": mismatch}  # fmt: skip
+        if mismatch:
+            held[pid] = held_text(mismatch)
+    store.set_meta(VIEWS_META, json.dumps(kept, sort_keys=True))
+    return held
+
+
+def held_by_api_view(store: StateStore) -> dict[str, str]:
+    """Disputes whose API view differed from the disputes list when last compared."""
+    return {pid: held_text(v["mismatch"]) for pid, v in _load(store).items() if v.get("mismatch")}
+
+
+def api_views(store: StateStore) -> dict[str, DisputeView]:
+    """The API's view of each dispute compared so far (the case's `api`)."""
+    return {
+        pid: DisputeView(v.get("reason") or "", v.get("amount"), v.get("currency") or "", "",
+                         v.get("opened_on") or "")
+        for pid, v in _load(store).items()
+    }  # fmt: skip
