@@ -84,6 +84,17 @@ class AdvicePolicy:
 
     dispute_fee: float = 15.0
     hold_under_amount: float | None = None
+    # (up to this many days since the dispute opened, the fee then), ascending; empty: flat
+    fee_by_days: tuple[tuple[int, float], ...] = ()
+
+    def fee(self, days_open: int | None) -> float:
+        """What fighting costs on this day of the dispute (networks charge more later); the
+        flat `dispute_fee` when there is no schedule or the opening day is not known."""
+        if not self.fee_by_days or days_open is None:
+            return self.dispute_fee
+        return next(
+            (f for limit, f in self.fee_by_days if days_open <= limit), self.fee_by_days[-1][1]
+        )
 
 
 @dataclass(frozen=True)

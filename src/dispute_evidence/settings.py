@@ -261,9 +261,17 @@ class AdviceSection(_Section):
         description="Hold (do not send) disputes under this amount: 'held: under your fight "
         "threshold'. Unset: nothing is held; the advice is only advice.",
     )
+    fee_by_days: dict[int, float] = Field(
+        default_factory=dict,
+        description="The cost of fighting by days since the dispute opened (networks charge "
+        "more the later you answer), e.g. {10 = 16.05, 15 = 16.50, 20 = 17.00, 25 = 18.00, "
+        "30 = 19.00}: up to 10 days 16.05, and so on; after the last, the last. Replaces "
+        "dispute_fee when the API has said when the dispute opened.",
+    )
 
     def policy(self) -> AdvicePolicy:
-        return AdvicePolicy(self.dispute_fee, self.hold_under_amount)
+        schedule = tuple(sorted(self.fee_by_days.items()))
+        return AdvicePolicy(self.dispute_fee, self.hold_under_amount, schedule)
 
 
 class ReadbackSection(_Section):

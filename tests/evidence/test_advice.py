@@ -102,3 +102,20 @@ def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
     assert "Disputes pending" not in held.to_csv()
     status = CliRunner().invoke(app, ["status", "--state", str(tmp_path / "s.sqlite3")]).output
     assert "Fight or accept" in status and "fight: expected +110.00" in status, status
+
+
+def test_the_fee_follows_the_days_since_the_dispute_opened():
+    from dispute_evidence.evidence.advice import advise as advise_
+    from dispute_evidence.policies import AdvicePolicy as Policy
+
+    schedule = ((10, 16.05), (15, 16.50), (20, 17.00), (25, 18.00), (30, 19.00))
+    policy = Policy(15.0, None, schedule)
+    assert [policy.fee(d) for d in (0, 10, 11, 16, 30, 45, None)] == [
+        16.05, 16.05, 16.50, 17.00, 19.00, 19.00, 15.0]  # fmt: skip
+    own = OwnOutcomes([])
+    early = advise_("product_not_received", True, 100.0, own, policy, days_open=3)
+    late = advise_("product_not_received", True, 100.0, own, policy, days_open=28)
+    assert early.expected == round(0.40 * 100 - 16.05, 2) and late.expected == 40 - 19.0
+    assert "fee 19.00 on day 28 of the dispute" in late.text
+    accept = advise_("product_not_received", True, 100.0, own, policy, concede=("refunded",))
+    assert accept.action == "accept" and accept.text.startswith("accept: your own records")

@@ -5,10 +5,13 @@ fight-or-accept advice. Columns for the dispute table and the lines a person rea
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import orjson
 import pandas as pd
 
+from dispute_evidence import clock
+from dispute_evidence.engine.api_views import api_views
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.advice import (
     HELD,
@@ -17,7 +20,7 @@ from dispute_evidence.evidence.advice import (
     advise,
     unknown_amount_words,
 )
-from dispute_evidence.evidence.case import CaseFacts, build_case
+from dispute_evidence.evidence.case import CaseFacts, DisputeView, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.kinds import kind_of
@@ -83,7 +86,7 @@ def add_case_columns(
         n = len(letter.sentences)
         letters.append(f"{n} claim{'s' * (n != 1)} ({letter.family})" if n else NO_CLAIMS)
     table["letter"] = letters
-    _add_advice(table, payloads, policy or AdvicePolicy(), cases)
+    _add_advice(table, payloads, policy or AdvicePolicy(), cases, api_views(store))
 
 
 OPEN = ("pending", "submitted", "incomplete", "awaiting_approval")
@@ -94,6 +97,7 @@ def _add_advice(
     payloads: dict[str, bytes],
     policy: AdvicePolicy,
     cases: dict[str, CaseFacts],
+    views: dict[str, DisputeView],
 ) -> None:
     reasons = (
         table["reason"].fillna("").astype(str)
@@ -112,6 +116,7 @@ def _add_advice(
     )
     # with a threshold, only the disputed amount decides (as held_by_advice holds them)
     amounts = _amounts(table, payloads, order_total=policy.hold_under_amount is None)
+    opened = {pid: v.opened_on for pid, v in views.items()}
     texts = []
     for i, (pid, status) in enumerate(
         zip(table["provider_dispute_id"], table["status"], strict=True)
@@ -123,12 +128,26 @@ def _add_advice(
         case = cases.get(pid)
         concede = case.accept_because if case else ()
         advice = advise(
-            reasons.iat[i], bool(complete.iat[i]), amounts.get(pid), own, policy, ce3, concede
+            reasons.iat[i],
+            bool(complete.iat[i]),
+            amounts.get(pid),
+            own,
+            policy,
+            ce3,
+            concede,
+            days_open(opened.get(pid)),
         )
         texts.append(advice.text)
         if advice.action in (HELD, HELD_UNKNOWN):
             table.loc[table.index[i], "next_step"] = advice.text
     table["advice"] = texts
+
+
+def days_open(opened_on: str | None) -> int | None:
+    """Days since the dispute opened (the API's initiated_at), None when not known."""
+    if not opened_on:
+        return None
+    return (clock.now().date() - date.fromisoformat(opened_on)).days
 
 
 def _amounts(

@@ -369,7 +369,7 @@ async def _submit(
                 on_done=on_done,
                 queue=queue,
                 stats=session.sent,
-                listing={d.id: d for d in page},
+                listing=await _listing(store, client, page, queue),
             )
         except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
             return SubmitOutcome(
@@ -396,6 +396,30 @@ def _waited_too_long(
         stop_code=EXIT_UNREACHABLE,
         read=read or ReadOutcome(),
     )
+
+
+MAX_LISTING_PAGES = 1000  # 100,000 disputes
+
+
+async def _listing(
+    store: StateStore, client: DisputeEvidenceClient, first: list[Dispute], queue: list[str]
+) -> dict[str, Dispute]:
+    """The API's disputes, by its id, when something goes to a dispute for the first time
+    (its first POST names the API's dispute, compared right then: engine/api_views.py).
+    `first`: the run's first listing read (a whole listing when it came back short of a
+    page); else every page, 100 a request (far fewer than one read per dispute)."""
+    known = {d["provider_dispute_id"] for d in store.known_at_api()}
+    if all(pid in known for pid in queue):
+        return {}
+    if 1 < len(first) < MAX_PAGE or not first:
+        return {d.id: d for d in first}
+    listed: dict[str, Dispute] = {}
+    for _ in range(MAX_LISTING_PAGES):  # a listing that never ends is cut, not followed
+        page = await client.list_disputes(MAX_PAGE, len(listed))
+        listed.update((d.id, d) for d in page)
+        if len(page) < MAX_PAGE:
+            break
+    return listed
 
 
 async def _reconcile_if_sent_before(

@@ -105,7 +105,9 @@ class Submitter:
         self._now = now or clock.now
         self._on_done = on_done
         self._abort: AuthenticationFailed | PermissionDenied | WaitTooLong | None = None
-        self.listing = listing or {}  # the API's disputes this run has listed, by the API's id
+        # the API's disputes this run has listed, by the API's id (None: not listed; the
+        # first POST's dispute is then compared by the next read-back)
+        self.listing = listing
         self.held_by_view: dict[str, str] = {}  # held after the first POST: see api_views.py
 
     async def run(self, queue: list[str] | None = None) -> SubmitStats:
@@ -194,6 +196,8 @@ class Submitter:
         """The first POST named the API's dispute: compare its reason, amount and currency
         with the disputes list's (from this run's listing, else one GET); hold it on a
         mismatch. A read that fails leaves the comparison to the next read-back."""
+        if self.listing is None:
+            return False
         api = self.listing.get(dispute_id)
         if api is None:
             try:

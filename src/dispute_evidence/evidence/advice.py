@@ -108,19 +108,22 @@ def advise(
     policy: AdvicePolicy,
     ce3: bool = False,
     concede: tuple[str, ...] = (),
+    days_open: int | None = None,
 ) -> Advice:
     """Fight when P(win) x amount beats the fee; held under the merchant's threshold. Accept,
     whatever the odds, when the merchant's own data concedes the claim (`concede`: why, from
     the case's contradictions: a cancelled, fully refunded or never-fulfilled order)."""
     p, basis = p_win(reason, complete, ce3, own)
+    fee = policy.fee(days_open)
+    if days_open is not None and policy.fee_by_days:
+        basis += f"; fee {fee:,.2f} on day {days_open} of the dispute"
     if concede:
-        expected = None if amount is None else round(-policy.dispute_fee, 2)
-        return Advice(ACCEPT, 0.0, "; ".join(concede), expected)
+        return Advice(ACCEPT, 0.0, "; ".join(concede), None if amount is None else -fee)
     if amount is None and policy.hold_under_amount is not None:
         return Advice(HELD_UNKNOWN, p, unknown_amount_words(policy.hold_under_amount), None)
     if amount is None:
         return Advice("fight", p, basis, None)
-    expected = round(p * amount - policy.dispute_fee, 2)
+    expected = round(p * amount - fee, 2)
     if policy.hold_under_amount is not None and amount < policy.hold_under_amount:
         return Advice(HELD, p, f"{amount:,.2f} is under {policy.hold_under_amount:,.2f}", expected)
     return Advice("fight" if expected > 0 else "accept", p, basis, expected)
