@@ -1,88 +1,165 @@
-"""Render one example evidence summary (letter, data sheet, sources) per reason family into
-docs/letters/: `python docs/letters/make_letters.py` (needs pdftoppm for the PNGs of page 1).
+"""Regenerate docs/letters/ from a real run: `python docs/letters/make_letters.py`.
 
-The payloads are what evidence/builder.py makes from the Shopify, Stripe and shipments layouts
-(the same keys); the facts are invented."""
+An inbox is made in a temporary folder (a disputes list with one dispute per reason, orders,
+payments and shipments sheets, and the documents an analyst drops: a carrier's proof of
+delivery, the refund policy, the customer's email, each a PDF with a text layer), then
+`dispute-evidence run --inbox … --sandbox` runs against the inbox's own local API, and each
+dispute's evidence summary PDF, as uploaded, is copied here with a PNG of each page
+(`pdftoppm -png`). The facts are invented; the letters are what the pipeline writes.
+"""
 
 from __future__ import annotations
 
+import csv
+import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
-from dispute_evidence.evidence.summary_pdf import summary_pdf
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
 
 HERE = Path(__file__).parent
-MERCHANT = {"merchant_id": "acct_1Acme", "merchant_name": "Acme Outfitters",
-            "merchant_website": "https://acme-outfitters.example"}  # fmt: skip
-ORDER = {
-    "order_number": "1041", "order_date": "2026-10-02T18:02:55Z", "order_total": 129,
-    "order_currency": "USD", "customer_name": "Ann Smith", "customer_email": "ann.smith@example.com",
-    "billing_address": "12 Elm St, Boston, MA, 02108, US",
-    "shipping_address": "12 Elm St, Boston, MA, 02108, US", "financial_status": "paid",
-    "fulfillment_status": "fulfilled", "shipping_method": "Standard",
-}  # fmt: skip
-PRODUCTS = [
-    {"product_title": "Linen shirt - Blue / M", "price": 49.5, "quantity": 2, "currency_code": "USD"},
-    {"product_title": "Leather belt - Brown", "price": 25, "quantity": 1, "currency_code": "USD"},
-]  # fmt: skip
-CHARGE = {"payment_id": "ch_3Q1aB2LkdIwHu7ix", "paid_at": "2026-10-02T18:03:11Z", "payment_amount": 129,
-          "currency": "USD", "payment_status": "Paid", "card_brand": "Visa", "card_last4": "4242",
-          "avs_line1_check": "pass", "avs_zip_check": "pass", "cvc_check": "pass",
-          "customer_email": "ann.smith@example.com", "description": "Order #1041"}  # fmt: skip
-SHIPPED = {
-    "tracking_number": "1Z999AA10123456784",
-    "carrier": "UPS",
-    "shipped_at": "2026-10-03T13:12:40Z",
+TRACK = "1Z999AA10123456784"
+# reason -> (dispute id, order number, example name)
+DISPUTES = {
+    "product_not_received": ("dp_1041", "1041", "not_received"),
+    "fraudulent": ("dp_1042", "1042", "fraud"),
+    "product_unacceptable": ("dp_1043", "1043", "not_as_described"),
+    "credit_not_processed": ("dp_1044", "1044", "credit_not_processed"),
+    "subscription_canceled": ("dp_1045", "1045", "subscription_canceled"),
+    "duplicate": ("dp_1046", "1046", "duplicate"),
+    "general": ("dp_1047", "1047", "general"),
 }
-DELIVERED = {**SHIPPED, "delivered_at": "2026-10-06T16:40:00Z", "delivery_status": "Delivered"}
-CE3 = {"program": "Visa Compelling Evidence 3.0", "prior_transactions": [
-    {"order_number": "0977", "date": "2026-05-20", "amount": 64, "currency": "USD",
-     "matched": ["device ID", "customer account ID", "shipping address"]},
-    {"order_number": "0902", "date": "2026-02-11", "amount": 89, "currency": "USD",
-     "matched": ["device ID", "shipping address"]}]}  # fmt: skip
+ACCEPT = ("dp_1048", "1048", "accept_unfulfilled")  # not received, never fulfilled: accept
+ADDRESS = ("12 Elm Street", "Boston", "MA", "02108", "United States")
 
 
-def _payload(reason: str, code: str = "", **extra: object) -> dict[str, object]:
-    dispute = {"reason": reason, "amount": 129, "currency": "USD"}
-    if code:
-        dispute["network_reason_code"] = code
-    return {"products": PRODUCTS, "merchant_profile": MERCHANT,
-            "shipping_tracking_numbers": [SHIPPED["tracking_number"]],
-            "additional_evidence": {**ORDER, "dispute": dispute, **extra}}  # fmt: skip
+def _csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
 
 
-SOURCES = {
-    "dispute": "disputes.xlsx, sheet Disputes, row 4",
-    "order": "orders_export_1.csv, row 2",
-    "payments": "unified_payments.csv, row 7",
-    "shipments": "shipments.xlsx, sheet Sheet1, row 3",
-    "history": "orders_export_1.csv rows 88 and 131; unified_payments.csv rows 40 and 61",
-    "files": "files attached to this dispute: 1041 delivery-proof.pdf",
-}
-EXAMPLES = {
-    "fraud": (_payload("fraudulent", "10.4", payments=[CHARGE], shipments=[DELIVERED], visa_ce3=CE3),
-              ["1041 delivery-proof.pdf"]),
-    "not_received": (_payload("product_not_received", "13.1", shipments=[DELIVERED]), ["1041 delivery-proof.pdf"]),
-    "not_as_described": (_payload("product_unacceptable", shipments=[DELIVERED], refunded_amount=0),
-                         ["1041 returns-policy.pdf"]),
-    "credit_not_processed": (_payload("credit_not_processed", "13.6", payments=[CHARGE],
-                                      refunded_amount=25, shipments=[DELIVERED]), []),
-    "subscription_canceled": (_payload("subscription_canceled", payments=[{**CHARGE, "description": "Monthly box, October 2026"}]),
-                              ["1041 cancellation-policy.pdf"]),
-    "duplicate": (_payload("duplicate", "12.6.1", payments=[CHARGE]), []),
-    "general": (_payload("general", shipments=[{**SHIPPED, "delivery_status": "In transit"}]), []),
-    "no_claims": (_payload("product_not_received"), []),
-}  # fmt: skip
+def _pdf(path: Path, lines: list[str]) -> None:
+    c = canvas.Canvas(str(path), pagesize=A4, invariant=True)
+    c.setFont("Helvetica", 12)
+    for i, line in enumerate(lines):
+        c.drawString(60, 780 - 20 * i, line)
+    c.save()
+
+
+def _orders(inbox: Path) -> None:
+    header = ["Name", "Email", "Financial Status", "Fulfillment Status", "Created at", "Currency",
+              "Subtotal", "Total", "Refunded Amount", "Lineitem quantity", "Lineitem name",
+              "Lineitem price", "Billing Name", "Billing Address1", "Billing City",
+              "Billing Zip", "Billing Province", "Billing Country", "Shipping Address1",
+              "Shipping City", "Shipping Zip", "Shipping Province", "Shipping Country",
+              "Shipping Method"]  # fmt: skip
+    rows = []
+    for reason, (_, order, _) in [*DISPUTES.items(), ("accept", ACCEPT)]:
+        refunded = "25.00" if reason == "credit_not_processed" else "0.00"
+        fulfilled = "unfulfilled" if order == ACCEPT[1] else "fulfilled"
+        # Shopify's own billing lines: the province left empty, the street abbreviated
+        rows.append([f"#{order}", "ann.smith@example.com", "paid", fulfilled,
+                     "2026-10-02 18:02:55 +0000", "USD", "129.00", "129.00", refunded, 1,
+                     "Skateboard deck - Maple 8.25in", "129.00", "Ann Smith", "12 Elm St.",
+                     "Boston", "02108", "", "US", *ADDRESS[:2], ADDRESS[3], ADDRESS[2],
+                     ADDRESS[4], "Standard"])  # fmt: skip
+    _csv(inbox / "orders_export_1.csv", header, rows)
+
+
+def _payments(inbox: Path) -> None:
+    header = ["id", "Created date (UTC)", "Amount", "Amount Refunded", "Currency", "Captured",
+              "Status", "Description", "Card Brand", "Card Last4", "Card AVS Line1 Status",
+              "Card AVS Zip Status", "Card CVC Status", "Customer Email", "order_id (metadata)"]  # fmt: skip
+    rows = []
+    for _, order, _ in [*DISPUTES.values(), ACCEPT]:
+        rows.append([f"ch_{order}A", "2026-10-02 18:03:11", "129.00", "0.00", "usd", "true",
+                     "Paid", f"Order #{order}", "Visa", "4242", "pass", "pass", "pass",
+                     "ann.smith@example.com", order])  # fmt: skip
+    rows.append(["ch_1045B", "2026-11-02 18:03:11", "129.00", "0.00", "usd", "true", "Paid",
+                 "Monthly box, November 2026", "Visa", "4242", "pass", "pass", "pass",
+                 "ann.smith@example.com", "1045"])  # fmt: skip
+    _csv(inbox / "unified_payments.csv", header, rows)
+
+
+def _shipments(inbox: Path) -> None:
+    header = ["order_number", "tracking_number", "carrier", "shipped_at", "delivered_at",
+              "delivery_status"]  # fmt: skip
+    rows: list[list[object]] = []
+    for reason, (_, order, _) in DISPUTES.items():
+        track = f"{TRACK[:-2]}{order[-2:]}"
+        if reason == "product_not_received":  # the carrier's feed never caught up
+            rows.append([order, track, "UPS", "2026-10-03", "", "In transit"])
+        elif reason not in ("duplicate", "subscription_canceled"):
+            rows.append([order, track, "UPS", "2026-10-03", "2026-10-06", "Delivered"])
+    _csv(inbox / "shipments.csv", header, rows)
+
+
+def _documents(inbox: Path) -> None:
+    _pdf(inbox / "1041 proof of delivery.pdf", [
+        "UPS Proof of Delivery", f"Tracking number: {TRACK[:-2]}41",
+        "Delivered on 2026-10-06 at 16:40", "Signed by: A. Smith",
+        "Delivered to: 12 Elm Street, Boston, MA 02108"])  # fmt: skip
+    policy = ["Acme Outfitters refund policy",
+              "Returns are accepted within 30 days of delivery for unused items in their "
+              "original packaging."]  # fmt: skip
+    _pdf(inbox / "1043 refund policy.pdf", policy)
+    _pdf(inbox / "1044 refund policy.pdf", policy)
+    _pdf(inbox / "1045 cancellation policy.pdf", [
+        "Acme Box subscription terms",
+        "Cancel any time before the 1st of the month; the month already begun is not refunded."])  # fmt: skip
+    _pdf(inbox / "1043 email.pdf", [
+        "From: ann.smith@example.com", "Date: 2026-10-09", "Subject: my order 1043",
+        "The board is fine, I just changed my mind. Can I send it back?"])  # fmt: skip
+    _pdf(inbox / "1046 explanation.pdf", [
+        "Order 1046 was charged once: ch_1046A, 129.00 USD on 2026-10-02.",
+        "No second charge exists for this order."])  # fmt: skip
+
+
+def make_inbox(inbox: Path) -> None:
+    inbox.mkdir(parents=True)
+    rows = [[pid, f"#{order}", reason, "129.00", "USD"]
+            for reason, (pid, order, _) in DISPUTES.items()]  # fmt: skip
+    rows.append([ACCEPT[0], f"#{ACCEPT[1]}", "product_not_received", "129.00", "USD"])
+    _csv(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
+                                  "currency"], rows)  # fmt: skip
+    _orders(inbox)
+    _payments(inbox)
+    _shipments(inbox)
+    _documents(inbox)
+
+
+def summaries(inbox: Path) -> dict[str, Path]:
+    """Each dispute's current summary PDF, as the run registered it."""
+    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.inbox import default_state
+
+    table = StateStore(default_state(inbox)).file_table()
+    rows = table.loc[table["file_name"].str.contains("-evidence-summary")]
+    return {str(r.provider_dispute_id): Path(str(r.path)) for r in rows.itertuples(index=False)}
 
 
 def main() -> None:
-    for family, (payload, attached) in EXAMPLES.items():
-        pdf = HERE / f"{family}.pdf"
-        pdf.write_bytes(summary_pdf(f"dp_example_{family}", payload, attached, SOURCES))
-        if shutil.which("pdftoppm"):
-            subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", "-singlefile",
-                            str(pdf), str(HERE / family)], check=True)  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        inbox = Path(tmp) / "inbox"
+        make_inbox(inbox)
+        cli = [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox),
+               "--sandbox"]  # fmt: skip
+        env = {**os.environ, "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "0"}
+        subprocess.run(cli, check=False, env=env)
+        made = summaries(inbox)
+        for old in HERE.glob("*.p*g"):
+            old.unlink()
+        for pid, _, name in [*DISPUTES.values(), ACCEPT]:
+            pdf = HERE / f"{name}.pdf"
+            shutil.copyfile(made[pid], pdf)
+            subprocess.run(["pdftoppm", "-png", "-r", "70", str(pdf), str(HERE / name)],
+                           check=True)  # fmt: skip
 
 
 if __name__ == "__main__":
