@@ -202,3 +202,44 @@ def test_finding_5_the_apis_reason_and_amount_against_the_list_hold_the_dispute(
     assert now["evidence_updates"] == 2, now
     assert "dp_test_0_proof0.pdf" in {f["file_name"] for f in now["files"]}
     assert "differs" not in _latest(tmp_path).loc["dp_test_0", "Next step"]
+
+
+def test_finding_4_the_letter_argues_from_the_documents_it_quotes(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    from tests.evidence.docfixtures import text_pdf
+
+    sb = sandbox_factory(rows=seed_rows(2))
+    _api(sb, monkeypatch)
+    inbox = _inbox(tmp_path, 2, ["product_not_received", "product_unacceptable"])
+    write_rows(inbox / "orders.csv", ORDERS, [
+        [5000 + i, "Board", "30", 1, "USD", "c@example.com", "C", "12 Elm St, Boston", "2026-10-01"]
+        for i in range(2)])  # fmt: skip
+    write_rows(inbox / "shipments.csv", SHIPS, [
+        [5000, "1Z0", "UPS", "2026-10-02", "", "In transit"],
+        [5001, "1Z1", "UPS", "2026-10-02", "2026-10-05", "Delivered"]])  # fmt: skip
+    text_pdf(inbox / "5000 proof of delivery.pdf", [[
+        "UPS Proof of Delivery", "Tracking number: 1Z0", "Delivered on 2026-10-06 at 16:40",
+        "Signed by: A. Smith", "Delivered to: 12 Elm Street, Boston"]])  # fmt: skip
+    text_pdf(inbox / "5001 refund policy.pdf", [[
+        "Returns are accepted within 30 days of delivery for unused items."]])  # fmt: skip
+    text_pdf(inbox / "5001 email.pdf", [[
+        "From: c@example.com", "Date: 2026-10-09", "Subject: my board",
+        "The board is fine, I just changed my mind."]])  # fmt: skip
+    _run("--inbox", str(inbox))
+    table = _latest(tmp_path)
+    row = table.loc["dp_test_0"]
+    assert row["Evidence (by reason)"] == "complete", row.to_dict()
+    assert row["Delivery"].startswith("delivered 2026-10-06, signed by A. Smith (per 5000 proof")
+    assert "carrier vs document: the carrier shows 'in transit'" in row["Contradictions"]
+    text = _pdf_text(sb, "dp_test_0")
+    letter = text.split("Evidence summary: dispute")[0]
+    assert "The proof of delivery (5000 proof of delivery.pdf, page 1) records the delivery on " \
+           "2026-10-06" in letter and "signed for by A. Smith" in letter  # fmt: skip
+    assert "in transit" in letter  # both stated
+    assert "reversed" in letter
+    assert "not confirmed (carrier status: in transit)" in text  # the carrier's row, as it is
+    other = _pdf_text(sb, "dp_test_1").split("Evidence summary: dispute")[0]
+    assert "Returns are accepted within 30 days of delivery for unused items" in other
+    assert "On 2026-10-09, c@example.com wrote" in other
+    assert "The board is fine, I just changed my mind." in other

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from pathlib import Path
 
 import orjson
 import pandas as pd
@@ -25,6 +26,8 @@ from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.evidence.letter import letter_for
+from dispute_evidence.evidence.reading import facts_from_cache
+from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder
 from dispute_evidence.policies import AdvicePolicy, outcome
 from dispute_evidence.problems import Problem, ProblemKind
 
@@ -46,16 +49,28 @@ def _kept_ce3(store: StateStore) -> dict[str, Ce3]:
     }
 
 
-def case_documents(store: StateStore) -> dict[str, list[DocumentFacts]]:
-    """{dispute: its evidence documents}, each with its name, content hash and kind (a file
-    registered before kinds were kept is judged by its name); what was read from it once
-    reading is stored. The verdict, the letter and the data sheet read the same list."""
+def case_documents(store: StateStore, inbox: Path | None = None) -> dict[str, list[DocumentFacts]]:
+    """{dispute: its evidence documents}: what was read from each (kept by content hash in the
+    inbox's documents folder), else its name, content hash and kind (a file registered before
+    kinds were kept is judged by its name). The verdict, letter and data sheet read these."""
+    cache = _documents_cache(inbox)
     return {
         pid: [
-            DocumentFacts(name, sha, kind or kind_of(name), "not_read") for name, sha, kind in rows
+            (facts_from_cache(cache, sha, name) if cache else None)
+            or DocumentFacts(name, sha, kind or kind_of(name), "not_read")
+            for name, sha, kind in rows
         ]
         for pid, rows in store.evidence_documents().items()
     }
+
+
+def _documents_cache(inbox: Path | None) -> Path | None:
+    if inbox is None:
+        return None
+    try:
+        return safe_folder(inbox, PRIVATE, "documents", mode=PRIVATE_DIR)
+    except UnsafeFolder:  # unusable: documents count by kind only
+        return None
 
 
 def add_case_columns(

@@ -127,8 +127,10 @@ def refresh_generated(
     blob_dir: Path,
     policy: PacketPolicy,
     records: dict[str, pd.DataFrame] | None = None,
+    inbox: Path | None = None,
 ) -> GeneratedOutcome:
-    """Make each due dispute's generated PDF and packet when what they rest on changed."""
+    """Make each due dispute's generated PDF and packet when what they rest on changed
+    (`inbox`: whose documents folder holds what was read from each document)."""
     out = GeneratedOutcome()
     store.pack_documents(policy.upload == "packet")
     files, versions = store.files_by_dispute(), store.generated_versions()
@@ -145,7 +147,7 @@ def refresh_generated(
             out.held[pid] = d["generated_held"]
     payloads = {d["provider_dispute_id"]: orjson.loads(d["payload"]) for d, _, _ in todo}
     where = fact_sources(records or store.load_records(), payloads) if todo else {}
-    documents = case_documents(store) if todo else {}
+    documents = case_documents(store, inbox) if todo else {}
     for d, docs, made_from in todo:
         pid = d["provider_dispute_id"]
         held, material = _one(store, blob_dir, policy, out, d, payloads[pid], docs,

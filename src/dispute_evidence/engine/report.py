@@ -38,7 +38,11 @@ from dispute_evidence.engine.review import (
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.engine.status import DisputeStatus as D
-from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome, is_summary
+from dispute_evidence.engine.steps import (
+    IngestOutcome,
+    PrepareOutcome,
+    is_summary,
+)
 from dispute_evidence.engine.submit import SubmitStats
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
@@ -109,8 +113,10 @@ class Snapshot:
     _cases: dict[str, CaseFacts] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, store: StateStore) -> Snapshot:
-        return cls(store.file_table(), store.payloads(), store.file_names(), case_documents(store))
+    def read(cls, store: StateStore, inbox: Path | None = None) -> Snapshot:
+        """`inbox`: whose documents folder holds what was read from each file."""
+        docs = case_documents(store, inbox)
+        return cls(store.file_table(), store.payloads(), store.file_names(), docs)
 
     def case(self, pid: str) -> CaseFacts | None:
         """The dispute's case, built on first use (only disputes the report works on)."""
@@ -132,7 +138,7 @@ def report(
     """Decide the run's outcome and write its report: the whole current picture (problems kept
     from earlier runs included) and what changed since the last report."""
     store, review = session.store, prepared.review
-    snap = Snapshot.read(store)
+    snap = Snapshot.read(store, session.opts.inbox)
     problems = run_problems(session, ingested, prepared, submitted, alerted)
     advice = session.opts.advice
     table = dispute_table(store, problems, dry_run=session.dry_run, advice=advice, snap=snap)

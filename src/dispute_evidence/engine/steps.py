@@ -19,7 +19,7 @@ import pandas as pd
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.api.models import Dispute
-from dispute_evidence.engine.case import keep_ce3
+from dispute_evidence.engine.case import case_documents, keep_ce3
 from dispute_evidence.engine.generated import refresh_generated
 from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome
@@ -32,7 +32,6 @@ from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.evidence.reading import (
     ReadLimits,
     ToRead,
-    facts_from_cache,
     read_documents,
 )
 from dispute_evidence.inbox import (
@@ -392,7 +391,7 @@ def prepare_step(
     out.evidence_read = len({r["sha256"] for r in rows} - store.evidence_hashes())
     out.files_added = store.sync_files(rows)
     if opts.summary_pdf or opts.packet.upload == "packet":
-        made = refresh_generated(store, blob_dir, opts.packet, records)
+        made = refresh_generated(store, blob_dir, opts.packet, records, opts.inbox)
         out.summaries_added, out.pdf_problems = made.added, made.problems
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
@@ -457,25 +456,10 @@ def tracking_numbers(store: StateStore) -> dict[str, set[str]]:
 
 
 def dispute_documents(store: StateStore, inbox: Path) -> dict[str, list[DocumentFacts]]:
-    """{dispute: the DocumentFacts of each of its evidence files} (our own summary PDFs left
-    out), as read when the file was matched. A file not read (reading turned off, or matched
-    before documents were read) is there too, with read="not_read" and its kind by name. The
-    case model (evidence/case.py) and the letter take their document facts from here."""
-    try:
-        cache: Path | None = documents_folder(inbox)
-    except UnsafeFolder:
-        cache = None
-    out: dict[str, list[DocumentFacts]] = {}
-    for row in store.evidence_file_rows():
-        pid, name = row["provider_dispute_id"], row["file_name"]
-        if row["kind"] == "summary" or is_summary(pid, name):
-            continue
-        facts = facts_from_cache(cache, row["sha256"], name) if cache else None
-        kind = row["kind"] or kind_of(name)
-        out.setdefault(pid, []).append(
-            facts or DocumentFacts(name=name, sha256=row["sha256"], kind=kind, read="not_read")
-        )
-    return out
+    """{dispute: the DocumentFacts of each of its evidence files} (our own generated PDFs left
+    out), as read when the file was matched; a file not read is there with read="not_read"
+    and its kind. One reading for the case, the letter and the report (engine/case.py)."""
+    return case_documents(store, inbox)
 
 
 def is_summary(pid: str, file_name: str) -> bool:
