@@ -8,6 +8,8 @@ the log.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +82,7 @@ def evidence_run(request: RunRequest) -> dict[str, Any] | State[dict[str, Any]]:
         _say(f"{trigger} run started on {request.inbox}")
     try:
         settings = request.load_settings()
-        with run_api(settings, request) as (api, identity):
+        with run_api(settings, request) as (api, identity), _sigterm_stops_like_ctrl_c():
             result = steps.run_inbox(
                 settings,
                 request,
@@ -96,6 +98,28 @@ def evidence_run(request: RunRequest) -> dict[str, Any] | State[dict[str, Any]]:
     if served:
         _say(f"{trigger} run finished: {result.outcome}  (report: {result.report.parent})")
     return publish(result)
+
+
+@contextmanager
+def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
+    """In a flow run's own process (serve's runs), SIGTERM ends the run as the CLI's does:
+    recorded as interrupted, with its report, the next run finishing it; not a crash with
+    tracebacks. Elsewhere (not the main thread) Prefect's own handling stays."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(_signum: int, _frame: object) -> None:
+        raise steps.Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def publish(

@@ -184,6 +184,9 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
+        # its own session: Ctrl-C or SIGTERM to serve's process group (a terminal, systemd)
+        # must not kill the server first; serve stops it last, when its runs have ended
+        start_new_session=True,
     )
     for _ in range(120):
         if healthy(url):
@@ -231,11 +234,73 @@ def serve_deployments(
             _serve_quietly(deployments)
     finally:
         stop.set()
-        if server is not None:
-            server.terminate()
         if marker is not None:
             marker.unlink(missing_ok=True)
-        print(f"serve stopped: no more runs start for {inbox}", flush=True)
+        left = end_children(except_pid=server.pid if server is not None else None)
+        if server is not None:
+            _flush_logs()  # to the server while it is there (not "Error logging to API" after)
+            stop_server(server)
+        print(
+            f"serve stopped: no more runs start for {inbox}{_ended(left)}; nothing of it is "
+            "left running.",
+            flush=True,
+        )
+
+
+def _ended(runs: int) -> str:
+    return (
+        f" ({runs} run(s) still working were stopped; the next run finishes them)" if runs else ""
+    )
+
+
+def _children(except_pid: int | None) -> list[int]:
+    """This process's child processes (flow runs the runner started), but the server."""
+    me, found = os.getpid(), []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError, ValueError, IndexError):
+            pid, ppid = int(stat.parent.name), int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == me and pid != except_pid:
+                found.append(pid)
+    return found
+
+
+def end_children(except_pid: int | None, grace: float = 20.0) -> int:
+    """Wait for the flow runs still ending, so they report to the server before it stops;
+    SIGKILL what outlives `grace`. Returns how many there were."""
+    children = _children(except_pid)  # each was told to stop (the group's signal, the runner)
+    deadline = time.monotonic() + grace
+    while (alive := _children(except_pid)) and time.monotonic() < deadline:
+        for pid in alive:
+            with suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.2)
+    for pid in _children(except_pid):
+        with suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        with suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    return len(children)
+
+
+def _flush_logs() -> None:
+    from prefect.logging.handlers import APILogHandler
+
+    loggers = [logging.getLogger(name) for name in ("", "prefect", "prefect.flow_runs")]
+    for handler in {h for lg in loggers for h in lg.handlers if isinstance(h, APILogHandler)}:
+        with suppress(Exception):  # best effort: the logs are in the terminal anyway
+            handler.flush()
+
+
+def stop_server(server: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+    """Stop the Prefect server serve started (SIGTERM, then SIGKILL after `grace` seconds)
+    and reap it: nothing is left running, not even a zombie."""
+    with suppress(ProcessLookupError):
+        server.terminate()
+    try:
+        server.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(timeout=grace)
 
 
 def _serve_quietly(deployments: list[Any]) -> None:

@@ -494,15 +494,18 @@ def run_inbox(
 def interrupted(session: RunSession, code: int) -> RunResult:
     """The report of a run stopped part way: the whole picture from the state (every unit of
     work is in a state the next run resumes from), headed by what this run sent."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose the report
+    main = threading.current_thread() is threading.main_thread()
+    if main:  # a second Ctrl-C or SIGTERM (a process group's, a supervisor's) must not lose it
+        previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         requests = session.sent.client.attempts if session.sent.client is not None else 0
         done = SubmitOutcome(session.sent, requests, interrupted=code)
         return report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), done)
     finally:
-        if threading.current_thread() is threading.main_thread():
+        if main:
             signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGTERM, previous)
 
 
 __all__ = [
