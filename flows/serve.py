@@ -188,7 +188,7 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
         # must not kill the server first; serve stops it last, when its runs have ended
         start_new_session=True,
     )
-    for _ in range(120):
+    for _ in range(360):  # a first start migrates its database: minutes on a busy machine
         if healthy(url):
             prefect_env.use_server(url)
             print(f"Prefect UI: {url.removesuffix('/api')}  (server log: {log_path})", flush=True)

@@ -34,10 +34,16 @@ def _wait_for(path, text: str, timeout: float) -> bool:
     return False
 
 
+@pytest.fixture(scope="module")
+def prefect_home(tmp_path_factory):
+    """One Prefect home for both signals: its database is migrated once."""
+    return tmp_path_factory.mktemp("prefect-home")
+
+
 @pytest.mark.slow
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(400)
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_serve_stops_on_a_signal_to_its_process_group(tmp_path, sandbox_factory, sig):
+def test_serve_stops_on_a_signal_to_its_process_group(tmp_path, sandbox_factory, prefect_home, sig):
     from dispute_evidence.sandbox import SandboxConfig
 
     sb = sandbox_factory(  # slow answers: the signal comes while a run is working
@@ -47,7 +53,7 @@ def test_serve_stops_on_a_signal_to_its_process_group(tmp_path, sandbox_factory,
     inbox.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
     env |= {
-        "PREFECT_HOME": str(tmp_path / "prefect"),
+        "PREFECT_HOME": str(prefect_home),
         "PREFECT_RUNNER_POLL_FREQUENCY": "1",
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "DISPUTE_API_BASE_URL": sb.base_url,
@@ -62,7 +68,7 @@ def test_serve_stops_on_a_signal_to_its_process_group(tmp_path, sandbox_factory,
         )  # fmt: skip
     pgid = proc.pid
     try:
-        assert _wait_for(out, "nightly now:", 180), out.read_text() + err.read_text()
+        assert _wait_for(out, "nightly now:", 240), out.read_text() + err.read_text()
         make_inbox(inbox, 4)
         assert _wait_for(out, "inbox run started", 120), out.read_text()
         time.sleep(2)
