@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 from sqlalchemy import update
 
-from dispute_evidence.engine.outcomes import outcomes_table
+from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
 from dispute_evidence.engine.report import Snapshot, dispute_table
 from dispute_evidence.engine.schema import disputes
 from dispute_evidence.engine.state import StateStore
@@ -49,7 +49,8 @@ def _render(store: StateStore, folder: Path) -> float:
     begin = time.process_time()
     snap = Snapshot.read(store)
     table = dispute_table(store, snap=snap)
-    outcomes = outcomes_table(table, snap.payloads)
+    sent = table.loc[table["dispute_id"].fillna("") != "", "provider_dispute_id"]
+    outcomes = outcomes_table(table, snap.payloads, remembered_kinds(store, sent, snap.payloads))
     write_report(
         RunReport("r", "ok", False, {}, table, [], outcomes=outcomes, files=snap.files), folder
     )

@@ -7,7 +7,10 @@ given, delivery confirmed, AVS match, files attached), so a team sees which evid
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pandas as pd
@@ -16,29 +19,58 @@ from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.completeness import ITEMS
 from dispute_evidence.policies import outcome
 
+if TYPE_CHECKING:
+    from dispute_evidence.engine.state import StateStore
+
 COLUMNS = ["dimension", "value", "won", "lost", "open", "win rate"]
 
 
-def outcomes_table(table: pd.DataFrame, payloads: dict[str, bytes]) -> pd.DataFrame:
-    """Win rates by reason, verdict and evidence kind, over the disputes known at the API."""
+KINDS = {"tracking given": "tracking", "delivery confirmed": "delivered", "AVS match": "avs_match"}
+KNOWN_KINDS = "outcome_evidence_kinds"  # meta: {dispute: [payload tag, "yny"]}
+
+
+def evidence_kinds(body: bytes | None) -> str:
+    """Which of KINDS a payload's case shows, as 'y'/'n' in KINDS' order."""
+    case = build_case(orjson.loads(body) if body else {})
+    return "".join("y" if ITEMS[key].present(case) else "n" for key in KINDS.values())
+
+
+def remembered_kinds(
+    store: StateStore, pids: Iterable[str], payloads: dict[str, bytes]
+) -> dict[str, str]:
+    """evidence_kinds of each dispute, worked out once per payload and kept in the state: a
+    closed dispute's never changes, and a year of them made every night's report slow."""
+    kept: dict[str, list[str]] = json.loads(store.get_meta(KNOWN_KINDS) or "{}")
+    out, changed = {}, False
+    for pid in pids:
+        body = payloads.get(pid)
+        tag = hashlib.blake2b(body or b"", digest_size=8).hexdigest()
+        if (got := kept.get(pid)) is None or got[0] != tag:
+            got = kept[pid] = [tag, evidence_kinds(body)]
+            changed = True
+        out[pid] = got[1]
+    if changed:
+        store.set_meta(KNOWN_KINDS, json.dumps(kept, separators=(",", ":")))
+    return out
+
+
+def outcomes_table(
+    table: pd.DataFrame, payloads: dict[str, bytes], kinds: dict[str, str] | None = None
+) -> pd.DataFrame:
+    """Win rates by reason, verdict and evidence kind, over the disputes known at the API
+    (`kinds`: each dispute's evidence_kinds, when the caller remembers them)."""
     if table.empty or "api_status" not in table:
         return pd.DataFrame(columns=COLUMNS)
     sent = table.loc[table["dispute_id"].notna() & (table["dispute_id"] != "")].copy()
     if sent.empty:
         return pd.DataFrame(columns=COLUMNS)
     sent["outcome"] = sent["api_status"].map(outcome)
-    kinds = {
-        "tracking given": "tracking",
-        "delivery confirmed": "delivered",
-        "AVS match": "avs_match",
-    }
-    facts: dict[str, list[str]] = {k: [] for k in kinds}
-    for pid in sent["provider_dispute_id"]:
-        case = build_case(orjson.loads(payloads[pid]) if pid in payloads else {})
-        for label, key in kinds.items():
-            facts[label].append("yes" if ITEMS[key].present(case) else "no")
-    for label, values in facts.items():
-        sent[label] = values
+    kinds = kinds or {}
+    shown = [
+        kinds.get(pid) or evidence_kinds(payloads.get(pid)) for pid in sent["provider_dispute_id"]
+    ]
+    for i, label in enumerate(KINDS):
+        sent[label] = ["yes" if k[i] == "y" else "no" for k in shown]
     sent["files attached"] = (sent.get("files_total", 0) > 0).map({True: "yes", False: "no"})
     reason = sent["reason"] if "reason" in sent else pd.Series("", index=sent.index)
     sent["reason "] = reason.fillna("").replace("", "unknown")
@@ -53,7 +85,7 @@ def outcomes_table(table: pd.DataFrame, payloads: dict[str, bytes]) -> pd.DataFr
         )
     )
     rows = [_row("all", "all", sent)]
-    for dim in ("reason ", "evidence verdict", *kinds, "files attached"):
+    for dim in ("reason ", "evidence verdict", *KINDS, "files attached"):
         for value, group in sent.groupby(dim, sort=True):
             rows.append(_row(dim.strip(), str(value), group))
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -24,7 +24,7 @@ from dispute_evidence.engine.case import (
 )
 from dispute_evidence.engine.generated import LIMIT_HELD, api_version_words
 from dispute_evidence.engine.history import history_columns, mark_history
-from dispute_evidence.engine.outcomes import outcomes_table
+from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.readback import ReadOutcome
@@ -168,7 +168,7 @@ def report(
         table,
         problems,
         changes=changes,
-        outcomes=outcomes_table(table, snap.payloads),
+        outcomes=outcomes_table(table, snap.payloads, _kinds(store, table, snap)),
         files=snap.files,
         config=session.config,
         notices=review.notices if review else [],
@@ -178,6 +178,12 @@ def report(
         write_approvals(log, session.report_folder)
     stopped = submitted.stopped if submitted else None
     return RunResult(session.run_id, code, outcome, path, counts, stopped)
+
+
+def _kinds(store: StateStore, table: pd.DataFrame, snap: Snapshot) -> dict[str, str]:
+    """The evidence kinds of every dispute sent, remembered per payload (engine/outcomes.py)."""
+    sent = table.loc[table["dispute_id"].fillna("") != "", "provider_dispute_id"]
+    return remembered_kinds(store, sent, snap.payloads)
 
 
 def run_problems(
