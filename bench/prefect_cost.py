@@ -66,6 +66,7 @@ def _no_schedule_during(root: Path) -> None:
 def _triggered_runs(fleet: Any) -> list[Any]:
     """Every flow run the bench triggered (not the schedule's future ones), all pages."""
     from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+    from prefect.client.schemas.sorting import FlowRunSort
 
     runs: list[Any] = []
     with fleet.client() as client:
@@ -73,6 +74,7 @@ def _triggered_runs(fleet: Any) -> list[Any]:
             flow_filter=FlowFilter(name=FlowFilterName(any_=["dispute-evidence-merchant"])),
             limit=200,
             offset=len(runs),
+            sort=FlowRunSort.EXPECTED_START_TIME_ASC,
         ):
             runs += page
     return [r for r in runs if r.parameters.get("trigger") == "test" and r.start_time]

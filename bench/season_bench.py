@@ -199,9 +199,14 @@ def run(quick: bool = False) -> None:
         last = statistics.median(n.wall for n in season.nights[-30:])
         cpu_first = statistics.median(n.cpu for n in season.nights[:30])
         cpu_last = statistics.median(n.cpu for n in season.nights[-30:])
+        cpu_steady = statistics.median(n.cpu for n in season.nights[90:120])
     figure("nightly run, last 30 days / first 30 days (median)", f"{last / first:.2f}",
            "target <= 1.5")  # fmt: skip
     figure("the same in CPU time", f"{cpu_last / cpu_first:.2f}")
+    # the first month is a warm-up: no outcome arrives before day 30, so the disputes still
+    # open (the work a night has) grow about fourfold until outcomes balance arrivals (~day 75)
+    figure("nightly CPU, last 30 days / days 91-120 (open work steady)",
+           f"{cpu_last / cpu_steady:.2f}")  # fmt: skip
     figure("state bytes per dispute", f"{season.nights[-1].state_bytes / total:,.0f}")
     figure("peak memory (MB, max RSS of this process)",
            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}")  # fmt: skip
