@@ -20,7 +20,7 @@ from prefect.schedules import Cron
 
 from dispute_evidence import prefect_env
 from dispute_evidence.request import RunRequest
-from dispute_evidence.served import healthy, write_server_marker
+from dispute_evidence.served import healthy, serve_token_name, write_server_marker
 from dispute_evidence.settings import Settings, load_settings
 from dispute_evidence.watch import InboxWatcher
 from flows.pipeline import approve_evidence, evidence_run
@@ -228,7 +228,7 @@ def serve_deployments(
                 target=context.run, args=(watcher.run, stop), daemon=True, name="inbox-watcher"
             ).start()
             deployments = build_deployments(inbox, config, state, settings)
-            marker = write_server_marker(inbox, os.environ["PREFECT_API_URL"])
+            marker = write_server_marker(inbox, os.environ["PREFECT_API_URL"], _serve_token(inbox))
             for line in serve_banner(inbox, config, settings):
                 print(line, flush=True)
             _serve_quietly(deployments)
@@ -280,6 +280,18 @@ def end_children(except_pid: int | None, grace: float = 20.0) -> int:
         with suppress(ChildProcessError):
             os.waitpid(pid, 0)
     return len(children)
+
+
+def _serve_token(inbox: Path) -> str:
+    """A fresh token for this serve, kept on its server: a one-off `run` follows the marker
+    only to a server that holds it."""
+    import secrets
+
+    from prefect.variables import Variable
+
+    token = secrets.token_hex(16)
+    Variable.set(serve_token_name(inbox), token, overwrite=True)
+    return token
 
 
 def _flush_logs() -> None:

@@ -280,11 +280,13 @@ def test_runs_are_named_by_inbox_trigger_and_date(prefect_harness, quick_inbox):
 class _AnyPrefect:
     """A stranger's server on this host: answers 200 to everything, counts what it gets."""
 
-    def __init__(self) -> None:
+    def __init__(self, variables: dict[str, str] | None = None) -> None:
         import http.server
+        import json
         import threading
 
         hits = self.hits = []
+        known = variables or {}
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def _ok(self) -> None:
@@ -292,7 +294,11 @@ class _AnyPrefect:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()
-                self.wfile.write(b"true")
+                name = self.path.rsplit("/", 1)[-1]
+                if "/variables/name/" in self.path and name in known:
+                    self.wfile.write(json.dumps({"name": name, "value": known[name]}).encode())
+                else:
+                    self.wfile.write(b"true")
 
             do_GET = do_POST = do_PATCH = do_PUT = _ok
 
@@ -328,17 +334,17 @@ def test_a_one_off_run_never_records_into_a_prefect_server_nobody_named(quick_in
 
 def test_a_run_records_where_this_inbox_serve_records(quick_inbox, monkeypatch):
     from dispute_evidence.cli import _prefect_api
-    from dispute_evidence.served import write_server_marker
+    from dispute_evidence.served import serve_token_name, write_server_marker
     from dispute_evidence.settings import load_settings
 
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     settings = load_settings(None)
-    served = _AnyPrefect()
+    served = _AnyPrefect({serve_token_name(quick_inbox.resolve()): "t0ken"})
     try:
         assert _prefect_api(quick_inbox, settings) is None  # no serve: in-process
-        marker = write_server_marker(quick_inbox, served.url)
-        assert _prefect_api(quick_inbox, settings) == served.url
-        marker.write_text(f'{{"api_url": "{served.url}", "pid": 999999999}}')
+        marker = write_server_marker(quick_inbox.resolve(), served.url, "t0ken")
+        assert _prefect_api(quick_inbox.resolve(), settings) == served.url
+        marker.write_text(f'{{"api_url": "{served.url}", "pid": 999999999, "token": "t0ken"}}')
         assert _prefect_api(quick_inbox, settings) is None  # that serve has gone
         monkeypatch.setenv("DISPUTE_EVIDENCE_PREFECT__API_URL", "http://127.0.0.1:9/api")
         assert _prefect_api(quick_inbox, load_settings(None)) == "http://127.0.0.1:9/api"
