@@ -292,3 +292,13 @@ def test_an_oversized_photo_is_recompressed_and_the_packet_fits(api, tmp_path, m
     assert sent["size"] <= 4_500_000  # recompressed, and it went
     reader = PdfReader(io.BytesIO(_blob(tmp_path, "dp_test_0", sent["file_name"])))
     assert any((p.extract_text() or "").startswith("dp_test_0_photo.jpg") for p in reader.pages)
+
+
+def test_in_files_mode_what_would_go_is_checked_too(api, tmp_path, monkeypatch):
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__LIMIT_PROFILES", '{"default": {"max_files": 3}}')
+    inbox = inbox_with_documents(tmp_path)  # 3 documents and the summary PDF: 4 files
+    _run("--inbox", str(inbox), code=5)
+    snap = api.snapshot()
+    assert all(v["files"] == [] and v["evidence_updates"] == 0 for v in snap.values())
+    line = _latest(tmp_path).loc["dp_test_0"]["Next step"]
+    assert "held: over the default limit: 4 files against at most 3" in line, line

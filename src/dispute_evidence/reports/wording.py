@@ -120,7 +120,8 @@ WHAT_TO_DO = {
     K.PDF_NOT_MADE: "Check the value the problem names (re-save the file it came from) and drop it "
                     "again; the dispute's other evidence and every other dispute went on.",
     K.OVER_NETWORK_LIMIT: "Make the largest documents the problem names smaller (fewer pages, a "
-                          "smaller scan) and drop them again, or pick another profile under "
+                          "smaller scan) and drop them again, set [evidence] upload = \"packet\" "
+                          "(photos are recompressed to fit), or pick another profile under "
                           "[evidence] limits; nothing of it is sent over the limit.",
 }  # fmt: skip
 
