@@ -122,6 +122,19 @@ def test_no_key_over_its_budget_in_any_window(fleet_run):
     assert len(shared) > 2 * N  # both merchants of the shared key really went through it
 
 
+def test_status_by_merchant_on_the_fleet_stack(fleet_run):
+    """`status --merchant` finds the merchant's schema in the shared database from the
+    merchants file (issue 29: it used to answer "no state file")."""
+    from typer.testing import CliRunner
+
+    from dispute_evidence.cli import app
+
+    file = str(fleet_run.fleet.root / "merchants.toml")
+    r = CliRunner().invoke(app, ["status", "--merchant", "m2", "--merchants", file])
+    assert r.exit_code == 0, r.output
+    assert f"submitted {N}" in r.output and "Last runs:" in r.output
+
+
 def test_a_drop_starts_that_merchants_deployment(fleet_run):
     _drop_starts_the_merchant(fleet_run.fleet, fleet_run.merchants[2])
 
