@@ -4,6 +4,7 @@ through environment variables), modules stay under 600 lines and functions under
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import dispute_evidence
@@ -73,3 +74,30 @@ def test_no_function_over_80_lines() -> None:
                 if lines > MAX_FUNCTION_LINES:
                     long[f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"] = lines
     assert long == {}
+
+
+SQL = re.compile(
+    r"\b(SELECT|UPDATE|INSERT INTO|DELETE FROM|ALTER TABLE|CREATE (TABLE|SCHEMA|INDEX))\b"
+)
+
+
+def sql_fstrings(path: Path) -> list[int]:
+    """Lines of `path` where an f-string holds SQL (or text() is given one)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.JoinedStr):
+            fixed = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+            if SQL.search(str(fixed)):
+                out.append(node.lineno)
+    return sorted(set(out))
+
+
+def test_the_sql_finder_finds_sql_in_fstrings(tmp_path: Path) -> None:
+    sample = tmp_path / "x.py"
+    sample.write_text('t = "x"\nq = f"UPDATE {t} SET a = 1"\nok = f"{t} was updated"\n')
+    assert sql_fstrings(sample) == [2]
+
+
+def test_no_sql_built_with_fstrings() -> None:
+    found = {str(p.relative_to(ROOT)): n for p in _python_files() if (n := sql_fstrings(p))}
+    assert found == {}

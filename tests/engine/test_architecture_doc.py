@@ -1,11 +1,12 @@
-"""docs/architecture.md is checked against engine/status.py: it names every status."""
+"""docs/architecture.md is checked against engine/status.py: it names every status, and for
+each the moves the table allows, no more and no fewer."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from dispute_evidence.engine.status import DisputeStatus, FileStatus
+from dispute_evidence.engine.status import FILE_MOVES, DisputeStatus, FileStatus, next_statuses
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 
@@ -16,9 +17,30 @@ def _section(text: str, heading: str) -> str:
     return text[start : end if end != -1 else None]
 
 
+def _rows(table: str) -> dict[str, set[str]]:
+    """status -> the statuses its "next" column names (words in brackets are comments)."""
+    out = {}
+    for status, nxt in re.findall(r"^\| `(\w+)` \| .*? \| (.*) \|$", table, flags=re.MULTILINE):
+        out[status] = set(re.findall(r"`(\w+)`", re.sub(r"\([^)]*\)", "", nxt)))
+    return out
+
+
 def test_the_architecture_doc_names_every_status_the_code_defines():
     text = DOC.read_text()
     for heading, statuses in (("Dispute", DisputeStatus), ("Evidence file", FileStatus)):
-        table = _section(text, heading)
-        named = set(re.findall(r"^\| `(\w+)` \|", table, flags=re.MULTILINE))
+        named = set(_rows(_section(text, heading)))
         assert named == {s.value for s in statuses}, heading  # every status, and no other
+
+
+def test_the_architecture_doc_gives_each_dispute_status_exactly_its_allowed_moves():
+    rows = _rows(_section(DOC.read_text(), "Dispute"))
+    for status in DisputeStatus:
+        allowed = {s.value for s in next_statuses(status)}
+        assert rows[status.value] == allowed, status
+
+
+def test_the_architecture_doc_gives_each_file_status_exactly_its_allowed_moves():
+    rows = _rows(_section(DOC.read_text(), "Evidence file"))
+    for status in FileStatus:
+        allowed = {to.value for to, sources in FILE_MOVES.items() if status in sources}
+        assert rows[status.value] == allowed, status

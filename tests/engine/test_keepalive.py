@@ -7,16 +7,16 @@ import time
 from sqlalchemy import select
 
 from dispute_evidence.engine.run import KeepAlive
-from dispute_evidence.engine.schema import disputes, meta
+from dispute_evidence.engine.schema import disputes
 from dispute_evidence.engine.state import StateStore, new_owner
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from tests.engine.helpers import make_inbox, options
 
 
 def _lock_expires(store: StateStore) -> float:
-    with store.engine.connect() as c:
-        value = c.execute(select(meta.c.value).where(meta.c.key == "run_lock")).scalar_one()
-    return float(value.rsplit("|", 2)[1])
+    expires = store.run_lock_expires()
+    assert expires is not None
+    return expires
 
 
 def test_keepalive_renews_the_lock_and_this_process_leases_only(tmp_path):

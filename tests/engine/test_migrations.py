@@ -16,6 +16,8 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
         c.execute("DROP TABLE status_history")
         c.execute("DROP TABLE alerts_sent")
         c.execute("DROP TABLE generated_docs")
+        c.execute("DROP TABLE run_lock")
+        c.execute("DROP TABLE evidence_seen")
         for column in ("summary_input", "api_status", "api_status_at", "api_read_at", "api_due_by",
                        "approved_hash", "approved_by", "approved_at", "material_hash",
                        "generated_held"):  # fmt: skip
@@ -47,6 +49,42 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
     assert "sent_to" in columns and "sent_to" in kinds  # v7
     assert "matched" in kinds  # v8
     assert "generated_docs" in tables and "material_hash" in columns  # v9
+    assert {"run_lock", "evidence_seen"} <= tables  # v11
+
+
+def test_the_run_lock_and_seen_files_move_out_of_meta_into_their_tables(tmp_path):
+    """v11: a state written by v10 kept them as packed text in `meta`; they keep their meaning."""
+    import time
+
+    path = tmp_path / "v10.sqlite3"
+    StateStore(path).close()
+    held_until = time.time() + 3600
+    with sqlite3.connect(path) as c:
+        c.execute("DROP TABLE run_lock")
+        c.execute("DROP TABLE evidence_seen")
+        c.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+        c.execute("INSERT INTO meta VALUES ('run_lock', ?)",
+                  (f"otherhost:4242:r-old|{held_until}|2026-11-24T02:00:00Z",))  # fmt: skip
+        c.execute("INSERT INTO meta VALUES ('evidence_seen', ?)",
+                  ('["inbox/a.pdf|10|1.5", "inbox/b.pdf|20|2.5"]',))  # fmt: skip
+    with StateStore(path) as store:
+        assert store.seen_evidence() == {"inbox/a.pdf|10|1.5", "inbox/b.pdf|20|2.5"}
+        assert store.run_lock_expires() == held_until
+        who = store.acquire_run_lock("thishost:1:r-new")
+        assert who == "run r-old (started 2026-11-24T02:00:00Z)"
+        assert store.get_meta("run_lock") is None and store.get_meta("evidence_seen") is None
+
+
+def test_locks_and_leases_keep_the_time_the_store_is_given(tmp_path):
+    """The store's wall clock decides: a lease or lock runs out when that clock says so."""
+    now = [1_000_000.0]
+    with StateStore(tmp_path / "s.sqlite3") as store:
+        store.wall = lambda: now[0]
+        assert store.acquire_run_lock("hostA:1:r1", ttl=120) is None
+        assert store.run_lock_expires() == 1_000_120.0
+        assert store.acquire_run_lock("hostB:1:r2", ttl=120) is not None  # still held
+        now[0] += 121  # its holder stopped renewing it: the time ran out
+        assert store.acquire_run_lock("hostB:1:r2", ttl=120) is None
 
 
 def test_each_migration_is_frozen_as_written(tmp_path):

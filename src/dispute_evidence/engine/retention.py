@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import and_, func, inspect, select, text, update
+from sqlalchemy import and_, column, func, inspect, select, update
+from sqlalchemy import table as sql_table
 
 from dispute_evidence import clock
 from dispute_evidence.engine.schema import RECORD_TABLES, disputes, evidence_files
@@ -177,13 +178,10 @@ def _clear_records(c: Any, orders: set[str]) -> None:
         columns = sorted(PERSONAL_FIELDS & present)
         if not columns:
             continue
-        sets = ", ".join(f'"{col}" = NULL' for col in columns)  # our own field names
+        records = sql_table(table, *(column(n) for n in [*columns, "order_number"]))
+        blank = {records.c[col]: None for col in columns}
         for chunk in _chunks(sorted(orders)):
-            marks = ", ".join(f":o{i}" for i in range(len(chunk)))
-            c.execute(
-                text(f"UPDATE {table} SET {sets} WHERE order_number IN ({marks})"),  # noqa: S608
-                {f"o{i}": o for i, o in enumerate(chunk)},
-            )
+            c.execute(update(records).where(records.c.order_number.in_(chunk)).values(blank))
 
 
 def _chunks(items: list[str]) -> Iterator[list[str]]:

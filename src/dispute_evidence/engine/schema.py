@@ -9,6 +9,12 @@ engine/status.py (docs/architecture.md draws them).
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
+from alembic.migration import MigrationContext
+from alembic.operations import Operations
 from sqlalchemy import (
     Column,
     Float,
@@ -19,11 +25,14 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    inspect,
+    select,
     text,
 )
 from sqlalchemy.engine import Connection
+from sqlalchemy.types import TypeEngine
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -170,6 +179,21 @@ approvals = Table(
     Index("approvals_by_dispute", "provider_dispute_id"),
 )  # fmt: skip
 
+# v11: what `meta` held as packed text is a table of its own
+# the one-run-at-a-time lock: one row ('run') while a run holds it (engine/store/locks.py)
+run_lock = Table(
+    "run_lock", metadata,
+    Column("name", String(16), primary_key=True),
+    Column("owner", String(255), nullable=False),  # host:pid:run id
+    Column("expires", Float, nullable=False),  # epoch seconds; renewed by the keep-alive
+    Column("since", String(32), nullable=False),
+)  # fmt: skip
+# the evidence files the last run considered, as 'path|size|mtime' (the watcher's "new file")
+evidence_seen = Table(
+    "evidence_seen", metadata,
+    Column("signature", String(1024), primary_key=True),
+)  # fmt: skip
+
 RECORD_TABLES = {
     "disputes": "rec_disputes",
     "orders": "rec_orders",
@@ -182,7 +206,7 @@ RECORD_TABLES = {
 def migrate(conn: Connection) -> int:
     """Bring the schema to SCHEMA_VERSION, one step at a time; returns the version found."""
     metadata.create_all(conn, tables=[meta])
-    row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
+    row = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).first()
     found = int(row[0]) if row else 0
     if found > SCHEMA_VERSION:
         raise RuntimeError(
@@ -265,13 +289,27 @@ def _v2(conn: Connection) -> None:
     )  # fmt: skip
     v2.create_all(conn)
     if conn.dialect.name == "postgresql":  # outcomes became headlines ("5 sent · 3 need you")
-        conn.execute(text("ALTER TABLE runs ALTER COLUMN outcome TYPE TEXT"))
+        alter(conn).alter_column("runs", "outcome", type_=Text())
+
+
+def alter(conn: Connection) -> Operations:
+    """Schema changes on `conn` as SQLAlchemy constructs (alembic's operations, no SQL text)."""
+    return Operations(MigrationContext.configure(conn))
+
+
+def column_type(kind: str) -> TypeEngine[Any]:
+    """'VARCHAR(64)', 'TEXT', 'INTEGER' as SQLAlchemy types."""
+    if m := re.fullmatch(r"VARCHAR\((\d+)\)", kind.upper()):
+        return String(int(m.group(1)))
+    types: dict[str, TypeEngine[Any]] = {"TEXT": Text(), "INTEGER": Integer(), "FLOAT": Float()}
+    return types[kind.upper()]
 
 
 def _add_columns(conn: Connection, table: str, columns: dict[str, str]) -> None:
-    """ALTER TABLE … ADD COLUMN for each of `columns` (name: SQL type)."""
+    """Add each of `columns` (name: SQL type, e.g. 'VARCHAR(64)') to `table`."""
+    ops = alter(conn)
     for name, kind in columns.items():
-        conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {kind}"))
+        ops.add_column(table, Column(name, column_type(kind)))
 
 
 def _v3(conn: Connection) -> None:
@@ -340,4 +378,39 @@ def _v10(conn: Connection) -> None:
     )
 
 
-MIGRATIONS = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7, 8: _v8, 9: _v9, 10: _v10}
+def _v11(conn: Connection) -> None:
+    """The run lock and the evidence files seen, out of `meta`'s packed text into tables."""
+    lock = Table("run_lock", MetaData(), Column("name", String(16), primary_key=True),
+                 Column("owner", String(255), nullable=False),
+                 Column("expires", Float, nullable=False),
+                 Column("since", String(32), nullable=False))  # fmt: skip
+    seen = Table("evidence_seen", MetaData(), Column("signature", String(1024), primary_key=True))
+    lock.create(conn)
+    seen.create(conn)
+    keys = ("run_lock", "evidence_seen")
+    if not inspect(conn).has_table("meta"):  # (migrate() makes it first; a bare step may not)
+        return
+    rows = conn.execute(select(meta.c.key, meta.c.value).where(meta.c.key.in_(keys)))
+    packed: dict[str, str] = {str(key): str(value) for key, value in rows}
+    if held := packed.get("run_lock"):  # 'owner|expires|since'
+        owner, expires, since = held.rsplit("|", 2)
+        conn.execute(lock.insert().values(name="run", owner=owner, expires=float(expires),
+                                          since=since))  # fmt: skip
+    if signatures := json.loads(packed.get("evidence_seen") or "[]"):
+        conn.execute(seen.insert(), [{"signature": s} for s in sorted(set(signatures))])
+    conn.execute(meta.delete().where(meta.c.key.in_(keys)))
+
+
+MIGRATIONS = {
+    1: _v1,
+    2: _v2,
+    3: _v3,
+    4: _v4,
+    5: _v5,
+    6: _v6,
+    7: _v7,
+    8: _v8,
+    9: _v9,
+    10: _v10,
+    11: _v11,
+}

@@ -1,5 +1,6 @@
 """The states a dispute and an evidence file move through, and the moves allowed (dlt style).
 
+    (DISPUTE_MOVES below is the whole table: every write of a dispute's status checks it.)
     Dispute:  (new) -> pending | incomplete
               pending -> submitted | rejected | not_found | past_due
               submitted -> submitted            (files sent later, evidence re-sent)
@@ -49,8 +50,23 @@ class FileStatus(StrEnum):
 
 D, F = DisputeStatus, FileStatus
 
-# to-state: the states it may be reached from, by a named transition of the store
+# to-state: the states it may be reached from; every write of a status checks it (the named
+# transitions, the build's sync and holds, the deadline expiries)
 DISPUTE_MOVES: dict[DisputeStatus, frozenset[DisputeStatus]] = {
+    D.PENDING: frozenset(  # its payload changed (StateStore.sync_disputes), or approved
+        {
+            D.PENDING,
+            D.SUBMITTED,
+            D.INCOMPLETE,
+            D.PAST_DUE,
+            D.REJECTED,
+            D.NOT_FOUND,
+            D.AWAITING_APPROVAL,
+        }
+    ),  # fmt: skip
+    D.INCOMPLETE: frozenset(  # held: its order would go out wrong (StateStore._hold)
+        {D.PENDING, D.INCOMPLETE, D.REJECTED, D.NOT_FOUND, D.AWAITING_APPROVAL}
+    ),
     D.SUBMITTED: frozenset({D.PENDING, D.SUBMITTED}),
     D.REJECTED: frozenset({D.PENDING}),
     D.NOT_FOUND: frozenset({D.PENDING}),
@@ -77,3 +93,16 @@ OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 
 class IllegalTransition(RuntimeError):
     """A write that the state machine does not allow: a bug, never a user error."""
+
+
+def check_dispute_move(pid: str, was: str, to: DisputeStatus) -> None:
+    """IllegalTransition unless a dispute may go from `was` to `to`."""
+    if was not in DISPUTE_MOVES[to]:
+        raise IllegalTransition(f"disputes ({pid!r},): {was} -> {to} is not allowed")
+
+
+def next_statuses(status: DisputeStatus) -> frozenset[DisputeStatus]:
+    """Where a dispute in `status` may go (docs/architecture.md's "next" column): the moves
+    table, and for a held dispute the releases of an approval."""
+    moves = frozenset(to for to, sources in DISPUTE_MOVES.items() if status in sources)
+    return moves | (APPROVAL_RELEASES if status == D.AWAITING_APPROVAL else frozenset())

@@ -26,9 +26,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import (
+    Column,
+    Float,
+    MetaData,
+    String,
+    Table,
+    bindparam,
+    create_engine,
+    func,
+    select,
+)
 from sqlalchemy.engine import Engine
+from sqlalchemy.sql.elements import BindParameter, ColumnElement
 
 USE_WITHIN = 1.0  # seconds a batch of slots may be used after it was asked for
 ARRIVAL_SLACK = 0.5  # seconds between a request starting and the API counting it (loopback: ms)
@@ -54,12 +66,31 @@ class BudgetShape:
         return cls(capacity, rate)
 
 
-_NOW = {
-    "postgresql": "EXTRACT(EPOCH FROM clock_timestamp())",
-    "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
-}
-_LEAST = {"postgresql": "LEAST", "sqlite": "MIN"}
-_GREATEST = {"postgresql": "GREATEST", "sqlite": "MAX"}
+# the database's clock, in epoch seconds (the workers' clocks do not matter)
+Expr = ColumnElement[Any]
+
+
+def _pg_now() -> Expr:
+    return func.extract("epoch", func.clock_timestamp())
+
+
+def _sqlite_now() -> Expr:
+    return (func.julianday("now") - 2440587.5) * 86400.0
+
+
+_NOW: dict[str, Callable[[], Expr]] = {"postgresql": _pg_now, "sqlite": _sqlite_now}
+_LEAST: dict[str, Callable[..., Expr]] = {"postgresql": func.least, "sqlite": func.min}
+_GREATEST: dict[str, Callable[..., Expr]] = {"postgresql": func.greatest, "sqlite": func.max}
+
+budgets = Table(
+    "api_key_budgets", MetaData(),
+    Column("name", String(200), primary_key=True),
+    Column("capacity", Float, nullable=False),
+    Column("rate", Float, nullable=False),
+    Column("tokens", Float, nullable=False),
+    Column("stamp", Float, nullable=False),
+)  # fmt: skip
+_by_name = budgets.c.name == bindparam("n")
 
 
 class KeyBudgets:
@@ -72,18 +103,11 @@ class KeyBudgets:
         dialect = self.engine.dialect.name
         if dialect not in _NOW:
             raise ValueError(f"the shared budget needs PostgreSQL or SQLite, not {dialect}")
-        now, least, greatest = _NOW[dialect], _LEAST[dialect], _GREATEST[dialect]
-        self._least = least
-        self._available = f"{least}(capacity, tokens + rate * {greatest}({now} - stamp, 0))"
-        self._now = now
+        self._now, self._least = _NOW[dialect], _LEAST[dialect]
+        refilled = budgets.c.rate * _GREATEST[dialect](self._now() - budgets.c.stamp, 0)
+        self._available = self._least(budgets.c.capacity, budgets.c.tokens + refilled)
         with self.engine.begin() as c:
-            c.execute(
-                text(
-                    "CREATE TABLE IF NOT EXISTS api_key_budgets (name VARCHAR(200) PRIMARY KEY,"
-                    " capacity FLOAT NOT NULL, rate FLOAT NOT NULL, tokens FLOAT NOT NULL,"
-                    " stamp FLOAT NOT NULL)"
-                )
-            )
+            budgets.create(c, checkfirst=True)
 
     def __repr__(self) -> str:  # the URL may carry credentials
         return f"KeyBudgets({self.engine.url.render_as_string(hide_password=True)!r})"
@@ -93,45 +117,42 @@ class KeyBudgets:
 
     def ensure(self, name: str, shape: BudgetShape) -> None:
         """Create the key's bucket (empty: a restart never starts with a burst), or reshape it."""
+        c_: BindParameter[float] = bindparam("c")
+        r_: BindParameter[float] = bindparam("r")
+        reshape = (
+            budgets.update()
+            .where(_by_name, (budgets.c.capacity != c_) | (budgets.c.rate != r_))
+            .values(tokens=self._least(budgets.c.tokens, c_), capacity=c_, rate=r_)
+        )
+        params = {"n": name, "c": shape.capacity, "r": shape.rate}
         with self.engine.begin() as c:
-            updated = c.execute(
-                text(
-                    f"UPDATE api_key_budgets SET tokens = {self._least}(tokens, :c), capacity = :c,"
-                    " rate = :r WHERE name = :n AND (capacity <> :c OR rate <> :r)"
-                ),
-                {"n": name, "c": shape.capacity, "r": shape.rate},
-            ).rowcount
-            exists = (
-                updated
-                or c.execute(
-                    text("SELECT 1 FROM api_key_budgets WHERE name = :n"), {"n": name}
-                ).first()
-            )
+            updated = c.execute(reshape, params).rowcount
+            exists = updated or c.execute(select(1).select_from(budgets).where(_by_name),
+                                          {"n": name}).first()  # fmt: skip
             if not exists:
                 c.execute(
-                    text(
-                        "INSERT INTO api_key_budgets (name, capacity, rate, tokens, stamp)"
-                        f" VALUES (:n, :c, :r, 0, {self._now})"
-                    ),
-                    {"n": name, "c": shape.capacity, "r": shape.rate},
+                    budgets.insert().values(
+                        name=name,
+                        capacity=shape.capacity,
+                        rate=shape.rate,
+                        tokens=0,
+                        stamp=self._now(),
+                    )  # fmt: skip
                 )
 
     def take(self, name: str, slots: int) -> float:
         """Take `slots` at once: 0.0 when taken, else the seconds until they could be."""
+        k: BindParameter[int] = bindparam("k")
+        take = (
+            budgets.update()
+            .where(_by_name, self._available >= k)
+            .values(tokens=self._available - k, stamp=self._now())
+        )
         with self.engine.begin() as c:
-            taken = c.execute(
-                text(
-                    f"UPDATE api_key_budgets SET tokens = {self._available} - :k,"
-                    f" stamp = {self._now} WHERE name = :n AND {self._available} >= :k"
-                ),
-                {"n": name, "k": slots},
-            ).rowcount
-            if taken:
+            if c.execute(take, {"n": name, "k": slots}).rowcount:
                 return 0.0
-            row = c.execute(
-                text(f"SELECT {self._available}, rate FROM api_key_budgets WHERE name = :n"),
-                {"n": name},
-            ).first()
+            row = c.execute(select(self._available, budgets.c.rate).where(_by_name),
+                            {"n": name}).first()  # fmt: skip
         if row is None:
             raise KeyError(f"no shared budget named {name!r}; run `dispute-evidence deploy` first")
         available, rate = float(row[0]), float(row[1])
@@ -139,7 +160,7 @@ class KeyBudgets:
 
     def shapes(self) -> dict[str, BudgetShape]:
         with self.engine.connect() as c:
-            rows = c.execute(text("SELECT name, capacity, rate FROM api_key_budgets")).all()
+            rows = c.execute(select(budgets.c.name, budgets.c.capacity, budgets.c.rate)).all()
         return {r[0]: BudgetShape(int(r[1]), float(r[2])) for r in rows}
 
 

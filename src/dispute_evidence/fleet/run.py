@@ -6,7 +6,8 @@ import os
 import socket
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine
+from sqlalchemy.schema import CreateSchema
 
 from dispute_evidence.engine.run import RunResult, run_inbox
 from dispute_evidence.engine.session import Progress, StepRunner, plain
@@ -52,7 +53,7 @@ def ensure_schema(run: MerchantRun) -> None:
     engine = create_engine(run.state)
     try:
         with engine.begin() as c:
-            c.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{run.schema_name}"'))
+            c.execute(CreateSchema(run.schema_name, if_not_exists=True))
     finally:
         engine.dispose()
 

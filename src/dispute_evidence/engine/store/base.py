@@ -6,11 +6,14 @@ from __future__ import annotations
 import errno
 import os
 import socket
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, Self
 
-from sqlalchemy import create_engine, event, select, text
+from sqlalchemy import Executable, create_engine, event, func, select, text
+from sqlalchemy import table as sql_table
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError
 
@@ -133,6 +136,8 @@ class StoreBase:
 
     # the API this store sends to (engine/store/apis.py: use_api), stamped on what is sent
     api_identity: str | None = None
+    # what locks and leases time themselves by (epoch seconds): injected by tests
+    wall: Callable[[], float] = staticmethod(time.time)
 
     def __init__(
         self, url: str | Path, *, must_exist: bool = False, read_only: bool = False
@@ -159,7 +164,7 @@ class StoreBase:
         try:
             with self.engine.begin() as conn:
                 if read_only:  # reading the catalogue is enough to find a damaged file
-                    conn.execute(text("SELECT count(*) FROM sqlite_master"))
+                    conn.execute(select(func.count()).select_from(sql_table("sqlite_master")))
                 else:
                     migrate(conn)
         except DatabaseError as exc:
@@ -203,14 +208,17 @@ class StoreBase:
             self._hot = None
         self.engine.dispose()
 
-    def _run(self, sql: str, params: dict[str, Any], fetch: bool = False) -> Any:
+    def _run(self, sql: str | Executable, params: dict[str, Any], fetch: bool = False) -> Any:
         """One statement in its own committed transaction on the held connection (the hot path:
         ~4x cheaper than a pool checkout per call). Reads commit too, so no snapshot lingers."""
         if self._hot is None:
             self._hot = self.engine.connect()
-        stmt = self._sql.get((sql,))
-        if stmt is None:
-            stmt = self._sql[(sql,)] = text(sql)
+        if isinstance(sql, str):
+            stmt = self._sql.get((sql,))
+            if stmt is None:
+                stmt = self._sql[(sql,)] = text(sql)
+        else:
+            stmt = sql
         try:
             result = self._hot.execute(stmt, params)
             rows = [dict(r) for r in result.mappings()] if fetch else result.rowcount

@@ -15,7 +15,9 @@ from dispute_evidence.engine.schema import (
     meta,
 )
 from dispute_evidence.engine.status import (
+    DISPUTE_MOVES,
     OPEN_FILE,
+    check_dispute_move,
 )
 from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.status import FileStatus as F
@@ -129,6 +131,8 @@ class Disputes(StoreBase):
                 if old.status in (D.REJECTED, D.NOT_FOUND) and old.payload_hash == p.content_hash
                 else D.PENDING
             )
+            if status != old.status:
+                check_dispute_move(p.provider_dispute_id, old.status, status)
             c.execute(
                 disputes.update()
                 .where(where)
@@ -144,7 +148,7 @@ class Disputes(StoreBase):
         """A known dispute whose new data would go out wrong: not sent until it is fixed (one
         already sent keeps what it was sent with; the reason shows on its row)."""
         where = disputes.c.provider_dispute_id == i.provider_dispute_id
-        if status in (D.PENDING, D.INCOMPLETE, D.REJECTED, D.NOT_FOUND, D.AWAITING_APPROVAL):
+        if status in DISPUTE_MOVES[D.INCOMPLETE]:  # the moves engine/status.py allows
             c.execute(
                 disputes.update()
                 .where(where)
@@ -165,6 +169,7 @@ class Disputes(StoreBase):
 
     def _expire(self, status: D, now: str, why: str) -> int:
         """Disputes in `status` whose deadline is before `now` become past_due, saying why."""
+        check_dispute_move("any", status, D.PAST_DUE)
         with self.engine.begin() as c:
             result = c.execute(
                 disputes.update()

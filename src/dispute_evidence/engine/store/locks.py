@@ -1,16 +1,15 @@
-"""The one-run-at-a-time lock and the per-dispute leases (renewed by engine.run.KeepAlive)."""
+"""The one-run-at-a-time lock and the per-dispute leases (renewed by engine.session.KeepAlive).
+
+Time here is the store's `wall` clock (epoch seconds; `time.time` unless a test injects
+another): locks and leases are about live processes."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Delete, Select, Update, bindparam, or_, select
 
-from dispute_evidence.engine.schema import (
-    disputes,
-    meta,
-)
+from dispute_evidence.engine.schema import disputes, evidence_files, run_lock
 from dispute_evidence.engine.store.base import (
     LEASE_SECONDS,
     RUN_LOCK_SECONDS,
@@ -18,6 +17,40 @@ from dispute_evidence.engine.store.base import (
     now_iso,
     owner_is_dead,
 )
+
+RUN = "run"  # the lock's one row
+_pid = disputes.c.provider_dispute_id == bindparam("pid")
+# take the lease unless another live run holds it (works on SQLite and PostgreSQL)
+_CLAIM: Update = (
+    disputes.update()
+    .where(_pid)
+    .where(
+        or_(
+            disputes.c.lease_owner.is_(None),
+            disputes.c.lease_owner == bindparam("owner"),
+            disputes.c.lease_expires < bindparam("now"),
+        )
+    )
+    .values(lease_owner=bindparam("owner"), lease_expires=bindparam("until"))
+)
+_TAKE_OVER: Update = (
+    disputes.update()
+    .where(_pid, disputes.c.lease_owner == bindparam("holder"))
+    .values(lease_owner=bindparam("owner"), lease_expires=bindparam("until"))
+)
+_HOLDER: Select[Any] = select(disputes.c.lease_owner).where(_pid)
+_DISPUTE: Select[Any] = select(disputes).where(_pid)
+_FILES: Select[Any] = (
+    select(evidence_files)
+    .where(evidence_files.c.provider_dispute_id == bindparam("pid"))
+    .order_by(evidence_files.c.file_name)
+)
+_RELEASE: Update = (
+    disputes.update()
+    .where(_pid, disputes.c.lease_owner == bindparam("owner"))
+    .values(lease_owner=None, lease_expires=None)
+)
+_DROP_LOCK: Delete = run_lock.delete().where(run_lock.c.name == RUN)
 
 
 class Locks(StoreBase):
@@ -27,61 +60,47 @@ class Locks(StoreBase):
         """Take the one-run-at-a-time lock; returns None, or who holds it and since when.
 
         A lock whose holder died on this host, or whose time ran out, is taken over."""
-        now = time.time()
+        now = self.wall()
         with self.engine.begin() as c:
-            row = c.execute(select(meta.c.value).where(meta.c.key == "run_lock")).first()
-            if row:
-                holder, expires, since = row[0].rsplit("|", 2)
-                if holder != owner and float(expires) > now and not owner_is_dead(holder):
-                    return f"run {holder.rsplit(':', 1)[-1]} (started {since})"
-                c.execute(meta.delete().where(meta.c.key == "run_lock"))
+            held = c.execute(select(run_lock).where(run_lock.c.name == RUN)).first()
+            if held is not None:
+                mine = held.owner == owner
+                if not mine and held.expires > now and not owner_is_dead(held.owner):
+                    return f"run {held.owner.rsplit(':', 1)[-1]} (started {held.since})"
+                c.execute(_DROP_LOCK)
             c.execute(
-                meta.insert().values(key="run_lock", value=f"{owner}|{now + ttl}|{now_iso()}")
+                run_lock.insert().values(name=RUN, owner=owner, expires=now + ttl, since=now_iso())
             )
         return None
 
     def renew_run_lock(self, owner: str, ttl: float = RUN_LOCK_SECONDS) -> None:
         with self.engine.begin() as c:
-            row = c.execute(select(meta.c.value).where(meta.c.key == "run_lock")).first()
-            if row and row[0].startswith(owner + "|"):
-                since = row[0].rsplit("|", 1)[1]
-                c.execute(
-                    meta.update()
-                    .where(meta.c.key == "run_lock")
-                    .values(value=f"{owner}|{time.time() + ttl}|{since}")
-                )
+            c.execute(
+                run_lock.update()
+                .where(run_lock.c.name == RUN, run_lock.c.owner == owner)
+                .values(expires=self.wall() + ttl)
+            )
 
     def release_run_lock(self, owner: str) -> None:
         with self.engine.begin() as c:
-            c.execute(
-                meta.delete().where(meta.c.key == "run_lock", meta.c.value.like(f"{owner}|%"))
-            )
+            c.execute(_DROP_LOCK.where(run_lock.c.owner == owner))
+
+    def run_lock_expires(self) -> float | None:
+        """When the run lock runs out unless renewed (None: nobody holds it)."""
+        with self.engine.connect() as c:
+            return c.execute(select(run_lock.c.expires).where(run_lock.c.name == RUN)).scalar()
 
     def claim(self, pid: str, owner: str, ttl: float = LEASE_SECONDS) -> bool:
-        """Take the dispute's lease unless another live run holds it (works on SQLite and PostgreSQL)."""
-        now = time.time()
+        """Take the dispute's lease unless another live run holds it."""
+        now = self.wall()
         params = {"pid": pid, "owner": owner, "now": now, "until": now + ttl}
-        taken = self._run(
-            "UPDATE disputes SET lease_owner = :owner, lease_expires = :until WHERE provider_dispute_id = :pid"
-            " AND (lease_owner IS NULL OR lease_owner = :owner OR lease_expires < :now)",
-            params,
-        )
-        if taken == 1:
+        if self._run(_CLAIM, params) == 1:
             return True
-        rows = self._run(
-            "SELECT lease_owner FROM disputes WHERE provider_dispute_id = :pid",
-            {"pid": pid},
-            fetch=True,
-        )
+        rows = self._run(_HOLDER, {"pid": pid}, fetch=True)
         holder = rows[0]["lease_owner"] if rows else None
         if not owner_is_dead(holder):
             return False
-        taken = self._run(
-            "UPDATE disputes SET lease_owner = :owner, lease_expires = :until"
-            " WHERE provider_dispute_id = :pid AND lease_owner = :holder",
-            {**params, "holder": holder},
-        )
-        return bool(taken == 1)
+        return bool(self._run(_TAKE_OVER, {**params, "holder": holder}) == 1)
 
     def claim_and_load(
         self, pid: str, owner: str
@@ -89,14 +108,8 @@ class Locks(StoreBase):
         """Claim the dispute and read it with its files; None if another run holds it."""
         if not self.claim(pid, owner):
             return None
-        d = self._run(
-            "SELECT * FROM disputes WHERE provider_dispute_id = :pid", {"pid": pid}, fetch=True
-        )[0]
-        files = self._run(
-            "SELECT * FROM evidence_files WHERE provider_dispute_id = :pid ORDER BY file_name",
-            {"pid": pid},
-            fetch=True,
-        )
+        d = self._run(_DISPUTE, {"pid": pid}, fetch=True)[0]
+        files = self._run(_FILES, {"pid": pid}, fetch=True)
         return d, files
 
     def renew_leases(self, prefix: str, ttl: float = LEASE_SECONDS) -> int:
@@ -106,13 +119,9 @@ class Locks(StoreBase):
             result = c.execute(
                 disputes.update()
                 .where(disputes.c.lease_owner.startswith(prefix, autoescape=True))
-                .values(lease_expires=time.time() + ttl)
+                .values(lease_expires=self.wall() + ttl)
             )
         return int(result.rowcount)
 
     def release(self, pid: str, owner: str) -> None:
-        self._run(
-            "UPDATE disputes SET lease_owner = NULL, lease_expires = NULL"
-            " WHERE provider_dispute_id = :pid AND lease_owner = :owner",
-            {"pid": pid, "owner": owner},
-        )
+        self._run(_RELEASE, {"pid": pid, "owner": owner})

@@ -7,10 +7,13 @@ from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import func, inspect, select, text
+from sqlalchemy import Column, Text, column, func, inspect, literal_column, select
+from sqlalchemy import table as sql_table
+from sqlalchemy.sql.elements import ColumnClause
 
 from dispute_evidence.engine.schema import (
     RECORD_TABLES,
+    alter,
     ingested_files,
     meta,
 )
@@ -86,8 +89,8 @@ class Records(StoreBase):
             return
         present = {col["name"] for col in inspect(c).get_columns(table)}
         for name in columns:
-            if name not in present:  # canonical field names: letters and underscores only
-                c.execute(text(f'ALTER TABLE {table} ADD COLUMN "{name}" TEXT'))
+            if name not in present:
+                alter(c).add_column(table, Column(name, Text()))
 
     def load_records(
         self, kinds: Iterable[str] = RECORD_TABLES, columns: Iterable[str] | None = None
@@ -103,19 +106,24 @@ class Records(StoreBase):
                         kind
                     ]  # nothing of this kind yet: no rows, all columns
                     continue
-                frame = pd.read_sql(
-                    f"SELECT {self._columns(c, table, columns)} FROM {table} ORDER BY _seq, _row", c
-                )  # noqa: S608 - fixed names
+                names = self._columns(c, table, columns)
+                picked: list[ColumnClause[Any]] = (
+                    [column(n) for n in names] if names else [literal_column("*")]
+                )
+                query = select(*picked)
+                query = query.select_from(sql_table(table)).order_by(column("_seq"), column("_row"))
+                frame = pd.read_sql(query, c)
                 # _seq stays: which ingest (file version) each row came from
                 out[kind] = frame.fillna("")
         return out
 
     @staticmethod
-    def _columns(c: Any, table: str, wanted: Iterable[str] | None) -> str:
+    def _columns(c: Any, table: str, wanted: Iterable[str] | None) -> list[str]:
+        """The `wanted` columns the table has ([]: all of them)."""
         if wanted is None:
-            return "*"
+            return []
         present = {col["name"] for col in inspect(c).get_columns(table)}
-        return ", ".join(f'"{name}"' for name in wanted if name in present) or "*"
+        return [name for name in wanted if name in present]
 
     def needs_rebuild(self, inputs: str | None = None) -> bool:
         """Records arrived since the last build (also true after a run died between the two),

@@ -14,6 +14,7 @@ from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence.engine.schema import (
     evidence_files,
+    evidence_seen,
     meta,
     metadata,
     open_problems,
@@ -118,16 +119,15 @@ class Runs(StoreBase):
 
     def seen_evidence(self) -> set[str]:
         with self.engine.connect() as c:
-            value = c.execute(select(meta.c.value).where(meta.c.key == "evidence_seen")).scalar()
-        return set(json.loads(value)) if value else set()
+            return set(c.execute(select(evidence_seen.c.signature)).scalars())
 
     def mark_evidence_seen(self, signatures: Iterable[str]) -> None:
         """Remember the evidence files a run considered (matched or not): 'path|size|mtime'."""
         with self.engine.begin() as c:
-            c.execute(meta.delete().where(meta.c.key == "evidence_seen"))
-            c.execute(
-                meta.insert().values(key="evidence_seen", value=json.dumps(sorted(set(signatures))))
-            )
+            c.execute(evidence_seen.delete())
+            rows = [{"signature": s} for s in sorted(set(signatures))]
+            if rows:
+                c.execute(evidence_seen.insert(), rows)
 
     def replace_problems(
         self, source: str, problems: Iterable[dict[str, Any]], run_id: str

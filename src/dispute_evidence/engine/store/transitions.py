@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from sqlalchemy import Select, Table, Update, bindparam, select, update
+
+from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.status import (
     APPROVAL_RELEASES,
     DISPUTE_MOVES,
@@ -127,29 +131,41 @@ class Transitions(StoreBase):
     ) -> None:
         """One UPDATE of one row; with a move, only from an allowed state (else IllegalTransition)."""
         values = {**values, "updated_at": now_iso()}
+        if move is not None:
+            values["status"] = str(move[1])
+        allowed = tuple(sorted(move[0])) if move is not None else ()
+        stmt = _update(TABLES[table], tuple(key), tuple(values), allowed)
         params = {
             **{f"v_{k}": v for k, v in values.items()},
             **{f"k_{k}": v for k, v in key.items()},
         }
-        sets = [f"{k} = :v_{k}" for k in values]
-        where = [f"{k} = :k_{k}" for k in key]
-        if move is not None:
-            allowed, to = move
-            sets.append("status = :to")
-            params["to"] = str(to)
-            where.append(
-                "status IN (" + ", ".join(f"'{s}'" for s in sorted(allowed)) + ")"
-            )  # our enum values
-        if (
-            self._run(f"UPDATE {table} SET {', '.join(sets)} WHERE {' AND '.join(where)}", params)
-            != 1
-        ):  # noqa: S608 - our names
-            rows = self._run(
-                f"SELECT status FROM {table} WHERE {' AND '.join(where[: len(key)])}",  # noqa: S608
+        if self._run(stmt, params) != 1:
+            found = self._run(
+                _status_of(TABLES[table], tuple(key)),
                 {f"k_{k}": v for k, v in key.items()},
                 fetch=True,
             )
-            found = rows[0]["status"] if rows else "no such row"
+            was = found[0]["status"] if found else "no such row"
             raise IllegalTransition(
-                f"{table} {tuple(key.values())}: {found} -> {move[1] if move else 'same'} is not allowed"
+                f"{table} {tuple(key.values())}: {was} -> {move[1] if move else 'same'} is not allowed"
             )
+
+
+TABLES = {"disputes": disputes, "evidence_files": evidence_files}
+
+
+@functools.cache
+def _update(
+    table: Table, keys: tuple[str, ...], names: tuple[str, ...], allowed: tuple[str, ...]
+) -> Update:
+    """UPDATE `table` SET names WHERE keys (AND status IN allowed): built once per shape, its
+    values bound at each call (v_<name>, k_<key>)."""
+    stmt = update(table).where(*(table.c[k] == bindparam(f"k_{k}") for k in keys))
+    if allowed:
+        stmt = stmt.where(table.c.status.in_(allowed))
+    return stmt.values({table.c[n]: bindparam(f"v_{n}") for n in names})
+
+
+@functools.cache
+def _status_of(table: Table, keys: tuple[str, ...]) -> Select[Any]:
+    return select(table.c.status).where(*(table.c[k] == bindparam(f"k_{k}") for k in keys))
