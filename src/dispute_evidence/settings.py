@@ -44,7 +44,6 @@ from pydantic_settings import (
 from dispute_evidence.api.config import ApiSettings, env_name
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
-from dispute_evidence.names import did_you_mean
 from dispute_evidence.policies import (
     LIMIT_FIGURES,
     PROFILE_NAMES,
@@ -64,6 +63,7 @@ from dispute_evidence.settings_sources import (
     DotEnvSource,
     TomlSource,
     api_problem,
+    explain,
     read_dotenv,
     secret_block,
 )
@@ -507,32 +507,11 @@ class Settings(BaseSettings):
         return tuple(sources)
 
     def mappings(self, base: Path) -> tuple[Mapping, ...]:
-        """Inline mappings, then mapping files (relative to the config file's folder).
+        """Inline mappings, then mapping files (relative to `base`, the config's folder).
         MappingError lists the problems of every mapping and file at once."""
-        from dispute_evidence.ingest.mappings import MappingError, parse_mappings  # pandas
+        from dispute_evidence.ingest.mappings import config_mappings  # pandas: not at import
 
-        out: list[Mapping] = []
-        problems: list[str] = []
-        sources: list[tuple[str, Any]] = [("config [[ingest.mapping]]", self.ingest.mapping)]
-        for f in self.ingest.mapping_files:
-            path = f if f.is_absolute() else base / f
-            try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                problems.append(f"ingest.mapping_files: {path}: file not found")
-                continue
-            except tomllib.TOMLDecodeError as exc:
-                problems.append(f"ingest.mapping_files: {path}: not valid TOML ({exc})")
-                continue
-            sources.append((str(path), data.get("mapping", [])))
-        for source, items in sources:
-            try:
-                out.extend(parse_mappings({"mapping": items}, source))
-            except MappingError as exc:
-                problems.append(str(exc))
-        if problems:
-            raise MappingError("\n".join(problems))
-        return tuple(out)
+        return config_mappings(self.ingest.mapping, self.ingest.mapping_files, base)
 
     def api_settings(self, base_url: str | None = None, token: str | None = None) -> ApiSettings:
         """The client's configuration: the `[api]` section, arguments on top, the token from
@@ -619,17 +598,7 @@ def _problems_elsewhere(
 
 def _explain(error: Any) -> str:
     """One pydantic error as a line naming the key, with a did-you-mean for a misspelt one."""
-    loc = [str(p) for p in error["loc"]]
-    key = ".".join(loc)
-    if error["type"] == "extra_forbidden":
-        model: Any = Settings
-        for part in loc[:-1]:
-            model = model.model_fields[part].annotation if part in model.model_fields else None
-            if model is None:
-                break
-        known = list(model.model_fields) if model is not None else []
-        return f"{key}: unknown key{did_you_mean(loc[-1], known)}"
-    return f"{key}: {str(error['msg']).removeprefix('Value error, ')}"
+    return explain(error, Settings)
 
 
 def check_settings(settings: Settings, base: Path) -> list[str]:

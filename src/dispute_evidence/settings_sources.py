@@ -20,6 +20,7 @@ from pydantic_settings import (
 )
 
 from dispute_evidence.api.config import ApiSettings, api_environ
+from dispute_evidence.names import did_you_mean
 
 
 class ConfigError(ValueError):
@@ -94,3 +95,19 @@ def api_problem(error: Any) -> str:
         return f"{env} is not set: {API_HINTS.get(field, 'set it')}"
     why = str(error["msg"]).removeprefix("Value error, ")
     return why if why.startswith(env) else f"{env}: {why}"
+
+
+def explain(error: Any, root: Any) -> str:
+    """One pydantic error of the settings model `root` as a line naming the key, with a
+    did-you-mean for a misspelt one."""
+    loc = [str(p) for p in error["loc"]]
+    key = ".".join(loc)
+    if error["type"] == "extra_forbidden":
+        model: Any = root
+        for part in loc[:-1]:
+            model = model.model_fields[part].annotation if part in model.model_fields else None
+            if model is None:
+                break
+        known = list(model.model_fields) if model is not None else []
+        return f"{key}: unknown key{did_you_mean(loc[-1], known)}"
+    return f"{key}: {str(error['msg']).removeprefix('Value error, ')}"

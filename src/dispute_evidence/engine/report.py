@@ -22,7 +22,7 @@ from dispute_evidence.engine.case import (
     case_problems,
     pending_by_threshold,
 )
-from dispute_evidence.engine.generated import LIMIT_HELD, api_version_words
+from dispute_evidence.engine.generated import api_version_words
 from dispute_evidence.engine.history import history_columns, mark_history
 from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
 from dispute_evidence.engine.picture import LAST_PICTURE, Picture
@@ -36,7 +36,8 @@ from dispute_evidence.engine.review import (
     write_approval_preview,
 )
 from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
+from dispute_evidence.engine.state_problems import state_problems, weak_evidence
+from dispute_evidence.engine.status import OPEN_DISPUTE, DisputeStatus, FileStatus
 from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.steps import (
     IngestOutcome,
@@ -354,83 +355,8 @@ def _exit(session: RunSession, submitted: SubmitOutcome | None, counts: dict[str
     return EXIT_NEEDS_YOU if counts.get("need_you") or unknown else EXIT_OK
 
 
-def state_problems(
-    disputes: pd.DataFrame, files: pd.DataFrame, *, dry_run: bool = False
-) -> list[Problem]:
-    """What the state says still needs a person: disputes not sent, files not uploaded. In a
-    dry run, what is merely waiting to be sent is the preview, not a problem."""
-    out = []
-    waiting = {DisputeStatus.SUBMITTED, DisputeStatus.CLOSED}  # closed: in the outcomes instead
-    waiting |= {DisputeStatus.PENDING} if dry_run else set()
-    waiting |= {DisputeStatus.AWAITING_APPROVAL}  # review.held_problems says what waits
-    held_for_approval = set(
-        disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL, "provider_dispute_id"]
-    )
-    for d in disputes.loc[~disputes["status"].isin(waiting)].itertuples(index=False):
-        why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
-        out.append(
-            Problem(
-                ProblemKind.OVER_NETWORK_LIMIT
-                if why.startswith(LIMIT_HELD)
-                else ProblemKind.EVIDENCE_HELD
-                if why.startswith("held:")
-                else ProblemKind(f"dispute_{d.status}"),
-                d.provider_dispute_id,
-                why or STATUS_WORDS.get(d.status, d.status),
-                dispute=d.provider_dispute_id,
-            )
-        )
-    past_due = set(
-        disputes.loc[disputes["status"] == DisputeStatus.PAST_DUE, "provider_dispute_id"]
-    )
-    held = set(  # its files wait with it: the dispute's own problem says why
-        disputes.loc[disputes["status"] == DisputeStatus.INCOMPLETE, "provider_dispute_id"]
-    )
-    sent = files["status"].isin([FileStatus.UPLOADED, FileStatus.IN_PACKET])  # in its packet
-    for f in files.loc[~sent].itertuples(index=False):
-        if f.provider_dispute_id in held and f.status == FileStatus.PENDING:
-            continue
-        if f.provider_dispute_id in held_for_approval and f.status in OPEN_FILE:
-            continue  # waits with its dispute for approval
-        if f.status == FileStatus.REJECTED:
-            kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
-        elif f.provider_dispute_id in past_due:
-            kind, why = ProblemKind.EVIDENCE_PAST_DUE, "not sent: past its dispute's deadline"
-        elif dry_run and f.status == FileStatus.PENDING:
-            continue  # "would upload"
-        else:
-            kind, why = ProblemKind.EVIDENCE_NOT_YET_UPLOADED, f.last_error or "not uploaded yet"
-        out.append(
-            Problem(
-                kind,
-                f"{f.provider_dispute_id} {f.file_name}",
-                why,
-                file=f.file_name,
-                dispute=f.provider_dispute_id,
-            )
-        )
-    return out
-
-
 WOULD_SEND = "would send its evidence"
 PAST_DUE = "past its deadline: would not be sent"
-
-
-def weak_evidence(table: pd.DataFrame) -> list[Problem]:
-    """Disputes still open to evidence whose evidence misses what their reason needs."""
-    open_ = table["status"].isin(OPEN_DISPUTE)
-    weak = table.loc[open_ & table["completeness"].astype(str).str.startswith(("missing", "weak"))]
-    return [
-        Problem(
-            ProblemKind.EVIDENCE_WEAK
-            if str(r.completeness).startswith("weak")
-            else ProblemKind.EVIDENCE_INCOMPLETE,
-            str(r.provider_dispute_id),
-            f"{r.completeness} ({r.reason or 'general'}); add: {r.what_to_add}",
-            dispute=str(r.provider_dispute_id),
-        )
-        for r in weak.itertuples(index=False)
-    ]
 
 
 LISTED = ("provider_dispute_id", "amount", "currency", "reason")  # from the disputes list

@@ -98,3 +98,32 @@ def load_mappings(path: Path) -> tuple[Mapping, ...]:
     except tomllib.TOMLDecodeError as exc:
         raise MappingError(f"{path}: not valid TOML ({exc})") from None
     return parse_mappings(data, str(path))
+
+
+def config_mappings(
+    inline: list[dict[str, Any]], files: list[Path], base: Path
+) -> tuple[Mapping, ...]:
+    """The config's inline mappings, then its mapping files (relative to `base`).
+    MappingError lists the problems of every mapping and file at once."""
+    out: list[Mapping] = []
+    problems: list[str] = []
+    sources: list[tuple[str, Any]] = [("config [[ingest.mapping]]", inline)]
+    for f in files:
+        path = f if f.is_absolute() else base / f
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            problems.append(f"ingest.mapping_files: {path}: file not found")
+            continue
+        except tomllib.TOMLDecodeError as exc:
+            problems.append(f"ingest.mapping_files: {path}: not valid TOML ({exc})")
+            continue
+        sources.append((str(path), data.get("mapping", [])))
+    for source, items in sources:
+        try:
+            out.extend(parse_mappings({"mapping": items}, source))
+        except MappingError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise MappingError("\n".join(problems))
+    return tuple(out)
