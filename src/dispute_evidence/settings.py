@@ -59,6 +59,7 @@ from dispute_evidence.policies import (
 )
 from dispute_evidence.settings_sources import (
     API_HINTS,
+    DEFAULT_CONFIG,
     ApiEnvSource,
     DotEnvSource,
     TomlSource,
@@ -70,14 +71,15 @@ from dispute_evidence.settings_sources import (
 from dispute_evidence.settings_sources import (
     ConfigError as ConfigError,  # raised by load_settings: importers take it from here
 )
+from dispute_evidence.settings_sources import (
+    find_config as find_config,
+)
 
 if TYPE_CHECKING:
     from dispute_evidence.evidence.reading import ReadLimits
     from dispute_evidence.ingest.layouts import Mapping
 
-DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
 DOTENV = Path(".env")
-CONFIG_ENV = "DISPUTE_EVIDENCE_CONFIG"
 NO_CONFIG = "none: defaults"
 
 
@@ -531,26 +533,6 @@ class Settings(BaseSettings):
         return config
 
 
-def find_config(config_file: Path | None = None, inbox: Path | None = None) -> Path | None:
-    """The config file, in this order: `config_file` (--config), $DISPUTE_EVIDENCE_CONFIG,
-    <inbox>/../config/dispute-evidence.toml, ./config/dispute-evidence.toml; None: defaults.
-    One named explicitly must exist."""
-    if config_file is not None or (config_file := _env_config()) is not None:
-        if not config_file.is_file():
-            raise ConfigError(f"{config_file}: config file not found")
-        return config_file.resolve()
-    candidates = [inbox.expanduser().resolve().parent / DEFAULT_CONFIG] if inbox else []
-    for candidate in [*candidates, DEFAULT_CONFIG]:
-        if candidate.is_file():
-            return candidate.resolve()
-    return None
-
-
-def _env_config() -> Path | None:
-    value = os.environ.get(CONFIG_ENV, "").strip()
-    return Path(value).expanduser() if value else None
-
-
 def load_settings(
     config_file: Path | None = None, inbox: Path | None = None, **overrides: Any
 ) -> Settings:
@@ -567,7 +549,7 @@ def load_settings(
     try:
         settings = loaded(**overrides)
     except ValidationError as exc:
-        lines = [f"{where}: {_explain(e)}" for e in exc.errors()]
+        lines = [f"{where}: {explain(e, Settings)}" for e in exc.errors()]
         lines += [f"{where}: {p}" for p in _problems_elsewhere(loaded, overrides, exc, base)]
         raise ConfigError("\n".join(lines)) from None
     except tomllib.TOMLDecodeError as exc:
@@ -594,11 +576,6 @@ def _problems_elsewhere(
     except (ValidationError, tomllib.TOMLDecodeError, KeyError, AttributeError):
         return []
     return [p for p in check_settings(rest, base) if p.split(".", 1)[0] not in refused]
-
-
-def _explain(error: Any) -> str:
-    """One pydantic error as a line naming the key, with a did-you-mean for a misspelt one."""
-    return explain(error, Settings)
 
 
 def check_settings(settings: Settings, base: Path) -> list[str]:

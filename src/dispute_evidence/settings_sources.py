@@ -5,6 +5,7 @@ order they are consulted in is `settings.Settings.settings_customise_sources`.""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,9 @@ from pydantic_settings import (
 
 from dispute_evidence.api.config import ApiSettings, api_environ
 from dispute_evidence.names import did_you_mean
+
+DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
+CONFIG_ENV = "DISPUTE_EVIDENCE_CONFIG"
 
 
 class ConfigError(ValueError):
@@ -111,3 +115,23 @@ def explain(error: Any, root: Any) -> str:
         known = list(model.model_fields) if model is not None else []
         return f"{key}: unknown key{did_you_mean(loc[-1], known)}"
     return f"{key}: {str(error['msg']).removeprefix('Value error, ')}"
+
+
+def find_config(config_file: Path | None = None, inbox: Path | None = None) -> Path | None:
+    """The config file, in this order: `config_file` (--config), $DISPUTE_EVIDENCE_CONFIG,
+    <inbox>/../config/dispute-evidence.toml, ./config/dispute-evidence.toml; None: defaults.
+    One named explicitly must exist."""
+    if config_file is not None or (config_file := _env_config()) is not None:
+        if not config_file.is_file():
+            raise ConfigError(f"{config_file}: config file not found")
+        return config_file.resolve()
+    candidates = [inbox.expanduser().resolve().parent / DEFAULT_CONFIG] if inbox else []
+    for candidate in [*candidates, DEFAULT_CONFIG]:
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def _env_config() -> Path | None:
+    value = os.environ.get(CONFIG_ENV, "").strip()
+    return Path(value).expanduser() if value else None

@@ -60,6 +60,23 @@ def _compare_views(store: StateStore, read: dict[str, Any], out: ReadOutcome) ->
             store.note_dispute(pid, None)
 
 
+async def _list_all(
+    store: StateStore, client: DisputeEvidenceClient, out: ReadOutcome, seen: dict[str, Any]
+) -> None:
+    """Page through GET /disputes (within the read budget) into `seen`; the count it found is
+    kept for the next run's estimate."""
+    offset = 0
+    while out.reads < out.budget:
+        page = await client.list_disputes(limit=MAX_PAGE, offset=offset)
+        out.reads += 1
+        out.listed_pages += 1
+        seen.update({d.id: d for d in page})
+        if len(page) < MAX_PAGE:
+            store.set_meta(API_COUNT, str(offset + len(page)))
+            break
+        offset += MAX_PAGE
+
+
 async def read_back(
     store: StateStore,
     client: DisputeEvidenceClient,
@@ -94,16 +111,7 @@ async def read_back(
     estimate = int(store.get_meta(API_COUNT) or len(known))
     pages = estimate // MAX_PAGE + 1
     if pages < len(need) and pages <= out.budget:
-        offset = 0
-        while out.reads < out.budget:
-            page = await client.list_disputes(limit=MAX_PAGE, offset=offset)
-            out.reads += 1
-            out.listed_pages += 1
-            seen.update({d.id: d for d in page})
-            if len(page) < MAX_PAGE:
-                store.set_meta(API_COUNT, str(offset + len(page)))
-                break
-            offset += MAX_PAGE
+        await _list_all(store, client, out, seen)
     ids = {d["dispute_id"] for d in need} - set(seen)
     for d in need:  # one by one what a listing did not cover, most urgent first
         if d["dispute_id"] not in ids or out.reads >= out.budget:

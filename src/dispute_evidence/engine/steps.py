@@ -374,20 +374,7 @@ def prepare_step(
         ]
         out.not_moved = mover.not_moved
         return out
-    rows = [
-        {
-            "provider_dispute_id": pid,
-            "sha256": f.sha256,
-            "file_name": upload_name(names.readable(f.path.name)),
-            "size": f.size,
-            "mime": f.mime,
-            "path": str(store_blob(blob_dir, f.path, f.sha256)),
-            "kind": f.facts.kind if f.facts else kind_of(f.path.name),
-            "matched": f.matched,
-        }
-        for pid, files in matches.items()
-        for f in files
-    ]
+    rows = _file_rows(matches, blob_dir)
     out.evidence_read = len({r["sha256"] for r in rows} - store.evidence_hashes())
     out.files_added = store.sync_files(rows)
     if opts.summary_pdf or opts.packet.upload == "packet":
@@ -406,6 +393,24 @@ def prepare_step(
             mover.archive(f.path)
     out.not_moved = mover.not_moved
     return out
+
+
+def _file_rows(matches: dict[str, list[EvidenceFile]], blob_dir: Path) -> list[dict[str, Any]]:
+    """The evidence_files rows of the matched files, each kept as a blob first."""
+    return [
+        {
+            "provider_dispute_id": pid,
+            "sha256": f.sha256,
+            "file_name": upload_name(names.readable(f.path.name)),
+            "size": f.size,
+            "mime": f.mime,
+            "path": str(store_blob(blob_dir, f.path, f.sha256)),
+            "kind": f.facts.kind if f.facts else kind_of(f.path.name),
+            "matched": f.matched,
+        }
+        for pid, files in matches.items()
+        for f in files
+    ]
 
 
 def file_notes(pid: str, f: EvidenceFile) -> list[Problem]:

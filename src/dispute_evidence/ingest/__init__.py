@@ -23,6 +23,7 @@ from dispute_evidence.ingest.readers import (
 from dispute_evidence.ingest.tables import (
     SOURCE_COLUMNS,
     Reject,
+    Table,
     closest_miss,
     find_header,
     repeated_headers,
@@ -156,16 +157,7 @@ def ingest_file(
                 continue  # an empty or notes sheet in a workbook that has tables elsewhere
             reason = closest_miss(grid, custom)
             rejects.append(Reject(label, grid.sheet, None, None, None, reason))
-            summaries.append(
-                FileSummary(
-                    label,
-                    grid.sheet,
-                    None,
-                    None,
-                    rows_read=0,
-                    problem=reason,
-                )
-            )
+            summaries.append(FileSummary(label, grid.sheet, None, None, 0, problem=reason))
             continue
         header_at, mapping, found = hit
         if mapping.kind == "approvals" and grid.hidden:
@@ -206,20 +198,26 @@ def ingest_file(
             table.records["_owner"] = file_owner(path)
         tables.append((mapping.kind, table.records))
         rejects.extend(table.rejects)
-        summaries.append(
-            FileSummary(
-                label,
-                grid.sheet,
-                mapping.kind,
-                mapping.name,
-                table.rows_read,
-                len(table.records),
-                table.rows_rejected + len(grid.problems),
-                table.rows_duplicate,
-                table.rows_blank - len(grid.problems),
-            )
-        )
+        summaries.append(_table_summary(label, grid.sheet, mapping, table, len(grid.problems)))
     return tables, rejects, summaries
+
+
+def _table_summary(
+    label: str, sheet: str | None, mapping: Mapping, table: Table, grid_problems: int
+) -> FileSummary:
+    """What one table of a file gave: rows read, kept, rejected, duplicate, blank (a row the
+    reader could not take counts as rejected, not blank)."""
+    return FileSummary(
+        label,
+        sheet,
+        mapping.kind,
+        mapping.name,
+        table.rows_read,
+        len(table.records),
+        table.rows_rejected + grid_problems,
+        table.rows_duplicate,
+        table.rows_blank - grid_problems,
+    )
 
 
 def file_owner(path: Path) -> str:
