@@ -148,22 +148,28 @@ def _api_or_exit(settings: Settings) -> None:
     _api_settings_or_exit(settings, None)
 
 
-def _state_or_exit(state: str | None, inbox: Path, adopt: bool) -> None:
+def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = False) -> None:
     """Checked before the flow starts: a state problem is one line, not a flow traceback (read
-    only: a dry run must leave the state as it found it)."""
+    only: a dry run must leave the state as it found it). A run already working on this inbox
+    (`serve`'s, say) is given way to here, before any flow run could log it as an error."""
     from dispute_evidence.engine.state import StateError, open_read_only, state_exists
     from dispute_evidence.inbox import default_state
 
     where = state or default_state(inbox)
+    holder = None
     try:
         if state_exists(where):
             with open_read_only(where) as store:
                 store.check_inbox(inbox.resolve(), adopt=adopt)
+                holder = None if dry_run else store.run_lock_holder()
     except StateError as exc:
         typer.echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
     except OSError as exc:  # a full disk where the state is: one line, exit 74
         _one_line_or_raise(exc)
+    if holder:
+        typer.echo(f"another run is in progress on this inbox/state: {holder}", err=True)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
@@ -256,7 +262,7 @@ def run(
     )
     if not (sandbox or dry_run):
         _api_or_exit(settings)
-    _state_or_exit(state or settings.paths.state, inbox, adopt)
+    _state_or_exit(state or settings.paths.state, inbox, adopt, dry_run)
     result = _run_to_the_end(settings, request)
     _print_result(result)
     raise typer.Exit(result["exit_code"])

@@ -73,6 +73,18 @@ class Locks(StoreBase):
             )
         return None
 
+    def run_lock_holder(self) -> str | None:
+        """Who holds the run lock now (a live holder whose time has not run out), else None;
+        read only, as acquire_run_lock words it."""
+        with self.engine.connect() as c:
+            row = c.execute(select(meta.c.value).where(meta.c.key == "run_lock")).first()
+        if not row:
+            return None
+        holder, expires, since = row[0].rsplit("|", 2)
+        if float(expires) <= time.time() or owner_is_dead(holder):
+            return None
+        return f"run {holder.rsplit(':', 1)[-1]} (started {since})"
+
     def renew_run_lock(self, owner: str, ttl: float = RUN_LOCK_SECONDS) -> None:
         with self.engine.begin() as c:
             c.execute(
