@@ -77,13 +77,10 @@ class Locks(StoreBase):
         """Who holds the run lock now (a live holder whose time has not run out), else None;
         read only, as acquire_run_lock words it."""
         with self.engine.connect() as c:
-            row = c.execute(select(meta.c.value).where(meta.c.key == "run_lock")).first()
-        if not row:
+            held = c.execute(select(run_lock).where(run_lock.c.name == RUN)).first()
+        if held is None or held.expires <= self.wall() or owner_is_dead(held.owner):
             return None
-        holder, expires, since = row[0].rsplit("|", 2)
-        if float(expires) <= time.time() or owner_is_dead(holder):
-            return None
-        return f"run {holder.rsplit(':', 1)[-1]} (started {since})"
+        return f"run {held.owner.rsplit(':', 1)[-1]} (started {held.since})"
 
     def renew_run_lock(self, owner: str, ttl: float = RUN_LOCK_SECONDS) -> None:
         with self.engine.begin() as c:
