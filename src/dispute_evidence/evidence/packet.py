@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -185,6 +186,8 @@ def _part(doc: Document, side: int, quality: int | None) -> tuple[bytes, int, bo
     """(one PDF of the document's pages, its page count, whether an image was re-encoded)."""
     if doc.mime in IMAGE_MIMES:
         return _image_page(doc, side, quality)
+    # its notes on a damaged file ("EOF marker not found") are ours to report, not the terminal's
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(io.BytesIO(doc.content))
         if reader.is_encrypted:
