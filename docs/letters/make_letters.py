@@ -150,12 +150,18 @@ def main() -> None:
         make_inbox(inbox)
         cli = [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox),
                "--sandbox"]  # fmt: skip
-        env = {**os.environ, "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "0"}
+        env = {
+            **os.environ,
+            "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "0",
+            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_ID": "acct_1Acme",
+            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME": "Acme Outfitters",
+            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_WEBSITE": "https://acme-outfitters.example",
+        }
         subprocess.run(cli, check=False, env=env)
         made = summaries(inbox)
-        for old in HERE.glob("*.p*g"):
-            old.unlink()
         for pid, _, name in [*DISPUTES.values(), ACCEPT]:
+            for old in HERE.glob(f"{name}*.png"):
+                old.unlink()
             pdf = HERE / f"{name}.pdf"
             shutil.copyfile(made[pid], pdf)
             subprocess.run(["pdftoppm", "-png", "-r", "70", str(pdf), str(HERE / name)],

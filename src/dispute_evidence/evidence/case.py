@@ -123,6 +123,7 @@ class Event:
     on: str  # YYYY-MM-DD
     what: str
     source: str  # a letter source key ("order", "shipments", "files", ...)
+    document: str = ""  # the document it stands in (source "files")
 
 
 @dataclass(frozen=True)
@@ -390,14 +391,14 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
     d = case.delivery
     if d.delivered and d.on and not case.hidden("delivered"):
         signed = f", signed by {d.signed_by}" if d.signed_by else ""
-        events.append(Event(d.on, f"Delivered{signed}", d.source))
+        events.append(Event(d.on, f"Delivered{signed}", d.source, d.document))
     if case.cancelled_on:
         events.append(Event(case.cancelled_on, "Order cancelled", "order"))
     for doc in case.documents:
         for m in doc.messages:
             if m.on:
                 who = m.author or "The customer"
-                events.append(Event(m.on.isoformat(), f"{who} wrote ({doc.name})", "files"))
+                events.append(Event(m.on.isoformat(), f"{who} wrote", "files", doc.name))
     if case.api and case.api.opened_on:
         events.append(Event(case.api.opened_on, "Dispute opened", "dispute"))
     return tuple(sorted(events, key=lambda e: e.on))

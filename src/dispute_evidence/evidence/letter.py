@@ -292,7 +292,7 @@ class _Facts:
         events = self.case.timeline
         if len(events) < 2:
             return []
-        return [Sentence(f"{e.on}: {e.what}.", e.source if e.source != "files" else "files")
+        return [Sentence(f"{e.on}: {e.what}.", FILE + e.document if e.document else e.source)
                 for e in events[:8]]  # fmt: skip
 
 
