@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from dispute_evidence.exits import EXIT_DISK_FULL, EXIT_USAGE
+from dispute_evidence.exits import EXIT_DISK_FULL, EXIT_FAILED, EXIT_USAGE
 
 if TYPE_CHECKING:
     from dispute_evidence.request import RunRequest
@@ -114,9 +114,32 @@ def _one_line_or_raise(exc: Exception) -> None:
         raise typer.Exit(EXIT_USAGE) from None
     where = disk_full(exc)
     if where is None:
-        raise exc
+        _state_store_lost_or_raise(exc)
     typer.echo(DISK_FULL.format(where=where), err=True)
     raise typer.Exit(EXIT_DISK_FULL) from None
+
+
+def _state_store_lost_or_raise(exc: Exception) -> None:
+    """The state database went away mid-run (PostgreSQL stopped or killed, the network to it
+    lost): one line, exit 1. Every unit of work commits alone, so nothing is sent twice when
+    the next run meets it again."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    seen: BaseException | None = exc
+    while seen is not None and not isinstance(seen, OperationalError | DBAPIError):
+        seen = seen.__cause__ or seen.__context__
+    lost = isinstance(seen, DBAPIError) and (
+        seen.connection_invalidated or isinstance(seen, OperationalError)
+    )
+    if not lost:
+        raise exc
+    why = str(getattr(seen, "orig", seen)).strip().splitlines()[0]
+    typer.echo(
+        f"State store problem: the state database stopped answering ({why}). What was sent "
+        "is recorded; run again once it is back: nothing is sent twice.",
+        err=True,
+    )
+    raise typer.Exit(EXIT_FAILED) from None
 
 
 def _print_result(result: dict[str, Any]) -> None:

@@ -120,9 +120,13 @@ class Submitter:
             while pending and self._abort is None:
                 await self._one(pending.pop())
 
-        await asyncio.gather(
-            *(worker() for _ in range(max(1, min(self.concurrency, len(pending)))))
-        )
+        done = await asyncio.gather(
+            *(worker() for _ in range(max(1, min(self.concurrency, len(pending))))),
+            return_exceptions=True,  # every worker ends before one error goes up (a lost state
+        )  # database fails them all: one error said, not seven logged as unhandled)
+        for failed in done:
+            if isinstance(failed, BaseException):
+                raise failed
         if isinstance(self._abort, WaitTooLong):
             raise self._abort
         if self._abort is not None:
