@@ -121,3 +121,17 @@ def test_a_long_case_still_fits_its_pages():
     sheet = next(i for i, text in enumerate(pages) if "Evidence summary: dispute dp_long" in text)
     assert sheet <= 2  # the letter: at most 2 pages
     assert "Sources of the letter's statements" in pages[-1] and len(pages) - sheet <= 3
+
+
+def test_a_list_of_attachments_is_not_a_claim_and_argues_nothing():
+    """Issue 29: "Rebuttal letter = 1 claim" when the only sentence listed an attachment, under
+    "Why the payment stands" and above a request to reverse."""
+    bare = {"products": PRODUCTS, "additional_evidence": {"order_number": "7",
+            "dispute": {"reason": "product_not_received"}}}  # fmt: skip
+    letter = build_letter(bare, ["7 refund receipt.pdf"])
+    assert [s.source for s in letter.sentences] == ["files"]  # the attachment is still listed
+    assert not letter.claims and not letter.points and not letter.request
+    text = PdfReader(io.BytesIO(summary_pdf("dp_bare", bare, ["7 refund receipt.pdf"])))
+    page = text.pages[0].extract_text()
+    assert "makes no claim" in page and "7 refund receipt.pdf" in page
+    assert "Why the payment stands" not in page and "reversed" not in page

@@ -98,7 +98,7 @@ def add_case_columns(
             letters.append("")
             continue
         letter = letter_for(case)
-        n = len(letter.sentences)
+        n = len(letter.points)  # an attachment list is not a claim
         letters.append(f"{n} claim{'s' * (n != 1)} ({letter.family})" if n else NO_CLAIMS)
     table["letter"] = letters
     _add_advice(table, payloads, policy or AdvicePolicy(), cases, api_views(store))

@@ -86,8 +86,13 @@ class Letter:
     request: str = ""  # the request to reverse ("" when our records concede the claim)
 
     @property
+    def points(self) -> tuple[Sentence, ...]:
+        """The sentences that argue: a list of attachments is not a claim."""
+        return tuple(s for s in self.sentences if s.source != "files")
+
+    @property
     def claims(self) -> bool:
-        return bool(self.sentences)
+        return bool(self.points)
 
     @property
     def argues(self) -> bool:
@@ -361,7 +366,8 @@ def letter_for(case: CaseFacts) -> Letter:
     has_dispute = bool(case.dispute.reason or case.dispute.amount is not None or code)
     source = "dispute" if has_dispute else ""
     amount = _money(case.dispute.amount, case.dispute.currency)
-    request = REQUEST.format(amount=amount or "disputed") if sentences and not conceded else ""
+    argued = any(s.source != "files" for s in sentences)
+    request = REQUEST.format(amount=amount or "disputed") if argued and not conceded else ""
     return Letter(
         family,
         reason_line(reason, code, brand, amount),

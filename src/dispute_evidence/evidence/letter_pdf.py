@@ -80,10 +80,9 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
         story.append(Paragraph("What our records show", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.conceded]
     story.append(Paragraph("Why the payment stands" if letter.argues else "Our response", _HEAD))
-    if letter.claims:
-        story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.sentences]
-    else:
+    if not letter.claims:
         story.append(Paragraph(_text(NO_CLAIMS), _TEXT))
+    story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.sentences]
     if letter.timeline:
         story.append(Paragraph("Timeline", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
