@@ -4,6 +4,7 @@ run (issue 30): the real CLI against the sandbox over loopback."""
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 
 import pandas as pd
@@ -302,3 +303,46 @@ def test_in_files_mode_what_would_go_is_checked_too(api, tmp_path, monkeypatch):
     assert all(v["files"] == [] and v["evidence_updates"] == 0 for v in snap.values())
     line = _latest(tmp_path).loc["dp_test_0"]["Next step"]
     assert "held: over the default limit: 4 files against at most 3" in line, line
+
+
+def _section(page: str, pid: str) -> str:
+    """The page's section of one dispute, its tags dropped (what a person reads)."""
+    start = page.index(f'id="d-{pid}"')
+    words = re.sub(r"<[^>]+>", " ", page[start : page.index("back to the table", start)])
+    return " ".join(words.split())
+
+
+def test_the_page_names_the_uploaded_packet_once_beside_its_link(api, tmp_path, monkeypatch):
+    """Issue 29: a dispute's section listed its generated PDF twice (the link, then again as a
+    file). In packet mode the packet linked is the file uploaded: named once, with its status."""
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    inbox = inbox_with_documents(tmp_path, n=2)
+    _run("--inbox", str(inbox))
+    page = (tmp_path / "inbox.reports" / "latest" / "summary.html").read_text()
+    for pid in ("dp_test_0", "dp_test_1"):
+        section = _section(page, pid)
+        listed = section.split(" Files ", 1)[1]  # the dispute's file list
+        assert f"{pid}-evidence-packet.pdf" not in listed, section
+        assert (
+            f"What the reviewer sees (letter, data sheet, documents): {pid}-packet.pdf "
+            f"(uploaded · {pid}-evidence-packet.pdf)" in section
+        ), section
+        for doc in ("receipt.pdf", "delivery.pdf", "parcel.png"):  # the documents inside it
+            assert f"{pid}_{doc} (in_packet · matched by name)" in section, section
+
+
+def test_a_summary_shown_for_want_of_a_packet_is_named_once(api, tmp_path, monkeypatch):
+    """A state from before packets (no packet for a dispute): the section links the summary
+    PDF, says it is the summary (not the packet), and does not list it again as a file."""
+    inbox = inbox_with_documents(tmp_path, n=1)
+    _run("--inbox", str(inbox))
+    with sqlite3.connect(tmp_path / "inbox.state.sqlite3") as db:
+        db.execute("UPDATE generated_docs SET packet_path = NULL")
+    _run("--inbox", str(inbox))
+    section = _section(
+        (tmp_path / "inbox.reports" / "latest" / "summary.html").read_text(), "dp_test_0"
+    )
+    name = "dp_test_0-evidence-summary.pdf"
+    assert name not in section.split(" Files ", 1)[1], section  # not listed again
+    assert f"Evidence summary (letter and data sheet): {name} (uploaded · {name})" in section
+    assert "What the reviewer sees" not in section and "dp_test_0_receipt.pdf (uploaded" in section

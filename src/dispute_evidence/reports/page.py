@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import pandas as pd
@@ -103,9 +103,11 @@ class DisputeView:
     state: str  # the money bucket (the filter)
     cells: list[str]
     facts: list[tuple[str, str]]
-    files: list[tuple[str, str]]  # (name, status)
+    files: list[tuple[str, str]]  # (name, status), the linked PDF's own file row left out
     todo: list[tuple[str, str]]  # (what is wrong, what to do)
     pdf: str = ""  # pdf/<name>, relative to the page
+    pdf_label: str = ""  # what the linked PDF is: the packet, or (no packet) the summary
+    pdf_status: str = ""  # the linked PDF's file row, when it is one: "uploaded · <its name>"
     late: bool = False
     needs: bool = False  # open, and its evidence still lacks something (coloured as such)
 
@@ -151,7 +153,7 @@ def _safe_file_name(name: str) -> str:
 
 @dataclass
 class _Inputs:
-    files: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    files: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # +blob
     paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (pid, name) -> blob
     todo: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
@@ -163,8 +165,9 @@ class _Inputs:
             files = files.loc[files["provider_dispute_id"].astype(str).isin(shown)]
             for f in files.to_dict("records"):
                 pid, name = str(f["provider_dispute_id"]), str(f["file_name"])
-                out.files.setdefault(pid, []).append((text(name), _file_status(f)))
-                out.paths[pid, name] = str(f.get("path") or "")
+                blob = str(f.get("path") or "")
+                out.files.setdefault(pid, []).append((text(name), _file_status(f), blob))
+                out.paths[pid, name] = blob
         for p in problems:
             if p.dispute in shown:
                 out.todo.setdefault(p.dispute, []).append((text(p.what), WHAT_TO_DO[p.kind]))
@@ -192,6 +195,30 @@ def _copy_pdf(blob: str, folder: Path, name: str) -> str:
     return f"pdf/{target.name}"
 
 
+class _Linked(NamedTuple):
+    link: str  # pdf/<name> beside the page ('' when none)
+    label: str
+    blob: str | None  # the stored copy linked: the file row kept there is the same PDF
+
+
+PACKET_LABEL = "What the reviewer sees (letter, data sheet, documents)"
+SUMMARY_LABEL = "Evidence summary (letter and data sheet)"
+
+
+def _linked_pdf(row: dict[str, Any], inputs: _Inputs, folder: Path) -> _Linked:
+    """The PDF the dispute's section links: its packet, else (a state from before packets)
+    its summary PDF. In packet mode the packet is also the file uploaded, and a summary is
+    always one of the dispute's files: that row is named beside the link, not listed again."""
+    pid, packet = str(row.get("provider_dispute_id")), str(row.get("packet_path") or "")
+    if link := _copy_pdf(packet, folder, f"{pid}-packet.pdf"):
+        return _Linked(link, PACKET_LABEL, packet)
+    summary = str(row.get("summary_pdf") or "")
+    blob = inputs.paths.get((pid, summary), "") if summary else ""
+    if link := _copy_pdf(blob, folder, summary):
+        return _Linked(link, SUMMARY_LABEL, blob)
+    return _Linked("", "", None)  # no PDF linked: every file row stays listed
+
+
 def dispute_views(
     table: pd.DataFrame, inputs: _Inputs, columns: list[Column], folder: Path
 ) -> list[DisputeView]:
@@ -199,8 +226,8 @@ def dispute_views(
     views = []
     for row in table.to_dict("records"):
         pid = str(row.get("provider_dispute_id"))
-        summary = str(row.get("summary_pdf") or "")
         days = row.get("days_left")
+        linked, files = _linked_pdf(row, inputs, folder), inputs.files.get(pid, [])
         views.append(
             DisputeView(
                 pid=pid,
@@ -208,14 +235,11 @@ def dispute_views(
                 state=money_bucket(row.get("status"), row.get("api_status"), days),
                 cells=[cell(c, row) for c in columns],
                 facts=[(title, v) for key, title in _FACTS if (v := cell(Column(key, title), row))],
-                files=inputs.files.get(pid, []),
+                files=[(n, s) for n, s, blob in files if blob != linked.blob],
                 todo=inputs.todo.get(pid, []),
-                pdf=_copy_pdf(str(row.get("packet_path") or ""), folder, f"{pid}-packet.pdf")
-                or (
-                    _copy_pdf(inputs.paths.get((pid, summary), ""), folder, summary)
-                    if summary
-                    else ""
-                ),
+                pdf=linked.link,
+                pdf_label=linked.label,
+                pdf_status=next((f"{s} · {n}" for n, s, b in files if b == linked.blob), ""),
                 late=days is not None and days == days and int(days) < 3,
                 needs=bool(row.get("needs_something")),
             )
