@@ -103,3 +103,14 @@ def hang_pdf(path: Path, operators: int = 990_000, draws: int = 5_000) -> Path:
     )
     path.write_bytes(bytes(out))
     return path
+
+
+def pdf_of(pages: int, label: str) -> bytes:
+    """A PDF of `pages` pages, each saying "<label> page <n>" (the same bytes every time)."""
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf, pagesize=A4, invariant=1)
+    for i in range(pages):
+        pdf.drawString(72, 720, f"{label} page {i + 1}")
+        pdf.showPage()
+    pdf.save()
+    return buf.getvalue()

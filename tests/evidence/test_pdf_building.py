@@ -15,12 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 from pypdf import PdfReader
-from reportlab.lib.pagesizes import A4
-from reportlab.pdfgen.canvas import Canvas
 
 from dispute_evidence.evidence.limits import PROFILES, LimitProfile
 from dispute_evidence.evidence.packet import Document, build_packet
 from dispute_evidence.evidence.summary_pdf import DATA_SHEET_PAGES, summary_pdf
+from tests.evidence.docfixtures import pdf_of
 
 NAMES = {
     "Polish": "Zażółć gęślą jaźń Brzęczyszczykiewicz",
@@ -159,16 +158,6 @@ def test_fuzz_any_text_in_any_cell_makes_a_pdf_within_the_promise(
 
 
 # -- the packet ------------------------------------------------------------------------------
-def pdf_of(pages: int, label: str) -> bytes:
-    buf = io.BytesIO()
-    canvas = Canvas(buf, pagesize=A4, invariant=1)
-    for i in range(pages):
-        canvas.drawString(72, 720, f"{label} page {i + 1}")
-        canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
-
-
 def photo(width: int, height: int, quality: int = 95) -> bytes:
     """A noisy photo: JPEG cannot make it small without lowering its quality or size."""
     noise = Image.frombytes("RGB", (width, height), random.Random(7).randbytes(width * height * 3))

@@ -7,36 +7,20 @@ from __future__ import annotations
 
 import io
 
-import pandas as pd
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from tests.conftest import TOKEN, seed_rows
+from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, write_rows
+from tests.flows.cli_helpers import latest_disputes as _latest
+from tests.flows.cli_helpers import run_cli as _run
+from tests.flows.cli_helpers import use_sandbox as _api
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name", "shipping_address", "order_date"]  # fmt: skip
 SHIPS = ["order_number", "tracking_number", "carrier", "shipped_at", "delivered_at",
          "delivery_status"]  # fmt: skip
-
-
-def _run(*args: str) -> str:
-    r = CliRunner().invoke(app, ["run", *args])
-    assert "Traceback" not in r.output, r.output
-    return r.output
-
-
-def _api(sb, monkeypatch) -> None:
-    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
-    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
-    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
-    monkeypatch.setenv("DISPUTE_EVIDENCE_READBACK__ENABLED", "false")
-
-
-def _latest(tmp_path) -> pd.DataFrame:
-    folder = tmp_path / "inbox.reports" / "latest"
-    return pd.read_csv(folder / "disputes.csv", dtype=str).fillna("").set_index("Dispute")
 
 
 def _pdf_text(sb, pid: str) -> str:

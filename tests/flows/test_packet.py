@@ -11,8 +11,6 @@ import pandas as pd
 import pytest
 from PIL import Image
 from pypdf import PdfReader
-from reportlab.lib.pagesizes import A4
-from reportlab.pdfgen.canvas import Canvas
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
@@ -21,6 +19,7 @@ from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.limits import PacketPolicy
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, write_rows
+from tests.evidence.docfixtures import pdf_of
 
 SHIPMENTS = ["order_number", "tracking_number", "carrier", "delivered_at", "delivery_status"]
 
@@ -41,16 +40,6 @@ def api(sandbox_factory, monkeypatch):
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
     monkeypatch.setenv("DISPUTE_EVIDENCE_READBACK__ENABLED", "false")
     return sb
-
-
-def pdf_of(pages: int, label: str) -> bytes:
-    buf = io.BytesIO()
-    canvas = Canvas(buf, pagesize=A4, invariant=1)
-    for i in range(pages):
-        canvas.drawString(72, 720, f"{label} page {i + 1}")
-        canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
 
 
 def png() -> bytes:

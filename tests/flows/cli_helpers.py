@@ -1,0 +1,31 @@
+"""What the CLI-against-the-sandbox tests share: a run, the sandbox as the API, the latest
+report's dispute table."""
+
+from __future__ import annotations
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from dispute_evidence.cli import app
+from tests.conftest import TOKEN
+
+
+def run_cli(*args: str) -> str:
+    """`dispute-evidence run ARGS`; its output, which never holds a traceback."""
+    r = CliRunner().invoke(app, ["run", *args])
+    assert "Traceback" not in r.output, r.output
+    return r.output
+
+
+def use_sandbox(sb, monkeypatch) -> None:
+    """The sandbox as the API, files read at once, no read-back."""
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_READBACK__ENABLED", "false")
+
+
+def latest_disputes(tmp_path) -> pd.DataFrame:
+    """The latest report's disputes.csv of the inbox under `tmp_path`, by dispute."""
+    folder = tmp_path / "inbox.reports" / "latest"
+    return pd.read_csv(folder / "disputes.csv", dtype=str).fillna("").set_index("Dispute")
