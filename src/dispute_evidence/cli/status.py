@@ -79,7 +79,8 @@ def status(
         )
         from dispute_evidence.engine.report import dispute_table
         from dispute_evidence.engine.status import DisputeStatus
-        from dispute_evidence.reports.money import status_lines
+        from dispute_evidence.reports.columns import title
+        from dispute_evidence.reports.status import status_lines
 
         disputes = dispute_table(store, advice=settings.advice.policy())
         approval = [s.value for s in DisputeStatus if "approv" in s.value]  # when review exists
@@ -88,7 +89,7 @@ def status(
             typer.echo(line)
         advised = disputes.loc[disputes["advice"] != ""].head(10)
         if not advised.empty:
-            typer.echo("Fight or accept (advice; nearest deadlines first):")
+            typer.echo(f"{title('advice')} (advice; nearest deadlines first):")
             for r in advised.itertuples(index=False):
                 typer.echo(f"  {r.provider_dispute_id:<28} {r.advice}")
         from dispute_evidence.engine.outcomes import outcomes_table

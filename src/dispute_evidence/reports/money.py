@@ -131,30 +131,3 @@ def days_left_words(days: int) -> str:
     if days < 0:
         return f"due {-days} day{'s' if days != -1 else ''} ago"
     return f"{days} day{'s' if days != 1 else ''} left"
-
-
-def status_lines(
-    table: pd.DataFrame, waiting_approval: int | None = None, limit: int = 10
-) -> list[str]:
-    """`status`: the amount at risk, disputes waiting for approval (where that status exists),
-    and the open disputes that still need something, nearest deadline first."""
-    m = money(table)
-    risk = " · ".join(m.at_risk) or "nothing"
-    lines = [f"Amount at risk: {risk} in {m.open_disputes} open dispute(s)"]
-    if waiting_approval is not None:
-        lines.append(f"Waiting for your approval: {waiting_approval} dispute(s)")
-    need = needing_something(table)
-    lines.append(f"Open disputes that still need something: {len(need)}")
-    for row in need.head(limit).to_dict("records"):
-        days = row.get("days_left")
-        due = "no deadline" if days is None or days != days else days_left_words(int(days))
-        add = text(row.get("what_to_add"))
-        todo = f"add {add}" if add else text(row.get("next_step"))
-        state = text(row.get("state_words") or row.get("status_words") or row.get("status"))
-        amount = fmt_money(amount_of(row), text(row.get("currency")))
-        lines.append(
-            f"  {text(row['provider_dispute_id']):<28} {due:<15} {amount:>14}  {state}: {todo}"
-        )
-    if len(need) > limit:
-        lines.append(f"  … {len(need) - limit} more in the report's disputes.xlsx")
-    return lines

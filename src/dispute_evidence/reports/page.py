@@ -3,15 +3,14 @@ with autoescaping on (every inbox text reaches the page as text, never as markup
 
 Money at risk first, then every dispute nearest deadline first (cards on a phone), what needs
 a person, information apart (not counted), and a detail section per dispute whose summary PDF
-is copied into the report's pdf/ folder. The table's columns are the list PAGE_COLUMNS: a new
-column is one line there."""
+is copied into the report's pdf/ folder. The table's and the sections' columns come from
+reports/columns.py: a new column is one entry there."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -20,10 +19,9 @@ import jinja2
 import pandas as pd
 
 from dispute_evidence.problems import Problem
+from dispute_evidence.reports.columns import Column, Surface, columns, words
 from dispute_evidence.reports.money import (
     BUCKETS,
-    amount_of,
-    fmt_money,
     money,
     money_bucket,
     text,
@@ -44,55 +42,14 @@ _TEMPLATES = jinja2.Environment(
 )
 
 
-# -- the dispute table: its columns, data-driven ---------------------------------------------
-@dataclass(frozen=True)
-class Column:
-    key: str  # the dispute table's column (or a derived one: see _CELL)
-    title: str
-    css: str = ""
-    card: bool = False  # shown on the narrow-screen card
-
-
-def _days(row: dict[str, Any]) -> str:
-    days = row.get("days_left")
-    return "" if days is None or days != days else str(int(days))
-
-
-def _files(row: dict[str, Any]) -> str:
-    return f"{text(row.get('files_uploaded'))} of {text(row.get('files_total'))}"
-
-
-_CELL: dict[str, Callable[[dict[str, Any]], str]] = {
-    "amount": lambda r: fmt_money(amount_of(r), text(r.get("currency"))),
-    "days_left": _days,
-    "state": lambda r: text(r.get("state_words") or r.get("status_words") or r.get("status")),
-    "response_due_by": lambda r: text(r.get("response_due_by"))[:16].replace("T", " "),
-    "files_uploaded": _files,
-}
-
-PAGE_COLUMNS = [
-    Column("provider_dispute_id", "Dispute", "id", card=True),
-    Column("amount", "Amount", "num nowrap", card=True),
-    Column("days_left", "Days left", "num", card=True),
-    Column("state", "State", "state", card=True),
-    Column("next_step", "Next step", "wide", card=True),
-    Column("order_number", "Order", "nowrap"),
-    Column("reason", "Reason"),
-    Column("response_due_by", "Deadline (UTC)", "nowrap"),
-    Column("completeness", "Evidence (by reason)", "wide"),
-    Column("files_uploaded", "Files", "num nowrap"),
-]
-_DERIVED_FROM = {"state": "status", "files_uploaded": "files_total"}
-
-
+# -- the dispute table: its columns come from the one registry (reports/columns.py) ----------
 def page_columns(table: pd.DataFrame) -> list[Column]:
-    """The columns this table can fill (a derived column needs its source)."""
-    return [c for c in PAGE_COLUMNS if c.key in table or _DERIVED_FROM.get(c.key, "") in table]
+    """The page table's columns this table can fill (a derived column needs its source)."""
+    return [c for c in columns(Surface.PAGE) if c.shows_in(table)]
 
 
 def cell(column: Column, row: dict[str, Any]) -> str:
-    fill = _CELL.get(column.key)
-    return fill(row) if fill else text(row.get(column.key))
+    return words(column, row)
 
 
 # -- per dispute -----------------------------------------------------------------------------
@@ -110,30 +67,6 @@ class DisputeView:
     pdf_status: str = ""  # the linked PDF's file row, when it is one: "uploaded · <its name>"
     late: bool = False
     needs: bool = False  # open, and its evidence still lacks something (coloured as such)
-
-
-_FACTS = [
-    ("order_number", "Order"),
-    ("amount", "Amount"),
-    ("reason", "Reason"),
-    ("response_due_by", "Deadline (UTC)"),
-    ("days_left", "Days left"),
-    ("state", "State"),
-    ("next_step", "Next step"),
-    ("approved", "Approved by"),
-    ("completeness", "Evidence verdict"),
-    ("what_to_add", "What to add"),
-    ("delivery", "Delivery"),
-    ("contradictions", "Contradictions"),
-    ("advice", "Fight or accept"),
-    ("visa_ce3", "Visa CE 3.0"),
-    ("letter", "Rebuttal letter"),
-    ("file_problems", "File problems"),
-    ("generated_at_api", "Generated PDF at the API"),
-    ("api_status", "Status at the API"),
-    ("dispute_id", "API dispute id"),
-    ("last_error", "Last error"),
-]
 
 
 def _anchor(pid: str, taken: set[str]) -> str:
@@ -220,10 +153,10 @@ def _linked_pdf(row: dict[str, Any], inputs: _Inputs, folder: Path) -> _Linked:
 
 
 def dispute_views(
-    table: pd.DataFrame, inputs: _Inputs, columns: list[Column], folder: Path
+    table: pd.DataFrame, inputs: _Inputs, shown: list[Column], folder: Path
 ) -> list[DisputeView]:
     taken: set[str] = set()
-    views = []
+    views, _facts = [], columns(Surface.FACTS)
     for row in table.to_dict("records"):
         pid = str(row.get("provider_dispute_id"))
         days = row.get("days_left")
@@ -233,8 +166,8 @@ def dispute_views(
                 pid=pid,
                 anchor=_anchor(pid, taken),
                 state=money_bucket(row.get("status"), row.get("api_status"), days),
-                cells=[cell(c, row) for c in columns],
-                facts=[(title, v) for key, title in _FACTS if (v := cell(Column(key, title), row))],
+                cells=[cell(c, row) for c in shown],
+                facts=[(c.title_on(Surface.FACTS), v) for c in _facts if (v := words(c, row))],
                 files=[(n, s) for n, s, blob in files if blob != linked.blob],
                 todo=inputs.todo.get(pid, []),
                 pdf=linked.link,
@@ -292,13 +225,13 @@ def history_summary(old: pd.DataFrame) -> str:
 def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
     """The page's HTML; copies the shown disputes' summary PDFs into folder/pdf/."""
     table = report.disputes
-    columns = page_columns(table)
+    shown_columns = page_columns(table)
     ended = table.get("ended_month", pd.Series("", index=table.index)).fillna("") != ""
     current = table.loc[~ended]  # disputes that ended long ago are counted, not listed
     shown = current.head(MAX_HTML_ROWS)
     pids = set(shown["provider_dispute_id"].astype(str)) if not shown.empty else set()
     inputs = _Inputs.of(report.files, report.problems, pids)
-    views = dispute_views(shown, inputs, columns, folder) if not shown.empty else []
+    views = dispute_views(shown, inputs, shown_columns, folder) if not shown.empty else []
     anchors = {v.pid: v.anchor for v in views}
     states = [(b, sum(1 for v in views if v.state == b)) for b in BUCKETS]
     outcomes = report.outcomes if report.outcomes is not None else pd.DataFrame()
@@ -307,7 +240,8 @@ def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
         title=text(report.title),
         counts=[(k, text(v)) for k, v in report.count_rows()],
         money=money(table),
-        columns=columns,
+        columns=shown_columns,
+        page=Surface.PAGE,
         disputes=views,
         total=len(current),
         hidden_rows=max(len(current) - MAX_HTML_ROWS, 0),

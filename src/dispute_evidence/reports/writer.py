@@ -17,6 +17,7 @@ import pandas as pd
 
 from dispute_evidence.names import visible
 from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.reports.columns import Surface, columns, line, title
 from dispute_evidence.reports.page import render_page
 from dispute_evidence.reports.run_report import RunReport
 from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON, WHAT_TO_DO
@@ -27,39 +28,6 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # starts with "- ", so block markers (#, +, -, 1.) never begin the escaped text.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>!|~])")
 
-# disputes.xlsx: what an analyst works from first, internal columns last.
-DISPUTE_COLUMNS = {
-    "provider_dispute_id": "Dispute",
-    "order_number": "Order",
-    "amount": "Amount",
-    "currency": "Currency",
-    "reason": "Reason",
-    "response_due_by": "Deadline (UTC)",
-    "days_left": "Days left",
-    "state_words": "Status",
-    "next_step": "Next step",
-    "approve": "Approve",  # a person writes yes and drops the sheet back (engine/review.py)
-    "evidence_version": "Evidence version",  # what that approval covers
-    "approved": "Approved by",  # the approval in force: who, how, which version, when
-    "completeness": "Evidence (by reason)",
-    "what_to_add": "What to add",
-    "delivery": "Delivery",  # the case's one delivery fact (evidence/case.py)
-    "contradictions": "Contradictions",  # named, each with what to do
-    "advice": "Fight or accept",
-    "visa_ce3": "Visa CE 3.0",
-    "letter": "Rebuttal letter",
-    "files_uploaded": "Files uploaded",
-    "files_total": "Files matched",
-    "file_problems": "File problems",
-    "summary_pdf": "Summary PDF (current)",
-    "generated_at_api": "Generated PDF at the API",
-    "detail": "Detail",
-    "status": "status (code)",
-    "dispute_id": "API dispute id",
-    "attempts": "attempts",
-    "last_error": "last error",
-    "updated_at": "updated at (UTC)",
-}
 # Fill colours by status code (Excel and HTML).
 STATUS_COLOURS = {
     "submitted": "#C6EFCE",
@@ -124,19 +92,18 @@ def problems_frame(problems: list[Problem]) -> pd.DataFrame:
 
 
 def disputes_frame(table: pd.DataFrame) -> pd.DataFrame:
-    """The dispute table as the analyst reads it: named columns in working order, real dates."""
+    """The dispute table as the analyst reads it: the registry's sheet columns in their order
+    (reports/columns.py), amounts as numbers, real dates."""
     out = pd.DataFrame(index=table.index)
-    for col, title in DISPUTE_COLUMNS.items():
-        if col in table:
-            out[title] = table[col]
-    amount = DISPUTE_COLUMNS["amount"]
-    if amount in out:  # a number Excel can add up (text that is not one stays empty)
-        out[amount] = pd.to_numeric(out[amount], errors="coerce")
-    deadline = DISPUTE_COLUMNS["response_due_by"]
-    if deadline in out:
-        out[deadline] = pd.to_datetime(out[deadline], utc=True, errors="coerce").dt.tz_localize(
-            None
-        )
+    for c in columns(Surface.XLSX):
+        if c.key not in table:
+            continue
+        values = table[c.key]
+        if c.value == "number":  # a number Excel can add up (text that is not one stays empty)
+            values = pd.to_numeric(values, errors="coerce")
+        elif c.value == "datetime":
+            values = pd.to_datetime(values, utc=True, errors="coerce").dt.tz_localize(None)
+        out[c.title_on(Surface.XLSX)] = values
     return out.reset_index(drop=True)
 
 
@@ -174,10 +141,10 @@ def _write_table(
         ws.set_landscape()
         ws.fit_to_pages(1, 0)  # one page wide, as many tall as it takes
         ws.repeat_rows(0)
-        if "Amount" in safe.columns and "Currency" in safe.columns:
+        if {title("amount"), title("currency")} <= set(safe.columns):
             _money_cells(book, ws, safe)
-        if status is not None and "Status" in safe.columns:
-            col = list(safe.columns).index("Status")
+        if status is not None and title("state_words") in safe.columns:
+            col = list(safe.columns).index(title("state_words"))
             for row, code in enumerate(status.tolist(), start=1):
                 if colour := STATUS_COLOURS.get(str(code)):
                     ws.write(
@@ -199,15 +166,15 @@ def _money_format(book: Any, currency: str, cache: dict[str, Any], bold: bool = 
 def _money_cells(book: Any, ws: Any, safe: pd.DataFrame) -> None:
     """Amounts as numbers in their currency's format, and under the table (after one empty
     row, outside the filter) a total per currency."""
-    amount_col = list(safe.columns).index("Amount")
-    currency_col = list(safe.columns).index("Currency")
+    amount, currency = title("amount"), title("currency")
+    amount_col, currency_col = list(safe.columns).index(amount), list(safe.columns).index(currency)
     cache: dict[str, Any] = {}
     totals: dict[str, float] = {}
-    for row, (amount, currency) in enumerate(zip(safe["Amount"], safe["Currency"], strict=True)):
-        cur = str(currency).strip().upper()
-        if isinstance(amount, int | float) and amount == amount:
-            ws.write_number(row + 1, amount_col, amount, _money_format(book, cur, cache))
-            totals[cur] = totals.get(cur, 0.0) + float(amount)
+    for row, (value, code) in enumerate(zip(safe[amount], safe[currency], strict=True)):
+        cur = str(code).strip().upper()
+        if isinstance(value, int | float) and value == value:
+            ws.write_number(row + 1, amount_col, value, _money_format(book, cur, cache))
+            totals[cur] = totals.get(cur, 0.0) + float(value)
     bold = book.add_format({"bold": True})
     for i, (cur, total) in enumerate(sorted(totals.items()), start=len(safe) + 2):
         ws.write_string(i, 0, escape_cell(f"Total {cur}".strip()), bold)
@@ -290,8 +257,7 @@ def _text_disputes(table: pd.DataFrame, limit: int = 20) -> list[str]:
     if table.empty or "state_words" not in table:
         return []
     lines = [f"Disputes ({len(table)}), nearest deadline first:"]
-    for row in table.head(limit).to_dict("records"):
-        lines.append(f"  {one_line(row['provider_dispute_id']):<30} {one_line(row['state_words'])}")
+    lines += ["  " + line(Surface.TERMINAL, row) for row in table.head(limit).to_dict("records")]
     if len(table) > limit:
         lines.append(f"  … {len(table) - limit} more in disputes.xlsx")
     return [*lines, ""]
