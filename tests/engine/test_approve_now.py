@@ -161,3 +161,35 @@ def test_status_says_what_is_due_in_words_one_day_is_one_day(held):
     due = next(x for x in shown.output.splitlines() if x.strip().startswith("dp_test_0"))
     assert "1 day left" in due and "1 days" not in shown.output, shown.output
     assert "10 days left" in shown.output or "9 days left" in shown.output
+
+
+@pytest.mark.parametrize("admitted", [1, 2], ids=["before-its-evidence", "before-its-files"])
+def test_a_long_retry_after_on_approves_send_is_one_line_exit_4_and_the_next_run_sends(
+    held, monkeypatch, admitted
+):
+    """Deadline day, the API busy: `approve` sends at once, the API answers 429 asking to wait
+    an hour (past [api] max_wait). One plain line names the dispute, what happened and what to
+    do; exit 4 (README); the approval is kept and the next run sends the dispute once."""
+    from dispute_evidence.sandbox.config import LIMITER_KEY
+
+    sb, inbox, _ = held
+    monkeypatch.setenv("DISPUTE_EVIDENCE_READBACK__ENABLED", "false")
+    limiter = sb.app[LIMITER_KEY]
+    # the approve's first listing is admitted (and its evidence, for admitted=2); after that
+    # every request is a 429 whose Retry-After is the rest of the hour's window
+    limiter.limit = sum(sb.requests_by_route().values()) + admitted
+    done = _approve(inbox, "dp_test_0")
+    assert "Traceback" not in done.output and done.exit_code == 4, done.output
+    lines = [x for x in done.stdout.splitlines() if x.strip() and not x.startswith("Report: ")]
+    assert len(lines) == 1, done.output
+    (line,) = lines
+    assert line.startswith("dp_test_0: approved") and f"by {ME}" in line, line
+    assert "answered 429" in line and "60 min" in line, line  # what happened
+    assert "run again after" in line and f"dispute-evidence run --inbox {inbox}" in line, line
+    assert "(not sent yet)" not in line
+    assert _row(inbox, "dp_test_0")["approved_by"].startswith(ME)  # the approval is kept
+    limiter.limit, limiter._logs = 5000, {}  # the hour has passed
+    again = run(sb, inbox)
+    assert again.counts["evidence_sent"] == (1 if admitted == 1 else 0)
+    assert _sent(sb) == {"dp_test_0": 2}  # its evidence once, each file once
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1

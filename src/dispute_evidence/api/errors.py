@@ -140,8 +140,12 @@ class OutcomeUnknown(ApiError):
 class WaitTooLong(ApiError):
     """The API asked to wait (Retry-After), or kept failing, longer than this client may wait
     in all ([api] max_wait): never retried; the run stops and the next one resumes. The
-    message names the API's answer and when to try again (`retry_at`)."""
+    message names the API's answer and when to try again (`retry_at`); `answer` is its first
+    half alone (what the API answered and asked), for a caller that says what to do its way."""
 
-    def __init__(self, message: str, *, retry_at: str | None = None, **kw: Any) -> None:
+    def __init__(
+        self, message: str, *, retry_at: str | None = None, answer: str = "", **kw: Any
+    ) -> None:
         super().__init__(message, **kw)
         self.retry_at = retry_at
+        self.answer = answer or message

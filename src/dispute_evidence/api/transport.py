@@ -357,13 +357,16 @@ def _too_long(
         else f"kept failing after {_span(waited)} of retries"
     )
     when = (datetime.now(UTC) + timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M UTC")
+    said = (
+        f"The API {answer} and {asked}; a run waits at most {_span(budget)} in all ([api] max_wait)"
+    )
     return WaitTooLong(
-        f"The API {answer} and {asked}; a run waits at most {_span(budget)} in all "
-        f"([api] max_wait). Nothing more was sent; run again after {when}: the next run "
-        "resumes where this one stopped.",
+        f"{said}. Nothing more was sent; run again after {when}: the next run resumes where "
+        "this one stopped.",
         status=status,
         request=getattr(exc, "request", None),
         retry_at=when,
+        answer=said,
     )
 
 

@@ -134,7 +134,8 @@ def approve(
     recorded and that run (or the next) sends it.
     Exit status: 0 approved (and sent, unless --no-send); 1 approved but not all sent (each
     line says why; the next run retries); 2 an unknown dispute or nothing to approve (then none
-    is approved); 3 the API refused the key; 4 the API could not be reached.
+    is approved); 3 the API refused the key; 4 the API could not be reached, or asked to wait
+    longer than a run waits (Retry-After): one line per dispute says when to run again.
     """
     from dispute_evidence.engine.approve import approve_and_send
     from dispute_evidence.engine.state import StateError

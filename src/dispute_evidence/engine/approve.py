@@ -12,12 +12,14 @@ which. A run row and a report are written like any run's: a RunRequest with the 
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dispute_evidence.api import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.engine.report import SubmitOutcome
 from dispute_evidence.engine.review import approve
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.status import DisputeStatus
@@ -121,21 +123,38 @@ def _send_now(
     finally:
         close_run(session, outcome, counts)
     if submitted.stopped:
-        out.lines.append(submitted.stopped)
         out.exit_code = submitted.stop_code
+        if all(where[pid] is None for pid in waiting):
+            out.lines.append(submitted.stopped)
     for pid in waiting:
+        approved = f"{pid}: approved ({versions[pid]}) by {by}"
         if where[pid] is None:
             out.sent.append(pid)
             out.lines.append(
-                f"{pid}: approved ({versions[pid]}) by {by}; sent: its evidence and files are at "
-                f"the API (run {session.run_id})"
+                f"{approved}; sent: its evidence and files are at the API (run {session.run_id})"
+            )
+        elif submitted.stopped:  # one line: what happened, what to do; the approval is kept
+            out.lines.append(
+                f"{approved} (the approval is kept); {_stopped(submitted, where[pid], inbox)}"
             )
         else:
-            out.lines.append(
-                f"{pid}: approved ({versions[pid]}) by {by}; not sent yet ({where[pid]}); "
-                "the next run tries again"
-            )
+            out.lines.append(f"{approved}; not sent yet ({where[pid]}); the next run tries again")
             out.exit_code = out.exit_code or EXIT_FAILED
+
+
+def _stopped(submitted: SubmitOutcome, left: str | None, inbox: Path) -> str:
+    """Why a dispute approved now was not (all) sent, when the API stopped the send, and what
+    to do: the approval is kept, so the next run sends it, nothing twice."""
+    gone = "its evidence went, " if left and left.endswith("not uploaded") else ""
+    what = f"{gone}{left}" if gone else "not sent"
+    if submitted.retry_at is None:  # key refused, API unreachable: the line says what to do
+        return f"{what}: {submitted.stopped}"
+    again = f"dispute-evidence run --inbox {shlex.quote(str(inbox))}"
+    answer = submitted.answer[:1].lower() + submitted.answer[1:]
+    return (
+        f"{what}: {answer}; run again after {submitted.retry_at} (`{again}`, or the "
+        "nightly run): it sends what is left, nothing twice."
+    )
 
 
 def _not_at_the_api(store: StateStore, pid: str) -> str | None:

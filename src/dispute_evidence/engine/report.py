@@ -80,6 +80,8 @@ class SubmitOutcome:
     read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
     interrupted: int = 0  # the exit code when Ctrl-C or SIGTERM stopped the run (130, 143)
     stop_code: int = EXIT_AUTH  # the exit code when stopped
+    retry_at: str | None = None  # the API asked to wait past [api] max_wait: run again after
+    answer: str = ""  # ... what it answered and asked (`stopped` also says what to do)
 
 
 @dataclass(frozen=True)

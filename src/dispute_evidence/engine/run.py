@@ -395,6 +395,8 @@ def _waited_too_long(
         stopped=exc.message,
         stop_code=EXIT_UNREACHABLE,
         read=read or ReadOutcome(),
+        retry_at=exc.retry_at,
+        answer=exc.answer,
     )
 
 
