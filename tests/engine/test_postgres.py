@@ -110,3 +110,12 @@ def test_a_dry_run_on_postgres_changes_nothing(postgres_url, sandbox_factory, tm
     )  # the file + summary v2
     assert _dump(postgres_url) == before
     assert result.counts["would_upload"] == 2 and (inbox / "dp_test_1 more.pdf").exists()
+
+
+def test_a_version_11_state_on_postgres_keeps_its_records(postgres_url):
+    """v12 rebuilds the record tables pandas made (TEXT numbers cast) on PostgreSQL too."""
+    from tests.engine.test_records import _assert_migrated, _v11_state
+
+    _fresh(postgres_url).close()
+    _v11_state(postgres_url)
+    _assert_migrated(postgres_url)

@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import and_, column, func, inspect, select, update
-from sqlalchemy import table as sql_table
+from sqlalchemy import and_, func, select, update
 
 from dispute_evidence import clock
 from dispute_evidence.engine.schema import RECORD_TABLES, disputes, evidence_files
@@ -171,15 +170,8 @@ def _scrubbed(payload: bytes) -> bytes:
 def _clear_records(c: Any, orders: set[str]) -> None:
     """Blank the personal columns of the order and payment rows of `orders`."""
     for kind in ("orders", "payments"):
-        table = RECORD_TABLES[kind]
-        if not orders or not inspect(c).has_table(table):
-            continue
-        present = {col["name"] for col in inspect(c).get_columns(table)}
-        columns = sorted(PERSONAL_FIELDS & present)
-        if not columns:
-            continue
-        records = sql_table(table, *(column(n) for n in [*columns, "order_number"]))
-        blank = {records.c[col]: None for col in columns}
+        records = RECORD_TABLES[kind]
+        blank = {records.c[name]: None for name in sorted(PERSONAL_FIELDS & set(records.c.keys()))}
         for chunk in _chunks(sorted(orders)):
             c.execute(update(records).where(records.c.order_number.in_(chunk)).values(blank))
 

@@ -14,15 +14,19 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     Float,
     Index,
     Integer,
     LargeBinary,
     MetaData,
+    Numeric,
     String,
     Table,
     Text,
+    cast,
+    func,
     inspect,
     select,
     text,
@@ -33,7 +37,7 @@ from sqlalchemy.types import TypeEngine
 if TYPE_CHECKING:
     from alembic.operations import Operations
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -195,12 +199,48 @@ evidence_seen = Table(
     Column("signature", String(1024), primary_key=True),
 )  # fmt: skip
 
-RECORD_TABLES = {
-    "disputes": "rec_disputes",
-    "orders": "rec_orders",
-    "shipments": "rec_shipments",
-    "payments": "rec_payments",
-    "approvals": "rec_approvals",  # v6: Approve columns dropped back (pandas makes it)
+# v12: the records read from the inbox's sheets, one table per kind (ingest/layouts.py FIELDS),
+# with where each row came from (_file, _sheet, _row) and which ingest (file version) gave it
+# (_seq). Money and quantities are numbers; the rest is text as read. Spelled out as written at
+# v12 (a field added to FIELDS needs a migration adding its column: tests/engine/test_records.py)
+_V12_RECORDS: dict[str, str] = {
+    "disputes": "provider_dispute_id order_number amount:n currency reason response_due_by "
+    "network_reason_code",
+    "orders": "order_number product_title price:n quantity:n currency_code order_date "
+    "customer_name customer_email billing_address shipping_address sku payment_reference "
+    "order_total:n refunded_amount:n financial_status fulfillment_status shipping_method "
+    "order_subtotal:n shipping_amount:n tax_amount:n discount_amount:n cancelled_at customer_ip "
+    "device_id customer_account_id card_fingerprint",
+    "shipments": "order_number tracking_number carrier service shipped_at delivered_at "
+    "delivery_status",
+    "payments": "payment_id order_number payment_intent paid_at payment_amount:n "
+    "amount_refunded:n currency payment_status customer_email card_name card_brand card_last4 "
+    "card_funding card_country avs_line1_check avs_zip_check cvc_check description "
+    "dispute_reason dispute_status dispute_evidence_due shipping_address customer_ip device_id "
+    "customer_account_id card_fingerprint",
+    # and who approves: the sheet file's owner (ingest/__init__.py, engine/review.py)
+    "approvals": "provider_dispute_id approve evidence_version _owner",
+}
+
+
+RECORD_COLUMNS = _V12_RECORDS  # today's are v12's (a later step adding one spells out its own)
+
+
+def record_table(kind: str, spec: str, into: MetaData) -> Table:
+    """The `rec_<kind>` table of `spec` ('name name:n ...'; ':n' a number) in `into`."""
+    fields = [
+        Column(name, Float if typed == "n" else Text)
+        for name, _, typed in (word.partition(":") for word in spec.split())
+    ]
+    return Table(
+        f"rec_{kind}", into, *fields,
+        Column("_file", Text), Column("_sheet", Text),
+        Column("_row", BigInteger), Column("_seq", BigInteger),
+    )  # fmt: skip
+
+
+RECORD_TABLES: dict[str, Table] = {
+    kind: record_table(kind, spec, metadata) for kind, spec in RECORD_COLUMNS.items()
 }
 
 
@@ -406,6 +446,32 @@ def _v11(conn: Connection) -> None:
     conn.execute(meta.delete().where(meta.c.key.in_(keys)))
 
 
+def _v12(conn: Connection) -> None:
+    """The record tables declared: pandas made them at a file's first write, typed by that
+    file's values (a number column could be TEXT) and widened as fields were added. A table
+    pandas made is rebuilt in v12's shape with its rows (numbers stored as text become numbers)."""
+    present = set(inspect(conn).get_table_names())
+    for kind, spec in _V12_RECORDS.items():
+        table = record_table(kind, spec, MetaData())
+        if table.name not in present:
+            table.create(conn)
+            continue
+        alter(conn).rename_table(table.name, f"{table.name}_v11")
+        old = Table(f"{table.name}_v11", MetaData(), autoload_with=conn)
+        table.create(conn)
+        names = [c.name for c in table.columns if c.name in old.c]
+        picked = [_as_column_of(old.c[n], table.c[n]) for n in names]
+        conn.execute(table.insert().from_select(names, select(*picked)))
+        old.drop(conn)
+
+
+def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
+    """`value` as `target` stores it: text ('' none) made a number where a number goes."""
+    if isinstance(target.type, Float) and not isinstance(value.type, Numeric | Integer):
+        return cast(func.nullif(value, ""), Float)
+    return value
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -418,4 +484,5 @@ MIGRATIONS = {
     9: _v9,
     10: _v10,
     11: _v11,
+    12: _v12,
 }

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Column, Text, column, func, inspect, literal_column, select
-from sqlalchemy import table as sql_table
-from sqlalchemy.sql.elements import ColumnClause
+from sqlalchemy import Float, Table, func, select
 
 from dispute_evidence.engine.schema import (
     RECORD_TABLES,
-    alter,
     ingested_files,
     meta,
 )
@@ -21,7 +18,6 @@ from dispute_evidence.engine.store.base import (
     StoreBase,
     now_iso,
 )
-from dispute_evidence.ingest import empty_records
 
 
 class Records(StoreBase):
@@ -74,56 +70,31 @@ class Records(StoreBase):
                 )
             )
             for kind, frame in records.items():
-                if frame.empty:
-                    continue
-                out = frame.astype({c: "object" for c in frame.columns if c != "_row"}).copy()
-                out["_seq"] = seq
-                self._add_record_columns(c, RECORD_TABLES[kind], list(out.columns))
-                out.to_sql(
-                    RECORD_TABLES[kind], c, if_exists="append", index=False, chunksize=50_000
-                )
-
-    def _add_record_columns(self, c: Any, table: str, columns: list[str]) -> None:
-        """A record table made by an older version lacks the fields added since: add them."""
-        if not self.engine.dialect.has_table(c, table):
-            return
-        present = {col["name"] for col in inspect(c).get_columns(table)}
-        for name in columns:
-            if name not in present:
-                alter(c).add_column(table, Column(name, Text()))
+                table = RECORD_TABLES[kind]
+                if unknown := sorted(set(frame.columns) - set(table.c.keys())):
+                    raise ValueError(f"{table.name} has no column {unknown}: declare it in "
+                                     "engine/schema.py, with a migration that adds it")  # fmt: skip
+                for chunk in _record_rows(frame, seq, _numbers(table)):
+                    c.execute(table.insert(), chunk)
 
     def load_records(
         self, kinds: Iterable[str] = RECORD_TABLES, columns: Iterable[str] | None = None
     ) -> dict[str, pd.DataFrame]:
         """Every record known so far, in ingest order (file by file, row by row); only
-        `columns` of them (those the table has) when given: a report needs a few of many."""
+        `columns` of them (those the table has) when given: a report needs a few of many.
+        Each keeps `_seq`: which ingest (file version) the row came from."""
         out = {}
         with self.engine.connect() as c:
             for kind in kinds:
                 table = RECORD_TABLES[kind]
-                if not self.engine.dialect.has_table(c, table):
-                    out[kind] = empty_records()[
-                        kind
-                    ]  # nothing of this kind yet: no rows, all columns
-                    continue
-                names = self._columns(c, table, columns)
-                picked: list[ColumnClause[Any]] = (
-                    [column(n) for n in names] if names else [literal_column("*")]
+                wanted = (
+                    table.columns
+                    if columns is None
+                    else [table.c[n] for n in columns if n in table.c]
                 )
-                query = select(*picked)
-                query = query.select_from(sql_table(table)).order_by(column("_seq"), column("_row"))
-                frame = pd.read_sql(query, c)
-                # _seq stays: which ingest (file version) each row came from
-                out[kind] = frame.fillna("")
+                query = select(*wanted).order_by(table.c._seq, table.c._row)
+                out[kind] = pd.read_sql(query, c).fillna("")
         return out
-
-    @staticmethod
-    def _columns(c: Any, table: str, wanted: Iterable[str] | None) -> list[str]:
-        """The `wanted` columns the table has ([]: all of them)."""
-        if wanted is None:
-            return []
-        present = {col["name"] for col in inspect(c).get_columns(table)}
-        return [name for name in wanted if name in present]
 
     def needs_rebuild(self, inputs: str | None = None) -> bool:
         """Records arrived since the last build (also true after a run died between the two),
@@ -134,3 +105,25 @@ class Records(StoreBase):
             used = c.execute(select(meta.c.value).where(meta.c.key == "built_inputs")).scalar()
         changed = inputs is not None and used != inputs
         return built is None or latest > int(built) or changed
+
+
+_CHUNK = 50_000  # rows per insert: a million-row export is not held as dicts at once
+
+
+def _numbers(table: Table) -> list[str]:
+    return [c.name for c in table.columns if isinstance(c.type, Float)]
+
+
+def _record_rows(
+    frame: pd.DataFrame, seq: int, numbers: list[str]
+) -> Iterator[list[dict[str, Any]]]:
+    """`frame`'s rows as the record table takes them: Python values, None for a blank number
+    (NaN, or '' where the sheet had no such column), and the ingest they came from (`_seq`)."""
+    for start in range(0, len(frame), _CHUNK):
+        part = frame.iloc[start : start + _CHUNK].astype(object)
+        part = part.where(part.notna(), None)
+        for name in numbers:
+            if name in part:
+                part[name] = part[name].where(part[name] != "", None)
+        part["_seq"] = seq
+        yield part.to_dict("records")
