@@ -7,9 +7,10 @@ passes), the provider decides each dispute 30-75 days after it arrived, and one 
 (`engine.run.run_inbox`, as `dispute-evidence run` makes it) ingests, builds, reads back,
 sends and reports. Printed per simulated month: the nightly run's wall and CPU time (median;
 CPU is this process's minus the local API's thread), requests to the API, the state's size, the
-night's report folder's size and the page's size (report folders older than 30 days are
-removed by `[retention] reports_days`); at the end how the last 30 nights compare with the
-first 30, bytes of state per dispute and peak memory.
+night's report folder's disk use (st_blocks, each file once; the PDFs it hard-links from the
+stored copies in `.dispute-evidence/` add no bytes and are not counted) and the page's size
+(report folders older than 30 days are removed by `[retention] reports_days`); at the end how
+the last 30 nights compare with the first 30, bytes of state per dispute and peak memory.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 
 from bench.common import figure, heading
 from dispute_evidence import clock
+from dispute_evidence.inbox import PRIVATE
 from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.app import STATS_KEY, SandboxConfig
 from dispute_evidence.sandbox.ids import iso
@@ -131,7 +133,7 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
         cpu,
         sb.call(lambda _s: sb.app[STATS_KEY]["admitted"]) - admitted,
         sum(_size(Path(f"{season.state}{s}")) for s in ("", "-wal")),
-        sum(_size(p) for p in page.parent.rglob("*")),
+        _disk(page.parent, season.inbox / PRIVATE),
         _size(page),
     )
 
@@ -139,6 +141,21 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
 def _cpu() -> float:
     used = resource.getrusage(resource.RUSAGE_SELF)
     return used.ru_utime + used.ru_stime
+
+
+def _disk(folder: Path, stored: Path) -> int:
+    """Bytes the report folder takes on disk (st_blocks), each file (inode) once, leaving out
+    the PDFs hard-linked from the stored copies in `stored` (.dispute-evidence/: the state keeps
+    them anyway, so the report adds no bytes for them)."""
+    kept = {p.stat().st_ino for p in stored.rglob("*") if p.is_file()}
+    seen: set[int] = set()
+    total = 0
+    for path in folder.rglob("*"):
+        st = path.lstat()
+        if path.is_file() and st.st_ino not in kept and st.st_ino not in seen:
+            seen.add(st.st_ino)
+            total += st.st_blocks * 512
+    return total
 
 
 def _size(path: Path) -> int:

@@ -13,6 +13,9 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
+# the ASCII characters _is_invisible holds invisible that are not whitespace (\t\n\v\f\r and
+# \x1c-\x1f are whitespace to str.isspace)
+_ASCII_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f]")
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
@@ -37,6 +40,8 @@ def visible(text: str) -> str:
     """Text for a person: each control or invisible character (whitespace aside) shown as
     <U+XXXX>, so a report or terminal shows what a name really holds and nothing in it can
     move the cursor or reverse the text."""
+    if text.isascii() and not _ASCII_CONTROL.search(text):  # most text: one C-level scan
+        return text
     shown = (_is_invisible(ch) and not ch.isspace() for ch in text)
     if not any(shown):
         return text

@@ -183,3 +183,52 @@ def test_old_report_and_archive_folders_go_only_when_set(tmp_path):
         assert old_day.is_dir()  # the analysts' files stay unless archive_days is set
         apply_retention(store, RetentionPolicy(archive_days=30), dry_run=False, **kw)
         assert not old_day.exists() and new_day.is_dir()
+
+
+def test_an_old_order_dropped_again_does_not_bring_the_names_back(season):
+    """Issue 32's retention gap: a re-export of a cleared dispute's order (its names in it) is
+    read, rebuilt into the closed dispute's payload, and cleared again in the same run."""
+    inbox, run = season
+    run(35, retention={"customer_data_days": 30})
+    write_rows(inbox / "orders-again.csv",
+               ["order_number", "product_title", "price", "quantity", "currency_code",
+                "order_date", *PERSONAL],
+               [[5000, "Lamp", 40, 1, "USD", "2026-01-05", *PERSONAL.values()]])  # fmt: skip
+
+    result = run(36, retention={"customer_data_days": 30})
+
+    after, _files, orders = _state(inbox)
+    assert _personal_in(after["dp_test_0"]["payload"]) == set()
+    assert orjson.loads(after["dp_test_0"]["payload"])["products"]  # the order is still there
+    assert all(o[f] is None for o in orders if o["order_number"] == "5000" for f in PERSONAL)
+    assert result.counts["retention_disputes"] == 1  # cleared again, and said
+    assert _personal_in(after["dp_test_2"]["payload"])  # the open one keeps its data
+
+
+def test_a_problem_quoting_a_cleared_customers_value_no_longer_does(season):
+    """Issue 32's retention gap: a row problem about a cleared order quoted the cell (an
+    email, an address) and stayed in every report; it keeps file, row and column only."""
+    inbox, run = season
+    bad = "ann@@example.com"
+    with StateStore(default_state(inbox)) as store:
+        store.replace_problems("orders-bad.csv", [{
+            "kind": "row_not_used", "where": f"orders-bad.csv row 2, column 'Email' = {bad!r}",
+            "what": f"not an email address: {bad}", "file": "orders-bad.csv", "sheet": "",
+            "row": 2, "column": "Email", "value": bad, "dispute": "", "order": "5000"}], "r")  # fmt: skip
+        store.replace_problems("orders-other.csv", [{
+            "kind": "row_not_used", "where": "orders-other.csv row 2, column 'Email' = 'x@'",
+            "what": "not an email address: x@", "file": "orders-other.csv", "sheet": "",
+            "row": 2, "column": "Email", "value": "x@", "dispute": "", "order": "5002"}], "r")  # fmt: skip
+
+    run(35, retention={"customer_data_days": 30})
+
+    with StateStore(default_state(inbox)) as store:
+        problems = {p["file"]: p for p in store.open_problems()}
+    cleared = problems["orders-bad.csv"]
+    assert bad not in json_text(cleared) and cleared["value"] == ""
+    assert (cleared["row"], cleared["column"]) == (2, "Email")
+    assert problems["orders-other.csv"]["value"] == "x@"  # dp_test_2's order is open: kept
+
+
+def json_text(problem: dict) -> str:
+    return orjson.dumps(problem).decode()

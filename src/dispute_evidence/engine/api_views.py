@@ -10,6 +10,7 @@ state's meta table (one JSON object): no schema change.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -48,14 +49,24 @@ def record_views(
     kept, held = _load(store), {}
     for pid, (payload, api) in seen.items():
         view = view_of(api)
-        sheet = build_case(orjson.loads(payload)).dispute if payload else DisputeView()
-        mismatch = view_mismatch(sheet, view)
-        kept[pid] = {"reason": view.reason, "amount": view.amount, "currency": view.currency,
-                     "opened_on": view.opened_on, "mismatch": mismatch}  # fmt: skip
+        entry = {"reason": view.reason, "amount": view.amount, "currency": view.currency,
+                 "opened_on": view.opened_on, "of": _tag(payload)}  # fmt: skip
+        was = kept.get(pid) or {}
+        if {k: was.get(k) for k in entry} == entry:  # compared before: the same two views
+            mismatch = str(was.get("mismatch") or "")
+        else:
+            sheet = build_case(orjson.loads(payload)).dispute if payload else DisputeView()
+            mismatch = view_mismatch(sheet, view)
+        kept[pid] = entry | {"mismatch": mismatch}
         if mismatch:
             held[pid] = held_text(mismatch)
     store.set_meta(VIEWS_META, json.dumps(kept, sort_keys=True))
     return held
+
+
+def _tag(payload: bytes | None) -> str:
+    """Which payload a view was compared with (a changed payload is compared again)."""
+    return hashlib.blake2b(payload or b"", digest_size=8).hexdigest()
 
 
 def held_by_api_view(store: StateStore) -> dict[str, str]:

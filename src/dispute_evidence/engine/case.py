@@ -5,6 +5,7 @@ fight-or-accept advice. Columns for the dispute table and the lines a person rea
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection
 from datetime import date
 from pathlib import Path
 
@@ -35,12 +36,6 @@ CE3_META = "ce3_verdicts"
 NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"
 
 
-def keep_ce3(store: StateStore, verdicts: dict[str, Ce3]) -> None:
-    """Every fraud dispute's CE 3.0 verdict from this build (replacing the last build's)."""
-    kept = {pid: [v.text, v.qualifies, v.with_ip_or_device] for pid, v in sorted(verdicts.items())}
-    store.set_meta(CE3_META, json.dumps(kept))
-
-
 def _kept_ce3(store: StateStore) -> dict[str, Ce3]:
     raw = json.loads(store.get_meta(CE3_META) or "{}")
     return {
@@ -49,19 +44,33 @@ def _kept_ce3(store: StateStore) -> dict[str, Ce3]:
     }
 
 
-def case_documents(store: StateStore, inbox: Path | None = None) -> dict[str, list[DocumentFacts]]:
+def case_documents(
+    store: StateStore, inbox: Path | None = None, pids: Collection[str] | None = None
+) -> dict[str, list[DocumentFacts]]:
     """{dispute: its evidence documents}: what was read from each (kept by content hash in the
     inbox's documents folder), else its name, content hash and kind (a file registered before
-    kinds were kept is judged by its name). The verdict, letter and data sheet read these."""
-    cache = _documents_cache(inbox)
-    return {
-        pid: [
+    kinds were kept is judged by its name). The verdict, letter and data sheet read these.
+    `pids`: only these disputes' (each kept reading is a file to open)."""
+    read = documents_reader(store, inbox)
+    rows = store.evidence_documents()
+    return {pid: read(pid) for pid in rows if pids is None or pid in pids}
+
+
+def documents_reader(
+    store: StateStore, inbox: Path | None = None
+) -> Callable[[str], list[DocumentFacts]]:
+    """case_documents of one dispute at a time, read when asked (a report reads only the
+    disputes it shows, not every one the state ever had)."""
+    cache, rows = _documents_cache(inbox), store.evidence_documents()
+
+    def read(pid: str) -> list[DocumentFacts]:
+        return [
             (facts_from_cache(cache, sha, name) if cache else None)
             or DocumentFacts(name, sha, kind or kind_of(name), "not_read")
-            for name, sha, kind in rows
+            for name, sha, kind in rows.get(pid, ())
         ]
-        for pid, rows in store.evidence_documents().items()
-    }
+
+    return read
 
 
 def _documents_cache(inbox: Path | None) -> Path | None:

@@ -32,6 +32,7 @@ import orjson
 import pandas as pd
 
 from dispute_evidence.engine.case import case_documents
+from dispute_evidence.engine.rebuild import source_records
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.status import FileStatus as F
@@ -146,8 +147,10 @@ def refresh_generated(
             store.hold_over_limit(pid, d["generated_held"])
             out.held[pid] = d["generated_held"]
     payloads = {d["provider_dispute_id"]: orjson.loads(d["payload"]) for d, _, _ in todo}
-    where = fact_sources(records or store.load_records(), payloads) if todo else {}
-    documents = case_documents(store, inbox) if todo else {}
+    where: dict[str, dict[str, str]] = {}
+    if todo:  # the rows the letters cite (read by key when the build read only what changed)
+        where = fact_sources(records or source_records(store, payloads), payloads)
+    documents = case_documents(store, inbox, set(payloads)) if todo else {}
     for d, docs, made_from in todo:
         pid = d["provider_dispute_id"]
         held, material = _one(store, blob_dir, policy, out, d, payloads[pid], docs,

@@ -50,7 +50,7 @@ def _compare_views(store: StateStore, read: dict[str, Any], out: ReadOutcome) ->
     if not read:
         return
     before = held_by_api_view(store)
-    payloads = store.payloads()
+    payloads = store.payloads_of(read)
     held = record_views(store, {pid: (payloads.get(pid), api) for pid, api in read.items()})
     for pid in read:
         if pid in held:
@@ -58,6 +58,13 @@ def _compare_views(store: StateStore, read: dict[str, Any], out: ReadOutcome) ->
             store.note_dispute(pid, held[pid])
         elif pid in before:
             store.note_dispute(pid, None)
+
+
+def _due(api: Any) -> str | None:
+    """The API's deadline as the state keeps it (UTC, to the second)."""
+    if not api.response_due_by:
+        return None
+    return str(api.response_due_by.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
 
 
 async def _list_all(
@@ -123,26 +130,20 @@ async def read_back(
                         d["dispute_id"])  # fmt: skip
         out.reads += 1
         out.fetched += 1
-    for d in known:
-        api = seen.get(d["dispute_id"])
-        if api is None:
-            continue
-        pid = d["provider_dispute_id"]
-        due_by = (
-            api.response_due_by.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            if (api.response_due_by)
-            else None
-        )
-        was = store.record_api_read(pid, api.status, due_by, run_id)
-        if was is not None and due_by:
-            out.moved.append((pid, was, due_by))
+    read = {d["provider_dispute_id"]: seen[d["dispute_id"]] for d in known
+            if d["dispute_id"] in seen}  # fmt: skip
+    dues = {pid: _due(api) for pid, api in read.items()}
+    moved = store.record_api_reads({pid: (api.status, dues[pid]) for pid, api in read.items()},
+                                   run_id)  # fmt: skip
+    for pid, api in read.items():
+        if (was := moved.get(pid)) is not None and dues[pid]:
+            out.moved.append((pid, was, str(dues[pid])))
         if policy.is_closed(api.status):
             store.mark_closed(pid, f"closed at the API: {api.status}")
             out.closed.append((pid, str(api.status)))
         elif pid in work and policy.holds(api.status):
             out.held[pid] = f"under review at the API ({api.status}): not sent again"
-    _compare_views(store, {d["provider_dispute_id"]: seen[d["dispute_id"]] for d in known
-                           if d["dispute_id"] in seen}, out)  # fmt: skip
+    _compare_views(store, read, out)
     for d in must:  # the budget ran out before its status was read: nothing new goes to it
         if d["dispute_id"] not in seen and d["provider_dispute_id"] not in out.held:
             out.held[d["provider_dispute_id"]] = (

@@ -4,7 +4,7 @@ still shows, the counts and headline, the exit code, and the dry run's preview. 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,8 +18,8 @@ from dispute_evidence.engine.api_views import HELD_PREFIX as API_VIEW_HELD
 from dispute_evidence.engine.approvals_log import approval_log
 from dispute_evidence.engine.case import (
     add_case_columns,
-    case_documents,
     case_problems,
+    documents_reader,
     pending_by_threshold,
 )
 from dispute_evidence.engine.generated import api_version_words
@@ -112,19 +112,19 @@ class Snapshot:
     files: pd.DataFrame
     payloads: dict[str, bytes]
     names: dict[str, list[str]]
-    documents: dict[str, list[DocumentFacts]] = field(default_factory=dict)
+    documents: Callable[[str], list[DocumentFacts]] = lambda _pid: []  # a dispute's, when asked
     _cases: dict[str, CaseFacts] = field(default_factory=dict)
 
     @classmethod
     def read(cls, store: StateStore, inbox: Path | None = None) -> Snapshot:
         """`inbox`: whose documents folder holds what was read from each file."""
-        docs = case_documents(store, inbox)
+        docs = documents_reader(store, inbox)
         return cls(store.file_table(), store.payloads(), store.file_names(), docs)
 
     def case(self, pid: str) -> CaseFacts | None:
         """The dispute's case, built on first use (only disputes the report works on)."""
         if pid not in self._cases and (body := self.payloads.get(pid)) is not None:
-            self._cases[pid] = build_case(orjson.loads(body), self.documents.get(pid, ()))
+            self._cases[pid] = build_case(orjson.loads(body), self.documents(pid))
         return self._cases.get(pid)
 
     def cases(self, pids: Iterable[str]) -> dict[str, CaseFacts]:

@@ -16,6 +16,7 @@ the closed disputes of past years.
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 from collections.abc import Iterable, Iterator
@@ -25,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import and_, func, select, update
+from sqlalchemy import and_, func, or_, select, update
 
 from dispute_evidence import clock
-from dispute_evidence.engine.schema import RECORD_TABLES, disputes, evidence_files
+from dispute_evidence.engine.schema import RECORD_TABLES, disputes, evidence_files, open_problems
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.status import DisputeStatus
 from dispute_evidence.inbox import ARCHIVE, PRIVATE
@@ -42,6 +43,7 @@ PERSONAL_FIELDS = frozenset(
      "customer_ip", "device_id"}
 )  # fmt: skip
 CLEARED_THROUGH = "retention_cleared_through"  # meta: disputes closed before this are cleared
+CLEARED_SEQ = "retention_cleared_seq"  # meta: the last ingest whose rows were looked at
 _CHUNK = 500  # order numbers per UPDATE (SQLite's bound-parameter limit)
 
 
@@ -107,7 +109,10 @@ def _clear_customer_data(
     closed = and_(
         disputes.c.status == DisputeStatus.CLOSED,
         _closed_since() < cutoff,
-        _closed_since() >= since,
+        or_(
+            _closed_since() >= since,
+            disputes.c.provider_dispute_id.in_(_dropped_again(store, since)),
+        ),
     )
     with store.engine.connect() as c:
         rows = c.execute(
@@ -137,6 +142,7 @@ def _clear_customer_data(
                     .values(payload=_scrubbed(bytes(payload)))
                 )
         _clear_records(c, orders)
+        _clear_problems(c, orders)
         c.execute(
             update(evidence_files)
             .where(evidence_files.c.provider_dispute_id.in_(out.disputes or [""]))
@@ -145,6 +151,49 @@ def _clear_customer_data(
     for path in out.files:  # after the state no longer points at them
         Path(path).unlink(missing_ok=True)
     store.set_meta(CLEARED_THROUGH, cutoff)
+    store.set_meta(CLEARED_SEQ, str(store.latest_ingest()))
+
+
+def _dropped_again(store: StateStore, since: str) -> list[str]:
+    """Disputes cleared before (closed before `since`) whose order's rows were read again
+    since (an old export dropped again): their names came back, so they are cleared again."""
+    seen = int(store.get_meta(CLEARED_SEQ) or 0)
+    again: set[str] = set()
+    for kind in ("orders", "payments", "shipments"):
+        again |= store.keys_since(kind, seen, "order_number")
+    if not since or not again:
+        return []
+    cleared = and_(disputes.c.status == DisputeStatus.CLOSED, _closed_since() < since)
+    out: list[str] = []
+    with store.engine.connect() as c:
+        for chunk in _chunks(sorted(again)):
+            out += c.execute(
+                select(disputes.c.provider_dispute_id).where(
+                    cleared, disputes.c.order_number.in_(chunk)
+                )
+            ).scalars()
+    return out
+
+
+def _clear_problems(c: Any, orders: set[str]) -> None:
+    """The open problems about rows of `orders` keep where they are (file, row, column) but no
+    longer quote the cell: a bad email or address is the customer's data too."""
+    for source, seq, body in c.execute(
+        select(open_problems.c.source, open_problems.c.seq, open_problems.c.body)
+    ).all():
+        problem = json.loads(body)
+        value = str(problem.get("value") or "")
+        if problem.get("order") not in orders or not value:
+            continue
+        for key in ("where", "what"):
+            problem[key] = str(problem.get(key) or "").replace(f" = {value!r}", "")
+            problem[key] = problem[key].replace(value, "[cleared]")
+        problem["value"] = ""
+        c.execute(
+            update(open_problems)
+            .where(open_problems.c.source == source, open_problems.c.seq == seq)
+            .values(body=json.dumps(problem))
+        )
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -33,6 +33,7 @@ from dispute_evidence.engine.store.readback import Readback
 from dispute_evidence.engine.store.records import Records
 from dispute_evidence.engine.store.reports import Reports
 from dispute_evidence.engine.store.runs import Runs
+from dispute_evidence.engine.store.scoped import ScopedRecords
 from dispute_evidence.engine.store.transitions import Transitions
 
 __all__ = [
@@ -58,6 +59,7 @@ class StateStore(
     Runs,
     Locks,
     Records,
+    ScopedRecords,
     Disputes,
     Generated,
     Transitions,

@@ -19,8 +19,17 @@ import pandas as pd
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.api.models import Dispute
-from dispute_evidence.engine.case import case_documents, keep_ce3
+from dispute_evidence.engine.case import case_documents
 from dispute_evidence.engine.generated import refresh_generated
+from dispute_evidence.engine.rebuild import (
+    BUILT_HELD,
+    changed_scope,
+    held_digest,
+    keep_build_problems,
+    keep_ce3,
+    scoped_records,
+    unclaimed_orders,
+)
 from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome
 from dispute_evidence.engine.state import StateStore, now_iso
@@ -165,6 +174,7 @@ def reject_problem(kind: ProblemKind, r: Reject) -> Problem:
 @dataclass
 class PrepareOutcome:
     rebuilt: bool
+    scope: int | None = None  # disputes a build of what changed rebuilt (None: all of them)
     payloads: int = 0
     incomplete: int = 0
     conflicts: list[Reject] = field(default_factory=list)
@@ -332,24 +342,7 @@ def prepare_step(
 
     A dry run calls this on a throwaway copy of the state, so it is the very same code."""
     out = PrepareOutcome(rebuilt=rebuild)
-    records = None
-    if rebuild:
-        records = store.load_records()
-        built: BuildResult = build_evidence(
-            records,
-            opts.merchant,
-            held_orders(store.open_problems()),
-            send_partial=opts.send_partial,
-        )
-        out.payloads, out.incomplete, out.conflicts = (
-            len(built.payloads),
-            len(built.incomplete),
-            built.conflicts,
-        )
-        out.unlisted_disputes = built.unlisted_disputes
-        store.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
-        keep_ce3(store, built.ce3)
-        store.replace_problems(BUILD_SOURCE, [asdict(p) for p in out.build_problems()], run_id)
+    records = _build(store, opts, out, run_id) if rebuild else None
     store.expire_incomplete(now_iso())
     store.expire_pending(now_iso())
     table = store.dispute_rows()
@@ -393,6 +386,35 @@ def prepare_step(
             mover.archive(f.path)
     out.not_moved = mover.not_moved
     return out
+
+
+def _build(
+    store: StateStore, opts: RunOptions, out: PrepareOutcome, run_id: str
+) -> dict[str, pd.DataFrame] | None:
+    """Build the payloads whose inputs changed since the last build (all of them when it
+    cannot tell: engine/rebuild.py) and keep them; returns the records read for a full one."""
+    held = held_orders(store.open_problems())
+    scope = changed_scope(store, opts.build_inputs(), held)
+    store.set_meta(BUILT_HELD, "")  # until this build is kept whole
+    records = store.load_records() if scope is None else scoped_records(store, scope)
+    built: BuildResult = build_evidence(
+        records,
+        opts.merchant,
+        held,
+        send_partial=opts.send_partial,
+        unclaimed=None if scope is None else unclaimed_orders(store),
+    )
+    out.scope = None if scope is None else len(scope.disputes)
+    out.payloads, out.incomplete = len(built.payloads), len(built.incomplete)
+    out.conflicts, out.unlisted_disputes = built.conflicts, built.unlisted_disputes
+    store.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
+    keep_ce3(store, scope, built.ce3)
+    found = [asdict(p) for p in out.build_problems()]
+    store.replace_problems(
+        BUILD_SOURCE, keep_build_problems(store, scope, found, BUILD_SOURCE), run_id
+    )
+    store.set_meta(BUILT_HELD, held_digest(held))
+    return records if scope is None else None
 
 
 def _file_rows(matches: dict[str, list[EvidenceFile]], blob_dir: Path) -> list[dict[str, Any]]:

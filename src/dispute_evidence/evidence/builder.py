@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,6 +169,12 @@ def _dispute_orders(
     return ok.drop_duplicates("provider_dispute_id", keep="last"), rejects, held
 
 
+def claimed_orders(disputes: pd.DataFrame) -> set[str]:
+    """The orders the disputes list names, as a build counts them (each dispute's current
+    order; a dispute listed for two orders names neither)."""
+    return set(_dispute_orders(disputes)[0]["order_number"]) if not disputes.empty else set()
+
+
 def _numbers(values: pd.Series) -> list[int | float | None]:
     """Python numbers for JSON: whole values as int (2, not 2.0), others rounded to 6 places."""
     arr = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
@@ -313,12 +320,15 @@ def build_evidence(
     held_orders: dict[str, str] | None = None,
     *,
     send_partial: bool = False,
+    unclaimed: Callable[[], NearNames] | None = None,
 ) -> BuildResult:
     """Payloads for every dispute whose order is known; the rest are listed as incomplete.
 
     Hold over guess: a dispute whose order has a row that was not used (`held_orders`: order
     number -> where and why) or whose lines do not add up to the order's subtotal is held
-    (incomplete, `held`) with that reason, unless `send_partial` says to send it as it is."""
+    (incomplete, `held`) with that reason, unless `send_partial` says to send it as it is.
+    `unclaimed`: the orders no dispute names (for "did you mean"), when `records` hold only
+    some of them (a night's build of what changed: engine/rebuild.py)."""
     held_orders = {} if send_partial else (held_orders or {})
     disputes, conflicts, held = _dispute_orders(records["disputes"])
     orders, order_rows, ships, ship_rows, shrunk = _index_by_order(
@@ -335,10 +345,8 @@ def build_evidence(
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"])
 
-    @functools.cache
-    def unclaimed_orders() -> NearNames:  # for "did you mean": orders no dispute names
-        listed = records["orders"]["order_number"].drop_duplicates().astype(str).tolist()
-        return NearNames(set(listed) - claimed)
+    # for "did you mean": the orders no dispute names
+    unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
 
     disputes = disputes.sort_values("provider_dispute_id")
     network_codes = _network_codes(disputes)
@@ -384,6 +392,11 @@ def build_evidence(
             DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest())
         )
     return BuildResult(payloads, incomplete, conflicts, unlisted, ce3)
+
+
+def _unclaimed(records: dict[str, pd.DataFrame], claimed: set[str]) -> NearNames:
+    listed = records["orders"]["order_number"].drop_duplicates().astype(str).tolist()
+    return NearNames(set(listed) - claimed)
 
 
 def _no_order_lines(order_number: str, unclaimed: NearNames) -> str:

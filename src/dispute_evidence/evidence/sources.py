@@ -50,11 +50,8 @@ def fact_sources(
 ) -> dict[str, dict[str, str]]:
     """Per dispute (provider_dispute_id -> its payload): source key -> where it came from."""
     keys = {pid: _keys(pid, p) for pid, p in payloads.items()}
-    wanted: dict[str, set[str]] = {k: set() for k in ("dispute", "order", "payments", "shipments")}
-    for k in keys.values():
-        for kind in wanted:
-            wanted[kind] |= set(k[kind])
-        wanted["order"] |= set(k["history"])
+    wanted = source_keys(payloads)
+    wanted["order"] |= wanted.pop("history")
     payments = records.get("payments")
     at = {
         "dispute": _places(records["disputes"], "provider_dispute_id", wanted["dispute"], "last"),
@@ -70,6 +67,18 @@ def fact_sources(
         found = {kind: [at[kind][x] for x in xs if x in at[kind]] for kind, xs in k.items()}
         out[pid] = {kind: _where(places) for kind, places in found.items() if places}
     return out
+
+
+def source_keys(payloads: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
+    """The record keys these payloads' facts rest on, per kind (dispute, order, payments,
+    shipments, history): the rows fact_sources looks at, so a caller may read only those."""
+    wanted: dict[str, set[str]] = {
+        k: set() for k in ("dispute", "order", "payments", "shipments", "history")
+    }
+    for pid, p in payloads.items():
+        for kind, values in _keys(pid, p).items():
+            wanted[kind] |= set(values)
+    return wanted
 
 
 def _keys(pid: str, p: dict[str, Any]) -> dict[str, list[str]]:

@@ -8,6 +8,7 @@ spreadsheet would run it."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -303,6 +304,14 @@ def write_report(report: RunReport, folder: Path) -> Path:
     return folder / "summary.md"
 
 
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link to `source` (a report's files are written once, never changed in place)."""
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:  # another filesystem, or links not allowed: a copy
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
 HISTORY = "history"  # <reports>/history/disputes-ended-YYYY-MM.xlsx
 
 
@@ -326,11 +335,12 @@ def write_history_books(rows: pd.DataFrame, folder: Path) -> list[Path]:
 
 
 def _copy_latest(folder: Path) -> None:
-    """<reports>/latest/ holds the newest real run's report (a plain copy: no links to follow)."""
+    """<reports>/latest/ holds the newest real run's report: its files hard-linked (the same
+    bytes, no second copy of every PDF each night; no symbolic link to follow), else copied."""
     latest = folder.parent / "latest"
     tmp = folder.parent / ".latest.partial"
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(folder, tmp)
+    shutil.copytree(folder, tmp, copy_function=_link_or_copy)
     (tmp / "run.txt").write_text(folder.name + "\n", encoding="utf-8")
     (tmp / "run.txt").chmod(0o600)
     if latest.is_symlink() or latest.is_file():

@@ -54,31 +54,39 @@ class Readback(StoreBase):
     ) -> str | None:
         """What the API said of one dispute; returns the deadline it replaced when it moved
         by more than an hour (else None). A new status is kept in the history."""
-        now = now_iso()
+        return self.record_api_reads({pid: (status, due_by)}, run_id).get(pid)
+
+    def record_api_reads(
+        self, read: dict[str, tuple[str | None, str | None]], run_id: str
+    ) -> dict[str, str]:
+        """What the API said of each dispute read ({pid: (status, deadline)}), in one
+        transaction (one commit, not one per dispute: reads are repeated harmlessly); returns
+        {pid: the deadline it replaced} where that moved by more than an hour."""
+        now, moved = now_iso(), {}
         with self.engine.begin() as c:
-            row = c.execute(
-                select(disputes.c.api_status, disputes.c.response_due_by).where(
-                    disputes.c.provider_dispute_id == pid
-                )
-            ).first()
-            if row is None:
-                return None
-            values: dict[str, Any] = {"api_read_at": now}
-            if status and status != row.api_status:
-                values |= {"api_status": status, "api_status_at": now}
-                c.execute(
-                    status_history.insert().values(
-                        provider_dispute_id=pid, status=status, seen_at=now, run_id=run_id
+            for pid, (status, due_by) in read.items():
+                row = c.execute(
+                    select(disputes.c.api_status, disputes.c.response_due_by).where(
+                        disputes.c.provider_dispute_id == pid
                     )
+                ).first()
+                if row is None:
+                    continue
+                values: dict[str, Any] = {"api_read_at": now}
+                if status and status != row.api_status:
+                    values |= {"api_status": status, "api_status_at": now}
+                    c.execute(
+                        status_history.insert().values(
+                            provider_dispute_id=pid, status=status, seen_at=now, run_id=run_id
+                        )
+                    )
+                if due_by:
+                    values |= {"api_due_by": due_by, "response_due_by": due_by}
+                    if row.response_due_by and _hours_apart(row.response_due_by, due_by) > 1:
+                        moved[pid] = row.response_due_by  # (a deadline the sheet lacked is filled)
+                c.execute(
+                    disputes.update().where(disputes.c.provider_dispute_id == pid).values(**values)
                 )
-            moved = None
-            if due_by:
-                values |= {"api_due_by": due_by, "response_due_by": due_by}
-                if row.response_due_by and _hours_apart(row.response_due_by, due_by) > 1:
-                    moved = row.response_due_by  # (a deadline the sheet lacked is filled in)
-            c.execute(
-                disputes.update().where(disputes.c.provider_dispute_id == pid).values(**values)
-            )
         return moved
 
     def status_history(self) -> pd.DataFrame:
