@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import aiohttp
 from tenacity import (
@@ -42,7 +42,7 @@ log = logging.getLogger("dispute_evidence.api")
 FIRST_CONTACT_ATTEMPTS = 2  # attempts while the API has never answered and times out
 
 
-@dataclass
+@dataclass(slots=True)
 class RawResponse:
     status: int
     body: bytes
@@ -50,9 +50,9 @@ class RawResponse:
     request: RequestInfo
 
 
-@dataclass(frozen=True)
-class HttpRequest:
-    """One attempt as it goes on the wire (the bearer token is added below this: never here)."""
+class HttpRequest(NamedTuple):
+    """One attempt as it goes on the wire (the bearer token is added below this: never here).
+    A named tuple, not a frozen dataclass: one is made per attempt."""
 
     method: str
     url: str
@@ -142,17 +142,17 @@ class Transport:
         (built once per transport, copied per failing request: its state is per call), which
         makes the remaining attempts. Most requests succeed at once, and building a retry loop
         for each of them cost a third of the client's throughput (issue 32)."""
-        call = functools.partial(
-            self._attempt, method, path, idempotent, params, json, form, timeout
-        )
         try:
-            return await call()
+            return await self._attempt(method, path, idempotent, params, json, form, timeout)
         except ApiError as exc:
             if not should_retry(exc) or self.settings.max_attempts < 2:
                 raise
             first = exc
         self._count_retry(first, 1)
         await self._sleep(self._wait_after(first, 1))
+        call = functools.partial(
+            self._attempt, method, path, idempotent, params, json, form, timeout
+        )
         async for attempt in self._retrying.copy():
             with attempt:
                 return await call()
@@ -219,8 +219,17 @@ class Transport:
             if self.gate is not None:  # the key's budget shared with other processes
                 await self.gate.acquire()
             self.stats.attempts += 1
+            # the form is built per attempt, once admitted: its file is opened only to be sent
+            sent = HttpRequest(
+                method,
+                url,
+                params,
+                json,
+                form() if form is not None else None,
+                timeout or self.settings.timeout,
+            )
             try:
-                response = await self._send(method, url, params, json, form, timeout)
+                response = await self._http(sent)
             except (aiohttp.ClientError, TimeoutError) as exc:
                 raise self._translate(exc, RequestInfo(method, url), idempotent) from None
         self._answered = True
@@ -234,19 +243,6 @@ class Transport:
         if 300 <= response.status < 400:
             raise _redirected(response)
         return response
-
-    async def _send(
-        self,
-        method: str,
-        url: str,
-        params: Any,
-        json: Any,
-        form: Callable[[], aiohttp.FormData] | None,
-        timeout: float | None,
-    ) -> RawResponse:
-        data = form() if form is not None else None
-        seconds = timeout or self.settings.timeout
-        return await self._http(HttpRequest(method, url, params, json, data, seconds))
 
     async def _aiohttp(self, request: HttpRequest) -> RawResponse:
         """The default HttpTransport: the attempt sent with this transport's aiohttp session."""
