@@ -218,13 +218,96 @@ def test_a_full_disk_is_one_line_and_nothing_is_lost(sandbox_factory, small_disk
         x for x in (r.stdout + r.stderr).strip().splitlines() if not x.startswith("Config: ")
     ]
     assert line.startswith("Disk full: ") and "Nothing was lost" in line
-    assert "Free some space and run again." in line
+    assert "Free some space on that disk and run again" in line
+    assert f"cannot write {small_disk}/" in line, line  # where: a path on the full disk
     if leave:  # the state fits: the stored copies do not
-        assert "cannot write " in line and ".partial. Nothing was lost" in line, line
+        assert ".partial. Nothing was lost" in line, line
     filler.unlink()
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert_sent_once(sb, expected)
+
+
+def _full_run(sb, inbox: Path, env_extra: dict[str, str], *args: str):
+    """The real CLI on a full disk: exit 74 and its one line."""
+    env = {**cli_env(sb.base_url), **env_extra}
+    cmd = [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox), *args]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 74 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    (line,) = [x for x in r.stderr.strip().splitlines() if not x.startswith("Config: ")]
+    return line, cmd, env
+
+
+@pytest.mark.parametrize("leave", [0, 48_000, 96_000])  # SQLite: 'database or disk is full'
+def test_a_full_disk_where_the_state_is_names_the_state_file(
+    sandbox_factory, small_disk, tmp_path, leave
+):
+    """SQLite's own "database or disk is full" names no file: the one line names the state
+    file and what to do; once space is freed the same state goes on, nothing sent twice."""
+    sb = sandbox_factory(rows=seed_rows(6))
+    inbox, state = tmp_path / "inbox", small_disk / "state.sqlite3"
+    make_inbox(inbox, 2)
+    first = subprocess.run(
+        [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox), "--state", str(state)],
+        env=cli_env(sb.base_url), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    make_inbox(inbox, 6, seed=3)  # a new drop: four more disputes
+    filler = _fill(small_disk, leave)
+    line, cmd, env = _full_run(sb, inbox, {}, "--state", str(state))
+    assert line.startswith(f"Disk full: cannot write {state}. Nothing was lost"), line
+    assert "Free some space on that disk and run again" in line
+    filler.unlink()
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert all(d["evidence_updates"] == 1 for d in sb.snapshot().values())
+
+
+def test_a_full_disk_where_the_reports_go_names_the_report_folder(
+    sandbox_factory, small_disk, tmp_path
+):
+    """A report file that fails part way (pandas, openpyxl) names no file: the line names the
+    run's report folder; the state and the inbox, elsewhere, are untouched."""
+    sb = sandbox_factory(rows=seed_rows(3))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    reports = {"DISPUTE_EVIDENCE_PATHS__REPORTS": str(small_disk / "reports")}
+    filler = _fill(small_disk, 0)
+    line, cmd, env = _full_run(sb, inbox, reports)
+    folder = line.removeprefix("Disk full: cannot write ").split(". Nothing was lost")[0]
+    assert Path(folder).parent == small_disk / "reports", line
+    assert Path(folder).name.startswith("2"), line  # the run's own folder, by its run id
+    filler.unlink()
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (small_disk / "reports" / "latest" / "summary.html").exists()
+
+
+@pytest.mark.parametrize("leave", [0, 48_000])
+def test_approve_on_a_full_disk_is_one_line_naming_the_state_file(
+    sandbox_factory, small_disk, tmp_path, leave
+):
+    """Deadline day on a full disk: `approve` (which records, then sends at once) ends in the
+    one line naming the state file, exit 74, not a traceback; freed, it approves and sends."""
+    sb = sandbox_factory(rows=seed_rows(2))
+    inbox, state = tmp_path / "inbox", small_disk / "state.sqlite3"
+    make_inbox(inbox, 2)
+    env = {**cli_env(sb.base_url), "DISPUTE_EVIDENCE_REVIEW__HOLD": "all"}
+    cli = [sys.executable, "-m", "dispute_evidence"]
+    where = ["--inbox", str(inbox), "--state", str(state)]
+    held = subprocess.run([*cli, "run", *where], env=env, capture_output=True, text=True)
+    assert held.returncode == 5, held.stdout + held.stderr  # both wait for approval
+    filler = _fill(small_disk, leave)
+    approve = [*cli, "approve", *where, "dp_test_0"]
+    full = subprocess.run(approve, env=env, capture_output=True, text=True, timeout=300)
+    assert full.returncode == 74 and "Traceback" not in full.stderr, full.stdout + full.stderr
+    said = [x for x in full.stderr.strip().splitlines() if not x.startswith("Config: ")]
+    assert said == [said[0]] and said[0].startswith(f"Disk full: cannot write {small_disk}/")
+    filler.unlink()
+    done = subprocess.run(approve, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    snap = sb.snapshot()
+    assert snap["dp_test_0"]["evidence_updates"] == 1 and snap["dp_test_1"]["evidence_updates"] == 0
 
 
 def test_an_inbox_whose_own_path_is_not_utf8_is_one_line(sandbox, tmp_path, monkeypatch):

@@ -14,6 +14,7 @@ from dispute_evidence.cli._app import (
     app,
 )
 from dispute_evidence.cli._common import (
+    _one_line_or_raise,
     _settings_or_exit,
 )
 from dispute_evidence.exits import EXIT_USAGE
@@ -166,6 +167,9 @@ def approve(
     except StateError as exc:
         typer.echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
+    except Exception as exc:  # a full disk (exit 74) or a lost state database (exit 1)
+        _one_line_or_raise(exc)
+        raise
     finally:
         if budgets is not None:
             budgets.close()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from dispute_evidence.api import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.engine.full_disk import named_when_full
 from dispute_evidence.engine.report import SubmitOutcome
 from dispute_evidence.engine.review import approve
 from dispute_evidence.engine.state import StateStore
@@ -58,7 +59,7 @@ def approve_and_send(
     is given (None: record only)."""
     out = ApproveSent()
     policy = settings.review.policy()
-    with StateStore(state, must_exist=True) as store:
+    with StateStore(state, must_exist=True) as store, named_when_full(None, store.engine.url):
         result = approve(
             store, pids, all_complete=all_complete, by=by, source=source, policy=policy
         )
@@ -116,7 +117,8 @@ def _send_now(
     outcome, counts = "failed", None
     try:
         submitted = submit(session)
-        result = report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), submitted)
+        with named_when_full(session.report_folder, session.store.engine.url):
+            result = report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), submitted)
         outcome, counts = result.outcome, result.counts
         out.run_id, out.report = session.run_id, str(result.report)
         where = {pid: _not_at_the_api(session.store, pid) for pid in waiting}

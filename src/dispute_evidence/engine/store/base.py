@@ -171,8 +171,8 @@ class StoreBase:
             self.engine.dispose()
             if created:  # ours and never written whole (a full disk): no empty file left behind
                 Path(str(self.engine.url.database)).unlink(missing_ok=True)
-            if "disk is full" in str(exc):
-                raise  # not damage: said as a full disk, one line, by the caller
+            if "disk is full" in str(exc):  # not damage: a full disk, said with its path
+                raise OSError(errno.ENOSPC, "No space left on device", self._where()) from exc
             self._full_disk_or_damaged(exc)
 
     def _full_disk_or_damaged(self, exc: DatabaseError) -> NoReturn:
