@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from dispute_evidence.engine.schema import (
     disputes,
@@ -16,6 +16,19 @@ from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.store.base import (
     StoreBase,
     now_iso,
+)
+
+# one statement for every dispute read (executemany): the values it had are written back
+_READ_UPDATE = (
+    disputes.update()
+    .where(disputes.c.provider_dispute_id == bindparam("b_pid"))
+    .values(
+        api_read_at=bindparam("b_read_at"),
+        api_status=bindparam("b_status"),
+        api_status_at=bindparam("b_status_at"),
+        response_due_by=bindparam("b_due"),
+        api_due_by=bindparam("b_api_due"),
+    )
 )
 
 
@@ -61,33 +74,44 @@ class Readback(StoreBase):
     ) -> dict[str, str]:
         """What the API said of each dispute read ({pid: (status, deadline)}), in one
         transaction (one commit, not one per dispute: reads are repeated harmlessly); returns
-        {pid: the deadline it replaced} where that moved by more than an hour."""
+        {pid: the deadline it replaced} where that moved by more than an hour. A new status is
+        kept in the history."""
         now, moved = now_iso(), {}
+        rows: list[dict[str, Any]] = []
         with self.engine.begin() as c:
+            known = self._read_rows(c, list(read))
             for pid, (status, due_by) in read.items():
-                row = c.execute(
-                    select(disputes.c.api_status, disputes.c.response_due_by).where(
-                        disputes.c.provider_dispute_id == pid
-                    )
-                ).first()
-                if row is None:
+                if (row := known.get(pid)) is None:
                     continue
-                values: dict[str, Any] = {"api_read_at": now}
-                if status and status != row.api_status:
-                    values |= {"api_status": status, "api_status_at": now}
+                values: dict[str, Any] = {"b_pid": pid, "b_read_at": now, "b_status": row[0],
+                                          "b_status_at": row[2], "b_due": due_by or row[1]}  # fmt: skip
+                if status and status != row[0]:
+                    values |= {"b_status": status, "b_status_at": now}
                     c.execute(
                         status_history.insert().values(
                             provider_dispute_id=pid, status=status, seen_at=now, run_id=run_id
                         )
                     )
-                if due_by:
-                    values |= {"api_due_by": due_by, "response_due_by": due_by}
-                    if row.response_due_by and _hours_apart(row.response_due_by, due_by) > 1:
-                        moved[pid] = row.response_due_by  # (a deadline the sheet lacked is filled)
-                c.execute(
-                    disputes.update().where(disputes.c.provider_dispute_id == pid).values(**values)
-                )
+                if due_by and row[1] and _hours_apart(row[1], due_by) > 1:
+                    moved[pid] = row[1]  # (a deadline the sheet lacked is filled in)
+                values["b_api_due"] = due_by or row[3]
+                rows.append(values)
+            if rows:
+                c.execute(_READ_UPDATE, rows)
         return moved
+
+    @staticmethod
+    def _read_rows(c: Any, pids: list[str]) -> dict[str, tuple[Any, ...]]:
+        """{pid: (api_status, response_due_by, api_status_at, api_due_by)} of these disputes."""
+        out: dict[str, tuple[Any, ...]] = {}
+        cols = (disputes.c.api_status, disputes.c.response_due_by, disputes.c.api_status_at,
+                disputes.c.api_due_by)  # fmt: skip
+        for i in range(0, len(pids), 500):
+            q = select(disputes.c.provider_dispute_id, *cols).where(
+                disputes.c.provider_dispute_id.in_(pids[i : i + 500])
+            )
+            out.update((r[0], tuple(r[1:])) for r in c.execute(q))
+        return out
 
     def status_history(self) -> pd.DataFrame:
         with self.engine.connect() as c:
