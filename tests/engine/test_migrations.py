@@ -6,6 +6,7 @@ import sqlite3
 
 from dispute_evidence.engine.schema import SCHEMA_VERSION
 from dispute_evidence.engine.state import StateStore
+from tests.engine.old_state import as_version
 
 
 def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
@@ -27,7 +28,7 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
         c.execute("ALTER TABLE disputes DROP COLUMN sent_to")
         c.execute("ALTER TABLE evidence_files DROP COLUMN sent_to")
         c.execute("ALTER TABLE evidence_files DROP COLUMN matched")
-        c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        as_version(c, 1)
         c.execute(
             "INSERT INTO disputes (provider_dispute_id, status) VALUES ('dp_old', 'submitted')"
         )
@@ -62,7 +63,7 @@ def test_the_run_lock_and_seen_files_move_out_of_meta_into_their_tables(tmp_path
     with sqlite3.connect(path) as c:
         c.execute("DROP TABLE run_lock")
         c.execute("DROP TABLE evidence_seen")
-        c.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+        as_version(c, 10)
         c.execute("INSERT INTO meta VALUES ('run_lock', ?)",
                   (f"otherhost:4242:r-old|{held_until}|2026-11-24T02:00:00Z",))  # fmt: skip
         c.execute("INSERT INTO meta VALUES ('evidence_seen', ?)",
@@ -92,7 +93,8 @@ def test_each_migration_is_frozen_as_written(tmp_path):
     step adds its own; the last one leaves the schema the store's tables describe."""
     from sqlalchemy import create_engine, inspect
 
-    from dispute_evidence.engine.schema import MIGRATIONS, metadata
+    from dispute_evidence.engine.migrations import MIGRATIONS
+    from dispute_evidence.engine.schema import metadata
 
     engine = create_engine(f"sqlite:///{tmp_path / 'steps.sqlite3'}")
     with engine.begin() as conn:
@@ -108,3 +110,60 @@ def test_each_migration_is_frozen_as_written(tmp_path):
                 have = [c["name"] for c in inspect(conn).get_columns(table.name)]
                 assert have == [c.name for c in table.columns], table.name
     engine.dispose()
+
+
+def test_what_meta_held_as_json_moves_into_tables(tmp_path):
+    """v13: the CE 3.0 verdicts, the API's views, the evidence kinds, the last picture and the
+    review policy, kept by a v12 state as JSON in `meta`, keep their meaning in tables."""
+    import json
+
+    from dispute_evidence.engine.api_views import api_views, held_by_api_view
+    from dispute_evidence.engine.case import _kept_ce3
+    from dispute_evidence.engine.picture import Picture
+    from dispute_evidence.engine.review_state import kept_policy
+
+    path = tmp_path / "v12.sqlite3"
+    StateStore(path).close()
+    packed = {
+        "ce3_verdicts": {"dp_1": ["qualifies: prior orders 2001, 2002", True, True],
+                         "dp_2": ["does not qualify: no prior order", False, False]},
+        "api_dispute_views": {"dp_1": {"reason": "fraudulent", "amount": 1000.0,
+                              "currency": "USD", "opened_on": "2026-11-01", "mismatch": ""},
+                              "dp_2": {"reason": "general", "amount": None, "currency": "EUR",
+                              "opened_on": "", "mismatch": "amount: 12.00 vs 13.00"}},
+        "outcome_evidence_kinds": {"dp_1": ["e4fe8a2bf6fad049", "ynn"]},
+        "last_picture": {"disputes": {"dp_1": "sent, files 2/2"}, "problems": ["a: b: c"]},
+        "review_policy": {"hold": "all", "sweep_hours": 24.0, "since": "2026-11-02T00:00:00Z",
+                          "by": "a run"},
+    }  # fmt: skip
+    with sqlite3.connect(path) as c:
+        as_version(c, 12)
+        c.executemany("INSERT INTO meta VALUES (?, ?)",
+                      [(k, json.dumps(v)) for k, v in packed.items()])  # fmt: skip
+    with StateStore(path) as store:
+        ce3 = _kept_ce3(store)
+        assert ce3["dp_1"].qualifies and ce3["dp_1"].with_ip_or_device
+        assert not ce3["dp_2"].qualifies and ce3["dp_2"].why == "no prior order"
+        assert api_views(store)["dp_1"].amount == 1000.0
+        assert list(held_by_api_view(store)) == ["dp_2"]
+        assert store.evidence_kinds()["dp_1"].kinds == "ynn"
+        before = Picture.from_kept(store.last_picture())
+        assert before == Picture({"dp_1": "sent, files 2/2"}, frozenset({"a: b: c"}))
+        assert Picture({"dp_1": "sent, files 2/2"}).changes_since(before) == [
+            "Problems: 0 new, 1 resolved"
+        ]
+        policy = kept_policy(store)
+        assert policy is not None and (policy.hold, policy.sweep_hours, policy.by) == (
+            "all", 24.0, "a run")  # fmt: skip
+    with sqlite3.connect(path) as c:
+        left = {k for (k,) in c.execute("SELECT key FROM meta")}
+    assert not left & set(packed)
+
+
+def test_a_state_with_no_report_yet_has_no_picture(tmp_path):
+    from dispute_evidence.engine.picture import Picture
+
+    with StateStore(tmp_path / "s.sqlite3") as store:
+        assert store.last_picture() is None
+        store.keep_picture(Picture({}, frozenset()).kept(), "2026-11-25T00:00:00Z")
+        assert Picture.from_kept(store.last_picture()) == Picture()  # empty, yet kept

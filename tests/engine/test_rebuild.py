@@ -11,7 +11,6 @@ import pytest
 from sqlalchemy import select
 
 from dispute_evidence.engine import steps
-from dispute_evidence.engine.case import CE3_META
 from dispute_evidence.engine.rebuild import BUILT_HELD
 from dispute_evidence.engine.schema import disputes
 from dispute_evidence.engine.state import StateStore
@@ -108,7 +107,7 @@ def _picture(store: StateStore) -> dict[str, object]:
         "disputes": [
             tuple(bytes(v) if isinstance(v, bytes | memoryview) else v for v in r) for r in rows
         ],  # fmt: skip
-        "ce3": json.loads(store.get_meta(CE3_META) or "{}"),
+        "ce3": store.ce3_verdicts(),
         "problems": problems,
     }
 

@@ -12,6 +12,7 @@ from dispute_evidence.engine.state import StateStore
 from dispute_evidence.ingest import empty_records
 from dispute_evidence.ingest.layouts import FIELDS, NUMBER_FIELDS
 from dispute_evidence.ingest.tables import SOURCE_COLUMNS
+from tests.engine.old_state import as_version
 
 
 def _v11_state(url: str) -> None:
@@ -35,7 +36,7 @@ def _v11_state(url: str) -> None:
                                "customer_email": ["a@example.com"], "_file": ["o.csv"],
                                "_sheet": [None], "_row": [2], "_seq": [3]})  # fmt: skip
         orders.to_sql("rec_orders", c, index=False)
-        c.execute(text("UPDATE meta SET value = '11' WHERE key = 'schema_version'"))
+        as_version(c, 11)
     engine.dispose()
 
 

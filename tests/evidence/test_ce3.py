@@ -156,6 +156,8 @@ def test_a_state_from_before_a_new_column_takes_exports_that_have_it(sandbox_fac
     is brought to the schema's shape when it opens; the export that has the field is read."""
     import sqlite3
 
+    from tests.engine.old_state import as_version
+
     sb = sandbox_factory(rows=seed_rows(1, prefix="dp_ce3_"))
     inbox = tmp_path / "inbox"
     orders, payments, _ = write_scenario(inbox)
@@ -167,7 +169,7 @@ def test_a_state_from_before_a_new_column_takes_exports_that_have_it(sandbox_fac
         engine_pass(store, sb.base_url, inbox)  # the disputes list only
     with sqlite3.connect(tmp_path / "state.sqlite3") as c:  # as before network_reason_code
         c.execute("ALTER TABLE rec_disputes DROP COLUMN network_reason_code")
-        c.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+        as_version(c, 11)
     for f in (orders, payments):
         (later / f.name).rename(f)
     write_csv(inbox / "disputes-2.csv", ["provider_dispute_id", "order_number", "reason",

@@ -5,22 +5,20 @@ The API's dispute object has no provider_dispute_id: the first evidence POST's a
 the API's id, and the dispute is compared right then (from the run's listing when it holds
 it, else one GET). Each read-back compares again. On a mismatch nothing more is sent for it
 (no file, no second update): it is held, both values named, until the two agree. Kept in the
-state's meta table (one JSON object): no schema change.
+state's `api_views` table (engine/store/kept.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from typing import Any
 
 import orjson
 
 from dispute_evidence.api.models import Dispute
 from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.store.kept import KeptView
 from dispute_evidence.evidence.case import DisputeView, build_case, view_mismatch
 
-VIEWS_META = "api_dispute_views"  # pid -> {reason, amount, currency, opened_on, mismatch}
 HELD_PREFIX = "held: the API's view of this dispute differs from the disputes list"
 
 
@@ -36,31 +34,25 @@ def held_text(mismatch: str) -> str:
     )
 
 
-def _load(store: StateStore) -> dict[str, dict[str, Any]]:
-    loaded: dict[str, dict[str, Any]] = json.loads(store.get_meta(VIEWS_META) or "{}")
-    return loaded
-
-
 def record_views(
     store: StateStore, seen: dict[str, tuple[bytes | None, Dispute]]
 ) -> dict[str, str]:
     """Compare each dispute's API view (pid -> (its payload, the API's dispute)) with the
     disputes list's and keep it; returns pid -> why it is held, for those that differ."""
-    kept, held = _load(store), {}
+    kept, changed, held = store.api_views(), {}, {}
     for pid, (payload, api) in seen.items():
         view = view_of(api)
-        entry = {"reason": view.reason, "amount": view.amount, "currency": view.currency,
-                 "opened_on": view.opened_on, "of": _tag(payload)}  # fmt: skip
-        was = kept.get(pid) or {}
-        if {k: was.get(k) for k in entry} == entry:  # compared before: the same two views
-            mismatch = str(was.get("mismatch") or "")
+        entry = (view.reason, view.amount, view.currency, view.opened_on, _tag(payload))
+        was = kept.get(pid)
+        if was is not None and was[:5] == entry:  # compared before: the same two views
+            mismatch = was.mismatch
         else:
             sheet = build_case(orjson.loads(payload)).dispute if payload else DisputeView()
             mismatch = view_mismatch(sheet, view)
-        kept[pid] = entry | {"mismatch": mismatch}
+            changed[pid] = KeptView(*entry, mismatch)
         if mismatch:
             held[pid] = held_text(mismatch)
-    store.set_meta(VIEWS_META, json.dumps(kept, sort_keys=True))
+    store.keep_api_views(changed)
     return held
 
 
@@ -71,13 +63,12 @@ def _tag(payload: bytes | None) -> str:
 
 def held_by_api_view(store: StateStore) -> dict[str, str]:
     """Disputes whose API view differed from the disputes list when last compared."""
-    return {pid: held_text(v["mismatch"]) for pid, v in _load(store).items() if v.get("mismatch")}
+    return {pid: held_text(v.mismatch) for pid, v in store.api_views().items() if v.mismatch}
 
 
 def api_views(store: StateStore) -> dict[str, DisputeView]:
     """The API's view of each dispute compared so far (the case's `api`)."""
     return {
-        pid: DisputeView(v.get("reason") or "", v.get("amount"), v.get("currency") or "", "",
-                         v.get("opened_on") or "")
-        for pid, v in _load(store).items()
-    }  # fmt: skip
+        pid: DisputeView(v.reason, v.amount, v.currency, "", v.opened_on)
+        for pid, v in store.api_views().items()
+    }

@@ -4,7 +4,6 @@ fight-or-accept advice. Columns for the dispute table and the lines a person rea
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection
 from datetime import date
 from pathlib import Path
@@ -32,16 +31,15 @@ from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_fold
 from dispute_evidence.policies import AdvicePolicy, outcome
 from dispute_evidence.problems import Problem, ProblemKind
 
-CE3_META = "ce3_verdicts"
 NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"
 
 
 def _kept_ce3(store: StateStore) -> dict[str, Ce3]:
-    raw = json.loads(store.get_meta(CE3_META) or "{}")
     return {
-        pid: Ce3(bool(ok), "" if ok else text.removeprefix("does not qualify: "), (), bool(could))
-        for pid, (text, ok, could) in raw.items()
-    }
+        pid: Ce3(v.qualifies, "" if v.qualifies else v.text.removeprefix("does not qualify: "),
+                 (), v.with_ip_or_device)
+        for pid, v in store.ce3_verdicts().items()
+    }  # fmt: skip
 
 
 def case_documents(
@@ -94,8 +92,8 @@ def add_case_columns(
     letter (how many claims the rebuttal letter makes, or that it makes none) and advice
     (fight or accept, and why; a dispute held under the merchant's threshold says so in its
     next step too)."""
-    kept = json.loads(store.get_meta(CE3_META) or "{}")
-    table["visa_ce3"] = table["provider_dispute_id"].map(lambda p: kept.get(p, [""])[0])
+    kept = {pid: v.text for pid, v in store.ce3_verdicts().items()}
+    table["visa_ce3"] = table["provider_dispute_id"].map(lambda p: kept.get(p, ""))
     payloads = store.payloads() if payloads is None else payloads
     if cases is None:
         docs = case_documents(store)

@@ -8,13 +8,13 @@ given, delivery confirmed, AVS match, files attached), so a team sees which evid
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import orjson
 import pandas as pd
 
+from dispute_evidence.engine.store.kept import KeptKinds
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.completeness import ITEMS
 from dispute_evidence.policies import outcome
@@ -26,7 +26,6 @@ COLUMNS = ["dimension", "value", "won", "lost", "open", "win rate"]
 
 
 KINDS = {"tracking given": "tracking", "delivery confirmed": "delivered", "AVS match": "avs_match"}
-KNOWN_KINDS = "outcome_evidence_kinds"  # meta: {dispute: [payload tag, "yny"]}
 
 
 def evidence_kinds(body: bytes | None) -> str:
@@ -40,17 +39,15 @@ def remembered_kinds(
 ) -> dict[str, str]:
     """evidence_kinds of each dispute, worked out once per payload and kept in the state: a
     closed dispute's never changes, and a year of them made every night's report slow."""
-    kept: dict[str, list[str]] = json.loads(store.get_meta(KNOWN_KINDS) or "{}")
-    out, changed = {}, False
+    kept = store.evidence_kinds()
+    out, changed = {}, {}
     for pid in pids:
         body = payloads.get(pid)
         tag = hashlib.blake2b(body or b"", digest_size=8).hexdigest()
-        if (got := kept.get(pid)) is None or got[0] != tag:
-            got = kept[pid] = [tag, evidence_kinds(body)]
-            changed = True
-        out[pid] = got[1]
-    if changed:
-        store.set_meta(KNOWN_KINDS, json.dumps(kept, separators=(",", ":")))
+        if (got := kept.get(pid)) is None or got.payload_tag != tag:
+            got = changed[pid] = KeptKinds(tag, evidence_kinds(body))
+        out[pid] = got.kinds
+    store.keep_evidence_kinds(changed)
     return out
 
 

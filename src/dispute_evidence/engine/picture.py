@@ -1,15 +1,14 @@
-"""What a report showed, kept in the state, so the next one can say what changed since."""
+"""What a report showed, kept in the state (tables picture_disputes, picture_problems), so the
+next one can say what changed since."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from dispute_evidence.engine.store.kept import KeptPicture
 from dispute_evidence.problems import Problem
-
-LAST_PICTURE = "last_picture"  # meta key
 
 
 @dataclass(frozen=True)
@@ -27,15 +26,13 @@ class Picture:
         }
         return cls(disputes, frozenset(f"{p.kind}: {p.where}: {p.what}" for p in problems))
 
-    def dumps(self) -> str:
-        return json.dumps({"disputes": self.disputes, "problems": sorted(self.problems)})
+    def kept(self) -> KeptPicture:
+        """As the state keeps it (engine/store/kept.py)."""
+        return KeptPicture(dict(self.disputes), self.problems)
 
     @classmethod
-    def loads(cls, text: str | None) -> Picture | None:
-        if not text:
-            return None
-        data = json.loads(text)
-        return cls(dict(data["disputes"]), frozenset(data["problems"]))
+    def from_kept(cls, kept: KeptPicture | None) -> Picture | None:
+        return None if kept is None else cls(dict(kept.disputes), kept.problems)
 
     def changes_since(self, before: Picture | None) -> list[str]:
         """Plain lines: disputes new or changed, problems new or resolved."""

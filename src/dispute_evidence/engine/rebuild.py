@@ -24,8 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.engine.case import CE3_META
 from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.store.kept import KeptVerdict
 from dispute_evidence.evidence.builder import claimed_orders
 from dispute_evidence.evidence.ce3 import Ce3
 from dispute_evidence.evidence.sources import source_keys
@@ -122,10 +122,10 @@ def keep_build_problems(
 def keep_ce3(store: StateStore, scope: Scope | None, verdicts: dict[str, Ce3]) -> None:
     """Every fraud dispute's CE 3.0 verdict, kept in the state for the report: this build's,
     and the last build's for the disputes outside `scope`."""
-    fresh = {pid: [v.text, v.qualifies, v.with_ip_or_device] for pid, v in verdicts.items()}
-    old: dict[str, Any] = json.loads(store.get_meta(CE3_META) or "{}") if scope else {}
-    kept = {pid: v for pid, v in old.items() if scope and pid not in scope.disputes}
-    store.set_meta(CE3_META, json.dumps(dict(sorted((kept | fresh).items()))))
+    fresh = {
+        pid: KeptVerdict(v.text, v.qualifies, v.with_ip_or_device) for pid, v in verdicts.items()
+    }
+    store.keep_ce3_verdicts(fresh, within=None if scope is None else scope.disputes)
 
 
 def source_records(store: StateStore, payloads: dict[str, dict[str, Any]]) -> dict[str, Any]:

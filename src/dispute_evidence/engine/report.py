@@ -25,7 +25,7 @@ from dispute_evidence.engine.case import (
 from dispute_evidence.engine.generated import api_version_words
 from dispute_evidence.engine.history import history_columns, mark_history
 from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
-from dispute_evidence.engine.picture import LAST_PICTURE, Picture
+from dispute_evidence.engine.picture import Picture
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.readback import ReadOutcome
 from dispute_evidence.engine.review import (
@@ -35,7 +35,7 @@ from dispute_evidence.engine.review import (
     held_problems,
     write_approval_preview,
 )
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.state_problems import state_problems, weak_evidence
 from dispute_evidence.engine.status import OPEN_DISPUTE, DisputeStatus, FileStatus
 from dispute_evidence.engine.status import DisputeStatus as D
@@ -161,8 +161,8 @@ def report(
         sent = submitted.stats.evidence_sent
         outcome = f"Interrupted: {sent} sent so far; run again to finish"
     picture = Picture.of(table, problems)
-    changes = picture.changes_since(Picture.loads(store.get_meta(LAST_PICTURE)))
-    store.set_meta(LAST_PICTURE, picture.dumps())  # a dry run writes this to its copy only
+    changes = picture.changes_since(Picture.from_kept(store.last_picture()))
+    store.keep_picture(picture.kept(), now_iso())  # a dry run writes this to its copy only
     rep = RunReport(
         session.run_id,
         outcome,

@@ -10,14 +10,13 @@ settings (without one, nothing is sent unapproved), and a change of it is said t
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import cast
 
 from dispute_evidence.engine.state import StateStore, now_iso
+from dispute_evidence.engine.store.kept import KeptPolicyRow
 from dispute_evidence.policies import Hold, ReviewPolicy
 
-REVIEW_POLICY = "review_policy"  # meta: {"hold", "sweep_hours", "since", "by"}
 STRICTNESS: dict[str, int] = {"none": 0, "incomplete": 1, "all": 2}
 
 
@@ -36,16 +35,15 @@ class KeptPolicy:
 
 
 def kept_policy(store: StateStore) -> KeptPolicy | None:
-    raw = store.get_meta(REVIEW_POLICY)
-    if not raw:
+    row = store.kept_review_policy()
+    if row is None:
         return None
-    data: dict[str, Any] = json.loads(raw)
-    return KeptPolicy(data["hold"], data.get("sweep_hours"), data["since"], data["by"])
+    return KeptPolicy(cast(Hold, row.hold), row.sweep_hours, row.since, row.by)
 
 
 def keep_policy(store: StateStore, hold: Hold, sweep_hours: float | None, by: str) -> KeptPolicy:
     kept = KeptPolicy(hold, sweep_hours, now_iso(), by)
-    store.set_meta(REVIEW_POLICY, json.dumps(kept.__dict__))
+    store.keep_review_policy(KeptPolicyRow(hold, sweep_hours, kept.since, by))
     return kept
 
 

@@ -1,17 +1,15 @@
-"""State store schema, versioned, with step-by-step migrations (dlt style).
+"""State store schema, versioned: the tables as they are now, for the store's queries.
 
-The tables below are the schema as it is now, for the store's queries. Each migration is
-frozen as it was written: it creates or alters what its version added, with that version's
-columns spelled out, so what an old migration does never changes with today's tables.
+engine/migrations.py brings an older state here step by step (dlt style); each step is frozen
+as it was written, with its version's columns spelled out, so what an old step does never
+changes with today's tables.
 The statuses a dispute and an evidence file move through, and the moves allowed, are in
 engine/status.py (docs/architecture.md draws them).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     BigInteger,
@@ -21,23 +19,15 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
-    Numeric,
     String,
     Table,
     Text,
-    cast,
-    func,
-    inspect,
-    select,
-    text,
 )
-from sqlalchemy.engine import Connection
-from sqlalchemy.types import TypeEngine
 
 if TYPE_CHECKING:
-    from alembic.operations import Operations
+    pass
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -203,7 +193,7 @@ evidence_seen = Table(
 # with where each row came from (_file, _sheet, _row) and which ingest (file version) gave it
 # (_seq). Money and quantities are numbers; the rest is text as read. Spelled out as written at
 # v12 (a field added to FIELDS needs a migration adding its column: tests/engine/test_records.py)
-_V12_RECORDS: dict[str, str] = {
+V12_RECORDS: dict[str, str] = {
     "disputes": "provider_dispute_id order_number amount:n currency reason response_due_by "
     "network_reason_code",
     "orders": "order_number product_title price:n quantity:n currency_code order_date "
@@ -223,7 +213,7 @@ _V12_RECORDS: dict[str, str] = {
 }
 
 
-RECORD_COLUMNS = _V12_RECORDS  # today's are v12's (a later step adding one spells out its own)
+RECORD_COLUMNS = V12_RECORDS  # today's are v12's (a later step adding one spells out its own)
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:
@@ -243,246 +233,49 @@ RECORD_TABLES: dict[str, Table] = {
     kind: record_table(kind, spec, metadata) for kind, spec in RECORD_COLUMNS.items()
 }
 
-
-def migrate(conn: Connection) -> int:
-    """Bring the schema to SCHEMA_VERSION, one step at a time; returns the version found."""
-    metadata.create_all(conn, tables=[meta])
-    row = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).first()
-    found = int(row[0]) if row else 0
-    if found > SCHEMA_VERSION:
-        raise RuntimeError(
-            f"state store schema v{found} is newer than this program (v{SCHEMA_VERSION}); upgrade it"
-        )
-    for step in range(found + 1, SCHEMA_VERSION + 1):
-        MIGRATIONS[step](conn)
-        conn.execute(meta.delete().where(meta.c.key == "schema_version"))
-        conn.execute(meta.insert().values(key="schema_version", value=str(step)))
-    return found
-
-
-def _v1(conn: Connection) -> None:
-    """Runs, ingested files, disputes and their evidence files, as version 1 had them."""
-    v1 = MetaData()
-    Table(
-        "runs", v1,
-        Column("run_id", String(64), primary_key=True),
-        Column("started_at", String(32), nullable=False),
-        Column("finished_at", String(32)),
-        Column("trigger", String(32)),
-        Column("outcome", String(32)),  # TEXT from v2 (PostgreSQL; SQLite keeps any length)
-        Column("counts", Text),
-    )  # fmt: skip
-    Table(
-        "ingested_files", v1,
-        Column("sha256", String(64), primary_key=True),
-        Column("name", Text, nullable=False),
-        Column("seq", Integer, nullable=False),
-        Column("run_id", String(64)),
-        Column("ingested_at", String(32)),
-        Column("summary", Text),
-    )  # fmt: skip
-    Table(
-        "disputes", v1,
-        Column("provider_dispute_id", String(255), primary_key=True),
-        Column("order_number", String(255)),
-        Column("response_due_by", String(32)),
-        Column("payload", LargeBinary),
-        Column("payload_hash", String(64)),
-        Column("submitted_hash", String(64)),
-        Column("dispute_id", String(255)),
-        Column("status", String(32), nullable=False, server_default="pending"),
-        Column("detail", Text),
-        Column("attempts", Integer, nullable=False, server_default="0"),
-        Column("last_error", Text),
-        Column("lease_owner", String(64)),
-        Column("lease_expires", Float),
-        Column("updated_at", String(32)),
-        Index("disputes_by_status", "status"),
-    )  # fmt: skip
-    Table(
-        "evidence_files", v1,
-        Column("provider_dispute_id", String(255), primary_key=True),
-        Column("sha256", String(64), primary_key=True),
-        Column("file_name", Text, nullable=False),
-        Column("path", Text, nullable=False),
-        Column("size", Integer, nullable=False),
-        Column("mime", String(64)),
-        Column("status", String(32), nullable=False, server_default="pending"),
-        Column("remote_file_id", String(255)),
-        Column("last_error", Text),
-        Column("updated_at", String(32)),
-        Index("files_by_status", "status"),
-    )  # fmt: skip
-    v1.create_all(conn)
-
-
-def _v2(conn: Connection) -> None:
-    """Open problems, kept until their file is replaced; a run's outcome becomes a headline."""
-    v2 = MetaData()
-    Table(
-        "open_problems", v2,
-        Column("source", Text, nullable=False),
-        Column("seq", Integer, nullable=False),
-        Column("kind", String(64), nullable=False),
-        Column("body", Text, nullable=False),
-        Column("run_id", String(64)),
-        Index("problems_by_source", "source"),
-    )  # fmt: skip
-    v2.create_all(conn)
-    if conn.dialect.name == "postgresql":  # outcomes became headlines ("5 sent · 3 need you")
-        alter(conn).alter_column("runs", "outcome", type_=Text())
-
-
-def alter(conn: Connection) -> Operations:
-    """Schema changes on `conn` as SQLAlchemy constructs (alembic's operations, no SQL text).
-    Alembic loads only when a schema changes (0.4 s: not on every run's start)."""
-    from alembic.migration import MigrationContext
-    from alembic.operations import Operations
-
-    return Operations(MigrationContext.configure(conn))
-
-
-def column_type(kind: str) -> TypeEngine[Any]:
-    """'VARCHAR(64)', 'TEXT', 'INTEGER' as SQLAlchemy types."""
-    if m := re.fullmatch(r"VARCHAR\((\d+)\)", kind.upper()):
-        return String(int(m.group(1)))
-    types: dict[str, TypeEngine[Any]] = {"TEXT": Text(), "INTEGER": Integer(), "FLOAT": Float()}
-    return types[kind.upper()]
-
-
-def _add_columns(conn: Connection, table: str, columns: dict[str, str]) -> None:
-    """Add each of `columns` (name: SQL type, e.g. 'VARCHAR(64)') to `table`."""
-    ops = alter(conn)
-    for name, kind in columns.items():
-        ops.add_column(table, Column(name, column_type(kind)))
-
-
-def _v3(conn: Connection) -> None:
-    _add_columns(conn, "disputes", {"summary_input": "VARCHAR(64)"})
-
-
-def _v4(conn: Connection) -> None:
-    """What the API says of each dispute (read back), and every status it showed."""
-    _add_columns(conn, "disputes", {"api_status": "VARCHAR(64)", "api_status_at": "VARCHAR(32)",
-                                    "api_read_at": "VARCHAR(32)", "api_due_by": "VARCHAR(32)"})  # fmt: skip
-    v4 = MetaData()
-    Table(
-        "status_history", v4,
-        Column("provider_dispute_id", String(255), nullable=False),
-        Column("status", String(64), nullable=False),
-        Column("seen_at", String(32), nullable=False),
-        Column("run_id", String(64)),
-        Index("history_by_dispute", "provider_dispute_id"),
-    )  # fmt: skip
-    v4.create_all(conn)
-
-
-def _v5(conn: Connection) -> None:
-    # what a file was read with (mappings, locale): a file dropped again after they changed is
-    # read again
-    _add_columns(conn, "ingested_files", {"inputs": "VARCHAR(64)"})
-    # what kind of document a file is (evidence/kinds.py): it decides what it proves
-    _add_columns(conn, "evidence_files", {"kind": "VARCHAR(32)"})
-
-
-def _v6(conn: Connection) -> None:
-    _add_columns(conn, "disputes", {"approved_hash": "VARCHAR(64)", "approved_by": "TEXT",
-                                    "approved_at": "VARCHAR(32)"})  # fmt: skip
-    metadata.create_all(conn, tables=[alerts_sent])
-
-
-def _v7(conn: Connection) -> None:
-    """Which API each dispute's evidence and each file was sent to (a sandbox trial must not
-    count as sent at the real API); rows sent before are attributed at the next run's API."""
-    _add_columns(conn, "disputes", {"sent_to": "VARCHAR(255)"})
-    _add_columns(conn, "evidence_files", {"sent_to": "VARCHAR(255)"})
-
-
-def _v8(conn: Connection) -> None:
-    # how a file was matched (by name, or by what its text names: evidence/files.py)
-    _add_columns(conn, "evidence_files", {"matched": "TEXT"})
-
-
-def _v9(conn: Connection) -> None:
-    """Generated PDFs sent once (engine/generated.py): their versions and the facts they state."""
-    _add_columns(conn, "disputes", {"material_hash": "VARCHAR(64)", "generated_held": "TEXT"})
-    metadata.create_all(conn, tables=[generated_docs])
-
-
-def _v10(conn: Connection) -> None:
-    """The approvals log; the approval in force on each dispute (v6) is its first entry."""
-    metadata.create_all(conn, tables=[approvals])
-    conn.execute(
-        text(
-            "INSERT INTO approvals (provider_dispute_id, evidence_hash, version, approved_by, "
-            "source, at, applied, note) SELECT provider_dispute_id, approved_hash, "
-            "'v' || substr(approved_hash, 1, 12), COALESCE(approved_by, 'unknown'), '', "
-            "approved_at, 1, '' "
-            "FROM disputes WHERE approved_hash IS NOT NULL AND approved_at IS NOT NULL"
-        )
-    )
-
-
-def _v11(conn: Connection) -> None:
-    """The run lock and the evidence files seen, out of `meta`'s packed text into tables."""
-    lock = Table("run_lock", MetaData(), Column("name", String(16), primary_key=True),
-                 Column("owner", String(255), nullable=False),
-                 Column("expires", Float, nullable=False),
-                 Column("since", String(32), nullable=False))  # fmt: skip
-    seen = Table("evidence_seen", MetaData(), Column("signature", String(1024), primary_key=True))
-    lock.create(conn)
-    seen.create(conn)
-    keys = ("run_lock", "evidence_seen")
-    if not inspect(conn).has_table("meta"):  # (migrate() makes it first; a bare step may not)
-        return
-    rows = conn.execute(select(meta.c.key, meta.c.value).where(meta.c.key.in_(keys)))
-    packed: dict[str, str] = {str(key): str(value) for key, value in rows}
-    if held := packed.get("run_lock"):  # 'owner|expires|since'
-        owner, expires, since = held.rsplit("|", 2)
-        conn.execute(lock.insert().values(name="run", owner=owner, expires=float(expires),
-                                          since=since))  # fmt: skip
-    if signatures := json.loads(packed.get("evidence_seen") or "[]"):
-        conn.execute(seen.insert(), [{"signature": s} for s in sorted(set(signatures))])
-    conn.execute(meta.delete().where(meta.c.key.in_(keys)))
-
-
-def _v12(conn: Connection) -> None:
-    """The record tables declared: pandas made them at a file's first write, typed by that
-    file's values (a number column could be TEXT) and widened as fields were added. A table
-    pandas made is rebuilt in v12's shape with its rows (numbers stored as text become numbers)."""
-    present = set(inspect(conn).get_table_names())
-    for kind, spec in _V12_RECORDS.items():
-        table = record_table(kind, spec, MetaData())
-        if table.name not in present:
-            table.create(conn)
-            continue
-        alter(conn).rename_table(table.name, f"{table.name}_v11")
-        old = Table(f"{table.name}_v11", MetaData(), autoload_with=conn)
-        table.create(conn)
-        names = [c.name for c in table.columns if c.name in old.c]
-        picked = [_as_column_of(old.c[n], table.c[n]) for n in names]
-        conn.execute(table.insert().from_select(names, select(*picked)))
-        old.drop(conn)
-
-
-def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
-    """`value` as `target` stores it: text ('' none) made a number where a number goes."""
-    if isinstance(target.type, Float) and not isinstance(value.type, Numeric | Integer):
-        return cast(func.nullif(value, ""), Float)
-    return value
-
-
-MIGRATIONS = {
-    1: _v1,
-    2: _v2,
-    3: _v3,
-    4: _v4,
-    5: _v5,
-    6: _v6,
-    7: _v7,
-    8: _v8,
-    9: _v9,
-    10: _v10,
-    11: _v11,
-    12: _v12,
-}
+# v13: what `meta` held as JSON, each a table (engine/store/kept.py)
+# each fraud dispute's Visa CE 3.0 verdict from the last build (engine/case.py)
+ce3_verdicts = Table(
+    "ce3_verdicts", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("verdict", Text, nullable=False),  # "qualifies: …" or "does not qualify: why"
+    Column("qualifies", Integer, nullable=False),
+    Column("with_ip_or_device", Integer, nullable=False),
+)  # fmt: skip
+# the API's own view of each dispute, and how it differs from the disputes list (api_views.py)
+api_views = Table(
+    "api_views", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("reason", Text),
+    Column("amount", Float),
+    Column("currency", String(16)),
+    Column("opened_on", String(32)),
+    Column("payload_tag", String(32)),  # which payload it was compared with
+    Column("mismatch", Text),  # '' when they agree
+)  # fmt: skip
+# which evidence kinds each payload shows, worked out once per payload (engine/outcomes.py)
+evidence_kinds = Table(
+    "evidence_kinds", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("payload_tag", String(32), nullable=False),
+    Column("kinds", String(16), nullable=False),  # 'y'/'n' per kind
+)  # fmt: skip
+# what the last report showed, so the next says what changed (engine/picture.py)
+picture_disputes = Table(
+    "picture_disputes", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("shown", Text, nullable=False),  # "status, files a/b"
+)  # fmt: skip
+picture_problems = Table(
+    "picture_problems", metadata,
+    Column("problem", Text, nullable=False),  # "kind: where: what"
+)  # fmt: skip
+# the review policy the state holds (engine/review_state.py): one row, 'state'
+review_policy = Table(
+    "review_policy", metadata,
+    Column("name", String(16), primary_key=True),
+    Column("hold", String(16), nullable=False),
+    Column("sweep_hours", Float),
+    Column("since", String(32), nullable=False),
+    Column("set_by", Text, nullable=False),
+)  # fmt: skip

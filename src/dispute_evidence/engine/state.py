@@ -3,7 +3,8 @@ SQLAlchemy URL (PostgreSQL for shared use). Every unit of work commits alone, so
 killed at any moment leaves each dispute and file in a state the next run knows how to finish.
 
 `StateStore` is composed of the parts in engine/store/: the connection (base), runs and meta,
-locks and leases, records, disputes and files, transitions, read-back and report tables."""
+locks and leases, records, disputes and files, transitions, read-back and report tables,
+and what one build or report keeps for the next (kept)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from dispute_evidence.engine.store.base import (
 )
 from dispute_evidence.engine.store.disputes import Disputes
 from dispute_evidence.engine.store.generated import Generated
+from dispute_evidence.engine.store.kept import Kept
 from dispute_evidence.engine.store.locks import Locks
 from dispute_evidence.engine.store.readback import Readback
 from dispute_evidence.engine.store.records import Records
@@ -65,6 +67,7 @@ class StateStore(
     Transitions,
     Readback,
     Reports,
+    Kept,
     ApiLedger,
     StoreBase,
 ):

@@ -18,10 +18,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence import clock
-from dispute_evidence.engine.schema import (
-    meta,
-    migrate,
-)
+from dispute_evidence.engine.migrations import migrate
+from dispute_evidence.engine.schema import meta
 
 # A run's lock and its dispute leases are renewed every KEEPALIVE_SECONDS while its process
 # lives (engine.run.KeepAlive): wherever the process dies, another machine takes over within
