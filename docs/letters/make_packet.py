@@ -1,79 +1,95 @@
-"""Render one example packet (what the issuer's reviewer sees in `[evidence] upload = "packet"`
-mode) into docs/letters/packet.pdf, with PNGs of its pages: `python docs/letters/make_packet.py`
-(needs pdftoppm for the PNGs). The documents are made here: a 2-page receipt, a delivery
-proof, and a photo of the parcel; the facts are invented, as in make_letters.py."""
+"""Regenerate docs/letters/packet.pdf from a real run: `python docs/letters/make_packet.py`.
+
+What the issuer's reviewer sees in `[evidence] upload = "packet"` mode. An inbox is made in a
+temporary folder (make_letters.py's sheets, with one not-received dispute, dp_1041, and the
+documents an analyst drops for it: the carrier's proof of delivery, the refund policy, the
+customer's email, each a PDF with a text layer, and a photo of the parcel at the door), then
+`dispute-evidence run --inbox … --sandbox` runs with DISPUTE_EVIDENCE_EVIDENCE__UPLOAD=packet,
+and the packet it uploaded is copied here with a PNG of each page (`pdftoppm -r 50 -png`).
+The facts are invented; the packet is what the pipeline sends.
+"""
 
 from __future__ import annotations
 
-import io
+import csv
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from PIL import Image, ImageDraw
-from reportlab.lib.pagesizes import A4
-from reportlab.pdfgen.canvas import Canvas
-
-from dispute_evidence.evidence.limits import PROFILES
-from dispute_evidence.evidence.packet import Document, build_packet
-from dispute_evidence.evidence.summary_pdf import summary_pdf
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from make_letters import DELIVERED, SOURCES, _payload  # noqa: E402
+from make_letters import _pdf, make_inbox  # noqa: E402
+
+PID, ORDER = "dp_1041", "1041"
 
 
-def _pdf(lines_per_page: list[list[str]]) -> bytes:
-    buf = io.BytesIO()
-    canvas = Canvas(buf, pagesize=A4, invariant=1)
-    for lines in lines_per_page:
-        for k, line in enumerate(lines):
-            canvas.setFont("Helvetica-Bold" if k == 0 else "Helvetica", 14 if k == 0 else 11)
-            canvas.drawString(72, 760 - 22 * k, line)
-        canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
-
-
-def _photo() -> bytes:
-    image = Image.new("RGB", (1600, 1200), (214, 196, 160))
+def _photo(path: Path) -> None:
+    """A parcel on a doormat, as a driver's delivery photo."""
+    image = Image.new("RGB", (1600, 1200), (196, 186, 170))
     draw = ImageDraw.Draw(image)
-    draw.rectangle((350, 300, 1250, 900), fill=(160, 120, 70), outline=(90, 60, 30), width=12)
-    draw.rectangle((700, 300, 900, 900), fill=(200, 190, 170))
-    out = io.BytesIO()
-    image.save(out, "JPEG", quality=85)
-    return out.getvalue()
+    draw.rectangle((0, 820, 1600, 1200), fill=(120, 96, 70))  # the doormat's floor
+    draw.rectangle((520, 420, 1080, 900), fill=(176, 130, 80), outline=(90, 60, 30), width=10)
+    draw.rectangle((760, 420, 840, 900), fill=(214, 204, 184))  # the tape
+    image.save(path, "JPEG", quality=85)
 
 
-DOCUMENTS = [
-    Document("1041 delivery-proof.pdf", "application/pdf", _pdf([[
-        "UPS Proof of Delivery", "Tracking number: 1Z999AA10123456784",
-        "Delivered: 2026-10-06 16:40, front door", "Signed by: A. SMITH"]])),
-    Document("1041 receipt.pdf", "application/pdf", _pdf([
-        ["Acme Outfitters - Receipt #1041", "2 x Linen shirt - Blue / M   99.00 USD",
-         "1 x Leather belt - Brown       25.00 USD", "Shipping                       5.00 USD"],
-        ["Acme Outfitters - Receipt #1041 (page 2)", "Total paid: 129.00 USD (Visa ...4242)",
-         "Returns accepted within 30 days of delivery."]])),
-    Document("1041 parcel-photo.jpg", "image/jpeg", _photo()),
-]  # fmt: skip
+def packet_inbox(inbox: Path) -> None:
+    """make_letters.py's inbox cut to one not-received dispute with its four documents."""
+    make_inbox(inbox)
+    with (inbox / "disputes.csv").open(newline="") as fh:
+        rows = [r for r in csv.reader(fh) if r[0] in ("provider_dispute_id", PID)]
+    with (inbox / "disputes.csv").open("w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    for doc in inbox.glob("*.pdf"):
+        if not doc.name.startswith(ORDER):
+            doc.unlink()
+    _pdf(inbox / f"{ORDER} refund policy.pdf", [
+        "Acme Outfitters refund policy",
+        "Returns are accepted within 30 days of delivery for unused items in their "
+        "original packaging."])  # fmt: skip
+    _pdf(inbox / f"{ORDER} customer email.pdf", [
+        "From: ann.smith@example.com", "Date: 2026-10-07", f"Subject: my order {ORDER}",
+        "Thanks, the deck came yesterday. Can I swap it for the 8.5in one?"])  # fmt: skip
+    _photo(inbox / f"{ORDER} parcel photo.jpg")
+
+
+def uploaded_packet(inbox: Path) -> Path:
+    """The packet the run uploaded for dp_1041 (its registered blob)."""
+    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.inbox import default_state
+
+    with StateStore(default_state(inbox)) as store:
+        table = store.file_table()
+    rows = table.loc[table["file_name"] == f"{PID}-evidence-packet.pdf"]
+    assert list(rows["status"]) == ["uploaded"], rows[["file_name", "status"]]
+    return Path(str(rows["path"].iloc[0]))
 
 
 def main() -> None:
-    payload = _payload("product_not_received", "13.1", shipments=[DELIVERED])
-    names = [d.name for d in DOCUMENTS]
-    packet = build_packet(
-        lambda pages: summary_pdf("dp_example_packet", payload, names, SOURCES, pages=pages),
-        DOCUMENTS,
-        PROFILES["visa"],
-    )
-    assert packet.over is None, packet.over
-    pdf = HERE / "packet.pdf"
-    pdf.write_bytes(packet.body)
-    for old in HERE.glob("packet-*.png"):
+    with tempfile.TemporaryDirectory() as tmp:
+        inbox = Path(tmp) / "inbox"
+        packet_inbox(inbox)
+        cli = [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox),
+               "--sandbox"]  # fmt: skip
+        env = {
+            **os.environ,
+            "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "0",
+            "DISPUTE_EVIDENCE_EVIDENCE__UPLOAD": "packet",
+            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_ID": "acct_1Acme",
+            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME": "Acme Outfitters",
+            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_WEBSITE": "https://acme-outfitters.example",
+        }
+        subprocess.run(cli, check=False, env=env)
+        pdf = HERE / "packet.pdf"
+        shutil.copyfile(uploaded_packet(inbox), pdf)
+    for old in HERE.glob("packet-*.png"):  # none beyond the new page count is left behind
         old.unlink()
-    if shutil.which("pdftoppm"):
-        subprocess.run(["pdftoppm", "-png", "-r", "50", str(pdf), str(HERE / "packet")], check=True)
+    subprocess.run(["pdftoppm", "-r", "50", "-png", str(pdf), str(HERE / "packet")], check=True)
 
 
 if __name__ == "__main__":
