@@ -147,15 +147,23 @@ def test_in_ci_a_missing_chromium_fails_the_page_tests_instead_of_skipping_them(
 
 def test_the_terminal_marks_as_needing_you_only_what_the_page_does(sample_report):
     """Information the page lists apart (the Visa CE 3.0 line, a moved deadline) is never a
-    "!" in the terminal summary, and the count of what needs you is the page's."""
+    "!" in the terminal summary nor under "Needs your attention" in summary.md (Prefect's
+    artifact), and the count of what needs you is the page's."""
     from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON
+    from dispute_evidence.reports.writer import md_text
 
     text = (sample_report / "summary.txt").read_text(encoding="utf-8")
     info = [h for k, h in HEADING.items() if k not in NEEDS_A_PERSON]
     marked = [line for line in text.splitlines() if line.startswith("  ! ")]
     assert not [line for line in marked if any(f"! {h}:" in line for h in info)], marked
-    if "Visa CE 3.0:" in text:
-        head, _, tail = text.partition("For your information (nothing to do, not counted):")
-        assert (
-            "Visa CE 3.0:" in tail and "Visa CE 3.0:" not in head.split("Needs your attention:")[-1]
-        )
+    # the sample's two fraud disputes always give the CE 3.0 line; none could have qualified
+    head, _, tail = text.partition("For your information (nothing to do, not counted):")
+    assert "Visa CE 3.0: 0 of 2 fraud disputes qualify\n" in tail, text
+    assert "Visa CE 3.0:" not in head and "could have qualified" not in text
+    md = (sample_report / "summary.md").read_text(encoding="utf-8")
+    needs, _, told = md.partition("## For your information (nothing to do, not counted)")
+    needs = needs.split("## Needs your attention")[-1]
+    assert "Visa CE 3.0:" in told and "Visa CE 3.0:" not in needs, md
+    shown = [md_text(h) for h in info]
+    assert not [h for h in shown if f"- {h}:" in needs or f"**{h}**" in needs], needs
+    assert "No merchant profile" in needs and "Evidence files not uploaded" in needs

@@ -400,16 +400,18 @@ class History:
 
 
 def ce3_summary(verdicts: dict[str, Ce3]) -> str:
-    """One line: how many fraud disputes qualify, and how many more could have."""
+    """One line: how many fraud disputes qualify, and how many more could have (when any)."""
     n = len(verdicts)
     if not n:
         return ""
     ok = sum(v.qualifies for v in verdicts.values())
     could = sum(v.with_ip_or_device and not v.qualifies for v in verdicts.values())
+    line = f"Visa CE 3.0: {ok} of {n} fraud disputes qualify"
+    if not could:  # "0 more (0%) could have qualified" says nothing
+        return line
     return (
-        f"Visa CE 3.0: {ok} of {n} fraud disputes qualify; {could} more ({could / n:.0%} of "
-        "fraud disputes) could have qualified had the IP address or device ID been captured at "
-        "checkout and exported"
+        f"{line}; {could} more ({could / n:.0%} of fraud disputes) could have qualified had the "
+        "IP address or device ID been captured at checkout and exported"
     )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.reports.wording import RUN_LEVEL
+from dispute_evidence.reports.wording import NEEDS_A_PERSON, RUN_LEVEL
 
 
 @dataclass
@@ -85,3 +85,12 @@ class RunReport:
             if p.kind not in RUN_LEVEL:
                 groups.setdefault(p.kind, []).append(p)
         return groups
+
+    def needing_a_person(
+        self, needed: bool
+    ) -> tuple[list[Problem], dict[ProblemKind, list[Problem]]]:
+        """The run-level problems and the grouped ones that need a person (`needed`), or those
+        that are information only: summary.md and summary.txt split them the same way."""
+        top = [p for p in self.top_problems() if (p.kind in NEEDS_A_PERSON) == needed]
+        groups = self.grouped_problems().items()
+        return top, {k: g for k, g in groups if (k in NEEDS_A_PERSON) == needed}

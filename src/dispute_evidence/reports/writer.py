@@ -21,7 +21,7 @@ from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports.columns import Surface, columns, line, title
 from dispute_evidence.reports.page import render_page
 from dispute_evidence.reports.run_report import RunReport
-from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON, WHAT_TO_DO
+from dispute_evidence.reports.wording import HEADING, WHAT_TO_DO
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -193,17 +193,15 @@ def _md(r: RunReport) -> list[str]:
     if len(r.changes) > 20:
         lines.append(f"- … and {len(r.changes) - 20} more (see disputes.xlsx)")
     lines.append("")
-    if not r.problems:
+    act, todo = r.needing_a_person(True)
+    if not (act or todo):
         lines += ["Nothing needs your attention."]
     else:
-        lines += ["## Needs your attention", ""]
-        lines += [
-            f"- {md_text(HEADING[p.kind])}: {md_text(p.where)}: {md_text(p.what)}"
-            for p in r.top_problems()
-        ]
-        for kind, group in r.grouped_problems().items():
-            lines.append(f"- **{md_text(HEADING[kind])}**: {len(group)} (see problems.xlsx)")
-            lines += [f"  - {md_text(p.where)}: {md_text(p.what)}" for p in group[:5]]
+        lines += ["## Needs your attention", "", *_md_problems(act, todo)]
+    info, rest = r.needing_a_person(False)
+    if info or rest:  # as the page and the terminal show them: apart, and not counted
+        lines += ["", "## For your information (nothing to do, not counted)", ""]
+        lines += _md_problems(info, rest)
     if r.outcomes is not None and not r.outcomes.empty:
         lines += ["", "## Outcomes", "", "| " + " | ".join(r.outcomes.columns) + " |",
                   "|" + "---|" * len(r.outcomes.columns)]  # fmt: skip
@@ -212,6 +210,14 @@ def _md(r: RunReport) -> list[str]:
             for row in r.outcomes.itertuples(index=False)
         ]
     lines += ["", "Details: disputes.xlsx (one row per dispute), problems.xlsx (what to fix)."]
+    return lines
+
+
+def _md_problems(top: list[Problem], groups: dict[ProblemKind, list[Problem]]) -> list[str]:
+    lines = [f"- {md_text(HEADING[p.kind])}: {md_text(p.where)}: {md_text(p.what)}" for p in top]
+    for kind, group in groups.items():
+        lines.append(f"- **{md_text(HEADING[kind])}**: {len(group)} (see problems.xlsx)")
+        lines += [f"  - {md_text(p.where)}: {md_text(p.what)}" for p in group[:5]]
     return lines
 
 
@@ -225,17 +231,14 @@ def summary_text(r: RunReport) -> str:
         lines.append(f"  … and {len(r.changes) - 10} more")
     lines.append("")
     lines += _text_disputes(r.disputes)
-    act = [p for p in r.top_problems() if p.kind in NEEDS_A_PERSON]
-    groups = r.grouped_problems()
-    todo = {k: g for k, g in groups.items() if k in NEEDS_A_PERSON}
+    act, todo = r.needing_a_person(True)
     if not (act or todo):
         lines.append("Nothing needs your attention.")
     else:
         lines.append("Needs your attention:")
         lines += [f"  ! {HEADING[p.kind]}: {one_line(p.where)}: {one_line(p.what)}" for p in act]
         lines += _text_groups(todo)
-    info = [p for p in r.top_problems() if p.kind not in NEEDS_A_PERSON]
-    rest = {k: g for k, g in groups.items() if k not in NEEDS_A_PERSON}
+    info, rest = r.needing_a_person(False)
     if info or rest:  # as the page shows them: apart, and not counted
         lines.append("For your information (nothing to do, not counted):")
         lines += [f"  - {HEADING[p.kind]}: {one_line(p.where)}: {one_line(p.what)}" for p in info]
