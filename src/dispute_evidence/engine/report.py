@@ -505,16 +505,28 @@ def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) ->
             delivery.append("")
             contradictions.append("")
             continue
-        verdict = assess_case(case, str(reason) or None)
-        verdicts.append(verdict.text)
-        adds.append(verdict.what_to_add if open_ else "")  # nothing more can go to it
-        delivery.append(case.delivery.words if case.shipments or case.delivery.delivered else "")
-        contradictions.append(
-            "; ".join(f"{c.name}: {c.fact} (do: {c.todo})" for c in case.contradictions)
-        )
+        cells = case_cells(case, str(reason))
+        verdicts.append(cells["completeness"])
+        adds.append(cells["what_to_add"] if open_ else "")  # nothing more can go to it
+        delivery.append(cells["delivery"])
+        contradictions.append(cells["contradictions"])
     table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
     table["delivery"], table["contradictions"] = delivery, contradictions
     _add_generated(table, store)
+
+
+def case_cells(case: CaseFacts, reason: str = "") -> dict[str, str]:
+    """A dispute's row cells read from its case: the verdict (for `reason`, else the case's),
+    what to add, the one delivery fact as every page states it, the named contradictions."""
+    verdict = assess_case(case, reason or None)
+    return {
+        "completeness": verdict.text,
+        "what_to_add": verdict.what_to_add,
+        "delivery": case.delivery_words,
+        "contradictions": "; ".join(
+            f"{c.name}: {c.fact} (do: {c.todo})" for c in case.contradictions
+        ),
+    }
 
 
 def _add_generated(table: pd.DataFrame, store: StateStore) -> None:

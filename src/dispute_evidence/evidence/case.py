@@ -62,9 +62,17 @@ class DeliveryFact:
 
     @property
     def words(self) -> str:
-        """The one wording of it, for the data sheet, the page and disputes.xlsx."""
+        """The one wording of it, for the data sheet, the page and disputes.xlsx (a case that
+        withholds its date says `CaseFacts.delivery_words`)."""
+        return self.worded()
+
+    def worded(self, withheld: str = "") -> str:
+        """Its words; `withheld`: why its date is not stated (the date is then left out)."""
         if self.delivered:
-            text = "delivered" + (f" {self.on}" if self.on else "")
+            if withheld and self.on:
+                text = f"delivered, date withheld ({withheld})"
+            else:
+                text = "delivered" + (f" {self.on}" if self.on else "")
             if self.signed_by:
                 text += f", signed by {self.signed_by}"
             if self.source == "files":
@@ -90,8 +98,8 @@ class Shipment:
 @dataclass(frozen=True)
 class Line:
     title: str
-    quantity: float
-    price: float
+    quantity: float | None  # None: the export gives none (never stated as 0)
+    price: float | None
     currency: str
 
 
@@ -136,6 +144,18 @@ class Contradiction:
     accept: bool = False  # the merchant's own data says the cardholder is right: accept
     weakens: bool = True  # the verdict says "weak: ..." (False: stated, the case stands)
     hides: tuple[str, ...] = ()  # dates no page states as fact: "ordered", "shipped", ...
+
+    @property
+    def stated(self) -> str:
+        """What a page sent to the reviewer says of it: its facts, or, when it withholds dates,
+        which dates and why (never their values)."""
+        if not self.hides:
+            return f"{self.name}: {self.fact}"
+        dates = " and ".join(_DATE_WORDS[h] for h in self.hides)
+        return f"{self.name}: the {dates} dates are withheld until the records agree"
+
+
+_DATE_WORDS = {"ordered": "order", "shipped": "ship", "delivered": "delivery"}
 
 
 @dataclass(frozen=True)
@@ -188,6 +208,23 @@ class CaseFacts:
         """A date no page states as fact ("ordered", "shipped", "delivered"): the timeline
         puts it out of order, so which one is wrong is the analyst's to say."""
         return any(what in c.hides for c in self.contradictions)
+
+    def withheld(self, what: str) -> str:
+        """Why a date is not stated ("timeline: shipped before ordered"), "" when it is."""
+        return "; ".join(c.name for c in self.contradictions if what in c.hides)
+
+    def said(self, delivery: DeliveryFact) -> str:
+        """A delivery fact (the case's, or one carrier row's) in words, its date withheld when
+        the timeline puts the delivery out of order."""
+        return delivery.worded(self.withheld("delivered") if delivery.delivered else "")
+
+    @property
+    def delivery_words(self) -> str:
+        """The case's one delivery fact as every page states it (the data sheet's Delivery
+        line, the report's Delivery column); "" when no shipment or document speaks of it."""
+        if not (self.shipments or self.delivery.delivered):
+            return ""
+        return self.said(self.delivery)
 
 
 def day(value: Any) -> str:
@@ -367,8 +404,8 @@ def _lines(payload: dict[str, Any]) -> list[Line]:
     return [
         Line(
             str(p.get("product_title") or ""),
-            _number(p.get("quantity")) or 0.0,
-            _number(p.get("price")) or 0.0,
+            _number(p.get("quantity")),
+            _number(p.get("price")),
             str(p.get("currency_code") or ""),
         )
         for p in payload.get("products") or []
@@ -406,7 +443,9 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
 
 def contradictions(case: CaseFacts) -> list[Contradiction]:
     """Every named inconsistency of the case, in the order a reviewer would notice them."""
-    return [*_timeline_checks(case), *_carrier_vs_document(case), *_status_vs_claim(case)]
+    dates = _timeline_checks(case)
+    hidden = any("delivered" in c.hides for c in dates)
+    return [*dates, *_carrier_vs_document(case, hidden), *_status_vs_claim(case)]
 
 
 _DATES_TODO = (
@@ -434,13 +473,15 @@ def _timeline_checks(case: CaseFacts) -> list[Contradiction]:
     return out
 
 
-def _carrier_vs_document(case: CaseFacts) -> list[Contradiction]:
+def _carrier_vs_document(case: CaseFacts, date_hidden: bool) -> list[Contradiction]:
+    """The carrier against a proof of delivery (its date left out when the timeline hides it:
+    the timeline's own check names it)."""
     d, carrier = case.delivery, case.carrier_delivery
     if d.source != "files" or not carrier.status or carrier.delivered:
         return []
     proof = (
         "delivery"
-        + (f" on {d.on}" if d.on else "")
+        + (f" on {d.on}" if d.on and not date_hidden else "")
         + (f", signed by {d.signed_by}" if d.signed_by else "")
     )
     return [

@@ -1,5 +1,7 @@
 """The evidence summary PDF: one readable document per dispute for the reviewer, made from the
-payload we send (nothing else), so it never says more or less than the evidence.
+payload we send (nothing else), so it never says more or less than the evidence. Every fact
+the letter and the data sheet state is read from the dispute's one case (evidence/case.py),
+never from the payload's keys, so neither says a date the case withholds.
 
 Deterministic: reportlab's invariant mode (no creation time, no random document id), and no
 "generated at" line, so the same payload and file list give the same bytes and a rerun
@@ -28,13 +30,13 @@ from reportlab.platypus import (
 from reportlab.platypus.doctemplate import LayoutError
 
 from dispute_evidence.evidence import fonts
-from dispute_evidence.evidence.case import CaseFacts, build_case, carrier_delivery, documents_named
+from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
 from dispute_evidence.names import visible
 
-GENERATOR = "dispute-evidence summary v4"  # part of the input hash: a new layout, a new version
+GENERATOR = "dispute-evidence summary v5"  # part of the input hash: a new layout, a new version
 MAX_ROWS = 12  # per table, to stay within 2 pages
 # How much of each cell and table the data sheet prints: (characters a cell, rows a table),
 # tried in order until the data sheet fits on DATA_SHEET_PAGES pages (a long carrier name or
@@ -75,18 +77,8 @@ def _p(text: object, style: ParagraphStyle = _BODY) -> Paragraph:
     return Paragraph(fonts.markup(clip(visible(str(text)), limit)), style)
 
 
-def _money(amount: object, currency: object) -> str:
-    if amount in (None, ""):
-        return ""
-    try:
-        return f"{float(str(amount)):,.2f} {currency or ''}".strip()
-    except ValueError:
-        return f"{amount} {currency or ''}".strip()
-
-
-def _day(value: object) -> str:
-    text = str(value or "")
-    return text[:16].replace("T", " ") if text else ""
+def _money(amount: float | None, currency: str) -> str:
+    return "" if amount is None else f"{amount:,.2f} {currency}".strip()
 
 
 def _table(rows: list[list[object]], widths: list[float], header: bool = True) -> Table:
@@ -118,13 +110,6 @@ def _cut(rows: list[list[object]], what: str) -> list[list[object]]:
     return [*rows[:most], [f"… and {len(rows) - most} more {what}", *[""] * (width - 1)]]
 
 
-def delivery_words(s: dict[str, Any]) -> str:
-    """Exactly what one carrier row shows (evidence/case.py's reading of it): 'delivered
-    2026-10-07', 'not delivered (carrier status: returned to sender)', 'not confirmed (carrier
-    status: in transit)' — never 'delivered' for a parcel that is not."""
-    return carrier_delivery(s).words
-
-
 def summary_pdf(
     provider_dispute_id: str,
     payload: dict[str, Any],
@@ -145,7 +130,7 @@ def summary_pdf(
     page in the packet."""
     case = build_case(payload, documents_named(attached))
     merchant = dict(payload.get("merchant_profile") or {})
-    letter = letter_for(case)
+    letter = letter_for(case, pages)
     body = b""
     for level in FIT_LEVELS:
         token = _FIT.set(level)
@@ -158,7 +143,7 @@ def summary_pdf(
             story += [
                 PageBreak(),
                 start,
-                *_data_sheet(provider_dispute_id, payload, case, pages),
+                *_data_sheet(provider_dispute_id, merchant, case, pages),
                 end,
             ]
             if appendix := appendix_story(letter, sources):
@@ -204,34 +189,38 @@ def _notice(notice: str | None) -> list[Any]:
 
 def _data_sheet(
     provider_dispute_id: str,
-    payload: dict[str, Any],
+    merchant: dict[str, Any],
     case: CaseFacts,
     pages: dict[str, int] | None,
 ) -> list[Any]:
-    attached = [d.name for d in case.documents]
-    extra = dict(payload.get("additional_evidence") or {})
-    dispute = dict(extra.get("dispute") or {})
-    merchant = dict(payload.get("merchant_profile") or {})
     story: list[Any] = [
         _p(f"Evidence summary: dispute {provider_dispute_id}", _H1),
-        _p(
-            f"Order {extra.get('order_number', '')}"
-            + (f" · reason: {dispute['reason']}" if dispute.get("reason") else "")
-            + (
-                f" · disputed amount: {_money(dispute.get('amount'), dispute.get('currency'))}"
-                if dispute.get("amount") not in (None, "")
-                else ""
-            ),
-            _SMALL,
-        ),
+        _p(_headline(case), _SMALL),
     ]
     story += _merchant_section(merchant)
-    story += _order_section(payload, extra)
-    story += _payment_section(extra)
-    story += _shipping_section(extra, case)
-    story += _customer_section(extra)
-    story += _files_section(attached, pages)
+    story += _order_section(case)
+    story += _payment_section(case)
+    story += _shipping_section(case)
+    story += _customer_section(case)
+    story += _files_section([d.name for d in case.documents], pages)
     return story
+
+
+def _headline(case: CaseFacts) -> str:
+    """The order, the reason and the disputed amount (the letter's, never the order's total)."""
+    d = case.dispute
+    parts = [f"Order {case.order_number}"]
+    if d.reason:
+        parts.append(f"reason: {d.reason}")
+    if d.amount is not None:
+        parts.append(f"disputed amount: {_money(d.amount, d.currency)}")
+    return " · ".join(parts)
+
+
+def _date(case: CaseFacts, what: str, value: str) -> str:
+    """A date as the case states it: "withheld (timeline: …)" when the timeline hides it."""
+    why = case.withheld(what) if value else ""
+    return f"withheld ({why})" if why else value
 
 
 def _section(title: str, *flowables: Any) -> list[Any]:
@@ -253,24 +242,23 @@ def _merchant_section(merchant: dict[str, Any]) -> list[Any]:
     )
 
 
-def _order_section(payload: dict[str, Any], extra: dict[str, Any]) -> list[Any]:
-    products = [
-        [p.get("product_title", ""), _fmt_qty(p.get("quantity")),
-         _money(p.get("price"), p.get("currency_code")),
-         _money(_line_total(p), p.get("currency_code"))]
-        for p in payload.get("products") or []
+def _order_section(case: CaseFacts) -> list[Any]:
+    products: list[list[object]] = [
+        [x.title, _fmt_qty(x.quantity), _money(x.price, x.currency),
+         _money(_line_total(x), x.currency)]
+        for x in case.lines
     ]  # fmt: skip
-    currency = extra.get("order_currency")
     return _section(
         "The order",
         _facts(
             [
-                ("Order number", extra.get("order_number")),
-                ("Order date (UTC)", _day(extra.get("order_date"))),
-                ("Order total", _money(extra.get("order_total"), currency)),
-                ("Refunded", _money(extra.get("refunded_amount"), currency)),
-                ("Payment status", extra.get("financial_status")),
-                ("Fulfilment", extra.get("fulfillment_status")),
+                ("Order number", case.order_number),
+                ("Order date (UTC)", _date(case, "ordered", case.order_date)),
+                ("Order total", _money(case.total, case.currency)),
+                ("Refunded", _money(case.refunded, case.currency) if case.refund_recorded else ""),
+                ("Payment status", case.financial_status),
+                ("Fulfilment", case.fulfillment_status),
+                ("Cancelled (UTC)", case.cancelled_on),
             ]
         ),
         Spacer(1, 2 * mm) if products else None,
@@ -283,12 +271,11 @@ def _order_section(payload: dict[str, Any], extra: dict[str, Any]) -> list[Any]:
     )
 
 
-def _payment_section(extra: dict[str, Any]) -> list[Any]:
-    charges = list(extra.get("payments") or [])
+def _payment_section(case: CaseFacts) -> list[Any]:
     checks = [
         [c.get("payment_id", ""), f"{c.get('card_brand', '')} …{c.get('card_last4', '')}".strip(),
          c.get("avs_line1_check", ""), c.get("avs_zip_check", ""), c.get("cvc_check", "")]
-        for c in charges
+        for c in case.charges
     ]  # fmt: skip
     return _section(
         "Payment checks",
@@ -301,27 +288,28 @@ def _payment_section(extra: dict[str, Any]) -> list[Any]:
     )
 
 
-def _shipping_section(extra: dict[str, Any], case: CaseFacts) -> list[Any]:
+def _shipping_section(case: CaseFacts) -> list[Any]:
+    """The case's one delivery fact, then each carrier row as the carrier records it (a proof
+    of delivery that outweighs it is the Delivery line, and the Note states both)."""
     ships: list[list[object]] = [
-        [s.carrier, s.tracking_number, s.shipped_on, s.delivery.words]
+        [s.carrier, s.tracking_number, _date(case, "shipped", s.shipped_on), case.said(s.delivery)]
         for s in case.shipments
     ]  # fmt: skip
-    d = case.delivery
     return _section(
         "Shipping timeline",
         _facts(
             [
-                ("Shipping method", extra.get("shipping_method")),
-                ("Shipping address", extra.get("shipping_address")),
-                ("Delivery", d.words if (d.delivered or not ships) else ""),
+                ("Shipping method", case.shipping_method),
+                ("Shipping address", case.customer.shipping_address),
+                ("Delivery", case.delivery_words),
                 # a contradiction is stated where its facts are shown, never smoothed over
-                ("Note", "; ".join(f"{c.name}: {c.fact}" for c in case.contradictions)),
+                ("Note", "; ".join(c.stated for c in case.contradictions)),
             ]
         ),
         Spacer(1, 2 * mm) if ships else None,
         _table(
             [
-                ["Carrier", "Tracking number", "Shipped (UTC)", "Delivery"],
+                ["Carrier", "Tracking number", "Shipped (UTC)", "Carrier's record"],
                 *_cut(ships, "shipments"),
             ],
             [30 * mm, 60 * mm, 40 * mm, 40 * mm],
@@ -331,14 +319,18 @@ def _shipping_section(extra: dict[str, Any], case: CaseFacts) -> list[Any]:
     )
 
 
-def _customer_section(extra: dict[str, Any]) -> list[Any]:
+def _customer_section(case: CaseFacts) -> list[Any]:
+    """What was entered at checkout (and observed), never who the person was."""
+    cu = case.customer
     return _section(
-        "The customer",
+        "The customer (as entered at checkout)",
         _facts(
             [
-                ("Name", extra.get("customer_name")),
-                ("Email", extra.get("customer_email")),
-                ("Billing address", extra.get("billing_address")),
+                ("Name", cu.name),
+                ("Email", cu.email),
+                ("Billing address", cu.billing_address),
+                ("IP address (observed)", cu.ip),
+                ("Device (observed)", cu.device),
             ]
         ),
     )
@@ -346,7 +338,7 @@ def _customer_section(extra: dict[str, Any]) -> list[Any]:
 
 def _files_section(attached: list[str], pages: dict[str, int] | None = None) -> list[Any]:
     def shown(name: str) -> str:
-        return f"{name} (page {pages[name]})" if pages and name in pages else name
+        return f"{name} (packet page {pages[name]})" if pages and name in pages else name
 
     files = _cut([[shown(name)] for name in attached], "files")
     return _section(
@@ -373,16 +365,11 @@ def _render(story: list[Any], provider_dispute_id: str, merchant: dict[str, Any]
     return out.getvalue()
 
 
-def _fmt_qty(q: object) -> str:
-    try:
-        f = float(str(q))
-    except ValueError:
-        return str(q or "")
-    return str(int(f)) if f.is_integer() else f"{f:g}"
-
-
-def _line_total(p: dict[str, Any]) -> float | str:
-    try:
-        return float(p.get("price") or 0) * float(p.get("quantity") or 0)
-    except (TypeError, ValueError):
+def _fmt_qty(q: float | None) -> str:
+    if q is None:
         return ""
+    return str(int(q)) if q.is_integer() else f"{q:g}"
+
+
+def _line_total(x: Line) -> float | None:
+    return None if x.price is None or x.quantity is None else x.price * x.quantity
