@@ -80,7 +80,9 @@ def approval_deployment(params: dict[str, Any]) -> Any:
         name="approve",
         parameters={k: params[k] for k in ("inbox", "config", "state")},
         description="Approve evidence waiting for approval: Run → Custom run, list the dispute "
-        "ids (or all_complete). The next run sends it.",
+        "ids (or all_complete). It is sent at once, as a run sends it (send=false: recorded "
+        "only, and the next run sends it); if a run is working on the inbox, the approval is "
+        "recorded and that run, or the next, sends it.",
     )
 
 

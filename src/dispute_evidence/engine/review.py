@@ -379,8 +379,9 @@ def _cell_problem(r: dict[str, Any], why: str) -> Problem:
 # -- approvals from the command line -----------------------------------------------------
 @dataclass
 class ApproveResult:
+    """What approving recorded (engine/approve.py says what was sent, for each dispute)."""
+
     approved: list[str] = field(default_factory=list)
-    lines: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # unknown, or no evidence to approve
     versions: list[str] = field(default_factory=list)  # the evidence version each approved
 
@@ -425,8 +426,6 @@ def approve(
         _release(store, c)
         out.approved.append(c.pid)
         out.versions.append(c.version)
-        what = "sent by the next run" if c.has_work else "nothing waits to be sent"
-        out.lines.append(f"{c.pid}: approved ({c.version}); {what}")
     return out
 
 

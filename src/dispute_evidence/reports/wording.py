@@ -104,8 +104,9 @@ WHAT_TO_DO = {
     K.DISPUTE_NOT_FOUND: "Check the dispute id in the disputes list; the API does not know it.",
     K.DISPUTE_AWAITING_APPROVAL: "Check what would go (waiting-for-approval/ in this report: payload, "
                                  "files, summary PDF), then approve: write yes under Approve in "
-                                 "disputes.xlsx and drop it into the inbox, or run `dispute-evidence "
-                                 "approve --inbox INBOX <dispute>`. The next run sends it.",
+                                 "disputes.xlsx and drop it into the inbox (the next run sends it; "
+                                 "under `serve` the drop starts one), or run `dispute-evidence "
+                                 "approve --inbox INBOX <dispute>` (it sends it at once).",
     K.APPROVAL_NOT_APPLIED: "Approve again from the newest report's disputes.xlsx (the problem says why "
                             "this one approved nothing).",
     K.ALERT_NOT_SENT: "Check the notification block named by [alerts] block (and that the Prefect "
