@@ -92,8 +92,14 @@ def test_finding_3_shipped_before_ordered_is_named_and_no_page_states_both_dates
     assert "timeline: shipped before ordered: shipped on 2026-10-04, before the order date " \
            "2026-10-05" in row["Contradictions"]  # fmt: skip
     assert row["Evidence (by reason)"].startswith("weak: shipped on 2026-10-04")
-    letter = _pdf_text(sb, "dp_test_0").split("Evidence summary: dispute")[0]
+    letter, sheet = _pdf_text(sb, "dp_test_0").split("Evidence summary: dispute")
     assert "placed on 2026-10-05" not in letter and "shipped on 2026-10-04" not in letter
+    # the data sheet states neither date either: it says where each is withheld, and why
+    assert "2026-10-05" not in sheet and "2026-10-04" not in sheet, sheet
+    assert "Order date (UTC) withheld (timeline: shipped before ordered)" in sheet
+    assert "UPS 1Z0 withheld (timeline: shipped before ordered) delivered 2026-10-07" in sheet
+    assert ("Note timeline: shipped before ordered: the order and ship dates are withheld "
+            "until the records agree") in sheet  # fmt: skip
 
 
 def test_finding_6_an_unfulfilled_order_not_received_is_advised_accept(
@@ -222,7 +228,12 @@ def test_finding_4_the_letter_argues_from_the_documents_it_quotes(
            "2026-10-06" in letter and "signed for by A. Smith" in letter  # fmt: skip
     assert "in transit" in letter  # both stated
     assert "reversed" in letter
-    assert "not confirmed (carrier status: in transit)" in text  # the carrier's row, as it is
+    # the data sheet's Delivery line is the proof the letter argues, in the row's words; the
+    # carrier's row stands as the carrier's record, and the Note states both
+    sheet = text.split("Evidence summary: dispute")[1]
+    assert f"Delivery {row['Delivery']} Note carrier vs document" in sheet, sheet
+    assert "Delivery not confirmed" not in sheet
+    assert "Carrier's record UPS 1Z0 2026-10-02 not confirmed (carrier status: in transit)" in sheet
     other = _pdf_text(sb, "dp_test_1").split("Evidence summary: dispute")[0]
     assert "Returns are accepted within 30 days of delivery for unused items" in other
     assert "On 2026-10-09, c@example.com wrote" in other
