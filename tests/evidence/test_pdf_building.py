@@ -188,9 +188,10 @@ def test_the_packet_holds_the_letter_then_every_document_with_its_first_page_lis
     assert "label.png" in pages[first["label.png"] - 1]
     assert pages[first["pod.pdf"] - 1].startswith("DELIVERY page 1")
     assert packet.pages == first["pod.pdf"] + 2
-    sheet = " ".join(pages)
-    for name in names:  # the letter's evidence list gives each document's first page
-        assert f"{name} (page {first[name]})" in sheet, name
+    letter, sheet = " ".join(pages[0].split()), " ".join(pages[1].split())
+    for name in names:  # the letter's and the data sheet's lists give each one's first page
+        assert f"{name} (packet page {first[name]})" in letter, (name, letter)
+        assert f"{name} (packet page {first[name]})" in sheet, (name, sheet)
     again = build_packet(front("dp_1", names), docs, PROFILES["visa"])
     assert again.body == packet.body  # the same inputs, the same bytes: no new version
 

@@ -3,6 +3,7 @@ run (issue 30): the real CLI against the sandbox over loopback."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import sqlite3
@@ -19,7 +20,7 @@ from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.limits import PacketPolicy
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, write_rows
-from tests.evidence.docfixtures import pdf_of
+from tests.evidence.docfixtures import pdf_of, text_pdf
 
 SHIPMENTS = ["order_number", "tracking_number", "carrier", "delivered_at", "delivery_status"]
 
@@ -86,7 +87,7 @@ def test_packet_mode_sends_one_file_per_dispute_with_the_letter_and_every_docume
         (sent,) = _files(api, pid)  # one file: the packet
         assert sent["file_name"] == f"{pid}-evidence-packet.pdf"
         body = _blob(tmp_path, pid, sent["file_name"])
-        assert len(body) == sent["size"]
+        assert (hashlib.sha256(body).hexdigest(), len(body)) == (sent["sha256"], sent["size"])
         reader = PdfReader(io.BytesIO(body))
         pages = [p.extract_text() for p in reader.pages]
         # the letter and data sheet, then the documents in the order listed (by name)
@@ -98,13 +99,40 @@ def test_packet_mode_sends_one_file_per_dispute_with_the_letter_and_every_docume
         text = "\n".join(pages)
         for label in (f"DELIVERY {i} page 1", f"RECEIPT {i} page 1", f"RECEIPT {i} page 2"):
             assert label in text
-        assert f"{pid}_parcel.png (page" in text  # the evidence list gives its first page
+        assert f"{pid}_parcel.png (packet page" in text  # the evidence list gives its first page
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Generated PDF at the API"] == "v1 at the API (current)"
     # a rerun sends nothing: no new packet
     before = api.snapshot()
     _run("--inbox", str(tmp_path / "inbox"))
     assert api.snapshot() == before
+
+
+POD = ["UPS Proof of Delivery", "Tracking number: 1Z000000", "Delivered on 2026-10-06 at 16:40",
+       "Signed by: A. Smith"]  # fmt: skip
+
+
+def test_the_letter_cites_each_document_with_its_page_in_the_packet(api, tmp_path, monkeypatch):
+    """The letter's evidence list gives each document's first page in the packet, and a quote
+    the packet page it stands on (audit of issue 28: only the data sheet did); the list is not
+    a bullet under 'Why the payment stands' (it argues nothing)."""
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    inbox = inbox_with_documents(tmp_path, n=1)
+    text_pdf(inbox / "proofs" / "dp_test_0_pod.pdf", [POD])  # read, and quoted by the letter
+    _run("--inbox", str(inbox))
+    (sent,) = _files(api, "dp_test_0")
+    reader = PdfReader(io.BytesIO(_blob(tmp_path, "dp_test_0", sent["file_name"])))
+    pages = [" ".join((p.extract_text() or "").split()) for p in reader.pages]
+    letter = pages[0]
+    opens = {"dp_test_0_delivery.pdf": "DELIVERY 0 page 1", "dp_test_0_parcel.png": "dp_test_0_parcel.png",
+             "dp_test_0_pod.pdf": "UPS Proof of Delivery", "dp_test_0_receipt.pdf": "RECEIPT 0 page 1"}  # fmt: skip
+    for name, first_words in opens.items():
+        cited = re.search(re.escape(name) + r"(?:, page 1; | \()packet page (\d+)", letter)
+        assert cited, (name, letter)
+        assert pages[int(cited[1]) - 1].startswith(first_words), (name, cited[1])
+    assert "The proof of delivery (dp_test_0_pod.pdf, page 1; packet page" in letter
+    assert "• Attached as supporting documents" not in letter
+    assert "Attached as supporting documents: dp_test_0_delivery.pdf (packet page" in letter
 
 
 def test_packet_mode_asks_at_most_two_requests_per_dispute_on_its_first_send(
@@ -118,39 +146,49 @@ def test_packet_mode_asks_at_most_two_requests_per_dispute_on_its_first_send(
     assert [snap[f"dp_test_{i}"]["evidence_updates"] for i in range(3)] == [1, 1, 1]
 
 
-def _edit(inbox, n_docs: int, delivered: str, amount: str, name: str) -> None:
+def _edit(inbox, n_docs: int, delivered: str, amount: str, name: str, monkeypatch) -> None:
+    """The inbox edited: delivery date, amount, `n_docs` extra documents; and the merchant's
+    `name` (cosmetic: it goes in the evidence JSON, never in a new PDF)."""
+    monkeypatch.setenv("DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME", name)
     write_rows(inbox / "shipments.csv", SHIPMENTS,
                [[5000 + i, f"1Z{i:06d}", "UPS", delivered, "Delivered"] for i in range(3)])  # fmt: skip
     write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount", "currency"],
                [[f"dp_test_{i}", f"#{5000 + i}", "general", amount, "USD"] for i in range(3)])  # fmt: skip
     for k in range(n_docs):
         (inbox / "proofs" / f"dp_test_0_extra{k}.pdf").write_bytes(pdf_of(1, f"EXTRA {k}"))
-    (inbox / "profile.toml").unlink(missing_ok=True)
 
 
 @pytest.mark.slow
 def test_a_dispute_edited_four_times_holds_at_most_one_superseding_pdf(api, tmp_path, monkeypatch):
     inbox = inbox_with_documents(tmp_path)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME", "Acme Ltd")
     _run("--inbox", str(inbox))
-    edits = [  # each material: a new document, a delivery date, the amount, another document
-        (1, "2026-10-01", "", "Acme"),
-        (1, "2026-10-02", "", "Acme"),
-        (1, "2026-10-02", "19.50", "Acme"),
-        (2, "2026-10-02", "19.50", "Acme"),
+    edits = [  # each material (a new document, a delivery date, the amount, another document),
+        # the merchant's name changed with the first and the third (cosmetic)
+        (1, "2026-10-01", "", "Acme GmbH"),
+        (1, "2026-10-02", "", "Acme GmbH"),
+        (1, "2026-10-02", "19.50", "Acme AG"),
+        (2, "2026-10-02", "19.50", "Acme AG"),
     ]
     for n_docs, delivered, amount, name in edits:
-        _edit(inbox, n_docs, delivered, amount, name)
+        _edit(inbox, n_docs, delivered, amount, name, monkeypatch)
         _run("--inbox", str(inbox))
     summaries = [
         f["file_name"] for f in _files(api, "dp_test_0") if "-evidence-summary" in f["file_name"]
     ]
     assert summaries == ["dp_test_0-evidence-summary.pdf", "dp_test_0-evidence-summary-v2.pdf"]
+    for f in _files(api, "dp_test_0"):  # what the API holds is what we registered, byte for byte
+        body = _blob(tmp_path, "dp_test_0", f["file_name"])
+        assert hashlib.sha256(body).hexdigest() == f["sha256"], f["file_name"]
     # the evidence JSON went at every edit of the data (a document alone does not change it)
-    assert api.snapshot()["dp_test_0"]["evidence_updates"] == 4
+    snap = api.snapshot()["dp_test_0"]
+    assert snap["evidence_updates"] == 4
+    assert snap["evidence"]["merchant_profile"]["merchant_name"] == "Acme AG"  # the name went
     first = PdfReader(io.BytesIO(_blob(tmp_path, "dp_test_0", summaries[1]))).pages[0]
     words = " ".join(first.extract_text().split())
     assert "This version replaces dp_test_0-evidence-summary.pdf" in words
     assert "new document: dp_test_0_extra0.pdf" in words
+    assert "merchant" not in words.split("read it in place of the earlier one")[0]  # cosmetic
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Generated PDF at the API"].startswith("v2 at the API (not current")
 

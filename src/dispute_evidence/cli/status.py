@@ -17,7 +17,7 @@ from dispute_evidence.cli._common import (
     _one_line_or_raise,
     _settings_or_exit,
 )
-from dispute_evidence.exits import EXIT_USAGE
+from dispute_evidence.exits import APPROVE_EXIT_CODES, EXIT_USAGE, exit_help
 
 if TYPE_CHECKING:
     from dispute_evidence.api import ApiSettings
@@ -109,7 +109,15 @@ def status(
         store.close()
 
 
-@app.command()
+APPROVE_HELP = (
+    "Approve evidence held for review and send it now (just those disputes, as a run does).\n\n"
+    "An approval covers the evidence as it is now, and names you (your user name); if the "
+    "evidence changes, it waits again. If a run is working on the inbox, the approval is "
+    "recorded and that run (or the next) sends it.\n\n" + exit_help(APPROVE_EXIT_CODES)
+)
+
+
+@app.command(help=APPROVE_HELP)
 def approve(
     dispute: Annotated[
         list[str] | None,
@@ -128,16 +136,7 @@ def approve(
     merchant: _Merchant = None,
     merchants: _Merchants = None,
 ) -> None:
-    """Approve evidence held for review and send it now (just those disputes, as a run does).
-
-    An approval covers the evidence as it is now, and names you (your user name); if the
-    evidence changes, it waits again. If a run is working on the inbox, the approval is
-    recorded and that run (or the next) sends it.
-    Exit status: 0 approved (and sent, unless --no-send); 1 approved but not all sent (each
-    line says why; the next run retries); 2 an unknown dispute or nothing to approve (then none
-    is approved); 3 the API refused the key; 4 the API could not be reached, or asked to wait
-    longer than a run waits (Retry-After): one line per dispute says when to run again.
-    """
+    """Approve held evidence and send it now (APPROVE_HELP: what it says and returns)."""
     from dispute_evidence.engine.approve import approve_and_send
     from dispute_evidence.engine.state import StateError
     from dispute_evidence.inbox import default_state

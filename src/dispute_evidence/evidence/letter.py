@@ -14,7 +14,7 @@ asks for nothing. Deterministic: the same facts give the same sentences. Pure: n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,15 +131,19 @@ def delivered(shipment: dict[str, Any]) -> str | None:
     return fact.on if fact.delivered else None
 
 
-def _page(doc: str, page: int | None) -> str:
-    return f"{doc}, page {page}" if page else doc
+def _page(doc: str, page: int | None, start: int | None = None) -> str:
+    """A document cited: the page of it the fact stands on and, in a packet (`start`: where the
+    document begins in it), that page's number in the packet."""
+    cited = f"{doc}, page {page}" if page else doc
+    return cited if start is None else f"{cited}; packet page {start + (page or 1) - 1}"
 
 
 class _Facts:
     """The case's sentences: each made only when its fact is there."""
 
-    def __init__(self, case: CaseFacts) -> None:
+    def __init__(self, case: CaseFacts, starts: Mapping[str, int]) -> None:
         self.case = case
+        self.starts = starts  # each document's first page in the packet ({}: no packet)
         self.argued: set[str] = set()  # documents a sentence quotes (not listed again)
 
     def order(self) -> list[Sentence]:
@@ -218,7 +222,7 @@ class _Facts:
         where = f" to {d.where}" if d.where else ""
         signed = f", signed for by {d.signed_by}" if d.signed_by else ""
         quote = f": “{d.quote}”" if d.quote else ""
-        out = [Sentence(f"The proof of delivery ({_page(d.document, d.page)}) records the "
+        out = [Sentence(f"The proof of delivery ({self._cite(d.document, d.page)}) records the "
                         f"delivery{on}{where}{signed}{quote}.", FILE + d.document)]  # fmt: skip
         carrier = c.carrier_delivery
         if carrier.status and not carrier.delivered:
@@ -232,7 +236,7 @@ class _Facts:
         for doc in self.case.documents:
             if q := doc.policy_clause:
                 self.argued.add(doc.name)
-                out.append(Sentence(f"Our policy ({_page(doc.name, q.page)}) says: “{q.text}”.",
+                out.append(Sentence(f"Our policy ({self._cite(doc.name, q.page)}) says: “{q.text}”.",
                                     FILE + doc.name))  # fmt: skip
         return out[:2]
 
@@ -243,7 +247,7 @@ class _Facts:
                 self.argued.add(doc.name)
                 when = f"On {m.on.isoformat()}, " if m.on else ""
                 who = m.author or "the customer"
-                out.append(Sentence(f"{when}{who} wrote ({_page(doc.name, m.quote.page)}): "
+                out.append(Sentence(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
                                     f"“{m.quote.text}”.", FILE + doc.name))  # fmt: skip
         return out[:3]
 
@@ -283,8 +287,12 @@ class _Facts:
         return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders that were "
                          f"never disputed, {_list(told)}.", "history")]  # fmt: skip
 
+    def _cite(self, doc: str, page: int | None) -> str:
+        return _page(doc, page, self.starts.get(doc))
+
     def files(self) -> list[Sentence]:
-        rest = [d.name for d in self.case.documents if d.name not in self.argued]
+        rest = [f"{d.name} (packet page {self.starts[d.name]})" if d.name in self.starts
+                else d.name for d in self.case.documents if d.name not in self.argued]  # fmt: skip
         if not rest:
             return []
         return [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")]
@@ -352,9 +360,10 @@ def build_letter(payload: dict[str, Any], attached: Sequence[str | DocumentFacts
     return letter_for(build_case(payload, documents_named(attached)))
 
 
-def letter_for(case: CaseFacts) -> Letter:
-    """The letter for one case (evidence/case.py)."""
-    facts = _Facts(case)
+def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Letter:
+    """The letter for one case (evidence/case.py); `starts`: each document's first page in the
+    packet, cited beside the document (none when the letter is not in a packet)."""
+    facts = _Facts(case, starts or {})
     reason = case.dispute.reason
     family = family_of(reason)
     code = case.dispute.network_reason_code

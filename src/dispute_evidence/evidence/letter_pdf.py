@@ -82,7 +82,11 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
     story.append(Paragraph("Why the payment stands" if letter.argues else "Our response", _HEAD))
     if not letter.claims:
         story.append(Paragraph(_text(NO_CLAIMS), _TEXT))
-    story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.sentences]
+    story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.points]
+    # the attachments listed: not a point of "why the payment stands", so not one of its bullets
+    story += [
+        Paragraph(_marked(s, numbers), _TEXT) for s in letter.sentences if s not in letter.points
+    ]
     if letter.timeline:
         story.append(Paragraph("Timeline", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
@@ -91,8 +95,8 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
     story += [
         Spacer(1, 3 * mm),
         Paragraph("Each statement above is taken from the record its number names under "
-                  "<i>Sources</i> (last page); the data sheet on the next page shows the order, "
-                  "payment checks, shipping and customer in full.", _NOTE),
+                  "<i>Sources</i> (after the data sheet); the data sheet on the next page shows "
+                  "the order, payment checks, shipping and customer in full.", _NOTE),
     ]  # fmt: skip
     if merchant.get("merchant_name"):
         story += [Spacer(1, 3 * mm), Paragraph(_text(merchant["merchant_name"]), _TEXT)]

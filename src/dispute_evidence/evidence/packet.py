@@ -1,9 +1,10 @@
 """The packet: one PDF per dispute holding what the issuer's reviewer will see, in order.
 
 The generated PDF (the letter, the data sheet, the sources) comes first, then every matched
-document: a PDF's own pages, an image placed on an A4 page under its file name. The letter's
-evidence list gives each document's first page in the packet. The packet must fit the
-dispute's limit profile (evidence/limits.py): images larger than the profile allows are
+document: a PDF's own pages, an image placed on an A4 page under its file name. The front is
+given each document's first page in the packet: the letter cites each document it names with
+its packet page, and the data sheet's list of files gives each first page. The packet must
+fit the dispute's limit profile (evidence/limits.py): images larger than the profile allows are
 downscaled; when the packet is still too big, every image is recompressed step by step
 (JPEG quality 80, then 60 at 2000 px, then 40 at 1200 px, as Gumroad does). A packet that still
 does not fit is never truncated: it comes back with the one line saying why, and is not sent.
