@@ -66,3 +66,31 @@ def test_the_merchants_file_default_is_named_when_missing(tmp_path, monkeypatch)
     r = CliRunner().invoke(app, ["status", "--merchant", "m1"])
     assert r.exit_code == 2 and "config/merchants.toml" in r.output
     assert Path("config").exists() is False
+
+
+def test_an_inbox_without_a_state_file_points_to_merchant(tmp_path, monkeypatch):
+    """`status --inbox` / `approve --inbox` on a fleet merchant's inbox (its state is in
+    PostgreSQL, not beside it) name `--merchant m1`; an inbox the merchants file does not list
+    gets the general hint. No database is needed: the merchants file is only read."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("DISPUTE_EVIDENCE_MERCHANTS", "DISPUTE_API_BASE_URL", "DISPUTE_API_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "inbox-m1").mkdir()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "merchants.toml").write_text(
+        '[fleet]\nstate_url = "postgresql+psycopg://fleet@127.0.0.1:1/fleet"\n'
+        '[keys.k]\ntoken_env = "TOKEN_K"\n\n[[merchant]]\nid = "m1"\ninbox = "inbox-m1"\n'
+        'key = "k"\n'
+    )
+    monkeypatch.setenv("DISPUTE_EVIDENCE_MERCHANTS", str(tmp_path / "merchants.toml"))
+    for command in (["status"], ["approve", "m1_dp_1"]):
+        r = CliRunner().invoke(app, [*command, "--inbox", "inbox-m1"])
+        assert r.exit_code == 2 and "no state file at" in r.output, r.output
+        assert "inbox-m1 is merchant m1's inbox in" in r.output
+        assert "Use --merchant m1 (with --merchants " in r.output
+    r = CliRunner().invoke(app, ["status", "--inbox", "other"])
+    assert r.exit_code == 2 and "use --merchant NAME (its merchants file:" in r.output, r.output
+    monkeypatch.delenv("DISPUTE_EVIDENCE_MERCHANTS")  # none at ./config/merchants.toml either
+    r = CliRunner().invoke(app, ["status", "--inbox", "inbox-m1"])
+    assert r.exit_code == 2 and "use --merchant NAME" in r.output, r.output
+    assert not list(tmp_path.glob("*.sqlite3"))  # looking made no state

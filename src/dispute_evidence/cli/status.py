@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -22,6 +22,7 @@ from dispute_evidence.exits import APPROVE_EXIT_CODES, EXIT_USAGE, exit_help
 if TYPE_CHECKING:
     from dispute_evidence.api import ApiSettings
     from dispute_evidence.api.pacer import RequestGate
+    from dispute_evidence.engine.state import StateError
     from dispute_evidence.fleet.budget import KeyBudgets
     from dispute_evidence.fleet.merchants import MerchantRun
     from dispute_evidence.settings import Settings
@@ -70,8 +71,7 @@ def status(
     try:
         store = StateStore(state or default_state(inbox), must_exist=True)  # type: ignore[arg-type]
     except StateError as exc:
-        typer.echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        _state_problem(exc, None if merchant or state else inbox, merchants)
     try:
         counts = store.status_counts()
         typer.echo(
@@ -164,8 +164,8 @@ def approve(
             all_complete=all_complete, gate=gate,
         )  # fmt: skip
     except StateError as exc:
-        typer.echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        given = picked is not None or state or settings.paths.state
+        _state_problem(exc, None if given else inbox, merchants)
     except Exception as exc:  # a full disk (exit 74) or a lost state database (exit 1)
         _one_line_or_raise(exc)
         raise
@@ -213,15 +213,56 @@ def _api_for_approve(settings: Settings, inbox: Path | None) -> tuple[ApiSetting
         )
 
 
-def _merchant_or_exit(name: str, merchants: Path | None) -> MerchantRun:
-    """A fleet merchant by id, from --merchants, $DISPUTE_EVIDENCE_MERCHANTS or
-    ./config/merchants.toml; one line and exit 2 when the file or the id is not there."""
-    import os
+def _state_problem(exc: StateError, inbox: Path | None, merchants: Path | None) -> NoReturn:
+    """One line, exit 2; when the inbox's own state file is missing (`inbox` given: the state
+    was not named), a line naming `--merchant`: a fleet merchant's state is in PostgreSQL."""
+    from dispute_evidence.inbox import default_state
 
+    typer.echo(f"State store problem: {exc}", err=True)
+    if inbox is not None and not default_state(inbox).is_file():
+        typer.echo(_fleet_hint(inbox, merchants), err=True)
+    raise typer.Exit(EXIT_USAGE) from None
+
+
+def _fleet_hint(inbox: Path, merchants: Path | None) -> str:
+    """`--merchant NAME` for a fleet merchant's inbox: its name when the merchants file lists
+    this inbox, the merchants file's places otherwise."""
     from dispute_evidence.fleet.merchants import load_merchants, plan_runs
     from dispute_evidence.settings import ConfigError
 
-    path = merchants or Path(os.environ.get("DISPUTE_EVIDENCE_MERCHANTS") or MERCHANTS_DEFAULT)
+    path = _merchants_path(merchants)
+    try:
+        runs = plan_runs(load_merchants(path), path.resolve().parent)
+    except (ConfigError, OSError):  # no merchants file (or a broken one): the general hint
+        runs = []
+    here = inbox.resolve()
+    found = next((r for r in runs if Path(r.inbox).resolve() == here), None)
+    if found is not None:
+        return (
+            f"{inbox} is merchant {found.id}'s inbox in {path}: its state is in the fleet's "
+            f"database. Use --merchant {found.id} (with --merchants {path})."
+        )
+    return (
+        "If this is a fleet merchant's inbox, its state is in the fleet's PostgreSQL, not "
+        "beside the inbox: use --merchant NAME (its merchants file: --merchants FILE, "
+        f"$DISPUTE_EVIDENCE_MERCHANTS or ./{MERCHANTS_DEFAULT})."
+    )
+
+
+def _merchants_path(merchants: Path | None) -> Path:
+    """--merchants, else $DISPUTE_EVIDENCE_MERCHANTS, else ./config/merchants.toml."""
+    import os
+
+    return merchants or Path(os.environ.get("DISPUTE_EVIDENCE_MERCHANTS") or MERCHANTS_DEFAULT)
+
+
+def _merchant_or_exit(name: str, merchants: Path | None) -> MerchantRun:
+    """A fleet merchant by id, from --merchants, $DISPUTE_EVIDENCE_MERCHANTS or
+    ./config/merchants.toml; one line and exit 2 when the file or the id is not there."""
+    from dispute_evidence.fleet.merchants import load_merchants, plan_runs
+    from dispute_evidence.settings import ConfigError
+
+    path = _merchants_path(merchants)
     try:
         runs = plan_runs(load_merchants(path), path.resolve().parent)
     except ConfigError as exc:
