@@ -2,13 +2,22 @@
 carrier name stopped every run with reportlab's LayoutError), the data sheet keeps its
 two-page promise, every script prints in an embedded font (not as black boxes), and the packet
 holds the letter and every document within its network's limits (issue 28). Fuzzed with
-hypothesis over text lengths and scripts, a bounded number of examples."""
+hypothesis over text lengths, scripts and malformed or hostile documents, a bounded number of
+examples, each under a deadline and a wall-clock guard (a hang fails its own example)."""
 
 from __future__ import annotations
 
 import io
 import random
 import re
+import signal
+import tempfile
+import threading
+import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,10 +25,44 @@ from hypothesis import strategies as st
 from PIL import Image
 from pypdf import PdfReader
 
+from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.limits import PROFILES, LimitProfile
-from dispute_evidence.evidence.packet import Document, build_packet
+from dispute_evidence.evidence.packet import Document, PacketError, build_packet
 from dispute_evidence.evidence.summary_pdf import DATA_SHEET_PAGES, summary_pdf
-from tests.evidence.docfixtures import pdf_of
+from tests.evidence.docfixtures import hang_pdf, locked_pdf, pdf_of
+
+EXAMPLE_DEADLINE = timedelta(seconds=10)  # per example: generous for a loaded 2-core machine
+HUNG_AFTER = 30.0  # seconds: past it an example is stopped and fails as a hang
+
+
+class Hung(Exception):
+    """An example still running after HUNG_AFTER seconds."""
+
+
+@contextmanager
+def wall_clock_guard(seconds: float = HUNG_AFTER) -> Iterator[None]:
+    """A hang fails its own example (hypothesis then shows which input), not the whole test at
+    pytest's timeout: SIGUSR1 to this thread after `seconds` (SIGALRM is pytest-timeout's)."""
+    done = threading.Event()
+
+    def hung(*_: object) -> None:
+        if not done.is_set():
+            raise Hung(f"still running after {seconds:g} s")
+
+    old = signal.signal(signal.SIGUSR1, hung)
+    me = threading.get_ident()
+    timer = threading.Timer(
+        seconds, lambda: done.is_set() or signal.pthread_kill(me, signal.SIGUSR1)
+    )
+    timer.start()
+    try:
+        yield
+    finally:
+        done.set()
+        timer.cancel()
+        timer.join()
+        signal.signal(signal.SIGUSR1, old)
+
 
 NAMES = {
     "Polish": "Zażółć gęślą jaźń Brzęczyszczykiewicz",
@@ -136,7 +179,7 @@ def texts(draw: st.DrawFn) -> str:
     return "".join(rng.choice(alphabet) for _ in range(size))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=EXAMPLE_DEADLINE, suppress_health_check=[HealthCheck.too_slow])
 @given(
     carrier=texts(), status=texts(), brand=texts(), avs=texts(), name=texts(),
     title=texts(), rows=st.integers(0, 30),
@@ -153,8 +196,52 @@ def test_fuzz_any_text_in_any_cell_makes_a_pdf_within_the_promise(
     )
     p["products"] = [{"product_title": title, "price": 1, "quantity": 1, "currency_code": "EUR"}
                      for _ in range(rows)]  # fmt: skip
-    body = summary_pdf("dp_fuzz", p, [f"{title[:40]}.pdf"])
+    with wall_clock_guard():
+        body = summary_pdf("dp_fuzz", p, [f"{title[:40]}.pdf"])
     assert body.startswith(b"%PDF") and data_sheet_pages(body) <= DATA_SHEET_PAGES
+
+
+def _covered(alphabet: str) -> str:
+    """The letters of `alphabet` our fonts have a glyph for (DejaVu Sans, or the CJK fallback)."""
+    have = fonts._body_chars() | fonts._cjk_chars()
+    return "".join(ch for ch in alphabet if ch.isalpha() and ord(ch) in have)
+
+
+NAME_SCRIPTS = {
+    script: _covered(letters)
+    for script, letters in {
+        "Polish": "aąbcćdeęfghijklłmnńoóprsśtuwyzźżAĄCĆEĘLŁNŃOÓSŚZŹŻ",
+        "Greek": "αβγδεζηθικλμνξοπρστυφχψωάέήίόύώΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ",
+        "Cyrillic": "абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЭЮЯ",
+        "Chinese": "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗小明伟芳娜秀英敏静丽强磊军洋勇艳杰",
+        "Japanese": "山田太郎佐藤鈴木高橋やまだたろうさとうすずきヤマダタロウ",
+        "Korean": "김이박최정강조윤장임민준서연지우하은도현수빈예진",
+    }.items()
+}
+
+
+@st.composite
+def names(draw: st.DrawFn) -> tuple[str, str]:
+    """(script, a name of one to three words in it)."""
+    script = draw(st.sampled_from(sorted(NAME_SCRIPTS)))
+    word = st.text(alphabet=NAME_SCRIPTS[script], min_size=1, max_size=10)
+    return script, " ".join(draw(st.lists(word, min_size=1, max_size=3)))
+
+
+def _squeezed(text: str) -> str:
+    return "".join(unicodedata.normalize("NFC", text).split())
+
+
+@settings(max_examples=15, deadline=EXAMPLE_DEADLINE, suppress_health_check=[HealthCheck.too_slow])
+@given(name=names())
+def test_fuzz_a_name_in_any_script_comes_out_of_the_pdf_as_text(name):
+    """The reviewer's viewer (and pypdf) reads the name back, not boxes: every letter of it
+    is in a font that has it, and the PDF maps it back to the letter."""
+    script, text = name
+    assert NAME_SCRIPTS[script], script  # the fonts cover this script at all
+    with wall_clock_guard():
+        body = summary_pdf("dp_name", payload(customer_name=text), [])
+    assert _squeezed(text) in _squeezed(" ".join(pages_text(body))), (script, text)
 
 
 # -- the packet ------------------------------------------------------------------------------
@@ -224,6 +311,154 @@ def test_a_tiny_profile_holds_even_after_recompressing():
     packet = build_packet(front("dp_t", ["photo.jpg"]), docs, tiny)
     assert packet.recompressed == ["photo.jpg"]  # it tried, step by step
     assert packet.over is not None and "against at most 0.1 MB in all" in packet.over
+
+
+# -- malformed and hostile documents in the packet ---------------------------------------------
+PDF, PNG, JPEG = "application/pdf", "image/png", "image/jpeg"
+FRONT = pdf_of(1, "FRONT")  # a cheap stand-in for the letter: the documents are under test
+GOOD_PDF = pdf_of(2, "GOOD")
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (120, 80), "white").save(out, "PNG")
+    return out.getvalue()
+
+
+def _hostile_files() -> tuple[bytes, bytes]:
+    with tempfile.TemporaryDirectory() as tmp:
+        hang = hang_pdf(Path(tmp) / "hang.pdf").read_bytes()
+        locked = locked_pdf(Path(tmp) / "locked.pdf", ["Invoice"]).read_bytes()
+    return hang, locked
+
+
+GOOD_PNG = _png()
+IMAGE_DATA = slice(33, len(GOOD_PNG) - 12)  # its IDAT chunk: after the header, before IEND
+HANG_PDF, LOCKED_PDF = _hostile_files()
+REFUSED = re.compile(
+    r"(?P<name>\S+) (cannot be read as a PDF \(\w+\)|cannot be read as an image \(\w+\)"
+    r"|is password-protected: no reviewer could open it|is \d+x\d+ pixels, too large to place"
+    r"|is a damaged PNG \(its checksums do not match\)|has no page that can be shown)"
+)
+
+
+def _flipped(body: bytes) -> st.SearchStrategy[bytes]:
+    """`body` with 1 to 20 bytes xor-ed at random places."""
+    flips = st.lists(st.tuples(st.integers(0, len(body) - 1), st.integers(1, 255)),
+                     min_size=1, max_size=20)  # fmt: skip
+
+    def apply(at: list[tuple[int, int]]) -> bytes:
+        out = bytearray(body)
+        for i, x in at:
+            out[i] ^= x
+        return bytes(out)
+
+    return flips.map(apply)
+
+
+def _broken_png() -> st.SearchStrategy[bytes]:
+    """A PNG whose header is right and whose body is cut, zeroed or flipped."""
+    cut = st.integers(33, len(GOOD_PNG) - 1).map(lambda n: GOOD_PNG[:n])
+    zeroed = st.integers(33, len(GOOD_PNG) - 8).map(
+        lambda n: GOOD_PNG[:n] + bytes(8) + GOOD_PNG[n + 8 :]
+    )
+    flipped = _flipped(GOOD_PNG[33:]).map(lambda rest: GOOD_PNG[:33] + rest)
+    return st.one_of(cut, zeroed, flipped)
+
+
+HOSTILE_BODIES = st.one_of(
+    st.tuples(st.just("truncated"), st.integers(0, len(GOOD_PDF) - 1).map(lambda n: GOOD_PDF[:n]), st.just(PDF)),
+    st.tuples(st.just("flipped"), _flipped(GOOD_PDF), st.just(PDF)),
+    st.tuples(st.just("hang"), st.just(HANG_PDF), st.just(PDF)),
+    st.tuples(st.just("locked"), st.just(LOCKED_PDF), st.just(PDF)),
+    st.tuples(st.just("empty"), st.just(b""), st.sampled_from([PDF, PNG, JPEG])),
+    st.tuples(st.just("broken-png"), _broken_png(), st.just(PNG)),
+    st.tuples(st.just("wrong-type"), st.sampled_from([GOOD_PDF, GOOD_PNG]), st.sampled_from([PDF, PNG, JPEG])),
+    st.tuples(st.just("good"), st.sampled_from([(GOOD_PDF, PDF), (GOOD_PNG, PNG)]), st.none()).map(
+        lambda t: (t[0], t[1][0], t[1][1])
+    ),
+)  # fmt: skip
+
+
+@st.composite
+def hostile_documents(draw: st.DrawFn) -> list[tuple[str, Document]]:
+    """One to four documents, each (what it is, the document), with names of their own."""
+    drawn = draw(st.lists(HOSTILE_BODIES, min_size=1, max_size=4))
+    ext = {PDF: "pdf", PNG: "png", JPEG: "jpg"}
+    return [(what, Document(f"d{i}-{what}.{ext[mime]}", mime, body))
+            for i, (what, body, mime) in enumerate(drawn)]  # fmt: skip
+
+
+def _refusals(packet, docs: list[Document]) -> dict[str, str]:
+    """{name: the reason it was refused}, read from the note page put in its place. A refused
+    document takes one page; a page of a document placed as it is is never read here (the
+    hang PDF's would take hours)."""
+    reader = PdfReader(io.BytesIO(packet.body))
+    out = {}
+    for d, item in zip(docs, packet.items[1:], strict=True):
+        if item.pages != 1 or d.content == HANG_PDF:
+            continue
+        text = reader.pages[packet.starts[d.name] - 1].extract_text() or ""
+        if said := re.search(r"Not shown here: (.*?)\. It goes to the API as its own file", text):
+            out[d.name] = said.group(1)
+    return out
+
+
+@settings(max_examples=60, deadline=EXAMPLE_DEADLINE, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn=hostile_documents())
+def test_fuzz_malformed_and_hostile_documents_are_placed_or_refused_with_a_named_reason(drawn):
+    """Truncated PDFs, byte flips of a small one, issue 30's hang PDF, a password-protected one,
+    zero-byte files, PNGs with a broken body, a file of another type than it says: the packet
+    is made, each document placed or refused with its name and why, never another exception."""
+    docs = [d for _, d in drawn]
+    with wall_clock_guard():
+        shown = build_packet(lambda _: FRONT, docs, PROFILES["visa"], lenient=True)
+        try:
+            strict = build_packet(lambda _: FRONT, docs, PROFILES["visa"])
+        except PacketError as exc:
+            strict, refused_first = None, str(exc)
+        refusals = _refusals(shown, docs)
+    assert len(PdfReader(io.BytesIO(shown.body)).pages) == shown.pages
+    assert list(shown.starts) == [d.name for d in docs]
+    assert all(item.pages >= 1 for item in shown.items[1:]), shown.items  # none placed empty
+    for what, d in drawn:
+        if what == "good":
+            assert d.name not in refusals, refusals[d.name]
+        if what in ("empty", "locked"):
+            assert d.name in refusals, (what, d.name)  # neither can be shown
+        if what == "broken-png" and d.content[IMAGE_DATA] != GOOD_PNG[IMAGE_DATA]:
+            assert d.name in refusals, d.content  # its pixels would be noise
+    for name, reason in refusals.items():
+        matched = REFUSED.fullmatch(reason)
+        assert matched and matched["name"] == name, reason
+    if strict is not None:  # nothing refused: the same packet, every document in it
+        assert not refusals and strict.body == shown.body
+    else:  # refused at the first document that cannot be placed, by name
+        first = next(d.name for d in docs if d.name in refusals)
+        assert refused_first == refusals[first]
+
+
+def test_a_pdf_without_pages_and_a_png_with_a_damaged_body_are_refused_by_name():
+    """Two the fuzz found: a PDF whose page tree is damaged (pypdf finds no page in it) was
+    placed as nothing, the letter pointing at a page of the next document; a PNG with bytes
+    zeroed in its image data was placed as noise. Each is refused, saying which and why."""
+    pageless = GOOD_PDF.replace(b"/Type /Pages", b"/Type /Pagez")
+    zeroed = GOOD_PNG[:100] + bytes(8) + GOOD_PNG[108:]
+    docs = [Document("pageless.pdf", PDF, pageless), Document("zeroed.png", PNG, zeroed),
+            Document("good.pdf", PDF, GOOD_PDF)]  # fmt: skip
+    shown = build_packet(lambda _: FRONT, docs, PROFILES["visa"], lenient=True)
+    assert _refusals(shown, docs) == {
+        "pageless.pdf": "pageless.pdf has no page that can be shown",
+        "zeroed.png": "zeroed.png is a damaged PNG (its checksums do not match)",
+    }
+    assert (
+        PdfReader(io.BytesIO(shown.body))
+        .pages[shown.starts["good.pdf"] - 1]
+        .extract_text()
+        .startswith("GOOD page 1")
+    )
+    with pytest.raises(PacketError, match="^pageless.pdf has no page that can be shown$"):
+        build_packet(lambda _: FRONT, docs, PROFILES["visa"])
 
 
 # -- the settings ------------------------------------------------------------------------------

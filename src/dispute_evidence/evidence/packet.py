@@ -193,6 +193,8 @@ def _part(doc: Document, side: int, quality: int | None) -> tuple[bytes, int, bo
         reader = PdfReader(io.BytesIO(doc.content))
         if reader.is_encrypted:
             raise PacketError(f"{doc.name} is password-protected: no reviewer could open it")
+        if not reader.pages:  # damaged page tree: placed, it would add nothing to the packet
+            raise PacketError(f"{doc.name} has no page that can be shown")
         writer = PdfWriter()
         writer.append(reader)
         for page in writer.pages:  # an annotation or form may point back at the source file
@@ -233,6 +235,8 @@ def _fitted_image(doc: Document, side: int, quality: int | None) -> tuple[Image.
             raise PacketError(
                 f"{doc.name} is {source.width}x{source.height} pixels, too large to place"
             )
+        if source.format == "PNG":
+            _check_png(doc)
         largest, turned = max(source.size), source.getexif().get(0x0112, 1) not in (None, 1)
         if source.format == "JPEG":
             source.draft("RGB", (side, side))  # decode at a reduced size when that is enough
@@ -253,3 +257,13 @@ def _fitted_image(doc: Document, side: int, quality: int | None) -> tuple[Image.
     out = io.BytesIO()
     image.save(out, "JPEG", quality=quality or 85, optimize=True)
     return image, out.getvalue(), True
+
+
+def _check_png(doc: Document) -> None:
+    """Refuse a PNG whose chunks fail their checksums: Pillow decodes a damaged body (bytes
+    flipped or zeroed in its image data) as noise without a word, and a reviewer would see
+    that noise as the merchant's evidence."""
+    try:
+        Image.open(io.BytesIO(doc.content)).verify()
+    except Exception as exc:  # Pillow says SyntaxError("broken PNG file"), or OSError, ...
+        raise PacketError(f"{doc.name} is a damaged PNG (its checksums do not match)") from exc
