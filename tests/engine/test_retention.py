@@ -6,23 +6,30 @@ Real runs against the local API, on the pipeline's clock moved forward (dispute_
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
+import pandas as pd
 import pytest
-from sqlalchemy import select, text
+from pypdf import PdfReader
+from pypdf.errors import PdfReadError
+from sqlalchemy import MetaData, create_engine, select, text
 
 from dispute_evidence import clock
+from dispute_evidence.engine.generated import SENT, material_facts, stated_hash
 from dispute_evidence.engine.retention import PERSONAL_FIELDS, scrub
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.state import StateStore
-from dispute_evidence.inbox import default_state
+from dispute_evidence.engine.store.generated import GENERATED_KINDS
+from dispute_evidence.inbox import PRIVATE, default_state
 from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import write_rows
+from tests.evidence.docfixtures import text_pdf
 
 PERSONAL = {
     "customer_name": "Ann Smith",
@@ -31,6 +38,14 @@ PERSONAL = {
     "shipping_address": "2 Side St, Springfield",
     "customer_ip": "203.0.113.7",
     "device_id": "dev-42",
+}
+CLEARED = {  # dp_test_0's customer: the one whose dispute is cleared on day 35
+    "customer_name": "Bea Quist",
+    "customer_email": "bea.quist@example.org",
+    "billing_address": "77 Elm Row, Shelbyville",
+    "shipping_address": "78 Elm Row, Shelbyville",
+    "customer_ip": "198.51.100.23",
+    "device_id": "dev-bq-9",
 }
 
 
@@ -41,12 +56,23 @@ def _inbox(inbox: Path) -> None:
     write_rows(inbox / "orders.csv",
                ["order_number", "product_title", "price", "quantity", "currency_code",
                 "order_date", *PERSONAL],
-               [[5000 + i, "Lamp", 40 + i, 1, "USD", "2026-01-05", *PERSONAL.values()]
-                for i in range(3)])  # fmt: skip
+               [[5000 + i, "Lamp", 40 + i, 1, "USD", "2026-01-05",
+                 *(CLEARED if i == 0 else PERSONAL).values()] for i in range(3)])  # fmt: skip
     write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier"],
                [[5000 + i, f"1Z{i:06d}", "UPS"] for i in range(3)])  # fmt: skip
     for i in range(3):
         (inbox / "proofs" / f"dp_test_{i}_receipt.pdf").write_bytes(b"%PDF-1.4\n" + b"x" * i)
+    # read, and its reading kept: who signed for dp_test_0's parcel, and where
+    text_pdf(inbox / "proofs" / "dp_test_0_delivery.pdf", [[
+        "Proof of Delivery", "Tracking number: 1Z000000", "Delivered on 2026-01-08",
+        f"Signed by: {CLEARED['customer_name']}", f"Delivered to: {CLEARED['shipping_address']}",
+        f"Contact: {CLEARED['customer_email']}"]])  # fmt: skip
+    # the same document (one content hash) for a cleared dispute and an open one
+    terms = text_pdf(
+        inbox / "proofs" / "dp_test_0_terms.pdf",
+        [["Refund policy", "Returns are accepted within 30 days of delivery."]],
+    )
+    (inbox / "proofs" / "dp_test_2_terms.pdf").write_bytes(terms.read_bytes())
 
 
 @pytest.fixture
@@ -105,6 +131,7 @@ def test_customer_data_goes_only_for_disputes_closed_longer_than_the_setting(sea
     assert _personal_in(before["dp_test_0"]["payload"])  # the names were there
     blobs = {pid: [Path(f["path"]) for f in fs] for pid, fs in before_files.items()}
     assert all(p.is_file() for ps in blobs.values() for p in ps)
+    copies = _copies_of_dp_test_0(inbox, before_files)
 
     result = run(35, retention={"customer_data_days": 30})
 
@@ -117,7 +144,10 @@ def test_customer_data_goes_only_for_disputes_closed_longer_than_the_setting(sea
     assert after["dp_test_0"]["api_status"] == "won"
     assert [f["kind"] for f in files["dp_test_0"]] == [f["kind"] for f in before_files["dp_test_0"]]
     assert all(f["path"] == "" for f in files["dp_test_0"])
-    assert not any(p.exists() for p in blobs["dp_test_0"])  # the stored copies are gone
+    assert not any(p.exists() for p in copies)  # the stored copies are gone
+    assert set(blobs["dp_test_0"]) - copies == {  # but for the one dp_test_2 uses too
+        Path(f["path"]) for f in before_files["dp_test_0"] if f["file_name"].endswith("terms.pdf")
+    }
     order = next(o for o in orders if o["order_number"] == "5000")
     assert all(order[f] is None for f in PERSONAL)
     assert (order["product_title"], float(order["price"]), order["order_date"]) == (
@@ -130,9 +160,25 @@ def test_customer_data_goes_only_for_disputes_closed_longer_than_the_setting(sea
         if o["order_number"] != "5000":
             assert {f: o[f] for f in PERSONAL} == PERSONAL
     assert result.counts["retention_disputes"] == 1
-    assert result.counts["retention_files"] == len(blobs["dp_test_0"])
+    assert result.counts["retention_files"] == len(copies)
     page = (result.report.parent / "summary.txt").read_text()
     assert "Customer data cleared (disputes closed long enough)" in page
+
+
+def _copies_of_dp_test_0(inbox: Path, files: dict[str, list[dict]]) -> set[Path]:
+    """What clearing dp_test_0 deletes: the copies of its files no other dispute uses, its
+    packet, and what was read from its own documents."""
+    others = {f["sha256"] for pid, fs in files.items() if pid != "dp_test_0" for f in fs}
+    own = [f for f in files["dp_test_0"] if f["sha256"] not in others]
+    with StateStore(default_state(inbox)) as store:
+        packets = {Path(v["packet_path"]) for v in store.generated_versions()["dp_test_0"]}
+    readings = {inbox / PRIVATE / "documents" / f"{f['sha256']}.json" for f in own}
+    assert packets and any(p.is_file() for p in readings)
+    return {Path(f["path"]) for f in own} | packets | {p for p in readings if p.is_file()}
+
+
+def _private_files(inbox: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in (inbox / PRIVATE).rglob("*") if p.is_file()}
 
 
 def before_order_date(orders: list[dict]) -> str:
@@ -141,16 +187,17 @@ def before_order_date(orders: list[dict]) -> str:
 
 def test_a_dry_run_removes_nothing_and_says_what_it_would(season):
     inbox, run = season
-    before = _state(inbox)
-    blobs = [Path(f["path"]) for fs in before[1].values() for f in fs]
+    before, stored = _state(inbox), _private_files(inbox)
+    copies = _copies_of_dp_test_0(inbox, before[1])
 
     result = run(35, retention={"customer_data_days": 30}, dry=True)
 
     assert _state(inbox) == before
-    assert all(p.is_file() for p in blobs)
+    assert _private_files(inbox) == stored  # packets and readings included
     assert result.counts["retention_disputes"] == 1
-    text_ = (result.report.parent / "summary.txt").read_text()
-    assert "Customer data would be cleared (disputes closed long enough)" in text_
+    assert result.counts["retention_files"] == len(copies)  # what a real run would delete
+    text_ = _whitespace((result.report.parent / "summary.txt").read_text())
+    assert "Customer data would be cleared (disputes closed long enough) 1: dp_test_0" in text_
 
 
 def test_off_by_default_nothing_is_removed(season):
@@ -193,7 +240,7 @@ def test_an_old_order_dropped_again_does_not_bring_the_names_back(season):
     write_rows(inbox / "orders-again.csv",
                ["order_number", "product_title", "price", "quantity", "currency_code",
                 "order_date", *PERSONAL],
-               [[5000, "Lamp", 40, 1, "USD", "2026-01-05", *PERSONAL.values()]])  # fmt: skip
+               [[5000, "Lamp", 40, 1, "USD", "2026-01-05", *CLEARED.values()]])  # fmt: skip
 
     result = run(36, retention={"customer_data_days": 30})
 
@@ -232,3 +279,111 @@ def test_a_problem_quoting_a_cleared_customers_value_no_longer_does(season):
 
 def json_text(problem: dict) -> str:
     return orjson.dumps(problem).decode()
+
+
+def _whitespace(text_: str) -> str:
+    return " ".join(text_.split())
+
+
+def _found_in_state(inbox: Path, values: dict[str, str]) -> set[str]:
+    """ "table.column: field" for each value found in any text or blob cell of any table."""
+    found: set[str] = set()
+    engine = create_engine(f"sqlite:///{default_state(inbox)}")
+    try:
+        tables = MetaData()
+        tables.reflect(engine)  # every table sqlite_master lists
+        with engine.connect() as c:
+            for table in tables.sorted_tables:
+                for row in c.execute(select(table)).mappings():
+                    for column, cell in row.items():
+                        if isinstance(cell, bytes):
+                            cell = cell.decode("utf-8", "replace")
+                        if isinstance(cell, str):
+                            found |= {f"{table.name}.{column}: {k}"
+                                      for k, v in values.items() if v in cell}  # fmt: skip
+    finally:
+        engine.dispose()
+    return found
+
+
+def _found_in_files(inbox: Path, values: dict[str, str]) -> set[str]:
+    """ "file: field" for each value found in a file under .dispute-evidence/ (a PDF's text as
+    pypdf extracts it, whitespace collapsed, and its raw bytes; any other file raw)."""
+    found: set[str] = set()
+    for path in sorted((inbox / PRIVATE).rglob("*")):
+        if not path.is_file():
+            continue
+        body = path.read_bytes()
+        texts = [body.decode("utf-8", "replace")]
+        if body.startswith(b"%PDF"):
+            try:
+                pages = PdfReader(io.BytesIO(body)).pages
+                texts.append(_whitespace(" ".join(p.extract_text() or "" for p in pages)))
+            except PdfReadError:  # the test's junk receipts: raw bytes only
+                pass
+        rel = path.relative_to(inbox)
+        found |= {f"{rel}: {k}" for k, v in values.items() if any(v in t for t in texts)}
+    return found
+
+
+def test_nothing_of_a_cleared_customer_is_left_in_the_state_or_the_stored_copies(season):
+    """Issue 32's retention audit: after clearing, the generated PDFs' `material`, the packet
+    PDFs and the kept readings of the dispute's documents still held the customer's name,
+    email and addresses. Now no table and no file under .dispute-evidence/ holds any of them;
+    the open dispute keeps its own, and a document it shares with the cleared one stays."""
+    inbox, run = season
+    assert set(CLEARED) <= {f.split(": ")[1] for f in _found_in_state(inbox, CLEARED)}
+    pdfs = {f for f in _found_in_files(inbox, CLEARED) if f.endswith("customer_name")}
+    assert len(pdfs) >= 3  # the search sees them: summary, packet, the delivery proof's copy
+    with StateStore(default_state(inbox)) as store:
+        shared = {f["sha256"] for f in store.files_by_dispute()["dp_test_2"]
+                  if f["file_name"].endswith("terms.pdf")}  # fmt: skip
+    readings = inbox / PRIVATE / "documents"
+    assert {f"{sha}.json" for sha in shared} <= {p.name for p in readings.iterdir()}
+
+    result = run(35, retention={"customer_data_days": 30})
+
+    assert _found_in_state(inbox, CLEARED) == set()
+    assert _found_in_files(inbox, CLEARED) == set()
+    kept = {f.split(": ")[1] for f in _found_in_state(inbox, PERSONAL)}
+    assert kept == set(PERSONAL)  # the open dispute (and the one closed 15 days ago) keep theirs
+    assert any(f.endswith("customer_name") for f in _found_in_files(inbox, PERSONAL))
+    assert {f"{sha}.json" for sha in shared} <= {p.name for p in readings.iterdir()}
+    with StateStore(default_state(inbox)) as store:
+        shared_blobs = [Path(f["path"]) for f in store.files_by_dispute()["dp_test_2"]
+                        if f["sha256"] in shared]  # fmt: skip
+    assert shared_blobs and all(p.is_file() for p in shared_blobs)
+    line = next(x for x in (result.report.parent / "summary.txt").read_text().splitlines()
+                if "Customer data cleared" in x)  # fmt: skip
+    assert line.split()[-2:] == ["1:", "dp_test_0"]  # says which dispute
+
+    # its generated PDF's cleared `material` states the cleared facts: no material change
+    with StateStore(default_state(inbox)) as store:
+        payload = orjson.loads(store.payloads()["dp_test_0"])
+        docs = [f for f in store.files_by_dispute()["dp_test_0"]
+                if f["kind"] not in GENERATED_KINDS and f["status"] != "rejected"]  # fmt: skip
+        versions = store.generated_versions()["dp_test_0"]
+    sent = [v for v in versions if v["status"] in SENT]
+    now = orjson.dumps(material_facts(payload, docs)).decode()
+    assert sent and stated_hash(sent[-1]["material"]) == stated_hash(now)
+    # and a later run, its order exported again, makes no new version and uploads nothing
+    write_rows(inbox / "orders-again.csv",
+               ["order_number", "product_title", "price", "quantity", "currency_code",
+                "order_date", *CLEARED],
+               [[5000, "Lamp", 40, 1, "USD", "2026-01-05", *CLEARED.values()]])  # fmt: skip
+    again = run(36, retention={"customer_data_days": 30})
+    with StateStore(default_state(inbox)) as store:
+        assert store.generated_versions()["dp_test_0"] == versions
+    assert again.counts.get("files_uploaded", 0) == 0
+    assert _found_in_state(inbox, CLEARED) == _found_in_files(inbox, CLEARED) == set()
+
+
+def test_the_report_names_at_most_ten_cleared_disputes():
+    from dispute_evidence.reports.run_report import RunReport
+
+    counts = {"retention_disputes": 12, "retention_files": 3, "retention_reports": 0,
+              "retention_archive": 0}  # fmt: skip
+    cleared = [f"dp_{i:02d}" for i in range(12)]
+    rows = dict(RunReport("r", "", False, counts, pd.DataFrame(), cleared=cleared).count_rows())
+    named = rows["Customer data cleared (disputes closed long enough)"]
+    assert named == "12: " + ", ".join(cleared[:10]) + ", and 2 more"

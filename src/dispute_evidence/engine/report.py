@@ -175,6 +175,7 @@ def report(
         files=snap.files,
         config=session.config,
         notices=review.notices if review else [],
+        cleared=prepared.retention.disputes if prepared.retention else [],
     )
     path = write_report(rep, session.report_folder)
     if not (log := approval_log(store)).empty:  # every approval given, who and how

@@ -29,7 +29,13 @@ import orjson
 from sqlalchemy import and_, func, or_, select, update
 
 from dispute_evidence import clock
-from dispute_evidence.engine.schema import RECORD_TABLES, disputes, evidence_files, open_problems
+from dispute_evidence.engine.schema import (
+    RECORD_TABLES,
+    disputes,
+    evidence_files,
+    generated_docs,
+    open_problems,
+)
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.status import DisputeStatus
 from dispute_evidence.inbox import ARCHIVE, PRIVATE
@@ -121,15 +127,8 @@ def _clear_customer_data(
         ).all()  # fmt: skip
         kept_orders = {o for (o,) in c.execute(select(disputes.c.order_number).where(~closed)) if o}
         # closed before the watermark: cleared already; closed after the cutoff: kept for now
-        files = c.execute(
-            select(evidence_files.c.provider_dispute_id, evidence_files.c.path).where(
-                evidence_files.c.provider_dispute_id.in_([r[0] for r in rows] or [""]),
-                evidence_files.c.path != "",
-            )
-        ).all()
-    out.disputes = sorted(r[0] for r in rows)
-    private = (inbox / PRIVATE).resolve()
-    out.files = sorted({p for _pid, p in files if _inside(Path(p), private)})
+        out.disputes = sorted(r[0] for r in rows)
+        out.files = _stored_copies(c, out.disputes, inbox)
     if out.dry_run:
         return
     orders = {r[1] for r in rows if r[1]} - kept_orders
@@ -141,17 +140,64 @@ def _clear_customer_data(
                     .where(disputes.c.provider_dispute_id == pid)
                     .values(payload=_scrubbed(bytes(payload)))
                 )
+        _clear_generated(c, out.disputes)
         _clear_records(c, orders)
         _clear_problems(c, orders)
-        c.execute(
-            update(evidence_files)
-            .where(evidence_files.c.provider_dispute_id.in_(out.disputes or [""]))
-            .values(path="")
-        )
     for path in out.files:  # after the state no longer points at them
         Path(path).unlink(missing_ok=True)
     store.set_meta(CLEARED_THROUGH, cutoff)
     store.set_meta(CLEARED_SEQ, str(store.latest_ingest()))
+
+
+def _stored_copies(c: Any, pids: list[str], inbox: Path) -> list[str]:
+    """The files under .dispute-evidence/ that hold `pids`' customer data: the copies of their
+    documents and generated PDFs (blobs), their packets, and what was read from their
+    documents (documents/<sha>.json). A copy another dispute still uses (the same content,
+    so the same blob and reading) stays."""
+    ef, g = evidence_files.c, generated_docs.c
+    mine: set[tuple[str, str]] = set()  # (content hash, blob path)
+    for chunk in _chunks(pids):
+        mine |= {(sha, path) for sha, path in c.execute(
+            select(ef.sha256, ef.path).where(ef.provider_dispute_id.in_(chunk)))}  # fmt: skip
+        mine |= {("", path) for (path,) in c.execute(
+            select(g.packet_path).where(g.provider_dispute_id.in_(chunk)))}  # fmt: skip
+    shas, cleared = sorted({sha for sha, _ in mine if sha}), set(pids)
+    used: set[str] = set()  # hashes and paths a dispute not cleared now still uses
+    for chunk in _chunks(shas):
+        for pid, sha, path in c.execute(
+            select(ef.provider_dispute_id, ef.sha256, ef.path)
+            .where(ef.sha256.in_(chunk), ef.path != "")
+        ):  # fmt: skip
+            if pid not in cleared:
+                used |= {sha, path}
+    private = (inbox / PRIVATE).resolve()
+    readings = inbox / PRIVATE / "documents"
+    candidates = {Path(p) for _, p in mine if p and p not in used}
+    candidates |= {readings / f"{sha}.json" for sha in shas if sha not in used}
+    return sorted(str(p) for p in candidates if p.is_file() and _inside(p, private))
+
+
+def _clear_generated(c: Any, pids: list[str]) -> None:
+    """The state no longer points at the deleted copies, and the generated PDFs' `material`
+    (the facts each stated, compared on later runs) keeps everything but the personal fields."""
+    for chunk in _chunks(pids):
+        c.execute(
+            update(evidence_files)
+            .where(evidence_files.c.provider_dispute_id.in_(chunk))
+            .values(path="")
+        )
+        docs = c.execute(
+            select(generated_docs.c.provider_dispute_id, generated_docs.c.sha256,
+                   generated_docs.c.material)
+            .where(generated_docs.c.provider_dispute_id.in_(chunk))
+        ).all()  # fmt: skip
+        for pid, sha, material in docs:
+            scrubbed = _scrubbed(material.encode()).decode() if material else material
+            c.execute(
+                update(generated_docs)
+                .where(generated_docs.c.provider_dispute_id == pid, generated_docs.c.sha256 == sha)
+                .values(material=scrubbed, packet_path="")
+            )
 
 
 def _dropped_again(store: StateStore, since: str) -> list[str]:

@@ -24,6 +24,7 @@ class RunReport:
     files: pd.DataFrame | None = None  # evidence files (StateStore.file_table): names, blobs
     config: str = ""  # the config file the run used ("none: defaults")
     notices: list[str] = field(default_factory=list)  # said first (the review policy differs)
+    cleared: list[str] = field(default_factory=list)  # disputes [retention] cleared (or would)
 
     @property
     def title(self) -> str:
@@ -70,7 +71,7 @@ class RunReport:
             return []
         return [
             (f"Customer data {verb}cleared (disputes closed long enough)",
-             str(c["retention_disputes"])),
+             _named(c["retention_disputes"], self.cleared)),
             (f"Stored copies of their files {verb}deleted", str(c["retention_files"])),
             (f"Old report folders {verb}removed", str(c["retention_reports"])),
             (f"Old archive folders {verb}removed", str(c["retention_archive"])),
@@ -94,3 +95,11 @@ class RunReport:
         top = [p for p in self.top_problems() if (p.kind in NEEDS_A_PERSON) == needed]
         groups = self.grouped_problems().items()
         return top, {k: g for k, g in groups if (k in NEEDS_A_PERSON) == needed}
+
+
+def _named(count: int, ids: list[str], most: int = 10) -> str:
+    """The ids, "2: dp_1, dp_2", naming at most `most` of them ("…, and 5 more")."""
+    if not ids:
+        return str(count)
+    more = f", and {len(ids) - most} more" if len(ids) > most else ""
+    return f"{count}: {', '.join(ids[:most])}{more}"
