@@ -54,6 +54,7 @@ class ProblemKind(StrEnum):
     # the generated PDF and the packet (engine/generated.py)
     PDF_NOT_MADE = "pdf_not_made"  # building one dispute's PDF failed: the run went on
     OVER_NETWORK_LIMIT = "over_network_limit"  # what would go exceeds its limit profile: held
+    DOCUMENT_SENT_ALONE = "document_sent_alone"  # came after the packet's last version: own file
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,42 @@ def test_the_letter_cites_each_document_with_its_page_in_the_packet(api, tmp_pat
     assert "Attached as supporting documents: dp_test_0_delivery.pdf (packet page" in letter
 
 
+def test_a_document_after_the_superseding_packet_goes_once_as_its_own_file(
+    api, tmp_path, monkeypatch
+):
+    """Packet mode: a document dropped after the dispute's one superseding packet (v2) went was
+    marked in_packet, but no packet may follow v2, so it never left; now it goes to the API as
+    a file of its own, once, with a line saying so (nothing for a person to do)."""
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    inbox = inbox_with_documents(tmp_path, n=1)
+    _run("--inbox", str(inbox))
+    (inbox / "proofs" / "dp_test_0_invoice.pdf").write_bytes(pdf_of(1, "INVOICE"))
+    _run("--inbox", str(inbox))  # a new document: the one superseding packet, v2
+    late = pdf_of(1, "LATE LETTER")
+    (inbox / "proofs" / "dp_test_0_late.pdf").write_bytes(late)
+    out = _run("--inbox", str(inbox))
+    held = _files(api, "dp_test_0")
+    assert [f["file_name"] for f in held] == [
+        "dp_test_0-evidence-packet.pdf",
+        "dp_test_0-evidence-packet-v2.pdf",
+        "dp_test_0_late.pdf",
+    ]
+    assert held[2]["sha256"] == hashlib.sha256(late).hexdigest()  # as dropped, byte for byte
+    assert "dp_test_0_late.pdf arrived after this dispute's packet was superseded once" in out
+    assert "Documents sent on their own" in out
+    with StateStore(tmp_path / "inbox.state.sqlite3") as store:
+        files = store.file_table().set_index("file_name")
+    assert files.loc["dp_test_0_late.pdf", "status"] == "uploaded"
+    assert files.loc["dp_test_0_invoice.pdf", "status"] == "in_packet"  # v2 carries it
+    # a run killed right after its request left: reconciled by name, not sent again
+    with sqlite3.connect(tmp_path / "inbox.state.sqlite3") as c:
+        c.execute("UPDATE evidence_files SET status = 'sending', remote_file_id = NULL "
+                  "WHERE file_name = 'dp_test_0_late.pdf'")  # fmt: skip
+    _run("--inbox", str(inbox))
+    _run("--inbox", str(inbox))
+    assert api.snapshot()["dp_test_0"]["files"] == held
+
+
 def test_packet_mode_asks_at_most_two_requests_per_dispute_on_its_first_send(
     api, tmp_path, monkeypatch
 ):

@@ -46,7 +46,7 @@ from dispute_evidence.evidence.limits import (
     profile_for,
 )
 
-__all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated", "stated_hash"]
+__all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated"]
 from dispute_evidence.evidence.packet import (
     PACKET_VERSION,
     Document,
@@ -104,13 +104,6 @@ def _digest(facts: dict[str, Any]) -> tuple[str, str]:
     return text, hashlib.sha256(text.encode()).hexdigest()
 
 
-def stated_hash(material: str) -> str:
-    """The hash of what a version stated (its `material` JSON), to compare with the facts' now.
-    Retention clears a closed dispute's payload and its versions' `material` alike (the
-    personal fields dropped), so a cleared version still states the facts: no change."""
-    return _digest(orjson.loads(material))[1]
-
-
 def why_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
     """What changed between two material fact sets, in words for page 1."""
     said: list[str] = []
@@ -140,10 +133,14 @@ def refresh_generated(
     """Make each due dispute's generated PDF and packet when what they rest on changed
     (`inbox`: whose documents folder holds what was read from each document)."""
     out = GeneratedOutcome()
-    store.pack_documents(policy.upload == "packet")
     files, versions = store.files_by_dispute(), store.generated_versions()
+    work = store.generated_work()
+    due = {d["provider_dispute_id"] for d in work}
+    late = late_documents(files, versions, due) if policy.upload == "packet" else {}
+    store.pack_documents(policy.upload == "packet", alone=late)  # (statuses: not read below)
+    out.problems += [_sent_alone(pid, name) for (pid, _), name in late.items()]
     todo: list[tuple[dict[str, Any], list[dict[str, Any]], str]] = []
-    for d in store.generated_work():
+    for d in work:
         pid = d["provider_dispute_id"]
         docs = [f for f in files.get(pid, []) if f["kind"] not in GENERATED_KINDS
                 and f["status"] != F.REJECTED]  # fmt: skip
@@ -166,6 +163,41 @@ def refresh_generated(
         if material is not None:  # one dispute at a time: a run killed here loses no work done
             store.set_generated_inputs({pid: (made_from, material, held)})
     return out
+
+
+def late_documents(
+    files: dict[str, list[dict[str, Any]]],
+    versions: dict[str, list[dict[str, Any]]],
+    due: set[str],
+) -> dict[tuple[str, str], str]:
+    """{(dispute, sha256): name} of the documents not sent yet that no sent packet carries,
+    of the `due` disputes (still to be answered) whose one superseding version has gone: no
+    packet may follow, so they go to the API as files of their own rather than wait, unsent,
+    inside a packet never made."""
+    out: dict[tuple[str, str], str] = {}
+    for pid in sorted(due):
+        sent = [v for v in versions.get(pid, []) if v["status"] in SENT]
+        if len(sent) < 2:
+            continue
+        carried = {(name, sha) for v in sent for name, sha
+                   in (orjson.loads(v["material"] or "{}").get("documents") or {}).items()}  # fmt: skip
+        for f in files.get(pid, []):
+            if (f["kind"] not in GENERATED_KINDS and f["status"] in (F.PENDING, F.IN_PACKET)
+                    and (f["file_name"], f["sha256"][:16]) not in carried):  # fmt: skip
+                out[(pid, f["sha256"])] = f["file_name"]
+    return out
+
+
+def _sent_alone(pid: str, name: str) -> Problem:
+    return Problem(
+        ProblemKind.DOCUMENT_SENT_ALONE,
+        name,
+        f"{name} arrived after this dispute's packet was superseded once (no further version "
+        "may follow), so it goes to the API as a file of its own, after the packet; the letter "
+        "does not cite it",
+        file=name,
+        dispute=pid,
+    )
 
 
 def _made_from(d: dict[str, Any], docs: list[dict[str, Any]], policy: PacketPolicy) -> str:
@@ -191,7 +223,7 @@ def _one(
     pid = d["provider_dispute_id"]
     material_text, material = _digest(material_facts(payload, docs))
     sent = [v for v in history if v["status"] in SENT]
-    if sent and (stated_hash(sent[-1]["material"]) == material or len(sent) >= 2):
+    if sent and (_digest(orjson.loads(sent[-1]["material"]))[1] == material or len(sent) >= 2):
         return None, material  # cosmetic, or the one superseding version already went
     version = len(sent) + 1
     notice = None
@@ -313,6 +345,6 @@ def api_version_words(
         return f"{words}; v{waiting[-1]['version']} waiting to be sent"
     if held["made_from"] == made_from:
         return f"{words} (current)"
-    if material is not None and stated_hash(held["material"]) == material:
+    if material is not None and _digest(orjson.loads(held["material"]))[1] == material:
         return f"{words} (current facts; a cosmetic change went in the evidence JSON only)"
     return f"{words} (not current: the one new version allowed was sent; later facts are in the evidence JSON)"

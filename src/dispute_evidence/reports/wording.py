@@ -59,6 +59,7 @@ HEADING = {
     K.CASE_HELD: "Disputes held under your fight threshold",
     K.PDF_NOT_MADE: "Evidence PDFs that could not be made",
     K.OVER_NETWORK_LIMIT: "Disputes held: over the card network's limits",
+    K.DOCUMENT_SENT_ALONE: "Documents sent on their own (their dispute's packet was superseded once)",
 }
 
 # One plain instruction per kind (the problem's own text says what exactly is wrong).
@@ -124,6 +125,9 @@ WHAT_TO_DO = {
                           "smaller scan) and drop them again, set [evidence] upload = \"packet\" "
                           "(photos are recompressed to fit), or pick another profile under "
                           "[evidence] limits; nothing of it is sent over the limit.",
+    K.DOCUMENT_SENT_ALONE: "Nothing: it went to the API as it is, after the packet, so the reviewer "
+                           "has it; a dispute's packet is replaced at most once, and the letter "
+                           "inside it cannot cite a document that came later.",
 }  # fmt: skip
 
 # Problems a person has to act on (the others resolve themselves: the next run does it).

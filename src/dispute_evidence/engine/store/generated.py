@@ -3,6 +3,7 @@ and which documents go inside a packet rather than on their own."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, or_, select
@@ -155,20 +156,27 @@ class Generated(StoreBase):
                 .values(status=D.PENDING, detail=None, generated_held=None, updated_at=now_iso())
             )
 
-    def pack_documents(self, packet: bool) -> int:
-        """Documents not yet sent go inside the packet (`packet`) or on their own again."""
+    def pack_documents(self, packet: bool, alone: Collection[tuple[str, str]] = ()) -> int:
+        """Documents not yet sent go inside the packet (`packet`) or on their own again;
+        `alone`: (dispute, sha256) of documents no packet may carry any more, which go on their
+        own in either mode. One transaction."""
         frm, to = (F.PENDING, F.IN_PACKET) if packet else (F.IN_PACKET, F.PENDING)
+        f, stamp = evidence_files.c, now_iso()
         with self.engine.begin() as c:
-            return int(
+            moved = c.execute(
+                evidence_files.update()
+                .where(f.status == frm, or_(f.kind.is_(None), f.kind.not_in(GENERATED_KINDS)))
+                .values(status=to, updated_at=stamp)
+            ).rowcount
+            if alone:
                 c.execute(
                     evidence_files.update()
                     .where(
-                        evidence_files.c.status == frm,
-                        or_(
-                            evidence_files.c.kind.is_(None),
-                            evidence_files.c.kind.not_in(GENERATED_KINDS),
-                        ),
+                        f.provider_dispute_id == bindparam("pid"),
+                        f.sha256 == bindparam("sha"),
+                        f.status == F.IN_PACKET,
                     )
-                    .values(status=to, updated_at=now_iso())
-                ).rowcount
-            )
+                    .values(status=F.PENDING, updated_at=stamp),
+                    [{"pid": pid, "sha": sha} for pid, sha in alone],
+                )
+            return int(moved)
