@@ -46,7 +46,7 @@ from dispute_evidence.evidence.limits import (
     profile_for,
 )
 
-__all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated"]
+__all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated", "stated_hash"]
 from dispute_evidence.evidence.packet import (
     PACKET_VERSION,
     Document,
@@ -102,6 +102,13 @@ def material_facts(payload: dict[str, Any], docs: list[dict[str, Any]]) -> dict[
 def _digest(facts: dict[str, Any]) -> tuple[str, str]:
     text = orjson.dumps(facts, option=orjson.OPT_SORT_KEYS).decode()
     return text, hashlib.sha256(text.encode()).hexdigest()
+
+
+def stated_hash(material: str) -> str:
+    """The hash of what a version stated (its `material` JSON), to compare with the facts' now.
+    Retention clears a closed dispute's payload and its versions' `material` alike (the
+    personal fields dropped), so a cleared version still states the facts: no change."""
+    return _digest(orjson.loads(material))[1]
 
 
 def why_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
@@ -223,7 +230,7 @@ def _one(
     pid = d["provider_dispute_id"]
     material_text, material = _digest(material_facts(payload, docs))
     sent = [v for v in history if v["status"] in SENT]
-    if sent and (_digest(orjson.loads(sent[-1]["material"]))[1] == material or len(sent) >= 2):
+    if sent and (stated_hash(sent[-1]["material"]) == material or len(sent) >= 2):
         return None, material  # cosmetic, or the one superseding version already went
     version = len(sent) + 1
     notice = None
@@ -345,6 +352,6 @@ def api_version_words(
         return f"{words}; v{waiting[-1]['version']} waiting to be sent"
     if held["made_from"] == made_from:
         return f"{words} (current)"
-    if material is not None and _digest(orjson.loads(held["material"]))[1] == material:
+    if material is not None and stated_hash(held["material"]) == material:
         return f"{words} (current facts; a cosmetic change went in the evidence JSON only)"
     return f"{words} (not current: the one new version allowed was sent; later facts are in the evidence JSON)"
