@@ -18,8 +18,7 @@ from dispute_evidence.api.models import Dispute
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.store.kept import KeptView
 from dispute_evidence.evidence.case import DisputeView, build_case, view_mismatch
-
-HELD_PREFIX = "held: the API's view of this dispute differs from the disputes list"
+from dispute_evidence.evidence.states import API_VIEW_HELD
 
 
 def view_of(d: Dispute) -> DisputeView:
@@ -29,7 +28,7 @@ def view_of(d: Dispute) -> DisputeView:
 
 def held_text(mismatch: str) -> str:
     return (
-        f"{HELD_PREFIX}: {mismatch}. Nothing more is sent for it (no file, no update) until "
+        f"{API_VIEW_HELD}: {mismatch}. Nothing more is sent for it (no file, no update) until "
         "they agree: correct the disputes list, or ask the provider which is right"
     )
 

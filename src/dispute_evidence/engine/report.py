@@ -14,7 +14,6 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.alerts import AlertOutcome
-from dispute_evidence.engine.api_views import HELD_PREFIX as API_VIEW_HELD
 from dispute_evidence.engine.approvals_log import approval_log
 from dispute_evidence.engine.case import (
     add_case_columns,
@@ -29,7 +28,6 @@ from dispute_evidence.engine.picture import Picture
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.readback import ReadOutcome
 from dispute_evidence.engine.review import (
-    ADVICE_ACCEPT,
     ReviewOutcome,
     annotate,
     held_problems,
@@ -48,6 +46,7 @@ from dispute_evidence.engine.submit import SubmitStats
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.states import ADVICE_ACCEPT, API_VIEW_HELD
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_FAILED,

@@ -41,6 +41,7 @@ from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.evidence.states import ADVICE_ACCEPT
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
 
@@ -55,7 +56,6 @@ UNCONFIRMED = (
     "the API has not confirmed its deadline: the sweep trusts only a deadline read back from "
     "the API, and the API names a dispute only once evidence has been sent to it"
 )
-ADVICE_ACCEPT = "advice: accept"  # held: the merchant's own records concede the claim
 
 
 @dataclass
