@@ -18,7 +18,7 @@ from dispute_evidence.api.models import Dispute
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.store.kept import KeptView
 from dispute_evidence.evidence.case import DisputeView, build_case, view_mismatch
-from dispute_evidence.evidence.states import API_VIEW_HELD
+from dispute_evidence.states import API_VIEW_HELD
 
 
 def view_of(d: Dispute) -> DisputeView:

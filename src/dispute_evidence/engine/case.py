@@ -14,13 +14,7 @@ import pandas as pd
 from dispute_evidence import clock
 from dispute_evidence.engine.api_views import api_views
 from dispute_evidence.engine.state import StateStore
-from dispute_evidence.evidence.advice import (
-    HELD,
-    HELD_UNKNOWN,
-    OwnOutcomes,
-    advise,
-    unknown_amount_words,
-)
+from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
 from dispute_evidence.evidence.case import CaseFacts, DisputeView, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
 from dispute_evidence.evidence.documents import DocumentFacts
@@ -30,6 +24,7 @@ from dispute_evidence.evidence.reading import facts_from_cache
 from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder
 from dispute_evidence.policies import AdvicePolicy, outcome
 from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.states import HELD, HELD_UNKNOWN
 
 NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"
 

@@ -46,7 +46,6 @@ from dispute_evidence.engine.submit import SubmitStats
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.states import ADVICE_ACCEPT, API_VIEW_HELD
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_FAILED,
@@ -59,6 +58,7 @@ from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
+from dispute_evidence.states import ADVICE_ACCEPT, API_VIEW_HELD
 
 if TYPE_CHECKING:
     from dispute_evidence.engine.session import RunSession

@@ -41,9 +41,9 @@ from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.kinds import kind_of
-from dispute_evidence.evidence.states import ADVICE_ACCEPT
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.states import ADVICE_ACCEPT
 
 D = DisputeStatus
 ANYONE = ReviewPolicy()  # no approvers list, no second approver

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from dispute_evidence.evidence.letter import family_of
 from dispute_evidence.policies import AdvicePolicy
+from dispute_evidence.states import HELD, HELD_UNKNOWN
 
 MIN_CLOSED = 20  # decided disputes (won + lost) before our own rate replaces the prior
 PRIORS = {
@@ -35,10 +36,7 @@ PRIORS = {
 }
 MISSING_FACTOR = 0.5  # evidence that misses what the reason needs wins about half as often
 VISA_CE3 = 0.70
-HELD = "held: under your fight threshold"
 ACCEPT = "accept"
-# with a threshold set, a dispute whose amount nobody knows is neither under nor over it
-HELD_UNKNOWN = "held: amount unknown"
 
 
 @dataclass(frozen=True)

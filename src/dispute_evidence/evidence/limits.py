@@ -26,6 +26,7 @@ from dispute_evidence.policies import (
     Upload,
     profiles,
 )
+from dispute_evidence.states import LIMIT_HELD
 
 __all__ = [
     "LIMIT_FIGURES",
@@ -43,7 +44,6 @@ __all__ = [
 ]
 
 MB = 1_000_000
-LIMIT_HELD = "held: over the "  # how the one line starts (the report words it by this)
 
 _BRANDS = {
     "visa": "visa",

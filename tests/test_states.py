@@ -8,7 +8,8 @@ from dispute_evidence.engine.api_views import held_text
 from dispute_evidence.evidence.advice import OwnOutcomes, advise
 from dispute_evidence.evidence.completeness import Verdict
 from dispute_evidence.evidence.limits import LIMIT_HELD
-from dispute_evidence.evidence.states import (
+from dispute_evidence.policies import AdvicePolicy
+from dispute_evidence.states import (
     AdviceKind,
     AdviceLine,
     Hold,
@@ -16,7 +17,6 @@ from dispute_evidence.evidence.states import (
     VerdictKind,
     VerdictLine,
 )
-from dispute_evidence.policies import AdvicePolicy
 
 
 @pytest.mark.parametrize(

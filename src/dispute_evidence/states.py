@@ -4,7 +4,8 @@ The state keeps them as text (its columns do not change): the completeness verdi
 ("complete", "missing: X, Y", "weak: why"), why a dispute is held (its `detail`: "held: ...",
 "advice: accept (...)") and the fight-or-accept advice. Each type here has one `parse` from
 that text and one way back to it (`text`), so code asks `row.hold.kind` instead of testing
-prefixes of words (tests/test_structure.py refuses a new prefix test of these)."""
+prefixes of words (tests/test_structure.py refuses a new prefix test of these). The prefixes
+are defined here, low in the layers, so the store, the evidence and the engine share them."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from dispute_evidence.evidence.advice import HELD, HELD_UNKNOWN
-from dispute_evidence.evidence.limits import LIMIT_HELD
-
 __all__ = [
     "ADVICE_ACCEPT",
     "API_VIEW_HELD",
+    "HELD",
+    "HELD_UNKNOWN",
+    "LIMIT_HELD",
     "AdviceKind",
     "AdviceLine",
     "Hold",
@@ -30,6 +31,10 @@ __all__ = [
 ADVICE_ACCEPT = "advice: accept"
 # nothing more is sent: the API's reason, amount or currency is not the disputes list's
 API_VIEW_HELD = "held: the API's view of this dispute differs from the disputes list"
+LIMIT_HELD = "held: over the "  # over its card network's limits (evidence/limits.py)
+HELD = "held: under your fight threshold"  # the advice (evidence/advice.py)
+# with a threshold set, a dispute whose amount nobody knows is neither under nor over it
+HELD_UNKNOWN = "held: amount unknown"
 _HELD = "held:"  # any other hold: its data would go out wrong (a row not used, lines short)
 
 
