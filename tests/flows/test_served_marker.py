@@ -62,3 +62,38 @@ def test_the_marker_is_followed_only_with_its_serves_token_and_owner_only_mode(t
         assert served_prefect_api(inbox) is None  # a link is never followed
     finally:
         server.close()
+
+
+def test_a_marker_owned_by_another_user_is_not_followed_even_to_a_server_with_the_token(
+    tmp_path, monkeypatch
+):
+    """The owner check is what stops a planted marker: another user (here `nobody`) can write
+    one with any token, and start a server answering with it. Everything else right (0600, a
+    live pid, the server holding the marker's token), the one-off run stays in-process and
+    sends that server nothing."""
+    import pwd
+
+    import pytest
+
+    from dispute_evidence.served import served_prefect_api
+
+    if os.getuid() != 0:
+        pytest.skip("giving a file to another user needs root")
+    nobody = pwd.getpwnam("nobody")
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    server = _AnyPrefect({serve_token_name(inbox): "the-token"})
+    try:
+        marker = write_server_marker(inbox, server.url, "the-token")
+        assert marker is not None and served_prefect_api(inbox) == server.url  # ours: followed
+        server.hits.clear()
+        os.chown(marker, nobody.pw_uid, nobody.pw_gid)
+        assert marker.stat().st_mode & 0o777 == 0o600 and marker.stat().st_uid == nobody.pw_uid
+        assert served_prefect_api(inbox) is None
+        r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--dry-run"])
+        assert r.exit_code == 0, r.output
+        assert server.hits == []  # not even asked for its health or the token
+    finally:
+        server.close()
