@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 # Bounds of a plausible cell (README, "What the sheets may look like"): anything outside is a
 # typo or a broken export, and would otherwise reach the API (1e20 items) or break the JSON.
@@ -38,6 +40,10 @@ AMBIGUOUS = (
 )
 
 
+# A cell Python's float() and Arrow's cast read alike (Arrow alone also takes "nan(1)")
+_PLAIN = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
+
+
 @dataclass(frozen=True)
 class ParsedNumbers:
     values: pd.Series  # float64, NaN where empty, unparseable or refused
@@ -51,12 +57,26 @@ def _matches(s: pd.Series, patterns: tuple[str, ...]) -> pd.Series:
     return hit
 
 
+def _all_plain(series: pd.Series) -> pd.Series | None:
+    """The column as floats when every cell is a plain decimal number, read by Arrow's cast in
+    C++ (a tenth of the time of float() per cell, same values: both round correctly)."""
+    if not isinstance(series.array, pd.arrays.ArrowStringArray):
+        return None
+    text = series.array.__arrow_array__()  # the same buffers, no copy
+    if text.null_count or not pc.all(pc.match_substring_regex(text, _PLAIN)).as_py():
+        return None
+    values = pc.cast(text, pa.float64()).to_numpy()
+    return pd.Series(values.copy(), index=series.index, name=series.name)
+
+
 def parse_number(series: pd.Series) -> ParsedNumbers:
     """Numbers as exports write them: '49.50', '$49.50', '1,049.50', '1.049,50', '49,50'."""
     none = pd.Series(False, index=series.index)
     if not (series != "").any():  # an optional column the export leaves empty: nothing to parse
         return ParsedNumbers(pd.Series(np.nan, index=series.index, dtype="float64"), none)
-    try:  # fastest path: every cell a plain number (Arrow's cast, in C++)
+    if (plain := _all_plain(series)) is not None:  # fastest path: every cell a plain number
+        return ParsedNumbers(plain, none)
+    try:  # every cell a number Python reads (pandas' astype: float() per cell)
         return ParsedNumbers(series.astype("float64"), none)
     except (ValueError, TypeError, ArithmeticError):
         pass
