@@ -16,7 +16,7 @@ import threading
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,8 @@ from PIL import Image
 from pypdf import PdfReader
 
 from dispute_evidence.evidence import fonts
+from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Quote
+from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import PROFILES, LimitProfile
 from dispute_evidence.evidence.packet import Document, PacketError, build_packet
 from dispute_evidence.evidence.summary_pdf import DATA_SHEET_PAGES, summary_pdf
@@ -274,13 +276,61 @@ def test_the_packet_holds_the_letter_then_every_document_with_its_first_page_lis
     assert pages[first["receipt.pdf"] - 1].startswith("RECEIPT page 1")
     assert "label.png" in pages[first["label.png"] - 1]
     assert pages[first["pod.pdf"] - 1].startswith("DELIVERY page 1")
-    assert packet.pages == first["pod.pdf"] + 2
+    # none named by a letter (`cited`): by name
+    assert first["label.png"] < first["pod.pdf"] < first["receipt.pdf"]
+    assert packet.pages == first["receipt.pdf"] + 1
     letter, sheet = " ".join(pages[0].split()), " ".join(pages[1].split())
     for name in names:  # the letter's and the data sheet's lists give each one's first page
         assert f"{name} (packet page {first[name]})" in letter, (name, letter)
         assert f"{name} (packet page {first[name]})" in sheet, (name, sheet)
     again = build_packet(front("dp_1", names), docs, PROFILES["visa"])
     assert again.body == packet.body  # the same inputs, the same bytes: no new version
+
+
+def test_the_packet_puts_the_documents_in_the_order_the_letter_names_them():
+    """Issue 28: the letter, the data sheet, then each document where the letter first names
+    it (the proof of delivery it quotes before the policy), not by file name; the documents it
+    does not name last, by name. Each packet page the letter cites opens that document."""
+    pod = DocumentFacts("z_proof_of_delivery.pdf", "", "proof_of_delivery", "text", 1,
+                        delivery=Delivery(date(2026, 10, 6), "A. Smith", None,
+                                          Quote("Delivered on 2026-10-06, signed by A. Smith", 1)))  # fmt: skip
+    policy = DocumentFacts("a_policy.pdf", "", "policy", "text", 1,
+                           policy_clause=Quote("Returns are accepted within 30 days.", 1))  # fmt: skip
+    read = [policy, DocumentFacts("m_receipt.pdf", "", "receipt", "not_read"), pod]  # by name
+    facts = payload(
+        dispute={"reason": "product_unacceptable", "amount": 49.5, "currency": "EUR"},
+        shipments=[
+            {"carrier": "DHL", "tracking_number": "JD0001", "delivery_status": "In transit"}
+        ],
+    )
+    cited = build_letter(facts, read).documents
+    assert cited == ("z_proof_of_delivery.pdf", "a_policy.pdf", "m_receipt.pdf")
+    opens = {"a_policy.pdf": "POLICY page 1", "m_receipt.pdf": "RECEIPT page 1",
+             "z_proof_of_delivery.pdf": "DELIVERY page 1"}  # fmt: skip
+    docs = [Document(name, "application/pdf", pdf_of(2 if name.startswith("m") else 1,
+                                                      words.split()[0])) for name, words in opens.items()]  # fmt: skip
+    made = lambda pages: summary_pdf("dp_o", facts, read, pages=pages)  # noqa: E731
+    packet = build_packet(made, docs, PROFILES["visa"], cited=cited)
+    pages = pages_text(packet.body)
+    letter, sheet = " ".join(pages[0].split()), " ".join(pages[1].split())
+    at = {}
+    for name, words in opens.items():
+        found = re.search(re.escape(name) + r"(?:, page 1; | \()packet page (\d+)", letter)
+        assert found, (name, letter)
+        at[name] = int(found[1])
+        assert pages[at[name] - 1].startswith(words), (name, at[name])
+    assert sorted(at, key=at.__getitem__) == list(cited)  # the packet follows the letter
+    assert [letter.index(n) for n in cited] == sorted(letter.index(n) for n in cited)
+    assert [sheet.index(f"{n} (packet page") for n in cited] == sorted(
+        sheet.index(f"{n} (packet page") for n in cited
+    )  # the data sheet lists them so too
+    assert build_packet(made, docs, PROFILES["visa"], cited=cited).body == packet.body
+    some = build_packet(made, docs, PROFILES["visa"], cited=["z_proof_of_delivery.pdf"])
+    assert sorted(some.starts, key=some.starts.__getitem__) == [
+        "z_proof_of_delivery.pdf",
+        "a_policy.pdf",
+        "m_receipt.pdf",
+    ]  # then the rest by name
 
 
 def test_an_oversized_photo_is_recompressed_step_by_step_and_fits():
@@ -394,9 +444,9 @@ def _refusals(packet, docs: list[Document]) -> dict[str, str]:
     document takes one page; a page of a document placed as it is is never read here (the
     hang PDF's would take hours)."""
     reader = PdfReader(io.BytesIO(packet.body))
-    out = {}
-    for d, item in zip(docs, packet.items[1:], strict=True):
-        if item.pages != 1 or d.content == HANG_PDF:
+    out, placed = {}, {item.name: item.pages for item in packet.items[1:]}  # in packet order
+    for d in docs:
+        if placed[d.name] != 1 or d.content == HANG_PDF:
             continue
         text = reader.pages[packet.starts[d.name] - 1].extract_text() or ""
         if said := re.search(r"Not shown here: (.*?)\. It goes to the API as its own file", text):
@@ -433,8 +483,8 @@ def test_fuzz_malformed_and_hostile_documents_are_placed_or_refused_with_a_named
         assert matched and matched["name"] == name, reason
     if strict is not None:  # nothing refused: the same packet, every document in it
         assert not refusals and strict.body == shown.body
-    else:  # refused at the first document that cannot be placed, by name
-        first = next(d.name for d in docs if d.name in refusals)
+    else:  # refused at the first document that cannot be placed (placed by name), by name
+        first = min(d.name for d in docs if d.name in refusals)
         assert refused_first == refusals[first]
 
 

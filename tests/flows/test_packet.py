@@ -126,10 +126,15 @@ def test_the_letter_cites_each_document_with_its_page_in_the_packet(api, tmp_pat
     letter = pages[0]
     opens = {"dp_test_0_delivery.pdf": "DELIVERY 0 page 1", "dp_test_0_parcel.png": "dp_test_0_parcel.png",
              "dp_test_0_pod.pdf": "UPS Proof of Delivery", "dp_test_0_receipt.pdf": "RECEIPT 0 page 1"}  # fmt: skip
+    at = {}
     for name, first_words in opens.items():
         cited = re.search(re.escape(name) + r"(?:, page 1; | \()packet page (\d+)", letter)
         assert cited, (name, letter)
-        assert pages[int(cited[1]) - 1].startswith(first_words), (name, cited[1])
+        at[name] = int(cited[1])
+        assert pages[at[name] - 1].startswith(first_words), (name, cited[1])
+    # the packet follows the letter (the quoted proof first), not the names' order
+    assert sorted(at, key=at.__getitem__) == sorted(opens, key=letter.index)
+    assert min(at, key=at.__getitem__) == "dp_test_0_pod.pdf"
     assert "The proof of delivery (dp_test_0_pod.pdf, page 1; packet page" in letter
     assert "• Attached as supporting documents" not in letter
     assert "Attached as supporting documents: dp_test_0_delivery.pdf (packet page" in letter

@@ -38,6 +38,7 @@ from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.status import FileStatus as F
 from dispute_evidence.engine.store.generated import GENERATED_KINDS
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import (
     LIMIT_HELD,
     Item,
@@ -271,19 +272,21 @@ def _build(
                 f["kind"] or "", "not_read") for f in docs]  # fmt: skip
     placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes())
               for f in docs]  # fmt: skip
+    cited = build_letter(payload, attached).documents  # the packet's order, before its pages
     if policy.upload == "packet":
         packet = build_packet(
             lambda pages: summary_pdf(pid, payload, attached, sources, notice=notice, pages=pages),
             placed,
             profile,
+            cited=cited,
         )
         return _Made(packet.body, "packet", packet, packet.over)
     summary = summary_pdf(pid, payload, attached, sources, notice=notice)
-    packet = build_packet(lambda _: summary, placed, profile, lenient=True)
+    packet = build_packet(lambda _: summary, placed, profile, cited=cited, lenient=True)
     pages = count_pages(summary)
+    counted = {i.name: i.pages for i in packet.items[1:]}
     items = [Item("the letter and data sheet", len(summary), pages)]
-    items += [Item(f["file_name"], int(f["size"]), i.pages)
-              for f, i in zip(docs, packet.items[1:], strict=True)]  # fmt: skip
+    items += [Item(f["file_name"], int(f["size"]), counted[f["file_name"]]) for f in docs]
     return _Made(summary, "summary", packet, over_limit(profile, items))
 
 

@@ -84,6 +84,7 @@ class Letter:
     timeline: tuple[Sentence, ...] = ()  # the dated facts, oldest first
     conceded: tuple[Sentence, ...] = ()  # what our own records say for the cardholder
     request: str = ""  # the request to reverse ("" when our records concede the claim)
+    documents: tuple[str, ...] = ()  # the documents it names, in the order it first names them
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -145,6 +146,7 @@ class _Facts:
         self.case = case
         self.starts = starts  # each document's first page in the packet ({}: no packet)
         self.argued: set[str] = set()  # documents a sentence quotes (not listed again)
+        self.listed: list[str] = []  # the documents the attachments line names, in its order
 
     def order(self) -> list[Sentence]:
         c, out = self.case, []
@@ -291,10 +293,11 @@ class _Facts:
         return _page(doc, page, self.starts.get(doc))
 
     def files(self) -> list[Sentence]:
-        rest = [f"{d.name} (packet page {self.starts[d.name]})" if d.name in self.starts
-                else d.name for d in self.case.documents if d.name not in self.argued]  # fmt: skip
-        if not rest:
+        names = [d.name for d in self.case.documents if d.name not in self.argued]
+        if not names:
             return []
+        self.listed = names[:MAX_ITEMS]  # the ones _list names (the others: "and N more")
+        rest = [f"{n} (packet page {self.starts[n]})" if n in self.starts else n for n in names]
         return [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")]
 
     def conceded(self) -> list[Sentence]:
@@ -307,6 +310,18 @@ class _Facts:
             return []
         return [Sentence(f"{e.on}: {e.what}.", FILE + e.document if e.document else e.source)
                 for e in events[:8]]  # fmt: skip
+
+
+def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:
+    """The documents named by `said` (sentences in the order the letter prints them), each once,
+    where it is first named; the attachments line names `listed`."""
+    names: list[str] = []
+    for s in said:
+        if s.source.startswith(FILE):
+            names.append(s.source.removeprefix(FILE))
+        elif s.source == "files":
+            names += listed
+    return tuple(dict.fromkeys(names))
 
 
 def _cap(text: str) -> str:
@@ -377,13 +392,17 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
     amount = _money(case.dispute.amount, case.dispute.currency)
     argued = any(s.source != "files" for s in sentences)
     request = REQUEST.format(amount=amount or "disputed") if argued and not conceded else ""
+    timeline = tuple(facts.timeline()) if sentences else ()
+    points = [s for s in sentences if s.source != "files"]  # printed before the attachments
+    rest = [s for s in sentences if s.source == "files"]
     return Letter(
         family,
         reason_line(reason, code, brand, amount),
         source,
         tuple(facts.order()),
         tuple(sentences),
-        tuple(facts.timeline()) if sentences else (),
+        timeline,
         tuple(conceded),
         request.replace("payment of disputed", "disputed payment"),
+        _cited([*conceded, *points, *rest, *timeline], facts.listed),
     )

@@ -1,7 +1,10 @@
 """The packet: one PDF per dispute holding what the issuer's reviewer will see, in order.
 
 The generated PDF (the letter, the data sheet, the sources) comes first, then every matched
-document: a PDF's own pages, an image placed on an A4 page under its file name. The front is
+document, in the order the letter first names them, then the ones it does not name, by file
+name: a PDF's own pages, an image placed on an A4 page under its file name. That order is
+known before any page is numbered (the letter's wording, not its page numbers, decides it),
+so the front is rendered once the documents' page counts are known. The front is
 given each document's first page in the packet: the letter cites each document it names with
 its packet page, and the data sheet's list of files gives each first page. The packet must
 fit the dispute's limit profile (evidence/limits.py): images larger than the profile allows are
@@ -35,7 +38,7 @@ from dispute_evidence.evidence.limits import Item, LimitProfile, over_limit
 # (longest side in pixels or None for the profile's own, JPEG quality or None to keep as is)
 IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = ((None, None), (None, 80), (2000, 60),
                                                           (1200, 40))  # fmt: skip
-PACKET_VERSION = "dispute-evidence packet v1"  # part of what a packet is made from
+PACKET_VERSION = "dispute-evidence packet v2"  # v2: documents in the letter's order  # part of what a packet is made from
 MAX_DECODE_PIXELS = 60_000_000  # a larger image is refused, not decoded (a decompression bomb)
 FRONT_PAGES_GUESS = 3  # the generated PDF's usual length: a right guess costs one render
 IMAGE_MIMES = frozenset({"image/png", "image/jpeg"})
@@ -69,17 +72,27 @@ def count_pages(body: bytes) -> int:
 fonts.register()
 
 
+def packet_order(docs: Sequence[Document], cited: Sequence[str]) -> list[Document]:
+    """`docs` in the order the letter first names them (`cited`), then the others by name."""
+    place = {name: i for i, name in reversed(list(enumerate(cited)))}  # where first named
+    return sorted(docs, key=lambda d: (place.get(d.name, len(place)), d.name))
+
+
 def build_packet(
     front: Callable[[dict[str, int]], bytes],
     docs: Sequence[Document],
     profile: LimitProfile,
     *,
+    cited: Sequence[str] = (),
     lenient: bool = False,
 ) -> Packet:
-    """The packet: `front(first pages)` (the generated PDF), then `docs` in order.
+    """The packet: `front(first pages)` (the generated PDF), then `docs` in the order the letter
+    names them (`cited`: the letter's documents, as it first names them), then the others by
+    name.
 
     Raises PacketError for a document that cannot be placed; `lenient` (a packet shown for
     review while the files go on their own) puts a page saying so in its place instead."""
+    docs = packet_order(docs, cited)
     if not docs:  # the generated PDF alone is the packet: nothing to merge
         body = front({})
         pages = count_pages(body)

@@ -340,6 +340,8 @@ def _files_section(attached: list[str], pages: dict[str, int] | None = None) -> 
     def shown(name: str) -> str:
         return f"{name} (packet page {pages[name]})" if pages and name in pages else name
 
+    if pages:  # in a packet: in the order they stand in it
+        attached = sorted(attached, key=lambda name: pages.get(name, 10**9))
     files = _cut([[shown(name)] for name in attached], "files")
     return _section(
         "Files attached to this dispute",
