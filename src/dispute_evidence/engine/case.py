@@ -24,7 +24,7 @@ from dispute_evidence.evidence.reading import facts_from_cache
 from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder
 from dispute_evidence.policies import AdvicePolicy, outcome
 from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.states import HELD, HELD_UNKNOWN
+from dispute_evidence.states import HELD, HELD_UNKNOWN, AdviceKind, AdviceLine
 
 NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"
 
@@ -85,10 +85,12 @@ def add_case_columns(
 ) -> None:
     """Columns visa_ce3 ("qualifies: prior orders …" or "does not qualify: why", fraud only),
     letter (how many claims the rebuttal letter makes, or that it makes none) and advice
-    (fight or accept, and why; a dispute held under the merchant's threshold says so in its
-    next step too)."""
-    kept = {pid: v.text for pid, v in store.ce3_verdicts().items()}
-    table["visa_ce3"] = table["provider_dispute_id"].map(lambda p: kept.get(p, ""))
+    (fight or accept, and why; engine/report.py's next step says a held one's advice)."""
+    kept = store.ce3_verdicts()
+    table["visa_ce3"] = table["provider_dispute_id"].map(
+        lambda p: kept[p].text if p in kept else ""
+    )
+    qualifies = {pid for pid, v in kept.items() if v.qualifies}
     payloads = store.payloads() if payloads is None else payloads
     if cases is None:
         docs = case_documents(store)
@@ -103,7 +105,7 @@ def add_case_columns(
         n = len(letter.points)  # an attachment list is not a claim
         letters.append(f"{n} claim{'s' * (n != 1)} ({letter.family})" if n else NO_CLAIMS)
     table["letter"] = letters
-    _add_advice(table, payloads, policy or AdvicePolicy(), cases, api_views(store))
+    _add_advice(table, payloads, policy or AdvicePolicy(), cases, api_views(store), qualifies)
 
 
 OPEN = ("pending", "submitted", "incomplete", "awaiting_approval")
@@ -115,6 +117,7 @@ def _add_advice(
     policy: AdvicePolicy,
     cases: dict[str, CaseFacts],
     views: dict[str, DisputeView],
+    qualifies: Collection[str],
 ) -> None:
     reasons = (
         table["reason"].fillna("").astype(str)
@@ -141,7 +144,7 @@ def _add_advice(
         if status not in OPEN:
             texts.append("")
             continue
-        ce3 = str(table["visa_ce3"].iat[i]).startswith("qualifies")
+        ce3 = pid in qualifies  # for Visa CE 3.0 (kept from the last build)
         case = cases.get(pid)
         concede = case.accept_because if case else ()
         advice = advise(
@@ -155,8 +158,6 @@ def _add_advice(
             days_open(opened.get(pid)),
         )
         texts.append(advice.text)
-        if advice.action in (HELD, HELD_UNKNOWN):
-            table.loc[table.index[i], "next_step"] = advice.text
     table["advice"] = texts
 
 
@@ -218,7 +219,8 @@ def pending_by_threshold(store: StateStore, policy: AdvicePolicy) -> tuple[int, 
     table = store.dispute_rows()
     pending = table.loc[table["status"] == "pending", "provider_dispute_id"].astype(str)
     mine = [held[p] for p in pending if p in held]
-    return len(mine), sum(why.startswith(HELD_UNKNOWN) for why in mine)
+    unknown = sum(AdviceLine.parse(why).kind is AdviceKind.HELD_UNKNOWN for why in mine)
+    return len(mine), unknown
 
 
 def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
@@ -230,8 +232,8 @@ def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
     line = ce3_summary(verdicts)
     out = [Problem(ProblemKind.CASE_CE3, "fraud disputes", line)] if line else []
     if "advice" in table:
-        advice = table["advice"].astype(str)
-        for r in table.loc[advice.str.startswith((HELD, HELD_UNKNOWN))].itertuples(index=False):
+        held = table["advice"].map(lambda a: AdviceLine.parse(a).held).astype(bool)
+        for r in table.loc[held].itertuples(index=False):
             pid = str(r.provider_dispute_id)
             out.append(Problem(ProblemKind.CASE_HELD, pid, str(r.advice), dispute=pid))
     open_ = table["status"].isin(("pending", "submitted"))

@@ -18,6 +18,7 @@ from dispute_evidence.engine.store.kept import KeptKinds
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.completeness import ITEMS
 from dispute_evidence.policies import outcome
+from dispute_evidence.states import VerdictKind, VerdictLine
 
 if TYPE_CHECKING:
     from dispute_evidence.engine.state import StateStore
@@ -25,6 +26,13 @@ if TYPE_CHECKING:
 COLUMNS = ["dimension", "value", "won", "lost", "open", "win rate"]
 
 
+# how the outcomes group verdicts: no verdict counts with the missing ones
+VERDICT_GROUP = {
+    VerdictKind.COMPLETE: "complete",
+    VerdictKind.WEAK: "weak",
+    VerdictKind.MISSING: "missing something",
+    VerdictKind.UNKNOWN: "missing something",
+}
 KINDS = {"tracking given": "tracking", "delivery confirmed": "delivered", "AVS match": "avs_match"}
 
 
@@ -72,15 +80,7 @@ def outcomes_table(
     reason = sent["reason"] if "reason" in sent else pd.Series("", index=sent.index)
     sent["reason "] = reason.fillna("").replace("", "unknown")
     verdict = sent["completeness"] if "completeness" in sent else pd.Series("", index=sent.index)
-    sent["evidence verdict"] = verdict.fillna("").map(
-        lambda v: (
-            "complete"
-            if v == "complete"
-            else "weak"
-            if v.startswith("weak")
-            else "missing something"
-        )
-    )
+    sent["evidence verdict"] = verdict.map(lambda v: VERDICT_GROUP[VerdictLine.parse(v).kind])
     rows = [_row("all", "all", sent)]
     for dim in ("reason ", "evidence verdict", *KINDS, "files attached"):
         for value, group in sent.groupby(dim, sort=True):

@@ -56,9 +56,10 @@ from dispute_evidence.exits import (
 from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
+from dispute_evidence.reports.rows import DisputeRow, dispute_rows
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
-from dispute_evidence.states import ADVICE_ACCEPT, API_VIEW_HELD
+from dispute_evidence.states import HoldKind, VerdictKind
 
 if TYPE_CHECKING:
     from dispute_evidence.engine.session import RunSession
@@ -414,13 +415,13 @@ def dispute_table(
     old = mark_history(table)  # ended long ago: counted, not worked on (engine/history.py)
     full = table.loc[~old].reset_index(drop=True)
     _add_completeness(full, store, snap)
-    full["next_step"] = [_next_step(r, dry_run) for r in full.itertuples(index=False)]
-    # a dispute held under the fight threshold says so
     add_case_columns(
         full, store, advice, payloads=snap.payloads, cases=snap.cases(full["provider_dispute_id"])
     )
-    full["state_words"] = [plain_state(r, dry_run) for r in full.itertuples(index=False)]
-    full["needs_something"] = [needs_something(r) for r in full.itertuples(index=False)]
+    typed = dispute_rows(full)  # each dispute's words read once into typed values
+    full["next_step"] = [_next_step(r, dry_run) for r in typed]
+    full["state_words"] = [plain_state(r, dry_run) for r in typed]
+    full["needs_something"] = [needs_something(r) for r in typed]
     if not old.any():
         return full
     rows = pd.concat([full, history_columns(table.loc[old], full)], ignore_index=True)
@@ -428,57 +429,47 @@ def dispute_table(
     return rows.sort_values(order, na_position="last", kind="stable").reset_index(drop=True)
 
 
-def _days(r: Any) -> int | None:
-    """Whole days left, or None with no deadline (a table column may hold NaN for None)."""
-    d = r.days_left
-    return None if d is None or d != d else int(d)
-
-
-def _open(r: Any) -> bool:
+def _open(r: DisputeRow) -> bool:
     """Evidence can still go to it: not closed, not refused, not past its deadline."""
-    late = (_days(r) or 0) < 0
+    late = (r.days_left or 0) < 0
     return r.status in (DisputeStatus.PENDING, DisputeStatus.SUBMITTED) and not late
 
 
-def needs_something(r: Any) -> bool:
+def needs_something(r: DisputeRow) -> bool:
     """An open dispute whose evidence a person should still add to (or decide on)."""
-    verdict = str(r.completeness or "")
-    held = str(r.detail or "").startswith("held:")
     if r.status == DisputeStatus.INCOMPLETE:
-        return (_days(r) or 0) >= 0
-    return _open(r) and (verdict.startswith(("missing", "weak")) or held)
+        return (r.days_left or 0) >= 0
+    return _open(r) and (r.verdict.wanting or r.held)
 
 
-def plain_state(r: Any, dry_run: bool = False) -> str:
+def plain_state(r: DisputeRow, dry_run: bool = False) -> str:
     """One plain line for a dispute, the same in every report and in `status`: what was done,
     what it still lacks, and the time left ("sent, still missing proof of delivery, 4 days
     left"). Sent is not done while something is missing."""
-    verdict = str(r.completeness or "")
-    days = _days(r)
+    days = r.days_left
     late = (days or 0) < 0
     if r.status == DisputeStatus.PENDING and late or r.status == DisputeStatus.PAST_DUE:
         return "past its deadline, not sent"
     if r.status == DisputeStatus.INCOMPLETE:
-        held = str(r.detail or "").startswith("held:")
-        parts = ["held: would go out wrong" if held else "waiting for data"]
+        parts = ["held: would go out wrong" if r.held else "waiting for data"]
     elif r.status == DisputeStatus.PENDING:
         parts = ["would be sent" if dry_run else "not sent yet"]
     elif r.status == DisputeStatus.AWAITING_APPROVAL:
         # nothing of it is sent until then; held as "advice: accept" says why
-        accept = str(r.detail or "").startswith(ADVICE_ACCEPT)
+        accept = r.holds(HoldKind.ADVICE_ACCEPT)
         parts = [f"{r.detail}, not sent" if accept else "waiting for your approval"]
     elif r.status == DisputeStatus.SUBMITTED:
-        waiting = r.files_total - r.files_uploaded
+        waiting = r.files_waiting
         parts = ["sent"] + ([f"{waiting} file(s) still to upload"] if waiting else [])
-        if str(r.detail or "").startswith("held:"):
+        if r.held:
             parts.append("an update is held")
     else:
-        return str(r.status_words)
-    if verdict.startswith("missing: "):
-        parts.append("still missing " + verdict.removeprefix("missing: "))
-    elif verdict.startswith("weak: "):
-        parts.append(verdict)
-    elif verdict == "complete" and r.status in OPEN_DISPUTE:
+        return r.status_words
+    if r.verdict.kind is VerdictKind.MISSING:
+        parts.append("still missing " + r.verdict.words)
+    elif r.verdict.kind is VerdictKind.WEAK:
+        parts.append(r.verdict.text)
+    elif r.verdict.kind is VerdictKind.COMPLETE and r.status in OPEN_DISPUTE:
         parts.append("complete")
     if days is not None:
         parts.append(f"{days} day{'s' if days != 1 else ''} left")
@@ -548,27 +539,29 @@ def _version(name: str) -> int:
     return int(tail) if "-v" in stem and tail.isdigit() else 1
 
 
-def _next_step(r: Any, dry_run: bool) -> str:
+def _next_step(r: DisputeRow, dry_run: bool) -> str:
     """What a run does next with this dispute (a dry run: would do now), in words."""
-    waiting = r.files_total - r.files_uploaded
-    if str(r.detail or "").startswith(API_VIEW_HELD):  # nothing goes, whatever waits
-        return str(r.detail)
+    if r.advice.held:  # under the fight threshold (or no amount to weigh): the advice says so
+        return r.advice.text
+    waiting = r.files_waiting
+    if r.holds(HoldKind.API_VIEW):  # nothing goes, whatever waits
+        return r.detail
     if r.status == DisputeStatus.PENDING:
         if r.days_left is not None and r.days_left < 0:
             return PAST_DUE
         return WOULD_SEND if dry_run else "sent by the next run"
     if r.status == DisputeStatus.SUBMITTED and waiting:
         return f"would upload {waiting} file(s)" if dry_run else f"{waiting} file(s) to upload"
-    if r.status == DisputeStatus.SUBMITTED and str(r.detail or "").startswith("held:"):
-        return "an update is " + str(r.detail)
+    if r.status == DisputeStatus.SUBMITTED and r.held:
+        return "an update is " + r.detail
     if r.status == DisputeStatus.SUBMITTED and needs_something(r):
         return f"add: {r.what_to_add}; the next run sends it"
     if r.status == DisputeStatus.INCOMPLETE:
-        return str(r.detail or "waiting for data")
+        return r.detail or "waiting for data"
     if r.status == DisputeStatus.PAST_DUE:
         return "none (past the deadline)"
     if r.status == DisputeStatus.AWAITING_APPROVAL:
-        if str(r.detail or "").startswith(ADVICE_ACCEPT):
+        if r.holds(HoldKind.ADVICE_ACCEPT):
             return (
                 "accept the dispute (your records concede it), or approve it to fight anyway: "
                 f"dispute-evidence approve {r.provider_dispute_id}"

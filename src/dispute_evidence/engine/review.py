@@ -43,7 +43,7 @@ from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.states import ADVICE_ACCEPT
+from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
 
 D = DisputeStatus
 ANYONE = ReviewPolicy()  # no approvers list, no second approver
@@ -454,10 +454,16 @@ def annotate(table: pd.DataFrame, store: StateStore, review: ReviewOutcome | Non
     table["evidence_version"] = [
         found[p].version if p in found else "" for p in table["provider_dispute_id"]
     ]
+    holds = table["detail"].map(Hold.parse)
     for i, pid in table["provider_dispute_id"].items():
-        accept = str(table.at[i, "detail"] or "").startswith(ADVICE_ACCEPT)
+        accept = _accept(holds[i])
         if table.at[i, "status"] == D.AWAITING_APPROVAL and not accept:
             table.at[i, "next_step"] = "waiting for your approval" + _sweep_words(pid, review)
+
+
+def _accept(hold: Hold | None) -> bool:
+    """Held as "advice: accept": its own records concede the claim."""
+    return hold is not None and hold.kind is HoldKind.ADVICE_ACCEPT
 
 
 def held_problems(table: pd.DataFrame, review: ReviewOutcome | None) -> list[Problem]:
@@ -467,7 +473,7 @@ def held_problems(table: pd.DataFrame, review: ReviewOutcome | None) -> list[Pro
     for r in held.itertuples(index=False):
         files = int(r.files_total - r.files_uploaded)
         what = f"evidence {r.evidence_version} and {files} file(s) wait for your approval"
-        if str(r.detail or "").startswith(ADVICE_ACCEPT):
+        if _accept(Hold.parse(r.detail)):
             what = f"{r.detail}: {what} to fight it anyway"
         what += _sweep_words(str(r.provider_dispute_id), review)
         out.append(

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dispute_evidence.engine.generated import LIMIT_HELD
 from dispute_evidence.engine.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports.wording import STATUS_WORDS
+from dispute_evidence.states import Hold, HoldKind, VerdictKind, VerdictLine
 
 
 def state_problems(
@@ -25,12 +25,13 @@ def state_problems(
     )
     for d in disputes.loc[~disputes["status"].isin(waiting)].itertuples(index=False):
         why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
+        hold = Hold.parse(why)
         out.append(
             Problem(
                 ProblemKind.OVER_NETWORK_LIMIT
-                if why.startswith(LIMIT_HELD)
+                if hold is not None and hold.kind is HoldKind.LIMIT
                 else ProblemKind.EVIDENCE_HELD
-                if why.startswith("held:")
+                if hold is not None and hold.held
                 else ProblemKind(f"dispute_{d.status}"),
                 d.provider_dispute_id,
                 why or STATUS_WORDS.get(d.status, d.status),
@@ -72,15 +73,16 @@ def state_problems(
 def weak_evidence(table: pd.DataFrame) -> list[Problem]:
     """Disputes still open to evidence whose evidence misses what their reason needs."""
     open_ = table["status"].isin(OPEN_DISPUTE)
-    weak = table.loc[open_ & table["completeness"].astype(str).str.startswith(("missing", "weak"))]
+    verdicts = table["completeness"].map(VerdictLine.parse)
+    weak = table.loc[open_ & verdicts.map(lambda v: v.wanting).astype(bool)]
     return [
         Problem(
             ProblemKind.EVIDENCE_WEAK
-            if str(r.completeness).startswith("weak")
+            if verdicts[i].kind is VerdictKind.WEAK
             else ProblemKind.EVIDENCE_INCOMPLETE,
             str(r.provider_dispute_id),
             f"{r.completeness} ({r.reason or 'general'}); add: {r.what_to_add}",
             dispute=str(r.provider_dispute_id),
         )
-        for r in weak.itertuples(index=False)
+        for i, r in zip(weak.index, weak.itertuples(index=False), strict=True)
     ]

@@ -25,6 +25,7 @@ from dispute_evidence.engine.store.base import (
     StoreBase,
     now_iso,
 )
+from dispute_evidence.states import Hold
 
 
 class Disputes(StoreBase):
@@ -139,7 +140,7 @@ class Disputes(StoreBase):
                 .values(**row, status=status, detail=None, updated_at=stamp)
             )
             return 1
-        elif str(old.detail or "").startswith("held:"):  # sent, and no longer held
+        elif (hold := Hold.parse(old.detail)) is not None and hold.held:  # sent, no longer held
             c.execute(disputes.update().where(where).values(detail=None))
         return 0
 
