@@ -101,3 +101,53 @@ def test_the_sql_finder_finds_sql_in_fstrings(tmp_path: Path) -> None:
 def test_no_sql_built_with_fstrings() -> None:
     found = {str(p.relative_to(ROOT)): n for p in _python_files() if (n := sql_fstrings(p))}
     assert found == {}
+
+
+# A dispute's states are typed values (states.py): its parsers alone read the kept words.
+STATE_WORDS = ("held", "missing", "weak", "complete", "qualifies", "advice", "fight", "accept")
+STATE_PREFIXES = {"ADVICE_ACCEPT", "API_VIEW_HELD", "HELD", "HELD_UNKNOWN", "HELD_PREFIX",
+                  "LIMIT_HELD"}  # fmt: skip
+STATE_PARSERS = SRC / "states.py"
+
+
+def _state_prefix(arg: ast.AST) -> bool:
+    if isinstance(arg, ast.Tuple):
+        return any(_state_prefix(a) for a in arg.elts)
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value.lower().startswith(STATE_WORDS)
+    name = arg.id if isinstance(arg, ast.Name) else getattr(arg, "attr", "")
+    return name in STATE_PREFIXES
+
+
+def state_prefix_checks(path: Path) -> list[int]:
+    """Lines of `path` that test a state's words by their start (`x.startswith("held:")`,
+    pandas' `.str.startswith(HELD)`) instead of reading them into states.py's types."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "startswith"
+        and any(_state_prefix(a) for a in node.args)
+    )
+
+
+def test_the_state_prefix_finder_finds_prefix_checks(tmp_path: Path) -> None:
+    sample = tmp_path / "x.py"
+    sample.write_text(
+        'held = str(r.detail or "").startswith("held:")\n'
+        'bad = verdict.startswith(("missing", "weak"))\n'
+        "accept = detail.startswith(ADVICE_ACCEPT)\n"
+        "some = table['advice'].str.startswith((advice.HELD, advice.HELD_UNKNOWN))\n"
+        'ok = name.startswith("~$") or path.startswith(prefix)\n'
+    )
+    assert state_prefix_checks(sample) == [1, 2, 3, 4]
+
+
+def test_no_state_read_by_its_prefix_outside_the_parsers() -> None:
+    found = {
+        str(p.relative_to(ROOT)): n
+        for p in _python_files()
+        if p != STATE_PARSERS and (n := state_prefix_checks(p))
+    }
+    assert found == {}
