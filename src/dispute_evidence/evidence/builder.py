@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ import orjson
 import pandas as pd
 
 from dispute_evidence.api.models import Evidence, MerchantProfile
+from dispute_evidence.evidence.amounts import EXACT_INT, payload_numbers, price_codes
 from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
@@ -114,11 +116,6 @@ def canonical_json(evidence: dict[str, Any]) -> bytes:
     return bytes(memoryview(orjson.dumps(evidence, option=orjson.OPT_SORT_KEYS)))
 
 
-# Whole numbers up to 2**53 are exact as floats and go out as JSON integers; larger ones stay
-# floats, which JSON carries at any size (an int over 64 bits is something orjson refuses).
-EXACT_INT = 2.0**53
-
-
 def _number(value: Any) -> int | float | None:
     if value is None or value == "" or (isinstance(value, float) and value != value):
         return None
@@ -175,25 +172,11 @@ def claimed_orders(disputes: pd.DataFrame) -> set[str]:
     return set(_dispute_orders(disputes)[0]["order_number"]) if not disputes.empty else set()
 
 
-def _numbers(values: pd.Series) -> list[int | float | None]:
-    """Python numbers for JSON: whole values as int (2, not 2.0), others rounded to 6 places."""
-    arr = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-    exact = np.abs(arr) < EXACT_INT  # beyond it rounding would overflow (1e308 -> inf)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out: list[int | float | None] = np.where(exact, np.round(arr, 6), arr).tolist()
-        whole = exact & (np.mod(arr, 1) == 0)
-    for i in np.flatnonzero(whole).tolist():
-        out[i] = int(arr[i])
-    for i in np.flatnonzero(~np.isfinite(arr)).tolist():
-        out[i] = None
-    return out
-
-
 def _columns(
     frame: pd.DataFrame, text: tuple[str, ...], numeric: tuple[str, ...]
 ) -> dict[str, list[Any]]:
     cols: dict[str, list[Any]] = {c: frame[c].astype(str).tolist() for c in text}
-    cols.update({c: _numbers(frame[c]) for c in numeric})
+    cols.update({c: payload_numbers(frame[c]) for c in numeric})
     return cols
 
 
@@ -260,8 +243,9 @@ def _current_lines(
     names = pd.factorize(orders["_file"].astype(str))[0]
     sku = orders["sku"].astype(str) if "sku" in orders else pd.Series("", index=orders.index)
     item = sku.where(sku != "", "title:" + orders["product_title"].astype(str))
-    price = pd.Series(_numbers(orders["price"]), index=orders.index, dtype=object).astype(str)
-    lines = pd.factorize(item + "\x1f" + price)[0]
+    items = pd.factorize(item)[0].astype(np.int64)
+    prices = price_codes(orders["price"])
+    lines = pd.factorize(items * (int(prices.max(initial=0)) + 1) + prices)[0]
     codes = pd.DataFrame({"order": order_codes, "name": names, "line": lines, "v": version})
     current: np.ndarray = (
         version == codes.groupby(["order", "name"])["v"].transform("max").to_numpy()
@@ -343,7 +327,7 @@ def build_evidence(
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], held
-    claimed = set(disputes["order_number"])
+    claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
 
     # for "did you mean": the orders no dispute names
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
@@ -409,10 +393,30 @@ def _no_order_lines(order_number: str, unclaimed: NearNames) -> str:
 
 def _shipment_entries(ship_cols: dict[str, list[Any]]) -> list[dict[str, Any]]:
     """One dict per shipment row, made in one pass; shared, never mutated."""
+    fields = _filled(ship_cols, SHIPMENT_FACTS)[0]
     return [
-        {f: v for f, v in zip(SHIPMENT_FACTS, row, strict=True) if v}
-        for row in zip(*(ship_cols[f] for f in SHIPMENT_FACTS), strict=True)
+        {f: v for f, v in zip(fields, row, strict=True) if v}
+        for row in _records(ship_cols, fields, len(ship_cols[SHIPMENT_FACTS[0]]))
     ]
+
+
+def _filled(
+    cols: dict[str, list[Any]], texts: tuple[str, ...], numbers: tuple[str, ...] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields with a value in some row (text: not '', number: not None). The others give
+    no key in any row, so rows are made from these alone (most exports fill 3 of the 16 order
+    facts); checked a column at a time, in C."""
+    return (
+        tuple(f for f in texts if any(cols[f])),
+        tuple(f for f in numbers if cols[f].count(None) < len(cols[f])),
+    )
+
+
+def _records(
+    cols: dict[str, list[Any]], fields: tuple[str, ...], rows: int
+) -> Iterator[tuple[Any, ...]]:
+    """The values of `fields`, row by row (empty tuples when no field is left)."""
+    return zip(*(cols[f] for f in fields), strict=True) if fields else repeat((), rows)
 
 
 _DISPUTE_COLUMNS = (
@@ -450,13 +454,14 @@ def _order_facts(
         (rows[0] for rows in order_rows.values()), dtype=np.int64, count=len(order_rows)
     )
     cols = _columns(orders.iloc[firsts], TEXT_FACTS, NUMBER_FACTS)
-    texts = zip(*(cols[f] for f in TEXT_FACTS), strict=True)
-    numbers = zip(*(cols[f] for f in NUMBER_FACTS), strict=True)
+    text_facts, number_facts = _filled(cols, TEXT_FACTS, NUMBER_FACTS)
+    texts = _records(cols, text_facts, len(firsts))
+    numbers = _records(cols, number_facts, len(firsts))
     files = orders["_file"].to_numpy() if "_file" in orders else None
     out = {}
     for (order, rows), text, number in zip(order_rows.items(), texts, numbers, strict=True):
-        facts = {f: v for f, v in zip(TEXT_FACTS, text, strict=True) if v}
-        facts.update((f, v) for f, v in zip(NUMBER_FACTS, number, strict=True) if v is not None)
+        facts = {f: v for f, v in zip(text_facts, text, strict=True) if v}
+        facts.update((f, v) for f, v in zip(number_facts, number, strict=True) if v is not None)
         if files is not None and files[rows[0]] != files[rows[-1]]:
             facts = _merged_facts(orders.iloc[rows]) | facts
         out[order] = facts
