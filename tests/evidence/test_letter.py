@@ -5,10 +5,12 @@ when no fact answers the dispute."""
 from __future__ import annotations
 
 import io
+from datetime import date
 
 import pytest
 from pypdf import PdfReader
 
+from dispute_evidence.evidence.documents import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.letter import build_letter, delivered
 from dispute_evidence.evidence.summary_pdf import summary_pdf
 
@@ -28,7 +30,9 @@ def _payload(reason: str, code: str = "", **extra: object) -> dict[str, object]:
     return {"products": PRODUCTS, "additional_evidence": {**ORDER, "dispute": dispute, **extra}}
 
 
-def _claims(payload: dict[str, object], attached: list[str] | None = None) -> list[str]:
+def _claims(
+    payload: dict[str, object], attached: list[str] | list[DocumentFacts] | None = None
+) -> list[str]:
     return [s.text for s in build_letter(payload, attached or []).sentences]
 
 
@@ -135,3 +139,16 @@ def test_a_list_of_attachments_is_not_a_claim_and_argues_nothing():
     page = text.pages[0].extract_text()
     assert "makes no claim" in page and "7 refund receipt.pdf" in page
     assert "Why the payment stands" not in page and "reversed" not in page
+
+
+def test_a_quote_that_ends_in_its_own_full_stop_or_question_mark_gets_no_second_one():
+    """Seen in docs/letters: “…original packaging.”. and “…the 8.5in one?”. on the letter."""
+    policy = DocumentFacts("policy.pdf", "", "policy", "text",
+                           policy_clause=Quote("Returns are accepted within 30 days.", 1))  # fmt: skip
+    email = DocumentFacts("email.pdf", "", "communication", "text", messages=(
+        Message(date(2026, 10, 7), "ann@example.com", Quote("Can I swap it?", 1)),
+        Message(None, None, Quote("I changed my mind", 1))))  # fmt: skip
+    said = _claims(_payload("product_unacceptable"), [policy, email])
+    assert "Our policy (policy.pdf, page 1) says: “Returns are accepted within 30 days.”" in said
+    assert "On 2026-10-07, ann@example.com wrote (email.pdf, page 1): “Can I swap it?”" in said
+    assert "the customer wrote (email.pdf, page 1): “I changed my mind”." in " ".join(said)

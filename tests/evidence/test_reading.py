@@ -10,6 +10,8 @@ from datetime import date
 
 import pytest
 
+from dispute_evidence.evidence import doctext
+from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.reading import (
     ReadLimits,
     ToRead,
@@ -101,7 +103,24 @@ def test_policy_clause_is_quoted_with_its_page(tmp_path):
     facts = read_document(pdf, "terms.pdf", PDF)
     assert facts.kind == "policy" and facts.pages == 2
     assert facts.policy_clause is not None and facts.policy_clause.page == 2
-    assert "returned within 30 days of delivery for a full refund" in facts.policy_clause.text
+    # the clause alone, not run together with the title line above it ("Refund policy Items…")
+    assert facts.policy_clause.text == (
+        "Items may be returned within 30 days of delivery for a full refund."
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "clause"),
+    [
+        (["Acme Box subscription terms", "Cancel any time before the 1st of the month."],
+         "Cancel any time before the 1st of the month."),
+        (["Refunds are issued to", "Visa cards within 5 days."],  # one sentence, wrapped
+         "Refunds are issued to Visa cards within 5 days."),
+    ],
+)  # fmt: skip
+def test_a_policy_title_line_is_not_quoted_as_part_of_the_clause(lines, clause):
+    found = doctext.facts(DocumentFacts("terms.pdf", "", "policy", "text"), ["\n".join(lines)])
+    assert found.policy_clause is not None and found.policy_clause.text == clause
 
 
 def test_communication_gives_dated_messages_quoted(tmp_path):

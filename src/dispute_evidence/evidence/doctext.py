@@ -64,6 +64,8 @@ _AMOUNT = re.compile(
     re.I,
 )
 _SYMBOLS = {"€": "EUR", "£": "GBP", "¥": "JPY", "$": ""}  # "$": USD, CAD, AUD...: unsaid
+_RUNS_ON = frozenset(("a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by",
+                      "with", "within", "from", "are", "is", "be", "will", "your", "our"))  # fmt: skip
 _POLICY_WORDS = re.compile(r"\b(refund|return|cancel|exchange|restocking)", re.I)
 _HEADER = re.compile(r"^(from|to|cc|subject|date|sent)\s{0,3}:\s{0,3}(.*)$", re.I)
 _CHAT_LINE = re.compile(
@@ -141,9 +143,25 @@ def _delivery(lines: list[tuple[int, str]]) -> Delivery | None:
 def _policy_clause(texts: list[str]) -> Quote | None:
     for page, text in enumerate(texts, 1):
         for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
+            sentence = _without_heading(sentence)
             if _POLICY_WORDS.search(sentence) and len(_clean(sentence)) > 20:
                 return Quote(_clean(sentence)[:MAX_QUOTE], page)
     return None
+
+
+def _without_heading(sentence: str) -> str:
+    """The sentence without the title lines above it ("Acme refund policy" over "Returns are
+    accepted…", which a split at full stops runs together): a line with no punctuation at its
+    end, not ending in a word that runs on, over a capitalised line, when what is left still
+    names the policy."""
+    lines = [ln.strip() for ln in sentence.splitlines() if ln.strip()]
+    while len(lines) > 1 and not re.search(r"[.,;:!?\-–]$", lines[0]) and lines[1][:1].isupper():
+        if lines[0].split()[-1].lower() in _RUNS_ON or not _POLICY_WORDS.search(
+            " ".join(lines[1:])
+        ):
+            break
+        lines = lines[1:]
+    return "\n".join(lines)
 
 
 def _messages(lines: list[tuple[int, str]]) -> tuple[Message, ...]:

@@ -223,9 +223,9 @@ class _Facts:
         self.argued.add(d.document)
         where = f" to {d.where}" if d.where else ""
         signed = f", signed for by {d.signed_by}" if d.signed_by else ""
-        quote = f": “{d.quote}”" if d.quote else ""
+        said = f"delivery{on}{where}{signed}" + (f": {_quoted(d.quote)}" if d.quote else ".")
         out = [Sentence(f"The proof of delivery ({self._cite(d.document, d.page)}) records the "
-                        f"delivery{on}{where}{signed}{quote}.", FILE + d.document)]  # fmt: skip
+                        f"{said}", FILE + d.document)]  # fmt: skip
         carrier = c.carrier_delivery
         if carrier.status and not carrier.delivered:
             out.append(Sentence(f"The carrier's tracking shows “{carrier.status}”; the signed "
@@ -238,7 +238,7 @@ class _Facts:
         for doc in self.case.documents:
             if q := doc.policy_clause:
                 self.argued.add(doc.name)
-                out.append(Sentence(f"Our policy ({self._cite(doc.name, q.page)}) says: “{q.text}”.",
+                out.append(Sentence(f"Our policy ({self._cite(doc.name, q.page)}) says: {_quoted(q.text)}",
                                     FILE + doc.name))  # fmt: skip
         return out[:2]
 
@@ -250,7 +250,7 @@ class _Facts:
                 when = f"On {m.on.isoformat()}, " if m.on else ""
                 who = m.author or "the customer"
                 out.append(Sentence(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
-                                    f"“{m.quote.text}”.", FILE + doc.name))  # fmt: skip
+                                    f"{_quoted(m.quote.text)}", FILE + doc.name))  # fmt: skip
         return out[:3]
 
     def refund(self) -> list[Sentence]:
@@ -322,6 +322,11 @@ def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:
         elif s.source == "files":
             names += listed
     return tuple(dict.fromkeys(names))
+
+
+def _quoted(text: str) -> str:
+    """A quote that ends the sentence: its own full stop or question mark ends it too."""
+    return f"“{text}”" + ("" if text.rstrip().endswith((".", "!", "?")) else ".")
 
 
 def _cap(text: str) -> str:

@@ -38,7 +38,7 @@ from dispute_evidence.evidence import doctext
 from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message, Quote
 
 # Bump when what is read from a file changes: cached answers of another version are read again.
-READER = "2026-11-25.1"
+READER = "2026-11-26.1"
 WORKER = Path(__file__).with_name("_read_worker.py")
 
 
