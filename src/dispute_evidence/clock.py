@@ -2,8 +2,9 @@
 
 Deadlines, read-back intervals, the report's "days left", archive folder dates and retention
 all ask `now()`. A simulation (`python -m bench season`) or a test runs a whole year of nightly
-runs in minutes by setting the clock with `use`. Locks and leases keep real time (`time.time`):
-they are about live processes, not the calendar.
+runs in minutes by setting the clock with `use`. Locks and leases read it as epoch seconds
+(`wall`, the state store's default): under the system clock that is `time.time`; a simulation's
+clock runs at the real rate from its date, so an expiry still means a process stopped renewing.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 Clock = Callable[[], datetime]
+Wall = Callable[[], float]  # epoch seconds: what locks and leases time themselves by
 
 
 def system_clock() -> datetime:
@@ -25,6 +27,11 @@ _clock: Clock = system_clock
 def now() -> datetime:
     """The current time (UTC, aware) by the clock in use."""
     return _clock()
+
+
+def wall() -> float:
+    """The current time in epoch seconds by the clock in use."""
+    return _clock().timestamp()
 
 
 @contextlib.contextmanager

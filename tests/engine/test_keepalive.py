@@ -2,42 +2,71 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 from sqlalchemy import select
 
 from dispute_evidence.engine.run import KeepAlive
 from dispute_evidence.engine.schema import disputes
-from dispute_evidence.engine.state import StateStore, new_owner
+from dispute_evidence.engine.state import (
+    LEASE_SECONDS,
+    RUN_LOCK_SECONDS,
+    StateStore,
+    new_owner,
+)
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from tests.engine.helpers import make_inbox, options
 
 
-def _lock_expires(store: StateStore) -> float:
-    expires = store.run_lock_expires()
-    assert expires is not None
-    return expires
+def _leases(store: StateStore) -> dict[str, float | None]:
+    with store.engine.connect() as c:
+        rows = c.execute(select(disputes.c.provider_dispute_id, disputes.c.lease_expires)).all()
+    return {pid: None if expires is None else float(expires) for pid, expires in rows}
 
 
 def test_keepalive_renews_the_lock_and_this_process_leases_only(tmp_path):
+    """Each beat, `every` seconds apart by the store's clock, renews the run lock and this
+    process's leases to their full TTL; another machine's lease is left to run out."""
+    now = [1_000_000.0]
     make_inbox(tmp_path / "inbox", 3)
-    store = StateStore(tmp_path / "state.sqlite3")
+    store = StateStore(tmp_path / "state.sqlite3", wall=lambda: now[0])
     opts = options(tmp_path / "inbox")
     prepare_step(store, opts, ingest_inbox_step(store, opts, "r1"), "r1", rebuild=True)
     me = new_owner("r1")
     assert store.acquire_run_lock(me, ttl=1.0) is None
     assert store.claim("dp_test_0", new_owner("sub"), ttl=1.0)  # this process's submitter
     assert store.claim("dp_test_1", "otherhost:4242:sub", ttl=1.0)  # another machine's
-    before = _lock_expires(store)
-    keeper = KeepAlive(store, me, every=0.05).start()
-    time.sleep(0.3)
-    keeper.stop()
-    assert _lock_expires(store) > before + 60  # renewed to the full TTL
-    with store.engine.connect() as c:
-        rows = c.execute(select(disputes.c.provider_dispute_id, disputes.c.lease_expires)).all()
-    leases = {pid: expires for pid, expires in rows}
-    assert float(leases["dp_test_0"]) > time.time() + 60
-    assert float(leases["dp_test_1"]) < time.time() + 1  # not ours: left to expire
-    # once the keeper stops (its process died), another machine takes over when the TTL runs out
+    waits: list[float] = []
+
+    def wait(seconds: float) -> bool:  # three beats, then the keeper is stopped
+        waits.append(seconds)
+        if len(waits) > 3:
+            return True
+        now[0] += seconds
+        return False
+
+    keeper = KeepAlive(store, me, every=30.0, wait=wait).start()
+    keeper.stop()  # returns once the keeper's last wait said stop
+    assert waits == [30.0, 30.0, 30.0, 30.0]
+    assert store.run_lock_expires() == 1_000_090.0 + RUN_LOCK_SECONDS  # renewed at the 3rd beat
+    leases = _leases(store)
+    assert leases["dp_test_0"] == 1_000_090.0 + LEASE_SECONDS
+    assert leases["dp_test_1"] == 1_000_001.0  # not ours: as it was claimed
+    assert leases["dp_test_2"] is None
+    # the keeper stopped (its process died): another machine waits for the TTL to run out
     assert store.acquire_run_lock("otherhost:1:r2", ttl=1.0) is not None
+    now[0] += RUN_LOCK_SECONDS
+    assert store.acquire_run_lock("otherhost:1:r2", ttl=1.0) is None
     store.close()
+
+
+def test_keepalive_stopped_before_its_first_beat_renews_nothing(tmp_path):
+    """stop() ends the real wait at once: a run closed early does not wait out a beat."""
+    now = [1_000_000.0]
+    with StateStore(tmp_path / "state.sqlite3", wall=lambda: now[0]) as store:
+        me = new_owner("r1")
+        assert store.acquire_run_lock(me, ttl=1.0) is None
+        now[0] += 0.5
+        KeepAlive(store, me, every=3600.0).start().stop()  # a real hour's wait, cut short
+        assert "run-keepalive" not in {t.name for t in threading.enumerate()}
+        assert store.run_lock_expires() == 1_000_001.0

@@ -79,13 +79,24 @@ def test_the_run_lock_and_seen_files_move_out_of_meta_into_their_tables(tmp_path
 def test_locks_and_leases_keep_the_time_the_store_is_given(tmp_path):
     """The store's wall clock decides: a lease or lock runs out when that clock says so."""
     now = [1_000_000.0]
-    with StateStore(tmp_path / "s.sqlite3") as store:
-        store.wall = lambda: now[0]
+    with StateStore(tmp_path / "s.sqlite3", wall=lambda: now[0]) as store:
         assert store.acquire_run_lock("hostA:1:r1", ttl=120) is None
         assert store.run_lock_expires() == 1_000_120.0
         assert store.acquire_run_lock("hostB:1:r2", ttl=120) is not None  # still held
         now[0] += 121  # its holder stopped renewing it: the time ran out
         assert store.acquire_run_lock("hostB:1:r2", ttl=120) is None
+
+
+def test_locks_and_leases_keep_the_run_clock_by_default(tmp_path):
+    """A store given no clock times its locks by the pipeline's (a simulation's calendar)."""
+    from datetime import UTC, datetime
+
+    from dispute_evidence import clock
+
+    day = datetime(2027, 3, 1, 2, 0, tzinfo=UTC)
+    with StateStore(tmp_path / "s.sqlite3") as store, clock.use(lambda: day):
+        assert store.acquire_run_lock("hostA:1:r1", ttl=120) is None
+        assert store.run_lock_expires() == day.timestamp() + 120
 
 
 def test_each_migration_is_frozen_as_written(tmp_path):

@@ -34,11 +34,22 @@ def plain(name: str, fn: Callable[..., T], /, *args: Any) -> T:
 
 class KeepAlive:
     """While a run is open, a thread renews its run lock and its process's dispute leases every
-    KEEPALIVE_SECONDS: they outlive a dead process by at most their TTL, on any machine."""
+    KEEPALIVE_SECONDS: they outlive a dead process by at most their TTL, on any machine.
 
-    def __init__(self, store: StateStore, owner: str, every: float = KEEPALIVE_SECONDS) -> None:
+    `wait(seconds)` is how a beat waits: it returns True once the keeper is to stop (by default
+    `stop()` ends a real wait at once); a test gives one that moves a fake clock instead."""
+
+    def __init__(
+        self,
+        store: StateStore,
+        owner: str,
+        every: float = KEEPALIVE_SECONDS,
+        *,
+        wait: Callable[[float], bool] | None = None,
+    ) -> None:
         self._store, self._owner, self._every = store, owner, every
         self._stop = threading.Event()
+        self._wait = wait or self._stop.wait
         self._thread = threading.Thread(target=self._loop, name="run-keepalive", daemon=True)
 
     def start(self) -> KeepAlive:
@@ -46,7 +57,7 @@ class KeepAlive:
         return self
 
     def _loop(self) -> None:
-        while not self._stop.wait(self._every):
+        while not self._wait(self._every):
             try:
                 self._store.renew_run_lock(self._owner)
                 self._store.renew_leases(process_owner_prefix())

@@ -6,9 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import socket
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, Self
 
@@ -18,6 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence import clock
+from dispute_evidence.clock import Wall
 from dispute_evidence.engine.migrations import migrate
 from dispute_evidence.engine.schema import meta
 
@@ -134,13 +133,19 @@ class StoreBase:
 
     # the API this store sends to (engine/store/apis.py: use_api), stamped on what is sent
     api_identity: str | None = None
-    # what locks and leases time themselves by (epoch seconds): injected by tests
-    wall: Callable[[], float] = staticmethod(time.time)
 
     def __init__(
-        self, url: str | Path, *, must_exist: bool = False, read_only: bool = False
+        self,
+        url: str | Path,
+        *,
+        must_exist: bool = False,
+        read_only: bool = False,
+        wall: Wall = clock.wall,
     ) -> None:
+        """`wall`: what locks and leases time themselves by (epoch seconds), the run's clock
+        unless a test gives another."""
         self.url = state_url(url)
+        self.wall = wall
         self.engine: Engine = create_engine(self.url, future=True)
         self._hot: Any = None  # one held connection for the submitter's per-dispute writes
         self._sql: dict[tuple[str, ...], Any] = {}

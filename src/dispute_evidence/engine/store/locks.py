@@ -1,6 +1,6 @@
 """The one-run-at-a-time lock and the per-dispute leases (renewed by engine.session.KeepAlive).
 
-Time here is the store's `wall` clock (epoch seconds; `time.time` unless a test injects
+Time here is the store's `wall` clock (epoch seconds; the run's clock unless a test injects
 another): locks and leases are about live processes."""
 
 from __future__ import annotations

@@ -172,4 +172,4 @@ class Runs(StoreBase):
             raise StateDamaged(self._damaged(exc)) from None
         finally:
             target.dispose()
-        return type(self)(path)  # migrates a copy of an older state to this version
+        return type(self)(path, wall=self.wall)  # migrates a copy of an older state to this version
