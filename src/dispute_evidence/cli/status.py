@@ -78,12 +78,14 @@ def status(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
-        from dispute_evidence.engine.report import dispute_table
+        from dispute_evidence.engine.report import Snapshot, dispute_table
         from dispute_evidence.engine.status import DisputeStatus
         from dispute_evidence.reports.columns import title
         from dispute_evidence.reports.status import status_lines
 
-        disputes = dispute_table(store, advice=settings.advice.policy())
+        # each case as the report builds it: its documents with the facts read from them
+        snap = Snapshot.read(store, inbox)
+        disputes = dispute_table(store, advice=settings.advice.policy(), snap=snap)
         approval = [s.value for s in DisputeStatus if "approv" in s.value]  # when review exists
         waiting = sum(counts.get(s, 0) for s in approval) if approval else None
         for line in status_lines(disputes, waiting):

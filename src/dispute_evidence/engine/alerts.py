@@ -15,17 +15,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-import orjson
 from sqlalchemy import insert, select
 
 from dispute_evidence import clock
-from dispute_evidence.engine.schema import alerts_sent, disputes, evidence_files
+from dispute_evidence.engine.case import CaseReader, case_reader
+from dispute_evidence.engine.schema import alerts_sent, disputes
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import DisputeStatus
-from dispute_evidence.evidence.completeness import assess
-from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.policies import AlertPolicy
 
 log = logging.getLogger("dispute_evidence.alerts")
@@ -56,9 +56,14 @@ class AlertOutcome:
     problem: str | None = None  # why the notification block could not be used
 
 
-def at_risk(store: StateStore, now: datetime, hours: float) -> list[AtRisk]:
-    """Disputes due within `hours` (not yet past) that still need something, nearest first."""
+def at_risk(
+    store: StateStore, now: datetime, hours: float, inbox: Path | None = None
+) -> list[AtRisk]:
+    """Disputes due within `hours` (not yet past) that still need something, nearest first;
+    their evidence judged as the report judges it (`inbox`: whose documents folder holds what
+    was read from each document)."""
     until = now + timedelta(hours=hours)
+    cases = case_reader(store, inbox)
     q = (
         select(
             disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.status,
@@ -73,30 +78,21 @@ def at_risk(store: StateStore, now: datetime, hours: float) -> list[AtRisk]:
             due = _time(due_text)
             if due is None or not now < due <= until:
                 continue
-            why = _needs(c, pid, status, payload, detail)
+            why = _needs(cases, pid, status, payload, detail)
             if why:
                 out.append(AtRisk(pid, order or "", due, why))
     return out
 
 
-def _needs(c: Any, pid: str, status: str, payload: bytes | None, detail: str | None) -> str:
+def _needs(
+    cases: CaseReader, pid: str, status: str, payload: bytes | None, detail: str | None
+) -> str:
     """What the dispute still needs, in words ("" when nothing)."""
     if status == D.INCOMPLETE or payload is None:
         return f"waiting for data ({detail})" if detail else "waiting for data"
     if status == D.AWAITING_APPROVAL:
         return "waiting for your approval"
-    rows = c.execute(
-        select(evidence_files.c.file_name, evidence_files.c.kind).where(
-            evidence_files.c.provider_dispute_id == pid
-        )
-    )
-    kinds = [  # as the report judges them (StateStore.file_kinds)
-        kind or kind_of(name)
-        for name, kind in rows
-        if kind not in ("summary", "packet")
-        and not name.startswith((f"{pid}-evidence-summary", f"{pid}-evidence-packet"))
-    ]
-    verdict = assess(orjson.loads(payload), kinds)
+    verdict = assess_case(cases(pid, bytes(payload)))  # the case the report's row reads
     return "" if verdict.complete else f"evidence {verdict.text}; add: {verdict.what_to_add}"
 
 
@@ -130,15 +126,19 @@ def _record(store: StateStore, risks: list[AtRisk], day: str, run_id: str) -> No
 
 
 def send_alerts(
-    store: StateStore, policy: AlertPolicy, run_id: str, now: datetime | None = None
+    store: StateStore,
+    policy: AlertPolicy,
+    run_id: str,
+    now: datetime | None = None,
+    inbox: Path | None = None,
 ) -> AlertOutcome:
     """Alert about each dispute at risk not yet alerted today; record them once they reached
     someone (the block notified; without a block, the events emitted), so a failed alert is
-    tried again next run."""
+    tried again next run. `inbox`: whose documents folder holds what was read from each."""
     now = now or clock.now()
     day = now.strftime("%Y-%m-%d")
     done = alerted_on(store, day)
-    risks = [r for r in at_risk(store, now, policy.hours) if r.pid not in done]
+    risks = [r for r in at_risk(store, now, policy.hours, inbox) if r.pid not in done]
     out = AlertOutcome()
     if not risks:
         return out

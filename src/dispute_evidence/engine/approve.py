@@ -61,7 +61,13 @@ def approve_and_send(
     policy = settings.review.policy()
     with StateStore(state, must_exist=True) as store, named_when_full(None, store.engine.url):
         result = approve(
-            store, pids, all_complete=all_complete, by=by, source=source, policy=policy
+            store,
+            pids,
+            all_complete=all_complete,
+            by=by,
+            source=source,
+            policy=policy,
+            inbox=inbox,
         )
         work = set(store.work_queue())
     out.approved, out.refused = result.approved, result.refused

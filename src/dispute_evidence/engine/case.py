@@ -49,6 +49,21 @@ def case_documents(
     return {pid: read(pid) for pid in rows if pids is None or pid in pids}
 
 
+CaseReader = Callable[[str, bytes], CaseFacts]  # (dispute, its payload) -> its case
+
+
+def case_reader(store: StateStore, inbox: Path | None = None) -> CaseReader:
+    """The one way a dispute's case is built, for the report, `status`, the review hold and the
+    alerts alike: its payload and its documents with the facts read from them (kept in
+    `inbox`'s documents folder; without an inbox, or unread, a document counts by its kind)."""
+    read = documents_reader(store, inbox)
+
+    def case(pid: str, payload: bytes) -> CaseFacts:
+        return build_case(orjson.loads(payload), read(pid))
+
+    return case
+
+
 def documents_reader(
     store: StateStore, inbox: Path | None = None
 ) -> Callable[[str], list[DocumentFacts]]:
@@ -93,8 +108,8 @@ def add_case_columns(
     qualifies = {pid for pid, v in kept.items() if v.qualifies}
     payloads = store.payloads() if payloads is None else payloads
     if cases is None:
-        docs = case_documents(store)
-        cases = {p: build_case(orjson.loads(b), docs.get(p, ())) for p, b in payloads.items()}
+        build = case_reader(store)
+        cases = {p: build(p, b) for p, b in payloads.items()}
     letters = []
     for pid in table["provider_dispute_id"]:
         case = cases.get(pid)

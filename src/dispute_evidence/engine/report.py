@@ -4,21 +4,21 @@ still shows, the counts and headline, the exit code, and the dry run's preview. 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
 import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.alerts import AlertOutcome
 from dispute_evidence.engine.approvals_log import approval_log
 from dispute_evidence.engine.case import (
+    CaseReader,
     add_case_columns,
     case_problems,
-    documents_reader,
+    case_reader,
     pending_by_threshold,
 )
 from dispute_evidence.engine.generated import api_version_words
@@ -43,9 +43,8 @@ from dispute_evidence.engine.steps import (
     is_summary,
 )
 from dispute_evidence.engine.submit import SubmitStats
-from dispute_evidence.evidence.case import CaseFacts, build_case
+from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
-from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_FAILED,
@@ -112,19 +111,19 @@ class Snapshot:
     files: pd.DataFrame
     payloads: dict[str, bytes]
     names: dict[str, list[str]]
-    documents: Callable[[str], list[DocumentFacts]] = lambda _pid: []  # a dispute's, when asked
+    build: CaseReader  # a dispute's case, as the review hold and the alerts build it
     _cases: dict[str, CaseFacts] = field(default_factory=dict)
 
     @classmethod
     def read(cls, store: StateStore, inbox: Path | None = None) -> Snapshot:
         """`inbox`: whose documents folder holds what was read from each file."""
-        docs = documents_reader(store, inbox)
-        return cls(store.file_table(), store.payloads(), store.file_names(), docs)
+        cases = case_reader(store, inbox)
+        return cls(store.file_table(), store.payloads(), store.file_names(), cases)
 
     def case(self, pid: str) -> CaseFacts | None:
         """The dispute's case, built on first use (only disputes the report works on)."""
         if pid not in self._cases and (body := self.payloads.get(pid)) is not None:
-            self._cases[pid] = build_case(orjson.loads(body), self.documents(pid))
+            self._cases[pid] = self.build(pid, body)
         return self._cases.get(pid)
 
     def cases(self, pids: Iterable[str]) -> dict[str, CaseFacts]:

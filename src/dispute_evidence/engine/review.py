@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pandas as pd
 from sqlalchemy import select
 
@@ -33,14 +32,13 @@ from dispute_evidence.engine.approvals_log import (
     approvers_of,
     log_approval,
 )
+from dispute_evidence.engine.case import CaseReader, case_reader
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus
-from dispute_evidence.evidence.case import CaseFacts, build_case
+from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
@@ -100,22 +98,18 @@ class Candidate:
         unsent = self.payload_hash != self.submitted_hash
         return unsent or any(status in OPEN_FILE for _, _, status, _ in self.files)
 
-    def case(self) -> CaseFacts:
-        """The dispute's case, its documents as the report judges them (engine/case.py)."""
-        docs = [
-            DocumentFacts(name, sha, kind or kind_of(name), "not_read")
-            for sha, name, _, kind in self.files
-            if kind != "summary" and not _is_summary(self.pid, name)
-        ]
-        return build_case(orjson.loads(self.payload), sorted(docs, key=lambda d: d.name))
+    def case(self, cases: CaseReader) -> CaseFacts:
+        """The dispute's case, built as the report builds it (engine/case.py's case_reader:
+        its documents with the facts read from them)."""
+        return cases(self.pid, self.payload)
 
-    def complete(self) -> bool:
-        return assess_case(self.case()).complete
+    def complete(self, cases: CaseReader) -> bool:
+        return assess_case(self.case(cases)).complete
 
-    def concedes(self) -> str:
+    def concedes(self, cases: CaseReader) -> str:
         """Why the merchant's own data concedes the claim ("" when it does not): held as
         "advice: accept" until a person approves fighting it."""
-        because = self.case().accept_because
+        because = self.case(cases).accept_because
         return f"{ADVICE_ACCEPT} ({'; '.join(because)})" if because else ""
 
     def released_to(self) -> DisputeStatus:
@@ -248,20 +242,25 @@ def _over(store: StateStore, c: Candidate, limit: float) -> bool:
 
 # -- the step: hold, release, sweep ----------------------------------------------------
 def review_step(
-    store: StateStore, policy: ReviewPolicy, now: datetime | None = None
+    store: StateStore,
+    policy: ReviewPolicy,
+    now: datetime | None = None,
+    inbox: Path | None = None,
 ) -> ReviewOutcome:
     """Apply approvals dropped in the inbox, then hold what the policy holds and release what
-    is approved (or no longer held). Runs after the build, before anything is sent."""
+    is approved (or no longer held). Runs after the build, before anything is sent. `inbox`:
+    whose documents folder holds what was read from each document (the report's verdict)."""
     now = now or clock.now()
     out = ReviewOutcome(sweep_on=policy.sweep_hours is not None)
     out.from_sheets, out.problems = apply_sheet_approvals(store, policy)
+    cases = case_reader(store, inbox)
     # every dispute with work is looked at: whatever the policy, one whose own records concede
     # the claim is held as "advice: accept" until a person approves fighting it
     for c in candidates(store).values():
         if c.status != D.AWAITING_APPROVAL and not c.has_work:
             continue
-        complete = c.complete() if policy.needs_verdict else True
-        accept = c.concedes()
+        complete = c.complete(cases) if policy.needs_verdict else True
+        accept = c.concedes(cases)
         if not (policy.holds(complete) or accept) or c.approved_hash == c.evidence_hash:
             _release(store, c)
             continue
@@ -394,11 +393,13 @@ def approve(
     by: str = "unknown",
     source: str = "approve command",
     policy: ReviewPolicy = ANYONE,
+    inbox: Path | None = None,
 ) -> ApproveResult:
     """Approve these disputes' current evidence (or every held one that is complete) as `by`
     (a user name) through `source`. Any id unknown or without evidence approves nothing at
     all: a typo never approves the rest. An approval the policy does not apply (approvers,
-    a second approver) is refused with its reason, and kept in the log."""
+    a second approver) is refused with its reason, and kept in the log. `inbox`: whose
+    documents folder holds what was read from each document (for "complete")."""
     out = ApproveResult()
     found = candidates(store)
     statuses = _statuses(store, pids)
@@ -414,10 +415,11 @@ def approve(
         return out
     chosen = [found[p] for p in dict.fromkeys(pids)]
     if all_complete:
+        cases = case_reader(store, inbox)
         chosen += [
             c for c in found.values()
-            if c.status == D.AWAITING_APPROVAL and c.pid not in pids and c.complete()
-            and not c.concedes()  # advised accept: fighting it is approved one by one
+            if c.status == D.AWAITING_APPROVAL and c.pid not in pids and c.complete(cases)
+            and not c.concedes(cases)  # advised accept: fighting it is approved one by one
         ]  # fmt: skip
     for c in chosen:
         if why := give_approval(store, c, by, source, policy):

@@ -289,7 +289,7 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     policy, notices = policy_for_state(store, session.opts.review, str(session.opts.inbox))
     for line in notices:
         log.warning("%s", line)
-    out.review = review_step(store, policy)  # before anything is sent
+    out.review = review_step(store, policy, inbox=session.opts.inbox)  # before anything is sent
     out.review.notices = notices
     if session.opts.retention.active:
         out.retention = apply_retention(
@@ -306,7 +306,7 @@ def alert(session: RunSession) -> AlertOutcome | None:
     """Alert about disputes due soon that still need something (once per dispute per day)."""
     if session.opts.alerts is None:
         return None
-    return send_alerts(session.store, session.opts.alerts, session.run_id)
+    return send_alerts(session.store, session.opts.alerts, session.run_id, inbox=session.opts.inbox)
 
 
 def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutcome:
