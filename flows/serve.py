@@ -170,36 +170,39 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     # a server already on 4200 is someone else's: ours goes on a free port, never into theirs
     port = 4200 if not healthy(LOCAL_PREFECT) else _free_port()
-    url = f"http://127.0.0.1:{port}/api"
-    log = log_path.open("ab")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "prefect",
-            "server",
-            "start",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        # its own session: Ctrl-C or SIGTERM to serve's process group (a terminal, systemd)
-        # must not kill the server first; serve stops it last, when its runs have ended
-        start_new_session=True,
-    )
-    for _ in range(360):  # a first start migrates its database: minutes on a busy machine
-        if healthy(url):
-            prefect_env.use_server(url)
-            print(f"Prefect UI: {url.removesuffix('/api')}  (server log: {log_path})", flush=True)
-            return proc
-        time.sleep(0.5)
-    proc.terminate()
+    for _attempt in range(3):
+        proc = _start_server(port, log_path)
+        url = f"http://127.0.0.1:{port}/api"
+        for _ in range(360):  # a first start migrates its database: minutes on a busy machine
+            if proc.poll() is not None:
+                break  # ours ended (the port was taken meanwhile): whoever answers is not ours
+            if healthy(url):
+                prefect_env.use_server(url)
+                print(
+                    f"Prefect UI: {url.removesuffix('/api')}  (server log: {log_path})", flush=True
+                )
+                return proc
+            time.sleep(0.5)
+        else:
+            proc.terminate()
+            break
+        port = _free_port()
     raise RuntimeError(
         "the local Prefect server did not start; set PREFECT_API_URL to an existing one"
     )
+
+
+def _start_server(port: int, log_path: Path) -> subprocess.Popen[bytes]:
+    with log_path.open("ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "prefect", "server", "start",
+             "--host", "127.0.0.1", "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            # its own session: Ctrl-C or SIGTERM to serve's process group (a terminal, systemd)
+            # must not kill the server first; serve stops it last, when its runs have ended
+            start_new_session=True,
+        )  # fmt: skip
 
 
 def serve_deployments(
