@@ -1,39 +1,79 @@
-"""Build realistic inboxes and run the engine end to end against a sandbox."""
+"""Build realistic inboxes and run the engine end to end against a sandbox: each pass is
+engine/run.py's own sequence (`execute`: ingest, prepare and review, read back and submit,
+alert, report) on the store a test holds."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
-from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.steps import (
-    RunOptions,
-    ingest_inbox_step,
-    prepare_step,
-    submit_step,
-)
+from dispute_evidence.api import ApiSettings
+from dispute_evidence.engine.readback import ReadOutcome
+from dispute_evidence.engine.report import SubmitOutcome
+from dispute_evidence.engine.run import execute
+from dispute_evidence.engine.session import RunSession
+from dispute_evidence.engine.state import StateStore, new_run_id
+from dispute_evidence.engine.steps import PrepareOutcome, RunOptions, ingest_inbox_step
+from dispute_evidence.engine.submit import RunAborted
 from dispute_evidence.sandbox.workload import MERCHANT, TOKEN, make_inbox, write_rows
 
-__all__ = ["MERCHANT", "engine_pass", "make_inbox", "options", "run_once", "write_rows"]
+__all__ = [
+    "MERCHANT",
+    "engine_pass",
+    "ingest_inbox_step",  # for tests that set a state up step by step
+    "make_inbox",
+    "options",
+    "run_once",
+    "write_rows",
+]
+
+PREPARED, SUBMITTED = "build payloads", "submit to the API"  # execute's step names
 
 
 def options(inbox: Path, **kw) -> RunOptions:
     return RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0, **kw)
 
 
+def _api(base_url: str, budget_per_hour: int = 10_000_000, **kw: Any) -> ApiSettings:
+    """The client's settings for a test. The read-back budget is rate_limit_per_hour's share,
+    as in a real run; the pacer spends that budget within a second, not an hour, so a test
+    with a small budget does not wait for it."""
+    kw.setdefault("backoff_base", 0.01)
+    kw.setdefault("token", TOKEN)
+    return ApiSettings(
+        base_url=base_url, rate_limit_per_hour=budget_per_hour, rate_limit_period=1.0, **kw
+    )
+
+
+def _execute(
+    store: StateStore, opts: RunOptions, api: ApiSettings, *, dry_run: bool = False
+) -> dict[str, Any]:
+    """One run of the engine's sequence on `store`; what each step returned, by its name."""
+    run_id = new_run_id()
+    store.start_run("test", run_id)
+    reports = opts.inbox.parent / "reports" / run_id
+    session = RunSession(store, opts, run_id, reports, dry_run, "test", None if dry_run else api)
+    returned: dict[str, Any] = {}
+
+    def step(name: str, fn: Any, /, *args: Any) -> Any:
+        returned[name] = fn(*args)
+        return returned[name]
+
+    result = execute(session, step=step)
+    store.finish_run(run_id, result.outcome, result.counts)
+    return returned
+
+
 async def run_once(store: StateStore, base_url: str, inbox: Path, **client_kw):
-    """One full engine pass; returns (submit stats, client attempts)."""
-    opts = options(inbox)
-    run_id = store.start_run("test")
-    ingest = ingest_inbox_step(store, opts, run_id)
-    prepare_step(store, opts, ingest, run_id, rebuild=ingest.new_files > 0 or store.needs_rebuild())
-    client_kw.setdefault("backoff_base", 0.01)
-    client_kw.setdefault("rate_limit_per_hour", 10_000_000)
-    token = client_kw.pop("token", TOKEN)
-    async with DisputeEvidenceClient(base_url, token, **client_kw) as client:
-        stats = await submit_step(store, client, opts)
-        store.finish_run(run_id, "ok", {})
-        return stats, client.stats.attempts
+    """One full engine pass; returns (submit stats, HTTP attempts). A pass whose sending
+    stopped (the key refused) raises RunAborted with the run's own words."""
+    api = _api(base_url, **client_kw)
+    returned = await asyncio.to_thread(_execute, store, options(inbox), api)
+    sent: SubmitOutcome = returned[SUBMITTED]
+    if sent.stopped:
+        raise RunAborted(sent.stopped)
+    return sent.stats, sent.requests
 
 
 def engine_pass(
@@ -46,33 +86,14 @@ def engine_pass(
     send: bool = True,
     **opts_kw,
 ):
-    """One pass as engine/run.py makes it: ingest, prepare (rebuild), read back (with a
-    `policy`), send what the read left free. Returns (prepare outcome, read outcome, HTTP
-    attempts)."""
-    import asyncio
-
-    from dispute_evidence.engine.readback import ReadOutcome, read_back
-
-    opts = options(inbox, **opts_kw)
-    run_id = store.start_run("test")
-    prepared = prepare_step(
-        store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True
-    )
-
-    async def go():
-        async with DisputeEvidenceClient(
-            base_url, TOKEN, backoff_base=0.01, rate_limit_per_hour=10_000_000, max_concurrency=16
-        ) as client:
-            read = ReadOutcome()
-            if policy is not None:
-                read = await read_back(
-                    store, client, policy, budget_per_hour=budget_per_hour, run_id=run_id
-                )
-            if send:
-                queue = [p for p in store.work_queue() if p not in read.held]
-                await submit_step(store, client, opts, queue=queue)
-            return read, client.stats.attempts
-
-    read, attempts = asyncio.run(go())
-    store.finish_run(run_id, "ok", {})
-    return prepared, read, attempts
+    """One pass: ingest, prepare, read back (with a `policy`, within its share of
+    `budget_per_hour`), send what the read left free; `send=False`: a dry run. Returns
+    (prepare outcome, read outcome, HTTP attempts)."""
+    opts = options(inbox, read_policy=policy, **opts_kw)
+    api = _api(base_url, budget_per_hour, max_concurrency=16)
+    returned = _execute(store, opts, api, dry_run=not send)
+    prepared: PrepareOutcome = returned[PREPARED]
+    sent: SubmitOutcome | None = returned.get(SUBMITTED)
+    if sent is None:  # a dry run reads nothing back and sends nothing
+        return prepared, ReadOutcome(), 0
+    return prepared, sent.read, sent.requests

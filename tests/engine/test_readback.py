@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 
+from dispute_evidence import clock
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.report import dispute_table
 from dispute_evidence.engine.state import StateStore
@@ -85,7 +86,8 @@ def test_reads_stay_within_their_share_and_a_quiet_run_reads_only_what_is_due(
         gets = spent.get("GET /v1/disputes/{dispute_id}", 0) - start.get(
             "GET /v1/disputes/{dispute_id}", 0
         )
-        assert (read.listed_pages, read.fetched, lists, gets) == (3, 0, 3, 0)  # 250 in 3 pages
+        # the run's first request (a one-dispute page), then 250 in 3 pages
+        assert (read.listed_pages, read.fetched, lists, gets) == (3, 0, 1 + 3, 0)
         assert read.reads <= read.budget == 500
         read = _run(store, sb, inbox)  # the same day: nothing is due, nothing read
         assert read.reads == 0
@@ -122,3 +124,60 @@ def test_outcome_tables_on_a_seeded_history():
     assert rows[("evidence verdict", "missing something")] == (0, 1, 0, "0%")
     assert rows[("tracking given", "yes")] == (2, 0, 0, "100%")
     assert rows[("files attached", "no")] == (0, 1, 1, "0%")
+
+
+def test_a_nightly_read_lists_the_open_disputes_not_the_closed_history(sandbox_factory, tmp_path):
+    """The sandbox lists oldest first (the spec names no order). Once the first 250 of 350
+    disputes have closed, a run's read-back starts where it last met an open dispute and stops
+    once it has met every one it needs: one page, not four. A needed dispute before that start
+    (as a changed order would put it) is still read: the listing wraps round to the first
+    page. The run's new disputes are compared from that listing or by one GET each, never by a
+    second listing of every page."""
+    from dispute_evidence.engine.readback import LIST_FROM
+
+    n = 350
+    sb = sandbox_factory(rows=seed_rows(n))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, n, files=(0, 0))
+    nights = iter(range(10))
+    start = datetime.now(UTC)
+
+    def night():  # a day later each time: every open dispute is due for its daily read
+        day = start + timedelta(hours=25 * next(nights))
+        with clock.use(lambda: day):
+            return _run(store, sb, inbox)
+
+    def lists_and_gets(before):
+        now = sb.requests_by_route()
+        return tuple(now.get(r, 0) - before.get(r, 0)
+                     for r in ("GET /v1/disputes", "GET /v1/disputes/{dispute_id}"))  # fmt: skip
+
+    with StateStore(tmp_path / "state.sqlite3") as store:
+        night()  # everything sent once
+        for i in range(250):
+            sb.move(f"dp_test_{i}", status="won")
+        read = night()
+        assert (read.listed_pages, len(read.closed)) == (4, 250)
+        read = night()  # from the first page: 250-349 open
+        assert (read.listed_pages, read.fetched, read.held) == (4, 0, {})
+        assert store.get_meta(LIST_FROM) == "250"
+        before = sb.requests_by_route()
+        read = night()
+        assert (read.listed_pages, read.fetched, read.held) == (1, 0, {})  # offsets 250-349
+        lists, gets = lists_and_gets(before)
+        assert lists <= 2 and gets == 0  # at most the run's first, cheap request and one page
+        store.set_meta(LIST_FROM, "300")  # 250-299 now come before the start
+        read = night()
+        assert (read.listed_pages, read.fetched, read.held) == (4, 0, {})  # 300-349, 0-299
+        assert store.get_meta(LIST_FROM) == "250"
+        for i in range(n, n + 3):  # three new disputes, after every other in the listing
+            sb.call(lambda s, r: s.add_dispute(r), seed_rows(n + 3)[i])
+        make_inbox(inbox, n + 3, files=(0, 0))
+        before, sent = sb.requests_by_route(), sb.snapshot()
+        read = night()
+        assert read.listed_pages == 1
+        lists, gets = lists_and_gets(before)
+        assert lists <= 2 and gets == 3  # each new dispute's view by one GET
+        assert all(sb.snapshot()[f"dp_test_{i}"]["evidence"] for i in range(n, n + 3))
+        closed = [f"dp_test_{i}" for i in range(250)]
+        assert [sb.snapshot()[p] for p in closed] == [sent[p] for p in closed]
