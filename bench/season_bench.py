@@ -15,8 +15,11 @@ the last 30 nights compare with the first 30, bytes of state per dispute and pea
 
 from __future__ import annotations
 
+import cProfile
+import io
 import logging
 import os
+import pstats
 import random
 import resource
 import statistics
@@ -182,10 +185,32 @@ def print_month(nights: list[Night]) -> None:
           f"{last.page_bytes / 1e3:>9.0f}", flush=True)  # fmt: skip
 
 
-def run(quick: bool = False) -> None:
+def profiled_night(
+    season: Season, sb: RunningSandbox, settings: Any, api: Any, night: int
+) -> Night:
+    """One night under cProfile: its requests by route, the steps and the functions that cost
+    most (cumulative), and the stats kept in /tmp/season-night-N.prof for a closer look."""
+    routes = dict(sb.call(lambda _s: sb.app[STATS_KEY]["by_route"]))
+    profile = cProfile.Profile()
+    done = profile.runcall(one_night, season, sb, settings, api)
+    path = Path(tempfile.gettempdir()) / f"season-night-{night + 1}.prof"
+    profile.dump_stats(path)
+    after = sb.call(lambda _s: dict(sb.app[STATS_KEY]["by_route"]))
+    grew = {k: n - routes.get(k, 0) for k, n in after.items() if n != routes.get(k, 0)}
+    print(f"  -- night {night + 1}: {done.cpu:.2f} s CPU, requests {grew} ({path})")
+    text = io.StringIO()
+    pstats.Stats(profile, stream=text).sort_stats("cumulative").print_stats(40)
+    print(text.getvalue(), flush=True)
+    return done
+
+
+def run(quick: bool = False, profile_nights: tuple[int, ...] = ()) -> None:
+    """`profile_nights` (1-based): profile those nights and stop after the last of them."""
     from dispute_evidence.settings import load_settings
 
     per_night, days = (6, 365) if quick else (250, 365)
+    if profile_nights:
+        days = max(profile_nights)
     heading(f"season: {days} nightly runs, {per_night} new disputes a night, one inbox (issue 32)")
     logging.getLogger("dispute_evidence").setLevel(logging.ERROR)
     os.environ.update(DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS="0")
@@ -208,9 +233,14 @@ def run(quick: bool = False) -> None:
             with clock.use(lambda t=today, b=began: t + timedelta(seconds=time.monotonic() - b)):
                 decide(season, sb, night)
                 arrive(season, sb, night, today)
-                season.nights.append(one_night(season, sb, settings, api))
+                if night + 1 in profile_nights:
+                    season.nights.append(profiled_night(season, sb, settings, api, night))
+                else:
+                    season.nights.append(one_night(season, sb, settings, api))
             if (night + 1) % 30 == 0 or night == days - 1:
                 print_month(season.nights)
+        if profile_nights:  # a part of the season: its figures are the profiles
+            return
         total = per_night * days
         first = statistics.median(n.wall for n in season.nights[:30])
         last = statistics.median(n.wall for n in season.nights[-30:])
