@@ -7,6 +7,13 @@ most urgent first. It pages through GET /disputes (100 a request) when that cost
 requests than one GET /disputes/{id} each, and never spends more than a share (10%) of the
 hour's budget on reads, so reading never starves sending.
 
+The listing has no filter and names no order, and it holds every dispute the merchant ever had,
+so a listing read whole costs a page per 100 disputes of history. Only the disputes it needs
+are taken from it, so it stops once it has seen each of them: safe in any order. It starts
+where the last one first met a dispute it needed (an API listing oldest first puts the closed
+history before that) and wraps round to the first page for any not met after it, so a changed
+order costs pages, never a missed read; a dispute met nowhere is read by one GET.
+
 A status that ends a dispute (won, lost, …) closes it here for good; one under review gets no
 resend by default. The API's deadline replaces the sheet's.
 """
@@ -30,7 +37,8 @@ from dispute_evidence.policies import ReadPolicy
 
 log = logging.getLogger("dispute_evidence.readback")
 
-API_COUNT = "api_dispute_count"  # meta: disputes the last full listing saw
+API_COUNT = "api_dispute_count"  # meta: disputes the last listing to reach the end saw
+LIST_FROM = "api_listing_from"  # meta: the offset the last listing first met a needed dispute
 
 
 @dataclass
@@ -42,6 +50,7 @@ class ReadOutcome:
     closed: list[tuple[str, str]] = field(default_factory=list)  # (dispute, status)
     moved: list[tuple[str, str, str]] = field(default_factory=list)  # (dispute, was, now)
     held: dict[str, str] = field(default_factory=dict)  # dispute -> why nothing is sent now
+    listed: dict[str, Any] = field(default_factory=dict)  # the API's disputes listed, by its id
 
 
 def _compare_views(store: StateStore, read: dict[str, Any], out: ReadOutcome) -> None:
@@ -67,21 +76,37 @@ def _due(api: Any) -> str | None:
     return str(api.response_due_by.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
 
 
-async def _list_all(
-    store: StateStore, client: DisputeEvidenceClient, out: ReadOutcome, seen: dict[str, Any]
+async def _list(
+    store: StateStore, client: DisputeEvidenceClient, out: ReadOutcome, wanted: set[str]
 ) -> None:
-    """Page through GET /disputes (within the read budget) into `seen`; the count it found is
-    kept for the next run's estimate."""
-    offset = 0
-    while out.reads < out.budget:
+    """Page through GET /disputes (within the read budget) into `out.listed` until every
+    dispute in `wanted` (API ids) was met: from LIST_FROM to the end, then from the first page
+    up to LIST_FROM. Where it first met one is kept for the next run's start, and the count at
+    the end for its estimate."""
+    start = offset = min(int(store.get_meta(LIST_FROM) or 0), _estimate(store, 0))
+    missing, first_met, wrapped = set(wanted), None, start == 0
+    while missing and out.reads < out.budget and not (wrapped and offset >= start > 0):
         page = await client.list_disputes(limit=MAX_PAGE, offset=offset)
         out.reads += 1
         out.listed_pages += 1
-        seen.update({d.id: d for d in page})
-        if len(page) < MAX_PAGE:
-            store.set_meta(API_COUNT, str(offset + len(page)))
-            break
+        for i, d in enumerate(page):
+            out.listed[d.id] = d
+            if d.id in missing:
+                missing.discard(d.id)
+                first_met = offset + i if first_met is None else min(first_met, offset + i)
         offset += MAX_PAGE
+        if len(page) < MAX_PAGE:  # the end
+            store.set_meta(API_COUNT, str(offset - MAX_PAGE + len(page)))
+            if wrapped:
+                break
+            offset, wrapped = 0, True
+    if first_met is not None:
+        store.set_meta(LIST_FROM, str(first_met))
+
+
+def _estimate(store: StateStore, default: int) -> int:
+    """Disputes at the API when a listing last reached the end (`default` before any did)."""
+    return int(store.get_meta(API_COUNT) or default)
 
 
 async def read_back(
@@ -114,11 +139,12 @@ async def read_back(
     need = must + due  # each already nearest deadline first
     if not need:
         return out
-    seen: dict[str, Any] = {}
-    estimate = int(store.get_meta(API_COUNT) or len(known))
-    pages = estimate // MAX_PAGE + 1
+    # the pages a listing is expected to read: from where it last met a needed dispute
+    unread = _estimate(store, len(known)) - int(store.get_meta(LIST_FROM) or 0)
+    pages = max(unread, 0) // MAX_PAGE + 1
     if pages < len(need) and pages <= out.budget:
-        await _list_all(store, client, out, seen)
+        await _list(store, client, out, {d["dispute_id"] for d in need})
+    seen = dict(out.listed)
     ids = {d["dispute_id"] for d in need} - set(seen)
     for d in need:  # one by one what a listing did not cover, most urgent first
         if d["dispute_id"] not in ids or out.reads >= out.budget:

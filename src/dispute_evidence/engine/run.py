@@ -31,7 +31,7 @@ from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
 from dispute_evidence.engine.full_disk import named_when_full
-from dispute_evidence.engine.readback import ReadOutcome, read_back
+from dispute_evidence.engine.readback import API_COUNT, ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
 from dispute_evidence.engine.retention import apply_retention
 from dispute_evidence.engine.review import review_step
@@ -371,7 +371,7 @@ async def _submit(
                 on_done=on_done,
                 queue=queue,
                 stats=session.sent,
-                listing=await _listing(store, client, page, queue),
+                listing=await _listing(store, client, page, queue, read.listed),
             )
         except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
             return SubmitOutcome(
@@ -406,17 +406,27 @@ MAX_LISTING_PAGES = 1000  # 100,000 disputes
 
 
 async def _listing(
-    store: StateStore, client: DisputeEvidenceClient, first: list[Dispute], queue: list[str]
+    store: StateStore,
+    client: DisputeEvidenceClient,
+    first: list[Dispute],
+    queue: list[str],
+    read: dict[str, Dispute],
 ) -> dict[str, Dispute]:
     """The API's disputes, by its id, when something goes to a dispute for the first time
-    (its first POST names the API's dispute, compared right then: engine/api_views.py).
-    `first`: the run's first listing read (a whole listing when it came back short of a
-    page); else every page, 100 a request (far fewer than one read per dispute)."""
+    (its first POST names the API's dispute, compared right then: engine/api_views.py; one
+    not here is read by one GET). `first`: the run's first listing read (a whole listing when
+    it came back short of a page); `read`: what the read-back listed this run; else every
+    page, 100 a request, when that is fewer requests than one read per new dispute."""
     known = {d["provider_dispute_id"] for d in store.known_at_api()}
-    if all(pid in known for pid in queue):
+    new = sum(pid not in known for pid in queue)
+    if not new:
         return {}
     if 1 < len(first) < MAX_PAGE or not first:
         return {d.id: d for d in first}
+    if read:
+        return read
+    if (count := store.get_meta(API_COUNT)) is not None and int(count) // MAX_PAGE + 1 >= new:
+        return {}
     listed: dict[str, Dispute] = {}
     for _ in range(MAX_LISTING_PAGES):  # a listing that never ends is cut, not followed
         page = await client.list_disputes(MAX_PAGE, len(listed))
