@@ -10,6 +10,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.outcomes import outcomes_table
+from dispute_evidence.engine.readback import _read_due
 from dispute_evidence.engine.report import dispute_table
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.policies import ReadPolicy
@@ -174,3 +175,13 @@ def test_a_nightly_read_lists_the_open_disputes_not_the_closed_history(sandbox_f
         assert all(sb.snapshot()[f"dp_test_{i}"]["evidence"] for i in range(n, n + 3))
         closed = [f"dp_test_{i}" for i in range(250)]
         assert [sb.snapshot()[p] for p in closed] == [sent[p] for p in closed]
+
+
+def test_a_read_is_due_by_its_time_not_by_how_the_time_is_written():
+    """The state writes '…Z', the clock gives '…+00:00': as text, a read in the same second
+    as the refresh line ('…:00Z' > '…:00.5+00:00') looked fresh; as times it is due."""
+    stale = datetime(2026, 3, 1, 10, 0, 0, 500000, tzinfo=UTC)
+    assert _read_due("2026-03-01T10:00:00Z", stale)
+    assert _read_due("2026-03-01T09:59:59Z", stale)
+    assert not _read_due("2026-03-01T10:00:01Z", stale)
+    assert _read_due(None, stale)

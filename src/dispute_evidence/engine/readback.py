@@ -24,7 +24,7 @@ import logging
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dispute_evidence import clock
@@ -67,6 +67,14 @@ def _compare_views(store: StateStore, read: dict[str, Any], out: ReadOutcome) ->
             store.note_dispute(pid, held[pid])
         elif pid in before:
             store.note_dispute(pid, None)
+
+
+def _read_due(read_at: str | None, stale: datetime) -> bool:
+    """Never read, or read before `stale` (the state writes '…Z', a clock '…+00:00': compared
+    as times, not as text)."""
+    if read_at is None:
+        return True
+    return datetime.fromisoformat(read_at.replace("Z", "+00:00")) < stale
 
 
 def _due(api: Any) -> str | None:
@@ -128,13 +136,12 @@ async def read_back(
     work = set(store.work_queue())
     if only is not None:
         work &= set(only)
-    stale = (clock.now() - timedelta(hours=policy.refresh_hours)).isoformat()
+    stale = clock.now() - timedelta(hours=policy.refresh_hours)
     must = [d for d in known if d["provider_dispute_id"] in work]
     due = [
         d
         for d in known
-        if d["provider_dispute_id"] not in work
-        and (d["api_read_at"] is None or d["api_read_at"] < stale)
+        if d["provider_dispute_id"] not in work and _read_due(d["api_read_at"], stale)
     ]
     need = must + due  # each already nearest deadline first
     if not need:
