@@ -38,7 +38,7 @@ def record_views(
 ) -> dict[str, str]:
     """Compare each dispute's API view (pid -> (its payload, the API's dispute)) with the
     disputes list's and keep it; returns pid -> why it is held, for those that differ."""
-    kept, changed, held = store.api_views(), {}, {}
+    kept, changed, held = store.api_views(within=seen), {}, {}
     for pid, (payload, api) in seen.items():
         view = view_of(api)
         entry = (view.reason, view.amount, view.currency, view.opened_on, _tag(payload))
@@ -62,7 +62,8 @@ def _tag(payload: bytes | None) -> str:
 
 def held_by_api_view(store: StateStore) -> dict[str, str]:
     """Disputes whose API view differed from the disputes list when last compared."""
-    return {pid: held_text(v.mismatch) for pid, v in store.api_views().items() if v.mismatch}
+    held = store.api_views(mismatched=True)
+    return {pid: held_text(v.mismatch) for pid, v in held.items() if v.mismatch}
 
 
 def api_views(store: StateStore) -> dict[str, DisputeView]:

@@ -92,13 +92,29 @@ class Kept(StoreBase):
             if rows:
                 c.execute(ce3_verdicts.insert(), rows)
 
-    def api_views(self) -> dict[str, KeptView]:
+    def api_views(
+        self, within: Collection[str] | None = None, *, mismatched: bool = False
+    ) -> dict[str, KeptView]:
+        """The kept views: all, or those of the disputes `within` (a run compares a few, not
+        the history); `mismatched`: only those that differ from the disputes list."""
+        q = select(api_views).order_by(api_views.c.provider_dispute_id)
+        if mismatched:
+            q = q.where(api_views.c.mismatch.is_not(None), api_views.c.mismatch != "")
+        if within is None:
+            return self._views(q)
+        pids, found = sorted(set(within)), dict[str, KeptView]()
+        for start in range(0, len(pids), 500):  # a database bounds a statement's values
+            found |= self._views(
+                q.where(api_views.c.provider_dispute_id.in_(pids[start : start + 500]))
+            )
+        return found
+
+    def _views(self, q: Any) -> dict[str, KeptView]:
         with self.engine.connect() as c:
-            rows = c.execute(select(api_views).order_by(api_views.c.provider_dispute_id))
             return {r.provider_dispute_id: KeptView(r.reason or "", r.amount, r.currency or "",
                                                     r.opened_on or "", r.payload_tag or "",
                                                     r.mismatch or "")
-                    for r in rows}  # fmt: skip
+                    for r in c.execute(q)}  # fmt: skip
 
     def keep_api_views(self, views: Mapping[str, KeptView]) -> None:
         """The API's view of these disputes (each replaces the one kept before)."""
