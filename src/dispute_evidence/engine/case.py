@@ -44,9 +44,8 @@ def case_documents(
     inbox's documents folder), else its name, content hash and kind (a file registered before
     kinds were kept is judged by its name). The verdict, letter and data sheet read these.
     `pids`: only these disputes' (each kept reading is a file to open)."""
-    read = documents_reader(store, inbox)
-    rows = store.evidence_documents()
-    return {pid: read(pid) for pid in rows if pids is None or pid in pids}
+    cache, rows = _documents_cache(inbox), store.evidence_documents(pids)
+    return {pid: _documents(cache, files) for pid, files in rows.items()}
 
 
 CaseReader = Callable[[str, bytes], CaseFacts]  # (dispute, its payload) -> its case
@@ -68,17 +67,28 @@ def documents_reader(
     store: StateStore, inbox: Path | None = None
 ) -> Callable[[str], list[DocumentFacts]]:
     """case_documents of one dispute at a time, read when asked (a report reads only the
-    disputes it shows, not every one the state ever had)."""
-    cache, rows = _documents_cache(inbox), store.evidence_documents()
+    disputes it shows, not every one the state ever had; the files' rows are loaded at the
+    first ask, so a review with nothing to look at loads none)."""
+    cache = _documents_cache(inbox)
+    rows: dict[str, list[tuple[str, str, str]]] | None = None
 
     def read(pid: str) -> list[DocumentFacts]:
-        return [
-            (facts_from_cache(cache, sha, name) if cache else None)
-            or DocumentFacts(name, sha, kind or kind_of(name), "not_read")
-            for name, sha, kind in rows.get(pid, ())
-        ]
+        nonlocal rows
+        if rows is None:
+            rows = store.evidence_documents()
+        return _documents(cache, rows.get(pid, []))
 
     return read
+
+
+def _documents(cache: Path | None, files: list[tuple[str, str, str]]) -> list[DocumentFacts]:
+    """A dispute's documents from its files (name, sha256, kind): each as read (kept in the
+    documents folder `cache`), else by its name, content hash and kind."""
+    return [
+        (facts_from_cache(cache, sha, name) if cache else None)
+        or DocumentFacts(name, sha, kind or kind_of(name), "not_read")
+        for name, sha, kind in files
+    ]
 
 
 def _documents_cache(inbox: Path | None) -> Path | None:

@@ -146,14 +146,12 @@ def candidates(
     """Disputes open to evidence that have a payload (optionally only `pids`); without
     `payloads` their bodies are not read (b"": enough for hashes and versions)."""
     body = disputes.c.payload if payloads else disputes.c.payload_hash
+    open_to_evidence = (disputes.c.status.in_(tuple(statuses)), disputes.c.payload.is_not(None))
     q = select(
         disputes.c.provider_dispute_id, disputes.c.status, body,
         disputes.c.payload_hash, disputes.c.submitted_hash, disputes.c.approved_hash,
         disputes.c.response_due_by, disputes.c.api_due_by,
-    ).where(
-        disputes.c.status.in_(tuple(statuses)),
-        disputes.c.payload.is_not(None),
-    )  # fmt: skip
+    ).where(*open_to_evidence)  # fmt: skip
     wanted = None if pids is None else sorted(set(pids))
     if wanted is not None:
         q = q.where(disputes.c.provider_dispute_id.in_(wanted))
@@ -164,6 +162,9 @@ def candidates(
     )  # fmt: skip
     if wanted is not None:
         fq = fq.where(evidence_files.c.provider_dispute_id.in_(wanted))
+    else:  # the candidates' files, not those of every dispute the state ever had
+        open_ones = select(disputes.c.provider_dispute_id).where(*open_to_evidence)
+        fq = fq.where(evidence_files.c.provider_dispute_id.in_(open_ones))
     with store.engine.connect() as c:
         for pid, sha, name, status, kind in c.execute(fq):
             files.setdefault(pid, []).append((sha, name, status, kind or ""))

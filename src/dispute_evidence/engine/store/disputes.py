@@ -258,18 +258,27 @@ class Disputes(StoreBase):
                     out.setdefault(pid, []).append(kind or judge(name))
         return out
 
-    def evidence_documents(self) -> dict[str, list[tuple[str, str, str]]]:
+    def evidence_documents(
+        self, within: Iterable[str] | None = None
+    ) -> dict[str, list[tuple[str, str, str]]]:
         """{dispute: (file name, sha256, kind or "") of each evidence file}, our own summaries
-        left out, by name (engine/case.py makes them the case's documents)."""
+        left out, by name (engine/case.py makes them the case's documents); `within`: only
+        these disputes' (not the files of every dispute the state ever had)."""
         c_ = evidence_files.c
         q = select(c_.provider_dispute_id, c_.kind, c_.file_name, c_.sha256).order_by(
             c_.provider_dispute_id, c_.file_name, c_.sha256
         )
+        pids = None if within is None else sorted(set(within))
+        chunks = [q] if pids is None else [
+            q.where(c_.provider_dispute_id.in_(pids[at : at + 500]))  # bounded values
+            for at in range(0, len(pids), 500)
+        ]  # fmt: skip
         out: dict[str, list[tuple[str, str, str]]] = {}
         with self.engine.connect() as c:
-            for pid, kind, name, sha in c.execute(q):
-                if not _generated(pid, kind, name):
-                    out.setdefault(pid, []).append((name, sha, kind or ""))
+            for chunk in chunks:
+                for pid, kind, name, sha in c.execute(chunk):
+                    if not _generated(pid, kind, name):
+                        out.setdefault(pid, []).append((name, sha, kind or ""))
         return out
 
     def set_summary_inputs(self, made: dict[str, str]) -> None:
