@@ -144,20 +144,24 @@ def summaries(inbox: Path) -> dict[str, Path]:
     return {str(r.provider_dispute_id): Path(str(r.path)) for r in rows.itertuples(index=False)}
 
 
+def run_sandbox(inbox: Path, **env: str) -> None:
+    """`dispute-evidence run --sandbox` on `inbox` as Acme Outfitters (extra settings in env)."""
+    cli = [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox), "--sandbox"]
+    subprocess.run(cli, check=False, env={
+        **os.environ,
+        "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "0",
+        "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_ID": "acct_1Acme",
+        "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME": "Acme Outfitters",
+        "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_WEBSITE": "https://acme-outfitters.example",
+        **env,
+    })  # fmt: skip
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inbox = Path(tmp) / "inbox"
         make_inbox(inbox)
-        cli = [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox),
-               "--sandbox"]  # fmt: skip
-        env = {
-            **os.environ,
-            "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "0",
-            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_ID": "acct_1Acme",
-            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME": "Acme Outfitters",
-            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_WEBSITE": "https://acme-outfitters.example",
-        }
-        subprocess.run(cli, check=False, env=env)
+        run_sandbox(inbox)
         made = summaries(inbox)
         for pid, _, name in [*DISPUTES.values(), ACCEPT]:
             for old in HERE.glob(f"{name}*.png"):

@@ -12,7 +12,6 @@ The facts are invented; the packet is what the pipeline sends.
 from __future__ import annotations
 
 import csv
-import os
 import shutil
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from PIL import Image, ImageDraw
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from make_letters import _pdf, make_inbox  # noqa: E402
+from make_letters import _pdf, make_inbox, run_sandbox  # noqa: E402
 
 PID, ORDER = "dp_1041", "1041"
 
@@ -74,17 +73,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inbox = Path(tmp) / "inbox"
         packet_inbox(inbox)
-        cli = [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox),
-               "--sandbox"]  # fmt: skip
-        env = {
-            **os.environ,
-            "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "0",
-            "DISPUTE_EVIDENCE_EVIDENCE__UPLOAD": "packet",
-            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_ID": "acct_1Acme",
-            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME": "Acme Outfitters",
-            "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_WEBSITE": "https://acme-outfitters.example",
-        }
-        subprocess.run(cli, check=False, env=env)
+        run_sandbox(inbox, DISPUTE_EVIDENCE_EVIDENCE__UPLOAD="packet")
         pdf = HERE / "packet.pdf"
         shutil.copyfile(uploaded_packet(inbox), pdf)
     for old in HERE.glob("packet-*.png"):  # none beyond the new page count is left behind
