@@ -359,6 +359,13 @@ def _lines_of(stream, into: queue.Queue) -> None:
     into.put(None)
 
 
+def _drain(lines: queue.Queue) -> list[str | None]:
+    out = []
+    while not lines.empty():
+        out.append(lines.get())
+    return out
+
+
 def _wait_for(lines: queue.Queue, seen: list[str], text: str, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -395,7 +402,15 @@ def test_serve_prints_each_run_suggests_working_commands_and_stops_cleanly_on_si
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
     )  # fmt: skip
     lines: queue.Queue = queue.Queue()
-    threading.Thread(target=_lines_of, args=(proc.stdout, lines), daemon=True).start()
+    errors: queue.Queue = queue.Queue()
+    # One reader per pipe, and nothing else reads them: communicate() beside a reader
+    # thread closes the pipe under it (ValueError: I/O operation on closed file).
+    readers = [
+        threading.Thread(target=_lines_of, args=(proc.stdout, lines), daemon=True),
+        threading.Thread(target=_lines_of, args=(proc.stderr, errors), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
     seen: list[str] = []
     try:
         _wait_for(lines, seen, "nightly now:", 120)
@@ -411,13 +426,14 @@ def test_serve_prints_each_run_suggests_working_commands_and_stops_cleanly_on_si
         assert "2 sent" in finished
     finally:
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=90)
+        proc.wait(timeout=90)
+        for reader in readers:
+            reader.join(timeout=30)  # each ends at its pipe's end of file
+    err = "\n".join(x for x in _drain(errors) if x is not None)
     assert proc.returncode == 0, err
     assert "never awaited" not in err and "Traceback" not in err, err
-    time.sleep(0.5)  # the reader thread's last lines (or communicate's)
-    while not lines.empty():
-        seen.append(lines.get())
-    assert "serve stopped:" in "\n".join(x for x in seen if x) + (out or ""), seen[-5:]
+    seen += [x for x in _drain(lines) if x is not None]
+    assert "serve stopped:" in "\n".join(seen), seen[-5:]
 
 
 def test_deploy_check_needs_no_pool_and_finds_a_missing_secret_block(
