@@ -16,6 +16,7 @@ the last 30 nights compare with the first 30, bytes of state per dispute and pea
 from __future__ import annotations
 
 import cProfile
+import gc
 import io
 import logging
 import os
@@ -54,6 +55,7 @@ class Night:
     state_bytes: int
     reports_bytes: int
     page_bytes: int
+    gc_seconds: float = 0.0  # the collector's time during the run (all generations)
 
 
 @dataclass
@@ -118,12 +120,30 @@ def decide(season: Season, sb: RunningSandbox, night: int) -> None:
         sb.move(pid, season.rng.choice(OUTCOMES))
 
 
+class _GcClock:
+    """Seconds the cyclic garbage collector ran (gc.callbacks), to tell its pauses, which grow
+    with every object alive in this process (the local API's store too), from the run's work."""
+
+    def __init__(self) -> None:
+        self.total, self._began = 0.0, 0.0
+        gc.callbacks.append(self._tick)
+
+    def _tick(self, phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.total += time.perf_counter() - self._began
+
+
+GC = _GcClock()
+
+
 def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Night:
     from dispute_evidence.engine.run import run_inbox
 
     thread = time.pthread_getcpuclockid(sb.thread.ident or 0)
     admitted = sb.call(lambda _s: sb.app[STATS_KEY]["admitted"])
-    cpu0, api0, t0 = _cpu(), time.clock_gettime(thread), time.perf_counter()
+    cpu0, api0, t0, gc0 = _cpu(), time.clock_gettime(thread), time.perf_counter(), GC.total
     result = run_inbox(
         settings, RunRequest(inbox=season.inbox, state=season.state, trigger="nightly"), api=api
     )
@@ -138,6 +158,7 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
         sum(_size(Path(f"{season.state}{s}")) for s in ("", "-wal")),
         _disk(page.parent, season.inbox / PRIVATE),
         _size(page),
+        GC.total - gc0,
     )
 
 
@@ -170,7 +191,7 @@ def _size(path: Path) -> int:
 
 def print_header() -> None:
     print(f"  {'month':<6}{'wall s':>9}{'CPU s':>8}{'requests':>10}{'state MB':>10}"
-          f"{'report MB':>11}{'page KB':>9}")  # fmt: skip
+          f"{'report MB':>11}{'page KB':>9}{'GC s':>7}")  # fmt: skip
 
 
 def print_month(nights: list[Night]) -> None:
@@ -182,7 +203,8 @@ def print_month(nights: list[Night]) -> None:
           f"{statistics.median(n.cpu for n in month):>8.2f}"
           f"{statistics.median(n.requests for n in month):>10.0f}"
           f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>11.1f}"
-          f"{last.page_bytes / 1e3:>9.0f}", flush=True)  # fmt: skip
+          f"{last.page_bytes / 1e3:>9.0f}"
+          f"{statistics.median(n.gc_seconds for n in month):>7.2f}", flush=True)  # fmt: skip
 
 
 def profiled_night(

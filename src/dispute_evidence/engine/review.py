@@ -457,10 +457,10 @@ def annotate(table: pd.DataFrame, store: StateStore, review: ReviewOutcome | Non
     table["evidence_version"] = [
         found[p].version if p in found else "" for p in table["provider_dispute_id"]
     ]
-    holds = table["detail"].map(Hold.parse)
-    for i, pid in table["provider_dispute_id"].items():
-        accept = _accept(holds[i])
-        if table.at[i, "status"] == D.AWAITING_APPROVAL and not accept:
+    held = table.index[table["status"] == D.AWAITING_APPROVAL]  # a few: not every row of the year
+    for i in held:
+        if not _accept(Hold.parse(table.at[i, "detail"])):
+            pid = table.at[i, "provider_dispute_id"]
             table.at[i, "next_step"] = "waiting for your approval" + _sweep_words(pid, review)
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import xlsxwriter
 
 from dispute_evidence.names import visible
 from dispute_evidence.problems import Problem, ProblemKind
@@ -124,33 +127,79 @@ def _write_table(
 ) -> None:
     safe = _escape_frame(frame)
     safe.to_csv(folder / f"{stem}.csv", index=False)
-    with pd.ExcelWriter(
-        folder / f"{stem}.xlsx",
-        engine="xlsxwriter",
-        datetime_format="yyyy-mm-dd hh:mm",
-        engine_kwargs={"options": {"strings_to_formulas": False, "strings_to_urls": False}},
-    ) as xl:
-        safe.to_excel(xl, sheet_name=sheet, index=False)
-        book, ws = xl.book, xl.sheets[sheet]
+    _write_xlsx(safe, folder / f"{stem}.xlsx", sheet, status)
+
+
+_XLSX_OPTIONS = {
+    "strings_to_formulas": False,
+    "strings_to_urls": False,
+    "strings_to_numbers": False,
+}
+
+
+def _write_xlsx(safe: pd.DataFrame, path: Path, sheet: str, status: pd.Series | None) -> None:
+    """The sheet in one pass, each cell written once with its format (xlsxwriter directly:
+    through pandas each cell cost a style object and its JSON, a third of a night's report).
+    Text as text (never a formula or a link), numbers as numbers, dates as dates; amounts in
+    their currency's format with a total per currency under the table; the state coloured."""
+    titles = [str(c) for c in safe.columns]
+    amount_col = _index(titles, title("amount")) if title("currency") in titles else None
+    currency_col = _index(titles, title("currency"))
+    state_col = _index(titles, title("state_words")) if status is not None else None
+    codes = [str(c) for c in status] if status is not None else []
+    with xlsxwriter.Workbook(str(path), _XLSX_OPTIONS) as book:
+        ws = book.add_worksheet(sheet)
         header = book.add_format({"bold": True, "bg_color": "#DDEBF7", "border": 1})
-        for i, col in enumerate(safe.columns):
-            ws.write(0, i, col, header)
-            values = [len(str(v)) for v in safe[col].head(500)]
-            ws.set_column(i, i, min(60, max(len(str(col)), *values, 8) + 2))
+        when = book.add_format({"num_format": "yyyy-mm-dd hh:mm"})
+        fills = {k: book.add_format({"bg_color": c}) for k, c in STATUS_COLOURS.items()}
+        money: dict[str, Any] = {}
+        totals: dict[str, float] = {}
+        ws.write_row(0, 0, titles, header)
+        for r, values in enumerate(safe.itertuples(index=False, name=None)):
+            for c, value in enumerate(values):
+                fmt = fills.get(codes[r]) if c == state_col else None
+                if c == amount_col and isinstance(value, int | float) and value == value:
+                    cur = str(values[currency_col]).strip().upper()
+                    ws.write_number(r + 1, c, value, _money_format(book, cur, money))
+                    totals[cur] = totals.get(cur, 0.0) + float(value)
+                else:
+                    _write_cell(ws, r + 1, c, value, fmt, when)
+        for i, col in enumerate(titles):
+            widths = [len(str(v)) for v in safe.iloc[:500, i]]
+            ws.set_column(i, i, min(60, max(len(col), *widths, 8) + 2))
         ws.freeze_panes(1, 0)
-        ws.autofilter(0, 0, max(len(safe), 1), max(len(safe.columns) - 1, 0))
+        ws.autofilter(0, 0, max(len(safe), 1), max(len(titles) - 1, 0))
         ws.set_landscape()
         ws.fit_to_pages(1, 0)  # one page wide, as many tall as it takes
         ws.repeat_rows(0)
-        if {title("amount"), title("currency")} <= set(safe.columns):
-            _money_cells(book, ws, safe)
-        if status is not None and title("state_words") in safe.columns:
-            col = list(safe.columns).index(title("state_words"))
-            for row, code in enumerate(status.tolist(), start=1):
-                if colour := STATUS_COLOURS.get(str(code)):
-                    ws.write(
-                        row, col, safe.iat[row - 1, col], book.add_format({"bg_color": colour})
-                    )
+        if amount_col is not None:  # after one empty row, outside the filter
+            bold = book.add_format({"bold": True})
+            for i, (cur, total) in enumerate(sorted(totals.items()), start=len(safe) + 2):
+                ws.write_string(i, 0, escape_cell(f"Total {cur}".strip()), bold)
+                ws.write_number(i, amount_col, total, _money_format(book, cur, money, bold=True))
+                ws.write_string(i, currency_col, escape_cell(cur), bold)
+
+
+def _index(titles: list[str], name: str) -> int | None:
+    return titles.index(name) if name in titles else None
+
+
+def _write_cell(ws: Any, row: int, col: int, value: Any, fmt: Any, when: Any) -> None:
+    """One cell as pandas' writer would have typed it (an empty text is an empty cell)."""
+    if isinstance(value, str):
+        if value:
+            ws.write_string(row, col, value, fmt)
+        elif fmt is not None:
+            ws.write_blank(row, col, None, fmt)
+    elif isinstance(value, bool | np.bool_):
+        ws.write_boolean(row, col, bool(value), fmt)
+    elif isinstance(value, int | float | np.integer | np.floating):
+        if value == value and abs(float(value)) != float("inf"):
+            ws.write_number(row, col, float(value), fmt)
+    elif isinstance(value, datetime):  # pd.Timestamp too; the sheet's dates are naive
+        ws.write_datetime(row, col, value.replace(tzinfo=None), when)
+    else:
+        ws.write_string(row, col, escape_cell(str(value)), fmt)
 
 
 def _money_format(book: Any, currency: str, cache: dict[str, Any], bold: bool = False) -> Any:
@@ -162,25 +211,6 @@ def _money_format(book: Any, currency: str, cache: dict[str, Any], bold: bool = 
         shown = f'#,##0.00 "{code}"' if code else "#,##0.00"
         cache[key] = book.add_format({"num_format": shown, "bold": bold})
     return cache[key]
-
-
-def _money_cells(book: Any, ws: Any, safe: pd.DataFrame) -> None:
-    """Amounts as numbers in their currency's format, and under the table (after one empty
-    row, outside the filter) a total per currency."""
-    amount, currency = title("amount"), title("currency")
-    amount_col, currency_col = list(safe.columns).index(amount), list(safe.columns).index(currency)
-    cache: dict[str, Any] = {}
-    totals: dict[str, float] = {}
-    for row, (value, code) in enumerate(zip(safe[amount], safe[currency], strict=True)):
-        cur = str(code).strip().upper()
-        if isinstance(value, int | float) and value == value:
-            ws.write_number(row + 1, amount_col, value, _money_format(book, cur, cache))
-            totals[cur] = totals.get(cur, 0.0) + float(value)
-    bold = book.add_format({"bold": True})
-    for i, (cur, total) in enumerate(sorted(totals.items()), start=len(safe) + 2):
-        ws.write_string(i, 0, escape_cell(f"Total {cur}".strip()), bold)
-        ws.write_number(i, amount_col, total, _money_format(book, cur, cache, bold=True))
-        ws.write_string(i, currency_col, escape_cell(cur), bold)
 
 
 # -- the summary: Markdown (Prefect), plain text (terminal), HTML (a page) ------------------
