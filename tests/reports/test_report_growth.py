@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import statistics
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pandas as pd
 from sqlalchemy import update
 
+from dispute_evidence import clock
 from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
 from dispute_evidence.engine.report import Snapshot, dispute_table
 from dispute_evidence.engine.schema import disputes
@@ -82,3 +84,26 @@ def test_page_lists_open_disputes_and_counts_the_ended_ones(tmp_path):
     book = tmp_path / "reports" / "history" / "disputes-ended-2020-01.xlsx"
     assert len(pd.read_excel(book)) == 40
     assert len(pd.read_excel(tmp_path / "reports" / "one" / "disputes.xlsx")) == OPEN
+
+
+def test_a_dispute_past_due_long_ago_is_counted_not_listed_as_a_problem_every_night(tmp_path):
+    from dispute_evidence.engine.report import table_problems
+    from dispute_evidence.problems import ProblemKind
+
+    store = _state(tmp_path, 0)
+    recent = (clock.now() - timedelta(days=3)).isoformat()
+    for pid, when in (("dp_test_0", LONG_AGO), ("dp_test_1", recent)):
+        with store.engine.begin() as c:
+            c.execute(
+                update(disputes)
+                .where(disputes.c.provider_dispute_id == pid)
+                .values(status="past_due", detail="response was due by then; nothing was sent",
+                        api_status_at=None, updated_at=when, response_due_by=when)
+            )  # fmt: skip
+    snap = Snapshot.read(store)
+    table = dispute_table(store, snap=snap)
+    listed = table_problems(table, snap.files, store, None, [], False)
+    past_due = {p.dispute for p in listed if p.kind == ProblemKind.DISPUTE_PAST_DUE}
+    assert past_due == {"dp_test_1"}  # the one that ended three days ago still says so
+    assert set(table["provider_dispute_id"]) >= {"dp_test_0", "dp_test_1"}  # both still rows
+    assert table.loc[table["provider_dispute_id"] == "dp_test_0", "ended_month"].item() == "2020-01"

@@ -246,7 +246,15 @@ def table_problems(
     dry_run: bool,
 ) -> list[Problem]:
     """`problems` and what the dispute table shows: disputes and files not done, held ones,
-    weak evidence and the case (a dispute held by advice is not also "pending")."""
+    weak evidence and the case (a dispute held by advice is not also "pending"). A dispute
+    that ended over two weeks ago (history: past its deadline unsent, or closed) is counted on
+    the page, not listed again as a problem every night for the rest of the year."""
+    if "ended_month" in table:
+        ended = table["ended_month"].fillna("") != ""
+        files = files.loc[
+            ~files["provider_dispute_id"].isin(table.loc[ended, "provider_dispute_id"])
+        ]
+        table = table.loc[~ended]
     problems = problems + state_problems(table, files, dry_run=dry_run)
     problems += held_problems(table, review)
     problems += weak_evidence(table)
