@@ -18,6 +18,11 @@ class Picture:
 
     @classmethod
     def of(cls, table: pd.DataFrame, problems: list[Problem]) -> Picture:
+        """The disputes the page lists and the problems; a dispute that ended over two weeks
+        ago (engine/history.py) no longer changes and is left out, so the picture kept each
+        night is the open work, not the year."""
+        if "ended_month" in table:
+            table = table.loc[table["ended_month"].fillna("") == ""]
         disputes = {
             str(
                 r.provider_dispute_id

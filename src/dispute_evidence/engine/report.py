@@ -530,7 +530,8 @@ def case_cells(case: CaseFacts, reason: str = "") -> dict[str, str]:
 def _add_generated(table: pd.DataFrame, store: StateStore) -> None:
     """Columns: which generated version the API holds (and whether it is current), and the
     packet a reviewer sees (what the page links to)."""
-    history, state = store.generated_versions(), store.generated_state()
+    history = store.generated_versions(table["provider_dispute_id"])
+    state = store.generated_state()
     at_api, packets = [], []
     for pid in table["provider_dispute_id"]:
         made_from, material = state.get(pid, (None, None))

@@ -515,7 +515,7 @@ def write_approval_preview(folder: Path, store: StateStore, held: Sequence[str])
     for r in mine.itertuples(index=False):
         if _is_summary(str(r.provider_dispute_id), str(r.file_name)) and Path(r.path).is_file():
             shutil.copyfile(r.path, target / str(r.file_name))
-    versions = store.generated_versions()
+    versions = store.generated_versions(held)
     for pid in held:  # the packet: exactly what the reviewer would see
         packet = Path(str((versions.get(pid) or [{}])[-1].get("packet_path") or ""))
         if packet.name and packet.is_file() and not packet.is_symlink():

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
+import gc
 import logging
 import shutil
 import signal
@@ -492,6 +494,7 @@ def run_inbox(
     """Open, execute and close one run; the lock is released whatever happens."""
     session = open_run(settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity)
     outcome, counts = "failed", None
+    spare_the_libraries()
     with named_when_full(None, session.store.engine.url):  # SQLite's full disk names no file
         try:
             try:
@@ -505,6 +508,17 @@ def run_inbox(
         finally:
             close_run(session, outcome, counts)
     return result
+
+
+@functools.cache
+def spare_the_libraries() -> None:
+    """Once per process, at its first run: what is alive then (the imported libraries, about
+    150,000 objects, and in a long-lived process what it set up) goes out of the cyclic
+    collector's way for good (gc.freeze, after one collection so no garbage is kept). Every
+    full collection traversed them all: in a simulated year (python -m bench season, its GC
+    column) 0.17 s of a 1.2 s night. Objects made by runs are collected as before."""
+    gc.collect()
+    gc.freeze()
 
 
 def interrupted(session: RunSession, code: int) -> RunResult:

@@ -3,7 +3,7 @@ and which documents go inside a packet rather than on their own."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, or_, select
@@ -12,6 +12,7 @@ from dispute_evidence.engine.schema import disputes, evidence_files, generated_d
 from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.status import FileStatus as F
 from dispute_evidence.engine.store.base import StoreBase, now_iso
+from dispute_evidence.engine.store.scoped import chunks
 
 GENERATED_KINDS = ("summary", "packet")
 # a dispute held by the limit check may be released by it; other holds are not its to lift
@@ -57,8 +58,11 @@ class Generated(StoreBase):
                 out.setdefault(r["provider_dispute_id"], []).append(dict(r))
         return out
 
-    def generated_versions(self) -> dict[str, list[dict[str, Any]]]:
-        """{dispute: its generated PDFs, oldest first, with their file's status and name}."""
+    def generated_versions(
+        self, pids: Iterable[str] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
+        """{dispute: its generated PDFs, oldest first, with their file's status and name}; of
+        the disputes `pids` only when given (a report's open ones, not the year's)."""
         g, f = generated_docs.c, evidence_files.c
         q = (
             select(generated_docs, f.status, f.file_name, f.path)
@@ -71,8 +75,10 @@ class Generated(StoreBase):
         )
         out: dict[str, list[dict[str, Any]]] = {}
         with self.engine.connect() as c:
-            for r in c.execute(q).mappings():
-                out.setdefault(r["provider_dispute_id"], []).append(dict(r))
+            for part in [None] if pids is None else chunks(set(pids)):
+                where = q if part is None else q.where(g.provider_dispute_id.in_(part))
+                for r in c.execute(where).mappings():
+                    out.setdefault(r["provider_dispute_id"], []).append(dict(r))
         return out
 
     def register_generated(self, file_row: dict[str, Any], doc_row: dict[str, Any]) -> bool:

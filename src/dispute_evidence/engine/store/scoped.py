@@ -17,7 +17,7 @@ from dispute_evidence.engine.store.base import StoreBase
 CHUNK = 500  # values per IN (SQLite's bound-parameter limit is 999 on old builds)
 
 
-def _chunks(values: Collection[str]) -> Iterator[list[str]]:
+def chunks(values: Collection[str]) -> Iterator[list[str]]:
     ordered = sorted(values)
     for i in range(0, len(ordered), CHUNK):
         yield ordered[i : i + CHUNK]
@@ -35,7 +35,7 @@ class ScopedRecords(StoreBase):
         with self.engine.connect() as c:
             frames = [
                 pd.read_sql(select(*table.columns).where(table.c[key].in_(chunk)), c)
-                for chunk in _chunks({str(v) for v in values})
+                for chunk in chunks({str(v) for v in values})
             ]
         frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
         return frame.sort_values(["_seq", "_row"], kind="stable").reset_index(drop=True).fillna("")
@@ -48,7 +48,7 @@ class ScopedRecords(StoreBase):
     def keys_where(self, kind: str, key: str, by: str, values: Collection[str]) -> set[str]:
         """The `key` values of the rows of `kind` whose `by` column is one of `values`."""
         table, out = RECORD_TABLES[kind], set[str]()
-        for chunk in _chunks(values):
+        for chunk in chunks(values):
             out |= self._distinct(table, key, table.c[by].in_(chunk))
         return out
 
@@ -81,7 +81,7 @@ class ScopedRecords(StoreBase):
         """The payloads of these disputes (those that have one)."""
         out: dict[str, bytes] = {}
         with self.engine.connect() as c:
-            for chunk in _chunks(pids):
+            for chunk in chunks(pids):
                 q = select(disputes.c.provider_dispute_id, disputes.c.payload).where(
                     disputes.c.provider_dispute_id.in_(chunk), disputes.c.payload.is_not(None)
                 )
