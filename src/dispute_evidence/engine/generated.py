@@ -141,9 +141,9 @@ def refresh_generated(
     """Make each due dispute's generated PDF and packet when what they rest on changed
     (`inbox`: whose documents folder holds what was read from each document)."""
     out = GeneratedOutcome()
-    files, versions = store.files_by_dispute(), store.generated_versions()
     work = store.generated_work()
-    due = {d["provider_dispute_id"] for d in work}
+    due = {d["provider_dispute_id"] for d in work}  # the open ones: not the year's
+    files, versions = store.files_by_dispute(due), store.generated_versions(due)
     late = late_documents(files, versions, due) if policy.upload == "packet" else {}
     store.pack_documents(policy.upload == "packet", alone=late)  # (statuses: not read below)
     out.problems += [_sent_alone(pid, name) for (pid, _), name in late.items()]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import functools
 import gc
 import logging
 import shutil
@@ -494,7 +493,7 @@ def run_inbox(
     """Open, execute and close one run; the lock is released whatever happens."""
     session = open_run(settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity)
     outcome, counts = "failed", None
-    spare_the_libraries()
+    spare_the_settled()
     with named_when_full(None, session.store.engine.url):  # SQLite's full disk names no file
         try:
             try:
@@ -510,15 +509,19 @@ def run_inbox(
     return result
 
 
-@functools.cache
-def spare_the_libraries() -> None:
-    """Once per process, at its first run: what is alive then (the imported libraries, about
-    150,000 objects, and in a long-lived process what it set up) goes out of the cyclic
-    collector's way for good (gc.freeze, after one collection so no garbage is kept). Every
-    full collection traversed them all: in a simulated year (python -m bench season, its GC
-    column) 0.17 s of a 1.2 s night. Objects made by runs are collected as before."""
-    gc.collect()
-    gc.freeze()
+SETTLED = 50_000  # objects in the collector's oldest generation worth freezing at a run's start
+
+
+def spare_the_settled() -> None:
+    """At a run's start, the objects that have settled in the process (the imported libraries,
+    about 150,000 at a first run; in a long-lived process also the caches its first runs warmed)
+    go out of the cyclic collector's way (gc.freeze), after one collection so no garbage is
+    kept. Each full collection during a run traversed them all: in a simulated year (python -m
+    bench season, its GC column) 0.17 s of a 1.2 s night. Done again only when over SETTLED
+    more have settled since; objects a run makes are collected as before."""
+    if len(gc.get_objects(generation=2)) > SETTLED:
+        gc.collect()
+        gc.freeze()
 
 
 def interrupted(session: RunSession, code: int) -> RunResult:

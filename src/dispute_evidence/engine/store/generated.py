@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, or_, select
+from sqlalchemy import ColumnElement, Select, and_, bindparam, delete, or_, select
 
 from dispute_evidence.engine.schema import disputes, evidence_files, generated_docs
 from dispute_evidence.engine.status import DisputeStatus as D
@@ -47,16 +47,13 @@ class Generated(StoreBase):
         with self.engine.connect() as c:
             return {pid: (made, material) for pid, made, material in c.execute(q)}
 
-    def files_by_dispute(self) -> dict[str, list[dict[str, Any]]]:
-        """{dispute: its evidence file rows}, in one query."""
-        out: dict[str, list[dict[str, Any]]] = {}
-        q = select(evidence_files).order_by(
-            evidence_files.c.provider_dispute_id, evidence_files.c.file_name
-        )
-        with self.engine.connect() as c:
-            for r in c.execute(q).mappings():
-                out.setdefault(r["provider_dispute_id"], []).append(dict(r))
-        return out
+    def files_by_dispute(
+        self, pids: Iterable[str] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
+        """{dispute: its evidence file rows}; of the disputes `pids` only when given."""
+        f = evidence_files.c
+        q = select(evidence_files).order_by(f.provider_dispute_id, f.file_name)
+        return _by_dispute(self, q, f.provider_dispute_id, pids)
 
     def generated_versions(
         self, pids: Iterable[str] | None = None
@@ -73,13 +70,7 @@ class Generated(StoreBase):
             )
             .order_by(g.provider_dispute_id, g.version, g.created_at)
         )
-        out: dict[str, list[dict[str, Any]]] = {}
-        with self.engine.connect() as c:
-            for part in [None] if pids is None else chunks(set(pids)):
-                where = q if part is None else q.where(g.provider_dispute_id.in_(part))
-                for r in c.execute(where).mappings():
-                    out.setdefault(r["provider_dispute_id"], []).append(dict(r))
-        return out
+        return _by_dispute(self, q, g.provider_dispute_id, pids)
 
     def register_generated(self, file_row: dict[str, Any], doc_row: dict[str, Any]) -> bool:
         """Register a new generated PDF in place of any of its dispute's not yet sent (still
@@ -186,3 +177,17 @@ class Generated(StoreBase):
                     [{"pid": pid, "sha": sha} for pid, sha in alone],
                 )
             return int(moved)
+
+
+def _by_dispute(
+    store: StoreBase, q: Select[Any], key: ColumnElement[str], pids: Iterable[str] | None
+) -> dict[str, list[dict[str, Any]]]:
+    """The rows of `q` grouped by dispute, in its order; of the disputes `pids` when given (a
+    bounded IN list at a time)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    with store.engine.connect() as c:
+        for part in [None] if pids is None else chunks(set(pids)):
+            where = q if part is None else q.where(key.in_(part))
+            for r in c.execute(where).mappings():
+                out.setdefault(r["provider_dispute_id"], []).append(dict(r))
+    return out
