@@ -24,9 +24,10 @@ ENDED = (DisputeStatus.CLOSED, DisputeStatus.PAST_DUE)
 def mark_history(table: pd.DataFrame, days: int = RECENT_DAYS) -> pd.Series:
     """True for the rows that are history. Adds `ended_month` ('YYYY-MM' a history row ended
     in, else '') and `history_book` (that month once all of it is history, else '')."""
-    when = pd.to_datetime(
-        table["api_status_at"].fillna(table["updated_at"]), utc=True, errors="coerce"
-    )
+    # closed: when the API said so; past due: when it became so here (an API status read
+    # weeks earlier, before a re-send, says nothing of when the deadline was missed)
+    api_said = table["api_status_at"].where(table["status"] != DisputeStatus.PAST_DUE)
+    when = pd.to_datetime(api_said.fillna(table["updated_at"]), utc=True, errors="coerce")
     cutoff = clock.now() - timedelta(days=days)
     old = table["status"].isin(ENDED) & (when < pd.Timestamp(cutoff))
     table["ended_month"] = when.dt.strftime("%Y-%m").where(old, "").fillna("")

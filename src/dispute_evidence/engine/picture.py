@@ -43,6 +43,10 @@ class Picture:
         """Plain lines: disputes new or changed, problems new or resolved."""
         if before is None:
             return ["First report for this inbox: everything below is new."]
+        aged = before.disputes.keys() - self.disputes.keys()  # ended two weeks ago: history
+        if aged:  # their problems went with them: not "resolved" by anyone
+            kept = frozenset(p for p in before.problems if _dispute_of(p) not in aged)
+            before = Picture(before.disputes, kept)
         lines = []
         for pid, now in sorted(self.disputes.items()):
             was = before.disputes.get(pid)
@@ -51,7 +55,14 @@ class Picture:
             elif was != now:
                 lines.append(f"{pid}: {was} → {now}")
         new = len(self.problems - before.problems)
-        gone = len(before.problems - self.problems)
-        if new or gone:
-            lines.append(f"Problems: {new} new, {gone} resolved")
+        resolved = len(before.problems - self.problems)
+        if new or resolved:
+            lines.append(f"Problems: {new} new, {resolved} resolved")
         return lines or ["Nothing changed."]
+
+
+def _dispute_of(problem: str) -> str:
+    """The dispute a kept problem line ("kind: where: what") is about: `where` is the dispute
+    id, or the dispute id and a file name (an id has no space)."""
+    parts = problem.split(": ", 2)
+    return parts[1].split(" ", 1)[0] if len(parts) > 1 else ""

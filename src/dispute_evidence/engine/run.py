@@ -491,9 +491,9 @@ def run_inbox(
     api_identity: str | None = None,
 ) -> RunResult:
     """Open, execute and close one run; the lock is released whatever happens."""
+    spare_the_settled()  # before the run opens: its lock and session are not frozen with it
     session = open_run(settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity)
     outcome, counts = "failed", None
-    spare_the_settled()
     with named_when_full(None, session.store.engine.url):  # SQLite's full disk names no file
         try:
             try:
