@@ -38,6 +38,11 @@ def mark_history(table: pd.DataFrame, days: int = RECENT_DAYS) -> pd.Series:
     return old
 
 
+def is_history(table: pd.DataFrame) -> pd.Series:
+    """True for the rows `mark_history` marked as history (none when it has not run)."""
+    return table.get("ended_month", pd.Series("", index=table.index)).fillna("") != ""
+
+
 def history_columns(old: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
     """History rows with the columns the full rows have, filled without per-dispute work."""
     out = old.copy()

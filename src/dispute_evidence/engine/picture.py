@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from dispute_evidence.engine.history import is_history
 from dispute_evidence.engine.store.kept import KeptPicture
 from dispute_evidence.problems import Problem
 
@@ -21,8 +22,7 @@ class Picture:
         """The disputes the page lists and the problems; a dispute that ended over two weeks
         ago (engine/history.py) no longer changes and is left out, so the picture kept each
         night is the open work, not the year."""
-        if "ended_month" in table:
-            table = table.loc[table["ended_month"].fillna("") == ""]
+        table = table.loc[~is_history(table)]
         disputes = {
             str(
                 r.provider_dispute_id

@@ -22,7 +22,7 @@ from dispute_evidence.engine.case import (
     pending_by_threshold,
 )
 from dispute_evidence.engine.generated import api_version_words
-from dispute_evidence.engine.history import history_columns, mark_history
+from dispute_evidence.engine.history import history_columns, is_history, mark_history
 from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
 from dispute_evidence.engine.picture import Picture
 from dispute_evidence.engine.preview import write_dry_run_preview
@@ -249,12 +249,9 @@ def table_problems(
     weak evidence and the case (a dispute held by advice is not also "pending"). A dispute
     that ended over two weeks ago (history: past its deadline unsent, or closed) is counted on
     the page, not listed again as a problem every night for the rest of the year."""
-    if "ended_month" in table:
-        ended = table["ended_month"].fillna("") != ""
-        files = files.loc[
-            ~files["provider_dispute_id"].isin(table.loc[ended, "provider_dispute_id"])
-        ]
-        table = table.loc[~ended]
+    ended = is_history(table)
+    files = files.loc[~files["provider_dispute_id"].isin(table.loc[ended, "provider_dispute_id"])]
+    table = table.loc[~ended]
     problems = problems + state_problems(table, files, dry_run=dry_run)
     problems += held_problems(table, review)
     problems += weak_evidence(table)

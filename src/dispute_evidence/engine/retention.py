@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -38,6 +38,7 @@ from dispute_evidence.engine.schema import (
 )
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.status import DisputeStatus
+from dispute_evidence.engine.store.scoped import chunks
 from dispute_evidence.inbox import ARCHIVE, PRIVATE
 from dispute_evidence.policies import RetentionPolicy
 
@@ -50,7 +51,6 @@ PERSONAL_FIELDS = frozenset(
 )  # fmt: skip
 CLEARED_THROUGH = "retention_cleared_through"  # meta: disputes closed before this are cleared
 CLEARED_SEQ = "retention_cleared_seq"  # meta: the last ingest whose rows were looked at
-_CHUNK = 500  # order numbers per UPDATE (SQLite's bound-parameter limit)
 
 
 @dataclass
@@ -156,14 +156,14 @@ def _stored_copies(c: Any, pids: list[str], inbox: Path) -> list[str]:
     so the same blob and reading) stays."""
     ef, g = evidence_files.c, generated_docs.c
     mine: set[tuple[str, str]] = set()  # (content hash, blob path)
-    for chunk in _chunks(pids):
+    for chunk in chunks(pids):
         mine |= {(sha, path) for sha, path in c.execute(
             select(ef.sha256, ef.path).where(ef.provider_dispute_id.in_(chunk)))}  # fmt: skip
         mine |= {("", path) for (path,) in c.execute(
             select(g.packet_path).where(g.provider_dispute_id.in_(chunk)))}  # fmt: skip
     shas, cleared = sorted({sha for sha, _ in mine if sha}), set(pids)
     used: set[str] = set()  # hashes and paths a dispute not cleared now still uses
-    for chunk in _chunks(shas):
+    for chunk in chunks(shas):
         for pid, sha, path in c.execute(
             select(ef.provider_dispute_id, ef.sha256, ef.path)
             .where(ef.sha256.in_(chunk), ef.path != "")
@@ -180,7 +180,7 @@ def _stored_copies(c: Any, pids: list[str], inbox: Path) -> list[str]:
 def _clear_generated(c: Any, pids: list[str]) -> None:
     """The state no longer points at the deleted copies, and the generated PDFs' `material`
     (the facts each stated, compared on later runs) keeps everything but the personal fields."""
-    for chunk in _chunks(pids):
+    for chunk in chunks(pids):
         c.execute(
             update(evidence_files)
             .where(evidence_files.c.provider_dispute_id.in_(chunk))
@@ -212,7 +212,7 @@ def _dropped_again(store: StateStore, since: str) -> list[str]:
     cleared = and_(disputes.c.status == DisputeStatus.CLOSED, _closed_since() < since)
     out: list[str] = []
     with store.engine.connect() as c:
-        for chunk in _chunks(sorted(again)):
+        for chunk in chunks(sorted(again)):
             out += c.execute(
                 select(disputes.c.provider_dispute_id).where(
                     cleared, disputes.c.order_number.in_(chunk)
@@ -267,13 +267,8 @@ def _clear_records(c: Any, orders: set[str]) -> None:
     for kind in ("orders", "payments"):
         records = RECORD_TABLES[kind]
         blank = {records.c[name]: None for name in sorted(PERSONAL_FIELDS & set(records.c.keys()))}
-        for chunk in _chunks(sorted(orders)):
+        for chunk in chunks(sorted(orders)):
             c.execute(update(records).where(records.c.order_number.in_(chunk)).values(blank))
-
-
-def _chunks(items: list[str]) -> Iterator[list[str]]:
-    for i in range(0, len(items), _CHUNK):
-        yield items[i : i + _CHUNK]
 
 
 # -- report and archive folders ---------------------------------------------------------------
