@@ -155,7 +155,10 @@ def _write_xlsx(safe: pd.DataFrame, path: Path, sheet: str, status: pd.Series | 
         money: dict[str, Any] = {}
         totals: dict[str, float] = {}
         ws.write_row(0, 0, titles, header)
+        widths = [max(len(t), 8) for t in titles]  # from the first 500 rows' values
         for r, values in enumerate(safe.itertuples(index=False, name=None)):
+            if r < 500:
+                widths = [max(w, len(str(v))) for w, v in zip(widths, values, strict=True)]
             for c, value in enumerate(values):
                 fmt = fills.get(codes[r]) if c == state_col else None
                 if c == amount_col and isinstance(value, int | float) and value == value:
@@ -164,9 +167,8 @@ def _write_xlsx(safe: pd.DataFrame, path: Path, sheet: str, status: pd.Series | 
                     totals[cur] = totals.get(cur, 0.0) + float(value)
                 else:
                     _write_cell(ws, r + 1, c, value, fmt, when)
-        for i, col in enumerate(titles):
-            widths = [len(str(v)) for v in safe.iloc[:500, i]]
-            ws.set_column(i, i, min(60, max(len(col), *widths, 8) + 2))
+        for i, width in enumerate(widths):
+            ws.set_column(i, i, min(60, width + 2))
         ws.freeze_panes(1, 0)
         ws.autofilter(0, 0, max(len(safe), 1), max(len(titles) - 1, 0))
         ws.set_landscape()
