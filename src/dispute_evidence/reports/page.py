@@ -169,9 +169,7 @@ class _Cells(NamedTuple):
             css = f"{c.css}{' card' if c.card else ''}{' late' if late else ''}"
             return f'<td class="{escape(css)}" data-label="{escape(c.title_on(Surface.PAGE))}">'
 
-        return cls(
-            [td(c, False) for c in shown], [td(c, c.key == "days_left") for c in shown]
-        )
+        return cls([td(c, False) for c in shown], [td(c, c.key == "days_left") for c in shown])
 
     def html(self, values: list[str], anchor: str, late: bool) -> Markup:
         """The row's cells, every value escaped; the first links to the dispute's section."""
