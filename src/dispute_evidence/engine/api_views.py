@@ -11,6 +11,7 @@ state's `api_views` table (engine/store/kept.py).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 
 import orjson
 
@@ -66,9 +67,10 @@ def held_by_api_view(store: StateStore) -> dict[str, str]:
     return {pid: held_text(v.mismatch) for pid, v in held.items() if v.mismatch}
 
 
-def api_views(store: StateStore) -> dict[str, DisputeView]:
-    """The API's view of each dispute compared so far (the case's `api`)."""
+def api_views(store: StateStore, within: Iterable[str] | None = None) -> dict[str, DisputeView]:
+    """The API's view of each dispute compared so far (the case's `api`); `within`: of these
+    disputes only (a report's open ones, not the year's)."""
     return {
         pid: DisputeView(v.reason, v.amount, v.currency, "", v.opened_on)
-        for pid, v in store.api_views().items()
+        for pid, v in store.api_views(None if within is None else set(within)).items()
     }

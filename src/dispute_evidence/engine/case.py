@@ -51,11 +51,14 @@ def case_documents(
 CaseReader = Callable[[str, bytes], CaseFacts]  # (dispute, its payload) -> its case
 
 
-def case_reader(store: StateStore, inbox: Path | None = None) -> CaseReader:
+def case_reader(
+    store: StateStore, inbox: Path | None = None, within: Collection[str] | None = None
+) -> CaseReader:
     """The one way a dispute's case is built, for the report, `status`, the review hold and the
     alerts alike: its payload and its documents with the facts read from them (kept in
-    `inbox`'s documents folder; without an inbox, or unread, a document counts by its kind)."""
-    read = documents_reader(store, inbox)
+    `inbox`'s documents folder; without an inbox, or unread, a document counts by its kind).
+    `within`: the disputes it will be asked about (their files are read at once)."""
+    read = documents_reader(store, inbox, within)
 
     def case(pid: str, payload: bytes) -> CaseFacts:
         return build_case(orjson.loads(payload), read(pid))
@@ -64,18 +67,22 @@ def case_reader(store: StateStore, inbox: Path | None = None) -> CaseReader:
 
 
 def documents_reader(
-    store: StateStore, inbox: Path | None = None
+    store: StateStore, inbox: Path | None = None, within: Collection[str] | None = None
 ) -> Callable[[str], list[DocumentFacts]]:
     """case_documents of one dispute at a time, read when asked (a report reads only the
     disputes it shows, not every one the state ever had; the files' rows are loaded at the
-    first ask, so a review with nothing to look at loads none)."""
+    first ask, so a review with nothing to look at loads none). `within`: the disputes whose
+    files' rows are loaded then (else every dispute's); one outside it is read on its own."""
     cache = _documents_cache(inbox)
     rows: dict[str, list[tuple[str, str, str]]] | None = None
+    scope = None if within is None else frozenset(within)
 
     def read(pid: str) -> list[DocumentFacts]:
         nonlocal rows
+        if scope is not None and pid not in scope:
+            return _documents(cache, store.evidence_documents([pid]).get(pid, []))
         if rows is None:
-            rows = store.evidence_documents()
+            rows = store.evidence_documents(scope)
         return _documents(cache, rows.get(pid, []))
 
     return read
@@ -130,7 +137,8 @@ def add_case_columns(
         n = len(letter.points)  # an attachment list is not a claim
         letters.append(f"{n} claim{'s' * (n != 1)} ({letter.family})" if n else NO_CLAIMS)
     table["letter"] = letters
-    _add_advice(table, payloads, policy or AdvicePolicy(), cases, api_views(store), qualifies)
+    views = api_views(store, table["provider_dispute_id"])
+    _add_advice(table, payloads, policy or AdvicePolicy(), cases, views, qualifies)
 
 
 OPEN = ("pending", "submitted", "incomplete", "awaiting_approval")

@@ -4,7 +4,7 @@ still shows, the counts and headline, the exit code, and the dry run's preview. 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,27 +103,35 @@ class RunResult:
         }
 
 
-@dataclass(frozen=True)
+@dataclass
 class Snapshot:
-    """What a report reads from the state once: the file rows, the payloads, the file names,
-    and each dispute's case (evidence/case.py), built once from its payload and documents."""
+    """What a report reads from the state once: the file rows, the payloads, and, for the
+    disputes it works on (`open_for`: not the year's history), their file names and each one's
+    case (evidence/case.py), built once from its payload and documents."""
 
+    store: StateStore
+    inbox: Path | None  # whose documents folder holds what was read from each file
     files: pd.DataFrame
     payloads: dict[str, bytes]
-    names: dict[str, list[str]]
-    build: CaseReader  # a dispute's case, as the review hold and the alerts build it
+    names: dict[str, list[str]] = field(default_factory=dict)
+    _build: CaseReader | None = None  # a dispute's case, as the review hold and alerts build it
     _cases: dict[str, CaseFacts] = field(default_factory=dict)
 
     @classmethod
     def read(cls, store: StateStore, inbox: Path | None = None) -> Snapshot:
-        """`inbox`: whose documents folder holds what was read from each file."""
-        cases = case_reader(store, inbox)
-        return cls(store.file_table(), store.payloads(), store.file_names(), cases)
+        return cls(store, inbox, store.file_table(), store.payloads())
+
+    def open_for(self, pids: Collection[str]) -> None:
+        """The disputes the report works on: their file names and documents read at once."""
+        self.names = self.store.file_names(pids)
+        self._build = case_reader(self.store, self.inbox, pids)
 
     def case(self, pid: str) -> CaseFacts | None:
         """The dispute's case, built on first use (only disputes the report works on)."""
         if pid not in self._cases and (body := self.payloads.get(pid)) is not None:
-            self._cases[pid] = self.build(pid, body)
+            if self._build is None:
+                self._build = case_reader(self.store, self.inbox)
+            self._cases[pid] = self._build(pid, body)
         return self._cases.get(pid)
 
     def cases(self, pids: Iterable[str]) -> dict[str, CaseFacts]:
@@ -418,6 +426,7 @@ def dispute_table(
     )
     old = mark_history(table)  # ended long ago: counted, not worked on (engine/history.py)
     full = table.loc[~old].reset_index(drop=True)
+    snap.open_for(set(full["provider_dispute_id"]))
     _add_completeness(full, store, snap)
     add_case_columns(
         full, store, advice, payloads=snap.payloads, cases=snap.cases(full["provider_dispute_id"])
@@ -528,7 +537,7 @@ def _add_generated(table: pd.DataFrame, store: StateStore) -> None:
     """Columns: which generated version the API holds (and whether it is current), and the
     packet a reviewer sees (what the page links to)."""
     history = store.generated_versions(table["provider_dispute_id"])
-    state = store.generated_state()
+    state = store.generated_state(table["provider_dispute_id"])
     at_api, packets = [], []
     for pid in table["provider_dispute_id"]:
         made_from, material = state.get(pid, (None, None))

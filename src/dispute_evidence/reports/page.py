@@ -27,6 +27,7 @@ from dispute_evidence.reports.money import (
     money_bucket,
     text,
 )
+from dispute_evidence.reports.rows import records
 from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON, WHAT_TO_DO
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class _Inputs:
         out = cls()
         if files is not None and not files.empty:
             files = files.loc[files["provider_dispute_id"].astype(str).isin(shown)]
-            for f in files.to_dict("records"):
+            for f in records(files):
                 pid, name = str(f["provider_dispute_id"]), str(f["file_name"])
                 blob = str(f.get("path") or "")
                 out.files.setdefault(pid, []).append((text(name), _file_status(f), blob))
@@ -188,7 +189,7 @@ def dispute_views(
 ) -> list[DisputeView]:
     taken: set[str] = set()
     views, _facts, tds = [], columns(Surface.FACTS), _Cells.of(shown)
-    for row in table.to_dict("records"):
+    for row in records(table):
         pid = str(row.get("provider_dispute_id"))
         days = row.get("days_left")
         linked, files = _linked_pdf(row, inputs, folder), inputs.files.get(pid, [])

@@ -67,6 +67,15 @@ class DisputeRow:
         return self.files_total - self.files_uploaded
 
 
+def records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """table.to_dict("records"): the same values (Python's own numbers, NaN for a missing
+    text), read a column at a time. to_dict boxed every cell of a text column one by one,
+    seven times slower on a season's dispute table, and it runs for every open dispute."""
+    keys = [str(c) for c in table.columns]
+    columns = [table.iloc[:, i].tolist() for i in range(len(keys))]
+    return [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]
+
+
 def dispute_rows(table: pd.DataFrame) -> list[DisputeRow]:
     """A DisputeRow per row of the dispute table, in its order."""
-    return [DisputeRow.of(r) for r in table.to_dict("records")]
+    return [DisputeRow.of(r) for r in records(table)]

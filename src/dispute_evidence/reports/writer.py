@@ -160,6 +160,10 @@ def _write_xlsx(safe: pd.DataFrame, path: Path, sheet: str, status: pd.Series | 
             if r < 500:
                 widths = [max(w, len(str(v))) for w, v in zip(widths, values, strict=True)]
             for c, value in enumerate(values):
+                if type(value) is str and c != state_col and c != amount_col:  # most cells
+                    if value:
+                        ws.write_string(r + 1, c, value)
+                    continue
                 fmt = fills.get(codes[r]) if c == state_col else None
                 if c == amount_col and isinstance(value, int | float) and value == value:
                     cur = str(values[currency_col]).strip().upper()

@@ -3,7 +3,7 @@ and the recovery mode of a replaced state (reconcile uploads)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, or_, select
@@ -25,6 +25,7 @@ from dispute_evidence.engine.store.base import (
     StoreBase,
     now_iso,
 )
+from dispute_evidence.engine.store.scoped import chunks
 from dispute_evidence.states import Hold
 
 
@@ -222,15 +223,18 @@ class Disputes(StoreBase):
         with self.engine.connect() as c:
             return [dict(r) for r in c.execute(q).mappings()]
 
-    def file_names(self) -> dict[str, list[str]]:
-        """{dispute: its evidence files' names}, in the order they were registered."""
-        q = select(evidence_files.c.provider_dispute_id, evidence_files.c.file_name).order_by(
-            evidence_files.c.provider_dispute_id, evidence_files.c.updated_at
-        )
+    def file_names(self, within: Collection[str] | None = None) -> dict[str, list[str]]:
+        """{dispute: its evidence files' names}, in the order they were registered; `within`:
+        only these disputes' (a report's open ones, not the year's)."""
+        f = evidence_files.c
+        q = select(f.provider_dispute_id, f.file_name).order_by(f.provider_dispute_id, f.updated_at)
+        parts = [q] if within is None else [q.where(f.provider_dispute_id.in_(part))
+                                            for part in chunks(set(within))]  # fmt: skip
         out: dict[str, list[str]] = {}
         with self.engine.connect() as c:
-            for pid, name in c.execute(q):
-                out.setdefault(pid, []).append(name)
+            for part in parts:
+                for pid, name in c.execute(part):
+                    out.setdefault(pid, []).append(name)
         return out
 
     def evidence_file_rows(self) -> list[dict[str, Any]]:

@@ -40,12 +40,17 @@ class Generated(StoreBase):
         with self.engine.connect() as c:
             return [dict(r) for r in c.execute(q).mappings()]
 
-    def generated_state(self) -> dict[str, tuple[str | None, str | None]]:
-        """{dispute: (what its generated PDF would be made from now, its material hash)}."""
-        q = select(disputes.c.provider_dispute_id, disputes.c.summary_input,
-                   disputes.c.material_hash)  # fmt: skip
+    def generated_state(
+        self, within: Iterable[str] | None = None
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """{dispute: (what its generated PDF would be made from now, its material hash)};
+        `within`: only these disputes' (a report's open ones)."""
+        d = disputes.c
+        q = select(d.provider_dispute_id, d.summary_input, d.material_hash)
+        parts = [q] if within is None else [q.where(d.provider_dispute_id.in_(part))
+                                            for part in chunks(set(within))]  # fmt: skip
         with self.engine.connect() as c:
-            return {pid: (made, material) for pid, made, material in c.execute(q)}
+            return {pid: (made, mat) for part in parts for pid, made, mat in c.execute(part)}
 
     def files_by_dispute(
         self, pids: Iterable[str] | None = None
