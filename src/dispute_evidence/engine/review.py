@@ -254,12 +254,13 @@ def review_step(
     now = now or clock.now()
     out = ReviewOutcome(sweep_on=policy.sweep_hours is not None)
     out.from_sheets, out.problems = apply_sheet_approvals(store, policy)
-    cases = case_reader(store, inbox)
     # every dispute with work is looked at: whatever the policy, one whose own records concede
     # the claim is held as "advice: accept" until a person approves fighting it
-    for c in candidates(store).values():
-        if c.status != D.AWAITING_APPROVAL and not c.has_work:
-            continue
+    looked = [
+        c for c in candidates(store).values() if c.status == D.AWAITING_APPROVAL or c.has_work
+    ]
+    cases = case_reader(store, inbox, {c.pid for c in looked})  # their documents, not the year's
+    for c in looked:
         complete = c.complete(cases) if policy.needs_verdict else True
         accept = c.concedes(cases)
         if not (policy.holds(complete) or accept) or c.approved_hash == c.evidence_hash:
