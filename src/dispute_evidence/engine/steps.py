@@ -368,7 +368,8 @@ def prepare_step(
         out.not_moved = mover.not_moved
         return out
     rows = _file_rows(matches, blob_dir)
-    out.evidence_read = len({r["sha256"] for r in rows} - store.evidence_hashes())
+    hashes = {r["sha256"] for r in rows}
+    out.evidence_read = len(hashes - store.evidence_hashes(hashes))
     out.files_added = store.sync_files(rows)
     if opts.summary_pdf or opts.packet.upload == "packet":
         made = refresh_generated(store, blob_dir, opts.packet, records, opts.inbox)

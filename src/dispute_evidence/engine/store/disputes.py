@@ -184,20 +184,27 @@ class Disputes(StoreBase):
             )
         return result.rowcount
 
-    def evidence_hashes(self) -> set[str]:
-        """The content hashes of every evidence file registered so far."""
+    def evidence_hashes(self, within: Collection[str] | None = None) -> set[str]:
+        """The content hashes of every evidence file registered so far; `within`: of these
+        hashes, those registered (a run asks about its own files, not the year's)."""
+        sha = evidence_files.c.sha256
+        q = select(sha).distinct()
+        parts = [q] if within is None else [q.where(sha.in_(part)) for part in chunks(within)]
         with self.engine.connect() as c:
-            return set(c.execute(select(evidence_files.c.sha256).distinct()).scalars())
+            return {h for part in parts for h in c.execute(part).scalars()}
 
     def sync_files(self, rows: list[dict[str, Any]]) -> int:
         """Register matched evidence files; one row per (dispute, content hash), whatever the name."""
         status = F.SENDING if self.reconcile_uploads() else F.PENDING
+        f = evidence_files.c
+        q = select(f.provider_dispute_id, f.sha256)
+        pids = {str(row["provider_dispute_id"]) for row in rows}  # theirs, not the year's
         with self.engine.begin() as c:
-            known = set(
-                c.execute(
-                    select(evidence_files.c.provider_dispute_id, evidence_files.c.sha256)
-                ).tuples()
-            )
+            known = {
+                (pid, sha)
+                for part in chunks(pids)
+                for pid, sha in c.execute(q.where(f.provider_dispute_id.in_(part))).tuples()
+            }
             fresh = []
             for row in rows:
                 key = (row["provider_dispute_id"], row["sha256"])
