@@ -69,20 +69,20 @@ class Disputes(StoreBase):
     ) -> dict[str, int]:
         """Upsert built payloads; a changed payload sends a submitted dispute back to pending.
 
-        Records which ingest (and which `inputs`) the build covered, in the same transaction."""
+        Records which ingest (and which `inputs`) the build covered, in the same transaction.
+        Reads the rows of the disputes built only (a night's build, not the year's)."""
+        payloads, incomplete = list(payloads), list(incomplete)
+        d = disputes.c
+        q = select(d.provider_dispute_id, d.payload_hash, d.status, d.api_due_by, d.detail)
+        built = {p.provider_dispute_id for p in payloads} | {
+            i.provider_dispute_id for i in incomplete
+        }
         with self.engine.begin() as c:
             self._mark_built(c, inputs)
             known = {
                 r.provider_dispute_id: r
-                for r in c.execute(
-                    select(
-                        disputes.c.provider_dispute_id,
-                        disputes.c.payload_hash,
-                        disputes.c.status,
-                        disputes.c.api_due_by,
-                        disputes.c.detail,
-                    )
-                )
+                for part in chunks(built)
+                for r in c.execute(q.where(d.provider_dispute_id.in_(part)))
             }
             new: list[dict[str, Any]] = []
             changed, stamp = 0, now_iso()
