@@ -92,6 +92,8 @@ def test_zip_bomb_workbook_refused(tmp_path):
 
 
 def test_every_row_is_accounted_for(tmp_path):
+    """Two equal order rows are two line items (Shopify writes one row per line): both used.
+    A shipments row equal to an earlier one in every column is one parcel written twice."""
     rows = [
         GOOD,
         GOOD,
@@ -103,11 +105,15 @@ def test_every_row_is_accounted_for(tmp_path):
     (s,) = ingest_paths([f], tmp_path).files
     assert (s.rows_read, s.rows_used, s.rows_duplicate, s.rows_rejected, s.rows_blank) == (
         5,
-        2,
-        1,
+        3,
+        0,
         1,
         1,
     )
+    parcel = {"order_number": "1001", "tracking_number": "1Z9", "carrier": "UPS"}
+    f = write_csv(tmp_path / "s.csv", list(parcel), [parcel, parcel])
+    (s,) = ingest_paths([f], tmp_path).files
+    assert (s.kind, s.rows_read, s.rows_used, s.rows_duplicate) == ("shipments", 2, 1, 1)
     assert s.rows_read == s.rows_used + s.rows_duplicate + s.rows_rejected + s.rows_blank
 
 

@@ -1,4 +1,5 @@
-"""Row validation: every row ends up used, rejected (with its reasons) or a duplicate."""
+"""Row validation: every row ends up used, rejected (with its reasons) or a duplicate (a row
+equal to an earlier one in every column, in tables that are not line items)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,10 @@ IMPLAUSIBLE_DATE = (
     "order, shipping, payment or deadline date; check the cell"
 )
 MONEY_FIELDS = frozenset(NUMBER_FIELDS - {"quantity"})
+# Tables of one row per line item: two equal rows are two lines (Shopify lists the same variant
+# twice on one order, and its subtotal counts both), never one row written twice. A file
+# dropped twice is told by its name and version, not here.
+LINE_KINDS = frozenset({"orders"})
 
 
 DEADLINE_FIELDS = frozenset({"response_due_by", "dispute_evidence_due"})
@@ -142,7 +147,11 @@ def validate_table(
     for fld, values in parsed.items():
         kept = values.loc[good.index] if some_bad else values
         good[fld] = iso_text(kept) if fld in DATE_FIELDS else kept
-    dup = _duplicates(good, canonical, sorted(mapping.required() & set(canonical)))
+    dup = (
+        pd.Series(False, index=good.index)
+        if kind in LINE_KINDS
+        else _duplicates(good, canonical, sorted(mapping.required() & set(canonical)))
+    )
     return Table(
         kind,
         mapping.name,
