@@ -38,3 +38,51 @@ def test_identical_line_rows_of_one_order_are_two_lines_not_one(
     products = evidence["products"]
     headphones = [p for p in products if p["product_title"] == "Headphones"]
     assert sum(p["quantity"] for p in headphones) == 2, products
+
+
+def _invoke(*args: str):
+    from typer.testing import CliRunner
+
+    from dispute_evidence.cli import app
+
+    r = CliRunner().invoke(app, list(args))
+    assert "Traceback" not in r.output, r.output
+    return r
+
+
+def test_a_refused_key_changes_nothing_the_right_key_sent(
+    sandbox_factory, tmp_path, monkeypatch, caplog
+):
+    """Right key (some sent, some waiting for approval), wrong key (exit 3, nothing sent),
+    right key again: nothing is sent twice, nothing sent goes back to waiting for approval,
+    and no line says the API 'has nothing from this state'."""
+    sb = sandbox_factory(rows=seed_rows(3))
+    use_sandbox(sb, monkeypatch)
+    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD", "all")
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    first = _invoke("run", "--inbox", str(inbox))
+    assert first.exit_code == 5, first.output  # all three wait for a person
+    approved = _invoke("approve", "--inbox", str(inbox), "dp_test_0", "dp_test_1")
+    assert approved.exit_code == 0, approved.output
+    before = sb.snapshot()
+    assert [before[p]["evidence_updates"] for p in sorted(before)] == [1, 1, 0]
+
+    monkeypatch.setenv("DISPUTE_API_TOKEN", "sk_test_not_the_right_key")
+    wrong = _invoke("run", "--inbox", str(inbox))
+    assert wrong.exit_code == 3, wrong.output
+    assert "Nothing was sent" in wrong.output, wrong.output
+
+    use_sandbox(sb, monkeypatch)
+    again = _invoke("run", "--inbox", str(inbox))
+    assert sb.snapshot() == before, again.output  # not one evidence update or file more
+    said = [r.getMessage() for r in caplog.records if "has nothing from this state" in r.message]
+    assert said == [], said
+    row = latest_disputes(tmp_path)
+    assert (
+        row.loc["dp_test_0", "Status"]
+        == row.loc["dp_test_1", "Status"]
+        != row.loc["dp_test_2", "Status"]
+    ), row[["Status"]].to_dict()
+    assert "waiting for your approval" in row.loc["dp_test_2", "Status"]
+    assert "approval" not in row.loc["dp_test_0", "Status"]

@@ -145,8 +145,9 @@ def open_run(
             store.bind_inbox(inbox, adopt=request.adopt)
             if request.reconcile:
                 store.set_reconcile_uploads(True)
+            unproven = None
             if api is not None and not dry_run:
-                _use_api(store, inbox, api_identity or identity_of(api))
+                unproven = _use_api(store, inbox, api_identity or identity_of(api), api, gate)
             opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch)
             reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
             return RunSession(
@@ -161,6 +162,7 @@ def open_run(
                 gate,
                 KeepAlive(store, new_owner(run_id)).start(),
                 config=settings.config_label,
+                unproven=unproven,
             )
         except BaseException as exc:  # the lock is ours: never leave it behind
             store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
@@ -175,14 +177,38 @@ def identity_of(api: ApiSettings) -> str:
     return api_identity(api.base_url, api.token.get_secret_value())
 
 
-def _use_api(store: StateStore, inbox: Path, identity: str) -> None:
+def _use_api(
+    store: StateStore, inbox: Path, identity: str, api: ApiSettings, gate: RequestGate | None
+) -> tuple[str, int] | None:
     """Work with this API; what was sent to another one counts as not sent here. A state from
-    before this was recorded, beside a `--sandbox` trial's API, may have sent to either."""
-    tried = (inbox / PRIVATE / "sandbox.sqlite3").exists()
+    before this was recorded, beside a `--sandbox` trial's API, may have sent to either.
+
+    An API (or key) the state has not recorded becomes the state's only once it has answered:
+    a key it refuses, or an API that cannot be reached, changes nothing in the state (what the
+    right key received stays sent there). Returns why nothing may be sent this run, if so."""
     before = store.recorded_api()
+    if before != identity and (why := asyncio.run(_prove_key(api, gate))) is not None:
+        return why
+    tried = (inbox / PRIVATE / "sandbox.sqlite3").exists()
     moved = store.use_api(identity, adopt_unrecorded=identity.startswith("sandbox ") or not tried)
     if moved:
         log.warning(api_switch_line(before, identity))
+    return None
+
+
+async def _prove_key(api: ApiSettings, gate: RequestGate | None) -> tuple[str, int] | None:
+    """One request to an API the state meets for the first time: None when it answers, else
+    what to say and the exit code (the same as the submit step's first request would give)."""
+    async with DisputeEvidenceClient(settings=api, gate=gate) as client:
+        try:
+            await client.list_disputes(limit=1)
+        except (AuthenticationFailed, PermissionDenied) as exc:
+            return _refused(exc), EXIT_AUTH
+        except (ApiConnectionError, ApiUnavailable) as exc:
+            return _unreachable(api, exc), EXIT_UNREACHABLE
+        except WaitTooLong as exc:
+            return exc.message, EXIT_UNREACHABLE
+    return None
 
 
 def api_switch_line(before: str | None, identity: str) -> str:
@@ -321,6 +347,9 @@ async def _submit(
 ) -> SubmitOutcome:
     store = session.store
     total, done = 0, 0
+    if session.unproven is not None:  # asked when the run opened: the state was left as it was
+        why, code = session.unproven
+        return SubmitOutcome(SubmitStats(), 1, stopped=why, stop_code=code)
 
     def on_done(_pid: str) -> None:
         nonlocal done
@@ -341,12 +370,11 @@ async def _submit(
         except WaitTooLong as exc:
             return _waited_too_long(session, client, exc)
         except (ApiConnectionError, ApiUnavailable) as exc:
-            why = (
-                f"Could not reach the API at {api.base_url} ({exc.message}). Nothing was sent; "
-                "check DISPUTE_API_BASE_URL and the network, then run again."
-            )
             return SubmitOutcome(
-                SubmitStats(), client.stats.attempts, stopped=why, stop_code=EXIT_UNREACHABLE
+                SubmitStats(),
+                client.stats.attempts,
+                stopped=_unreachable(api, exc),
+                stop_code=EXIT_UNREACHABLE,
             )
         except (AuthenticationFailed, PermissionDenied) as exc:
             return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=_refused(exc))
@@ -455,6 +483,13 @@ async def _reconcile_if_sent_before(
         "a new state, and the API already holds evidence: the files of %d upload(s) are "
         "checked against the API's listing before sending",
         moved,
+    )
+
+
+def _unreachable(api: ApiSettings, exc: ApiConnectionError | ApiUnavailable) -> str:
+    return (
+        f"Could not reach the API at {api.base_url} ({exc.message}). Nothing was sent; "
+        "check DISPUTE_API_BASE_URL and the network, then run again."
     )
 
 

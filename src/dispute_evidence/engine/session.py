@@ -86,3 +86,6 @@ class RunSession:
     sent: SubmitStats = field(default_factory=SubmitStats)  # what submitting did so far
     config: str = ""  # which config file the run uses, for its report
     only: frozenset[str] | None = None  # send just these disputes (an approval sent at once)
+    # why nothing may be sent this run, and its exit code: the API this state has not sent to
+    # yet refused the key or could not be reached when asked (engine/run.py: _use_api)
+    unproven: tuple[str, int] | None = None
