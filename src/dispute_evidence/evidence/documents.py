@@ -71,4 +71,7 @@ class DocumentFacts:
     messages: tuple[Message, ...] = ()  # communication
     amount: tuple[float, str] | None = None  # receipt/invoice: (total, ISO currency or "")
     note: str = ""  # one plain line when read != "text"/"ocr" (why it was not read)
+    # pages whose text shows a full card number (cardnumbers.py): never uploaded; every fact
+    # above was read from the text with the numbers and security codes covered
+    card_pages: tuple[int, ...] = ()
     extra: dict[str, str] = field(default_factory=dict)  # room for more, never required

@@ -219,11 +219,25 @@ def match_evidence_files(
 def _take(
     matches: dict[str, list[EvidenceFile]], issues: list[FileIssue], owner: str, f: EvidenceFile
 ) -> None:
-    """The file goes to `owner`, unless no reviewer could open it (a file problem)."""
+    """The file goes to `owner`, unless no reviewer could open it or it shows a full card
+    number (a file problem: never uploaded as it is)."""
     if f.facts is not None and f.facts.read == "encrypted":
         issues.append(FileIssue(f.label, f.facts.note, dispute=owner, path=f.path))
+    elif f.facts is not None and f.facts.card_pages:
+        issues.append(FileIssue(f.label, card_number_note(f.facts), dispute=owner, path=f.path))
     else:
         matches.setdefault(owner, []).append(f)
+
+
+def card_number_note(facts: DocumentFacts) -> str:
+    """One line for a document that shows a full card number."""
+    pages = ", ".join(map(str, facts.card_pages))
+    where = f"page {pages}" if len(facts.card_pages) == 1 else f"pages {pages}"
+    return (
+        f"shows a full card number ({where}): never uploaded as it is (PCI DSS; processors "
+        "refuse it). Black out the number (the last 4 digits may stay) and any security code, "
+        "then drop the file again"
+    )
 
 
 def _by_content(
@@ -233,6 +247,9 @@ def _by_content(
     f: EvidenceFile,
     near: NearNames,
 ) -> None:
+    if f.facts is not None and f.facts.card_pages:
+        issues.append(FileIssue(f.label, card_number_note(f.facts)))
+        return
     named = index.owners(f.facts) if f.facts is not None else {}
     if len(named) == 1:
         ((owner, what),) = named.items()

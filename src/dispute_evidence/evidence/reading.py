@@ -34,11 +34,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from dispute_evidence.cardnumbers import cover, has_card_number
 from dispute_evidence.evidence import doctext
 from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message, Quote
 
 # Bump when what is read from a file changes: cached answers of another version are read again.
-READER = "2026-11-26.1"
+READER = "2026-11-27.1"  # .1: card numbers covered before any fact is read
 WORKER = Path(__file__).with_name("_read_worker.py")
 
 
@@ -244,6 +245,8 @@ def to_facts(item: ToRead, answer: dict[str, Any], limits: ReadLimits) -> Docume
 
     read = str(answer.get("read", "unreadable"))
     texts = [str(t) for t in answer.get("texts") or []]
+    card_pages = tuple(i for i, t in enumerate(texts, 1) if has_card_number(t))
+    texts = [cover(t) for t in texts]  # nothing below sees a card number or security code
     pages = answer.get("pages")
     base = DocumentFacts(
         name=item.name,
@@ -252,6 +255,7 @@ def to_facts(item: ToRead, answer: dict[str, Any], limits: ReadLimits) -> Docume
         read=read,  # type: ignore[arg-type]  # the worker answers with a ReadHow
         pages=int(pages) if isinstance(pages, int) else None,
         note=not_read_note(read, limits, str(answer.get("note") or "")),
+        card_pages=card_pages,
     )
     if read not in ("text", "ocr"):
         return base
@@ -341,4 +345,5 @@ def facts_from_dict(d: dict[str, Any]) -> DocumentFacts:
         amount=(float(amount[0]), str(amount[1])) if amount else None,
         note=str(d.get("note") or ""),
         extra={str(k): str(v) for k, v in (d.get("extra") or {}).items()},
+        card_pages=tuple(int(p) for p in d.get("card_pages") or ()),
     )

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
+from dispute_evidence.cardnumbers import cover, has_card_number
 from dispute_evidence.ingest.currencies import ISO_4217
 from dispute_evidence.ingest.layouts import (
     CURRENCY_FIELDS,
@@ -114,6 +115,7 @@ def validate_table(
     if mapping.forward_fill:
         _forward_fill_orders(frame, mapping.forward_fill)
 
+    card_cells = _card_numbers(frame, canonical, file, sheet, shown)
     problems: list[tuple[pd.Series, str, str]] = []  # (bad-row mask, field, reason)
     for fld in mapping.required():
         problems.append((frame[fld] == "", fld, f"missing {fld.replace('_', ' ')} (required)"))
@@ -140,6 +142,7 @@ def validate_table(
     order = mapping.dayfirst if mapping.dayfirst is not None else dayfirst
     problems += _date_problems(frame, canonical, order, zone, parsed)
     bad, rejects = _rejects(frame, problems, file, sheet, shown)
+    rejects = sorted([*card_cells, *rejects], key=lambda r: (r.row or 0, r.column or ""))
 
     # rows are taken out only when there are any: a take copies every column (1M rows x 30)
     some_bad = bool(bad.any())
@@ -162,6 +165,44 @@ def validate_table(
         rows_duplicate=int(dup.sum()),
         rows_blank=int(blank.sum()),
     )
+
+
+CARD_CELL = (
+    "a full card number: never read, sent or kept (PCI DSS); the rest of the row is used. "
+    "Remove the number from the cell (the last 4 digits may stay) in the source system"
+)
+# a run of 13 or more digits, spaces and dashes, from digit to digit: the cells worth a look
+_MAYBE_CARD = r"\d[\d \-]{11,}\d"
+
+
+def _card_numbers(
+    frame: pd.DataFrame, columns: list[str], file: str, sheet: str | None, shown: dict[str, str]
+) -> list[Reject]:
+    """Cells holding a full card number are emptied, in place, before anything reads them;
+    one Reject each, naming the cell by its last 4 digits. The row itself is not refused (a
+    required cell emptied refuses it as missing). Arrow's regex engine picks the candidates,
+    so a million-row export costs one vectorised pass per column."""
+    out: list[Reject] = []
+    for fld in columns:
+        col = frame[fld]
+        if isinstance(col.array, pd.arrays.ArrowStringArray):
+            maybe = pc.match_substring_regex(col.array.__arrow_array__(), _MAYBE_CARD)
+            candidates = np.asarray(maybe.to_numpy(zero_copy_only=False), dtype=bool)
+        else:
+            candidates = col.astype(str).str.contains(_MAYBE_CARD, regex=True).to_numpy(bool)
+        if not candidates.any():
+            continue
+        picked = col[candidates]
+        cards = picked[picked.map(has_card_number).astype(bool)]
+        if cards.empty:
+            continue
+        rows = frame.loc[cards.index, "_row"].tolist()
+        out += [
+            Reject(file, sheet, int(row), shown.get(fld, fld), cover(str(v))[:80], CARD_CELL)
+            for row, v in zip(rows, cards.tolist(), strict=True)
+        ]
+        frame.loc[cards.index, fld] = ""
+    return out
 
 
 def _date_problems(

@@ -1,0 +1,77 @@
+"""The card-number corpus (issue 39, item 7): every brand's lengths, spaced and dashed, found
+and covered; near-misses that fail Luhn, order, tracking and phone numbers left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from dispute_evidence.cardnumbers import cover, has_card_number, is_card_number, luhn_ok
+
+
+def _with_check_digit(body: str) -> str:
+    """`body` completed with the digit that makes it pass Luhn."""
+    return next(body + d for d in "0123456789" if luhn_ok(body + d))
+
+
+# (brand, prefix, length): each length each brand issues
+BRANDS = [
+    ("visa", "4", 16), ("visa", "4", 19), ("mastercard", "51", 16), ("mastercard", "55", 16),
+    ("mastercard", "2221", 16), ("mastercard", "2720", 16), ("amex", "34", 15), ("amex", "37", 15),
+    ("discover", "6011", 16), ("discover", "65", 19), ("discover", "644", 16),
+    ("jcb", "3528", 16), ("jcb", "3589", 19), ("diners", "36", 14), ("diners", "300", 16),
+    ("unionpay", "62", 16), ("unionpay", "62", 19), ("maestro", "50", 16), ("maestro", "67", 19),
+    ("rupay", "60", 16), ("rupay", "508", 16),
+]  # fmt: skip
+
+
+def _number(prefix: str, length: int, seed: int) -> str:
+    filler = "".join(str((seed * 7 + i * 3) % 10) for i in range(length - len(prefix) - 1))
+    return _with_check_digit(prefix + filler)
+
+
+def _spaced(digits: str, sep: str) -> str:
+    if len(digits) == 15:  # American Express prints 4-6-5
+        return sep.join((digits[:4], digits[4:10], digits[10:]))
+    return sep.join(digits[i : i + 4] for i in range(0, len(digits), 4))
+
+
+@pytest.mark.parametrize(("brand", "prefix", "length"), BRANDS)
+@pytest.mark.parametrize("sep", ["", " ", "-"])
+def test_every_brand_and_length_is_found_and_covered(brand, prefix, length, sep):
+    digits = _number(prefix, length, length)
+    assert is_card_number(digits), (brand, digits)
+    shown = _spaced(digits, sep) if sep else digits
+    text = f"Please refund my card {shown} (exp 12/28, CVV 123). Thanks"
+    assert has_card_number(text), text
+    covered = cover(text)
+    assert digits[:-4] not in covered.replace(" ", "").replace("-", ""), covered
+    assert f"[card number ending {digits[-4:]}]" in covered, covered
+    assert "123" not in covered and "CVV •••" in covered, covered
+
+
+@pytest.mark.parametrize("brand_prefix", [b[1] for b in BRANDS])
+def test_a_near_miss_that_fails_luhn_is_not_a_card_number(brand_prefix):
+    good = _number(brand_prefix, 16, 3)
+    wrong = good[:-1] + str((int(good[-1]) + 1) % 10)
+    assert not has_card_number(f"ref {wrong}") and cover(f"ref {wrong}") == f"ref {wrong}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Order #1001", "order 100045678", "AWB / Waybill No. 1490811234567",
+        "UPS 1Z999AA10123456784", "USPS 9400 1118 9922 3100 0000 00", "9400111899223100000000",
+        "FedEx 772898765432", "FedEx Ground 961234567890123", "Call +91 98765 43210",
+        "(555) 123-4567 ext 12", "+1 555 123 4567", "IMEI 356938035643809",
+        "Invoice 2026-10-01 total 1,299.00 INR", "Delhivery consignment 28176510004536",
+        "pi_3Nx4111111111111111abc", "ch_4111111111111111",
+    ],
+)  # fmt: skip
+def test_order_tracking_and_phone_numbers_are_never_card_numbers(text):
+    assert not has_card_number(text), text
+    assert cover(text) == text
+
+
+def test_a_security_code_after_the_number_is_not_taken_for_part_of_it():
+    text = "card 4111 1111 1111 1111 123"
+    assert cover(text) == "card [card number ending 1111] 123"
