@@ -31,6 +31,7 @@ class ReviewPolicy:
     sweep_hours: float | None = None  # the deadline sweep (None: off)
     approvers: tuple[str, ...] = ()  # who may approve (empty: anyone); engine/review.py
     second_approver_over: float | None = None  # above this amount, two approvers are needed
+    hold_no_claim: bool = True  # a dispute whose letter would make no claim waits for approval
 
     def holds(self, complete: bool) -> bool:
         return self.hold == "all" or (self.hold == "incomplete" and not complete)

@@ -346,12 +346,20 @@ class ReviewSection(_Section):
         "evidence version before it is sent (an unknown amount counts as above).",
     )
 
+    hold_without_claim: bool = Field(
+        True,
+        description="Hold a dispute whose rebuttal letter would make no claim (nothing in your "
+        "data answers its reason) as 'advice: accept' until a person approves sending it. "
+        "false: send it anyway.",
+    )
+
     def policy(self) -> ReviewPolicy:
         return ReviewPolicy(
             hold=self.hold,
             sweep_hours=self.send_before_deadline_hours,
             approvers=tuple(self.approvers),
             second_approver_over=self.second_approver_over,
+            hold_no_claim=self.hold_without_claim,
         )
 
 

@@ -173,6 +173,7 @@ def test_the_api_gets_ce3_only_for_the_real_match_and_every_dispute_once(sandbox
     whose orders carry 0.0.0.0/unknown and a prefixed duplicate charge; each dispute gets one
     evidence update, and only the good one claims CE 3.0."""
     from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.policies import ReviewPolicy
     from tests.conftest import seed_rows
     from tests.engine.helpers import engine_pass
 
@@ -191,9 +192,11 @@ def test_the_api_gets_ce3_only_for_the_real_match_and_every_dispute_once(sandbox
     charges.append(charge("ch_6001", "SO-6001", 150, card_fingerprint="fp_six"))
     inbox = tmp_path / "inbox"
     verdicts(inbox, orders, charges, ["7000", "8000", "6000"])
+    # dp_8000 and dp_6000 argue nothing but their CE 3.0 status: sent, not held as no-claim
+    send_all = ReviewPolicy(hold_no_claim=False)
     with StateStore(tmp_path / "state.sqlite3") as store:
-        engine_pass(store, sb.base_url, inbox)
-        engine_pass(store, sb.base_url, inbox)  # a rerun sends nothing again
+        engine_pass(store, sb.base_url, inbox, review=send_all)
+        engine_pass(store, sb.base_url, inbox, review=send_all)  # a rerun sends nothing again
     snap = sb.snapshot()
     assert {pid: d["evidence_updates"] for pid, d in snap.items()} == {
         "dp_7000": 1, "dp_8000": 1, "dp_6000": 1

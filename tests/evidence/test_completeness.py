@@ -112,7 +112,7 @@ def test_facts_that_undercut_the_reason_make_it_weak():
     refunded = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
                 "refunded_amount": 42, "order_total": 42, "order_currency": "USD"}}  # fmt: skip
     verdict = assess(refunded, DOCUMENTS, "credit_not_processed")
-    assert verdict.text == "weak: a refund of 42.00 USD is recorded"
+    assert verdict.text == "weak: a refund of 42.00 USD is recorded: the order was credited"
     assert assess(refunded, DOCUMENTS, "fraudulent").text.startswith(
         "weak: the order was fully refunded"
     )

@@ -65,7 +65,7 @@ def test_fraud_cites_only_the_checks_that_passed_and_the_network_code():
 )
 def test_delivered_only_when_the_data_says_so_and_nothing_contradicts_it(shipment, claim):
     claims = _claims(_payload("product_not_received", shipments=[shipment]))
-    assert claims[0] == "The order was shipped on 2026-10-03 with UPS, tracking number 1Z1."
+    assert "The order was shipped on 2026-10-03 with UPS, tracking number 1Z1." in claims
     said = [c for c in claims if "delivered" in c]
     assert (said == []) if claim is None else (claim in said[0])
     assert (delivered(shipment) is None) == (claim is None)
@@ -150,5 +150,6 @@ def test_a_quote_that_ends_in_its_own_full_stop_or_question_mark_gets_no_second_
         Message(None, None, Quote("I changed my mind", 1))))  # fmt: skip
     said = _claims(_payload("product_unacceptable"), [policy, email])
     assert "Our policy (policy.pdf, page 1) says: “Returns are accepted within 30 days.”" in said
-    assert "On 2026-10-07, ann@example.com wrote (email.pdf, page 1): “Can I swap it?”" in said
+    # says nothing to the claim (issue 36): not quoted at all
+    assert not any("Can I swap it" in s for s in said), said
     assert "the customer wrote (email.pdf, page 1): “I changed my mind”." in " ".join(said)

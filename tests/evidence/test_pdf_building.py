@@ -289,7 +289,8 @@ def test_the_packet_holds_the_letter_then_every_document_with_its_first_page_lis
 
 def test_the_packet_puts_the_documents_in_the_order_the_letter_names_them():
     """Issue 28: the letter, the data sheet, then each document where the letter first names
-    it (the proof of delivery it quotes before the policy), not by file name; the documents it
+    it (for a not-as-described claim the policy it quotes before the proof of delivery, issue
+    36: delivery does not answer a defect), not by file name; the documents it
     does not name last, by name. Each packet page the letter cites opens that document."""
     pod = DocumentFacts("z_proof_of_delivery.pdf", "", "proof_of_delivery", "text", 1,
                         delivery=Delivery(date(2026, 10, 6), "A. Smith", None,
@@ -304,7 +305,7 @@ def test_the_packet_puts_the_documents_in_the_order_the_letter_names_them():
         ],
     )
     cited = build_letter(facts, read).documents
-    assert cited == ("z_proof_of_delivery.pdf", "a_policy.pdf", "m_receipt.pdf")
+    assert cited == ("a_policy.pdf", "z_proof_of_delivery.pdf", "m_receipt.pdf")
     opens = {"a_policy.pdf": "POLICY page 1", "m_receipt.pdf": "RECEIPT page 1",
              "z_proof_of_delivery.pdf": "DELIVERY page 1"}  # fmt: skip
     docs = [Document(name, "application/pdf", pdf_of(2 if name.startswith("m") else 1,

@@ -98,8 +98,9 @@ def test_finding_3_shipped_before_ordered_is_named_and_no_page_states_both_dates
     assert "2026-10-05" not in sheet and "2026-10-04" not in sheet, sheet
     assert "Order date (UTC) withheld (timeline: shipped before ordered)" in sheet
     assert "UPS 1Z0 withheld (timeline: shipped before ordered) delivered 2026-10-07" in sheet
-    assert ("Note timeline: shipped before ordered: the order and ship dates are withheld "
-            "until the records agree") in sheet  # fmt: skip
+    # said in plain words: the analyst's label ("timeline: …") stays on the report (issue 36)
+    assert ("Note the order and ship dates are not stated here: our records give them out of "
+            "order") in sheet and "Note timeline:" not in sheet  # fmt: skip
 
 
 def test_finding_6_an_unfulfilled_order_not_received_is_advised_accept(
@@ -226,14 +227,19 @@ def test_finding_4_the_letter_argues_from_the_documents_it_quotes(
     letter = text.split("Evidence summary: dispute")[0]
     assert "The proof of delivery (5000 proof of delivery.pdf, page 1) records the delivery on " \
            "2026-10-06" in letter and "signed for by A. Smith" in letter  # fmt: skip
-    assert "in transit" in letter  # both stated
+    # the shipments sheet's stale status is the analyst's to settle, never set against the
+    # carrier's signed proof on the reviewer's page (issue 36, finding 3)
+    assert "in transit" not in letter
     assert "reversed" in letter
     # the data sheet's Delivery line is the proof the letter argues, in the row's words; the
-    # carrier's row stands as the carrier's record, and the Note states both
+    # shipments sheet's row stands as what our records say, and no analyst label is printed
     sheet = text.split("Evidence summary: dispute")[1]
-    assert f"Delivery {row['Delivery']} Note carrier vs document" in sheet, sheet
+    assert f"Delivery {row['Delivery']}" in sheet and "carrier vs document" not in sheet, sheet
     assert "Delivery not confirmed" not in sheet
-    assert "Carrier's record UPS 1Z0 2026-10-02 not confirmed (carrier status: in transit)" in sheet
+    assert (
+        "Status in our records UPS 1Z0 2026-10-02 not confirmed (carrier status: in transit)"
+        in sheet
+    )
     other = _pdf_text(sb, "dp_test_1").split("Evidence summary: dispute")[0]
     assert "Returns are accepted within 30 days of delivery for unused items" in other
     assert "On 2026-10-09, c@example.com wrote" in other

@@ -265,7 +265,8 @@ def test_a_refund_against_credit_not_processed_and_a_cancelled_order_are_finding
     _run("--inbox", str(inbox))
     table = _latest(tmp_path)
     assert (
-        table.loc["dp_test_0", "Evidence (by reason)"] == "weak: a refund of 30.00 USD is recorded"
+        table.loc["dp_test_0", "Evidence (by reason)"]
+        == "weak: a refund of 30.00 USD is recorded: the order was credited"
     )
     assert "accept the dispute" in table.loc["dp_test_0", "Next step"]
     assert (

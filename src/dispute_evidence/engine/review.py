@@ -39,6 +39,7 @@ from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
+from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
@@ -46,6 +47,11 @@ from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
 D = DisputeStatus
 ANYONE = ReviewPolicy()  # no approvers list, no second approver
 SWEEP = "deadline sweep"
+NO_CLAIM_HELD = (
+    "the letter would make no claim: nothing in your data answers the dispute's reason; add what "
+    "'What to add' names, or approve it to send it as it is ([review] hold_without_claim = false "
+    "sends such disputes)"
+)
 APPROVALS_SEQ = "approvals_seq"  # meta: the last ingest whose Approve rows were applied
 YES = frozenset({"yes", "y", "x", "approve", "approved", "ok", "true", "1", "✓", "✔"})
 NO = frozenset({"", "no", "n", "false", "0", "-"})
@@ -106,11 +112,17 @@ class Candidate:
     def complete(self, cases: CaseReader) -> bool:
         return assess_case(self.case(cases)).complete
 
-    def concedes(self, cases: CaseReader) -> str:
+    def concedes(self, cases: CaseReader, no_claim: bool = False) -> str:
         """Why the merchant's own data concedes the claim ("" when it does not): held as
-        "advice: accept" until a person approves fighting it."""
-        because = self.case(cases).accept_because
-        return f"{ADVICE_ACCEPT} ({'; '.join(because)})" if because else ""
+        "advice: accept" until a person approves fighting it. With `no_claim`, a letter that
+        would make no claim is held so too (nothing answers the reason: sending it argues
+        nothing and costs the dispute's one response)."""
+        case = self.case(cases)
+        if because := case.accept_because:
+            return f"{ADVICE_ACCEPT} ({'; '.join(because)})"
+        if no_claim and not letter_for(case).claims:
+            return f"{ADVICE_ACCEPT} ({NO_CLAIM_HELD})"
+        return ""
 
     def released_to(self) -> DisputeStatus:
         return D.SUBMITTED if self.payload_hash == self.submitted_hash else D.PENDING
@@ -262,7 +274,7 @@ def review_step(
     cases = case_reader(store, inbox, {c.pid for c in looked})  # their documents, not the year's
     for c in looked:
         complete = c.complete(cases) if policy.needs_verdict else True
-        accept = c.concedes(cases)
+        accept = c.concedes(cases, policy.hold_no_claim)
         if not (policy.holds(complete) or accept) or c.approved_hash == c.evidence_hash:
             _release(store, c)
             continue
@@ -421,7 +433,7 @@ def approve(
         chosen += [
             c for c in found.values()
             if c.status == D.AWAITING_APPROVAL and c.pid not in pids and c.complete(cases)
-            and not c.concedes(cases)  # advised accept: fighting it is approved one by one
+            and not c.concedes(cases, policy.hold_no_claim)  # advised accept: fighting it is approved one by one
         ]  # fmt: skip
     for c in chosen:
         if why := give_approval(store, c, by, source, policy):

@@ -20,8 +20,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from dispute_evidence.evidence import kinds as K
-from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.documents import DocumentFacts, Message
 from dispute_evidence.evidence.places import same_place
+from dispute_evidence.evidence.stance import Stance, message_stance
 
 DeliveryState = Literal["delivered", "not_delivered", "unknown"]
 _NEGATIVE = re.compile(
@@ -31,6 +32,7 @@ _NEGATIVE = re.compile(
 )
 READ = ("text", "ocr")  # a document whose text we read: its facts (or their absence) count
 NOT_RECEIVED = "product_not_received"
+_FAILED = re.compile(r"fail|declin|cancel|void|incomplete|requires", re.I)
 FRAUD = ("fraudulent", "unrecognized")
 
 
@@ -203,6 +205,45 @@ class CaseFacts:
     def accept_because(self) -> tuple[str, ...]:
         """Why the merchant's own data says to accept ("" reasons: fight on)."""
         return tuple(c.fact for c in self.contradictions if c.accept)
+
+    @property
+    def credited(self) -> float:
+        """What was credited back on the order: the orders export's refunded amount, else the
+        payments export's refunded amounts."""
+        if self.refunded > 0:
+            return self.refunded
+        return sum(_number(c.get("amount_refunded")) or 0.0 for c in self.charges)
+
+    @property
+    def live_charges(self) -> tuple[dict[str, Any], ...]:
+        """The charges that took money (a failed or declined attempt took none)."""
+        return tuple(
+            c for c in self.charges if not _FAILED.search(str(c.get("payment_status") or ""))
+        )
+
+    @property
+    def disputed_charge(self) -> dict[str, Any] | None:
+        """The charge the dispute is about: the latest one of the disputed amount, else the
+        latest one (a subscription's renewal, not its first charge)."""
+        live = sorted(self.live_charges, key=lambda c: str(c.get("paid_at") or ""))
+        amount = self.dispute.amount
+        same = [
+            c for c in live if amount is not None and _number(c.get("payment_amount")) == amount
+        ]
+        chosen = same or live
+        return chosen[-1] if chosen else None
+
+    def stances(self) -> list[tuple[DocumentFacts, Message, Stance]]:
+        """Each message of the case's documents with its stance for the claim."""
+        from dispute_evidence.evidence.letter import family_of  # the reason's family
+
+        family = family_of(self.reason)
+        charged = day((self.disputed_charge or {}).get("paid_at"))
+        return [
+            (doc, m, message_stance(m.quote.text, family, m.on, charged))
+            for doc in self.documents
+            for m in doc.messages
+        ]
 
     def hidden(self, what: str) -> bool:
         """A date no page states as fact ("ordered", "shipped", "delivered"): the timeline
@@ -445,7 +486,13 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
     """Every named inconsistency of the case, in the order a reviewer would notice them."""
     dates = _timeline_checks(case)
     hidden = any("delivered" in c.hides for c in dates)
-    return [*dates, *_carrier_vs_document(case, hidden), *_status_vs_claim(case)]
+    return [
+        *dates,
+        *_carrier_vs_document(case, hidden),
+        *_status_vs_claim(case),
+        *_charged_twice(case),
+        *_words_against(case),
+    ]
 
 
 _DATES_TODO = (
@@ -517,15 +564,17 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
             "carrier says not delivered", f"carrier shows {case.carrier_delivery.status}",
             "proof of delivery (a delivery confirmation or signature), or consider accepting "
             "the dispute"))  # fmt: skip
-    if reason == "credit_not_processed" and case.refunded > 0:
+    if reason == "credit_not_processed" and case.credited > 0:
+        full = _fully_credited(case)
         out.append(Contradiction(
-            "refund recorded", f"a refund of {_money(case.refunded, case.currency)} is recorded",
-            "if the refund covers the disputed amount, send its receipt (date and reference) "
-            "or accept the dispute: a refund and a lost dispute pay twice"))  # fmt: skip
-    elif case.refunded > 0 and case.total and case.refunded >= case.total:
+            "refund recorded", f"a refund of {_money(case.credited, case.currency)} is recorded"
+            + (f": the {full} was credited" if full else ""),
+            "if the refund went out before the dispute, send its receipt (date and reference): a "
+            "chargeback would pay twice; else accept the dispute", accept=full is not None))  # fmt: skip
+    elif (full := _fully_credited(case)) is not None:
         out.append(Contradiction(
             "order fully refunded",
-            f"the order was fully refunded ({_money(case.refunded, case.currency)})",
+            f"the {full} was fully refunded ({_money(case.credited, case.currency)})",
             "accept the dispute, or send the refund receipt showing it was refunded before "
             "the dispute", accept=True))  # fmt: skip
     if case.cancelled_on:
@@ -533,6 +582,69 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
             "order cancelled", f"the order was cancelled on {case.cancelled_on}",
             "check whether the charge should stand; if not, accept the dispute",
             accept=True))  # fmt: skip
+    return out
+
+
+def _fully_credited(case: CaseFacts) -> str | None:
+    """ "order" or "disputed amount" when a credit covers it, else None."""
+    credited = case.credited
+    if credited <= 0:
+        return None
+    if case.dispute.amount is not None and credited + CENT >= case.dispute.amount:
+        return "disputed amount"
+    if case.total and credited + CENT >= case.total:
+        return "order"
+    return None
+
+
+CENT = 0.005
+
+
+def _charged_twice(case: CaseFacts) -> list[Contradiction]:
+    """A duplicate claim the payments export proves: two charges of one amount on one day."""
+    if case.reason != "duplicate":
+        return []
+    seen: dict[tuple[float | None, str], list[dict[str, Any]]] = {}
+    for c in case.live_charges:
+        seen.setdefault((_number(c.get("payment_amount")), day(c.get("paid_at"))), []).append(c)
+    for (amount, on), same in seen.items():
+        if len(same) > 1 and amount is not None:
+            ids = " and ".join(str(c.get("payment_id") or "?") for c in same)
+            currency = str(same[0].get("currency") or case.currency).upper()
+            return [Contradiction(
+                "charged twice",
+                f"the payments export shows {len(same)} charges of {_money(amount, currency)} "
+                f"on {on or 'the same day'} for this order ({ids})",
+                "refund the second charge and accept the dispute; if they are two purchases, say "
+                "why in a merchant statement and approve fighting it", accept=True)]  # fmt: skip
+    return []
+
+
+def _words_against(case: CaseFacts) -> list[Contradiction]:
+    """What the customer's own words concede, dated and quoted; never argued. It makes the
+    advice "accept" where the reason turns on those words (a defect with nothing saying the
+    goods are fine, a return with no credit, a cancellation before the charge)."""
+    stances = case.stances()
+    supported = any(st.kind == "supports" for _, _, st in stances)
+    out = []
+    for doc, m, st in stances:
+        if st.kind != "concedes":
+            continue
+        when = f"on {m.on.isoformat()} " if m.on else ""
+        who = m.author or "the customer"
+        fact = (f"{who} wrote {when}({doc.name}, page {m.quote.page}): “{m.quote.text}” "
+                f"({st.why})")  # fmt: skip
+        accept = {
+            "product_unacceptable": not supported,
+            "credit_not_processed": case.credited <= 0,
+            "subscription_canceled": True,
+        }.get(case.reason, False)
+        out.append(Contradiction(
+            "the customer's words", fact,
+            "accept the dispute, or answer it in a merchant statement (why no refund is owed, "
+            "why the cancellation came too late) and approve fighting it" if accept
+            else "not quoted in the letter; the rest of the case answers the claim",
+            accept=accept))  # fmt: skip
     return out
 
 

@@ -66,6 +66,9 @@ MAX_ITEMS = 5  # products or files named in one sentence
 FILE = "file:"  # a source key naming one document: "file:<its name>"
 REQUEST = ("For these reasons we ask that the dispute be reversed and the payment of "
            "{amount} stand.")  # fmt: skip
+REQUEST_REST = ("For these reasons we ask that the dispute be reversed and the remaining {rest} "
+                "of the payment stand (the {amount} disputed, less the {credited} already "
+                "credited).")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -224,14 +227,10 @@ class _Facts:
         where = f" to {d.where}" if d.where else ""
         signed = f", signed for by {d.signed_by}" if d.signed_by else ""
         said = f"delivery{on}{where}{signed}" + (f": {_quoted(d.quote)}" if d.quote else ".")
-        out = [Sentence(f"The proof of delivery ({self._cite(d.document, d.page)}) records the "
-                        f"{said}", FILE + d.document)]  # fmt: skip
-        carrier = c.carrier_delivery
-        if carrier.status and not carrier.delivered:
-            out.append(Sentence(f"The carrier's tracking shows “{carrier.status}”; the signed "
-                                "proof of delivery above is the record of the handover.",
-                                "shipments"))  # fmt: skip
-        return out
+        # the shipments sheet's own status beside it (a stale "in transit") is the analyst's to
+        # settle (the report names it), never set against the carrier's signed proof here
+        return [Sentence(f"The proof of delivery ({self._cite(d.document, d.page)}) records the "
+                         f"{said}", FILE + d.document)]  # fmt: skip
 
     def policy(self) -> list[Sentence]:
         out = []
@@ -243,23 +242,68 @@ class _Facts:
         return out[:2]
 
     def messages(self) -> list[Sentence]:
+        """The customer's words that answer the claim (evidence/stance.py), oldest first; a
+        message that concedes the claim, or says nothing to it, is never quoted here."""
         out = []
-        for doc in self.case.documents:
-            for m in doc.messages[:2]:
-                self.argued.add(doc.name)
-                when = f"On {m.on.isoformat()}, " if m.on else ""
-                who = m.author or "the customer"
-                out.append(Sentence(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
-                                    f"{_quoted(m.quote.text)}", FILE + doc.name))  # fmt: skip
+        for doc, m, st in self.case.stances():
+            if st.kind != "supports":
+                continue
+            self.argued.add(doc.name)
+            when = f"On {m.on.isoformat()}, " if m.on else ""
+            who = m.author or "the customer"
+            out.append(Sentence(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
+                                f"{_quoted(m.quote.text)}", FILE + doc.name))  # fmt: skip
         return out[:3]
 
     def refund(self) -> list[Sentence]:
+        """A credit already issued (credit not processed: the credit is the answer)."""
         c = self.case
         if c.refunded > 0:
             return [Sentence(f"A refund of {_money(c.refunded, c.currency)} was issued on this order.", "order")]  # fmt: skip
         for ch in c.charges:
             if float(ch.get("amount_refunded") or 0) > 0:
                 return [Sentence(f"Charge {ch.get('payment_id', '')} shows {_money(ch['amount_refunded'], ch.get('currency'))} refunded.", "payments")]  # fmt: skip
+        return []
+
+    def credit(self) -> list[Sentence]:
+        """A partial credit stated as what it is (never a defence), with what stays disputed."""
+        c, disputed = self.case, self.case.dispute.amount
+        if c.credited <= 0 or disputed is None or c.credited >= disputed:
+            return []
+        currency = c.dispute.currency or c.currency
+        return [Sentence(f"A credit of {_money(c.credited, currency)} was already issued on this "
+                         f"order; this response contests the remaining "
+                         f"{_money(disputed - c.credited, currency)}.",
+                         "order" if c.refunded > 0 else "payments")]  # fmt: skip
+
+    def distinct_charges(self) -> list[Sentence]:
+        """A duplicate claim answered: one charge, or charges that differ (amount or day)."""
+        live = self.case.live_charges
+        if not live or any(x.name == "charged twice" for x in self.case.contradictions):
+            return []
+        parts = [f"{c.get('payment_id', '')} ({_money(c.get('payment_amount'), c.get('currency'))}, {day(c.get('paid_at'))})".replace(", )", ")")
+                 for c in live]  # fmt: skip
+        if len(parts) == 1:
+            text = f"Our payments export shows one charge for this order: {parts[0]}."
+        else:
+            text = (f"Our payments export shows {len(parts)} charges for this order, each of a "
+                    f"different amount or day: {_list(parts)}.")  # fmt: skip
+        return [Sentence(text, "payments")]
+
+    def delivered_to_verified_address(self) -> list[Sentence]:
+        """Fraud's strongest sentence: delivered to the billing address the issuer verified."""
+        c = self.case
+        if not (c.delivery.delivered and c.same_address and c.customer.shipping_address):
+            return []
+        for ch in c.charges:
+            if str(ch.get("avs_line1_check", "")).lower() == "pass":
+                card = (f" ({ch['card_brand']} ending {ch['card_last4']})"
+                        if ch.get("card_brand") and ch.get("card_last4") else "")  # fmt: skip
+                on = f" on {c.delivery.on}" if c.delivery.on and not c.hidden("delivered") else ""
+                return [Sentence(
+                    f"The order was delivered{on} to {c.customer.shipping_address}, the billing "
+                    f"address the card issuer verified for charge {ch.get('payment_id', '')}"
+                    f"{card} (address check: pass).", "payments")]  # fmt: skip
         return []
 
     def charge_list(self) -> list[Sentence]:
@@ -343,18 +387,18 @@ def _qty(q: Any) -> str:
 
 # Per family: which facts argue the case, in the order a reviewer reads them.
 _ARGUMENTS: dict[str, tuple[Callable[[_Facts], list[Sentence]], ...]] = {
-    "fraud": (_Facts.ce3, _Facts.card_checks, _Facts.same_address, _Facts.customer,
-              _Facts.shipped, _Facts.delivery, _Facts.messages, _Facts.files),
-    "not_received": (_Facts.shipped, _Facts.delivery, _Facts.messages, _Facts.files),
-    "not_as_described": (_Facts.delivery, _Facts.policy, _Facts.messages, _Facts.refund,
-                         _Facts.files),
-    "credit_not_processed": (_Facts.refund, _Facts.policy, _Facts.messages, _Facts.delivery,
+    "fraud": (_Facts.messages, _Facts.delivered_to_verified_address, _Facts.ce3,
+              _Facts.card_checks, _Facts.same_address, _Facts.customer, _Facts.shipped,
+              _Facts.delivery, _Facts.files),
+    "not_received": (_Facts.messages, _Facts.delivery, _Facts.shipped, _Facts.files),
+    "not_as_described": (_Facts.messages, _Facts.policy, _Facts.delivery, _Facts.files),
+    "credit_not_processed": (_Facts.refund, _Facts.messages, _Facts.policy, _Facts.delivery,
                              _Facts.files),
-    "subscription_canceled": (_Facts.charge_list, _Facts.descriptions, _Facts.customer,
-                              _Facts.policy, _Facts.messages, _Facts.files),
-    "duplicate": (_Facts.charge_list, _Facts.files),
-    "general": (_Facts.customer, _Facts.shipped, _Facts.delivery, _Facts.policy,
-                _Facts.messages, _Facts.files),
+    "subscription_canceled": (_Facts.messages, _Facts.policy, _Facts.charge_list,
+                              _Facts.descriptions, _Facts.customer, _Facts.files),
+    "duplicate": (_Facts.distinct_charges, _Facts.files),
+    "general": (_Facts.messages, _Facts.delivery, _Facts.shipped, _Facts.customer,
+                _Facts.policy, _Facts.files),
 }  # fmt: skip
 
 
@@ -396,7 +440,15 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
     source = "dispute" if has_dispute else ""
     amount = _money(case.dispute.amount, case.dispute.currency)
     argued = any(s.source != "files" for s in sentences)
+    credit = facts.credit() if family != "credit_not_processed" else []
     request = REQUEST.format(amount=amount or "disputed") if argued and not conceded else ""
+    if request and credit and case.dispute.amount is not None:  # contest what was not credited
+        currency = case.dispute.currency or case.currency
+        request = REQUEST_REST.format(
+            rest=_money(case.dispute.amount - case.credited, currency),
+            amount=amount,
+            credited=_money(case.credited, currency),
+        )
     timeline = tuple(facts.timeline()) if sentences else ()
     points = [s for s in sentences if s.source != "files"]  # printed before the attachments
     rest = [s for s in sentences if s.source == "files"]
@@ -404,7 +456,7 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
         family,
         reason_line(reason, code, brand, amount),
         source,
-        tuple(facts.order()),
+        tuple([*facts.order(), *credit]),
         tuple(sentences),
         timeline,
         tuple(conceded),

@@ -40,6 +40,10 @@ _NOTE = ParagraphStyle(
 )
 NO_CLAIMS = ("We hold no further facts that answer this dispute, so this letter makes no claim; "
              "the data sheet that follows shows the records we have for this order.")  # fmt: skip
+# never "no further facts" beside documents it attaches (issue 36, finding 11)
+NO_CLAIMS_ATTACHED = ("This letter makes no claim of its own; the documents listed below are our "
+                      "response, and the data sheet that follows shows the records we have for "
+                      "this order.")  # fmt: skip
 
 
 def _text(value: object) -> str:
@@ -81,7 +85,8 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.conceded]
     story.append(Paragraph("Why the payment stands" if letter.argues else "Our response", _HEAD))
     if not letter.claims:
-        story.append(Paragraph(_text(NO_CLAIMS), _TEXT))
+        attached = any(s.source == "files" for s in letter.sentences)
+        story.append(Paragraph(_text(NO_CLAIMS_ATTACHED if attached else NO_CLAIMS), _TEXT))
     story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.points]
     # the attachments listed: not a point of "why the payment stands", so not one of its bullets
     story += [

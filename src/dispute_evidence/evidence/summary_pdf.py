@@ -30,7 +30,13 @@ from reportlab.platypus import (
 from reportlab.platypus.doctemplate import LayoutError
 
 from dispute_evidence.evidence import fonts
-from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
+from dispute_evidence.evidence.case import (
+    CaseFacts,
+    Contradiction,
+    Line,
+    build_case,
+    documents_named,
+)
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
@@ -302,14 +308,15 @@ def _shipping_section(case: CaseFacts) -> list[Any]:
                 ("Shipping method", case.shipping_method),
                 ("Shipping address", case.customer.shipping_address),
                 ("Delivery", case.delivery_words),
-                # a contradiction is stated where its facts are shown, never smoothed over
-                ("Note", "; ".join(c.stated for c in case.contradictions)),
+                # a date withheld says so; the contradictions themselves are the analyst's (the
+                # report names them): no internal label reaches the reviewer (issue 36)
+                ("Note", "; ".join(_withheld(c) for c in case.contradictions if c.hides)),
             ]
         ),
         Spacer(1, 2 * mm) if ships else None,
         _table(
             [
-                ["Carrier", "Tracking number", "Shipped (UTC)", "Carrier's record"],
+                ["Carrier", "Tracking number", "Shipped (UTC)", "Status in our records"],
                 *_cut(ships, "shipments"),
             ],
             [30 * mm, 60 * mm, 40 * mm, 40 * mm],
@@ -317,6 +324,12 @@ def _shipping_section(case: CaseFacts) -> list[Any]:
         if ships
         else None,
     )
+
+
+def _withheld(c: Contradiction) -> str:
+    dates = " and ".join({"ordered": "order", "shipped": "ship", "delivered": "delivery"}[h]
+                         for h in c.hides)  # fmt: skip
+    return f"the {dates} dates are not stated here: our records give them out of order"
 
 
 def _customer_section(case: CaseFacts) -> list[Any]:
