@@ -57,7 +57,7 @@ def inbox_sandbox(inbox: Path) -> RunningSandbox:
     """A local API that knows the disputes named in the inbox (as the real provider would)."""
     import pandas as pd
 
-    from dispute_evidence.evidence.case import minor_units
+    from dispute_evidence.evidence.views import minor_units
     from dispute_evidence.ingest import ingest_paths, scan_inbox
     from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
     from dispute_evidence.sandbox.seed import generate_disputes

@@ -18,7 +18,8 @@ import orjson
 from dispute_evidence.api.models import Dispute
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.store.kept import KeptView
-from dispute_evidence.evidence.case import DisputeView, build_case, view_mismatch
+from dispute_evidence.evidence.case import build_case
+from dispute_evidence.evidence.views import DisputeView, view_mismatch
 from dispute_evidence.states import API_VIEW_HELD
 
 

@@ -26,16 +26,10 @@ from dispute_evidence.evidence.case import (
     documents_named,
 )
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.stance import FAMILIES, family_of
 
-FAMILIES = {
-    "fraudulent": "fraud",
-    "unrecognized": "fraud",
-    "product_not_received": "not_received",
-    "product_unacceptable": "not_as_described",
-    "credit_not_processed": "credit_not_processed",
-    "subscription_canceled": "subscription_canceled",
-    "duplicate": "duplicate",
-}
+__all__ = ["FAMILIES", "Letter", "Sentence", "build_letter", "family_of", "letter_for"]
+
 REASON_WORDS = {
     "fraudulent": "the cardholder says they did not authorise this payment (fraud)",
     "unrecognized": "the cardholder does not recognise this payment",
@@ -109,10 +103,6 @@ class Letter:
         said = (*self.context, *self.conceded, *self.sentences, *self.timeline)
         keys += [s.source for s in said]
         return list(dict.fromkeys(keys))
-
-
-def family_of(reason: str) -> str:
-    return FAMILIES.get(reason.strip().lower(), "general")
 
 
 def _money(amount: Any, currency: Any) -> str:

@@ -22,6 +22,21 @@ from typing import Literal
 
 StanceKind = Literal["supports", "concedes", "neutral"]
 
+FAMILIES = {
+    "fraudulent": "fraud",
+    "unrecognized": "fraud",
+    "product_not_received": "not_received",
+    "product_unacceptable": "not_as_described",
+    "credit_not_processed": "credit_not_processed",
+    "subscription_canceled": "subscription_canceled",
+    "duplicate": "duplicate",
+}
+
+
+def family_of(reason: str) -> str:
+    return FAMILIES.get(reason.strip().lower(), "general")
+
+
 _NOT = r"(?:never|not|n't|no|still (?:have|has)n't|yet to|hasn't|haven't|didn't|did not)"
 _NON_RECEIPT = re.compile(
     rf"\b{_NOT}\s+(?:\w+\s+){{0,2}}(?:arrived|received|receive|come|came|got|get|delivered|"
