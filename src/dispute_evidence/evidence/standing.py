@@ -216,14 +216,14 @@ def _counts(tx: pd.DataFrame, disputes: pd.DataFrame, fraud: pd.DataFrame) -> pd
     if frame.empty:
         return frame
     months = frame.index.get_level_values("month")
-    networks = sorted(set(frame.index.get_level_values("network")), key=_network_order)
+    networks = sorted(set(frame.index.get_level_values("network")), key=network_order)
     full = pd.MultiIndex.from_product(
         [_months(months.min(), months.max()), networks], names=["month", "network"]
     )
     return frame.reindex(full, fill_value=0)
 
 
-def _network_order(net: str) -> int:
+def network_order(net: str) -> int:
     order = [*STANDING_NETWORKS, "all"]
     return order.index(net) if net in order else len(order)
 
