@@ -114,6 +114,40 @@ class RetentionPolicy:
         )
 
 
+Schedule = tuple[tuple[str, float], ...]  # (from this day, YYYY-MM-DD: this percent), ascending
+STANDING_NETWORKS = ("visa", "mastercard", "amex", "discover")
+
+
+@dataclass(frozen=True)
+class StandingPolicy:
+    """`[standing]`: each card program's threshold by the day it took effect, the count a
+    program names a merchant from, and the level the report warns at (evidence/standing.py)."""
+
+    warn_percent: float = 0.9
+    # Visa VAMP, merchant "excessive": 2.2% from 1 June 2025, 1.5% from 1 April 2026
+    thresholds: Mapping[str, Schedule] = field(
+        default_factory=lambda: {
+            "visa": (("2025-06-01", 2.2), ("2026-04-01", 1.5)),
+            "mastercard": (("2025-01-01", 1.5),),  # ECM: 1.5%, long standing
+        }
+    )
+    # named only from this many events a month: Visa more than 1,500 fraud reports + disputes,
+    # Mastercard 100 chargebacks
+    floors: Mapping[str, int] = field(default_factory=lambda: {"visa": 1501, "mastercard": 100})
+
+    def threshold(self, network: str, month: str) -> float | None:
+        """The program's percent for a month (YYYY-MM); the first entry for months before it;
+        `all` (no card brand known) is held to Visa's, the strictest; None: no program."""
+        schedule = self.thresholds.get("visa" if network == "all" else network, ())
+        if not schedule:
+            return None
+        first_day = f"{month}-01"
+        return next((pct for day, pct in reversed(schedule) if day <= first_day), schedule[0][1])
+
+    def floor(self, network: str) -> int:
+        return self.floors.get("visa" if network == "all" else network, 0)
+
+
 # -- [evidence] upload and limits (evidence/limits.py checks them; docs/packet.md) -------------
 Upload = Literal["files", "packet"]
 MB = 1_000_000

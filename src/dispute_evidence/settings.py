@@ -74,6 +74,7 @@ from dispute_evidence.settings_sources import (
 from dispute_evidence.settings_sources import (
     find_config as find_config,
 )
+from dispute_evidence.settings_standing import StandingSection
 
 if TYPE_CHECKING:
     from dispute_evidence.evidence.reading import ReadLimits
@@ -81,7 +82,6 @@ if TYPE_CHECKING:
 
 DOTENV = Path(".env")
 NO_CONFIG = "none: defaults"
-
 
 # Where 01/12 is 12 January (CLDR short date patterns M/d/y); elsewhere day first.
 MONTH_FIRST_LOCALES = frozenset(
@@ -466,6 +466,7 @@ class Settings(BaseSettings):
     alerts: AlertsSection = Field(default_factory=AlertsSection)
     advice: AdviceSection = Field(default_factory=AdviceSection)
     retention: RetentionSection = Field(default_factory=RetentionSection)
+    standing: StandingSection = Field(default_factory=StandingSection)
     schedule: ScheduleSection = Field(default_factory=ScheduleSection)
     paths: PathsSection = Field(default_factory=PathsSection)
     prefect: PrefectSection = Field(default_factory=PrefectSection)

@@ -32,6 +32,8 @@ from sqlalchemy.types import TypeEngine
 from dispute_evidence.engine.schema import (
     SCHEMA_VERSION,
     V12_RECORDS,
+    V14_ADDED,
+    V14_NEW,
     alerts_sent,
     approvals,
     generated_docs,
@@ -349,6 +351,26 @@ def _v13_rows(packed: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     }  # fmt: skip
 
 
+def _v14(conn: Connection) -> None:
+    """The standing's records: a dispute's opening date, a charge's capture, fraud reports.
+    A table gaining a field is rebuilt with its rows, the new field before the source columns
+    (as a new state declares it), not added after them."""
+    present = set(inspect(conn).get_table_names())
+    for kind, added in V14_ADDED.items():
+        table = record_table(kind, f"{V12_RECORDS[kind]} {added}", MetaData())
+        if table.name not in present:
+            table.create(conn)
+            continue
+        alter(conn).rename_table(table.name, f"{table.name}_v13")
+        old = Table(f"{table.name}_v13", MetaData(), autoload_with=conn)
+        table.create(conn)
+        names = [c.name for c in table.columns if c.name in old.c]
+        conn.execute(table.insert().from_select(names, select(*(old.c[n] for n in names))))
+        old.drop(conn)
+    for kind, spec in V14_NEW.items():
+        record_table(kind, spec, MetaData()).create(conn, checkfirst=True)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -363,4 +385,5 @@ MIGRATIONS = {
     11: _v11,
     12: _v12,
     13: _v13,
+    14: _v14,
 }

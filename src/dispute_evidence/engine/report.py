@@ -33,6 +33,7 @@ from dispute_evidence.engine.review import (
     held_problems,
     write_approval_preview,
 )
+from dispute_evidence.engine.standing import merchant_standing
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.state_problems import state_problems, weak_evidence
 from dispute_evidence.engine.status import OPEN_DISPUTE, DisputeStatus, FileStatus
@@ -56,6 +57,7 @@ from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.rows import DisputeRow, dispute_rows
+from dispute_evidence.reports.standing import write_standing
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
 from dispute_evidence.states import HoldKind, VerdictKind
@@ -170,6 +172,7 @@ def report(
     picture = Picture.of(table, problems)
     changes = picture.changes_since(Picture.from_kept(store.last_picture()))
     store.keep_picture(picture.kept(), now_iso())  # a dry run writes this to its copy only
+    standing = merchant_standing(store, session.opts.standing)  # before the rest: see there
     rep = RunReport(
         session.run_id,
         outcome,
@@ -183,6 +186,7 @@ def report(
         config=session.config,
         notices=review.notices if review else [],
         cleared=prepared.retention.disputes if prepared.retention else [],
+        standing=write_standing(standing, session.report_folder),
     )
     path = write_report(rep, session.report_folder)
     if not (log := approval_log(store)).empty:  # every approval given, who and how

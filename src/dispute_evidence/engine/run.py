@@ -259,6 +259,7 @@ def run_options(
         alerts=settings.alerts.policy(),
         advice=settings.advice.policy(),
         retention=settings.retention.policy(),
+        standing=settings.standing.policy(),
     )
 
 

@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -213,7 +213,14 @@ V12_RECORDS: dict[str, str] = {
 }
 
 
-RECORD_COLUMNS = V12_RECORDS  # today's are v12's (a later step adding one spells out its own)
+# v14: the merchant's standing (evidence/standing.py): when a dispute opened, whether a charge
+# settled, and the issuers' fraud reports (a new kind)
+V14_ADDED: dict[str, str] = {"disputes": "dispute_date", "payments": "dispute_date captured"}
+V14_NEW: dict[str, str] = {"fraud_warnings": "payment_id order_number reported_at fraud_type"}
+RECORD_COLUMNS = {
+    **{k: f"{spec} {V14_ADDED[k]}" if k in V14_ADDED else spec for k, spec in V12_RECORDS.items()},
+    **V14_NEW,
+}
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:

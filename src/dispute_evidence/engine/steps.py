@@ -70,6 +70,7 @@ from dispute_evidence.policies import (
     ReadPolicy,
     RetentionPolicy,
     ReviewPolicy,
+    StandingPolicy,
 )
 from dispute_evidence.problems import Problem, ProblemKind
 
@@ -110,6 +111,7 @@ class RunOptions:
     alerts: AlertPolicy | None = None  # alerts about disputes at risk (None: none)
     advice: AdvicePolicy = field(default_factory=AdvicePolicy)  # fight or accept ([advice])
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)  # [retention]: off
+    standing: StandingPolicy = field(default_factory=StandingPolicy)  # the card programs
 
 
 @dataclass

@@ -7,13 +7,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Kind = Literal["disputes", "orders", "shipments", "payments", "approvals"]
+Kind = Literal["disputes", "orders", "shipments", "payments", "approvals", "fraud_warnings"]
 
 # canonical field -> required?
 FIELDS: dict[str, dict[str, bool]] = {
     "disputes": {
         "provider_dispute_id": True, "order_number": True, "amount": False, "currency": False,
         "reason": False, "response_due_by": False, "network_reason_code": False,
+        "dispute_date": False,  # when it opened (`initiated_at` too): the standing's month
     },
     "orders": {
         "order_number": True, "product_title": True, "price": True, "quantity": True, "currency_code": True,
@@ -39,10 +40,17 @@ FIELDS: dict[str, dict[str, bool]] = {
         "dispute_evidence_due": False,
         "shipping_address": False, "customer_ip": False, "device_id": False,
         "customer_account_id": False, "card_fingerprint": False,
+        # the standing (evidence/standing.py): when the dispute opened; "false": never settled
+        "dispute_date": False, "captured": False,
     },
     # A person's approvals to send held evidence: the report's disputes.xlsx with its Approve
     # column filled in (engine/review.py). Approve may be blank: that row approves nothing.
     "approvals": {"provider_dispute_id": True, "approve": False, "evidence_version": False},
+    # Early fraud warnings (Visa TC40, Mastercard SAFE) the issuer reported: counted in the
+    # merchant's standing (evidence/standing.py), never sent. A charge or an order, a date.
+    "fraud_warnings": {
+        "payment_id": False, "order_number": False, "reported_at": True, "fraud_type": False,
+    },
 }  # fmt: skip
 DATE_FIELDS = frozenset(
     {
@@ -53,6 +61,8 @@ DATE_FIELDS = frozenset(
         "paid_at",
         "dispute_evidence_due",
         "cancelled_at",
+        "dispute_date",
+        "reported_at",
     }
 )
 NUMBER_FIELDS = frozenset(
@@ -149,8 +159,17 @@ class Mapping:
         return sorted(self.required() - present - set(self.defaults))
 
 
+# Canonical fields a second header also names (the API's own word, Stripe's): the first present
+CANONICAL_ALIASES: dict[tuple[Kind, str], tuple[str, ...]] = {
+    ("disputes", "dispute_date"): ("dispute_date", "initiated_at"),
+    ("fraud_warnings", "payment_id"): ("payment_id", "charge"),
+}
+
+
 def _canonical(kind: Kind) -> Mapping:
-    return Mapping(f"canonical {kind}", kind, {f: (f,) for f in FIELDS[kind]})
+    columns = {f: CANONICAL_ALIASES.get((kind, f), (f,)) for f in FIELDS[kind]}
+    aliased = frozenset(f for k, f in CANONICAL_ALIASES if k == kind)
+    return Mapping(f"canonical {kind}", kind, columns, alternatives=aliased)
 
 
 def _addr(prefix: str) -> tuple[str, ...]:
@@ -214,8 +233,8 @@ STRIPE_PAYMENTS = Mapping(
         "avs_line1_check": ("Card AVS Line1 Status",), "avs_zip_check": ("Card AVS Zip Status",),
         "cvc_check": ("Card CVC Status",), "description": ("Description",),
         "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
-        "dispute_evidence_due": ("Dispute Evidence Due (UTC)",),
-        "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
+        "dispute_evidence_due": ("Dispute Evidence Due (UTC)",), "dispute_date": ("Dispute Date (UTC)",),
+        "captured": ("Captured",), "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
         "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
                              "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
     },
@@ -237,10 +256,26 @@ APPROVALS = Mapping(
     alternatives=frozenset({"provider_dispute_id"}),
 )  # fmt: skip
 
-PRESETS: tuple[Mapping, ...] = (SHOPIFY_ORDERS, SHIPSTATION_ORDERS, STRIPE_PAYMENTS, APPROVALS)
+# Stripe's early fraud warnings (radar.early_fraud_warning: id, charge, created, fraud_type),
+# as a Sigma or API export writes them. `fraud_type` is the signature: no other sheet has it.
+STRIPE_FRAUD_WARNINGS = Mapping(
+    "Stripe early fraud warnings", "fraud_warnings",
+    {
+        "payment_id": ("charge", "Charge ID", "charge_id"),
+        "reported_at": ("created", "Created (UTC)", "Created date (UTC)"),
+        "fraud_type": ("fraud_type",), "order_number": STRIPE_ORDER_KEYS,
+    },
+    signature=frozenset({norm_header("fraud_type")}),
+    alternatives=frozenset({"payment_id", "reported_at", "order_number"}),
+)  # fmt: skip
+
+PRESETS: tuple[Mapping, ...] = (
+    SHOPIFY_ORDERS, SHIPSTATION_ORDERS, STRIPE_PAYMENTS, APPROVALS, STRIPE_FRAUD_WARNINGS
+)  # fmt: skip
 CANONICAL: tuple[Mapping, ...] = (
     _canonical("disputes"),
     _canonical("orders"),
     _canonical("shipments"),
     _canonical("payments"),
+    _canonical("fraud_warnings"),
 )

@@ -12,6 +12,16 @@ from dispute_evidence.reports.wording import NEEDS_A_PERSON, RUN_LEVEL
 
 
 @dataclass
+class StandingSection:
+    """The merchant's standing as the page shows it (reports/standing.py made it)."""
+
+    titles: list[str]
+    rows: list[list[str]]  # the last 12 months, newest first, in words
+    notes: list[str]  # where the counts come from, what they cannot see
+    chart: str = ""  # the chart, an <svg> we drew from numbers ('' none)
+
+
+@dataclass
 class RunReport:
     run_id: str
     outcome: str  # the headline: "5 sent · 3 need you"
@@ -25,6 +35,7 @@ class RunReport:
     config: str = ""  # the config file the run used ("none: defaults")
     notices: list[str] = field(default_factory=list)  # said first (the review policy differs)
     cleared: list[str] = field(default_factory=list)  # disputes [retention] cleared (or would)
+    standing: StandingSection | None = None  # the ratios against the card programs
 
     @property
     def title(self) -> str:

@@ -334,7 +334,8 @@ def write_report(report: RunReport, folder: Path) -> Path:
         _write_table(report.outcomes, folder, "outcomes", "Outcomes")
     (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
     (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
-    shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "file_matches.csv", "payloads/")
+    shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "standing.xlsx", "file_matches.csv",
+             "payloads/")  # fmt: skip
     links = [n for n in shown if (folder / n).exists()]  # a dry run's preview too
     (folder / "summary.html").write_text(render_page(report, folder, links), encoding="utf-8")
     _private_files(folder)

@@ -96,6 +96,13 @@ class Records(StoreBase):
                 out[kind] = pd.read_sql(query, c).fillna("")
         return out
 
+    def kinds_read(self) -> set[str]:
+        """The table kinds of every file read so far, a sheet of no rows included (an empty
+        fraud-warnings sheet says "none", where no sheet says nothing)."""
+        with self.engine.connect() as c:
+            texts = c.execute(select(ingested_files.c.summary)).scalars().all()
+        return {str(s["kind"]) for t in texts if t for s in json.loads(t) if s.get("kind")}
+
     def needs_rebuild(self, inputs: str | None = None) -> bool:
         """Records arrived since the last build (also true after a run died between the two),
         or what else shapes a payload (`inputs`: the merchant profile, settings) changed."""

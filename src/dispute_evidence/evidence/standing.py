@@ -1,0 +1,360 @@
+"""The merchant's standing: each month's dispute ratio per card network, against the card
+programs' thresholds (Visa VAMP, Mastercard ECM; `[standing]`, ../shared/spec/monitoring-
+programs.md). Pure: records in, a table and plain lines out; no state, no network.
+
+- Transactions: settled charges of the payments export, by card brand (succeeded; a charge
+  never captured or voided never settled; a refund after capture is still a settled sale).
+  Without a payments export: the orders export's orders, network `all` (no brand known).
+- Disputes: each in the month it opened (the API's `initiated_at` once read, else the payments
+  export's dispute date, else the disputes list's), by the disputed charge's card brand, else
+  the network its reason code belongs to.
+- Fraud reports (issuers' early fraud warnings, TC40/SAFE): from a fraud-warnings sheet, in
+  the month reported, by the reported charge's brand.
+
+Visa (and `all`): (fraud reports + disputes) / settled transactions of the same month.
+Mastercard: this month's chargebacks / LAST month's transactions (its `transactions` cell is
+that denominator). Amex and Discover: disputes / the month's transactions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
+
+COLUMNS = [
+    "month",
+    "network",
+    "transactions",
+    "disputes",
+    "fraud_reports",
+    "ratio_percent",
+    "threshold_percent",
+    "status",
+]
+# what-if and plain words, beside the file's columns (the page, the sheet's second tab)
+WHAT_IF = ["ratio_without_ce3_percent", "projected_percent", "projected_events", "note"]
+NAMES = {
+    "visa": "Visa",
+    "mastercard": "Mastercard",
+    "amex": "American Express",
+    "discover": "Discover",
+    "all": "all cards",
+}
+FRAUD_COUNTED = frozenset({"visa", "all"})  # VAMP counts fraud reports; the others do not
+LAST_MONTH_DENOMINATOR = frozenset({"mastercard"})
+# a charge or order in these states never settled (voided, refunded before capture, failed)
+NOT_SETTLED = frozenset(
+    {"failed", "canceled", "cancelled", "voided", "void", "uncaptured", "pending",
+     "authorized", "authorised", "expired", "requires_payment_method", "requires_capture",
+     "requires_action", "requires_confirmation", "processing", "blocked"}
+)  # fmt: skip
+FALSE = frozenset({"false", "no", "0", "n", "f"})
+_BRANDS = {
+    "visa": "visa",
+    "mastercard": "mastercard",
+    "mc": "mastercard",
+    "americanexpress": "amex",
+    "amex": "amex",
+    "discover": "discover",
+}
+_VISA_CODE = re.compile(r"^1[0-3]\.\d{1,2}$")
+_MASTERCARD_CODE = re.compile(r"^4[89]\d\d$")
+_AMEX_CODE = re.compile(r"^([ACMPR]\d{2}|F\d{2}|FR\d)$")
+_DISCOVER_CODE = re.compile(r"^(UA\d{2}|AA|AP|AW|CD|DP|IC|IN|LP|NF|PM|RG|RM|RN2|TF)$")
+_MONTH = re.compile(r"^\d{4}-\d{2}")
+
+
+@dataclass(frozen=True)
+class StandingInputs:
+    """What the state holds, as records: None for an export never given."""
+
+    disputes: pd.DataFrame
+    payments: pd.DataFrame | None = None
+    orders: pd.DataFrame | None = None
+    fraud: pd.DataFrame | None = None  # None: no fraud-warnings sheet; empty: one listing none
+    opened: Mapping[str, str] = field(default_factory=dict)  # pid -> the API's initiated_at
+    ce3_qualified: frozenset[str] = frozenset()  # fraud disputes CE 3.0 covers (VAMP omits)
+
+
+@dataclass
+class Standing:
+    table: pd.DataFrame  # COLUMNS + WHAT_IF, month then network
+    notes: list[str]  # where the counts come from, and what they cannot see
+
+    def file_rows(self) -> pd.DataFrame:
+        return self.table[COLUMNS]
+
+
+def card_network(brand: pd.Series) -> pd.Series:
+    """visa|mastercard|amex|discover from a card brand as exports write it ('' otherwise)."""
+    key = brand.astype(str).str.lower().str.replace(r"[^a-z]", "", regex=True)
+    return key.map(_BRANDS).fillna("").astype(str)
+
+
+def code_network(code: pd.Series) -> pd.Series:
+    """The network a reason code belongs to (Visa 10.4, Mastercard 4853, Amex F29, Discover
+    UA02), '' when it names none."""
+    text = code.astype(str).str.strip().str.upper()
+    out = pd.Series("", index=code.index, dtype=object)
+    for net, pattern in (("visa", _VISA_CODE), ("mastercard", _MASTERCARD_CODE),
+                         ("amex", _AMEX_CODE), ("discover", _DISCOVER_CODE)):  # fmt: skip
+        out = out.mask((out == "") & text.str.match(pattern), net)
+    return out.astype(str)
+
+
+def month_of(when: pd.Series) -> pd.Series:
+    """YYYY-MM of ISO dates as the ingest writes them ('' when not a date)."""
+    text = when.astype(str)
+    return text.str.slice(0, 7).where(text.str.match(_MONTH), "")
+
+
+def _col(frame: pd.DataFrame, name: str) -> pd.Series:
+    if name in frame:
+        return frame[name].fillna("").astype(str)
+    return pd.Series("", index=frame.index, dtype=object)
+
+
+def settled_charges(payments: pd.DataFrame) -> pd.DataFrame:
+    """One row per settled charge: its month and network ('' for another brand)."""
+    p = payments.drop_duplicates("payment_id", keep="last")
+    status = _col(p, "payment_status").str.strip().str.lower().str.replace(" ", "_")
+    never = status.isin(NOT_SETTLED) | _col(p, "captured").str.strip().str.lower().isin(FALSE)
+    p = p.loc[~never]
+    return pd.DataFrame({"month": month_of(_col(p, "paid_at")),
+                         "network": card_network(_col(p, "card_brand"))})  # fmt: skip
+
+
+def settled_orders(orders: pd.DataFrame) -> pd.DataFrame:
+    """One row per order that settled (not voided, not only authorised), network `all`."""
+    o = orders.drop_duplicates("order_number", keep="last")
+    status = _col(o, "financial_status").str.strip().str.lower().str.replace(" ", "_")
+    o = o.loc[~status.isin(NOT_SETTLED)]
+    return pd.DataFrame({"month": month_of(_col(o, "order_date")), "network": "all"})
+
+
+def _disputed_charges(payments: pd.DataFrame | None) -> pd.DataFrame:
+    """Per order number: the disputed charge's brand network and dispute date (the charge with
+    a dispute, else the order's last charge)."""
+    if payments is None or payments.empty:
+        return pd.DataFrame(columns=["network", "date"], index=pd.Index([], name="order_number"))
+    p = payments.assign(
+        network=card_network(_col(payments, "card_brand")),
+        date=_col(payments, "dispute_date"),
+        disputed=(_col(payments, "dispute_reason") != "") | (_col(payments, "dispute_date") != ""),
+    )
+    p = p.sort_values("disputed", kind="stable").drop_duplicates("order_number", keep="last")
+    return p.set_index(p["order_number"].astype(str))[["network", "date"]]
+
+
+def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
+    """One row per dispute: its month ('' unknown), network ('' unknown), its order and
+    whether CE 3.0 covers it."""
+    d = inputs.disputes.drop_duplicates("provider_dispute_id", keep="last")
+    pids = d["provider_dispute_id"].astype(str)
+    orders = _col(d, "order_number")
+    charge = _disputed_charges(inputs.payments).reindex(orders.to_numpy())
+    charge.index = d.index
+    opened = pids.map(inputs.opened).fillna("").astype(str)
+    when = opened.where(opened != "", charge["date"].fillna("").astype(str))
+    when = when.where(when != "", _col(d, "dispute_date"))
+    if by_brand:
+        network = charge["network"].fillna("").astype(str)
+        network = network.where(network != "", code_network(_col(d, "network_reason_code")))
+    else:
+        network = pd.Series("all", index=d.index)
+    return pd.DataFrame({"month": month_of(when), "network": network, "order_number": orders,
+                         "ce3": pids.isin(inputs.ce3_qualified)})  # fmt: skip
+
+
+def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -> pd.DataFrame:
+    """One row per fraud report: its month, network, and whether CE 3.0 covers its dispute."""
+    f = inputs.fraud if inputs.fraud is not None else pd.DataFrame()
+    if f.empty:
+        return pd.DataFrame(columns=["month", "network", "ce3"])
+    order = _col(f, "order_number")
+    network = pd.Series("all", index=f.index)
+    if by_brand and inputs.payments is not None:
+        p = inputs.payments.drop_duplicates("payment_id", keep="last")
+        brands = pd.Series(card_network(_col(p, "card_brand")).to_numpy(), index=p["payment_id"])
+        orders = pd.Series(_col(p, "order_number").to_numpy(), index=p["payment_id"])
+        charge = _col(f, "payment_id")
+        network = charge.map(brands).fillna("").astype(str)
+        order = order.where(order != "", charge.map(orders).fillna("").astype(str))
+    return pd.DataFrame({"month": month_of(_col(f, "reported_at")), "network": network,
+                         "ce3": order.isin(ce3_orders) & (order != "")})  # fmt: skip
+
+
+def _months(first: str, last: str) -> list[str]:
+    return [str(p) for p in pd.period_range(first, last, freq="M")]
+
+
+def _counts(tx: pd.DataFrame, disputes: pd.DataFrame, fraud: pd.DataFrame) -> pd.DataFrame:
+    """transactions, disputes, fraud_reports and the CE 3.0-covered ones per (month, network),
+    every month from the first to the last, zeros where nothing happened."""
+    parts = {
+        "transactions": tx,
+        "disputes": disputes,
+        "fraud_reports": fraud,
+        "ce3_disputes": disputes.loc[disputes["ce3"].astype(bool)],
+        "ce3_fraud": fraud.loc[fraud["ce3"].astype(bool)] if not fraud.empty else fraud,
+    }
+    counted = {
+        name: part.loc[(part["month"] != "") & part["network"].isin([*STANDING_NETWORKS, "all"])]
+        .groupby(["month", "network"])
+        .size()
+        for name, part in parts.items()
+    }
+    frame = pd.DataFrame(counted).fillna(0).astype(int)
+    if frame.empty:
+        return frame
+    months = frame.index.get_level_values("month")
+    networks = sorted(set(frame.index.get_level_values("network")), key=network_order)
+    full = pd.MultiIndex.from_product(
+        [_months(months.min(), months.max()), networks], names=["month", "network"]
+    )
+    return frame.reindex(full, fill_value=0)
+
+
+def network_order(net: str) -> int:
+    order = [*STANDING_NETWORKS, "all"]
+    return order.index(net) if net in order else len(order)
+
+
+def standing(
+    inputs: StandingInputs, policy: StandingPolicy, now: datetime | None = None
+) -> Standing:
+    """Each month's ratio per network against its program, with what-if columns and notes."""
+    now = (now or datetime.now(UTC)).astimezone(UTC)
+    by_brand = inputs.payments is not None and not inputs.payments.empty
+    if by_brand and inputs.payments is not None:
+        tx = settled_charges(inputs.payments)
+    elif inputs.orders is not None and not inputs.orders.empty:
+        tx = settled_orders(inputs.orders)
+    else:
+        tx = pd.DataFrame(columns=["month", "network"])
+    disputes = dispute_events(inputs, by_brand)
+    ce3_orders = set(disputes.loc[disputes["ce3"], "order_number"]) - {""}
+    fraud = fraud_events(inputs, by_brand, ce3_orders)
+    counts = _counts(tx, disputes, fraud)
+    table = _ratios(counts, policy, now) if not counts.empty else _empty()
+    return Standing(table, _notes(inputs, by_brand, tx, disputes, fraud))
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame(columns=[*COLUMNS, *WHAT_IF])
+
+
+def _ratios(counts: pd.DataFrame, policy: StandingPolicy, now: datetime) -> pd.DataFrame:
+    c = counts.reset_index()
+    net, month = c["network"], c["month"]
+    fraud_in = net.isin(FRAUD_COUNTED)
+    events = c["disputes"] + c["fraud_reports"].where(fraud_in, 0)
+    covered = c["ce3_disputes"] + c["ce3_fraud"].where(fraud_in, 0)
+    last_month = c.groupby("network")["transactions"].shift(1)  # months are consecutive
+    denominator = c["transactions"].where(~net.isin(LAST_MONTH_DENOMINATOR), last_month)
+    has = denominator.fillna(0) > 0
+    ratio = (events / denominator * 100).where(has)
+    threshold = pd.Series([policy.threshold(n, m) for n, m in zip(net, month, strict=True)],
+                          dtype=float)  # fmt: skip
+    floor = net.map(policy.floor)
+    over = (ratio >= threshold) & (events >= floor)
+    watch = ratio >= policy.warn_percent
+    pace = _pace(month, now)
+    projected_events = events / pace
+    projected_denominator = denominator.where(net.isin(LAST_MONTH_DENOMINATOR), denominator / pace)
+    out = pd.DataFrame(
+        {
+            "month": month,
+            "network": net,
+            "transactions": denominator.fillna(0).astype(int),
+            "disputes": c["disputes"],
+            "fraud_reports": c["fraud_reports"],
+            "ratio_percent": ratio.round(3),
+            "threshold_percent": threshold,
+            "status": np.select([over.to_numpy(), watch.to_numpy()], ["over", "watch"], "ok"),
+            "ratio_without_ce3_percent": ((events - covered) / denominator * 100)
+            .where(has)
+            .round(3),
+            "projected_percent": (projected_events / projected_denominator * 100)
+            .where(has)
+            .round(3),
+            "projected_events": projected_events.round().astype(int),
+        }
+    )
+    out["note"] = [_row_note(r, policy, now) for r in out.itertuples(index=False)]
+    return out
+
+
+def _pace(month: pd.Series, now: datetime) -> pd.Series:
+    """The share of each month gone by: 1 for a past month, the elapsed part of this one."""
+    start = pd.Timestamp(now.year, now.month, 1, tz="UTC")
+    length = (start + pd.offsets.MonthBegin(1)) - start
+    elapsed = max((pd.Timestamp(now) - start) / length, 1 / (31 * 24))  # never divide by 0
+    return pd.Series(np.where(month == start.strftime("%Y-%m"), elapsed, 1.0), index=month.index)
+
+
+def _row_note(r: Any, policy: StandingPolicy, now: datetime) -> str:
+    """Plain words for one row: why no ratio, a floor that keeps it from `over`, the pace."""
+    net, month = str(r.network), str(r.month)
+    name, ratio = NAMES.get(net, net), r.ratio_percent
+    threshold = r.threshold_percent
+    parts = []
+    if ratio != ratio:  # NaN: nothing to divide by
+        if net in LAST_MONTH_DENOMINATOR:
+            parts.append(f"no {name} transactions the month before in your exports: no ratio "
+                         "(Mastercard divides by last month's)")  # fmt: skip
+        else:
+            parts.append("no transactions in your exports for this month: no ratio")
+    elif threshold == threshold and ratio >= threshold and r.status != "over":
+        floor = policy.floor(net)
+        parts.append(f"over {name}'s {threshold:g}% but below its {floor:,}-a-month floor: the "
+                     "program does not name you, your acquirer may")  # fmt: skip
+    if month == now.strftime("%Y-%m"):
+        projected = r.projected_percent
+        at_pace = (
+            f": at this pace {projected:.2f}% by the month's end" if projected == projected else ""
+        )
+        parts.append(f"month so far (to {now:%d %B}){at_pace}")
+    return "; ".join(parts)
+
+
+def _notes(
+    inputs: StandingInputs,
+    by_brand: bool,
+    tx: pd.DataFrame,
+    disputes: pd.DataFrame,
+    fraud: pd.DataFrame,
+) -> list[str]:
+    """Where the counts come from, and what they leave out, in plain lines."""
+    notes = []
+    if by_brand:
+        other = int((tx["network"] == "").sum())
+        notes.append(f"transactions: {len(tx):,} settled charge(s) from your payments export, "
+                     "by card brand" + (f" ({other:,} on other cards, in no row)" if other else ""))  # fmt: skip
+    elif not tx.empty:
+        notes.append(f"transactions: {len(tx):,} order(s) from your orders export (no payments "
+                     "export: no card brand, one row per month as 'all', held to Visa's level)")  # fmt: skip
+    else:
+        notes.append("transactions: no payments or orders export yet: no ratio can be worked out")
+    if inputs.fraud is None:
+        notes.append("fraud reports: not in your exports; the ratio counts disputes only")
+    elif inputs.fraud.empty:
+        notes.append("fraud reports: your fraud-warnings sheet lists none")
+    else:
+        notes.append(f"fraud reports: {len(fraud):,} from your fraud-warnings sheet")
+    if undated := int((disputes["month"] == "").sum()):
+        notes.append(f"{undated:,} dispute(s) with no opening date (not read from the API yet, "
+                     "no dispute date in your exports): not counted")  # fmt: skip
+    if by_brand and (
+        unknown := int(((disputes["month"] != "") & (disputes["network"] == "")).sum())
+    ):
+        notes.append(f"{unknown:,} dispute(s) on no known card brand or reason code: not counted")
+    return notes

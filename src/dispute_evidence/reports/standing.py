@@ -1,0 +1,198 @@
+"""The merchant's standing in the report: standing.csv and standing.xlsx (the month's ratio per
+card network against its program), standing.svg (the last 12 months, a chart drawn with
+reportlab's graphics, already a dependency for the PDFs: no plotting library to add), and what
+the page shows of it (the chart inline: our own drawing of numbers and network names).
+
+Every value is a number, a date or one of our own words, but the cells are escaped as every
+other report file's are (reports/writer.py): a file's rules do not depend on today's columns."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import xlsxwriter
+from reportlab.graphics import renderSVG
+from reportlab.graphics.charts.legends import Legend
+from reportlab.graphics.charts.lineplots import LinePlot
+from reportlab.graphics.shapes import Drawing, String
+from reportlab.lib import colors
+
+from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing
+from dispute_evidence.reports.run_report import StandingSection
+from dispute_evidence.reports.writer import (
+    _XLSX_OPTIONS,
+    _escape_frame,
+    escape_cell,
+    private_folder,
+)
+
+CHART_MONTHS = 12
+COLOURS = {"visa": "#1a1f71", "mastercard": "#eb001b", "amex": "#2e77bc",
+           "discover": "#f58220", "all": "#444444"}  # fmt: skip
+STATUS_FILLS = {"ok": "#C6EFCE", "watch": "#FFEB9C", "over": "#FFC7CE"}
+TITLES = {
+    "ratio_without_ce3_percent": "ratio without CE 3.0 fraud (%)",
+    "projected_percent": "at this pace by month end (%)",
+    "projected_events": "events by month end at this pace",
+    "note": "note",
+}
+
+
+def write_standing(result: Standing, folder: Path) -> StandingSection:
+    """standing.csv, standing.xlsx (the table, then what-if columns and notes) and
+    standing.svg (the chart, when there is a month to show); what the page shows of them.
+    Written before the rest of the report, which makes the files private and copies them."""
+    private_folder(folder)
+    rows = _escape_frame(result.file_rows())
+    rows.to_csv(folder / "standing.csv", index=False)
+    with xlsxwriter.Workbook(str(folder / "standing.xlsx"), _XLSX_OPTIONS) as book:
+        header = book.add_format({"bold": True, "bg_color": "#DDEBF7", "border": 1})
+        fills = {k: book.add_format({"bg_color": c}) for k, c in STATUS_FILLS.items()}
+        sheet = book.add_worksheet("Standing")
+        _rows(sheet, header, result.table[COLUMNS], fills)
+        extra = result.table[["month", "network", *WHAT_IF]].rename(columns=TITLES)
+        _rows(book.add_worksheet("What if and notes"), header, extra, {})
+        notes = book.add_worksheet("Where the counts come from")
+        for i, line in enumerate(result.notes):
+            notes.write_string(i, 0, escape_cell(line))
+        notes.set_column(0, 0, 110)
+    chart = ""
+    if not result.table.empty:
+        svg = chart_svg(result.table)
+        (folder / "standing.svg").write_text(svg, encoding="utf-8")
+        chart = svg[svg.index("<svg") :]  # in the page itself: it stays self-contained
+    return StandingSection(PAGE_TITLES, page_rows(result), list(result.notes), chart)
+
+
+def _rows(sheet: Any, header: Any, frame: pd.DataFrame, fills: dict[str, Any]) -> None:
+    """The frame's rows: numbers as numbers, a missing ratio as an empty cell, text escaped;
+    the status cell coloured."""
+    sheet.write_row(0, 0, [str(c) for c in frame.columns], header)
+    status = list(frame.columns).index("status") if "status" in frame else None
+    for r, values in enumerate(frame.itertuples(index=False, name=None), start=1):
+        for c, value in enumerate(values):
+            if isinstance(value, str):
+                sheet.write_string(
+                    r, c, escape_cell(value), fills.get(value) if c == status else None
+                )
+            elif value is not None and not (isinstance(value, float) and math.isnan(value)):
+                sheet.write_number(r, c, float(value))
+    widths = [max(len(str(c)), 10) + 2 for c in frame.columns]
+    for i, width in enumerate(widths):
+        sheet.set_column(i, i, 80 if frame.columns[i] in ("note", TITLES["note"]) else width)
+    sheet.freeze_panes(1, 0)
+
+
+def last_months(table: pd.DataFrame, months: int = CHART_MONTHS) -> pd.DataFrame:
+    shown = sorted(set(table["month"]))[-months:]
+    return table.loc[table["month"].isin(shown)]
+
+
+def chart_svg(table: pd.DataFrame) -> str:
+    """The last 12 months' ratio per network (solid) against its program's threshold (dashed)."""
+    recent = last_months(table)
+    months = sorted(set(recent["month"]))
+    drawing = Drawing(520, 280)
+    plot = LinePlot()
+    plot.x, plot.y, plot.width, plot.height = 40, 62, 470, 180
+    data: list[list[tuple[float, float]]] = []
+    styles: list[tuple[str, tuple[int, ...] | None, float]] = []
+    legend: list[tuple[Any, str]] = []
+    for net, rows in recent.groupby("network", sort=False):
+        colour = COLOURS.get(str(net), "#444444")
+        at = rows.set_index("month")
+        for segment in _segments(months, at["ratio_percent"]):
+            data.append(segment)
+            styles.append((colour, None, 2.0))
+        for segment in _segments(months, at["threshold_percent"]):
+            data.append(_steps(segment))
+            styles.append((colour, (4, 3), 1.0))
+        legend.append((colors.HexColor(colour), NAMES.get(str(net), str(net))))
+    plot.data = data or [[(0, 0)]]
+    for i, (colour, dash, width) in enumerate(styles):
+        plot.lines[i].strokeColor = colors.HexColor(colour)
+        plot.lines[i].strokeWidth = width
+        plot.lines[i].strokeDashArray = dash
+    _axes(plot, months, data)
+    drawing.add(plot)
+    drawing.add(_legend(legend))
+    drawing.add(String(8, 262, "Dispute ratio by month, %: solid yours, dashed the program's threshold",
+                       fontSize=13, fillColor=colors.HexColor("#222222")))  # fmt: skip
+    return str(renderSVG.drawToString(drawing))
+
+
+def _segments(months: list[str], values: pd.Series) -> list[list[tuple[float, float]]]:
+    """Runs of months with a value, as (month index, value): a gap breaks the line."""
+    runs: list[list[tuple[float, float]]] = [[]]
+    for i, month in enumerate(months):
+        value = values.get(month)
+        if value is None or value != value:
+            runs.append([])
+        else:
+            runs[-1].append((float(i), float(value)))
+    return [r for r in runs if r]
+
+
+def _steps(segment: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """A threshold holds for a whole month and changes at its first day: drawn as steps."""
+    points: list[tuple[float, float]] = []
+    for x, y in segment:
+        points += [(x - 0.5, y), (x + 0.5, y)]
+    return points
+
+
+def _axes(plot: LinePlot, months: list[str], data: list[list[tuple[float, float]]]) -> None:
+    top = max([y for series in data for _, y in series] + [1.0])
+    plot.xValueAxis.valueMin, plot.xValueAxis.valueMax = -0.5, max(len(months) - 1, 1) + 0.5
+    plot.xValueAxis.valueSteps = list(range(len(months)))
+    plot.xValueAxis.labelTextFormat = lambda i: _month_label(months, i)
+    plot.xValueAxis.labels.fontSize = 11
+    plot.xValueAxis.labels.angle = 40
+    plot.xValueAxis.labels.boxAnchor = "ne"
+    plot.yValueAxis.valueMin, plot.yValueAxis.valueMax = 0, math.ceil(top * 1.15 * 2) / 2
+    plot.yValueAxis.labelTextFormat = "%.1f"
+    plot.yValueAxis.labels.fontSize = 11
+    plot.yValueAxis.visibleGrid = True
+    plot.yValueAxis.gridStrokeColor = colors.HexColor("#e3e3e3")
+
+
+def _month_label(months: list[str], i: float) -> str:
+    k = int(round(i))
+    if not 0 <= k < len(months):
+        return ""
+    return str(pd.Period(months[k], freq="M").strftime("%b %y"))
+
+
+def _legend(items: list[tuple[Any, str]]) -> Legend:
+    legend = Legend()
+    legend.x, legend.y = 40, 12
+    legend.alignment = "right"
+    legend.columnMaximum = 1
+    legend.fontSize = 11
+    legend.dx, legend.dy, legend.deltax = 16, 5, 120
+    legend.colorNamePairs = items or [(colors.HexColor("#444444"), "no data")]
+    return legend
+
+
+def page_rows(result: Standing, months: int = CHART_MONTHS) -> list[list[str]]:
+    """The page's table: the last months, newest first, every value in words."""
+    recent = last_months(result.table, months).sort_values(
+        ["month", "network"], ascending=[False, True]
+    )
+    return [
+        [r.month, NAMES.get(r.network, r.network), f"{r.transactions:,}", f"{r.disputes:,}",
+         f"{r.fraud_reports:,}", _pct(r.ratio_percent), _pct(r.threshold_percent), r.status,
+         _pct(r.ratio_without_ce3_percent), r.note]
+        for r in recent.itertuples(index=False)
+    ]  # fmt: skip
+
+
+PAGE_TITLES = ["Month", "Network", "Transactions", "Disputes", "Fraud reports", "Ratio",
+               "Threshold", "Status", "Without CE 3.0 fraud", "Note"]  # fmt: skip
+
+
+def _pct(value: Any) -> str:
+    return "" if value is None or value != value else f"{float(value):.2f}%"
