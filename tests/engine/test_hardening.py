@@ -46,8 +46,11 @@ async def test_a_payload_the_model_refuses_fails_that_dispute_only(sandbox_facto
     prepare_step(store, options(inbox), ingested, run_id, rebuild=True)
     store._run(
         "UPDATE disputes SET payload = :p WHERE provider_dispute_id = 'dp_test_1'",
-        {"p": b'{"products": [{"quantity": null}]}'},
-    )  # a payload our builder would never make
+        {
+            "p": b'{"products": [{"quantity": null}], "additional_evidence": '
+            b'{"customer_email": "c1@example.com"}}'
+        },
+    )  # a payload our builder would never make (its letter claims: not held as no-claim)
     stats, _ = await run_once(store, sb.base_url, inbox)
     status = store.dispute_rows().set_index("provider_dispute_id")["status"]
     assert status.to_dict() == {

@@ -217,3 +217,54 @@ def test_finding_11_a_letter_that_makes_no_claim_is_held_and_never_says_no_furth
     monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD_WITHOUT_CLAIM", "false")
     run_cli("--inbox", str(inbox))
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1  # the setting sends it anyway
+
+
+def test_finding_5_an_order_in_two_parcels_is_delivered_in_part_and_unfulfilled_is_not_printed(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=_rows(1))
+    use_sandbox(sb, monkeypatch)
+    inbox = _inbox(tmp_path, ["product_not_received"])
+    write_rows(inbox / "orders.csv", [*ORDERS, "fulfillment_status"], [
+        [5000, "Skateboard deck", "129", 1, "USD", "c0@example.com", "C 0",
+         "1 Elm St, Boston, MA 02108", "2026-10-01", "unfulfilled"]])  # fmt: skip
+    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier",
+               "shipped_at", "delivered_at", "delivery_status"], [
+        [5000, "1Z0", "UPS", "2026-10-02", "2026-10-05", "Delivered"],
+        [5000, "1Z1", "UPS", "2026-10-02", "", "In transit"]])  # fmt: skip
+    run_cli("--inbox", str(inbox))
+    row = latest_disputes(tmp_path).loc["dp_test_0"]
+    assert row["Evidence (by reason)"].startswith("weak: 1 of 2 parcels are shown delivered"), row
+    assert "fulfilment status" in row["Contradictions"]
+    text = _letter(sb, "dp_test_0")
+    assert ("The carrier records parcel 1Z0 of this order as delivered on 2026-10-05; 1Z1 is "
+            "not shown delivered.") in text, text  # fmt: skip
+    assert "records the order as delivered" not in text
+    names = [
+        f["file_name"] for f in sb.snapshot()["dp_test_0"]["files"] if "summary" in f["file_name"]
+    ]
+    sql = "SELECT content FROM files WHERE file_name = ?"
+    body = sb.call(lambda store: bytes(store._db.execute(sql, (names[-1],)).fetchone()[0]))
+    sheet = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages)
+    assert "unfulfilled" not in sheet.split("Evidence summary: dispute")[1]
+
+
+def test_finding_8_the_letter_opens_by_identifying_the_disputed_renewal(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=_rows(1))
+    use_sandbox(sb, monkeypatch)
+    inbox = _inbox(tmp_path, ["subscription_canceled"])
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
+               "currency", "network_reason_code"], [["dp_test_0", "#5000", "subscription_canceled",
+               129.0, "USD", "13.2"]])  # fmt: skip
+    write_rows(inbox / "payments.csv", PAYMENTS, [
+        ["ch_first", "5000", "2026-09-01", "129", "0", "usd", "Paid", "Visa", "4242", "", "", ""],
+        ["ch_renew", "5000", "2026-10-01", "129", "0", "usd", "Paid", "Visa", "4242", "", "", ""],
+    ])  # fmt: skip
+    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD_WITHOUT_CLAIM", "false")
+    run_cli("--inbox", str(inbox))
+    head = _letter(sb, "dp_test_0").split("To the reviewer")[0]
+    assert "Disputed charge ch_renew · 2026-10-01 · 129.00 USD" in head, head
+    assert "Card Visa ending 4242" in head and "Reason 13.2 (the cardholder says" in head
+    assert "Customer (as entered at checkout) C 0 · c0@example.com" in head

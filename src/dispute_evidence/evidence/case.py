@@ -223,6 +223,11 @@ class CaseFacts:
         chosen = same or live
         return chosen[-1] if chosen else None
 
+    @property
+    def hidden_fulfilment(self) -> bool:
+        """Whether the fulfilment status contradicts a recorded shipment (not printed)."""
+        return any(c.name == "fulfilment status" for c in self.contradictions)
+
     def stances(self) -> list[tuple[DocumentFacts, Message, Stance]]:
         """Each message of the case's documents with its stance for the claim."""
         family = family_of(self.reason)
@@ -480,6 +485,7 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
         *_status_vs_claim(case),
         *_charged_twice(case),
         *_words_against(case),
+        *_shipped_in_part(case),
     ]
 
 
@@ -570,6 +576,29 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
             "order cancelled", f"the order was cancelled on {case.cancelled_on}",
             "check whether the charge should stand; if not, accept the dispute",
             accept=True))  # fmt: skip
+    return out
+
+
+def _shipped_in_part(case: CaseFacts) -> list[Contradiction]:
+    """An order in several parcels, some delivered and some not: delivery stated as partial;
+    and Shopify's "unfulfilled" beside a recorded shipment (a courier portal's parcel)."""
+    out = []
+    parcels = [s for s in case.shipments if s.tracking_number]
+    open_ = [s for s in parcels if not s.delivery.delivered]
+    if case.delivery.delivered and case.delivery.source != "files" and open_ and len(parcels) > 1:
+        left = ", ".join(f"{s.tracking_number} ({s.delivery.status or 'no delivery recorded'})"
+                         for s in open_)  # fmt: skip
+        out.append(Contradiction(
+            "delivered in part", f"{len(parcels) - len(open_)} of {len(parcels)} parcels are "
+            f"shown delivered; not delivered: {left}",
+            "proof of delivery of every parcel, or accept the part not delivered"))  # fmt: skip
+    unfulfilled = case.fulfillment_status.strip().lower() in ("unfulfilled", "not fulfilled")
+    if unfulfilled and parcels:
+        out.append(Contradiction(
+            "fulfilment status", f"the orders export says '{case.fulfillment_status}' but "
+            f"{len(parcels)} shipment(s) are recorded",
+            "mark the order fulfilled in the shop if it shipped (the data sheet leaves the "
+            "status out)", weakens=False))  # fmt: skip
     return out
 
 

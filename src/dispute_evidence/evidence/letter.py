@@ -82,6 +82,8 @@ class Letter:
     conceded: tuple[Sentence, ...] = ()  # what our own records say for the cardholder
     request: str = ""  # the request to reverse ("" when our records concede the claim)
     documents: tuple[str, ...] = ()  # the documents it names, in the order it first names them
+    # the disputed transaction identified, (label, value) each, before anything is argued
+    header: tuple[tuple[str, str], ...] = ()
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -140,6 +142,7 @@ class _Facts:
         self.starts = starts  # each document's first page in the packet ({}: no packet)
         self.argued: set[str] = set()  # documents a sentence quotes (not listed again)
         self.listed: list[str] = []  # the documents the attachments line names, in its order
+        self.tied = False  # delivery tied to the verified billing address: said once, there
 
     def order(self) -> list[Sentence]:
         c, out = self.case, []
@@ -183,7 +186,7 @@ class _Facts:
 
     def same_address(self) -> list[Sentence]:
         cu = self.case.customer
-        if self.case.same_address:
+        if self.case.same_address and not self.tied:
             return [Sentence("The billing address entered at checkout is the shipping address: "
                              f"{cu.shipping_address}.", "order")]  # fmt: skip
         return []
@@ -198,7 +201,7 @@ class _Facts:
             how = f" with {s.carrier}" if s.carrier else ""
             track = f", tracking number {s.tracking_number}" if s.tracking_number else ""
             out.append(Sentence(f"The order was shipped{when}{how}{track}.", "shipments"))
-        if out and self.case.customer.shipping_address:
+        if out and self.case.customer.shipping_address and not self.tied:
             out.append(Sentence(f"It was sent to {self.case.customer.shipping_address}.", "order"))
         return out
 
@@ -209,7 +212,16 @@ class _Facts:
             return []
         on = f" on {d.on}" if d.on and not c.hidden("delivered") else ""
         if d.source != "files":
+            if self.tied:
+                return []
             track = f" (tracking number {d.tracking_number})" if d.tracking_number else ""
+            parcels = [s for s in c.shipments if s.tracking_number]
+            open_ = [s.tracking_number for s in parcels if not s.delivery.delivered]
+            if open_ and len(parcels) > 1:  # delivered in part: said as partial, never whole
+                return [Sentence(f"The carrier records parcel {d.tracking_number} of this order "
+                                 f"as delivered{on}; {_list(open_)} "
+                                 f"{'is' if len(open_) == 1 else 'are'} not shown delivered.",
+                                 "shipments")]  # fmt: skip
             return [
                 Sentence(f"The carrier records the order as delivered{on}{track}.", "shipments")
             ]
@@ -290,6 +302,7 @@ class _Facts:
                 card = (f" ({ch['card_brand']} ending {ch['card_last4']})"
                         if ch.get("card_brand") and ch.get("card_last4") else "")  # fmt: skip
                 on = f" on {c.delivery.on}" if c.delivery.on and not c.hidden("delivered") else ""
+                self.tied = c.delivery.source != "files"  # a quoted proof is still quoted
                 return [Sentence(
                     f"The order was delivered{on} to {c.customer.shipping_address}, the billing "
                     f"address the card issuer verified for charge {ch.get('payment_id', '')}"
@@ -392,6 +405,30 @@ _ARGUMENTS: dict[str, tuple[Callable[[_Facts], list[Sentence]], ...]] = {
 }  # fmt: skip
 
 
+def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
+    """The disputed transaction, as a reviewer finds it in their system: the charge (id, date,
+    amount), the card, the reason code and its words, the order, the customer as entered."""
+    ch = case.disputed_charge or {}
+    charge = " · ".join(x for x in (str(ch.get("payment_id") or ""), day(ch.get("paid_at")),
+                        _money(ch.get("payment_amount"), str(ch.get("currency") or "").upper()))
+                        if x)  # fmt: skip
+    card = " ending ".join(x for x in (str(ch.get("card_brand") or ""),
+                                       str(ch.get("card_last4") or "")) if x)  # fmt: skip
+    words = REASON_WORDS.get(case.reason, case.reason or "")
+    reason = f"{code} ({words})" if code and words else code or words
+    customer = " · ".join(x for x in (case.customer.name, case.customer.email) if x)
+    ordered = "" if case.hidden("ordered") else case.order_date  # a withheld date stays so
+    rows = (
+        ("Disputed charge", charge),
+        ("Disputed amount", _money(case.dispute.amount, case.dispute.currency)),
+        ("Card", card),
+        ("Reason", reason),
+        ("Order", " · ".join(x for x in (case.order_number, ordered) if x)),
+        ("Customer (as entered at checkout)", customer),
+    )
+    return tuple((label, value) for label, value in rows if value)
+
+
 def reason_line(reason: str, code: str, brand: str, amount: str = "") -> str:
     """The dispute in plain words, with the network's reason code when an export gives one."""
     words = REASON_WORDS.get(reason.strip().lower())
@@ -452,4 +489,5 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
         tuple(conceded),
         request.replace("payment of disputed", "disputed payment"),
         _cited([*conceded, *points, *rest, *timeline], facts.listed),
+        header(case, code),
     )

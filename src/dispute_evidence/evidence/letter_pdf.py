@@ -57,6 +57,23 @@ def _marked(s: Sentence, numbers: dict[str, int]) -> str:
     return f"{_text(s.text)} <font size='7.5' color='#555555'>[{numbers[s.source]}]</font>"
 
 
+HEADER_CHARS = 160  # a value in the header block (a pasted essay stays a line or two)
+
+
+def _header_table(letter: Letter) -> list[Any]:
+    """The disputed transaction identified, in a small two-column block under the title."""
+    if not letter.header:
+        return []
+    cut = lambda v: v if len(v) <= HEADER_CHARS else v[: HEADER_CHARS - 1] + "…"  # noqa: E731
+    rows = [[Paragraph(_text(k), _NOTE), Paragraph(_text(cut(v)), _TEXT)] for k, v in letter.header]
+    table = Table(rows, colWidths=[48 * mm, 122 * mm])
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                               ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
+                               ("TOPPADDING", (0, 0), (-1, -1), 1),
+                               ("LINEBELOW", (0, -1), (-1, -1), 0.4, colors.HexColor("#999999"))]))  # fmt: skip
+    return [Spacer(1, 2 * mm), table]
+
+
 def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]:
     """Page 1: to the reviewer, the dispute in plain words, the order, and our case."""
     extra = dict(payload.get("additional_evidence") or {})
@@ -68,6 +85,7 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
     story: list[Any] = [
         Paragraph(_text(f"Response to dispute {pid}"), _TITLE),
         Paragraph(_text(" · ".join(x for x in (who, f"order {extra.get('order_number', '')}") if x)), _NOTE),
+        *_header_table(letter),
         Spacer(1, 4 * mm),
         Paragraph("To the reviewer of this dispute,", _TEXT),
     ]  # fmt: skip

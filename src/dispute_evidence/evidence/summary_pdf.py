@@ -263,7 +263,8 @@ def _order_section(case: CaseFacts) -> list[Any]:
                 ("Order total", _money(case.total, case.currency)),
                 ("Refunded", _money(case.refunded, case.currency) if case.refund_recorded else ""),
                 ("Payment status", case.financial_status),
-                ("Fulfilment", case.fulfillment_status),
+                # Shopify's "unfulfilled" beside a recorded shipment is the analyst's to fix
+                ("Fulfilment", "" if case.hidden_fulfilment else case.fulfillment_status),
                 ("Cancelled (UTC)", case.cancelled_on),
             ]
         ),
