@@ -60,12 +60,18 @@ def _marked(s: Sentence, numbers: dict[str, int]) -> str:
 HEADER_CHARS = 160  # a value in the header block (a pasted essay stays a line or two)
 
 
+def _cut(value: str, limit: int) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
 def _header_table(letter: Letter) -> list[Any]:
     """The disputed transaction identified, in a small two-column block under the title."""
     if not letter.header:
         return []
-    cut = lambda v: v if len(v) <= HEADER_CHARS else v[: HEADER_CHARS - 1] + "…"  # noqa: E731
-    rows = [[Paragraph(_text(k), _NOTE), Paragraph(_text(cut(v)), _TEXT)] for k, v in letter.header]
+    rows = [
+        [Paragraph(_text(k), _NOTE), Paragraph(_text(_cut(v, HEADER_CHARS)), _TEXT)]
+        for k, v in letter.header
+    ]
     table = Table(rows, colWidths=[48 * mm, 122 * mm])
     table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
                                ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
