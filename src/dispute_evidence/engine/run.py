@@ -25,6 +25,7 @@ from dispute_evidence.api.errors import (
     ApiUnavailable,
     AuthenticationFailed,
     PermissionDenied,
+    UnexpectedResponse,
     WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate
@@ -208,6 +209,10 @@ async def _prove_key(api: ApiSettings, gate: RequestGate | None) -> tuple[str, i
             return _unreachable(api, exc), EXIT_UNREACHABLE
         except WaitTooLong as exc:
             return exc.message, EXIT_UNREACHABLE
+        except UnexpectedResponse as exc:
+            if _redirected(exc):  # a configuration error: the CLI says so (exit 2)
+                raise
+            return _not_the_api(exc, sent=False), EXIT_UNREACHABLE
     return None
 
 
@@ -378,6 +383,8 @@ async def _submit(
             )
         except (AuthenticationFailed, PermissionDenied) as exc:
             return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=_refused(exc))
+        except UnexpectedResponse as exc:
+            return _answered_wrong(session, client, exc, read, sent=False)
         try:
             if session.opts.read_policy is not None:
                 read = await read_back(
@@ -410,7 +417,39 @@ async def _submit(
             return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
         except WaitTooLong as exc:  # what was sent is kept; the next run resumes
             return _waited_too_long(session, client, exc, read)
+        except UnexpectedResponse as exc:  # not the API's answer (a read-back's, a listing's)
+            return _answered_wrong(session, client, exc, read, sent=True)
         return SubmitOutcome(stats, client.stats.attempts, read=read)
+
+
+def _answered_wrong(
+    session: RunSession,
+    client: DisputeEvidenceClient,
+    exc: UnexpectedResponse,
+    read: ReadOutcome,
+    *,
+    sent: bool,
+) -> SubmitOutcome:
+    """An answer that is not the API's (a login page, a body of the wrong shape): stop, in
+    one line; a redirect stays a configuration error (the CLI says so, exit 2)."""
+    if _redirected(exc):
+        raise exc
+    return SubmitOutcome(
+        session.sent,
+        client.stats.attempts,
+        stopped=_not_the_api(exc, sent=sent),
+        stop_code=EXIT_UNREACHABLE,
+        read=read,
+    )
+
+
+def _redirected(exc: UnexpectedResponse) -> bool:
+    return exc.status is not None and 300 <= exc.status < 400
+
+
+def _not_the_api(exc: UnexpectedResponse, *, sent: bool) -> str:
+    after = "Nothing more was sent; what was sent is recorded" if sent else "Nothing was sent"
+    return f"{exc.message} {after}; run again once the API answers there."
 
 
 def _waited_too_long(
@@ -457,7 +496,9 @@ async def _listing(
     if (count := store.get_meta(API_COUNT)) is not None and int(count) // MAX_PAGE + 1 >= new:
         return {}
     listed: dict[str, Dispute] = {}
-    for _ in range(MAX_LISTING_PAGES):  # a listing that never ends is cut, not followed
+    # never more pages than one read per new dispute: a listing that never ends (or never
+    # shows ours) is cut there, and each dispute not listed is read by one GET
+    for _ in range(min(MAX_LISTING_PAGES, new)):
         page = await client.list_disputes(MAX_PAGE, len(listed))
         listed.update((d.id, d) for d in page)
         if len(page) < MAX_PAGE:
@@ -471,13 +512,26 @@ async def _reconcile_if_sent_before(
     """A state that has never sent anything, facing an API that holds evidence already (the
     state was lost, moved aside or replaced): check each dispute's files at the API before
     uploading any, so nothing is sent twice. `page` is the listing's first page; one more
-    request per further 100 disputes, and only until this state has sent something."""
-    offset = 0
+    request per further 100 disputes, and only until this state has sent something: no more
+    pages than disputes to send (checking each file costs about that), then every file is
+    checked, as a listing that never ends cannot say the API holds nothing."""
+    offset, pages = 0, 1
+    limit = min(MAX_LISTING_PAGES, max(1, len(store.work_queue())))
     while not any(d.evidence for d in page):
         if len(page) < MAX_PAGE:
             return
+        if pages >= limit:
+            store.reconcile_pending_files()
+            log.warning(
+                "the API's dispute listing was not read to its end (%d pages showed no evidence; "
+                "more would cost more than checking each file): every file is checked against "
+                "its dispute's listing before uploading, so nothing is sent twice",
+                pages,
+            )
+            return
         offset += MAX_PAGE
         page = await client.list_disputes(MAX_PAGE, offset)
+        pages += 1
     moved = store.reconcile_pending_files()
     log.warning(
         "a new state, and the API already holds evidence: the files of %d upload(s) are "
