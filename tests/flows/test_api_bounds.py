@@ -10,7 +10,7 @@ from dispute_evidence.cli import app
 from dispute_evidence.sandbox import SandboxConfig
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
-from tests.flows.cli_helpers import run_cli, use_sandbox
+from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 
 pytestmark = pytest.mark.timeout(90)  # before the fix, item 9's run never ended
 
@@ -104,3 +104,31 @@ def test_item_11_c_a_login_page_for_an_answer_stops_the_run_in_one_line(
     make_inbox(fresh, 1)
     r = _run("--inbox", str(fresh))
     assert r.exit_code == 4 and "text/html" in r.stderr and "Nothing was sent" in r.stderr, r.output
+
+
+def test_item_11_d_an_evidence_answer_naming_another_dispute_is_never_recorded(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(2))
+    use_sandbox(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1, files=(0, 0))  # dp_test_0 alone first
+    assert _run("--inbox", str(inbox)).exit_code == 0
+    theirs = sb.snapshot()["dp_test_0"]["dispute_id"]
+
+    sb.config.answer_dispute_id = theirs  # a broken API: each answer names dp_test_0's id
+    make_inbox(inbox, 2, files=(0, 0))  # dp_test_1 joins
+    r = _run("--inbox", str(inbox))
+    said = [line for line in r.output.splitlines() if theirs in line and "dp_test_0" in line]
+    assert said and all("dp_test_1" in line for line in said), r.output
+    table = latest_disputes(tmp_path)
+    assert table.loc["dp_test_1", "API dispute id"] != theirs, table.loc["dp_test_1"].to_dict()
+    assert table.loc["dp_test_0", "API dispute id"] == theirs
+
+    sb.config.answer_dispute_id = ""
+    sb.move("dp_test_0", "lost")  # that one ends: the other must not end with it
+    monkeypatch.delenv("DISPUTE_EVIDENCE_READBACK__ENABLED")
+    _run("--inbox", str(inbox))
+    table = latest_disputes(tmp_path)
+    assert table.loc["dp_test_0", "status (code)"] == "closed"
+    assert table.loc["dp_test_1", "status (code)"] != "closed", table.loc["dp_test_1"].to_dict()

@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-from dispute_evidence.api import ApiSettings, Dispute, DisputeEvidenceClient
+from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import (
     ApiConnectionError,
@@ -33,7 +33,8 @@ from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
 from dispute_evidence.engine.full_disk import named_when_full
-from dispute_evidence.engine.readback import API_COUNT, ReadOutcome, read_back
+from dispute_evidence.engine.listings import listing_for, reconcile_if_sent_before
+from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
 from dispute_evidence.engine.retention import apply_retention
 from dispute_evidence.engine.review import review_step
@@ -371,7 +372,7 @@ async def _submit(
             new = not store.has_sent() and bool(store.work_queue())
             page = await client.list_disputes(limit=MAX_PAGE if new else 1)
             if new:
-                await _reconcile_if_sent_before(store, client, page)
+                await reconcile_if_sent_before(store, client, page)
         except WaitTooLong as exc:
             return _waited_too_long(session, client, exc)
         except (ApiConnectionError, ApiUnavailable) as exc:
@@ -407,7 +408,7 @@ async def _submit(
                 on_done=on_done,
                 queue=queue,
                 stats=session.sent,
-                listing=await _listing(store, client, page, queue, read.listed),
+                listing=await listing_for(store, client, page, queue, read.listed),
             )
         except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
             return SubmitOutcome(
@@ -467,76 +468,6 @@ def _waited_too_long(
         read=read or ReadOutcome(),
         retry_at=exc.retry_at,
         answer=exc.answer,
-    )
-
-
-MAX_LISTING_PAGES = 1000  # 100,000 disputes
-
-
-async def _listing(
-    store: StateStore,
-    client: DisputeEvidenceClient,
-    first: list[Dispute],
-    queue: list[str],
-    read: dict[str, Dispute],
-) -> dict[str, Dispute]:
-    """The API's disputes, by its id, when something goes to a dispute for the first time
-    (its first POST names the API's dispute, compared right then: engine/api_views.py; one
-    not here is read by one GET). `first`: the run's first listing read (a whole listing when
-    it came back short of a page); `read`: what the read-back listed this run; else every
-    page, 100 a request, when that is fewer requests than one read per new dispute."""
-    known = {d["provider_dispute_id"] for d in store.known_at_api()}
-    new = sum(pid not in known for pid in queue)
-    if not new:
-        return {}
-    if 1 < len(first) < MAX_PAGE or not first:
-        return {d.id: d for d in first}
-    if read:
-        return read
-    if (count := store.get_meta(API_COUNT)) is not None and int(count) // MAX_PAGE + 1 >= new:
-        return {}
-    listed: dict[str, Dispute] = {}
-    # never more pages than one read per new dispute: a listing that never ends (or never
-    # shows ours) is cut there, and each dispute not listed is read by one GET
-    for _ in range(min(MAX_LISTING_PAGES, new)):
-        page = await client.list_disputes(MAX_PAGE, len(listed))
-        listed.update((d.id, d) for d in page)
-        if len(page) < MAX_PAGE:
-            break
-    return listed
-
-
-async def _reconcile_if_sent_before(
-    store: StateStore, client: DisputeEvidenceClient, page: list[Dispute]
-) -> None:
-    """A state that has never sent anything, facing an API that holds evidence already (the
-    state was lost, moved aside or replaced): check each dispute's files at the API before
-    uploading any, so nothing is sent twice. `page` is the listing's first page; one more
-    request per further 100 disputes, and only until this state has sent something: no more
-    pages than disputes to send (checking each file costs about that), then every file is
-    checked, as a listing that never ends cannot say the API holds nothing."""
-    offset, pages = 0, 1
-    limit = min(MAX_LISTING_PAGES, max(1, len(store.work_queue())))
-    while not any(d.evidence for d in page):
-        if len(page) < MAX_PAGE:
-            return
-        if pages >= limit:
-            store.reconcile_pending_files()
-            log.warning(
-                "the API's dispute listing was not read to its end (%d pages showed no evidence; "
-                "more would cost more than checking each file): every file is checked against "
-                "its dispute's listing before uploading, so nothing is sent twice",
-                pages,
-            )
-            return
-        offset += MAX_PAGE
-        page = await client.list_disputes(MAX_PAGE, offset)
-        pages += 1
-    moved = store.reconcile_pending_files()
-    log.warning(
-        "a new state, and the API already holds evidence: the files of %d upload(s) are "
-        "checked against the API's listing before sending",
-        moved,
     )
 
 

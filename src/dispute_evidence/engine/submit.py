@@ -36,7 +36,7 @@ from dispute_evidence.api import (
 )
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import WaitTooLong
-from dispute_evidence.api.models import Dispute, File
+from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
 from dispute_evidence.engine.api_views import record_views
 from dispute_evidence.engine.state import StateStore, new_owner
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus, FileStatus
@@ -193,11 +193,37 @@ class Submitter:
             self.stats.failed += 1
             self.stats.errors.append(f"{pid}: {exc}")
             return None
+        if (other := self._answered_for(pid, result)) is not None:
+            self._clash(pid, d, attempts, result.dispute_id, other)
+            return None
         self.store.mark_submitted(
             pid, submitted_hash=d["payload_hash"], dispute_id=result.dispute_id, attempts=attempts
         )
         self.stats.evidence_sent += 1
         return result.dispute_id
+
+    def _answered_for(self, pid: str, result: UpdateEvidenceResult) -> str | None:
+        """Another dispute the API's answer names (its provider id, or an API id this state
+        records for another dispute), else None."""
+        if result.provider_dispute_id != pid:
+            return result.provider_dispute_id
+        return self.store.holder_of(result.dispute_id, besides=pid)
+
+    def _clash(self, pid: str, d: dict[str, Any], attempts: int, api_id: str, other: str) -> None:
+        """Never record one dispute through another's object: were it recorded, the other's
+        status (closed, lost) would be read as this one's. One line; nothing more goes to it."""
+        why = (
+            f"the API answered its evidence update with dispute {api_id}, which is {other}'s: "
+            f"not recorded, and nothing more is sent to it; check both with the API's provider "
+            f"(this update may have reached {other}'s)"
+        )
+        log.warning("%s: %s", pid, why)
+        if d["status"] == DisputeStatus.PENDING:
+            self.store.mark_rejected(pid, why, attempts)
+            self.stats.rejected += 1
+        else:  # sent before under its own id: kept as it was, said again by the next run
+            self.store.record_failed_attempt(pid, attempts, why)
+            self.stats.failed += 1
 
     async def _view_differs(self, pid: str, d: dict[str, Any], dispute_id: str) -> bool:
         """The first POST named the API's dispute: compare its reason, amount and currency

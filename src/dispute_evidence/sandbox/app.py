@@ -182,7 +182,7 @@ async def update_evidence(request: web.Request) -> web.Response:
     return web.json_response(
         {
             "message": "Evidence updated successfully",
-            "dispute_id": row["id"],
+            "dispute_id": cfg.answer_dispute_id or row["id"],
             "provider_dispute_id": pid,
         }
     )

@@ -39,6 +39,7 @@ class SandboxConfig:
     endless_files: bool = False  # GET /files pads every page with made-up files: never ends
     hidden_disputes: bool = False  # GET /disputes lists made-up disputes forever, never ours
     html_reads: bool = False  # every GET answers 200 with a login page (text/html)
+    answer_dispute_id: str = ""  # an evidence update's answer names this dispute id, if set
     seed: int | None = None
     rng: random.Random = field(init=False, repr=False)
 
