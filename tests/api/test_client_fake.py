@@ -109,3 +109,15 @@ async def test_a_429_pauses_then_the_request_goes_through() -> None:
     async with c:
         assert (await c.get_dispute("dp_1")).id == "dp_1"
     assert c.stats.rate_limited == 1 and len(fake.requests) == 2
+
+
+async def test_a_login_page_for_an_answer_is_one_typed_line() -> None:
+    page = b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head></html>"
+    c, fake = client(lambda r: respond(r, 200, page, {"Content-Type": "text/html; charset=utf-8"}))
+    async with c:
+        with pytest.raises(UnexpectedResponse) as caught:
+            await c.get_dispute("dp_1")
+    said = str(caught.value)
+    assert "answered 200 with text/html, not JSON" in said and "<title>Sign in</title>" in said
+    assert "DISPUTE_API_BASE_URL" in said and "\n" not in said and TOKEN not in said
+    assert len(fake.requests) == 1  # terminal: not retried

@@ -51,7 +51,12 @@ def test_parse_retry_after_seconds_and_http_date():
     assert parse_retry_after("Sat, 21 Nov 2026 12:00:30 GMT", now=now) == 30
     assert parse_retry_after("Sat, 21 Nov 2026 11:00:00 GMT", now=now) == 0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
-    assert parse_retry_after("999999") == 3600
+    assert parse_retry_after("999999") == 999999  # what the API asked, never cut to an hour
+    # RFC 9110's three HTTP-date forms: IMF-fixdate, obsolete RFC 850 and asctime
+    assert parse_retry_after("Mon, 23 Nov 2026 12:00:00 GMT", now=now) == 2 * 86400
+    assert parse_retry_after("Monday, 23-Nov-26 12:00:00 GMT", now=now) == 2 * 86400
+    assert parse_retry_after("Mon Nov 23 12:00:00 2026", now=now) == 2 * 86400
+    assert parse_retry_after("inf") is None and parse_retry_after("nan") is None
 
 
 @pytest.mark.parametrize(("status", "body", "kind"), [

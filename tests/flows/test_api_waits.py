@@ -8,6 +8,8 @@ import asyncio
 import socket
 import threading
 import time
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 from typer.testing import CliRunner
@@ -125,3 +127,35 @@ def test_an_api_that_never_answers_is_exit_4_in_seconds(tmp_path, monkeypatch, s
     said = [line for line in r.stderr.splitlines() if "Could not reach the API" in line]
     assert len(said) == 1 and "DISPUTE_API_BASE_URL" in said[0]
     assert took < 15, took  # two attempts of 2 s and a backoff; not 6 x 30 s
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "stated"),
+    [("86400", "24 h"), ("259200", "3 days"), ("http-date", "3 days")],
+)
+def test_item_12_a_wait_far_ahead_is_stated_as_the_api_asked_it(retry_after, stated):
+    """Issue 39, item 12: a Retry-After of a day, or an HTTP date three days ahead, was stated
+    as '60 min' (the client cut it to an hour) with a 'run again after' an hour from now."""
+    ahead = datetime.now(UTC) + timedelta(days=3)
+    header = format_datetime(ahead, usegmt=True) if retry_after == "http-date" else retry_after
+
+    def handler(request):
+        return respond(request, 503, {"message": "busy"}, {"Retry-After": header})
+
+    async def go():
+        async with DisputeEvidenceClient(
+            URL, TOKEN, transport=MockTransport(handler), sleep=_never, max_wait=300
+        ) as client:
+            with pytest.raises(WaitTooLong) as stop:
+                await client.update_evidence("dp_1", Evidence())
+            return stop.value
+
+    stop = asyncio.run(go())
+    assert f"asked to wait {stated} (Retry-After)" in stop.message, stop.message
+    when = datetime.strptime(stop.retry_at or "", "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC)
+    expected = datetime.now(UTC) + timedelta(seconds=86400 if stated == "24 h" else 3 * 86400)
+    assert abs((when - expected).total_seconds()) < 600, (when, expected)
+
+
+async def _never(seconds: float) -> None:
+    raise AssertionError(f"slept {seconds} s: a wait past max_wait is never slept")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -9,7 +10,7 @@ from email.utils import parsedate_to_datetime
 
 from dispute_evidence.api.errors import ApiUnavailable, RateLimited, TransientError
 
-MAX_RETRY_AFTER = 3600.0
+MAX_RETRY_AFTER = 10 * 365 * 86400.0  # beyond any date a run can name: "after 10 years"
 
 
 def should_retry(exc: BaseException) -> bool:
@@ -41,7 +42,9 @@ def retry_wait(
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Retry-After as seconds (delta-seconds or an HTTP-date), clamped to [0, 1 hour]."""
+    """Retry-After as seconds from now, as the API asked it: delay-seconds or an HTTP-date
+    (RFC 9110: IMF-fixdate, RFC 850 or asctime), never below 0 and never cut short (what a run
+    waits is bounded by [api] max_wait, which says so); beyond MAX_RETRY_AFTER, that."""
     if not value:
         return None
     value = value.strip()
@@ -52,7 +55,9 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
             when = parsedate_to_datetime(value)
         except (TypeError, ValueError):
             return None
-        if when.tzinfo is None:
+        if when.tzinfo is None:  # asctime names no zone: HTTP dates are in GMT
             when = when.replace(tzinfo=UTC)
         seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if not math.isfinite(seconds):
+        return None
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)

@@ -242,6 +242,8 @@ class Transport:
             raise self._error(response, idempotent)
         if 300 <= response.status < 400:
             raise _redirected(response)
+        if not _looks_like_json(response.body):
+            raise _not_json(response)
         return response
 
     async def _aiohttp(self, request: HttpRequest) -> RawResponse:
@@ -262,7 +264,8 @@ class Transport:
             allow_redirects=False,
         ) as r:
             body = await r.read()
-            headers = dict(r.headers) if r.status >= 300 else {}
+            # an answer's headers are read only when it is not a success, or not JSON
+            headers = dict(r.headers) if r.status >= 300 or not _looks_like_json(body) else {}
             return RawResponse(r.status, body, headers, RequestInfo(request.method, request.url))
 
     def _bounds(self, total: float) -> aiohttp.ClientTimeout:
@@ -338,7 +341,14 @@ class _Stop(stop_base):
 
 
 def _span(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
+    """A wait as a person reads it: 45 s, 60 min, 24 h, 3 days."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:,.0f} days"
 
 
 def _too_long(
@@ -363,6 +373,26 @@ def _too_long(
         request=getattr(exc, "request", None),
         retry_at=when,
         answer=said,
+    )
+
+
+def _looks_like_json(body: bytes) -> bool:
+    """The API answers every success with a JSON object (or array): anything else came from
+    something else at its address (a login page, a proxy, a captive portal)."""
+    return body.lstrip()[:1] in (b"{", b"[")
+
+
+def _not_json(response: RawResponse) -> UnexpectedResponse:
+    """A success that is not the API's JSON, in one line: what came back and what to check."""
+    kind = response.headers.get("Content-Type", "").split(";")[0].strip() or "no content type"
+    text = " ".join(response.body[:200].decode("utf-8", "replace").split())
+    text = "".join(c for c in text if c.isprintable())[:80] or "an empty body"
+    return UnexpectedResponse(
+        f"The API answered {response.status} with {kind}, not JSON ({text!r}): something else "
+        "answers at this address (a login page, a proxy or a captive portal). Check "
+        "DISPUTE_API_BASE_URL and the network.",
+        status=response.status,
+        request=response.request,
     )
 
 

@@ -90,10 +90,16 @@ async def _list(
     """Page through GET /disputes (within the read budget) into `out.listed` until every
     dispute in `wanted` (API ids) was met: from LIST_FROM to the end, then from the first page
     up to LIST_FROM. Where it first met one is kept for the next run's start, and the count at
-    the end for its estimate."""
+    the end for its estimate. Never more pages than `wanted` has disputes (reading each by id
+    costs that): a listing that never ends, or never shows ours, is cut there."""
     start = offset = min(int(store.get_meta(LIST_FROM) or 0), _estimate(store, 0))
     missing, first_met, wrapped = set(wanted), None, start == 0
-    while missing and out.reads < out.budget and not (wrapped and offset >= start > 0):
+    while (
+        missing
+        and out.reads < out.budget
+        and out.listed_pages < len(wanted)
+        and not (wrapped and offset >= start > 0)
+    ):
         page = await client.list_disputes(limit=MAX_PAGE, offset=offset)
         out.reads += 1
         out.listed_pages += 1
@@ -153,6 +159,13 @@ async def read_back(
         await _list(store, client, out, {d["dispute_id"] for d in need})
     seen = dict(out.listed)
     ids = {d["dispute_id"] for d in need} - set(seen)
+    if out.listed_pages and ids:
+        log.warning(
+            "%d dispute(s) not in the API's dispute listing (%d page(s) read): each is read by "
+            "id instead (GET /disputes/{id})",
+            len(ids),
+            out.listed_pages,
+        )
     for d in need:  # one by one what a listing did not cover, most urgent first
         if d["dispute_id"] not in ids or out.reads >= out.budget:
             continue

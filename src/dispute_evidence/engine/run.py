@@ -18,13 +18,14 @@ import threading
 import time
 from pathlib import Path
 
-from dispute_evidence.api import ApiSettings, Dispute, DisputeEvidenceClient
+from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import (
     ApiConnectionError,
     ApiUnavailable,
     AuthenticationFailed,
     PermissionDenied,
+    UnexpectedResponse,
     WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate
@@ -32,7 +33,8 @@ from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
 from dispute_evidence.engine.full_disk import named_when_full
-from dispute_evidence.engine.readback import API_COUNT, ReadOutcome, read_back
+from dispute_evidence.engine.listings import listing_for, reconcile_if_sent_before
+from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
 from dispute_evidence.engine.retention import apply_retention
 from dispute_evidence.engine.review import review_step
@@ -208,6 +210,10 @@ async def _prove_key(api: ApiSettings, gate: RequestGate | None) -> tuple[str, i
             return _unreachable(api, exc), EXIT_UNREACHABLE
         except WaitTooLong as exc:
             return exc.message, EXIT_UNREACHABLE
+        except UnexpectedResponse as exc:
+            if _redirected(exc):  # a configuration error: the CLI says so (exit 2)
+                raise
+            return _not_the_api(exc, sent=False), EXIT_UNREACHABLE
     return None
 
 
@@ -367,7 +373,7 @@ async def _submit(
             new = not store.has_sent() and bool(store.work_queue())
             page = await client.list_disputes(limit=MAX_PAGE if new else 1)
             if new:
-                await _reconcile_if_sent_before(store, client, page)
+                await reconcile_if_sent_before(store, client, page)
         except WaitTooLong as exc:
             return _waited_too_long(session, client, exc)
         except (ApiConnectionError, ApiUnavailable) as exc:
@@ -379,6 +385,8 @@ async def _submit(
             )
         except (AuthenticationFailed, PermissionDenied) as exc:
             return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=_refused(exc))
+        except UnexpectedResponse as exc:
+            return _answered_wrong(session, client, exc, read, sent=False)
         try:
             if session.opts.read_policy is not None:
                 read = await read_back(
@@ -401,7 +409,7 @@ async def _submit(
                 on_done=on_done,
                 queue=queue,
                 stats=session.sent,
-                listing=await _listing(store, client, page, queue, read.listed),
+                listing=await listing_for(store, client, page, queue, read.listed),
             )
         except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
             return SubmitOutcome(
@@ -411,7 +419,39 @@ async def _submit(
             return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
         except WaitTooLong as exc:  # what was sent is kept; the next run resumes
             return _waited_too_long(session, client, exc, read)
+        except UnexpectedResponse as exc:  # not the API's answer (a read-back's, a listing's)
+            return _answered_wrong(session, client, exc, read, sent=True)
         return SubmitOutcome(stats, client.stats.attempts, read=read)
+
+
+def _answered_wrong(
+    session: RunSession,
+    client: DisputeEvidenceClient,
+    exc: UnexpectedResponse,
+    read: ReadOutcome,
+    *,
+    sent: bool,
+) -> SubmitOutcome:
+    """An answer that is not the API's (a login page, a body of the wrong shape): stop, in
+    one line; a redirect stays a configuration error (the CLI says so, exit 2)."""
+    if _redirected(exc):
+        raise exc
+    return SubmitOutcome(
+        session.sent,
+        client.stats.attempts,
+        stopped=_not_the_api(exc, sent=sent),
+        stop_code=EXIT_UNREACHABLE,
+        read=read,
+    )
+
+
+def _redirected(exc: UnexpectedResponse) -> bool:
+    return exc.status is not None and 300 <= exc.status < 400
+
+
+def _not_the_api(exc: UnexpectedResponse, *, sent: bool) -> str:
+    after = "Nothing more was sent; what was sent is recorded" if sent else "Nothing was sent"
+    return f"{exc.message} {after}; run again once the API answers there."
 
 
 def _waited_too_long(
@@ -429,61 +469,6 @@ def _waited_too_long(
         read=read or ReadOutcome(),
         retry_at=exc.retry_at,
         answer=exc.answer,
-    )
-
-
-MAX_LISTING_PAGES = 1000  # 100,000 disputes
-
-
-async def _listing(
-    store: StateStore,
-    client: DisputeEvidenceClient,
-    first: list[Dispute],
-    queue: list[str],
-    read: dict[str, Dispute],
-) -> dict[str, Dispute]:
-    """The API's disputes, by its id, when something goes to a dispute for the first time
-    (its first POST names the API's dispute, compared right then: engine/api_views.py; one
-    not here is read by one GET). `first`: the run's first listing read (a whole listing when
-    it came back short of a page); `read`: what the read-back listed this run; else every
-    page, 100 a request, when that is fewer requests than one read per new dispute."""
-    known = {d["provider_dispute_id"] for d in store.known_at_api()}
-    new = sum(pid not in known for pid in queue)
-    if not new:
-        return {}
-    if 1 < len(first) < MAX_PAGE or not first:
-        return {d.id: d for d in first}
-    if read:
-        return read
-    if (count := store.get_meta(API_COUNT)) is not None and int(count) // MAX_PAGE + 1 >= new:
-        return {}
-    listed: dict[str, Dispute] = {}
-    for _ in range(MAX_LISTING_PAGES):  # a listing that never ends is cut, not followed
-        page = await client.list_disputes(MAX_PAGE, len(listed))
-        listed.update((d.id, d) for d in page)
-        if len(page) < MAX_PAGE:
-            break
-    return listed
-
-
-async def _reconcile_if_sent_before(
-    store: StateStore, client: DisputeEvidenceClient, page: list[Dispute]
-) -> None:
-    """A state that has never sent anything, facing an API that holds evidence already (the
-    state was lost, moved aside or replaced): check each dispute's files at the API before
-    uploading any, so nothing is sent twice. `page` is the listing's first page; one more
-    request per further 100 disputes, and only until this state has sent something."""
-    offset = 0
-    while not any(d.evidence for d in page):
-        if len(page) < MAX_PAGE:
-            return
-        offset += MAX_PAGE
-        page = await client.list_disputes(MAX_PAGE, offset)
-    moved = store.reconcile_pending_files()
-    log.warning(
-        "a new state, and the API already holds evidence: the files of %d upload(s) are "
-        "checked against the API's listing before sending",
-        moved,
     )
 
 

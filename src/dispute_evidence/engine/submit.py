@@ -34,14 +34,16 @@ from dispute_evidence.api import (
     TransientError,
     UnexpectedResponse,
 )
+from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import WaitTooLong
-from dispute_evidence.api.models import Dispute
+from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
 from dispute_evidence.engine.api_views import record_views
 from dispute_evidence.engine.state import StateStore, new_owner
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus, FileStatus
 
 log = logging.getLogger("dispute_evidence.engine")
 MAX_UPLOAD_TRIES = 3
+MAX_FILE_PAGES = 20  # a dispute's file listing is never read past 2,000 files
 
 
 class RunAborted(Exception):
@@ -109,6 +111,7 @@ class Submitter:
         # first POST's dispute is then compared by the next read-back)
         self.listing = listing
         self.held_by_view: dict[str, str] = {}  # held after the first POST: see api_views.py
+        self._endless: dict[str, str] = {}  # API dispute id -> why its file listing was cut
 
     async def run(self, queue: list[str] | None = None) -> SubmitStats:
         """Process every dispute with work to do; raises RunAborted on a refused API key,
@@ -190,11 +193,37 @@ class Submitter:
             self.stats.failed += 1
             self.stats.errors.append(f"{pid}: {exc}")
             return None
+        if (other := self._answered_for(pid, result)) is not None:
+            self._clash(pid, d, attempts, result.dispute_id, other)
+            return None
         self.store.mark_submitted(
             pid, submitted_hash=d["payload_hash"], dispute_id=result.dispute_id, attempts=attempts
         )
         self.stats.evidence_sent += 1
         return result.dispute_id
+
+    def _answered_for(self, pid: str, result: UpdateEvidenceResult) -> str | None:
+        """Another dispute the API's answer names (its provider id, or an API id this state
+        records for another dispute), else None."""
+        if result.provider_dispute_id != pid:
+            return result.provider_dispute_id
+        return self.store.holder_of(result.dispute_id, besides=pid)
+
+    def _clash(self, pid: str, d: dict[str, Any], attempts: int, api_id: str, other: str) -> None:
+        """Never record one dispute through another's object: were it recorded, the other's
+        status (closed, lost) would be read as this one's. One line; nothing more goes to it."""
+        why = (
+            f"the API answered its evidence update with dispute {api_id}, which is {other}'s: "
+            f"not recorded, and nothing more is sent to it; check both with the API's provider "
+            f"(this update may have reached {other}'s)"
+        )
+        log.warning("%s: %s", pid, why)
+        if d["status"] == DisputeStatus.PENDING:
+            self.store.mark_rejected(pid, why, attempts)
+            self.stats.rejected += 1
+        else:  # sent before under its own id: kept as it was, said again by the next run
+            self.store.record_failed_attempt(pid, attempts, why)
+            self.stats.failed += 1
 
     async def _view_differs(self, pid: str, d: dict[str, Any], dispute_id: str) -> bool:
         """The first POST named the API's dispute: compare its reason, amount and currency
@@ -288,9 +317,10 @@ class Submitter:
     async def _reconcile(self, pid: str, dispute_id: str, f: dict[str, Any]) -> bool:
         """Did an earlier, unanswered upload land? Match the dispute's files we have not claimed."""
         self.stats.reconcile_checks += 1
-        claimed = {x["remote_file_id"] for x in self.store.files_of(pid) if x["remote_file_id"]}
+        known = self.store.files_of(pid)
+        claimed = {x["remote_file_id"] for x in known if x["remote_file_id"]}
         try:
-            remote = [r async for r in self.client.iter_files(dispute_id)]
+            remote = await self._listed_files(pid, dispute_id, len(known))
         except (TransientError, UnexpectedResponse) as exc:
             self.store.note_file_error(pid, f["sha256"], f"could not check earlier upload: {exc}")
             raise _Skip from None
@@ -300,7 +330,33 @@ class Submitter:
                 self.store.mark_file_uploaded(pid, f["sha256"], r.id)
                 self.stats.files_reconciled += 1
                 return True
+        if dispute_id in self._endless:  # not found in what was read: it may lie past the cut
+            self.store.note_file_error(pid, f["sha256"], self._endless[dispute_id])
+            raise _Skip
         return False
+
+    async def _listed_files(self, pid: str, dispute_id: str, known: int) -> list[File]:
+        """The dispute's files at the API, read no further than the files this state knows
+        could be there allow (each sent up to MAX_UPLOAD_TRIES times), two pages more, and
+        MAX_FILE_PAGES at most: an API whose listing never ends is cut, said once a dispute."""
+        if dispute_id in self._endless:
+            return []  # cut once this run: its other files are not read again
+        pages = min(MAX_FILE_PAGES, known * MAX_UPLOAD_TRIES // MAX_PAGE + 2)
+        remote: list[File] = []
+        for _ in range(pages):
+            page = await self.client.list_files(dispute_id, MAX_PAGE, len(remote))
+            remote += page
+            if len(page) < MAX_PAGE:
+                return remote
+        why = (
+            f"the API's file listing for dispute {dispute_id} did not end after {pages} pages "
+            f"({len(remote):,} files; this state knows of {known}): whether an earlier upload "
+            "landed is unknown, so it is not uploaded again; the next run checks again (ask the "
+            "API's provider why GET /files never ends)"
+        )
+        self._endless[dispute_id] = why
+        log.warning("%s: %s", pid, why)
+        return remote
 
 
 class _Skip(Exception):

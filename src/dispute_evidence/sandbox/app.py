@@ -101,7 +101,16 @@ async def list_disputes(request: web.Request) -> web.Response:
         limit, offset = _page(request)
     except Invalid as exc:
         return _invalid(exc)
+    if request.app[CONFIG_KEY].hidden_disputes:  # a broken API: others' disputes, forever
+        return web.json_response({"data": [_filler_dispute(offset + i) for i in range(limit)]})
     return web.json_response({"data": request.app[STORE_KEY].list_disputes(limit, offset)})
+
+
+def _filler_dispute(n: int) -> dict[str, Any]:
+    """A made-up dispute of a listing that never shows ours (SandboxConfig.hidden_disputes)."""
+    return {"id": f"dis_filler_{n}", "object": "dispute", "initiated_at": "2026-01-01T00:00:00Z",
+            "response_due_by": "2026-01-15T00:00:00Z", "amount": 100, "currency": "USD",
+            "reason": "general", "status": "lost", "provider": "stripe", "evidence": {}}  # fmt: skip
 
 
 async def get_dispute(request: web.Request) -> web.Response:
@@ -173,7 +182,7 @@ async def update_evidence(request: web.Request) -> web.Response:
     return web.json_response(
         {
             "message": "Evidence updated successfully",
-            "dispute_id": row["id"],
+            "dispute_id": cfg.answer_dispute_id or row["id"],
             "provider_dispute_id": pid,
         }
     )
@@ -302,8 +311,18 @@ async def list_files(request: web.Request) -> web.Response:
         return error(
             404, f"No such dispute: {dispute_id!r}.", code="resource_missing", param="dispute_id"
         )
-    files = store.list_files(dispute_id, limit, offset)
-    return web.json_response({"data": [_file_json(request, f) for f in files]})
+    files = [_file_json(request, f) for f in store.list_files(dispute_id, limit, offset)]
+    if request.app[CONFIG_KEY].endless_files:  # a broken API: every page full, forever
+        files += [_filler_file(request, dispute_id, offset + i) for i in range(len(files), limit)]
+    return web.json_response({"data": files})
+
+
+def _filler_file(request: web.Request, dispute_id: str, n: int) -> dict[str, Any]:
+    """A made-up file of a listing that never ends (SandboxConfig.endless_files)."""
+    file_id = f"file_filler_{n}"
+    return {"id": file_id, "object": "file", "created_at": "2026-01-01T00:00:00Z", "url": _file_url(request, file_id),
+            "file_name": f"filler-{n}.pdf", "file_type": "application/pdf",
+            "dispute_id": dispute_id}  # fmt: skip
 
 
 async def file_content(request: web.Request) -> web.Response:

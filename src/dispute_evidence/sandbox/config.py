@@ -35,6 +35,11 @@ class SandboxConfig:
     latency_ms: tuple[int, int] = (20, 200)
     hang_rate: float = 0.0  # sleep hang_seconds, then 504 without doing anything
     hang_seconds: float = 35.0
+    # test-only misbehaviours of a broken API (never chosen at random)
+    endless_files: bool = False  # GET /files pads every page with made-up files: never ends
+    hidden_disputes: bool = False  # GET /disputes lists made-up disputes forever, never ours
+    html_reads: bool = False  # every GET answers 200 with a login page (text/html)
+    answer_dispute_id: str = ""  # an evidence update's answer names this dispute id, if set
     seed: int | None = None
     rng: random.Random = field(init=False, repr=False)
 

@@ -16,6 +16,7 @@ from dispute_evidence.sandbox.ratelimit import retry_after_header
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 log = logging.getLogger("dispute_evidence.sandbox")
+LOGIN_PAGE = "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in</body></html>"
 
 
 # -- middlewares ----------------------------------------------------------------
@@ -136,6 +137,8 @@ async def inject_faults(request: web.Request, handler: Handler) -> web.StreamRes
     cfg = request.app[CONFIG_KEY]
     if not request.path.startswith("/v1") or request.match_info.http_exception is not None:
         return await handler(request)
+    if cfg.html_reads and request.method == "GET":  # a proxy's login page in front of it
+        return web.Response(text=LOGIN_PAGE, content_type="text/html")
     rng = cfg.rng
     if cfg.hang_rate and rng.random() < cfg.hang_rate:
         await asyncio.sleep(cfg.hang_seconds)

@@ -346,6 +346,14 @@ class Disputes(StoreBase):
                 .one()
             )
 
+    def holder_of(self, dispute_id: str, *, besides: str) -> str | None:
+        """The dispute other than `besides` this state records under the API's `dispute_id`."""
+        q = select(disputes.c.provider_dispute_id).where(
+            disputes.c.dispute_id == dispute_id, disputes.c.provider_dispute_id != besides
+        )
+        with self.engine.connect() as c:
+            return c.execute(q.limit(1)).scalar()
+
     def files_of(self, pid: str) -> list[dict[str, Any]]:
         with self.engine.connect() as c:
             q = (
