@@ -26,6 +26,7 @@ from dispute_evidence.evidence.case import (
     documents_named,
 )
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.payments import disputed_charge
 
 FAMILIES = {
     "fraudulent": "fraud",
@@ -387,7 +388,8 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
     reason = case.dispute.reason
     family = family_of(reason)
     code = case.dispute.network_reason_code
-    brand = next((str(c["card_brand"]) for c in case.charges if c.get("card_brand")), "")
+    charge = disputed_charge(list(case.charges), case.dispute.amount, case.dispute.currency)
+    brand = str(charge.get("card_brand") or "") if charge else ""  # never a declined attempt's
     sentences: list[Sentence] = []
     for make in _ARGUMENTS[family]:
         sentences += [s for s in make(facts) if s not in sentences]

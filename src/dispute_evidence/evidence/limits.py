@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.policies import (
     LIMIT_FIGURES,
     PROFILE_NAMES,
@@ -58,13 +59,14 @@ _BRANDS = {
 
 
 def card_brand(payload: dict[str, Any]) -> str:
-    """The disputed card's brand as the payments export gives it ('' when none does)."""
+    """The disputed card's brand as the payments export gives it ('' when none does): the
+    disputed charge's (evidence/payments.py), not the order's first attempt, which may have
+    been another card that was declined."""
     extra = payload.get("additional_evidence") or {}
-    for charge in extra.get("payments") or []:
-        brand = str(charge.get("card_brand") or "").strip()
-        if brand:
-            return brand
-    return ""
+    dispute = extra.get("dispute") or {}
+    charges = list(extra.get("payments") or [])
+    charge = disputed_charge(charges, dispute.get("amount"), dispute.get("currency"))
+    return str(charge.get("card_brand") or "").strip() if charge else ""
 
 
 def profile_for(
