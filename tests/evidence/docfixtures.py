@@ -178,3 +178,23 @@ def active_pdf(pages: int = 2, label: str = "ACTIVE") -> bytes:
     out = io.BytesIO()
     w.write(out)
     return out.getvalue()
+
+
+def heavy_pdf(label: str, size: int) -> bytes:
+    """A one-page PDF saying "<label> page 1" of about `size` bytes: the page's resources hold
+    an unused form of random bytes, which neither compresses nor is recompressed (the same
+    bytes every time)."""
+    import random
+
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject, StreamObject
+
+    w = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_of(1, label))))
+    pad = StreamObject()
+    pad.set_data(random.Random(label).randbytes(size))
+    pad.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                NameObject("/BBox"): ArrayObject([NumberObject(0)] * 4)})  # fmt: skip
+    resources = w.pages[0]["/Resources"].get_object()  # type: ignore[union-attr]
+    resources[NameObject("/XObject")] = DictionaryObject({NameObject("/Pad"): w._add_object(pad)})
+    out = io.BytesIO()
+    w.write(out)
+    return out.getvalue()

@@ -37,7 +37,8 @@ from reportlab.pdfgen.canvas import Canvas
 
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.inert_pdf import make_inert
-from dispute_evidence.evidence.limits import Item, LimitProfile, over_limit
+from dispute_evidence.evidence.limits import Item, LimitProfile, over_api_limit, over_limit
+from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
 
 # (longest side in pixels or None for the profile's own, JPEG quality or None to keep as is)
 IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = ((None, None), (None, 80), (2000, 60),
@@ -90,19 +91,23 @@ def build_packet(
     *,
     cited: Sequence[str] = (),
     lenient: bool = False,
+    api_max_bytes: int | None = CLIENT_MAX_FILE_BYTES,
 ) -> Packet:
     """The packet: `front(first pages)` (the generated PDF), then `docs` in the order the letter
     names them (`cited`: the letter's documents, as it first names them), then the others by
     name.
 
     Raises PacketError for a document that cannot be placed; `lenient` (a packet shown for
-    review while the files go on their own) puts a page saying so in its place instead."""
+    review while the files go on their own) puts a page saying so in its place instead.
+    `api_max_bytes`: what the API takes in one file, checked with the profile (None: the packet
+    is never uploaded)."""
     docs = packet_order(docs, cited)
     if not docs:  # the generated PDF alone is the packet: nothing to merge
         body = front({})
         pages = count_pages(body)
         items = [Item("the letter and data sheet", len(body), pages)]
-        return Packet(body, pages, {}, over=over_limit(profile, items), items=items)
+        over = over_limit(profile, items) or _over_api(len(body), items, api_max_bytes)
+        return Packet(body, pages, {}, over=over, items=items)
     made: dict[tuple[tuple[str, int], ...], bytes] = {}
 
     def front_once(starts: dict[str, int]) -> bytes:  # the same numbers at every step
@@ -120,11 +125,16 @@ def build_packet(
         parts = [_placed(d, limit, quality, lenient) for d in docs]
         packet, items = _assemble(front_once, docs, parts)
         packet.recompressed = [d.name for d, p in zip(docs, parts, strict=True) if p[2]]
-        packet.over, packet.items = over_limit(fits, items), items
+        packet.over = over_limit(fits, items) or _over_api(len(packet.body), items, api_max_bytes)
+        packet.items = items
         if packet.over is None or packet.pages > fits.max_pages:
             break  # it fits; or it has too many pages, which smaller images never change
     assert packet is not None
     return packet
+
+
+def _over_api(size: int, items: list[Item], most: int | None) -> str | None:
+    return None if most is None else over_api_limit(size, items, most)
 
 
 def _assemble(
