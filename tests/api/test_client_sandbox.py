@@ -113,6 +113,9 @@ async def test_oversize_file_refused_locally(sandbox, tmp_path):
     async with client_for(sandbox) as c:
         with pytest.raises(FileRejected, match="over the 10 MB limit"):
             await c.upload_file("dp_test_0", big)
+        # a stored copy is named by its hash: the line names the file as the API would
+        with pytest.raises(FileRejected, match="^dp_test_0-evidence-packet.pdf: .* over the 10 MB"):
+            await c.upload_file("dp_test_0", big, file_name="dp_test_0-evidence-packet.pdf")
         assert c.stats.attempts == 0
 
 

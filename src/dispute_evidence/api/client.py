@@ -53,8 +53,13 @@ def _check_page(limit: int, offset: int) -> None:
         raise InvalidRequest(f"offset must be at least 0, got {offset}", param="offset")
 
 
-def check_evidence_file(path: Path, content: bytes | None = None) -> tuple[str, int]:
-    """(MIME type, size) of a file the API would take, or FileRejected naming the reason."""
+def check_evidence_file(
+    path: Path, content: bytes | None = None, name: str | None = None
+) -> tuple[str, int]:
+    """(MIME type, size) of a file the API would take, or FileRejected naming the reason and
+    the file by `name` (the name it goes to the API under; else the path's, which for a stored
+    copy is only its hash)."""
+    name = name or path.name
     try:
         if content is not None:
             size, mime = len(content), sniff(content[:16])
@@ -63,15 +68,15 @@ def check_evidence_file(path: Path, content: bytes | None = None) -> tuple[str, 
             mime = sniff_path(path) if size else None
     except OSError as exc:
         raise FileRejected(
-            f"{path.name}: cannot read the file ({exc.strerror}).", param="file"
+            f"{name}: cannot read the file ({exc.strerror}).", param="file"
         ) from None
     if size == 0:
-        raise FileRejected(f"{path.name}: the file is empty.", param="file")
+        raise FileRejected(f"{name}: the file is empty.", param="file")
     if size > CLIENT_MAX_FILE_BYTES:
-        raise FileRejected(f"{path.name}: {size:,} bytes is over the 10 MB limit.", param="file")
+        raise FileRejected(f"{name}: {size:,} bytes is over the 10 MB limit.", param="file")
     if mime is None:
         raise FileRejected(
-            f"{path.name}: the content is not PDF, PNG or JPG (whatever the name says).",
+            f"{name}: the content is not PDF, PNG or JPG (whatever the name says).",
             param="file",
         )
     return mime, size
@@ -184,7 +189,7 @@ class DisputeEvidenceClient:
         Not idempotent: a 5xx, timeout or dropped connection raises OutcomeUnknown.
         """
         path = Path(path)
-        mime, _ = check_evidence_file(path, content)
+        mime, _ = check_evidence_file(path, content, file_name)
         name = upload_name(file_name or path.name)  # no control characters in a header
         if not Path(name).suffix:
             name += EXTENSIONS[mime]

@@ -60,7 +60,7 @@ from dispute_evidence.reports.rows import DisputeRow, dispute_rows
 from dispute_evidence.reports.standing import write_standing
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
-from dispute_evidence.states import HoldKind, VerdictKind
+from dispute_evidence.states import Hold, HoldKind, VerdictKind
 
 if TYPE_CHECKING:
     from dispute_evidence.engine.session import RunSession
@@ -245,8 +245,15 @@ def _read_back_problems(read: ReadOutcome) -> list[Problem]:
         for pid, was, now in read.moved
     ]
     return moved + [
-        Problem(ProblemKind.DISPUTE_HELD, pid, why, dispute=pid) for pid, why in read.held.items()
+        Problem(ProblemKind.DISPUTE_HELD, pid, why, dispute=pid)
+        for pid, why in read.held.items()
+        if not _api_view_hold(why)  # kept on the dispute's row: state_problems says it
     ]
+
+
+def _api_view_hold(why: str) -> bool:
+    hold = Hold.parse(why)
+    return hold is not None and hold.kind is HoldKind.API_VIEW
 
 
 def table_problems(

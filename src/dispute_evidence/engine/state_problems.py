@@ -23,7 +23,9 @@ def state_problems(
     held_for_approval = set(
         disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL, "provider_dispute_id"]
     )
-    for d in disputes.loc[~disputes["status"].isin(waiting)].itertuples(index=False):
+    by_view = _held_by_api_view(disputes)
+    shown = ~disputes["status"].isin(waiting) | disputes["provider_dispute_id"].isin(by_view)
+    for d in disputes.loc[shown].itertuples(index=False):
         why = next((str(x) for x in (d.detail, d.last_error) if isinstance(x, str) and x), "")
         hold = Hold.parse(why)
         out.append(
@@ -48,8 +50,8 @@ def state_problems(
     for f in files.loc[~sent].itertuples(index=False):
         if f.provider_dispute_id in held and f.status == FileStatus.PENDING:
             continue
-        if f.provider_dispute_id in held_for_approval and f.status in OPEN_FILE:
-            continue  # waits with its dispute for approval
+        if f.provider_dispute_id in held_for_approval | by_view and f.status in OPEN_FILE:
+            continue  # waits with its dispute (for approval, or for the two views to agree)
         if f.status == FileStatus.REJECTED:
             kind, why = ProblemKind.EVIDENCE_REFUSED, f.last_error or "refused by the API"
         elif f.provider_dispute_id in past_due:
@@ -67,6 +69,18 @@ def state_problems(
                 dispute=f.provider_dispute_id,
             )
         )
+    return out
+
+
+def _held_by_api_view(disputes: pd.DataFrame) -> set[str]:
+    """Disputes sent once and held since because the API's view differs from the disputes list
+    (engine/api_views.py): a person must say which is right, from the run that finds it on,
+    though their status stays 'submitted'."""
+    out = set()
+    for d in disputes.loc[disputes["status"] != DisputeStatus.CLOSED].itertuples(index=False):
+        hold = Hold.parse(d.detail) if isinstance(d.detail, str) else None
+        if hold is not None and hold.kind is HoldKind.API_VIEW:
+            out.add(str(d.provider_dispute_id))
     return out
 
 

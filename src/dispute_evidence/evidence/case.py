@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from dispute_evidence.evidence import kinds as K
 from dispute_evidence.evidence.documents import DocumentFacts, Message
+from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
 from dispute_evidence.evidence.stance import Stance, family_of, message_stance
 from dispute_evidence.evidence.views import DisputeView
@@ -213,15 +214,8 @@ class CaseFacts:
 
     @property
     def disputed_charge(self) -> dict[str, Any] | None:
-        """The charge the dispute is about: the latest one of the disputed amount, else the
-        latest one (a subscription's renewal, not its first charge)."""
-        live = sorted(self.live_charges, key=lambda c: str(c.get("paid_at") or ""))
-        amount = self.dispute.amount
-        same = [
-            c for c in live if amount is not None and _number(c.get("payment_amount")) == amount
-        ]
-        chosen = same or live
-        return chosen[-1] if chosen else None
+        """The charge the dispute is about (evidence/payments.py: disputed_charge)."""
+        return disputed_charge(list(self.charges), self.dispute.amount, self.dispute.currency)
 
     @property
     def hidden_fulfilment(self) -> bool:

@@ -458,7 +458,8 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
     reason = case.dispute.reason
     family = family_of(reason)
     code = case.dispute.network_reason_code
-    brand = next((str(c["card_brand"]) for c in case.charges if c.get("card_brand")), "")
+    charge = case.disputed_charge
+    brand = str(charge.get("card_brand") or "") if charge else ""  # never a declined attempt's
     sentences: list[Sentence] = []
     for make in _ARGUMENTS[family]:
         sentences += [s for s in make(facts) if s not in sentences]

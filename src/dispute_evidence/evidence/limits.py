@@ -6,6 +6,10 @@ go out (the packet, or the files and the generated PDF together) is checked befo
 sent; over a limit, the dispute is held with one line naming the limit, the total and the
 largest documents. It is never truncated, never sent over.
 
+A packet is also one file to the API, which takes at most CLIENT_MAX_FILE_BYTES (10 MB) a file
+whatever the network allows (Mastercard: 14.5 MB): `over_api_limit` checks that when the packet
+is built, so nothing of the dispute goes before a refusal that could only come at the upload.
+
 Default figures (docs/packet.md says where each comes from; `[evidence.limit_profiles]`
 overrides them): Stripe's as `default` and for Visa (5 MB a file, about 4.5 MB in all, fewer
 than 50 pages a file), Mastercard's 19 pages and 14.5 MB at 300 DPI, Amex's 5 files of 5 MB,
@@ -17,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dispute_evidence.evidence.payments import disputed_charge
+from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
 from dispute_evidence.policies import (
     LIMIT_FIGURES,
     PROFILE_NAMES,
@@ -38,6 +44,7 @@ __all__ = [
     "PacketPolicy",
     "Upload",
     "card_brand",
+    "over_api_limit",
     "over_limit",
     "profile_for",
     "profiles",
@@ -58,13 +65,14 @@ _BRANDS = {
 
 
 def card_brand(payload: dict[str, Any]) -> str:
-    """The disputed card's brand as the payments export gives it ('' when none does)."""
+    """The disputed card's brand as the payments export gives it ('' when none does): the
+    disputed charge's (evidence/payments.py), not the order's first attempt, which may have
+    been another card that was declined."""
     extra = payload.get("additional_evidence") or {}
-    for charge in extra.get("payments") or []:
-        brand = str(charge.get("card_brand") or "").strip()
-        if brand:
-            return brand
-    return ""
+    dispute = extra.get("dispute") or {}
+    charges = list(extra.get("payments") or [])
+    charge = disputed_charge(charges, dispute.get("amount"), dispute.get("currency"))
+    return str(charge.get("card_brand") or "").strip() if charge else ""
 
 
 def profile_for(
@@ -113,3 +121,33 @@ def over_limit(profile: LimitProfile, items: list[Item]) -> str | None:
         f"{LIMIT_HELD}{profile.name} limit: {'; '.join(found)} "
         f"({pages} pages, {_mb(total)} in all); largest: {shown}; nothing was sent over the limit"
     )
+
+
+def over_api_limit(size: int, items: list[Item], most: int = CLIENT_MAX_FILE_BYTES) -> str | None:
+    """None when a packet of `size` bytes made of `items` (the generated PDF first, then the
+    analyst's documents) is one file the API takes; else the one line: its size, the largest
+    documents and which to leave out for it to fit."""
+    if size <= most:
+        return None
+    pages = sum(i.pages for i in items)
+    docs = sorted(items[1:], key=lambda i: (-i.size, -i.pages, i.name))
+    shown = ", ".join(f"{i.name} ({i.pages} p., {_mb(i.size)})" for i in docs[:3])
+    return (
+        f"{LIMIT_HELD}API's limit: the packet would be {_mb(size)} ({pages} pages), over the "
+        f"{_mb(most)} the API takes in one file; largest: {shown}; {_leave_out(size, docs, most)}"
+        ' (or set [evidence] upload = "files" to send each document on its own); nothing was '
+        "sent over the limit"
+    )
+
+
+def _leave_out(size: int, docs: list[Item], most: int) -> str:
+    """Which of the largest documents to leave out for the packet to fit."""
+    dropped: list[str] = []
+    for doc in docs:
+        if size <= most:
+            break
+        dropped.append(doc.name)
+        size -= doc.size
+    if size > most or not dropped:  # the generated PDF alone is too big: nothing to drop
+        return "compress or split the largest"
+    return f"without {' and '.join(dropped)} it would fit"

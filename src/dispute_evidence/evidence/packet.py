@@ -12,6 +12,9 @@ downscaled; when the packet is still too big, every image is recompressed step b
 (JPEG quality 80, then 60 at 2000 px, then 40 at 1200 px, as Gumroad does). A packet that still
 does not fit is never truncated: it comes back with the one line saying why, and is not sent.
 
+Every PDF it writes is inert (evidence/inert_pdf.py): a document's scripts, /Launch and other
+actions, embedded files and XFA forms are removed, its pages kept.
+
 Deterministic: the same inputs give the same bytes (reportlab's invariant mode, Pillow's JPEG
 encoder, a fixed document id), so a rerun makes no new version.
 """
@@ -33,12 +36,15 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
 from dispute_evidence.evidence import fonts
-from dispute_evidence.evidence.limits import Item, LimitProfile, over_limit
+from dispute_evidence.evidence.inert_pdf import make_inert
+from dispute_evidence.evidence.limits import Item, LimitProfile, over_api_limit, over_limit
+from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
 
 # (longest side in pixels or None for the profile's own, JPEG quality or None to keep as is)
 IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = ((None, None), (None, 80), (2000, 60),
                                                           (1200, 40))  # fmt: skip
-PACKET_VERSION = "dispute-evidence packet v2"  # v2: documents in the letter's order  # part of what a packet is made from
+# part of what a packet is made from; v2: documents in the letter's order; v3: no active content
+PACKET_VERSION = "dispute-evidence packet v3"
 MAX_DECODE_PIXELS = 60_000_000  # a larger image is refused, not decoded (a decompression bomb)
 FRONT_PAGES_GUESS = 3  # the generated PDF's usual length: a right guess costs one render
 IMAGE_MIMES = frozenset({"image/png", "image/jpeg"})
@@ -85,19 +91,23 @@ def build_packet(
     *,
     cited: Sequence[str] = (),
     lenient: bool = False,
+    api_max_bytes: int | None = CLIENT_MAX_FILE_BYTES,
 ) -> Packet:
     """The packet: `front(first pages)` (the generated PDF), then `docs` in the order the letter
     names them (`cited`: the letter's documents, as it first names them), then the others by
     name.
 
     Raises PacketError for a document that cannot be placed; `lenient` (a packet shown for
-    review while the files go on their own) puts a page saying so in its place instead."""
+    review while the files go on their own) puts a page saying so in its place instead.
+    `api_max_bytes`: what the API takes in one file, checked with the profile (None: the packet
+    is never uploaded)."""
     docs = packet_order(docs, cited)
     if not docs:  # the generated PDF alone is the packet: nothing to merge
         body = front({})
         pages = count_pages(body)
         items = [Item("the letter and data sheet", len(body), pages)]
-        return Packet(body, pages, {}, over=over_limit(profile, items), items=items)
+        over = over_limit(profile, items) or _over_api(len(body), items, api_max_bytes)
+        return Packet(body, pages, {}, over=over, items=items)
     made: dict[tuple[tuple[str, int], ...], bytes] = {}
 
     def front_once(starts: dict[str, int]) -> bytes:  # the same numbers at every step
@@ -115,11 +125,16 @@ def build_packet(
         parts = [_placed(d, limit, quality, lenient) for d in docs]
         packet, items = _assemble(front_once, docs, parts)
         packet.recompressed = [d.name for d, p in zip(docs, parts, strict=True) if p[2]]
-        packet.over, packet.items = over_limit(fits, items), items
+        packet.over = over_limit(fits, items) or _over_api(len(packet.body), items, api_max_bytes)
+        packet.items = items
         if packet.over is None or packet.pages > fits.max_pages:
             break  # it fits; or it has too many pages, which smaller images never change
     assert packet is not None
     return packet
+
+
+def _over_api(size: int, items: list[Item], most: int | None) -> str | None:
+    return None if most is None else over_api_limit(size, items, most)
 
 
 def _assemble(
@@ -154,7 +169,9 @@ def _starts(docs: Sequence[Document], counts: list[int], front_pages: int) -> di
 
 
 def _write(writer: PdfWriter) -> bytes:
-    """The merged bytes, with a document id made from the content (no random id)."""
+    """The merged bytes, with a document id made from the content (no random id), and no
+    active content (evidence/inert_pdf.py), whatever a document brought."""
+    make_inert(writer)
     out = io.BytesIO()
     writer.write(out)
     digest = hashlib.sha256(out.getvalue()).digest()[:16]
@@ -212,6 +229,7 @@ def _part(doc: Document, side: int, quality: int | None) -> tuple[bytes, int, bo
         writer.append(reader)
         for page in writer.pages:  # an annotation or form may point back at the source file
             page[NameObject("/Annots")] = ArrayObject()
+        make_inert(writer)  # scripts, launches, attachments: never placed before a reviewer
         out = io.BytesIO()
         writer.write(out)
         return out.getvalue(), len(reader.pages), False

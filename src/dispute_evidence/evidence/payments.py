@@ -30,6 +30,9 @@ PAYMENT_TEXT = (
 )
 PAYMENT_NUMBERS = ("payment_amount", "amount_refunded")
 OPEN_DISPUTE_STATUSES = ("needs_response", "warning_needs_response")  # Stripe's, awaiting evidence
+# a charge in one of these states took no money: it cannot be the one disputed
+NOT_CHARGED = frozenset({"failed", "canceled", "cancelled", "incomplete", "uncaptured",
+                         "blocked", "declined", "expired", "requires_payment_method"})  # fmt: skip
 MAX_PAYMENTS = 5  # an order with more charges than this is unusual; the first few tell the story
 
 
@@ -99,3 +102,30 @@ def due_from_payments(rows: list[int], pc: dict[str, list[Any]]) -> str | None:
     """A deadline the disputes list lacks, from the one disputed charge that states it."""
     dues = {pc["dispute_evidence_due"][i] for i in rows} - {""}
     return dues.pop() if len(dues) == 1 else None
+
+
+def disputed_charge(
+    charges: list[dict[str, Any]], amount: float | None, currency: str | None
+) -> dict[str, Any] | None:
+    """The charge of an order that the dispute is about: the one the payments export marks as
+    disputed, else one that took money, preferring the one whose amount (and currency) is the
+    dispute's, and of those the latest (a subscription's renewal, not its first charge). Never
+    a failed attempt: an order's first charge is often a declined card."""
+    flagged = [c for c in charges if c.get("dispute_status") or c.get("dispute_reason")]
+    taken = [c for c in charges if str(c.get("payment_status") or "").lower() not in NOT_CHARGED]
+    latest = sorted(flagged or taken, key=lambda c: str(c.get("paid_at") or ""), reverse=True)
+    candidates = latest
+    for c in candidates:
+        if _same_amount(c, amount, currency):
+            return c
+    return candidates[0] if candidates else None
+
+
+def _same_amount(charge: dict[str, Any], amount: float | None, currency: str | None) -> bool:
+    paid = charge.get("payment_amount")
+    if amount is None or paid is None:
+        return False
+    theirs = str(charge.get("currency") or "").lower()
+    if currency and theirs and theirs != currency.lower():
+        return False
+    return abs(float(paid) - float(amount)) < 0.005

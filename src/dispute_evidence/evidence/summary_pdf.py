@@ -38,6 +38,7 @@ from dispute_evidence.evidence.case import (
     documents_named,
 )
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
 from dispute_evidence.names import visible
@@ -163,7 +164,7 @@ def summary_pdf(
             _FIT.reset(token)
         if end.page - start.page + 1 <= DATA_SHEET_PAGES:
             break
-    return body
+    return inert_bytes(body)  # nothing we print can run; checked, as for every PDF we make
 
 
 class _Mark(Flowable):  # type: ignore[misc]
