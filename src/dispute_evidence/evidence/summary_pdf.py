@@ -303,7 +303,7 @@ def _shipping_section(case: CaseFacts) -> list[Any]:
                 ("Shipping address", case.customer.shipping_address),
                 ("Delivery", case.delivery_words),
                 # a contradiction is stated where its facts are shown, never smoothed over
-                ("Note", "; ".join(c.stated for c in case.contradictions)),
+                ("Note", "; ".join(c.stated for c in case.contradictions if not c.internal)),
             ]
         ),
         Spacer(1, 2 * mm) if ships else None,
