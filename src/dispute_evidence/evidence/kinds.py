@@ -88,14 +88,18 @@ def kind_of(name: str, text: str = "") -> str:
     words = _words(Path(name).stem)
     named = next((kind for kind, names in NAME_WORDS
                   if any(f" {w} " in words or f" {w}s " in words for w in names)), None)  # fmt: skip
+    low = " ".join(text.lower().split())
+    if named == COMMUNICATION and _says(low, PROOF_OF_DELIVERY) and not customer_message(text):
+        return PROOF_OF_DELIVERY  # "Royal Mail 1043.pdf": a carrier's proof, not a message
     if named not in (None, PROOF_OF_DELIVERY, SIGNATURE):
         return named
     if customer_message(text):
         return COMMUNICATION
     if named is not None:
         return named
-    low = " ".join(text.lower().split())
-    for kind, phrases in TEXT_PHRASES:
-        if any(p in low for p in phrases):
-            return kind
-    return OTHER
+    return next((kind for kind, _ in TEXT_PHRASES if _says(low, kind)), OTHER)
+
+
+def _says(low: str, kind: str) -> bool:
+    """Whether the text (lowercased, spaces collapsed) says a phrase of the kind."""
+    return any(p in low for k, phrases in TEXT_PHRASES if k == kind for p in phrases)

@@ -41,9 +41,11 @@ TRACKING = re.compile(rf"\b{TRACK_LABEL}\s{{0,3}}[:#.\-]?\s{{0,3}}{TRACK_VALUE}"
 
 _FIELDS: tuple[tuple[str, str], ...] = (
     ("status", r"(?:delivery\s|shipment\s|parcel\s|item\s|tracking\s)?status"),
-    ("address", r"delivery\saddress|delivered\sto|shipping\saddress|ship\sto|destination"
+    ("address", r"address\sof\s(?:the\s)?(?:recipient|delivery)|delivery\slocation"
+                r"|delivery\saddress|delivered\sto|shipping\saddress|ship\sto|destination"
                 r"(?:\saddress)?|consignee\saddress|recipient(?:'s)?\saddress|address"),
-    ("signer", r"received\sby|signed\sfor\sby|signed\sby|signature\sof|signatory(?:\sname)?"
+    ("signer", r"received\sby|signed\sfor\sby|signed\sby|signature\sof\s(?:the\s)?recipient"
+               r"|signature\sof|signatory(?:\sname)?"
                r"|signer|receiver(?:'s)?\sname|receiver|printed\sname|recipient(?:'s)?\sname"
                r"|collected\sby|accepted\sby"),
     ("on", r"delivered\s(?:on|at|date)|delivery\s(?:date|on)(?:\s?(?:/|and|&)\s?time)?"
@@ -176,7 +178,7 @@ def delivery(lines: Lines, dayfirst: bool | None = None) -> Delivery | None:
     if said is not None:
         page, line = lines[said]
         quote = Quote(line[:MAX_QUOTE], page)
-        if first_date(line, dayfirst) is None and dated and dated[0][1].startswith(line):
+        if first_date(line, dayfirst) is None and dated:  # "Delivered" alone: its date's line
             quote = Quote(dated[0][1][:MAX_QUOTE], dated[0][0])
     else:
         quote = Quote(dated[0][1][:MAX_QUOTE], dated[0][0])
@@ -195,9 +197,12 @@ def _date(
     if dated:
         return dated[0][2]
     at = said if said is not None else 0
+    line = lines[at][1]
+    word = _DELIVERED.search(line)  # "shipped 25/11, delivered 10/12": the date after it first
     near = " ".join(ln for _, ln in lines[at : at + 3])
     return (
-        first_date(lines[at][1], dayfirst)
+        first_date(line[word.start() :] if word else line, dayfirst)
+        or first_date(line, dayfirst)
         or first_date(near, dayfirst)
         or first_date(" ".join(ln for _, ln in lines), dayfirst)
     )
