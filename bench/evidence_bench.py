@@ -91,6 +91,7 @@ def run(quick: bool = False) -> None:
     figure(f"prepare of {n} disputes with summaries (s)", f"{with_pdf:.2f}")
     figure("prepare again, nothing changed: summaries made", f"{rerun:.2f} s", "(no PDF made)")
     ocr_bench(3 if quick else 8)
+    pod_corpus_bench()
     ce3_bench(20_000 if quick else 100_000, 200 if quick else 2000)
     packet_bench(20 if quick else 100)
 
@@ -142,6 +143,25 @@ def ocr_bench(pages: int) -> None:
     figure("OCR time per page (s, median / max)",
            f"{statistics.median(times):.2f} / {max(times):.2f}",
            "(worker start included)")  # fmt: skip
+
+
+def pod_corpus_bench() -> None:
+    """Proofs of delivery of every carrier's layout (tests/evidence/pod_corpus.py, images by
+    OCR): the share read right per field (issue 37 item 3)."""
+    import shutil
+
+    from tests.evidence.pod_corpus import FIELDS, LAYOUTS, read_rates
+
+    heading(f"evidence: proofs of delivery read right, {len(LAYOUTS)} carrier layouts")
+    if not shutil.which("tesseract") or not shutil.which("pdftoppm"):
+        figure("POD fields read right", "n/a", "(tesseract or pdftoppm not installed)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        rates, wrong = read_rates(Path(tmp))
+    for name in FIELDS:
+        figure(f"POD {name} read right", f"{rates[name]:.0%}")
+    for line in wrong:
+        figure("POD read wrong", line)
 
 
 def _mk(tmp: str, name: str) -> bool:

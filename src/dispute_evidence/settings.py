@@ -207,13 +207,15 @@ class EvidenceSection(_Section):
         1024, ge=128, description="Most memory the document reader may use (its own process)."
     )
 
-    def read_limits(self) -> ReadLimits | None:
-        """How documents are read (None: they are not)."""
+    def read_limits(self, dayfirst: bool | None = None) -> ReadLimits | None:
+        """How documents are read (None: they are not); `dayfirst`: the locale's date order."""
         if not self.read_documents:
             return None
         from dispute_evidence.evidence.reading import ReadLimits  # only when a run needs it
 
-        return ReadLimits(seconds=self.read_seconds, memory_mb=self.read_memory_mb)
+        return ReadLimits(
+            seconds=self.read_seconds, memory_mb=self.read_memory_mb, dayfirst=dayfirst
+        )
 
     upload: Upload = Field(
         "files",

@@ -29,10 +29,33 @@ def text_pdf(path: Path, pages: list[list[str]]) -> Path:
     return path
 
 
-def scan_png(path: Path, lines: list[str], dpi: int = 200) -> Path:
-    """An image of the lines (a photo or scan of a paper document): no text layer at all."""
+def table_pdf(path: Path, title: list[str], rows: list[tuple[str, str]]) -> Path:
+    """A PDF of a carrier's label/value table: title lines, then each label with its value
+    beside it in a second column (as a two-column form prints them)."""
+    c = canvas.Canvas(str(path), pagesize=A4, invariant=True)
+    y = 780
+    for line in title:
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(60, y, line)
+        y -= 28
+    for label, value in rows:
+        c.setFont("Helvetica", 13)
+        c.drawString(60, y, label)
+        c.drawString(250, y, value)
+        y -= 24
+    c.showPage()
+    c.save()
+    return path
+
+
+def scan_png(
+    path: Path, lines: list[str], dpi: int = 200, table: list[tuple[str, str]] | None = None
+) -> Path:
+    """An image of the lines (a photo or scan of a paper document): no text layer at all;
+    with `table`, the lines are a title over that label/value table."""
     with tempfile.TemporaryDirectory() as tmp:
-        pdf = text_pdf(Path(tmp) / "src.pdf", [lines])
+        src = Path(tmp) / "src.pdf"
+        pdf = text_pdf(src, [lines]) if table is None else table_pdf(src, lines, table)
         subprocess.run(["pdftoppm", "-r", str(dpi), "-png", "-singlefile", "-gray", str(pdf),
                         str(Path(tmp) / "page")], check=True)  # fmt: skip
         data = (Path(tmp) / "page.png").read_bytes()

@@ -257,7 +257,7 @@ def run_options(
         dayfirst=ingest.dayfirst(),
         zone=ingest.timezone,
         summary_pdf=settings.evidence.summary_pdf,
-        read_limits=settings.evidence.read_limits(),
+        read_limits=settings.evidence.read_limits(ingest.dayfirst()),
         send_partial=settings.evidence.send_partial_orders,
         packet=settings.evidence.packet_policy(),
         read_policy=settings.readback.policy(),

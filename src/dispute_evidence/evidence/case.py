@@ -3,8 +3,10 @@ the report read, built once from the payload we send and the documents attached 
 
 One delivery fact per case (`CaseFacts.delivery`): a proof of delivery read from a document
 wins (signed proof over the carrier's row, and both are stated when they disagree); else a
-carrier row that says delivered; else a carrier row that says it was not (returned, failed,
-non-delivered); else unknown. Everything that says "delivered" reads it, so the verdict, the
+carrier row that says delivered; else a document or carrier row that says it was not
+(returned, failed, non-delivered); else unknown. A proof whose text names another parcel (a
+tracking number, or else a street address, that is not this dispute's shipment's) is no
+evidence for this dispute: it is named as a contradiction and never argued. Everything that says "delivered" reads it, so the verdict, the
 letter and the data sheet cannot disagree.
 
 Consistency checks are named contradictions (`Contradiction`), each with what to do: the
@@ -22,7 +24,7 @@ from typing import Any, Literal
 from dispute_evidence.evidence import kinds as K
 from dispute_evidence.evidence.documents import DocumentFacts, Message
 from dispute_evidence.evidence.payments import disputed_charge
-from dispute_evidence.evidence.places import same_place
+from dispute_evidence.evidence.places import place_parts, same_place
 from dispute_evidence.evidence.stance import Stance, family_of, message_stance
 from dispute_evidence.evidence.views import DisputeView
 
@@ -85,6 +87,8 @@ class DeliveryFact:
                 text += f" (carrier status: {self.status})"
             return text
         said = f" (carrier status: {self.status})" if self.status else ""
+        if self.source == "files":
+            said = f" (per {self.cite})"
         return ("not delivered" if self.state == "not_delivered" else "not confirmed") + said
 
 
@@ -137,6 +141,7 @@ class Contradiction:
     accept: bool = False  # the merchant's own data says the cardholder is right: accept
     weakens: bool = True  # the verdict says "weak: ..." (False: stated, the case stands)
     hides: tuple[str, ...] = ()  # dates no page states as fact: "ordered", "shipped", ...
+    internal: bool = False  # for the analyst only: no page sent to the reviewer states it
 
     @property
     def stated(self) -> str:
@@ -179,6 +184,8 @@ class CaseFacts:
     same_address: bool
     timeline: tuple[Event, ...]
     contradictions: tuple[Contradiction, ...]
+    # documents whose text names another parcel: {file name: what it names}, never argued
+    other_parcels: tuple[tuple[str, str], ...] = ()
 
     @property
     def reason(self) -> str:
@@ -250,7 +257,7 @@ class CaseFacts:
     def delivery_words(self) -> str:
         """The case's one delivery fact as every page states it (the data sheet's Delivery
         line, the report's Delivery column); "" when no shipment or document speaks of it."""
-        if not (self.shipments or self.delivery.delivered):
+        if not (self.shipments or self.delivery.delivered or self.delivery.source == "files"):
             return ""
         return self.said(self.delivery)
 
@@ -290,7 +297,10 @@ def document_delivery(doc: DocumentFacts) -> DeliveryFact | None:
     analyst named it, with nothing quoted; a read one that states no delivery says nothing."""
     if doc.kind not in (K.PROOF_OF_DELIVERY, K.SIGNATURE):
         return None
-    if d := doc.delivery:
+    if (d := doc.delivery) and not d.delivered:
+        return DeliveryFact("not_delivered", source="files", document=doc.name,
+                            page=d.quote.page, quote=d.quote.text)  # fmt: skip
+    if d:
         return DeliveryFact(
             "delivered",
             d.on.isoformat() if d.on else "",
@@ -329,9 +339,42 @@ def _one_delivery(
         or next((d for d in carrier if d.status), None)
         or UNKNOWN
     )
-    proofs = [p for doc in documents if (p := document_delivery(doc))]
+    stated = [p for doc in documents if (p := document_delivery(doc))]
+    proofs = [p for p in stated if p.delivered]
     proof = next((p for p in proofs if p.on or p.signed_by), proofs[0] if proofs else None)
+    if proof is None and not said.delivered:  # the document's own "not delivered" is said
+        proof = next(iter(stated), None)
     return (proof if proof and not said.delivered else said), said
+
+
+def _plain_id(value: str) -> str:
+    return re.sub(r"[\s\-]", "", value).upper()
+
+
+def _street(address: str) -> str:
+    """An address's first line, normalised, when it has a house number ("" otherwise)."""
+    parts = place_parts(address)
+    return parts[0] if parts and any(c.isdigit() for c in parts[0]) else ""
+
+
+def other_parcel(doc: DocumentFacts, tracking: Sequence[str], address: str) -> str:
+    """What a proof of delivery names that is not this dispute's shipment ("" when it names
+    this one's, or nothing to compare): its tracking numbers, else its street address."""
+    if doc.kind not in (K.PROOF_OF_DELIVERY, K.SIGNATURE) or doc.read not in READ:
+        return ""
+    ours = {_plain_id(t) for t in tracking if t}
+    named = [t for t in doc.tracking_numbers if t]
+    if named and ours:
+        if ours & {_plain_id(t) for t in named}:
+            return ""
+        return f"tracking number {', '.join(named)} (this dispute's: {', '.join(sorted(ours))})"
+    where = doc.delivery.address if doc.delivery else ""
+    theirs, mine = _street(where or ""), _street(address)
+    if theirs and mine and theirs not in mine and mine not in theirs:
+        whole = "".join(place_parts(where or ""))
+        if mine not in whole:
+            return f"the address {where} (this dispute's: {address})"
+    return ""
 
 
 def _dispute_view(extra: dict[str, Any]) -> DisputeView:
@@ -374,7 +417,12 @@ def build_case(
     extra = dict(payload.get("additional_evidence") or {})
     docs = tuple(documents)
     ships = _shipments(extra)
-    delivery, carrier = _one_delivery(ships, docs)
+    tracking = tuple(str(t) for t in payload.get("shipping_tracking_numbers") or ())
+    ours = (*tracking, *(s.tracking_number for s in ships))
+    address = str(extra.get("shipping_address") or "")
+    others = tuple((d.name, why) for d in docs if (why := other_parcel(d, ours, address)))
+    argued = [d for d in docs if d.name not in dict(others)]
+    delivery, carrier = _one_delivery(ships, argued)
     customer = Customer(
         str(extra.get("customer_name") or ""),
         str(extra.get("customer_email") or "")
@@ -399,7 +447,7 @@ def build_case(
         charges=tuple(dict(c) for c in extra.get("payments") or []),
         customer=customer,
         shipments=ships,
-        tracking_numbers=tuple(str(t) for t in payload.get("shipping_tracking_numbers") or ()),
+        tracking_numbers=tracking,
         documents=docs,
         dispute=_dispute_view(extra),
         api=api,
@@ -410,6 +458,7 @@ def build_case(
         and same_place(customer.billing_address, customer.shipping_address),
         timeline=(),
         contradictions=(),
+        other_parcels=others,
     )
     return _checked(case)
 
@@ -480,6 +529,22 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
         *_charged_twice(case),
         *_words_against(case),
         *_shipped_in_part(case),
+        *_other_parcels(case),
+    ]
+
+
+def _other_parcels(case: CaseFacts) -> list[Contradiction]:
+    """Each proof of delivery whose text names another parcel: not argued, and the analyst
+    told (never the reviewer: it is another customer's delivery)."""
+    return [
+        Contradiction(
+            "proof of delivery for another parcel",
+            f"{name} names {why}; it is not argued for this dispute",
+            f"remove {name} from this dispute's files, or rename it for the dispute whose "
+            "parcel it names",
+            internal=True,
+        )
+        for name, why in case.other_parcels
     ]
 
 
@@ -512,7 +577,7 @@ def _carrier_vs_document(case: CaseFacts, date_hidden: bool) -> list[Contradicti
     """The carrier against a proof of delivery (its date left out when the timeline hides it:
     the timeline's own check names it)."""
     d, carrier = case.delivery, case.carrier_delivery
-    if d.source != "files" or not carrier.status or carrier.delivered:
+    if d.source != "files" or not d.delivered or not carrier.status or carrier.delivered:
         return []
     proof = (
         "delivery"
@@ -547,6 +612,10 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
             "no shipment is recorded",
             "accept the dispute (the goods did not go out); if they did, drop the shipments "
             "sheet with the tracking number", accept=True))  # fmt: skip
+    elif reason == NOT_RECEIVED and d.state == "not_delivered" and d.source == "files":
+        out.append(Contradiction(
+            "document says not delivered", f"{d.cite} says “{d.quote}”",
+            "a proof of the delivery that followed, or consider accepting the dispute"))  # fmt: skip
     elif reason == NOT_RECEIVED and case.carrier_delivery.status and not d.delivered:
         out.append(Contradiction(
             "carrier says not delivered", f"carrier shows {case.carrier_delivery.status}",

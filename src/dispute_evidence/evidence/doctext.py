@@ -3,7 +3,11 @@
 
 - identifiers the text names: dispute ids (`dp_…`), order numbers (after "order", or `#1234`),
   tracking numbers (after "tracking", or a UPS `1Z…`): they match a file to its dispute;
-- proof of delivery: the line that says it was delivered, its date, who signed, the address;
+- proof of delivery: the line that says it was delivered (or that it was not: failed, returned
+  to sender), its date, who signed, the address; from free text or a carrier's label/value
+  table (the value beside its label or on the line below, or a block of labels then their
+  values). A line in the customer's voice ("I", "my") or reporting another's word ("the
+  carrier says delivered") states nothing;
 - policy: the first sentence about refunds, returns or cancellation, quoted;
 - communication: each message (a `From:` block, or a dated chat line), its date and author;
 - receipt or invoice: the total and its currency.
@@ -16,25 +20,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import date
 
-from dispute_evidence.evidence import kinds
-from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message, Quote
+from dispute_evidence.evidence import kinds, podtext
+from dispute_evidence.evidence.documents import DocumentFacts, Message, Quote
+from dispute_evidence.evidence.textdates import first_date, slash_order
+
+__all__ = ["facts", "first_date", "identifiers"]
 
 MAX_QUOTE = 400
 MAX_IDS = 20  # identifiers kept per kind (a catalogue naming hundreds matches nothing anyway)
 MAX_MESSAGES = 20
-
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}  # fmt: skip
-_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?"
-_DATES = (
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
-    (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b"), "mdy"),
-    (re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b"), "dmy"),
-    (re.compile(rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I), "Mdy"),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? {_MONTH},? (\d{{4}})\b", re.I), "dMy"),
-)
 
 _DISPUTE_ID = re.compile(r"\bdp_[A-Za-z0-9_]{1,60}")
 _ORDER = re.compile(
@@ -43,20 +38,7 @@ _ORDER = re.compile(
     re.I,
 )
 _HASH_NUMBER = re.compile(r"(?<![\w#])#\s?(\d{3,12})\b")
-_TRACKING = re.compile(
-    r"\btracking\s{0,3}(?:number|no\.?|num\.?|id|#)?\s{0,3}[:#]?\s{0,3}([A-Z0-9]{6,34})\b", re.I
-)
 _UPS = re.compile(r"\b1Z[0-9A-Z]{6,16}\b")
-_SIGNER = re.compile(
-    r"\b(?:signed\s(?:for\s)?by|received\sby|signature\sof|signatory|signer|signed)\s{0,3}[:\-]?"
-    r"\s{0,3}([A-Z][A-Za-z.'\-]{0,30}(?: [A-Z][A-Za-z.'\-]{0,30}){0,3})",
-    re.I,
-)
-_ADDRESS = re.compile(
-    r"\b(?:delivered\sto|delivery\saddress|shipping\saddress|ship\sto|address)\s{0,3}[:\-]?"
-    r"\s{0,3}(\S.{3,150})",
-    re.I,
-)
 _AMOUNT = re.compile(
     r"\b(?:grand\stotal|order\stotal|total\spaid|total\sdue|amount\spaid|amount\scharged|total)"
     r"\s{0,3}(?:\([A-Za-z]{3}\))?\s{0,3}[:\-]?\s{0,3}([A-Z]{3}|[$€£¥])?\s{0,2}"
@@ -71,36 +53,6 @@ _HEADER = re.compile(r"^(from|to|cc|subject|date|sent)\s{0,3}:\s{0,3}(.*)$", re.
 _CHAT_LINE = re.compile(
     r"^\[?([^\]\n]{6,30}?)\]?\s{0,3}[-–]?\s{0,3}([A-Z][\w .'\-]{0,40}?):\s(.+)$"
 )
-
-
-def first_date(text: str) -> date | None:
-    """The earliest-placed date written in `text` (ISO, 03/05/2026 as month/day, 05.03.2026 as
-    day.month, 'March 5, 2026', '5 March 2026'); None when none is a real date."""
-    found: list[tuple[int, date]] = []
-    for pattern, order in _DATES:
-        for m in pattern.finditer(text):
-            day = _as_date(m.groups(), order)
-            if day is not None:
-                found.append((m.start(), day))
-                break
-    return min(found)[1] if found else None
-
-
-def _as_date(g: tuple[str | None, ...], order: str) -> date | None:
-    parts = [str(x) for x in g]
-    try:
-        if order == "ymd":
-            y, mo, d = int(parts[0]), int(parts[1]), int(parts[2])
-        elif order in ("mdy", "dmy"):
-            a, b, y = int(parts[0]), int(parts[1]), int(parts[2])
-            mo, d = (a, b) if order == "mdy" and a <= 12 else (b, a)
-        elif order == "Mdy":
-            mo, d, y = _MONTHS[parts[0][:3].lower()], int(parts[1]), int(parts[2])
-        else:
-            d, mo, y = int(parts[0]), _MONTHS[parts[1][:3].lower()], int(parts[2])
-        return date(y, mo, d) if 1900 < y < 2200 else None
-    except (ValueError, KeyError):
-        return None
 
 
 def _clean(text: str) -> str:
@@ -120,24 +72,11 @@ def identifiers(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str,
     """(order numbers, dispute ids, tracking numbers) the text names."""
     orders = [m.group(1) for m in _ORDER.finditer(text) if any(c.isdigit() for c in m.group(1))]
     orders += [m.group(1) for m in _HASH_NUMBER.finditer(text)]
-    tracking = [m.group(1).upper() for m in _TRACKING.finditer(text)
+    tracking = [m.group(1).replace(" ", "").upper() for m in podtext.TRACKING.finditer(text)
                 if any(c.isdigit() for c in m.group(1))]  # fmt: skip
     tracking += [m.group(0) for m in _UPS.finditer(text)]
     disputes = [m.group(0) for m in _DISPUTE_ID.finditer(text)]
     return _unique(orders), _unique(disputes), _unique(tracking)
-
-
-def _delivery(lines: list[tuple[int, str]]) -> Delivery | None:
-    said = next(((p, ln) for p, ln in lines if re.search(r"\bdelivered\b", ln, re.I)), None)
-    if said is None:
-        return None
-    page, line = said
-    at = lines.index(said)
-    near = " ".join(ln for _, ln in lines[at : at + 3])
-    on = first_date(line) or first_date(near) or first_date(" ".join(ln for _, ln in lines))
-    signer = next((m.group(1).strip() for _, ln in lines if (m := _SIGNER.search(ln))), None)
-    address = next((m.group(1).strip() for _, ln in lines if (m := _ADDRESS.search(ln))), None)
-    return Delivery(on, signer, address, Quote(line[:MAX_QUOTE], page))
 
 
 def _policy_clause(texts: list[str]) -> Quote | None:
@@ -164,7 +103,7 @@ def _without_heading(sentence: str) -> str:
     return "\n".join(lines)
 
 
-def _messages(lines: list[tuple[int, str]]) -> tuple[Message, ...]:
+def _messages(lines: list[tuple[int, str]], dayfirst: bool | None) -> tuple[Message, ...]:
     """`From:` blocks (headers, then the body until the next `From:`); else dated chat lines."""
     out: list[Message] = []
     starts = [i for i, (_, ln) in enumerate(lines) if re.match(r"^from\s{0,3}:", ln, re.I)]
@@ -179,14 +118,14 @@ def _messages(lines: list[tuple[int, str]]) -> tuple[Message, ...]:
             else:
                 body.append((page, ln))
         if body:
-            when = first_date(heads.get("date", "") or heads.get("sent", ""))
+            when = first_date(heads.get("date", "") or heads.get("sent", ""), dayfirst)
             text = " ".join(ln for _, ln in body)[:MAX_QUOTE]
             out.append(Message(when, heads.get("from") or None, Quote(text, body[0][0])))
     if out:
         return tuple(out)
     for page, ln in lines:
         m = _CHAT_LINE.match(ln) if len(ln) <= MAX_QUOTE else None
-        if m and (when := first_date(m.group(1))) is not None:
+        if m and (when := first_date(m.group(1), dayfirst)) is not None:
             out.append(Message(when, m.group(2).strip(), Quote(m.group(3)[:MAX_QUOTE], page)))
             if len(out) >= MAX_MESSAGES:
                 break
@@ -207,18 +146,21 @@ def _amount(text: str) -> tuple[float, str] | None:
         return None
 
 
-def facts(base: DocumentFacts, texts: list[str]) -> DocumentFacts:
-    """`base` (name, hash, kind, how read) with what the page texts say."""
+def facts(base: DocumentFacts, texts: list[str], dayfirst: bool | None = None) -> DocumentFacts:
+    """`base` (name, hash, kind, how read) with what the page texts say; `dayfirst`: how the
+    locale writes 10/12/2025 (the text's own dates decide first)."""
     whole = "\n".join(texts)
     lines = _lines(texts)
+    dayfirst = slash_order(whole, dayfirst)
     orders, disputes, tracking = identifiers(whole)
+    tracking = _unique([*tracking, *podtext.tracking_in(podtext.fields(lines))])
     found = replace(base, order_numbers=orders, dispute_ids=disputes, tracking_numbers=tracking)
     if base.kind in (kinds.PROOF_OF_DELIVERY, kinds.SIGNATURE, kinds.SHIPPING):
-        found = replace(found, delivery=_delivery(lines))
+        found = replace(found, delivery=podtext.delivery(lines, dayfirst))
     if base.kind == kinds.POLICY:
         found = replace(found, policy_clause=_policy_clause(texts))
     if base.kind == kinds.COMMUNICATION:
-        found = replace(found, messages=_messages(lines))
+        found = replace(found, messages=_messages(lines, dayfirst))
     if base.kind == kinds.RECEIPT:
         found = replace(found, amount=_amount(whole))
     return found

@@ -35,12 +35,14 @@ class Quote:
 
 @dataclass(frozen=True)
 class Delivery:
-    """A proof of delivery's own statement: when, to whom (signer), where."""
+    """A proof of delivery's own statement: when, to whom (signer), where; or that the parcel
+    was not delivered (failed, refused, returned to sender: `delivered` False, its words quoted)."""
 
     on: date | None
     signed_by: str | None
     address: str | None
     quote: Quote  # the sentence/line that says it
+    delivered: bool = True
 
 
 @dataclass(frozen=True)

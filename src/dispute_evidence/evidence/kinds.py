@@ -52,7 +52,8 @@ NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # A proof of delivery usually says who signed too: it is a proof of delivery first.
 TEXT_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (PROOF_OF_DELIVERY, ("proof of delivery", "delivery confirmation", "was delivered",
-                         "delivered on", "delivered to")),
+                         "delivered on", "delivered to", "delivered at", "date of delivery",
+                         "signed for by", "shipment delivered", "item delivered")),
     (SIGNATURE, ("signed by", "signature of recipient", "recipient signature")),
     (POLICY, ("refund policy", "return policy", "returns policy", "cancellation policy",
               "terms of service", "terms and conditions")),
@@ -62,18 +63,43 @@ TEXT_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )  # fmt: skip
 
 
+# A message in the customer's own voice (e-mail headers or a greeting, and "I"/"my"): it is
+# communication whatever its name says ("…_delivery_confirmation.pdf" holding the customer's
+# "the carrier says delivered … I want my money back" proves no delivery).
+_MESSAGE = re.compile(
+    r"^\s{0,3}(?:from|subject)\s{0,2}:|\bwrote:|^\s{0,3}(?:dear|hi|hello)\b|chat transcript",
+    re.I | re.M,
+)
+_FIRST_PERSON = re.compile(r"\bI(?:'m|'ve|'d)?\s(?=[a-z])|\b(?:my|me)\b")
+
+
+def customer_message(text: str) -> bool:
+    """Whether the text is a message written in the customer's own voice."""
+    return bool(_MESSAGE.search(text) and _FIRST_PERSON.search(text))
+
+
 def _words(text: str) -> str:
     return " " + " ".join(re.findall(r"[a-z]+", text.lower())) + " "
 
 
 def kind_of(name: str, text: str = "") -> str:
-    """The file's kind: from its name's words, else from its text's phrases, else OTHER."""
+    """The file's kind: from its name's words, else from its text's phrases, else OTHER; a
+    customer's message named as a proof of delivery or signature is communication."""
     words = _words(Path(name).stem)
-    for kind, names in NAME_WORDS:
-        if any(f" {w} " in words or f" {w}s " in words for w in names):  # "emails" too
-            return kind
+    named = next((kind for kind, names in NAME_WORDS
+                  if any(f" {w} " in words or f" {w}s " in words for w in names)), None)  # fmt: skip
     low = " ".join(text.lower().split())
-    for kind, phrases in TEXT_PHRASES:
-        if any(p in low for p in phrases):
-            return kind
-    return OTHER
+    if named == COMMUNICATION and _says(low, PROOF_OF_DELIVERY) and not customer_message(text):
+        return PROOF_OF_DELIVERY  # "Royal Mail 1043.pdf": a carrier's proof, not a message
+    if named not in (None, PROOF_OF_DELIVERY, SIGNATURE):
+        return named
+    if customer_message(text):
+        return COMMUNICATION
+    if named is not None:
+        return named
+    return next((kind for kind, _ in TEXT_PHRASES if _says(low, kind)), OTHER)
+
+
+def _says(low: str, kind: str) -> bool:
+    """Whether the text (lowercased, spaces collapsed) says a phrase of the kind."""
+    return any(p in low for k, phrases in TEXT_PHRASES if k == kind for p in phrases)

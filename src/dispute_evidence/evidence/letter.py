@@ -340,7 +340,8 @@ class _Facts:
         return _page(doc, page, self.starts.get(doc))
 
     def files(self) -> list[Sentence]:
-        names = [d.name for d in self.case.documents if d.name not in self.argued]
+        skip = self.argued | {name for name, _ in self.case.other_parcels}  # never supporting
+        names = [d.name for d in self.case.documents if d.name not in skip]
         if not names:
             return []
         self.listed = names[:MAX_ITEMS]  # the ones _list names (the others: "and N more")

@@ -39,7 +39,7 @@ from dispute_evidence.evidence import doctext
 from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message, Quote
 
 # Bump when what is read from a file changes: cached answers of another version are read again.
-READER = "2026-11-27.1"  # .1: card numbers covered before any fact is read
+READER = "2026-11-28.1"  # .1: proofs of delivery: failed/returned, voice, any carrier layout
 WORKER = Path(__file__).with_name("_read_worker.py")
 
 
@@ -56,6 +56,9 @@ class ReadLimits:
     tesseract: str | None = field(default_factory=lambda: shutil.which("tesseract"))
     pdftoppm: str | None = field(default_factory=lambda: shutil.which("pdftoppm"))
     workers: int = max(1, min(2, os.cpu_count() or 1))
+    # how the locale writes 10/12/2025 ([ingest] locale; None: month first) where the text's
+    # own dates leave it open; an answer read with another is read again
+    dayfirst: bool | None = None
 
     def request(self, path: Path, mime: str) -> dict[str, Any]:
         return {"path": str(path), "mime": mime, "max_pages": self.max_pages,
@@ -170,7 +173,7 @@ def _drain(queue: list[ToRead], lock: threading.Lock, limits: ReadLimits,
             facts = [to_facts(item, a, limits) for item, a in zip(batch, answers, strict=False)]
             for f in facts:  # "no_ocr" is this machine's, not the file's: tried again next run
                 if cache is not None and f.read != "no_ocr":
-                    save_cached(cache, f)
+                    save_cached(cache, f, limits.dayfirst)
             with lock:
                 out.update((f.sha256, f) for f in facts)
                 queue.extend(reversed(batch[len(answers) :]))  # not reached: read them next
@@ -190,7 +193,7 @@ def read_documents(
     for item in items:
         if item.sha256 in out:
             continue
-        cached = load_cached(cache, item) if cache else None
+        cached = load_cached(cache, item, limits.dayfirst) if cache else None
         if cached is not None:
             out[item.sha256] = cached
         elif all(q.sha256 != item.sha256 for q in queue):
@@ -259,7 +262,7 @@ def to_facts(item: ToRead, answer: dict[str, Any], limits: ReadLimits) -> Docume
     )
     if read not in ("text", "ocr"):
         return base
-    return doctext.facts(base, texts)
+    return doctext.facts(base, texts, limits.dayfirst)
 
 
 # -- the cache: one JSON file per content hash ------------------------------------------------
@@ -269,17 +272,23 @@ def _cache_file(cache: Path, sha256: str) -> Path:
     return cache / f"{sha256}.json"
 
 
-def load_cached(cache: Path, item: ToRead) -> DocumentFacts | None:
-    return facts_from_cache(cache, item.sha256, item.name)
+def load_cached(cache: Path, item: ToRead, dayfirst: bool | None = None) -> DocumentFacts | None:
+    """The cached answer, if this reader read it with this locale's date order."""
+    return facts_from_cache(cache, item.sha256, item.name, dayfirst)
 
 
-def facts_from_cache(cache: Path, sha256: str, name: str) -> DocumentFacts | None:
-    """What was read from the file with this content (under `name`), if this reader read it."""
+def facts_from_cache(
+    cache: Path, sha256: str, name: str, dayfirst: bool | None | str = "any"
+) -> DocumentFacts | None:
+    """What was read from the file with this content (under `name`), if this reader read it
+    (with `dayfirst`, unless "any")."""
     try:
         data = json.loads(_cache_file(cache, sha256).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("reader") != READER:
+        return None
+    if dayfirst != "any" and data.get("dayfirst") != dayfirst:
         return None
     try:
         return replace(facts_from_dict(data["facts"]), name=name)
@@ -287,10 +296,12 @@ def facts_from_cache(cache: Path, sha256: str, name: str) -> DocumentFacts | Non
         return None
 
 
-def save_cached(cache: Path, facts: DocumentFacts) -> None:
+def save_cached(cache: Path, facts: DocumentFacts, dayfirst: bool | None = None) -> None:
     target = _cache_file(cache, facts.sha256)
     tmp = target.with_suffix(".tmp")
-    body = json.dumps({"reader": READER, "facts": facts_to_dict(facts)}).encode()
+    body = json.dumps(
+        {"reader": READER, "dayfirst": dayfirst, "facts": facts_to_dict(facts)}
+    ).encode()
     try:  # private, as everything the pipeline keeps (what documents say is customer data)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as fh:
@@ -334,6 +345,7 @@ def facts_from_dict(d: dict[str, Any]) -> DocumentFacts:
             delivery["signed_by"],
             delivery["address"],
             _quote(delivery["quote"]) or Quote("", 1),
+            bool(delivery.get("delivered", True)),
         )
         if delivery
         else None,  # fmt: skip
