@@ -156,6 +156,7 @@ def report(
     problems = table_problems(table, snap.files, store, review, problems, session.dry_run)
     counts = run_counts(session, ingested, submitted, alerted, review, table, problems)
     counts["new_files"] += prepared.evidence_read  # files read, each file once: sheets + evidence
+    counts["repeated_files"] += prepared.evidence_repeated
     if prepared.retention is not None:  # [retention] is set: say what it removed
         counts.update(prepared.retention.counts())
     code = _exit(session, submitted, counts)

@@ -182,6 +182,7 @@ class PrepareOutcome:
     file_issues: list[FileIssue] = field(default_factory=list)
     files_added: int = 0  # (dispute, file) pairs registered
     evidence_read: int = 0  # evidence files of new content taken in (each counted once)
+    evidence_repeated: int = 0  # matched files whose content was taken in before (copies)
     summaries_added: int = 0
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
     review: ReviewOutcome | None = None  # what waits for approval (engine/review.py)
@@ -368,8 +369,7 @@ def prepare_step(
         out.not_moved = mover.not_moved
         return out
     rows = _file_rows(matches, blob_dir)
-    hashes = {r["sha256"] for r in rows}
-    out.evidence_read = len(hashes - store.evidence_hashes(hashes))
+    out.evidence_read, out.evidence_repeated = _count_read(matches, store)
     out.files_added = store.sync_files(rows)
     if opts.summary_pdf or opts.packet.upload == "packet":
         made = refresh_generated(store, blob_dir, opts.packet, records, opts.inbox)
@@ -416,6 +416,14 @@ def _build(
     )
     store.set_meta(BUILT_HELD, held_digest(held))
     return records if scope is None else None
+
+
+def _count_read(matches: dict[str, list[EvidenceFile]], store: StateStore) -> tuple[int, int]:
+    """(new, already seen) among the matched files: a copy under another name, of a file read
+    before or in this run, is used but its content is not new."""
+    contents = {f.path: f.sha256 for files in matches.values() for f in files}
+    new = set(contents.values()) - store.evidence_hashes(set(contents.values()))
+    return len(new), len(contents) - len(new)
 
 
 def _file_rows(matches: dict[str, list[EvidenceFile]], blob_dir: Path) -> list[dict[str, Any]]:
