@@ -1,0 +1,38 @@
+"""Round 3's low findings on what the analyst reads (issue 39, items 5 and 12): through the real
+CLI against the local API."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.conftest import TOKEN, seed_rows
+from tests.engine.helpers import make_inbox, write_rows
+
+DISPUTES = ["provider_dispute_id", "order_number", "reason", "amount", "currency"]
+
+
+def test_the_pipelines_lines_print_plainly_not_as_log_records(sandbox_factory, tmp_path):
+    """A dispute held because the API's amount differs from the list's: the line that says so
+    reads as the rest of the output does, without `WARNING dispute_evidence.…:` before it."""
+    rows = [{**r, "reason": "fraudulent"} for r in seed_rows(1)]  # 10.00 USD at the API
+    sb = sandbox_factory(rows=rows)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1, files=(1, 1))
+    write_rows(
+        inbox / "disputes.csv", DISPUTES, [["dp_test_0", "#5000", "fraudulent", "129", "USD"]]
+    )
+    env = {
+        **os.environ,
+        "DISPUTE_API_BASE_URL": sb.base_url,
+        "DISPUTE_API_TOKEN": TOKEN,
+        "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "0",
+        "DISPUTE_EVIDENCE_READBACK__ENABLED": "false",
+    }
+    cmd = [sys.executable, "-m", "dispute_evidence", "run", "--inbox", str(inbox)]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    said = [line for line in r.stderr.splitlines() if "dp_test_0" in line and "held" in line]
+    assert said, r.stderr
+    assert all(line.startswith("dp_test_0: held") for line in said), said
+    assert "dispute_evidence." not in r.stderr + r.stdout, r.stderr
