@@ -9,7 +9,10 @@ import sys
 
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
+from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 
+ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
+          "customer_name", "order_subtotal"]  # fmt: skip
 DISPUTES = ["provider_dispute_id", "order_number", "reason", "amount", "currency"]
 
 
@@ -36,3 +39,22 @@ def test_the_pipelines_lines_print_plainly_not_as_log_records(sandbox_factory, t
     assert said, r.stderr
     assert all(line.startswith("dp_test_0: held") for line in said), said
     assert "dispute_evidence." not in r.stderr + r.stdout, r.stderr
+
+
+def test_a_held_disputes_evidence_column_says_held_as_its_state_does(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """A dispute held because its order lost a row: the *Evidence* column does not say
+    "waiting for data" beside a *State* of "held: would go out wrong"."""
+    sb = sandbox_factory(rows=seed_rows(1))
+    use_sandbox(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1)
+    write_rows(inbox / "orders.csv", ORDERS, [
+        [5000, "Shirt", "30", 1, "USD", "c0@example.com", "C 0", "42"],
+        [5000, "Belt", "twelve", 1, "USD", "c0@example.com", "C 0", "42"],
+    ])  # fmt: skip
+    run_cli("--inbox", str(inbox))
+    row = latest_disputes(tmp_path).loc["dp_test_0"]
+    assert row["Status"].startswith("held: would go out wrong"), row.to_dict()
+    assert row["Evidence (by reason)"] == "held: would go out wrong", row.to_dict()
