@@ -80,9 +80,9 @@ class ConsoleFormat(logging.Formatter):
 
 def _console_logging() -> None:
     level = LOG_LEVEL["console"]
-    handler = logging.StreamHandler()
-    handler.setFormatter(ConsoleFormat())
-    logging.basicConfig(level=level, handlers=[handler])  # no-op if a host set logging up
+    console = logging.StreamHandler()
+    console.setFormatter(ConsoleFormat())
+    logging.basicConfig(level=level, handlers=[console])  # no-op if a host set logging up
     for handler in logging.getLogger().handlers:  # records propagated from Prefect's loggers
         handler.setLevel(level)  # skip the root logger's level: the handler's still applies
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Prefect API call
