@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pandas as pd
+
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
@@ -58,3 +60,27 @@ def test_a_held_disputes_evidence_column_says_held_as_its_state_does(
     row = latest_disputes(tmp_path).loc["dp_test_0"]
     assert row["Status"].startswith("held: would go out wrong"), row.to_dict()
     assert row["Evidence (by reason)"] == "held: would go out wrong", row.to_dict()
+
+
+def test_a_file_named_for_a_refused_dispute_row_says_the_row_was_refused(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """Issue 39 item 12: dp_test_0's row in the disputes list is refused (its deadline cannot
+    be read); a file named for dp_test_0 was told "did you mean 'dp_test_1'?"."""
+    sb = sandbox_factory(rows=seed_rows(2))
+    use_sandbox(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2, files=(0, 0))
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason",
+               "response_due_by"], [["dp_test_0", "#5000", "general", "next tuesday"],
+                                    ["dp_test_1", "#5001", "general", "2030-01-10"]])  # fmt: skip
+    (inbox / "dp_test_0 receipt.pdf").write_bytes(b"%PDF-1.4\nreceipt for order 5000")
+    run_cli("--inbox", str(inbox))
+    problems = pd.read_csv(tmp_path / "inbox.reports" / "latest" / "problems.csv", dtype=str)
+    said = problems.loc[problems["file"] == "dp_test_0 receipt.pdf"].fillna("")
+    assert len(said) == 1, problems.to_dict("records")
+    what = said.iloc[0]["problem"]
+    assert "dp_test_1" not in what and "did you mean" not in what, what
+    assert "names dp_test_0, whose row was not used (disputes.csv row 2" in what, what
+    assert "fix that row, drop its file again, and this file is matched then" in what, what
+    assert (inbox / "dp_test_0 receipt.pdf").exists(), what  # kept for when the row is fixed

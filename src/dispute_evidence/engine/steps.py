@@ -167,6 +167,7 @@ def reject_problem(kind: ProblemKind, r: Reject) -> Problem:
         row=r.row,
         column=r.column or "",
         value=r.value or "",
+        dispute=r.dispute,
         order=r.order,
     )
 
@@ -228,6 +229,24 @@ def held_orders(open_problems: list[dict[str, Any]]) -> dict[str, str]:
             f"incomplete; fix it and drop {p['file']} again (or set [evidence] "
             "send_partial_orders = true to send it as it is)"
         )
+    return out
+
+
+def refused_rows(open_problems: list[dict[str, Any]], known: set[str]) -> dict[str, str]:
+    """{dispute id, and its order number: the refused row that named it} for disputes no list
+    gave: a file named for one says its row was refused, not "did you mean" another."""
+    out: dict[str, str] = {}
+    for p in open_problems:
+        pid = str(p.get("dispute") or "")
+        if p.get("kind") != ProblemKind.ROW_NOT_USED or not pid or pid in known:
+            continue
+        where = f"{p['file']}" + (f" [{p['sheet']}]" if p.get("sheet") else "")
+        cell = f" row {p['row']}, column '{p['column']}'" if p.get("row") else ""
+        value = f" = {p['value']!r}" if p.get("value") else ""
+        line = f"{where}{cell}{value}: {p['what']}"
+        out.setdefault(pid, line)
+        if p.get("order"):
+            out.setdefault(str(p["order"]), line)
     return out
 
 
@@ -354,6 +373,7 @@ def prepare_step(
         orders,
         read=_reader(opts) if opts.read_limits is not None else None,
         tracking=lambda: tracking_numbers(store),
+        refused=refused_rows(store.open_problems(), set(orders)),
     )
     mover = Mover(opts.inbox, run_id, enabled=opts.archive)
     for issue in out.file_issues:  # a file that names a dispute but fails its checks
