@@ -49,3 +49,4 @@ def test_new_files_read_counts_each_sheet_and_each_evidence_file(setup):  # noqa
     (inbox / "dp_test_2 label.pdf").write_bytes(b"%PDF-1.4 a new label")
     second = run(sb, inbox)
     assert second.counts["new_files"] == 1  # one new content; the copy is not read again
+    assert second.counts["repeated_files"] == 1  # the copy, used under its new name

@@ -153,3 +153,14 @@ def test_a_quote_that_ends_in_its_own_full_stop_or_question_mark_gets_no_second_
     # says nothing to the claim (issue 36): not quoted at all
     assert not any("Can I swap it" in s for s in said), said
     assert "the customer wrote (email.pdf, page 1): “I changed my mind”." in " ".join(said)
+
+
+def test_one_product_on_several_lines_is_said_once_with_its_quantities_added():
+    """Issue 39 item 5: "Headphones × 2, Headphones × 3 and Headphones × 1" (the export lists a
+    product once per line item) reads "Headphones × 6"; other products keep their order."""
+    lines = [("Headphones", 2), ("Case", 1), ("Headphones", 3), ("Headphones", 1), ("Cable", None)]
+    products = [{"product_title": t, "price": 10, "quantity": q, "currency_code": "USD"}
+                for t, q in lines]  # fmt: skip
+    payload = {**_payload("general"), "products": products}
+    (said,) = [s.text for s in build_letter(payload, []).context if s.text.startswith("It was")]
+    assert said == "It was for: Headphones × 6, Case × 1 and Cable."  # no quantity: none said

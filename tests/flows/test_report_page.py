@@ -96,6 +96,24 @@ def test_a_click_on_a_filter_shows_only_that_state_and_an_anchor_opens_its_dispu
     assert "Evidence verdict" in text and "What the reviewer sees" in text
 
 
+def test_at_1280_px_the_dispute_table_fits_the_window_evidence_column_in_view(
+    sample_report, browser
+):
+    """Issue 39 item 5: at 1,280 px the table was 1,306 px wide and its Evidence column hid
+    behind a scrollbar. 1,264: a 1,280 px window less its vertical scrollbar. Narrower, the
+    columns every dispute's section repeats (order, reason, deadline) step aside first."""
+    evidence = "[...document.querySelectorAll('.disputes thead th')].find(th => th.textContent.startsWith('Evidence'))"
+    for width, columns in ((1280, 10), (1264, 10), (1024, 7), (800, 7)):
+        browser.open((sample_report / "summary.html").as_uri(), width)
+        assert browser.js("document.documentElement.scrollWidth") <= width, width
+        table = browser.rect(".disputes")
+        assert table["x"] >= 0 and table["x"] + table["width"] <= width, (width, table)
+        box = browser.js(f"{evidence}.getBoundingClientRect().toJSON()")
+        assert box["width"] > 100 and box["x"] + box["width"] <= width, (width, box)
+        shown = "[...document.querySelectorAll('.disputes thead th')].filter(th => th.offsetWidth)"
+        assert browser.js(f"{shown}.length") == columns, width
+
+
 def test_at_400_px_each_dispute_is_a_card_with_its_five_facts(sample_report, browser):
     browser.open((sample_report / "summary.html").as_uri(), 400)
     assert browser.js("document.documentElement.scrollWidth") <= 400

@@ -136,3 +136,41 @@ def test_serve_stops_on_a_signal_to_its_process_group(tmp_path, sandbox_factory,
     assert "nothing of it is left running" in said, said
     assert "Traceback" not in said + errors, said + errors
     assert proc.returncode in (0, 130, 143), proc.returncode
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_serve_started_with_sigint_ignored_stops_on_kill_int(tmp_path, prefect_home):
+    """Issue 39 item 6: a script's `serve &` starts with SIGINT ignored (a non-interactive
+    shell does that to background jobs), and `kill -INT` was ignored with it."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    env |= {"PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "DISPUTE_API_BASE_URL": "http://127.0.0.1:9/v1", "DISPUTE_API_TOKEN": TOKEN}  # fmt: skip
+    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
+    with out.open("w") as o, err.open("w") as e:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dispute_evidence", "serve", "--inbox", str(inbox)],
+            stdout=o, stderr=e, env=env, cwd=tmp_path, start_new_session=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # as `serve &`
+        )  # fmt: skip
+    try:
+        assert _wait_for(out, "nightly now:", 240), out.read_text() + err.read_text()
+        os.kill(proc.pid, signal.SIGINT)  # `kill -INT <pid>`: serve alone, not its group
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while _with_prefect_home(prefect_home) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _with_prefect_home(prefect_home), "processes of serve still run"
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for pid in _with_prefect_home(prefect_home):  # a failed check leaves nothing behind
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    said, errors = out.read_text(), err.read_text()
+    assert "serve stopped: no more runs start for" in said, said + errors
+    assert "Traceback" not in said + errors, said + errors
+    assert proc.returncode in (0, 130), proc.returncode

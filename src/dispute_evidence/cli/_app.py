@@ -65,9 +65,24 @@ def main() -> None:
 
 
 # -- run / demo / status / serve ----------------------------------------------------
+class ConsoleFormat(logging.Formatter):
+    """The pipeline's own lines are written for the analyst: said plainly, as the rest of the
+    output is. A library's record keeps its level and logger, which say where it came from."""
+
+    def __init__(self) -> None:
+        super().__init__("%(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.name == "dispute_evidence" or record.name.startswith("dispute_evidence."):
+            return record.getMessage()
+        return super().format(record)
+
+
 def _console_logging() -> None:
     level = LOG_LEVEL["console"]
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    console = logging.StreamHandler()
+    console.setFormatter(ConsoleFormat())
+    logging.basicConfig(level=level, handlers=[console])  # no-op if a host set logging up
     for handler in logging.getLogger().handlers:  # records propagated from Prefect's loggers
         handler.setLevel(level)  # skip the root logger's level: the handler's still applies
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Prefect API call

@@ -278,6 +278,8 @@ def demo(
     import shutil
     from datetime import datetime
 
+    from dispute_evidence.evidence.reading import ReadLimits, missing_ocr_line
+
     _console_logging()
     source = Path(__file__).resolve().parents[2] / "sample_data"
     if not source.is_dir():
@@ -286,6 +288,8 @@ def demo(
     inbox = workdir / stamp / "inbox"
     shutil.copytree(source, inbox)
     typer.echo(f"Demo: a local Dispute Evidence API and a copy of {source} in {inbox}\n")
+    if missing := missing_ocr_line(ReadLimits()):  # the demo still runs: what it loses, said
+        typer.echo(missing + "\n", err=True)
     config = source.parent / "config" / "demo.toml"  # a merchant profile for the evidence
     fresh = {"ingest": {"settle_seconds": 0}}  # a fresh copy is complete
     settings = _settings_or_exit(config if config.is_file() else None, inbox, **fresh)

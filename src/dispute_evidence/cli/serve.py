@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -39,9 +40,17 @@ def serve(
     """
     settings = _settings_or_exit(config, inbox)  # before any server starts: one line per problem
     inbox = _inbox_or_exit(settings, inbox)
+    _stop_on_interrupt()
     from flows.serve import serve_deployments
 
     serve_deployments(inbox.resolve(), settings.config_file, state, settings)
+
+
+def _stop_on_interrupt() -> None:
+    """SIGINT stops serve as Ctrl-C does, however it was started. A shell starts a script's
+    background job (`serve &`) with SIGINT ignored, and Python keeps it ignored: `kill -INT`
+    did nothing. What serve starts after this (its Prefect server, its runs) gets the default."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @app.command()

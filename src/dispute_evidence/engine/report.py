@@ -158,6 +158,7 @@ def report(
     problems = table_problems(table, snap.files, store, review, problems, session.dry_run)
     counts = run_counts(session, ingested, submitted, alerted, review, table, problems)
     counts["new_files"] += prepared.evidence_read  # files read, each file once: sheets + evidence
+    counts["repeated_files"] += prepared.evidence_repeated
     if prepared.retention is not None:  # [retention] is set: say what it removed
         counts.update(prepared.retention.counts())
     code = _exit(session, submitted, counts)
@@ -383,6 +384,7 @@ def _exit(session: RunSession, submitted: SubmitOutcome | None, counts: dict[str
 
 WOULD_SEND = "would send its evidence"
 PAST_DUE = "past its deadline: would not be sent"
+DATA_HELD = "held: would go out wrong"  # its order's data: a row not used, lines short
 
 
 LISTED = ("provider_dispute_id", "amount", "currency", "reason")  # from the disputes list
@@ -475,7 +477,7 @@ def plain_state(r: DisputeRow, dry_run: bool = False) -> str:
     if r.status == DisputeStatus.PENDING and late or r.status == DisputeStatus.PAST_DUE:
         return "past its deadline, not sent"
     if r.status == DisputeStatus.INCOMPLETE:
-        parts = ["held: would go out wrong" if r.held else "waiting for data"]
+        parts = [DATA_HELD if r.held else "waiting for data"]
     elif r.status == DisputeStatus.PENDING:
         parts = ["would be sent" if dry_run else "not sent yet"]
     elif r.status == DisputeStatus.AWAITING_APPROVAL:
@@ -507,15 +509,16 @@ def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) ->
     verdicts, adds, summaries, delivery, contradictions = [], [], [], [], []
     reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
     still_open = table["status"].isin(OPEN_DISPUTE)
-    for pid, reason, open_ in zip(
-        table["provider_dispute_id"], reasons.fillna(""), still_open, strict=True
+    held = [r.status == D.INCOMPLETE and r.held for r in dispute_rows(table)]
+    for pid, reason, open_, held_ in zip(
+        table["provider_dispute_id"], reasons.fillna(""), still_open, held, strict=True
     ):
         own = names.get(pid, [])
         versions = sorted((n for n in own if is_summary(pid, n)), key=_version)
         summaries.append(versions[-1] if versions else "")
         case = snap.case(pid)
-        if case is None:
-            verdicts.append("waiting for data")
+        if case is None:  # the State column's words: a held one is not waiting for anything
+            verdicts.append(DATA_HELD if held_ else "waiting for data")
             adds.append("")
             delivery.append("")
             contradictions.append("")

@@ -169,6 +169,7 @@ def reject_problem(kind: ProblemKind, r: Reject) -> Problem:
         row=r.row,
         column=r.column or "",
         value=r.value or "",
+        dispute=r.dispute,
         order=r.order,
     )
 
@@ -184,6 +185,7 @@ class PrepareOutcome:
     file_issues: list[FileIssue] = field(default_factory=list)
     files_added: int = 0  # (dispute, file) pairs registered
     evidence_read: int = 0  # evidence files of new content taken in (each counted once)
+    evidence_repeated: int = 0  # matched files whose content was taken in before (copies)
     summaries_added: int = 0
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
     review: ReviewOutcome | None = None  # what waits for approval (engine/review.py)
@@ -229,6 +231,24 @@ def held_orders(open_problems: list[dict[str, Any]]) -> dict[str, str]:
             f"incomplete; fix it and drop {p['file']} again (or set [evidence] "
             "send_partial_orders = true to send it as it is)"
         )
+    return out
+
+
+def refused_rows(open_problems: list[dict[str, Any]], known: set[str]) -> dict[str, str]:
+    """{dispute id, and its order number: the refused row that named it} for disputes no list
+    gave: a file named for one says its row was refused, not "did you mean" another."""
+    out: dict[str, str] = {}
+    for p in open_problems:
+        pid = str(p.get("dispute") or "")
+        if p.get("kind") != ProblemKind.ROW_NOT_USED or not pid or pid in known:
+            continue
+        where = f"{p['file']}" + (f" [{p['sheet']}]" if p.get("sheet") else "")
+        cell = f" row {p['row']}, column '{p['column']}'" if p.get("row") else ""
+        value = f" = {p['value']!r}" if p.get("value") else ""
+        line = f"{where}{cell}{value}: {p['what']}"
+        out.setdefault(pid, line)
+        if p.get("order"):
+            out.setdefault(str(p["order"]), line)
     return out
 
 
@@ -355,6 +375,7 @@ def prepare_step(
         orders,
         read=_reader(opts) if opts.read_limits is not None else None,
         tracking=lambda: tracking_numbers(store),
+        refused=refused_rows(store.open_problems(), set(orders)),
     )
     mover = Mover(opts.inbox, run_id, enabled=opts.archive)
     for issue in out.file_issues:  # a file that names a dispute but fails its checks
@@ -370,8 +391,7 @@ def prepare_step(
         out.not_moved = mover.not_moved
         return out
     rows = _file_rows(matches, blob_dir)
-    hashes = {r["sha256"] for r in rows}
-    out.evidence_read = len(hashes - store.evidence_hashes(hashes))
+    out.evidence_read, out.evidence_repeated = _count_read(matches, store)
     out.files_added = store.sync_files(rows)
     if opts.summary_pdf or opts.packet.upload == "packet":
         made = refresh_generated(store, blob_dir, opts.packet, records, opts.inbox)
@@ -418,6 +438,14 @@ def _build(
     )
     store.set_meta(BUILT_HELD, held_digest(held))
     return records if scope is None else None
+
+
+def _count_read(matches: dict[str, list[EvidenceFile]], store: StateStore) -> tuple[int, int]:
+    """(new, already seen) among the matched files: a copy under another name, of a file read
+    before or in this run, is used but its content is not new."""
+    contents = {f.path: f.sha256 for files in matches.values() for f in files}
+    new = set(contents.values()) - store.evidence_hashes(set(contents.values()))
+    return len(new), len(contents) - len(new)
 
 
 def _file_rows(matches: dict[str, list[EvidenceFile]], blob_dir: Path) -> list[dict[str, Any]]:

@@ -105,6 +105,18 @@ def check_file(path: Path, label: str) -> EvidenceFile | FileIssue:
     return EvidenceFile(path, label, digest, size, mime)
 
 
+def _no_match(stem: str, known: NearNames, refused: Mapping[str, str]) -> str:
+    """Why a file matches no dispute: a dispute id or order number in its name whose row was
+    refused (the hint would name another dispute), else a near name, else nothing more."""
+    for token in sorted(name_tokens(stem), key=len, reverse=True):
+        if token in refused:
+            return (
+                f"names {token}, whose row was not used ({refused[token]}): fix that row, drop "
+                "its file again, and this file is matched then"
+            )
+    return NO_MATCH + _near_match(stem, known)
+
+
 def _near_match(stem: str, known: NearNames) -> str:
     """' (did you mean …?)' for a name token close to a dispute id or order number."""
     for token in sorted(name_tokens(stem), key=len, reverse=True):
@@ -169,11 +181,14 @@ def match_evidence_files(
     *,
     read: Reader | None = None,
     tracking: Callable[[], Mapping[str, set[str]]] | None = None,
+    refused: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, list[EvidenceFile]], list[FileIssue]]:
     """{provider_dispute_id: files} and the issues; `disputes` maps provider id -> order number.
     With `read`, every file that passed its checks is read (once: the reader caches), the
     ones no name matched are matched by what their text names, and a password-protected PDF
-    is an issue; `tracking` gives {tracking number (upper case): its disputes}."""
+    is an issue; `tracking` gives {tracking number (upper case): its disputes}; `refused`
+    {dispute id or order number of a row not used: that row and why}."""
+    refused = refused or {}
     by_token = _index(disputes)
     matches: dict[str, list[EvidenceFile]] = {}
     issues: list[FileIssue] = []
@@ -198,7 +213,7 @@ def match_evidence_files(
             continue
         if not owners:
             if isinstance(checked, FileIssue) or read is None:
-                issues.append(FileIssue(label, NO_MATCH + _near_match(path.stem, near)))
+                issues.append(FileIssue(label, _no_match(path.stem, near, refused)))
             else:
                 by_content.append(checked)
             continue
@@ -212,7 +227,7 @@ def match_evidence_files(
         _take(matches, issues, owner, replace(f, facts=facts.get(f.sha256)))
     index = ContentIndex.of(disputes, tracking)
     for f in by_content:
-        _by_content(matches, issues, index, replace(f, facts=facts.get(f.sha256)), near)
+        _by_content(matches, issues, index, replace(f, facts=facts.get(f.sha256)), near, refused)
     return matches, issues
 
 
@@ -246,6 +261,7 @@ def _by_content(
     index: ContentIndex,
     f: EvidenceFile,
     near: NearNames,
+    refused: Mapping[str, str],
 ) -> None:
     if f.facts is not None and f.facts.card_pages:
         issues.append(FileIssue(f.label, card_number_note(f.facts)))
@@ -261,4 +277,4 @@ def _by_content(
         issues.append(FileIssue(f.label, why))
         return
     unread = f" (its text was not read: {f.facts.note})" if f.facts and f.facts.note else ""
-    issues.append(FileIssue(f.label, NO_MATCH + _near_match(f.path.stem, near) + unread))
+    issues.append(FileIssue(f.label, _no_match(f.path.stem, near, refused) + unread))

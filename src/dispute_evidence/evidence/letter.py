@@ -20,6 +20,7 @@ from typing import Any
 
 from dispute_evidence.evidence.case import (
     CaseFacts,
+    Line,
     build_case,
     carrier_delivery,
     day,
@@ -153,7 +154,8 @@ class _Facts:
                 Sentence(f"Order {c.order_number} was placed on {c.order_date}{worth}.", "order")
             )
         if c.lines:
-            names = [f"{x.title} × {_qty(x.quantity)}" for x in c.lines]
+            names = [title if n is None else f"{title} × {_qty(n)}"
+                     for title, n in _by_product(c.lines)]  # fmt: skip
             out.append(Sentence(f"It was for: {_list(names)}.", "order"))
         return out  # fmt: skip
 
@@ -379,6 +381,21 @@ def _quoted(text: str) -> str:
 
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _by_product(lines: Sequence[Line]) -> list[tuple[str, float | None]]:
+    """(title, quantity) per product, in the order first listed: one product on several lines
+    (the export lists it once per line item) is said once, its quantities added
+    ("Headphones × 6", not "Headphones × 2, Headphones × 3 and Headphones × 1"). A line
+    without a quantity is said as it is (None: its title alone, never "× 0")."""
+    added: dict[str, float] = {}
+    said: list[tuple[str, bool]] = []  # (title, whether it has a quantity)
+    for x in lines:
+        if x.quantity is None or x.title not in added:
+            said.append((x.title, x.quantity is not None))
+        if x.quantity is not None:
+            added[x.title] = added.get(x.title, 0.0) + x.quantity
+    return [(title, added[title] if counted else None) for title, counted in said]
 
 
 def _qty(q: Any) -> str:

@@ -221,6 +221,26 @@ def read_document(
     return read_documents([item], one)[item.sha256]
 
 
+def missing_ocr_line(limits: ReadLimits) -> str:
+    """One line when an OCR tool is not on PATH: what is missing, what a run loses and how to
+    add it ("" when both are there). Images need Tesseract; scans need pdftoppm as well."""
+    missing = [(tool, package) for tool, package, path in (
+        ("Tesseract", "tesseract-ocr", limits.tesseract),
+        ("pdftoppm", "poppler-utils", limits.pdftoppm)) if not path]  # fmt: skip
+    if not missing:
+        return ""
+    lost = (
+        "photos, screenshots and scanned PDFs are not read"
+        if not limits.tesseract
+        else "scanned PDFs (pages with no text) are not read"
+    )
+    return (
+        f"OCR is off ({' and '.join(t for t, _ in missing)} not found): {lost}, only matched by "
+        "their names and sent as files; PDFs with text are read as usual. "
+        f"To read them: apt-get install {' '.join(p for _, p in missing)}"
+    )
+
+
 def not_read_note(read: str, limits: ReadLimits, note: str = "") -> str:
     """One plain line for a file that was sent as a file but not read."""
     if read == "timeout":

@@ -33,6 +33,7 @@ class Reject:
     value: str | None
     reason: str
     order: str = ""  # the row's order number, when it could be read: a dispute on it is held
+    dispute: str = ""  # the row's dispute id, when it could be read: files named for it say why
 
     def line(self) -> str:
         where = self.file + (f" [{self.sheet}]" if self.sheet else "")

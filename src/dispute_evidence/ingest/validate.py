@@ -231,6 +231,13 @@ def _date_problems(
     return problems
 
 
+def _ids(frame: pd.DataFrame, mask: pd.Series, column: str) -> list[str]:
+    """The marked rows' values of `column` ('' for none, and where the table has no such)."""
+    if column not in frame:
+        return [""] * int(mask.sum())
+    return ["" if v is None or v != v else str(v).strip() for v in frame.loc[mask, column]]
+
+
 def _rejects(
     frame: pd.DataFrame,
     problems: list[tuple[pd.Series, str, str]],
@@ -251,12 +258,13 @@ def _rejects(
             if "order_number" in frame
             else [""] * int(mask.sum())
         )
-        for row, value, order in zip(
-            frame.loc[mask, "_row"].tolist(), frame.loc[mask, fld].tolist(), orders, strict=True
-        ):
-            rejects.append(
-                Reject(file, sheet, int(row), shown.get(fld, fld), str(value)[:80], reason, order)
-            )
+        disputes = _ids(frame, mask, "provider_dispute_id")
+        for row, value, order, dispute in zip(
+            frame.loc[mask, "_row"].tolist(), frame.loc[mask, fld].tolist(), orders, disputes,
+            strict=True,
+        ):  # fmt: skip
+            rejects.append(Reject(file, sheet, int(row), shown.get(fld, fld), str(value)[:80],
+                                  reason, order, dispute))  # fmt: skip
     rejects.sort(key=lambda r: (r.row or 0, r.column or ""))
     return bad, rejects
 

@@ -52,7 +52,10 @@ class Column:
     status: int | Place | None = None
     words: Callable[[Row], str] | None = None  # the text surfaces' words (default: the value)
     value: Literal["text", "number", "datetime"] = "text"  # the sheet's cell
-    css: str = ""  # the page's class
+    # the page's classes: "minor" is left out of a narrow table (its dispute's section shows
+    # it); "code" may break after each underscore (product_not_received), "words" only
+    # between words (a deadline's date and time)
+    css: str = ""
     card: bool = False  # shown on the page's narrow-screen card
     needs: str = ""  # the table column it is made from, when not `key`
     places: dict[Surface, Place] = field(init=False, repr=False, compare=False)
@@ -105,13 +108,13 @@ COLUMNS: tuple[Column, ...] = (
     Column("provider_dispute_id", "Dispute", xlsx=1, page=1,
            terminal=Place(1, layout="{:<30} "), status=Place(1, layout="{:<28} "),
            css="id", card=True),
-    Column("order_number", "Order", xlsx=2, page=6, facts=1, css="nowrap"),
+    Column("order_number", "Order", xlsx=2, page=6, facts=1, css="nowrap minor"),
     Column("amount", "Amount", xlsx=3, page=2, facts=2, status=Place(3, layout="{:>14}  "),
            words=_amount, value="number", css="num nowrap", card=True),
     Column("currency", "Currency", xlsx=4),
-    Column("reason", "Reason", xlsx=5, page=7, facts=3),
+    Column("reason", "Reason", xlsx=5, page=7, facts=3, css="code minor"),
     Column("response_due_by", "Deadline (UTC)", xlsx=6, page=8, facts=4, words=_deadline,
-           value="datetime", css="nowrap"),
+           value="datetime", css="words minor"),
     Column("days_left", "Days left", xlsx=7, page=3, facts=5, words=_days, css="num",
            card=True),
     Column("due", "Time left", status=Place(2, layout="{:<15} "), words=_due,

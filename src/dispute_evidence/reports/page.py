@@ -163,6 +163,7 @@ class _Cells(NamedTuple):
 
     opens: list[str]
     late_opens: list[str]  # the same, with the 'late' class on the days-left cell
+    shapes: list[str]  # how a cell's words may break: "code", "words" or "" (see _value)
 
     @classmethod
     def of(cls, shown: list[Column]) -> _Cells:
@@ -170,14 +171,35 @@ class _Cells(NamedTuple):
             css = f"{c.css}{' card' if c.card else ''}{' late' if late else ''}"
             return f'<td class="{escape(css)}" data-label="{escape(c.title_on(Surface.PAGE))}">'
 
-        return cls([td(c, False) for c in shown], [td(c, c.key == "days_left") for c in shown])
+        return cls(
+            [td(c, False) for c in shown],
+            [td(c, c.key == "days_left") for c in shown],
+            [_shape(c) for c in shown],
+        )
 
     def html(self, values: list[str], anchor: str, late: bool) -> Markup:
         """The row's cells, every value escaped; the first links to the dispute's section."""
         opens = self.late_opens if late else self.opens
         first = f'{opens[0]}<a href="#{escape(anchor)}">{escape(values[0])}</a></td>'
-        rest = [f"{o}{escape(v)}</td>" for o, v in zip(opens[1:], values[1:], strict=True)]
+        rest = [
+            f"{o}{_value(v, shape)}</td>"
+            for o, v, shape in zip(opens[1:], values[1:], self.shapes[1:], strict=True)
+        ]
         return Markup("\n".join([first, *rest]))
+
+
+def _shape(column: Column) -> str:
+    return next((s for s in ("code", "words") if s in column.css.split()), "")
+
+
+def _value(value: str, shape: str) -> str:
+    """A cell's words, escaped, breaking where a narrow column may: a code (product_not_received)
+    after an underscore, a deadline only between its date and its time (never "2025-10-")."""
+    if shape == "code":
+        return str(escape(value)).replace("_", "_<wbr>")
+    if shape == "words":
+        return " ".join(f'<span class="nowrap">{escape(w)}</span>' for w in value.split(" "))
+    return str(escape(value))
 
 
 def _facts_html(facts: list[tuple[str, str]]) -> Markup:
