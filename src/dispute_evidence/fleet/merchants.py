@@ -215,7 +215,7 @@ def check_merchants(spec: MerchantsFile, base: Path) -> list[str]:
     out += _check_fleet(spec.fleet, base)
     seen_ids: set[str] = set()
     states: dict[str, str] = {}
-    inboxes: dict[Path, str] = {}
+    inboxes: dict[Path, str] = {}  # resolved folder -> merchant id
     for m in spec.merchant:
         who = f"merchant {m.id!r}"
         if not MERCHANT_ID.match(m.id):
@@ -238,13 +238,32 @@ def check_merchants(spec: MerchantsFile, base: Path) -> list[str]:
         else:
             states[state] = m.id
             out += [f"{who}: state: {p}" for p in _check_url(m.state)] if m.state else []
-        inbox = (base / m.inbox).resolve() if not m.inbox.is_absolute() else m.inbox
-        if inbox in inboxes:
-            out.append(f"{who}: shares its inbox with merchant {inboxes[inbox]!r}")
+        inbox = (base / m.inbox.expanduser()).resolve()
+        if clash := _inbox_clash(inbox, inboxes):
+            out.append(f"{who}: {clash}")
         inboxes[inbox] = m.id
     if not spec.merchant:
         out.append("no [[merchant]] entries")
     return out
+
+
+def _inbox_clash(inbox: Path, inboxes: dict[Path, str]) -> str | None:
+    """How `inbox` (resolved) overlaps an earlier merchant's: one folder, or one inside the
+    other. Each would read, move and send the other's files as its own."""
+    for theirs, other in inboxes.items():
+        if inbox == theirs:
+            where = f"both are {inbox}"
+        elif inbox.is_relative_to(theirs):
+            where = f"{inbox} is inside its {theirs}"
+        elif theirs.is_relative_to(inbox):
+            where = f"its {theirs} is inside {inbox}"
+        else:
+            continue
+        return (
+            f"shares its inbox with merchant {other!r} ({where}, symbolic links and '..' "
+            "followed); give each merchant its own folder, side by side"
+        )
+    return None
 
 
 def _check_keys(spec: MerchantsFile) -> list[str]:
