@@ -65,6 +65,7 @@ from dispute_evidence.settings_sources import (
     TomlSource,
     api_problem,
     explain,
+    range_text,
     read_dotenv,
     secret_block,
 )
@@ -92,16 +93,25 @@ MONTH_FIRST_LOCALES = frozenset(
 
 LOCALE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
 
+MAX_DAYS = 36_500  # a century: retention beyond it is "keep", and dates past 9999 overflow
+MAX_AMOUNT = 1e12  # in the merchant's currency: above any dispute, far below float trouble
+FEE_DAYS = (0, 3650)  # [advice] fee_by_days: days since a dispute opened
+LIMIT_FIGURE_RANGE = (1, 1_000_000_000)  # pages, files, pixels or bytes (1 GB)
+
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # every number has bounds and is finite: inf or 10^12 days overflow the timers and
+    # dates they reach (tests/test_settings.py checks every numeric field has both bounds)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ApiSection(ApiSettings):
     """`[api]`: the client's configuration (`ApiSettings`: base_url, token, request budget,
     timeouts, attempts, concurrency), and the Prefect Secret block the token may come from."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
     token_secret_block: str | None = Field(
         None, description="Prefect Secret block holding the token, if not in env or .env."
@@ -135,10 +145,13 @@ class MerchantSection(_Section):
 
 class IngestSection(_Section):
     max_file_mb: float = Field(
-        500, gt=0, description="Largest spreadsheet read, in MB (checked before reading)."
+        500,
+        gt=0,
+        le=100_000,
+        description="Largest spreadsheet read, in MB (checked before reading).",
     )
     settle_seconds: float = Field(
-        5, ge=0, description="A file must be unchanged this long before it is read."
+        5, ge=0, le=3600, description="A file must be unchanged this long before it is read."
     )
     archive: bool = Field(
         True, description="Move ingested files to archive/<date>/<run-id>/ (never deleted)."
@@ -200,11 +213,15 @@ class EvidenceSection(_Section):
     read_seconds: float = Field(
         20.0,
         gt=0,
+        le=3600,
         description="Most time reading one document may take (OCR included); past it the "
         "reader is killed and the file is sent as a file only, with one line in the report.",
     )
     read_memory_mb: int = Field(
-        1024, ge=128, description="Most memory the document reader may use (its own process)."
+        1024,
+        ge=128,
+        le=65_536,
+        description="Most memory the document reader may use (its own process), in MB.",
     )
 
     def read_limits(self) -> ReadLimits | None:
@@ -244,6 +261,11 @@ class EvidenceSection(_Section):
             if unknown := sorted(set(figures) - set(LIMIT_FIGURES)):
                 raise ValueError(f"[evidence.limit_profiles.{name}]: unknown {', '.join(unknown)} "
                                  f"(known: {', '.join(LIMIT_FIGURES)})")  # fmt: skip
+            lo, hi = LIMIT_FIGURE_RANGE
+            for figure, n in figures.items():
+                if not lo <= n <= hi:
+                    raise ValueError(f"[evidence.limit_profiles.{name}] {figure}: must be "
+                                     f"{range_text(ge=lo, le=hi)} (got {n})")  # fmt: skip
         return value
 
     def packet_policy(self) -> PacketPolicy:
@@ -254,12 +276,14 @@ class AdviceSection(_Section):
     dispute_fee: float = Field(
         15.0,
         ge=0,
+        le=MAX_AMOUNT,
         description="What fighting one dispute costs you (fees, time), in your currency: the "
         "advice is fight when P(win) x amount is more than this.",
     )
     hold_under_amount: float | None = Field(
         None,
         gt=0,
+        le=MAX_AMOUNT,
         description="Hold (do not send) disputes under this amount: 'held: under your fight "
         "threshold'. Unset: nothing is held; the advice is only advice.",
     )
@@ -270,6 +294,19 @@ class AdviceSection(_Section):
         "30 = 19.00}: up to 10 days 16.05, and so on; after the last, the last. Replaces "
         "dispute_fee when the API has said when the dispute opened.",
     )
+
+    @field_validator("fee_by_days")
+    @classmethod
+    def _bounded_fees(cls, value: dict[int, float]) -> dict[int, float]:
+        lo, hi = FEE_DAYS
+        for days, fee in value.items():
+            if not lo <= days <= hi:
+                raise ValueError(f"{days} days: must be {range_text(ge=lo, le=hi)}")
+            if not 0 <= fee <= MAX_AMOUNT:  # inf and nan are refused before this
+                raise ValueError(
+                    f"{days} days: the fee must be {range_text(ge=0, le=MAX_AMOUNT)} (got {fee})"
+                )
+        return value
 
     def policy(self) -> AdvicePolicy:
         schedule = tuple(sorted(self.fee_by_days.items()))
@@ -282,7 +319,7 @@ class ReadbackSection(_Section):
         0.10, gt=0, le=1, description="Most of the hour's request budget a run spends reading."
     )
     refresh_hours: float = Field(
-        24, gt=0, description="How often an open dispute with nothing to send is read."
+        24, gt=0, le=8760, description="How often an open dispute with nothing to send is read."
     )
     closed_statuses: list[str] = Field(
         default_factory=lambda: [
@@ -329,6 +366,7 @@ class ReviewSection(_Section):
     send_before_deadline_hours: float | None = Field(
         None,
         gt=0,
+        le=8760,
         description="Deadline sweep: held, complete evidence nobody approved is sent this many "
         "hours before its deadline (never after it). Unset: held evidence waits for a person.",
     )
@@ -342,6 +380,7 @@ class ReviewSection(_Section):
     second_approver_over: float | None = Field(
         None,
         ge=0,
+        le=MAX_AMOUNT,
         description="Above this disputed amount, two different approvers must approve the same "
         "evidence version before it is sent (an unknown amount counts as above).",
     )
@@ -359,6 +398,7 @@ class AlertsSection(_Section):
     alert_hours: float = Field(
         48,
         gt=0,
+        le=8760,
         description="Alert about a dispute due within this many hours that still "
         "needs something (data, evidence, approval); at most once per dispute per day.",
     )
@@ -386,17 +426,22 @@ class RetentionSection(_Section):
     customer_data_days: int | None = Field(
         None,
         ge=0,
+        le=MAX_DAYS,
         description="Days after a dispute closes before its customer's names, emails, "
         "addresses, IP addresses and device ids are cleared from the state and the stored "
         "copies of its files in .dispute-evidence/ are deleted (amounts, dates, outcomes and "
         "evidence kinds stay). Unset: kept.",
     )
     reports_days: int | None = Field(
-        None, ge=1, description="Report folders older than this many days are removed. Unset: kept."
+        None,
+        ge=1,
+        le=MAX_DAYS,
+        description="Report folders older than this many days are removed. Unset: kept.",
     )
     archive_days: int | None = Field(
         None,
         ge=1,
+        le=MAX_DAYS,
         description="archive/<date>/ folders (the analysts' own files) older than this many "
         "days are removed. Unset: kept.",
     )

@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
+from annotated_types import Ge, Gt, Le, Lt
 from dotenv import dotenv_values
 from pydantic import ValidationError
 from pydantic_settings import (
@@ -92,13 +93,76 @@ API_HINTS = {
 
 
 def api_problem(error: Any) -> str:
-    """One client-settings error as a line naming its environment variable; never its value."""
+    """One client-settings error as a line naming its environment variable; never its value
+    (a number out of its range excepted: the token is no number)."""
     field = str(error["loc"][0]) if error["loc"] else "?"
     env = f"DISPUTE_API_{field.upper()}"
     if error["type"] == "missing":
         return f"{env} is not set: {API_HINTS.get(field, 'set it')}"
+    if why := out_of_range(error, ApiSettings):
+        return f"{env}: {why}"
     why = str(error["msg"]).removeprefix("Value error, ")
     return why if why.startswith(env) else f"{env}: {why}"
+
+
+RANGE_ERRORS = frozenset(
+    {"greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number"}
+)
+
+
+def out_of_range(error: Any, root: Any) -> str | None:
+    """'must be at least 0 and at most 36,500 (got 10^12)' for a number outside its field's
+    bounds, from the field's own ge/gt/le/lt (None for any other error)."""
+    field = _field_at(root, error["loc"]) if error["type"] in RANGE_ERRORS else None
+    if field is None:
+        return None
+    meta = field.metadata
+    ge, gt, le, lt = (
+        next((getattr(m, name) for m in meta if isinstance(m, kind)), None)
+        for name, kind in (("ge", Ge), ("gt", Gt), ("le", Le), ("lt", Lt))
+    )
+    finite = float in (get_args(field.annotation) or (field.annotation,))
+    if not (text := range_text(ge, gt, le, lt)):
+        return None
+    got = str(error["input"])[:40]
+    return f"must be {'a finite number, ' if finite else ''}{text} (got {got})"
+
+
+def range_text(
+    ge: float | None = None, gt: float | None = None, le: float | None = None,
+    lt: float | None = None,
+) -> str:  # fmt: skip
+    """'at least 1 and at most 3,600', 'more than 0 and less than 1', ..."""
+    parts = [
+        f"{word} {_number(n)}"
+        for word, n in (("at least", ge), ("more than", gt), ("at most", le), ("less than", lt))
+        if n is not None
+    ]
+    return " and ".join(parts)
+
+
+def _number(n: float) -> str:
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    return f"{n:,}" if isinstance(n, int) else str(n)
+
+
+def _field_at(root: Any, loc: tuple[Any, ...]) -> Any:
+    """The FieldInfo a settings error's location names (list indexes and the names of
+    [keys.<name>]-like tables skipped), or None."""
+    model, field, named = root, None, False
+    for part in loc:
+        if isinstance(part, int) or named:  # an entry of a list or table: its model next
+            named, field = False, field if model is not None else None
+            continue
+        fields = getattr(model, "model_fields", {})
+        if part not in fields:
+            return None
+        field = fields[part]
+        named = get_origin(field.annotation) is dict
+        args = get_args(field.annotation) or (field.annotation,)
+        model = next((a for a in args if hasattr(a, "model_fields")), None)
+    return None if named else field
 
 
 def explain(error: Any, root: Any) -> str:
@@ -114,6 +178,8 @@ def explain(error: Any, root: Any) -> str:
                 break
         known = list(model.model_fields) if model is not None else []
         return f"{key}: unknown key{did_you_mean(loc[-1], known)}"
+    if why := out_of_range(error, root):
+        return f"{key}: {why}"
     return f"{key}: {str(error['msg']).removeprefix('Value error, ')}"
 
 

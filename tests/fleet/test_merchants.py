@@ -204,3 +204,25 @@ def test_deploy_check_refuses_two_merchants_whose_inboxes_are_one_folder(tmp_pat
     (tmp_path / "b").mkdir()
     ok = _two_merchants(tmp_path, f"{tmp_path}/a", f"{tmp_path}/b")
     assert load_merchants(ok).merchant[1].id == "b"
+
+
+def test_a_number_out_of_bounds_in_the_merchants_file_is_named_with_its_range(tmp_path):
+    problems = _problems(
+        tmp_path,
+        """
+[fleet]
+wait_for_lock = 1e20
+[keys.k]
+token_env = "K"
+window_seconds = inf
+[[merchant]]
+id = "m1"
+inbox = "m1"
+key = "k"
+state = "m1.sqlite3"
+""",
+    )
+    assert problems == [
+        "fleet.wait_for_lock: must be a finite number, at least 0 and at most 86,400 (got 1e+20)",
+        "key 'k'.window_seconds: must be a finite number, at least 5 and at most 3,600 (got inf)",
+    ]

@@ -21,13 +21,14 @@ from dispute_evidence.checks import cron_problem, database_url_problem, timezone
 from dispute_evidence.fleet.budget import BudgetShape
 from dispute_evidence.names import did_you_mean
 from dispute_evidence.settings import ConfigError, MerchantSection
+from dispute_evidence.settings_sources import out_of_range
 
 MERCHANT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # numbers bounded, finite
 
 
 class FleetSection(_Strict):
@@ -48,7 +49,7 @@ class FleetSection(_Strict):
     schedule: str = Field("0 2 * * *", description="Default cron for a merchant's nightly run.")
     timezone: str = Field("UTC", description="Default IANA time zone of the schedules.")
     wait_for_lock: float = Field(
-        1800.0, ge=0, description="Seconds a run waits for the merchant's previous run."
+        1800.0, ge=0, le=86_400, description="Seconds a run waits for the merchant's previous run."
     )
 
 
@@ -57,7 +58,9 @@ class KeySpec(_Strict):
     token_secret_block: str | None = Field(
         None, description="Prefect Secret block holding the token."
     )
-    rate_limit_per_hour: int = Field(5000, ge=1, description="The key's budget per hour.")
+    rate_limit_per_hour: int = Field(
+        5000, ge=1, le=1_000_000_000, description="The key's budget per hour."
+    )
     window_seconds: float = Field(
         60.0,
         ge=5,
@@ -206,6 +209,8 @@ def _explain(error: Any, data: dict[str, Any]) -> str:
     key = ".".join(str(p) for p in loc)
     if error["type"] == "extra_forbidden":
         return f"{key}: unknown setting"
+    if why := out_of_range(error, MerchantsFile):
+        return f"{key}: {why}"
     return f"{key}: {error['msg']}"
 
 
