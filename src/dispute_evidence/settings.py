@@ -20,7 +20,6 @@ live in `policies.py`.
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -31,7 +30,6 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    SecretStr,
     ValidationError,
     field_validator,
 )
@@ -41,9 +39,16 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from dispute_evidence.api.config import ApiSettings, env_name
+from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.models import MerchantProfile
-from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
+from dispute_evidence.bounds import MAX_AMOUNT, MAX_DAYS, fee_schedule_problem, figures_problem
+from dispute_evidence.checks import (
+    MONTH_FIRST_LOCALES,
+    cron_problem,
+    database_url_problem,
+    locale_problem,
+    timezone_problem,
+)
 from dispute_evidence.policies import (
     LIMIT_FIGURES,
     PROFILE_NAMES,
@@ -58,16 +63,13 @@ from dispute_evidence.policies import (
     profiles,
 )
 from dispute_evidence.settings_sources import (
-    API_HINTS,
     DEFAULT_CONFIG,
     ApiEnvSource,
     DotEnvSource,
     TomlSource,
-    api_problem,
+    client_settings,
     explain,
-    range_text,
     read_dotenv,
-    secret_block,
 )
 from dispute_evidence.settings_sources import (
     ConfigError as ConfigError,  # raised by load_settings: importers take it from here
@@ -84,34 +86,15 @@ DOTENV = Path(".env")
 NO_CONFIG = "none: defaults"
 
 
-# Where 01/12 is 12 January (CLDR short date patterns M/d/y); elsewhere day first.
-MONTH_FIRST_LOCALES = frozenset(
-    {"en_US", "es_US", "en_PH", "fil_PH", "en_AS", "en_GU", "en_MP", "en_PR", "en_UM", "en_VI",
-     "en_FM", "en_MH", "en_PW"}
-)  # fmt: skip
-
-
-LOCALE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
-
-MAX_DAYS = 36_500  # a century: retention beyond it is "keep", and dates past 9999 overflow
-MAX_AMOUNT = 1e12  # in the merchant's currency: above any dispute, far below float trouble
-FEE_DAYS = (0, 3650)  # [advice] fee_by_days: days since a dispute opened
-LIMIT_FIGURE_RANGE = (1, 1_000_000_000)  # pages, files, pixels or bytes (1 GB)
-
-
 class _Section(BaseModel):
-    # every number has bounds and is finite: inf or 10^12 days overflow the timers and
-    # dates they reach (tests/test_settings.py checks every numeric field has both bounds)
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # see bounds.py
 
 
 class ApiSection(ApiSettings):
     """`[api]`: the client's configuration (`ApiSettings`: base_url, token, request budget,
     timeouts, attempts, concurrency), and the Prefect Secret block the token may come from."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     token_secret_block: str | None = Field(
         None, description="Prefect Secret block holding the token, if not in env or .env."
@@ -145,10 +128,7 @@ class MerchantSection(_Section):
 
 class IngestSection(_Section):
     max_file_mb: float = Field(
-        500,
-        gt=0,
-        le=100_000,
-        description="Largest spreadsheet read, in MB (checked before reading).",
+        500, gt=0, le=100_000, description="Largest spreadsheet read (MB, checked first)."
     )
     settle_seconds: float = Field(
         5, ge=0, le=3600, description="A file must be unchanged this long before it is read."
@@ -178,14 +158,9 @@ class IngestSection(_Section):
     @field_validator("locale")
     @classmethod
     def _a_locale(cls, value: str | None) -> str | None:
-        if value is None or LOCALE.fullmatch(value):
-            return value
-        lang, _, territory = value.replace("-", "_").partition("_")
-        fixed = f"{lang.lower()}_{territory.upper()}" if territory else lang.lower()
-        hint = f" (did you mean {fixed!r}?)" if LOCALE.fullmatch(fixed) else ""
-        raise ValueError(
-            f"{value!r} is not a locale like 'en_GB' (language, underscore, territory){hint}"
-        )
+        if value is not None and (why := locale_problem(value)):
+            raise ValueError(why)
+        return value
 
     def dayfirst(self) -> bool | None:
         if self.locale is None:
@@ -218,10 +193,7 @@ class EvidenceSection(_Section):
         "reader is killed and the file is sent as a file only, with one line in the report.",
     )
     read_memory_mb: int = Field(
-        1024,
-        ge=128,
-        le=65_536,
-        description="Most memory the document reader may use (its own process), in MB.",
+        1024, ge=128, le=65_536, description="Most memory (MB) the document reader may use."
     )
 
     def read_limits(self) -> ReadLimits | None:
@@ -261,11 +233,8 @@ class EvidenceSection(_Section):
             if unknown := sorted(set(figures) - set(LIMIT_FIGURES)):
                 raise ValueError(f"[evidence.limit_profiles.{name}]: unknown {', '.join(unknown)} "
                                  f"(known: {', '.join(LIMIT_FIGURES)})")  # fmt: skip
-            lo, hi = LIMIT_FIGURE_RANGE
-            for figure, n in figures.items():
-                if not lo <= n <= hi:
-                    raise ValueError(f"[evidence.limit_profiles.{name}] {figure}: must be "
-                                     f"{range_text(ge=lo, le=hi)} (got {n})")  # fmt: skip
+            if why := figures_problem(name, figures):
+                raise ValueError(why)
         return value
 
     def packet_policy(self) -> PacketPolicy:
@@ -298,14 +267,8 @@ class AdviceSection(_Section):
     @field_validator("fee_by_days")
     @classmethod
     def _bounded_fees(cls, value: dict[int, float]) -> dict[int, float]:
-        lo, hi = FEE_DAYS
-        for days, fee in value.items():
-            if not lo <= days <= hi:
-                raise ValueError(f"{days} days: must be {range_text(ge=lo, le=hi)}")
-            if not 0 <= fee <= MAX_AMOUNT:  # inf and nan are refused before this
-                raise ValueError(
-                    f"{days} days: the fee must be {range_text(ge=0, le=MAX_AMOUNT)} (got {fee})"
-                )
+        if why := fee_schedule_problem(value):
+            raise ValueError(why)
         return value
 
     def policy(self) -> AdvicePolicy:
@@ -563,19 +526,7 @@ class Settings(BaseSettings):
     def api_settings(self, base_url: str | None = None, token: str | None = None) -> ApiSettings:
         """The client's configuration: the `[api]` section, arguments on top, the token from
         the Secret block when no other source gave one. ConfigError names what is missing."""
-        values = {k: v for k, v in self.api if k != "token_secret_block" and v != SecretStr("")}
-        values.update({k: v for k, v in (("base_url", base_url), ("token", token)) if v})
-        if not token and not self.api.token.get_secret_value() and self.api.token_secret_block:
-            values["token"] = secret_block(self.api.token_secret_block)
-        try:
-            config = ApiSettings.model_validate(values)
-        except ValidationError as exc:  # str(exc) would show the values, the token among them
-            raise ConfigError("\n".join(api_problem(e) for e in exc.errors())) from None
-        if missing := config.missing():
-            raise ConfigError(
-                "\n".join(f"{env_name(m)} is not set: {API_HINTS[m]}" for m in missing)
-            )
-        return config
+        return client_settings(self.api, self.api.token_secret_block, base_url, token)
 
 
 def load_settings(

@@ -8,11 +8,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import Any
 
-from annotated_types import Ge, Gt, Le, Lt
 from dotenv import dotenv_values
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
@@ -21,7 +20,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from dispute_evidence.api.config import ApiSettings, api_environ
+from dispute_evidence.api.config import ApiSettings, api_environ, env_name
+from dispute_evidence.bounds import out_of_range
 from dispute_evidence.names import did_you_mean
 
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
@@ -105,64 +105,22 @@ def api_problem(error: Any) -> str:
     return why if why.startswith(env) else f"{env}: {why}"
 
 
-RANGE_ERRORS = frozenset(
-    {"greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number"}
-)
-
-
-def out_of_range(error: Any, root: Any) -> str | None:
-    """'must be at least 0 and at most 36,500 (got 10^12)' for a number outside its field's
-    bounds, from the field's own ge/gt/le/lt (None for any other error)."""
-    field = _field_at(root, error["loc"]) if error["type"] in RANGE_ERRORS else None
-    if field is None:
-        return None
-    meta = field.metadata
-    ge, gt, le, lt = (
-        next((getattr(m, name) for m in meta if isinstance(m, kind)), None)
-        for name, kind in (("ge", Ge), ("gt", Gt), ("le", Le), ("lt", Lt))
-    )
-    finite = float in (get_args(field.annotation) or (field.annotation,))
-    if not (text := range_text(ge, gt, le, lt)):
-        return None
-    got = str(error["input"])[:40]
-    return f"must be {'a finite number, ' if finite else ''}{text} (got {got})"
-
-
-def range_text(
-    ge: float | None = None, gt: float | None = None, le: float | None = None,
-    lt: float | None = None,
-) -> str:  # fmt: skip
-    """'at least 1 and at most 3,600', 'more than 0 and less than 1', ..."""
-    parts = [
-        f"{word} {_number(n)}"
-        for word, n in (("at least", ge), ("more than", gt), ("at most", le), ("less than", lt))
-        if n is not None
-    ]
-    return " and ".join(parts)
-
-
-def _number(n: float) -> str:
-    if isinstance(n, float) and n.is_integer():
-        n = int(n)
-    return f"{n:,}" if isinstance(n, int) else str(n)
-
-
-def _field_at(root: Any, loc: tuple[Any, ...]) -> Any:
-    """The FieldInfo a settings error's location names (list indexes and the names of
-    [keys.<name>]-like tables skipped), or None."""
-    model, field, named = root, None, False
-    for part in loc:
-        if isinstance(part, int) or named:  # an entry of a list or table: its model next
-            named, field = False, field if model is not None else None
-            continue
-        fields = getattr(model, "model_fields", {})
-        if part not in fields:
-            return None
-        field = fields[part]
-        named = get_origin(field.annotation) is dict
-        args = get_args(field.annotation) or (field.annotation,)
-        model = next((a for a in args if hasattr(a, "model_fields")), None)
-    return None if named else field
+def client_settings(
+    section: ApiSettings, block: str | None, base_url: str | None, token: str | None
+) -> ApiSettings:
+    """The client's configuration: the `[api]` section, arguments on top, the token from the
+    Secret block `block` when no other source gave one. ConfigError names what is missing."""
+    values = {k: v for k, v in section if k != "token_secret_block" and v != SecretStr("")}
+    values.update({k: v for k, v in (("base_url", base_url), ("token", token)) if v})
+    if not token and not section.token.get_secret_value() and block:
+        values["token"] = secret_block(block)
+    try:
+        config = ApiSettings.model_validate(values)
+    except ValidationError as exc:  # str(exc) would show the values, the token among them
+        raise ConfigError("\n".join(api_problem(e) for e in exc.errors())) from None
+    if missing := config.missing():
+        raise ConfigError("\n".join(f"{env_name(m)} is not set: {API_HINTS[m]}" for m in missing))
+    return config
 
 
 def explain(error: Any, root: Any) -> str:
