@@ -9,6 +9,7 @@ import typer
 from typer.core import TyperGroup
 
 from dispute_evidence import prefect_env
+from dispute_evidence.names import terminal
 
 prefect_env.quiet()  # before any command imports Prefect
 
@@ -64,10 +65,34 @@ def main() -> None:
     app()
 
 
+def echo(message: str = "", err: bool = False) -> None:
+    """The commands' one door to the terminal: text from the config, a merchants file, the
+    inbox or the state may hold escape sequences, shown here and never obeyed."""
+    typer.echo(terminal(message), err=err)
+
+
+class _TerminalFormatter(logging.Formatter):
+    """Log lines on the terminal, their messages' control characters shown (see `echo`)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal(super().format(record))
+
+
+def terminal_logging(level: str | int, fmt: str) -> None:
+    """logging.basicConfig(level=level, format=fmt), its lines through _TerminalFormatter."""
+    root = logging.getLogger()
+    if root.handlers:  # configured already: basicConfig would change nothing either
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(_TerminalFormatter(fmt))
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
 # -- run / demo / status / serve ----------------------------------------------------
 def _console_logging() -> None:
     level = LOG_LEVEL["console"]
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    terminal_logging(level, "%(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:  # records propagated from Prefect's loggers
         handler.setLevel(level)  # skip the root logger's level: the handler's still applies
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Prefect API call
