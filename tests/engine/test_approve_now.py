@@ -193,3 +193,50 @@ def test_a_long_retry_after_on_approves_send_is_one_line_exit_4_and_the_next_run
     assert again.counts["evidence_sent"] == (1 if admitted == 1 else 0)
     assert _sent(sb) == {"dp_test_0": 2}  # its evidence once, each file once
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
+
+
+def _with_cached_value(path: Path, formula: str, cached: str) -> None:
+    """The workbook as Excel saves it: the formula `formula` keeps its result `cached` beside
+    it (openpyxl writes a formula without one)."""
+    import re
+    import zipfile
+
+    members = {}
+    with zipfile.ZipFile(path) as zf:
+        for name in zf.namelist():
+            members[name] = zf.read(name)
+    sheet = "xl/worksheets/sheet1.xml"
+    xml = members[sheet].decode()
+    escaped = formula.replace("&", "&amp;").replace("<", "&lt;")
+    pattern = re.compile(rf'<c r="([A-Z]+\d+)"[^>]*><f>{re.escape(escaped)}</f><v\s*/?>(</v>)?')
+    xml, n = pattern.subn(rf'<c r="\1" t="str"><f>{escaped}</f><v>{cached}</v>', xml)
+    assert n == 1, xml
+    members[sheet] = xml.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+
+
+def test_a_formula_in_an_approve_cell_approves_nothing_and_says_so_naming_the_cell(held):
+    sb, inbox, report = held
+    target = inbox / "disputes.xlsx"
+    _fill_approve(report, {"dp_test_0": "=TRUE()", "dp_test_1": '="yes"'}, target)
+    _with_cached_value(target, '"yes"', "yes")  # Excel's result: still never an approval
+    assert pd.read_excel(target, engine="calamine")["Approve"].tolist().count("yes") == 1
+    result = run(sb, inbox)
+    assert not _sent(sb)
+    assert {_row(inbox, p)["status"] for p in ("dp_test_0", "dp_test_1")} == {"awaiting_approval"}
+    problems = pd.read_excel(Path(result.report).parent / "problems.xlsx", engine="calamine")
+    said = problems.loc[problems["problem"].str.contains("formula", na=False)]
+    assert len(said) == 2, problems.to_dict("records")
+    assert set(said["file"]) == {"disputes.xlsx"} and set(said["column"]) == {"Approve"}
+    rows = {int(r) for r in said["row"]}
+    table = pd.read_excel(report / "disputes.xlsx", engine="calamine")
+    expected = {int(i) + 2 for i in table.index[table["Dispute"].isin(["dp_test_0", "dp_test_1"])]}
+    assert rows == expected
+    for text in said["problem"]:
+        assert "a formula approves nothing" in text and "type yes" in text
+    summary = (Path(result.report).parent / "summary.txt").read_text(encoding="utf-8")
+    lines = [line for line in summary.splitlines() if "a formula approves nothing" in line]
+    assert len(lines) == 2 and all("disputes.xlsx" in line and " row " in line for line in lines)
+    assert all("'Approve'" in line for line in lines), lines
