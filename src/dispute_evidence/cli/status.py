@@ -179,7 +179,7 @@ def approve(
         echo(line, err=True)
     if why and done.approved:
         echo(why)
-    if done.refused and not done.approved:  # a typo approves nothing: the lines above say so
+    if done.refused and not (done.approved or done.lines):  # a typo approves nothing: said above
         raise typer.Exit(done.exit_code)
     for line in done.lines or ["No dispute is waiting with complete evidence."]:
         echo(line)
