@@ -19,6 +19,7 @@ from typing import Any
 from prefect.schedules import Cron
 
 from dispute_evidence import prefect_env
+from dispute_evidence.names import terminal
 from dispute_evidence.request import RunRequest
 from dispute_evidence.served import healthy, serve_token_name, write_server_marker
 from dispute_evidence.settings import Settings, load_settings
@@ -235,7 +236,7 @@ def serve_deployments(
             deployments = build_deployments(inbox, config, state, settings)
             marker = write_server_marker(inbox, os.environ["PREFECT_API_URL"], _serve_token(inbox))
             for line in serve_banner(inbox, config, settings):
-                print(line, flush=True)
+                print(terminal(line), flush=True)  # the inbox's and config's paths
             _serve_quietly(deployments)
     finally:
         stop.set()
@@ -246,8 +247,10 @@ def serve_deployments(
             _flush_logs()  # to the server while it is there (not "Error logging to API" after)
             stop_server(server)
         print(
-            f"serve stopped: no more runs start for {inbox}{_ended(left)}; nothing of it is "
-            "left running.",
+            terminal(
+                f"serve stopped: no more runs start for {inbox}{_ended(left)}; nothing of it "
+                "is left running."
+            ),
             flush=True,
         )
 

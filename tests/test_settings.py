@@ -97,3 +97,142 @@ def test_importing_the_settings_loads_no_engine_pandas_sqlalchemy_or_aiohttp() -
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("toml", "line"),
+    [
+        (
+            "[retention]\ncustomer_data_days = 1000000000000",
+            "retention.customer_data_days: must be at least 0 and at most 36,500 "
+            "(got 1000000000000)",
+        ),
+        (
+            "[retention]\nreports_days = 1000000000000",
+            "retention.reports_days: must be at least 1 and at most 36,500 (got 1000000000000)",
+        ),
+        (
+            "[api]\ntimeout = inf",
+            "api.timeout: must be a finite number, more than 0 and at most 3,600 (got inf)",
+        ),
+        (
+            "[api]\nupload_timeout = inf",
+            "api.upload_timeout: must be a finite number, more than 0 and at most 3,600 (got inf)",
+        ),
+        (
+            "[evidence]\nread_seconds = inf",
+            "evidence.read_seconds: must be a finite number, more than 0 and at most 3,600 "
+            "(got inf)",
+        ),
+        (
+            "[evidence]\nread_memory_mb = 10000000000000",
+            "evidence.read_memory_mb: must be at least 128 and at most 65,536 (got 10000000000000)",
+        ),
+        (
+            "[alerts]\nalert_hours = nan",
+            "alerts.alert_hours: must be a finite number, more than 0 and at most 8,760 (got nan)",
+        ),
+        (
+            "[advice]\nfee_by_days = {1000000000000 = 16.05}",
+            "advice.fee_by_days: 1000000000000 days: must be at least 0 and at most 3,650",
+        ),
+        (
+            "[evidence.limit_profiles.visa]\nmax_pages = 1000000000000000000000",
+            "evidence.limit_profiles: [evidence.limit_profiles.visa] max_pages: must be at least "
+            "1 and at most 1,000,000,000 (got 1000000000000000000000)",
+        ),
+    ],
+)
+def test_a_number_out_of_bounds_is_one_line_naming_the_key_and_its_range(
+    tmp_path: Path, toml: str, line: str
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(toml + "\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config)
+    assert str(caught.value).splitlines() == [f"{config}: {line}"]
+
+
+def test_a_client_variable_out_of_bounds_is_named_with_its_range(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DISPUTE_API_CONNECT_TIMEOUT", "inf")
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert str(caught.value).splitlines() == [
+        "DISPUTE_API_CONNECT_TIMEOUT: must be a finite number, more than 0 and at most 600 "
+        "(got inf)"
+    ]
+
+
+def _numbers(model: type, where: str = "") -> list[tuple[str, object]]:
+    """Every int or float field under `model`, by dotted key, with its FieldInfo (numbers
+    inside dicts, fee_by_days and limit_profiles, are bounded by their validators)."""
+    import typing
+
+    from pydantic import BaseModel
+
+    out: list[tuple[str, object]] = []
+    for name, field in model.model_fields.items():  # type: ignore[attr-defined]
+        if typing.get_origin(field.annotation) is dict:
+            continue
+        args = typing.get_args(field.annotation) or (field.annotation,)
+        for arg in args:
+            if isinstance(arg, type) and issubclass(arg, BaseModel):
+                out += _numbers(arg, f"{where}{name}.")
+            elif arg in (int, float):
+                out.append((f"{where}{name}", field))
+    return out
+
+
+def test_every_numeric_setting_has_both_bounds_and_must_be_finite() -> None:
+    from annotated_types import Ge, Gt, Le, Lt
+
+    from dispute_evidence.fleet.merchants import MerchantsFile
+    from dispute_evidence.settings import Settings
+
+    fields = _numbers(Settings) + _numbers(MerchantsFile)
+    assert len(fields) > 25
+    for key, field in fields:
+        meta = field.metadata  # type: ignore[attr-defined]
+        assert any(isinstance(m, Ge | Gt) for m in meta), f"{key}: no lower bound"
+        assert any(isinstance(m, Le | Lt) for m in meta), f"{key}: no upper bound"
+    for model in (Settings, MerchantsFile):
+        with pytest.raises(ValueError, match="finite number"):
+            model.model_validate(
+                {
+                    "alerts" if model is Settings else "fleet": {
+                        "alert_hours" if model is Settings else "wait_for_lock": float("inf")
+                    }
+                }
+            )
+
+
+def test_the_run_refuses_overflowing_settings_in_one_line_each_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    config = tmp_path / "c.toml"
+    config.write_text(
+        "[retention]\ncustomer_data_days = 1000000000000\n[api]\ntimeout = inf\n"
+        "[evidence]\nread_seconds = inf\n"
+    )
+    import os
+
+    out = subprocess.run(
+        [sys.executable, "-m", "dispute_evidence", "run", "--config", str(config), "--inbox",
+         str(tmp_path / "inbox"), "--dry-run"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "DISPUTE_API_BASE_URL": "http://127.0.0.1:9/v1",
+             "DISPUTE_API_TOKEN": TOKEN},
+    )  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and "Error:" not in out.stderr.replace(
+        "Configuration error:", ""
+    )
+    assert sorted(out.stderr.splitlines()) == [
+        f"Configuration error: {config}: api.timeout: must be a finite number, more than 0 and "
+        "at most 3,600 (got inf)",
+        f"Configuration error: {config}: evidence.read_seconds: must be a finite number, more "
+        "than 0 and at most 3,600 (got inf)",
+        f"Configuration error: {config}: retention.customer_data_days: must be at least 0 and "
+        "at most 36,500 (got 1000000000000)",
+    ]

@@ -1,14 +1,24 @@
 """Why a value the settings (or a merchants file) take is wrong: a cron expression, an IANA
-time zone, a state store's database URL. Each returns None when the value is fine."""
+time zone, a state store's database URL, a locale. Each returns None when the value is fine."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from cronsim import CronSim, CronSimError
 
 from dispute_evidence.names import did_you_mean
+
+# Where 01/12 is 12 January (CLDR short date patterns M/d/y); elsewhere day first.
+MONTH_FIRST_LOCALES = frozenset(
+    {"en_US", "es_US", "en_PH", "fil_PH", "en_AS", "en_GU", "en_MP", "en_PR", "en_UM", "en_VI",
+     "en_FM", "en_MH", "en_PW"}
+)  # fmt: skip
+
+
+LOCALE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
 
 
 def cron_problem(cron: str | None) -> str | None:
@@ -52,3 +62,13 @@ def database_url_problem(value: str) -> str | None:
     except ArgumentError:
         return "not a path or a database URL (e.g. postgresql+psycopg://user@host/db)"
     return None
+
+
+def locale_problem(value: str) -> str | None:
+    """Why `value` is not a locale like 'en_GB', with the fix when case or a dash is all."""
+    if LOCALE.fullmatch(value):
+        return None
+    lang, _, territory = value.replace("-", "_").partition("_")
+    fixed = f"{lang.lower()}_{territory.upper()}" if territory else lang.lower()
+    hint = f" (did you mean {fixed!r}?)" if LOCALE.fullmatch(fixed) else ""
+    return f"{value!r} is not a locale like 'en_GB' (language, underscore, territory){hint}"

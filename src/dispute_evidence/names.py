@@ -50,6 +50,17 @@ def visible(text: str) -> str:
     )
 
 
+def terminal(text: str) -> str:
+    """Text for a terminal: line breaks and tabs kept, every other control or invisible
+    character shown as <U+XXXX> (visible() keeps \r, \x85 and U+2028, which rewrite or split
+    a line); an escape sequence is printed, never obeyed. Spaces, NBSP among them, stay."""
+    if text.isascii() and text.isprintable():  # most lines: one C-level scan
+        return text
+    return "".join(
+        f"<U+{ord(ch):04X}>" if _is_invisible(ch) and ch not in "\n\t" else ch for ch in text
+    )
+
+
 def readable(text: str) -> str:
     """Text that is valid Unicode: each byte a file name held that was not UTF-8 (Python keeps
     it as a lone surrogate, U+DC80-U+DCFF) written as <0xE9>, so the name can be stored,

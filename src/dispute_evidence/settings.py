@@ -20,7 +20,6 @@ live in `policies.py`.
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -31,7 +30,6 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    SecretStr,
     ValidationError,
     field_validator,
 )
@@ -41,9 +39,16 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from dispute_evidence.api.config import ApiSettings, env_name
+from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.models import MerchantProfile
-from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
+from dispute_evidence.bounds import MAX_AMOUNT, MAX_DAYS, fee_schedule_problem, figures_problem
+from dispute_evidence.checks import (
+    MONTH_FIRST_LOCALES,
+    cron_problem,
+    database_url_problem,
+    locale_problem,
+    timezone_problem,
+)
 from dispute_evidence.policies import (
     LIMIT_FIGURES,
     PROFILE_NAMES,
@@ -58,15 +63,13 @@ from dispute_evidence.policies import (
     profiles,
 )
 from dispute_evidence.settings_sources import (
-    API_HINTS,
     DEFAULT_CONFIG,
     ApiEnvSource,
     DotEnvSource,
     TomlSource,
-    api_problem,
+    client_settings,
     explain,
     read_dotenv,
-    secret_block,
 )
 from dispute_evidence.settings_sources import (
     ConfigError as ConfigError,  # raised by load_settings: importers take it from here
@@ -83,18 +86,9 @@ if TYPE_CHECKING:
 DOTENV = Path(".env")
 NO_CONFIG = "none: defaults"
 
-# Where 01/12 is 12 January (CLDR short date patterns M/d/y); elsewhere day first.
-MONTH_FIRST_LOCALES = frozenset(
-    {"en_US", "es_US", "en_PH", "fil_PH", "en_AS", "en_GU", "en_MP", "en_PR", "en_UM", "en_VI",
-     "en_FM", "en_MH", "en_PW"}
-)  # fmt: skip
-
-
-LOCALE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
-
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # see bounds.py
 
 
 class ApiSection(ApiSettings):
@@ -135,10 +129,10 @@ class MerchantSection(_Section):
 
 class IngestSection(_Section):
     max_file_mb: float = Field(
-        500, gt=0, description="Largest spreadsheet read, in MB (checked before reading)."
+        500, gt=0, le=100_000, description="Largest spreadsheet read (MB, checked first)."
     )
     settle_seconds: float = Field(
-        5, ge=0, description="A file must be unchanged this long before it is read."
+        5, ge=0, le=3600, description="A file must be unchanged this long before it is read."
     )
     archive: bool = Field(
         True, description="Move ingested files to archive/<date>/<run-id>/ (never deleted)."
@@ -165,14 +159,9 @@ class IngestSection(_Section):
     @field_validator("locale")
     @classmethod
     def _a_locale(cls, value: str | None) -> str | None:
-        if value is None or LOCALE.fullmatch(value):
-            return value
-        lang, _, territory = value.replace("-", "_").partition("_")
-        fixed = f"{lang.lower()}_{territory.upper()}" if territory else lang.lower()
-        hint = f" (did you mean {fixed!r}?)" if LOCALE.fullmatch(fixed) else ""
-        raise ValueError(
-            f"{value!r} is not a locale like 'en_GB' (language, underscore, territory){hint}"
-        )
+        if value is not None and (why := locale_problem(value)):
+            raise ValueError(why)
+        return value
 
     def dayfirst(self) -> bool | None:
         if self.locale is None:
@@ -200,11 +189,12 @@ class EvidenceSection(_Section):
     read_seconds: float = Field(
         20.0,
         gt=0,
+        le=3600,
         description="Most time reading one document may take (OCR included); past it the "
         "reader is killed and the file is sent as a file only, with one line in the report.",
     )
     read_memory_mb: int = Field(
-        1024, ge=128, description="Most memory the document reader may use (its own process)."
+        1024, ge=128, le=65_536, description="Most memory (MB) the document reader may use."
     )
 
     def read_limits(self, dayfirst: bool | None = None) -> ReadLimits | None:
@@ -246,6 +236,8 @@ class EvidenceSection(_Section):
             if unknown := sorted(set(figures) - set(LIMIT_FIGURES)):
                 raise ValueError(f"[evidence.limit_profiles.{name}]: unknown {', '.join(unknown)} "
                                  f"(known: {', '.join(LIMIT_FIGURES)})")  # fmt: skip
+            if why := figures_problem(name, figures):
+                raise ValueError(why)
         return value
 
     def packet_policy(self) -> PacketPolicy:
@@ -256,12 +248,14 @@ class AdviceSection(_Section):
     dispute_fee: float = Field(
         15.0,
         ge=0,
+        le=MAX_AMOUNT,
         description="What fighting one dispute costs you (fees, time), in your currency: the "
         "advice is fight when P(win) x amount is more than this.",
     )
     hold_under_amount: float | None = Field(
         None,
         gt=0,
+        le=MAX_AMOUNT,
         description="Hold (do not send) disputes under this amount: 'held: under your fight "
         "threshold'. Unset: nothing is held; the advice is only advice.",
     )
@@ -272,6 +266,13 @@ class AdviceSection(_Section):
         "30 = 19.00}: up to 10 days 16.05, and so on; after the last, the last. Replaces "
         "dispute_fee when the API has said when the dispute opened.",
     )
+
+    @field_validator("fee_by_days")
+    @classmethod
+    def _bounded_fees(cls, value: dict[int, float]) -> dict[int, float]:
+        if why := fee_schedule_problem(value):
+            raise ValueError(why)
+        return value
 
     def policy(self) -> AdvicePolicy:
         schedule = tuple(sorted(self.fee_by_days.items()))
@@ -284,7 +285,7 @@ class ReadbackSection(_Section):
         0.10, gt=0, le=1, description="Most of the hour's request budget a run spends reading."
     )
     refresh_hours: float = Field(
-        24, gt=0, description="How often an open dispute with nothing to send is read."
+        24, gt=0, le=8760, description="How often an open dispute with nothing to send is read."
     )
     closed_statuses: list[str] = Field(
         default_factory=lambda: [
@@ -331,6 +332,7 @@ class ReviewSection(_Section):
     send_before_deadline_hours: float | None = Field(
         None,
         gt=0,
+        le=8760,
         description="Deadline sweep: held, complete evidence nobody approved is sent this many "
         "hours before its deadline (never after it). Unset: held evidence waits for a person.",
     )
@@ -344,6 +346,7 @@ class ReviewSection(_Section):
     second_approver_over: float | None = Field(
         None,
         ge=0,
+        le=MAX_AMOUNT,
         description="Above this disputed amount, two different approvers must approve the same "
         "evidence version before it is sent (an unknown amount counts as above).",
     )
@@ -369,6 +372,7 @@ class AlertsSection(_Section):
     alert_hours: float = Field(
         48,
         gt=0,
+        le=8760,
         description="Alert about a dispute due within this many hours that still "
         "needs something (data, evidence, approval); at most once per dispute per day.",
     )
@@ -396,17 +400,22 @@ class RetentionSection(_Section):
     customer_data_days: int | None = Field(
         None,
         ge=0,
+        le=MAX_DAYS,
         description="Days after a dispute closes before its customer's names, emails, "
         "addresses, IP addresses and device ids are cleared from the state and the stored "
         "copies of its files in .dispute-evidence/ are deleted (amounts, dates, outcomes and "
         "evidence kinds stay). Unset: kept.",
     )
     reports_days: int | None = Field(
-        None, ge=1, description="Report folders older than this many days are removed. Unset: kept."
+        None,
+        ge=1,
+        le=MAX_DAYS,
+        description="Report folders older than this many days are removed. Unset: kept.",
     )
     archive_days: int | None = Field(
         None,
         ge=1,
+        le=MAX_DAYS,
         description="archive/<date>/ folders (the analysts' own files) older than this many "
         "days are removed. Unset: kept.",
     )
@@ -529,19 +538,7 @@ class Settings(BaseSettings):
     def api_settings(self, base_url: str | None = None, token: str | None = None) -> ApiSettings:
         """The client's configuration: the `[api]` section, arguments on top, the token from
         the Secret block when no other source gave one. ConfigError names what is missing."""
-        values = {k: v for k, v in self.api if k != "token_secret_block" and v != SecretStr("")}
-        values.update({k: v for k, v in (("base_url", base_url), ("token", token)) if v})
-        if not token and not self.api.token.get_secret_value() and self.api.token_secret_block:
-            values["token"] = secret_block(self.api.token_secret_block)
-        try:
-            config = ApiSettings.model_validate(values)
-        except ValidationError as exc:  # str(exc) would show the values, the token among them
-            raise ConfigError("\n".join(api_problem(e) for e in exc.errors())) from None
-        if missing := config.missing():
-            raise ConfigError(
-                "\n".join(f"{env_name(m)} is not set: {API_HINTS[m]}" for m in missing)
-            )
-        return config
+        return client_settings(self.api, self.api.token_secret_block, base_url, token)
 
 
 def load_settings(

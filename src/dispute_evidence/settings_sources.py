@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dotenv import dotenv_values
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
@@ -20,7 +20,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from dispute_evidence.api.config import ApiSettings, api_environ
+from dispute_evidence.api.config import ApiSettings, api_environ, env_name
+from dispute_evidence.bounds import out_of_range
 from dispute_evidence.names import did_you_mean
 
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
@@ -92,13 +93,34 @@ API_HINTS = {
 
 
 def api_problem(error: Any) -> str:
-    """One client-settings error as a line naming its environment variable; never its value."""
+    """One client-settings error as a line naming its environment variable; never its value
+    (a number out of its range excepted: the token is no number)."""
     field = str(error["loc"][0]) if error["loc"] else "?"
     env = f"DISPUTE_API_{field.upper()}"
     if error["type"] == "missing":
         return f"{env} is not set: {API_HINTS.get(field, 'set it')}"
+    if why := out_of_range(error, ApiSettings):
+        return f"{env}: {why}"
     why = str(error["msg"]).removeprefix("Value error, ")
     return why if why.startswith(env) else f"{env}: {why}"
+
+
+def client_settings(
+    section: ApiSettings, block: str | None, base_url: str | None, token: str | None
+) -> ApiSettings:
+    """The client's configuration: the `[api]` section, arguments on top, the token from the
+    Secret block `block` when no other source gave one. ConfigError names what is missing."""
+    values = {k: v for k, v in section if k != "token_secret_block" and v != SecretStr("")}
+    values.update({k: v for k, v in (("base_url", base_url), ("token", token)) if v})
+    if not token and not section.token.get_secret_value() and block:
+        values["token"] = secret_block(block)
+    try:
+        config = ApiSettings.model_validate(values)
+    except ValidationError as exc:  # str(exc) would show the values, the token among them
+        raise ConfigError("\n".join(api_problem(e) for e in exc.errors())) from None
+    if missing := config.missing():
+        raise ConfigError("\n".join(f"{env_name(m)} is not set: {API_HINTS[m]}" for m in missing))
+    return config
 
 
 def explain(error: Any, root: Any) -> str:
@@ -114,6 +136,8 @@ def explain(error: Any, root: Any) -> str:
                 break
         known = list(model.model_fields) if model is not None else []
         return f"{key}: unknown key{did_you_mean(loc[-1], known)}"
+    if why := out_of_range(error, root):
+        return f"{key}: {why}"
     return f"{key}: {str(error['msg']).removeprefix('Value error, ')}"
 
 

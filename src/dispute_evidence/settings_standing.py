@@ -20,6 +20,7 @@ class StandingSection(BaseModel):
     warn_percent: float = Field(
         0.9,
         gt=0,
+        le=100,
         description="A month at or over this ratio is 'watch': acquirers warn well below the "
         "programs (many near 0.9-1%).",
     )
@@ -30,7 +31,7 @@ class StandingSection(BaseModel):
         "excluding MENA). Months before the first day use the first.",
     )
     visa_floor: int = Field(
-        1501, ge=0, description="VAMP names a merchant only above 1,500 fraud reports + "
+        1501, ge=0, le=10**9, description="VAMP names a merchant only above 1,500 fraud reports + "
         "disputes a month: the fewest events a month that can be 'over'.",
     )  # fmt: skip
     mastercard_percent: dict[str, float] = Field(
@@ -39,7 +40,7 @@ class StandingSection(BaseModel):
         "month's chargebacks / last month's transactions).",
     )
     mastercard_floor: int = Field(
-        100, ge=0, description="ECM needs at least 100 chargebacks in the month."
+        100, ge=0, le=10**9, description="ECM needs at least 100 chargebacks in the month."
     )
     amex_percent: dict[str, float] = Field(
         default_factory=dict, description="American Express's threshold, if yours has one."

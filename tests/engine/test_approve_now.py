@@ -193,3 +193,98 @@ def test_a_long_retry_after_on_approves_send_is_one_line_exit_4_and_the_next_run
     assert again.counts["evidence_sent"] == (1 if admitted == 1 else 0)
     assert _sent(sb) == {"dp_test_0": 2}  # its evidence once, each file once
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
+
+
+def _with_cached_value(path: Path, formula: str, cached: str) -> None:
+    """The workbook as Excel saves it: the formula `formula` keeps its result `cached` beside
+    it (openpyxl writes a formula without one)."""
+    import re
+    import zipfile
+
+    members = {}
+    with zipfile.ZipFile(path) as zf:
+        for name in zf.namelist():
+            members[name] = zf.read(name)
+    sheet = "xl/worksheets/sheet1.xml"
+    xml = members[sheet].decode()
+    escaped = formula.replace("&", "&amp;").replace("<", "&lt;")
+    pattern = re.compile(rf'<c r="([A-Z]+\d+)"[^>]*><f>{re.escape(escaped)}</f><v\s*/?>(</v>)?')
+    xml, n = pattern.subn(rf'<c r="\1" t="str"><f>{escaped}</f><v>{cached}</v>', xml)
+    assert n == 1, xml
+    members[sheet] = xml.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+
+
+def test_a_formula_in_an_approve_cell_approves_nothing_and_says_so_naming_the_cell(held):
+    sb, inbox, report = held
+    target = inbox / "disputes.xlsx"
+    _fill_approve(report, {"dp_test_0": "=TRUE()", "dp_test_1": '="yes"'}, target)
+    _with_cached_value(target, '"yes"', "yes")  # Excel's result: still never an approval
+    assert pd.read_excel(target, engine="calamine")["Approve"].tolist().count("yes") == 1
+    result = run(sb, inbox)
+    assert not _sent(sb)
+    assert {_row(inbox, p)["status"] for p in ("dp_test_0", "dp_test_1")} == {"awaiting_approval"}
+    problems = pd.read_excel(Path(result.report).parent / "problems.xlsx", engine="calamine")
+    said = problems.loc[problems["problem"].str.contains("formula", na=False)]
+    assert len(said) == 2, problems.to_dict("records")
+    assert set(said["file"]) == {"disputes.xlsx"} and set(said["column"]) == {"Approve"}
+    rows = {int(r) for r in said["row"]}
+    table = pd.read_excel(report / "disputes.xlsx", engine="calamine")
+    expected = {int(i) + 2 for i in table.index[table["Dispute"].isin(["dp_test_0", "dp_test_1"])]}
+    assert rows == expected
+    for text in said["problem"]:
+        assert "a formula approves nothing" in text and "type yes" in text
+    summary = (Path(result.report).parent / "summary.txt").read_text(encoding="utf-8")
+    lines = [line for line in summary.splitlines() if "a formula approves nothing" in line]
+    assert len(lines) == 2 and all("disputes.xlsx" in line and " row " in line for line in lines)
+    assert all("'Approve'" in line for line in lines), lines
+
+
+def test_two_approves_at_once_one_approves_the_other_says_already_approved(held):
+    """The interleavings of two `approve` of one dispute, each read before the other wrote:
+    the second never ends in IllegalTransition (2 of 6 tries before), and records nothing."""
+    from dispute_evidence.engine.review import candidates, record_approval
+
+    sb, inbox, _ = held
+    with StateStore(default_state(inbox)) as store:
+        # B read dp_test_0 held; A approved it and released it before B wrote
+        seen_by_b = candidates(store)["dp_test_0"]
+        assert approve_in_store(store, ["dp_test_0"], by="alice").approved == ["dp_test_0"]
+        late = approve_in_store(store, [], by="bob")  # nothing asked: nothing changes
+        assert late.approved == [] and late.refused == []
+        # B read dp_test_1 held; A recorded its approval, not released yet, when B wrote
+        seen_by_a = candidates(store)["dp_test_1"]
+        assert record_approval(store, seen_by_a, "alice (approve command)", who="alice")
+        b = approve_in_store(store, ["dp_test_1"], by="bob")
+        assert b.approved == [] and b.refused == []
+        assert b.already == [
+            f"dp_test_1: already approved ({seen_by_a.version}) by alice (approve command): "
+            "nothing more to do"
+        ]
+        store.release_approval("dp_test_1", seen_by_a.released_to())  # A goes on
+        from dispute_evidence.engine.review import ANYONE, give_approval
+
+        why = give_approval(store, seen_by_b, "bob", "approve command", ANYONE)
+        assert why and why.startswith("already approved") and "by alice" in why
+        log = approval_log(store)
+    assert list(log.loc[log["Applied"] == "yes", "Approved by"]) == ["alice", "alice"]
+    assert _row(inbox, "dp_test_0")["approved_by"] == "alice (approve command)"
+
+
+def test_two_approve_commands_at_once_never_end_in_a_traceback(held):
+    import subprocess
+    import sys
+
+    sb, inbox, _ = held
+    command = [sys.executable, "-m", "dispute_evidence", "approve", "--inbox", str(inbox),
+               "dp_test_2", "--no-send"]  # fmt: skip
+    both = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for _ in range(2)]  # fmt: skip
+    for p in both:
+        output = p.communicate(timeout=120)[0]
+        assert p.returncode == 0, output
+        assert "IllegalTransition" not in output and "Traceback" not in output
+        assert "dp_test_2: approved" in output or "dp_test_2: already approved" in output
+    assert _row(inbox, "dp_test_2")["status"] == "pending"

@@ -119,3 +119,52 @@ def test_a_version_11_state_on_postgres_keeps_its_records(postgres_url):
     _fresh(postgres_url).close()
     _v11_state(postgres_url)
     _assert_migrated(postgres_url)
+
+
+def _closed_port_url(password: str = "") -> str:
+    secret = f":{password}" if password else ""
+    return f"postgresql+psycopg://disputes{secret}@127.0.0.1:{free_port()}/disputes"
+
+
+def test_a_postgres_state_that_does_not_answer_is_unreachable_not_damaged():
+    from dispute_evidence.engine.state import StateDamaged, StateError, StateUnreachable
+
+    with pytest.raises(StateError) as refused:
+        StateStore(_closed_port_url("s3cret-pw"))
+    assert isinstance(refused.value, StateUnreachable)
+    assert not isinstance(refused.value, StateDamaged)
+    said = str(refused.value)
+    assert "damaged" not in said.replace("not damaged", "") and "backup" not in said
+    assert "Connection refused" in said and "127.0.0.1" in said and "s3cret" not in said
+    assert "check that PostgreSQL is running" in said
+
+
+def test_a_postgres_state_that_accepts_but_never_answers_is_given_up_on():
+    import socket
+
+    from dispute_evidence.engine.state import StateUnreachable
+
+    with socket.socket() as silent:  # accepts connections (the kernel's backlog), says nothing
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        port = silent.getsockname()[1]
+        url = f"postgresql+psycopg://disputes@127.0.0.1:{port}/disputes?connect_timeout=1"
+        with pytest.raises(StateUnreachable, match="timeout"):
+            StateStore(url)
+
+
+def test_the_run_says_the_postgres_state_is_unreachable_in_one_line(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from dispute_evidence.cli import app
+
+    (tmp_path / "inbox").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    url = _closed_port_url()
+    done = CliRunner().invoke(app, ["run", "--inbox", "inbox", "--state", url])
+    assert done.exit_code == 1, done.output
+    lines = [line for line in done.output.splitlines() if line.startswith("State store problem")]
+    assert len(lines) == 1 and "cannot connect to the state database" in lines[0], done.output
+    assert "damaged" not in lines[0].replace("not damaged", "") and "Traceback" not in done.output

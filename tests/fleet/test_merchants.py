@@ -151,3 +151,78 @@ def test_deploy_check_prints_the_plan_and_checks_inboxes_databases_and_secrets(t
     )  # fmt: skip
     assert out.returncode == 2
     assert "merchant 'x': key 'nope' is not defined under [keys]" in out.stderr
+
+
+def _two_merchants(tmp_path: Path, inbox_a: str, inbox_b: str) -> Path:
+    path = tmp_path / "merchants.toml"
+    path.write_text(
+        '[keys.k]\ntoken_env = "K"\n'
+        + "".join(
+            f'[[merchant]]\nid = "{m}"\ninbox = "{inbox}"\nkey = "k"\nstate = "{m}.sqlite3"\n'
+            for m, inbox in (("a", inbox_a), ("b", inbox_b))
+        )
+    )
+    return path
+
+
+@pytest.mark.parametrize("how", ["symlink", "dotdot", "relative-dotdot", "nested", "outer"])
+def test_two_merchants_never_share_one_inbox_however_it_is_spelled(tmp_path, how):
+    (tmp_path / "a" / "sub").mkdir(parents=True)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "a", target_is_directory=True)
+    a, b = {
+        "symlink": (f"{tmp_path}/a", f"{tmp_path}/link"),
+        "dotdot": (f"{tmp_path}/a", f"{tmp_path}/other/../a"),
+        "relative-dotdot": ("a", "other/../a/"),
+        "nested": (f"{tmp_path}/a", f"{tmp_path}/link/sub"),
+        "outer": (f"{tmp_path}/a/sub", f"{tmp_path}/a"),
+    }[how]
+    path = _two_merchants(tmp_path, a, b)
+    with pytest.raises(ConfigError) as err:
+        load_merchants(path)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"{path}: merchant 'b': ")
+    assert "merchant 'a'" in lines[0] and "inbox" in lines[0]
+
+
+def test_deploy_check_refuses_two_merchants_whose_inboxes_are_one_folder(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "a", target_is_directory=True)
+    path = _two_merchants(tmp_path, f"{tmp_path}/a", f"{tmp_path}/link")
+    out = subprocess.run(
+        [sys.executable, "-m", "dispute_evidence", "deploy", "--merchants", str(path), "--check"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 2 and "OK" not in out.stdout
+    folder = (tmp_path / "a").resolve()
+    assert out.stderr.splitlines() == [
+        f"{path}: merchant 'b': shares its inbox with merchant 'a' (both are {folder}, "
+        "symbolic links and '..' followed); give each merchant its own folder, side by side"
+    ], out.stderr
+    # different folders side by side are still fine
+    (tmp_path / "b").mkdir()
+    ok = _two_merchants(tmp_path, f"{tmp_path}/a", f"{tmp_path}/b")
+    assert load_merchants(ok).merchant[1].id == "b"
+
+
+def test_a_number_out_of_bounds_in_the_merchants_file_is_named_with_its_range(tmp_path):
+    problems = _problems(
+        tmp_path,
+        """
+[fleet]
+wait_for_lock = 1e20
+[keys.k]
+token_env = "K"
+window_seconds = inf
+[[merchant]]
+id = "m1"
+inbox = "m1"
+key = "k"
+state = "m1.sqlite3"
+""",
+    )
+    assert problems == [
+        "fleet.wait_for_lock: must be a finite number, at least 0 and at most 86,400 (got 1e+20)",
+        "key 'k'.window_seconds: must be a finite number, at least 5 and at most 3,600 (got inf)",
+    ]

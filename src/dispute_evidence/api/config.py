@@ -36,7 +36,10 @@ class ApiSettings(BaseModel):
     """How to reach the Dispute Evidence API. base_url and token have no default that works:
     the client refuses to start without them (`missing`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # every number bounded and finite: inf or 10^12 seconds overflow the timers they reach
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
     base_url: str = Field(
         "",
@@ -51,36 +54,42 @@ class ApiSettings(BaseModel):
     rate_limit_per_hour: int = Field(
         5000,
         ge=1,
+        le=1_000_000_000,
         validation_alias=AliasChoices("rate_limit_per_hour", "DISPUTE_API_RATE_LIMIT_PER_HOUR"),
         description="Request budget per rate_limit_period (the API's hourly budget).",
     )
     rate_limit_period: float = Field(
         3600.0,
         gt=0,
+        le=86_400,
         validation_alias=AliasChoices("rate_limit_period", "DISPUTE_API_RATE_LIMIT_PERIOD"),
         description="Window of the budget, seconds.",
     )
     rate_limit_burst: int | None = Field(
         None,
         ge=1,
+        le=10_000,
         validation_alias=AliasChoices("rate_limit_burst", "DISPUTE_API_RATE_LIMIT_BURST"),
         description="Requests that may start together.",
     )
     timeout: float = Field(
         30.0,
         gt=0,
+        le=3600,
         validation_alias=AliasChoices("timeout", "DISPUTE_API_TIMEOUT"),
         description="Seconds for a JSON request, all attempts separate.",
     )
     upload_timeout: float = Field(
         120.0,
         gt=0,
+        le=3600,
         validation_alias=AliasChoices("upload_timeout", "DISPUTE_API_UPLOAD_TIMEOUT"),
         description="Seconds for one file upload.",
     )
     max_concurrency: int = Field(
         8,
         ge=1,
+        le=256,
         validation_alias=AliasChoices(
             "max_concurrency", "concurrency", "DISPUTE_API_MAX_CONCURRENCY"
         ),
@@ -90,24 +99,28 @@ class ApiSettings(BaseModel):
     max_attempts: int = Field(
         6,
         ge=1,
+        le=100,
         validation_alias=AliasChoices("max_attempts", "DISPUTE_API_MAX_ATTEMPTS"),
         description="Attempts per request, the first included (429/5xx/network only).",
     )
     backoff_base: float = Field(
         0.5,
         ge=0,
+        le=3600,
         validation_alias=AliasChoices("backoff_base", "DISPUTE_API_BACKOFF_BASE"),
         description="First retry wait, seconds (doubles each time).",
     )
     backoff_cap: float = Field(
         30.0,
         ge=0,
+        le=3600,
         validation_alias=AliasChoices("backoff_cap", "DISPUTE_API_BACKOFF_CAP"),
         description="Longest retry wait, seconds.",
     )
     max_wait: float = Field(
         300.0,
         ge=0,
+        le=86_400,
         validation_alias=AliasChoices("max_wait", "DISPUTE_API_MAX_WAIT"),
         description="Longest the client waits on the API in all (Retry-After and retries, "
         "seconds): asked to wait longer, the run stops, saying when to run again.",
@@ -115,6 +128,7 @@ class ApiSettings(BaseModel):
     connect_timeout: float = Field(
         10.0,
         gt=0,
+        le=600,
         validation_alias=AliasChoices("connect_timeout", "DISPUTE_API_CONNECT_TIMEOUT"),
         description="Seconds to connect; until the API has answered once, also for its first "
         "byte (an API that accepts connections but never answers is given up on in seconds).",

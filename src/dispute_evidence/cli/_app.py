@@ -9,6 +9,7 @@ import typer
 from typer.core import TyperGroup
 
 from dispute_evidence import prefect_env
+from dispute_evidence.names import terminal
 
 prefect_env.quiet()  # before any command imports Prefect
 
@@ -64,8 +65,33 @@ def main() -> None:
     app()
 
 
+def echo(message: str = "", err: bool = False) -> None:
+    """The commands' one door to the terminal: text from the config, a merchants file, the
+    inbox or the state may hold escape sequences, shown here and never obeyed."""
+    typer.echo(terminal(message), err=err)
+
+
+class _TerminalFormatter(logging.Formatter):
+    """Log lines on the terminal, their messages' control characters shown (see `echo`)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal(super().format(record))
+
+
+def terminal_logging(level: str | int, fmt: str | logging.Formatter) -> None:
+    """logging.basicConfig(level=level, format=fmt), its lines through _TerminalFormatter (or
+    `fmt` itself, one of its kind)."""
+    root = logging.getLogger()
+    if root.handlers:  # configured already: basicConfig would change nothing either
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(fmt if isinstance(fmt, logging.Formatter) else _TerminalFormatter(fmt))
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
 # -- run / demo / status / serve ----------------------------------------------------
-class ConsoleFormat(logging.Formatter):
+class ConsoleFormat(_TerminalFormatter):
     """The pipeline's own lines are written for the analyst: said plainly, as the rest of the
     output is. A library's record keeps its level and logger, which say where it came from."""
 
@@ -74,15 +100,13 @@ class ConsoleFormat(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         if record.name == "dispute_evidence" or record.name.startswith("dispute_evidence."):
-            return record.getMessage()
+            return terminal(record.getMessage())
         return super().format(record)
 
 
 def _console_logging() -> None:
     level = LOG_LEVEL["console"]
-    console = logging.StreamHandler()
-    console.setFormatter(ConsoleFormat())
-    logging.basicConfig(level=level, handlers=[console])  # no-op if a host set logging up
+    terminal_logging(level, ConsoleFormat())  # no-op if a host set logging up
     for handler in logging.getLogger().handlers:  # records propagated from Prefect's loggers
         handler.setLevel(level)  # skip the root logger's level: the handler's still applies
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Prefect API call

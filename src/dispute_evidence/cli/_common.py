@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from dispute_evidence.cli._app import echo
 from dispute_evidence.exits import EXIT_DISK_FULL, EXIT_FAILED, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -25,9 +26,9 @@ def _settings_or_exit(config: Path | None, inbox: Path | None = None, **override
         settings = load_settings(config, inbox=inbox, **overrides)
     except ConfigError as exc:
         for line in str(exc).splitlines():
-            typer.echo(f"Configuration error: {line}", err=True)
+            echo(f"Configuration error: {line}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-    typer.echo(f"Config: {settings.config_label}", err=True)
+    echo(f"Config: {settings.config_label}", err=True)
     return settings
 
 
@@ -35,12 +36,10 @@ def _inbox_or_exit(settings: Settings, given: Path | None) -> Path:
     """--inbox, else the config's `[paths] inbox`; one line and exit 2 when neither is usable."""
     inbox = settings.inbox(given)
     if inbox is None:
-        typer.echo("Give --inbox, or set `inbox` under [paths] in the config.", err=True)
+        echo("Give --inbox, or set `inbox` under [paths] in the config.", err=True)
         raise typer.Exit(EXIT_USAGE)
     if not inbox.is_dir():
-        typer.echo(
-            f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True
-        )
+        echo(f"Inbox not found: {inbox} (create the folder or pass the right --inbox).", err=True)
         raise typer.Exit(EXIT_USAGE)
     return inbox
 
@@ -49,9 +48,9 @@ def _wait_for_files_being_written(inbox: Path, settle: float) -> None:
     """An explicit run reads what was just copied in: it waits for those files to settle."""
     from dispute_evidence.watch import wait_until_settled
 
-    left = wait_until_settled(inbox, settle, lambda line: typer.echo(line, err=True))
+    left = wait_until_settled(inbox, settle, lambda line: echo(line, err=True))
     if left:
-        typer.echo(
+        echo(
             f"{len(left)} file(s) are still being written; they are left for the next run.",
             err=True,
         )
@@ -66,7 +65,7 @@ def _api_settings_or_exit(settings: Settings, base_url: str | None) -> None:
         settings.api_settings(base_url=base_url)
     except ConfigError as exc:
         for line in str(exc).splitlines():
-            typer.echo(f"Configuration error: {line}", err=True)
+            echo(f"Configuration error: {line}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
 
 
@@ -88,7 +87,7 @@ def _utf8_path_or_exit(inbox: Path) -> None:
 
     shown = readable(str(inbox))
     if shown != str(inbox):
-        typer.echo(
+        echo(
             f"The inbox path {shown} is not UTF-8 (each <0x..> is a byte that is not): rename "
             "that folder, or pass a path to it that is.",
             err=True,
@@ -99,7 +98,7 @@ def _utf8_path_or_exit(inbox: Path) -> None:
 def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
     from dispute_evidence.engine.run import interrupt_exit_code
 
-    typer.echo("Interrupted: 0 sent so far; run again to finish.", err=True)
+    echo("Interrupted: 0 sent so far; run again to finish.", err=True)
     raise typer.Exit(interrupt_exit_code(exc)) from None
 
 
@@ -110,12 +109,12 @@ def _one_line_or_raise(exc: Exception) -> None:
     from dispute_evidence.engine.run import DISK_FULL, disk_full
 
     if isinstance(exc, UnexpectedResponse) and 300 <= (exc.status or 0) < 400:
-        typer.echo(f"Configuration error: {exc.message}", err=True)
+        echo(f"Configuration error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     where = disk_full(exc)
     if where is None:
         _state_store_lost_or_raise(exc)
-    typer.echo(DISK_FULL.format(where=where), err=True)
+    echo(DISK_FULL.format(where=where), err=True)
     raise typer.Exit(EXIT_DISK_FULL) from None
 
 
@@ -134,7 +133,7 @@ def _state_store_lost_or_raise(exc: Exception) -> None:
     if not lost:
         raise exc
     why = str(getattr(seen, "orig", seen)).strip().splitlines()[0]
-    typer.echo(
+    echo(
         f"State store problem: the state database stopped answering ({why}). What was sent "
         "is recorded; run again once it is back: nothing is sent twice.",
         err=True,
@@ -145,13 +144,13 @@ def _state_store_lost_or_raise(exc: Exception) -> None:
 def _print_result(result: dict[str, Any]) -> None:
     summary = Path(result["report"])
     if result["exit_code"] in (3, 4):  # key refused, API unreachable: one line says it all
-        typer.echo(result.get("stopped") or "The API refused the key.", err=True)
-        typer.echo(f"Report: {summary.parent}", err=True)
+        echo(result.get("stopped") or "The API refused the key.", err=True)
+        echo(f"Report: {summary.parent}", err=True)
         return
-    typer.echo(summary.with_name("summary.txt").read_text(encoding="utf-8"))
-    typer.echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
+    echo(summary.with_name("summary.txt").read_text(encoding="utf-8"))
+    echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
     if result["exit_code"] in (130, 143):  # Ctrl-C or SIGTERM: the last line says so
-        typer.echo(result["outcome"], err=True)
+        echo(result["outcome"], err=True)
 
 
 def _run(settings: Settings, request: RunRequest) -> dict[str, Any]:

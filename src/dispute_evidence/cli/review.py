@@ -7,7 +7,7 @@ from typing import Annotated, cast
 
 import typer
 
-from dispute_evidence.cli._app import CONFIG_HELP, app
+from dispute_evidence.cli._app import CONFIG_HELP, app, echo
 from dispute_evidence.cli._common import _settings_or_exit
 from dispute_evidence.exits import EXIT_USAGE
 
@@ -42,26 +42,26 @@ def review(
     settings = _settings_or_exit(config)
     where = state or settings.paths.state or (default_state(inbox) if inbox else None)
     if where is None:
-        typer.echo("Give --inbox (or --state).", err=True)
+        echo("Give --inbox (or --state).", err=True)
         raise typer.Exit(EXIT_USAGE)
     try:
         store = StateStore(where, must_exist=True)
     except StateError as exc:
-        typer.echo(f"State store problem: {exc}", err=True)
+        echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     try:
         kept = kept_policy(store)
         if hold is None:
-            typer.echo(f"Review: {kept.words()}" if kept else 'Review: hold = "none" (never set)')
+            echo(f"Review: {kept.words()}" if kept else 'Review: hold = "none" (never set)')
             return
         sweep = kept.sweep_hours if kept else None
         now = keep_policy(store, cast(Hold, hold), sweep, "the review command")
     finally:
         store.close()
     was = f" (was {kept.words()})" if kept else ""
-    typer.echo(f"Review: {now.words()}{was}.")
+    echo(f"Review: {now.words()}{was}.")
     if hold != "all":
-        typer.echo(
+        echo(
             "The next run sends what this policy no longer holds (held evidence that is "
             "approved stays approved); a run whose settings hold more raises it again."
         )

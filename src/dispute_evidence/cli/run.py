@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 from pathlib import Path
@@ -22,6 +21,8 @@ from dispute_evidence.cli._app import (
     _console_logging,
     _flag,
     app,
+    echo,
+    terminal_logging,
 )
 from dispute_evidence.cli._common import (
     _api_settings_or_exit,
@@ -114,9 +115,7 @@ def sandbox(
         for t in os.environ.get("DISPUTE_SANDBOX_TOKENS", "sk_test_sandbox").split(",")
         if t.strip()
     )
-    logging.basicConfig(
-        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
+    terminal_logging(log_level.upper(), "%(asctime)s %(levelname)s %(name)s %(message)s")
     rows = generate_disputes(generate, seed=seed) if generate else []
     if seed_file:
         rows += load_seed_file(seed_file)
@@ -139,7 +138,7 @@ def sandbox(
 def _api_or_exit(settings: Settings) -> None:
     """A real run needs an API (and a usable token): one line, exit 2, when it has none."""
     if not settings.api.base_url:
-        typer.echo(
+        echo(
             "No API configured. Set DISPUTE_API_BASE_URL and DISPUTE_API_TOKEN, or try it locally with "
             "--sandbox (or `dispute-evidence demo`).",
             err=True,
@@ -163,12 +162,12 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
                 store.check_inbox(inbox.resolve(), adopt=adopt)
                 holder = None if dry_run else store.run_lock_holder()
     except StateError as exc:
-        typer.echo(f"State store problem: {exc}", err=True)
+        echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
     except OSError as exc:  # a full disk where the state is: one line, exit 74
         _one_line_or_raise(exc)
     if holder:
-        typer.echo(f"another run is in progress on this inbox/state: {holder}", err=True)
+        echo(f"another run is in progress on this inbox/state: {holder}", err=True)
         raise typer.Exit(EXIT_FAILED)
 
 
@@ -187,14 +186,14 @@ def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
     except KeyboardInterrupt as exc:  # before the run started: nothing was sent
         _stopped_before_the_run(exc)
     except RunLocked as exc:
-        typer.echo(str(exc), err=True)
+        echo(str(exc), err=True)
         raise typer.Exit(EXIT_FAILED) from None
     except StateError as exc:  # nothing was read or sent; the message says how to recover
-        typer.echo(f"State store problem: {exc}", err=True)
+        echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
     except ConfigError as exc:  # e.g. a mapping file that went missing since the check
         for line in str(exc).splitlines():
-            typer.echo(f"Configuration error: {line}", err=True)
+            echo(f"Configuration error: {line}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     except Exception as exc:
         _one_line_or_raise(exc)
@@ -287,9 +286,9 @@ def demo(
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     inbox = workdir / stamp / "inbox"
     shutil.copytree(source, inbox)
-    typer.echo(f"Demo: a local Dispute Evidence API and a copy of {source} in {inbox}\n")
+    echo(f"Demo: a local Dispute Evidence API and a copy of {source} in {inbox}\n")
     if missing := missing_ocr_line(ReadLimits()):  # the demo still runs: what it loses, said
-        typer.echo(missing + "\n", err=True)
+        echo(missing + "\n", err=True)
     config = source.parent / "config" / "demo.toml"  # a merchant profile for the evidence
     fresh = {"ingest": {"settle_seconds": 0}}  # a fresh copy is complete
     settings = _settings_or_exit(config if config.is_file() else None, inbox, **fresh)

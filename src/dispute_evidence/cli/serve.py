@@ -17,6 +17,8 @@ from dispute_evidence.cli._app import (
     CONFIG_HELP,
     _flag,
     app,
+    echo,
+    terminal_logging,
 )
 from dispute_evidence.cli._common import (
     _inbox_or_exit,
@@ -79,24 +81,24 @@ def watch(
     if settings.prefect.api_url:
         prefect_env.use_server(settings.prefect.api_url)
     if not prefect_env.server():
-        typer.echo(
+        echo(
             "Set PREFECT_API_URL (or [prefect] api_url) to your Prefect server, or use `serve`.",
             err=True,
         )
         raise typer.Exit(EXIT_USAGE)
     if (inbox is None) == (merchants is None):
-        typer.echo("Give --inbox (one inbox) or --merchants (every merchant's).", err=True)
+        echo("Give --inbox (one inbox) or --merchants (every merchant's).", err=True)
         raise typer.Exit(EXIT_USAGE)
     from dispute_evidence.watch import InboxWatcher
     from flows.serve import DeploymentStarter
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    terminal_logging(logging.INFO, "%(asctime)s %(levelname)s %(message)s")
     if merchants is not None:
         watchers = _merchant_watchers(merchants)
     else:
         assert inbox is not None
         if not inbox.is_dir():
-            typer.echo(
+            echo(
                 f"Inbox not found: {inbox} (create the folder or pass the right --inbox).",
                 err=True,
             )
@@ -111,7 +113,7 @@ def watch(
                 poll_seconds=settings.schedule.inbox_poll_seconds,
             )
         ]
-        typer.echo(f"Watching {inbox} ({settings.schedule.inbox_watch}); starts {deployment}.")
+        echo(f"Watching {inbox} ({settings.schedule.inbox_watch}); starts {deployment}.")
     stop = threading.Event()
     threads = [threading.Thread(target=w.run, args=(stop,), daemon=True) for w in watchers]
     for t in threads:
@@ -123,13 +125,13 @@ def watch(
             for starter in starters:  # each run started: its headline once it ends
                 starter.say_if_ended()
     stop.set()
-    typer.echo("watch stopped.")
+    echo("watch stopped.")
 
 
 def _say(line: str) -> None:
     from datetime import datetime
 
-    typer.echo(f"{datetime.now():%Y-%m-%d %H:%M:%S} {line}")
+    echo(f"{datetime.now():%Y-%m-%d %H:%M:%S} {line}")
 
 
 def _deploy_check(merchants: Path, runs: list[Any], keys: int) -> None:
@@ -139,16 +141,16 @@ def _deploy_check(merchants: Path, runs: list[Any], keys: int) -> None:
     from dispute_evidence.fleet.merchants import plan_lines
 
     for line in plan_lines(runs):
-        typer.echo(line)
+        echo(line)
     problems, unchecked = fleet_problems(runs)
     for line in unchecked:
-        typer.echo(f"  {line}")
+        echo(f"  {line}")
     for line in problems:
-        typer.echo(f"{merchants}: {line}", err=True)
+        echo(f"{merchants}: {line}", err=True)
     if problems:
         raise typer.Exit(EXIT_USAGE)
     caveat = " (Secret blocks not checked)" if unchecked else ""
-    typer.echo(f"{merchants}: {len(runs)} merchant(s), {keys} key(s): OK{caveat}")
+    echo(f"{merchants}: {len(runs)} merchant(s), {keys} key(s): OK{caveat}")
 
 
 def _merchant_watchers(merchants: Path) -> list[Any]:
@@ -164,7 +166,7 @@ def _merchant_watchers(merchants: Path) -> list[Any]:
     try:
         runs = plan_runs(load_merchants(merchants), merchants.resolve().parent)
     except ConfigError as exc:
-        typer.echo(str(exc), err=True)
+        echo(str(exc), err=True)
         raise typer.Exit(EXIT_USAGE) from None
     watchers = []
     for run in runs:
@@ -181,7 +183,7 @@ def _merchant_watchers(merchants: Path) -> list[Any]:
                 poll_seconds=settings.schedule.inbox_poll_seconds,
             )
         )
-        typer.echo(f"Watching {run.inbox} for {run.id}; starts {name}.")
+        echo(f"Watching {run.inbox} for {run.id}; starts {name}.")
     return watchers
 
 
@@ -216,17 +218,17 @@ def deploy(
     try:
         spec = load_merchants(merchants)
     except ConfigError as exc:
-        typer.echo(str(exc), err=True)
+        echo(str(exc), err=True)
         raise typer.Exit(EXIT_USAGE) from None
     runs = plan_runs(spec, merchants.resolve().parent)
     if check:
         _deploy_check(merchants, runs, len(spec.keys))
         return
     if pool is None:
-        typer.echo("Give --pool NAME (the process work pool the workers serve).", err=True)
+        echo("Give --pool NAME (the process work pool the workers serve).", err=True)
         raise typer.Exit(EXIT_USAGE)
     if not os.environ.get("PREFECT_API_URL"):
-        typer.echo(
+        echo(
             "Set PREFECT_API_URL to your Prefect server (workers on other machines use it too).",
             err=True,
         )
@@ -236,11 +238,9 @@ def deploy(
     stale = asyncio.run(
         deploy_merchants(spec, merchants.resolve().parent, pool, heartbeat=heartbeat, prune=prune)
     )
-    typer.echo(
-        f"Deployed {len(runs)} merchant(s) to work pool '{pool}' (deployments merchant-<id>):"
-    )
+    echo(f"Deployed {len(runs)} merchant(s) to work pool '{pool}' (deployments merchant-<id>):")
     for line in plan_lines(runs):
-        typer.echo(line)
+        echo(line)
     for name in stale:
-        typer.echo(f"  {'deleted' if prune else 'not in the file (--prune deletes it)'}: {name}")
-    typer.echo(f"Start workers on any machine: prefect worker start --pool {pool}")
+        echo(f"  {'deleted' if prune else 'not in the file (--prune deletes it)'}: {name}")
+    echo(f"Start workers on any machine: prefect worker start --pool {pool}")

@@ -12,6 +12,7 @@ from dispute_evidence.cli._app import (
     _console_logging,
     _flag,
     app,
+    echo,
 )
 from dispute_evidence.cli._common import (
     _one_line_or_raise,
@@ -66,7 +67,7 @@ def status(
         inbox = settings.inbox(inbox)
         state = state or settings.paths.state
     if not (state or inbox):
-        typer.echo("Give --inbox or --state.", err=True)
+        echo("Give --inbox or --state.", err=True)
         raise typer.Exit(EXIT_USAGE)
     try:
         store = StateStore(state or default_state(inbox), must_exist=True)  # type: ignore[arg-type]
@@ -74,7 +75,7 @@ def status(
         _state_problem(exc, None if merchant or state else inbox, merchants)
     try:
         counts = store.status_counts()
-        typer.echo(
+        echo(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
@@ -89,24 +90,24 @@ def status(
         approval = [s.value for s in DisputeStatus if "approv" in s.value]  # when review exists
         waiting = sum(counts.get(s, 0) for s in approval) if approval else None
         for line in status_lines(disputes, waiting):
-            typer.echo(line)
+            echo(line)
         advised = disputes.loc[disputes["advice"] != ""].head(10)
         if not advised.empty:
-            typer.echo(f"{title('advice')} (advice; nearest deadlines first):")
+            echo(f"{title('advice')} (advice; nearest deadlines first):")
             for r in advised.itertuples(index=False):
-                typer.echo(f"  {r.provider_dispute_id:<28} {r.advice}")
+                echo(f"  {r.provider_dispute_id:<28} {r.advice}")
         from dispute_evidence.engine.outcomes import outcomes_table
 
         outcomes = outcomes_table(disputes, store.payloads())
         if not outcomes.empty:
-            typer.echo("Outcomes (read back from the API): won / lost / open, win rate")
+            echo("Outcomes (read back from the API): won / lost / open, win rate")
             shown = outcomes.loc[outcomes["dimension"].isin(["all", "reason"])]
             for r in shown.itertuples(index=False):
                 label = "all disputes" if r.dimension == "all" else r.value
-                typer.echo(f"  {label:<28} {r.won:>5} {r.lost:>5} {r.open:>5}  {r[5] or '-'}")
-        typer.echo("Last runs:")
+                echo(f"  {label:<28} {r.won:>5} {r.lost:>5} {r.open:>5}  {r[5] or '-'}")
+        echo("Last runs:")
         for r in store.last_runs(5):
-            typer.echo(f"  {r['run_id']}  {r['trigger'] or '':<10} {r['outcome'] or ''}")
+            echo(f"  {r['run_id']}  {r['trigger'] or '':<10} {r['outcome'] or ''}")
     finally:
         store.close()
 
@@ -153,7 +154,7 @@ def approve(
         inbox = settings.inbox(inbox)
         where = state or settings.paths.state or (default_state(inbox) if inbox else None)
     if where is None or not (dispute or all_complete):
-        typer.echo("Give --inbox (or --state) and dispute ids, or --all-complete.", err=True)
+        echo("Give --inbox (or --state) and dispute ids, or --all-complete.", err=True)
         raise typer.Exit(EXIT_USAGE)
     api, budgets, gate, why = None, None, None, ""
     if not no_send and picked is not None:
@@ -175,15 +176,15 @@ def approve(
         if budgets is not None:
             budgets.close()
     for line in done.refused:
-        typer.echo(line, err=True)
+        echo(line, err=True)
     if why and done.approved:
-        typer.echo(why)
-    if done.refused and not done.approved:  # a typo approves nothing: the lines above say so
+        echo(why)
+    if done.refused and not (done.approved or done.lines):  # a typo approves nothing: said above
         raise typer.Exit(done.exit_code)
     for line in done.lines or ["No dispute is waiting with complete evidence."]:
-        typer.echo(line)
+        echo(line)
     if done.report:
-        typer.echo(f"Report: {Path(done.report).parent}")
+        echo(f"Report: {Path(done.report).parent}")
     raise typer.Exit(done.exit_code)
 
 
@@ -220,9 +221,9 @@ def _state_problem(exc: StateError, inbox: Path | None, merchants: Path | None) 
     was not named), a line naming `--merchant`: a fleet merchant's state is in PostgreSQL."""
     from dispute_evidence.inbox import default_state
 
-    typer.echo(f"State store problem: {exc}", err=True)
+    echo(f"State store problem: {exc}", err=True)
     if inbox is not None and not default_state(inbox).is_file():
-        typer.echo(_fleet_hint(inbox, merchants), err=True)
+        echo(_fleet_hint(inbox, merchants), err=True)
     raise typer.Exit(EXIT_USAGE) from None
 
 
@@ -269,14 +270,14 @@ def _merchant_or_exit(name: str, merchants: Path | None) -> MerchantRun:
         runs = plan_runs(load_merchants(path), path.resolve().parent)
     except ConfigError as exc:
         for line in str(exc).splitlines():
-            typer.echo(f"Merchants file: {line} (give --merchants FILE)", err=True)
+            echo(f"Merchants file: {line} (give --merchants FILE)", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     found = next((r for r in runs if r.id == name), None)
     if found is None:
         known = ", ".join(r.id for r in runs)
-        typer.echo(f"No merchant {name!r} in {path} (its merchants: {known}).", err=True)
+        echo(f"No merchant {name!r} in {path} (its merchants: {known}).", err=True)
         raise typer.Exit(EXIT_USAGE)
-    typer.echo(f"Merchant: {found.id} (inbox {found.inbox}; from {path})", err=True)
+    echo(f"Merchant: {found.id} (inbox {found.inbox}; from {path})", err=True)
     return found
 
 
@@ -288,7 +289,7 @@ def _merchant_settings(run: MerchantRun) -> Settings:
         return merchant_settings(run)
     except ConfigError as exc:
         for line in str(exc).splitlines():
-            typer.echo(f"Configuration error: {line}", err=True)
+            echo(f"Configuration error: {line}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
 
 

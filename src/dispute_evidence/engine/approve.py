@@ -70,8 +70,8 @@ def approve_and_send(
             inbox=inbox,
         )
         work = set(store.work_queue())
-    out.approved, out.refused = result.approved, result.refused
-    if result.refused and not result.approved:
+    out.approved, out.refused, out.lines = result.approved, result.refused, result.already
+    if result.refused and not (result.approved or result.already):
         out.exit_code = EXIT_USAGE
         return out
     versions = dict(zip(result.approved, result.versions, strict=True))

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from dispute_evidence import clock
 from dispute_evidence.engine.approvals_log import (
@@ -36,7 +36,12 @@ from dispute_evidence.engine.case import CaseReader, case_reader
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.engine.schema import disputes, evidence_files
 from dispute_evidence.engine.state import StateStore, now_iso
-from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus
+from dispute_evidence.engine.status import (
+    APPROVAL_RELEASES,
+    OPEN_FILE,
+    DisputeStatus,
+    IllegalTransition,
+)
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for
@@ -52,6 +57,7 @@ NO_CLAIM_HELD = (
     "'What to add' names, or approve it to send it as it is ([review] hold_without_claim = false "
     "sends such disputes)"
 )
+ALREADY = "already approved"  # another approval of the same version won the race
 APPROVALS_SEQ = "approvals_seq"  # meta: the last ingest whose Approve rows were applied
 YES = frozenset({"yes", "y", "x", "approve", "approved", "ok", "true", "1", "✓", "✔"})
 NO = frozenset({"", "no", "n", "false", "0", "-"})
@@ -202,18 +208,39 @@ def record_approval(
 ) -> bool:
     """Approve this version of the dispute's evidence; False when its payload changed since
     it was read (then nothing is recorded). Every approval applied is kept in the log."""
+    held = c.status == D.AWAITING_APPROVAL
+    first = (  # held: only while it is, and not yet for this version (two approvals at once)
+        (disputes.c.status == D.AWAITING_APPROVAL, _not_yet(c.evidence_hash)) if held else ()
+    )
     with store.engine.begin() as conn:
         done = conn.execute(
             disputes.update()
             .where(
                 disputes.c.provider_dispute_id == c.pid,
                 disputes.c.payload_hash == c.payload_hash,
+                *first,
             )
             .values(approved_hash=c.evidence_hash, approved_by=by, approved_at=now_iso())
         )
     if done.rowcount == 1:
         log_approval(store, c.pid, c.evidence_hash, who or by, source or by, applied=True)
     return bool(done.rowcount == 1)
+
+
+def _not_yet(evidence_hash: str) -> Any:
+    return or_(disputes.c.approved_hash.is_(None), disputes.c.approved_hash != evidence_hash)
+
+
+def approved_already(store: StateStore, c: Candidate) -> str | None:
+    """Who approved `c`'s version already ("alice (approve command)"), else None."""
+    q = select(disputes.c.approved_hash, disputes.c.approved_by).where(
+        disputes.c.provider_dispute_id == c.pid, disputes.c.payload_hash == c.payload_hash
+    )
+    with store.engine.connect() as conn:
+        row = conn.execute(q).first()
+    return (
+        str(row.approved_by or "someone") if row and row.approved_hash == c.evidence_hash else None
+    )
 
 
 def give_approval(
@@ -236,6 +263,8 @@ def give_approval(
                 f"{c.version} needs a second approver, not {who}; approved by {who} so far"
             )
     if not record_approval(store, c, f"{' and '.join(names)} ({source})", source, who=who):
+        if by := approved_already(store, c):
+            return f"{ALREADY} ({c.version}) by {by}: nothing more to do"
         return "its evidence changed while it was read: approve it from the newest report"
     return None
 
@@ -313,8 +342,13 @@ def sweep_time(
 
 
 def _release(store: StateStore, c: Candidate) -> None:
-    if c.status == D.AWAITING_APPROVAL:
+    if c.status != D.AWAITING_APPROVAL:
+        return
+    try:
         store.release_approval(c.pid, c.released_to())
+    except IllegalTransition:  # released since it was read: by an approve or a run at once
+        if _statuses(store, [c.pid]).get(c.pid) not in APPROVAL_RELEASES:
+            raise
 
 
 # -- approvals from a sheet --------------------------------------------------------------
@@ -396,6 +430,7 @@ class ApproveResult:
 
     approved: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # unknown, or no evidence to approve
+    already: list[str] = field(default_factory=list)  # approved by another at the same time
     versions: list[str] = field(default_factory=list)  # the evidence version each approved
 
 
@@ -437,7 +472,7 @@ def approve(
         ]  # fmt: skip
     for c in chosen:
         if why := give_approval(store, c, by, source, policy):
-            out.refused.append(f"{c.pid}: {why}")
+            (out.already if why.startswith(ALREADY) else out.refused).append(f"{c.pid}: {why}")
             continue
         _release(store, c)
         out.approved.append(c.pid)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.engine import make_url
 
 from dispute_evidence.api.config import check_base_url
+from dispute_evidence.bounds import out_of_range
 from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
 from dispute_evidence.fleet.budget import BudgetShape
 from dispute_evidence.names import did_you_mean
@@ -27,7 +28,7 @@ ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # numbers bounded, finite
 
 
 class FleetSection(_Strict):
@@ -48,7 +49,7 @@ class FleetSection(_Strict):
     schedule: str = Field("0 2 * * *", description="Default cron for a merchant's nightly run.")
     timezone: str = Field("UTC", description="Default IANA time zone of the schedules.")
     wait_for_lock: float = Field(
-        1800.0, ge=0, description="Seconds a run waits for the merchant's previous run."
+        1800.0, ge=0, le=86_400, description="Seconds a run waits for the merchant's previous run."
     )
 
 
@@ -57,7 +58,9 @@ class KeySpec(_Strict):
     token_secret_block: str | None = Field(
         None, description="Prefect Secret block holding the token."
     )
-    rate_limit_per_hour: int = Field(5000, ge=1, description="The key's budget per hour.")
+    rate_limit_per_hour: int = Field(
+        5000, ge=1, le=1_000_000_000, description="The key's budget per hour."
+    )
     window_seconds: float = Field(
         60.0,
         ge=5,
@@ -206,6 +209,8 @@ def _explain(error: Any, data: dict[str, Any]) -> str:
     key = ".".join(str(p) for p in loc)
     if error["type"] == "extra_forbidden":
         return f"{key}: unknown setting"
+    if why := out_of_range(error, MerchantsFile):
+        return f"{key}: {why}"
     return f"{key}: {error['msg']}"
 
 
@@ -215,7 +220,7 @@ def check_merchants(spec: MerchantsFile, base: Path) -> list[str]:
     out += _check_fleet(spec.fleet, base)
     seen_ids: set[str] = set()
     states: dict[str, str] = {}
-    inboxes: dict[Path, str] = {}
+    inboxes: dict[Path, str] = {}  # resolved folder -> merchant id
     for m in spec.merchant:
         who = f"merchant {m.id!r}"
         if not MERCHANT_ID.match(m.id):
@@ -238,13 +243,32 @@ def check_merchants(spec: MerchantsFile, base: Path) -> list[str]:
         else:
             states[state] = m.id
             out += [f"{who}: state: {p}" for p in _check_url(m.state)] if m.state else []
-        inbox = (base / m.inbox).resolve() if not m.inbox.is_absolute() else m.inbox
-        if inbox in inboxes:
-            out.append(f"{who}: shares its inbox with merchant {inboxes[inbox]!r}")
+        inbox = (base / m.inbox.expanduser()).resolve()
+        if clash := _inbox_clash(inbox, inboxes):
+            out.append(f"{who}: {clash}")
         inboxes[inbox] = m.id
     if not spec.merchant:
         out.append("no [[merchant]] entries")
     return out
+
+
+def _inbox_clash(inbox: Path, inboxes: dict[Path, str]) -> str | None:
+    """How `inbox` (resolved) overlaps an earlier merchant's: one folder, or one inside the
+    other. Each would read, move and send the other's files as its own."""
+    for theirs, other in inboxes.items():
+        if inbox == theirs:
+            where = f"both are {inbox}"
+        elif inbox.is_relative_to(theirs):
+            where = f"{inbox} is inside its {theirs}"
+        elif theirs.is_relative_to(inbox):
+            where = f"its {theirs} is inside {inbox}"
+        else:
+            continue
+        return (
+            f"shares its inbox with merchant {other!r} ({where}, symbolic links and '..' "
+            "followed); give each merchant its own folder, side by side"
+        )
+    return None
 
 
 def _check_keys(spec: MerchantsFile) -> list[str]:

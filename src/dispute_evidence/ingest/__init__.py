@@ -16,6 +16,7 @@ from dispute_evidence.inbox import OWN_FOLDERS, unreadable_reason
 from dispute_evidence.ingest.layouts import FIELDS, Mapping
 from dispute_evidence.ingest.readers import (
     SPREADSHEET_SUFFIXES,
+    Grid,
     UnreadableFile,
     is_ignored,
     read_grids,
@@ -195,6 +196,8 @@ def ingest_file(
             Reject(label, grid.sheet, row, None, None, why) for row, why in grid.problems
         )
         if mapping.kind == "approvals":  # who approves: the file's owner (engine/review.py)
+            table.records, formulas = _no_formula_approvals(grid, found, table.records, label)
+            rejects.extend(formulas)
             table.records["_owner"] = file_owner(path)
         tables.append((mapping.kind, table.records))
         rejects.extend(table.rejects)
@@ -218,6 +221,29 @@ def _table_summary(
         table.rows_duplicate,
         table.rows_blank - grid_problems,
     )
+
+
+FORMULA_APPROVES_NOTHING = (
+    "a formula approves nothing (formulas are never evaluated): type yes in the cell"
+)
+
+
+def _no_formula_approvals(
+    grid: Grid, found: dict[str, tuple[int, ...]], records: pd.DataFrame, label: str
+) -> tuple[pd.DataFrame, list[Reject]]:
+    """Approve rows whose cell holds a formula, taken out with one line each: its stored
+    result may well say yes, but only a person typing yes approves."""
+    if grid.formulas is None or "approve" not in found:
+        return records, []
+    formulas = grid.formulas(found["approve"][0])
+    if not formulas:
+        return records, []
+    hit = records["_row"].astype(int).isin(list(formulas))
+    rejects = [
+        Reject(label, grid.sheet, int(row), "Approve", formulas[int(row)], FORMULA_APPROVES_NOTHING)
+        for row in records.loc[hit, "_row"]
+    ]
+    return records.loc[~hit], rejects
 
 
 def file_owner(path: Path) -> str:

@@ -45,6 +45,8 @@ class Grid:
     )  # (Excel row, reason) found while loading
     nul_free: bool = False  # known to hold no NUL byte (so validation need not look for one)
     hidden: bool = False  # a hidden or very hidden sheet (Excel shows it to nobody)
+    # {Excel row: formula} of one column (by position); None: the format cannot say (CSV, .xls)
+    formulas: Callable[[int], dict[int, str]] | None = None
 
 
 def is_ignored(path: Path) -> bool:
@@ -374,7 +376,33 @@ def _read_excel(path: Path, max_bytes: int) -> Iterator[Grid]:
             continue  # an empty sheet
         grid = Grid(name, pd.DataFrame(preview, dtype=object).fillna(""), _slicer(rows))
         grid.hidden = hid
+        if path.suffix.lower() != ".xls":
+            grid.formulas = _formula_cells(path, name)
         yield grid
+
+
+def _formula_cells(path: Path, sheet: str) -> Callable[[int], dict[int, str]]:
+    """{Excel row: formula text} of a column of `sheet`, read when asked (openpyxl without
+    data_only sees the formula where calamine sees only its stored result)."""
+
+    def column(position: int) -> dict[int, str]:
+        from openpyxl import load_workbook
+
+        try:
+            book = load_workbook(path, read_only=True, data_only=False)
+        except Exception:  # noqa: BLE001 - unreadable here: the caller keeps what it read
+            return {}
+        try:
+            cells = book[sheet].iter_rows(min_col=position + 1, max_col=position + 1)
+            return {
+                c.row: str(c.value)
+                for (c,) in cells
+                if getattr(c, "data_type", None) == "f" and getattr(c, "row", None)
+            }
+        finally:
+            book.close()
+
+    return column
 
 
 def _hidden_sheets(path: Path) -> set[str]:

@@ -26,6 +26,7 @@ from dispute_evidence.engine.schema import meta
 KEEPALIVE_SECONDS = 30.0
 LEASE_SECONDS = 120.0
 RUN_LOCK_SECONDS = 120.0
+CONNECT_TIMEOUT = 10  # seconds: a database server silent this long at the start is unreachable
 
 
 class StateError(Exception):
@@ -34,6 +35,10 @@ class StateError(Exception):
 
 class StateDamaged(StateError):
     """The state file is not a readable database (truncated, overwritten, corrupt)."""
+
+
+class StateUnreachable(StateError):
+    """The state's database server does not answer: down, unreachable, or refusing us."""
 
 
 class StateOfAnotherInbox(StateError):
@@ -78,6 +83,14 @@ def state_url(value: str | Path) -> str:
     """A path becomes a SQLite URL; anything with '://' is taken as an SQLAlchemy URL."""
     text = str(value)
     return text if "://" in text else f"sqlite:///{Path(text).expanduser().resolve()}"
+
+
+def _connect_args(url: str) -> dict[str, Any]:
+    """PostgreSQL gives up on a silent server after CONNECT_TIMEOUT (libpq waits forever),
+    unless the URL says otherwise."""
+    if url.startswith("postgresql") and "connect_timeout" not in url:
+        return {"connect_args": {"connect_timeout": CONNECT_TIMEOUT}}
+    return {}
 
 
 def state_exists(value: str | Path) -> bool:
@@ -146,7 +159,7 @@ class StoreBase:
         unless a test gives another."""
         self.url = state_url(url)
         self.wall = wall
-        self.engine: Engine = create_engine(self.url, future=True)
+        self.engine: Engine = create_engine(self.url, future=True, **_connect_args(self.url))
         self._hot: Any = None  # one held connection for the submitter's per-dispute writes
         self._sql: dict[tuple[str, ...], Any] = {}
         created = False
@@ -164,6 +177,8 @@ class StoreBase:
                 raise StateDamaged(self._damaged("an empty file: 0 bytes"))
             if path and path != ":memory:" and not read_only:
                 created = _create_private(Path(path))
+        if self.engine.dialect.name != "sqlite":
+            self._reach()
         try:
             with self.engine.begin() as conn:
                 if read_only:  # reading the catalogue is enough to find a damaged file
@@ -177,6 +192,22 @@ class StoreBase:
             if "disk is full" in str(exc):  # not damage: a full disk, said with its path
                 raise OSError(errno.ENOSPC, "No space left on device", self._where()) from exc
             self._full_disk_or_damaged(exc)
+
+    def _reach(self) -> None:
+        """One connection to the database server: one that cannot be made (refused, timed out,
+        unknown host, a password refused) means the server is down or unreachable, not that
+        the state is damaged."""
+        try:
+            self.engine.connect().close()
+        except DatabaseError as exc:
+            self.engine.dispose()
+            why = " ".join(str(exc.orig).split())[:300]
+            raise StateUnreachable(
+                f"cannot connect to the state database {self._where()} ({why}). It is not "
+                "damaged and nothing was changed: check that PostgreSQL is running and answers "
+                "at that host and port from this machine (firewall, VPN), the database name, "
+                "and the user's password (PGPASSWORD or ~/.pgpass); then run again."
+            ) from None
 
     def _full_disk_or_damaged(self, exc: DatabaseError) -> NoReturn:
         """SQLite says 'disk I/O error' when it cannot grow its journal on a full disk: with no
