@@ -38,6 +38,7 @@ from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, ma
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.files import EvidenceFile
 from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.evidence.payments import UnjoinedCharges
 from dispute_evidence.evidence.reading import (
     ReadLimits,
     ToRead,
@@ -179,6 +180,7 @@ class PrepareOutcome:
     incomplete: int = 0
     conflicts: list[Reject] = field(default_factory=list)
     unlisted_disputes: list[Reject] = field(default_factory=list)
+    unjoined_charges: list[UnjoinedCharges] = field(default_factory=list)
     file_issues: list[FileIssue] = field(default_factory=list)
     files_added: int = 0  # (dispute, file) pairs registered
     evidence_read: int = 0  # evidence files of new content taken in (each counted once)
@@ -191,8 +193,15 @@ class PrepareOutcome:
     def build_problems(self) -> list[Problem]:
         """Found by building payloads from every record: kept until the next build."""
         out = [reject_problem(ProblemKind.ROW_NOT_USED, r) for r in self.conflicts]
+        out += [reject_problem(ProblemKind.UNLISTED_DISPUTE, r) for r in self.unlisted_disputes]
         return out + [
-            reject_problem(ProblemKind.UNLISTED_DISPUTE, r) for r in self.unlisted_disputes
+            reject_problem(
+                ProblemKind.CHARGES_WITHOUT_ORDER
+                if u.none_join
+                else ProblemKind.CHARGES_OUTSIDE_ORDERS,
+                u.line,
+            )
+            for u in self.unjoined_charges
         ]
 
     def problems(self) -> list[Problem]:
@@ -408,6 +417,7 @@ def _build(
     out.scope = None if scope is None else len(scope.disputes)
     out.payloads, out.incomplete = len(built.payloads), len(built.incomplete)
     out.conflicts, out.unlisted_disputes = built.conflicts, built.unlisted_disputes
+    out.unjoined_charges = built.unjoined_charges
     store.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
     keep_ce3(store, scope, built.ce3)
     found = [asdict(p) for p in out.build_problems()]

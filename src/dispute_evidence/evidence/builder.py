@@ -34,9 +34,11 @@ from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
     PAYMENT_TEXT,
+    UnjoinedCharges,
     due_from_payments,
     payment_facts,
     payments_by_order,
+    unjoined_charges,
 )
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import NearNames
@@ -106,6 +108,9 @@ class BuildResult:
     unlisted_disputes: list[Reject] = field(default_factory=list)
     # every fraud dispute's Visa CE 3.0 verdict (evidence/ce3.py), by provider_dispute_id
     ce3: dict[str, Ce3] = field(default_factory=dict)
+    # per payments file, its charges that join no order (a wrong order column, or orders the
+    # orders export lacks)
+    unjoined_charges: list[UnjoinedCharges] = field(default_factory=list)
 
 
 def canonical_json(evidence: dict[str, Any]) -> bytes:
@@ -375,7 +380,8 @@ def build_evidence(
         payloads.append(
             DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest())
         )
-    return BuildResult(payloads, incomplete, conflicts, unlisted, ce3)
+    unjoined = unjoined_charges(records.get("payments"), records["orders"])
+    return BuildResult(payloads, incomplete, conflicts, unlisted, ce3, unjoined)
 
 
 def _unclaimed(records: dict[str, pd.DataFrame], claimed: set[str]) -> NearNames:

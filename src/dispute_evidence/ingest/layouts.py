@@ -194,14 +194,16 @@ SHIPSTATION_ORDERS = Mapping(
 
 # Stripe's payments export has no order-number column of its own: shops put it in metadata,
 # which the export writes as `<key> (metadata)` columns. Without one, a charge still joins an
-# order through the order's payment reference (charge or PaymentIntent id).
+# order through the order's payment reference (charge or PaymentIntent id). The first present
+# is used: a key named for the order number before one named for an id, since a shop that sets
+# both puts its database id under `orderId` (Shopify's real export), which joins no order.
 STRIPE_ORDER_KEYS = (
+    "orderNumber (metadata)",
+    "order_number (metadata)",
+    "Order # (metadata)",
+    "order (metadata)",
     "orderId (metadata)",
     "order_id (metadata)",
-    "order_number (metadata)",
-    "orderNumber (metadata)",
-    "order (metadata)",
-    "Order # (metadata)",
 )
 STRIPE_PAYMENTS = Mapping(
     "Stripe payments export", "payments",
