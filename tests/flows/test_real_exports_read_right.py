@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
+from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 
 # Stripe's real payments export: the shop's metadata as `<key> (metadata)` columns, a
 # database id before the order number
@@ -55,3 +55,56 @@ def test_charges_that_join_no_order_are_counted_on_the_report(
     assert len(lines) == 1, _problems(tmp_path)
     assert "2 of 2 charges" in lines[0] and "unified_payments.csv" in lines[0], lines
     assert "order number" in lines[0], (lines, out)
+
+
+def test_a_date_only_deadline_takes_the_apis_at_the_first_real_run(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """A merchant in India lists a deadline as a date alone: it ends 23:59 UTC by default,
+    5 h 30 min after the API's. The first real run names the API's dispute as it sends, and
+    uses the API's deadline at once (state, report), saying it moved; not only the next run."""
+    from datetime import UTC, datetime, timedelta
+
+    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.inbox import default_state
+
+    rows = seed_rows(1)
+    day = (datetime.now(UTC) + timedelta(days=20)).date()
+    rows[0]["response_due_by"] = f"{day.isoformat()}T18:29:59Z"  # 23:59:59 in Kolkata
+    sb = sandbox_factory(rows=rows)
+    use_sandbox(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1, files=(0, 0))
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason",
+               "response_due_by"], [["dp_test_0", "#5000", "general", day.isoformat()]])  # fmt: skip
+    out = run_cli("--inbox", str(inbox))
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1, out
+    with StateStore(default_state(inbox)) as store:
+        assert store.dispute("dp_test_0")["response_due_by"] == f"{day.isoformat()}T18:29:59Z"
+    row = latest_disputes(tmp_path).loc["dp_test_0"]
+    assert row["Deadline (UTC)"].startswith(f"{day.isoformat()} 18:29"), row.to_dict()
+    assert "the API's deadline is" in _problems(tmp_path)
+
+
+def test_information_notes_are_not_counted_as_new_problems(sandbox_factory, tmp_path, monkeypatch):
+    """'Changed since the last run' counts problems that need a person: a workbook's notes
+    sheet beside its table (information only) is no new problem."""
+    import pandas as pd
+
+    sb = sandbox_factory(rows=seed_rows(1))
+    use_sandbox(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1, files=(0, 0))
+    first = run_cli("--inbox", str(inbox))
+    assert "nothing needs you" in first.lower(), first
+    with pd.ExcelWriter(inbox / "shipping.xlsx") as book:
+        pd.DataFrame({"order_number": ["5000"], "tracking_number": ["1Z999"]}).to_excel(
+            book, sheet_name="Shipments", index=False
+        )
+        pd.DataFrame({"Notes": ["exported by hand", "ask Priya"]}).to_excel(
+            book, sheet_name="Read me", index=False
+        )
+    second = run_cli("--inbox", str(inbox))
+    assert "Sheets with no table" in second or "Read me" in _problems(tmp_path), second
+    assert "Problems: 1 new" not in second, second
+    assert "nothing needs you" in second.lower(), second
