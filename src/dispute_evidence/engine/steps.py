@@ -62,6 +62,7 @@ from dispute_evidence.inbox import (
 )
 from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_file, scan_inbox
 from dispute_evidence.ingest.layouts import Mapping
+from dispute_evidence.ingest.near_headers import NEAR_HEADER
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
 from dispute_evidence.policies import (
@@ -306,6 +307,8 @@ def _reject_kind(r: Reject, file_has_tables: bool) -> ProblemKind:
     """A whole sheet with no table in a workbook whose other sheets were read ("Read me",
     "Pivot") is information; a file with no table at all, or a bad row, needs a person."""
     whole_sheet = r.sheet and r.row is None and r.reason.startswith("no recognised table")
+    if r.row is None and r.reason.startswith(NEAR_HEADER):
+        return ProblemKind.COLUMN_NOT_READ
     return (
         ProblemKind.SHEET_WITHOUT_TABLE
         if file_has_tables and whole_sheet

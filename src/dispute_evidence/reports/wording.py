@@ -30,6 +30,7 @@ HEADING = {
     K.FILES_WAITING: "Files still being written",
     K.ROW_NOT_USED: "Rows or files not used",
     K.SHEET_WITHOUT_TABLE: "Sheets with no table (the workbook's other sheets were read)",
+    K.COLUMN_NOT_READ: "Columns not read (did you mean a column we read?)",
     K.UNLISTED_DISPUTE: "Disputed charges missing from the disputes list",
     K.CHARGES_WITHOUT_ORDER: "Payments exports whose charges join no order",
     K.CHARGES_OUTSIDE_ORDERS: "Charges that join no order of the orders export",
@@ -81,6 +82,8 @@ WHAT_TO_DO = {
                     "the file's other rows were used.",
     K.SHEET_WITHOUT_TABLE: "Nothing: notes, pivots and charts are not data; rename a sheet's headers "
                            "(or add a mapping) only if it does hold a table.",
+    K.COLUMN_NOT_READ: "Rename the header to the one suggested (or map it in the config) and drop "
+                       "the file again; the rest of the file was used.",
     K.UNLISTED_DISPUTE: "Add the dispute to the disputes list (its dp_… id and order number) before its deadline.",
     K.CHARGES_WITHOUT_ORDER: "Check which column of the payments export holds the shop's order number "
                              "and map payments' order_number to it (README, 'Your own sheets'); "
