@@ -129,3 +129,45 @@ def test_a_header_one_edit_from_a_known_column_gets_did_you_mean(
     assert "Columns not read" in out, out
     payments = sb.snapshot()["dp_test_0"]["evidence"]["additional_evidence"]["payments"]
     assert [p["payment_id"] for p in payments] == ["ch_9"]  # the rest of the file was used
+
+
+def _pdf_text(tmp_path, name_part: str) -> str:
+    from pypdf import PdfReader
+
+    found = [p for p in tmp_path.rglob("*.pdf") if name_part in p.name]
+    assert found, sorted(str(p) for p in tmp_path.rglob("*.pdf"))
+    return "\n".join(pg.extract_text() or "" for pg in PdfReader(found[-1]).pages)
+
+
+def test_a_credit_is_stated_with_its_date_and_reference(sandbox_factory, tmp_path, monkeypatch):
+    """Refunds had no date: Stripe's `Refunded date (UTC)` reaches the charge's facts, and a
+    refunds log (order, amount, date, reference) reaches the case, so the letter and the data
+    sheet state the credit with its date and reference."""
+    sb = sandbox_factory(rows=seed_rows(2, reason="credit_not_processed"))
+    use_sandbox(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2, files=(0, 0))
+    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
+               [["dp_test_0", "#5000", "credit_not_processed"],
+                ["dp_test_1", "#5001", "credit_not_processed"]])  # fmt: skip
+    header = [*STRIPE[:-1], "Refunded date (UTC)"]
+    write_rows(inbox / "unified_payments.csv", header, [
+        ["ch_0", "2026-10-01 10:00:00", "28.50", "0", "usd", "true", "Paid", "Visa", "5000", ""],
+        ["ch_1", "2026-10-01 11:00:00", "28.50", "9.50", "usd", "true", "Paid", "Visa", "5001",
+         "2026-10-09 08:15:00"],
+    ])  # fmt: skip
+    write_rows(inbox / "refunds.csv",
+               ["order_number", "refund_amount", "refunded_at", "refund_reference", "currency"],
+               [["#5000", "12.00", "2026-10-05", "re_3Abc", "USD"]])  # fmt: skip
+    out = run_cli("--inbox", str(inbox))
+    snap = sb.snapshot()
+    first = snap["dp_test_0"]["evidence"]["additional_evidence"]
+    assert first["refunds"] == [{"refund_amount": 12, "refunded_at": "2026-10-05T00:00:00Z",
+                                 "refund_reference": "re_3Abc", "currency": "USD"}], out  # fmt: skip
+    second = snap["dp_test_1"]["evidence"]["additional_evidence"]
+    assert second["payments"][0]["refunded_at"] == "2026-10-09T08:15:00Z", second
+
+    sheet = " ".join(_pdf_text(tmp_path, "dp_test_0").split())
+    assert "A refund of 12.00 USD on 2026-10-05 (reference re_3Abc) was issued" in sheet, sheet
+    other = " ".join(_pdf_text(tmp_path, "dp_test_1").split())
+    assert "Charge ch_1 shows 9.50 USD refunded on 2026-10-09" in other, other

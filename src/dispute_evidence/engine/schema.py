@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -213,7 +213,16 @@ V12_RECORDS: dict[str, str] = {
 }
 
 
-RECORD_COLUMNS = V12_RECORDS  # today's are v12's (a later step adding one spells out its own)
+# v14: when a charge was refunded (Stripe's `Refunded date (UTC)`), and a refunds log: each
+# refund's amount, date and reference, so a credit is stated with both
+V14_RECORDS: dict[str, str] = {
+    **V12_RECORDS,
+    "payments": V12_RECORDS["payments"] + " refunded_at",
+    "refunds": "order_number refund_amount:n refunded_at refund_reference currency",
+}
+
+
+RECORD_COLUMNS = V14_RECORDS  # today's (a later step adding one spells out its own)
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:

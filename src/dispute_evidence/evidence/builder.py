@@ -38,6 +38,7 @@ from dispute_evidence.evidence.payments import (
     due_from_payments,
     payment_facts,
     payments_by_order,
+    refunds_by_order,
     unjoined_charges,
 )
 from dispute_evidence.ingest.tables import Reject
@@ -330,6 +331,7 @@ def build_evidence(
     ship_entries = _shipment_entries(ship_cols)
     pays, pay_rows, unlisted = payments_by_order(disputes, order_facts, records.get("payments"))
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
+    refunds = refunds_by_order(records.get("refunds"), set(order_rows))
     profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
@@ -372,6 +374,8 @@ def build_evidence(
             network_codes.get(pid),
             payment_facts(charges, pay_cols) if charges else None,
         )
+        if order_number in refunds:  # a refunds log: each credit with its date and reference
+            evidence["additional_evidence"]["refunds"] = refunds[order_number]
         if is_fraud(reason):
             ce3[pid] = history().check(order_number)
             if ce3[pid].qualifies:  # on top of the normal evidence: the fallback if refused

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from dispute_evidence.evidence import kinds as K
+from dispute_evidence.evidence.credits import Credit, credits_of, logged_total
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.places import same_place
 
@@ -186,6 +187,7 @@ class CaseFacts:
     same_address: bool
     timeline: tuple[Event, ...]
     contradictions: tuple[Contradiction, ...]
+    credits: tuple[Credit, ...] = ()  # each refund with its date and reference (credits.py)
 
     @property
     def reason(self) -> str:
@@ -361,8 +363,8 @@ def build_case(
         order_date=day(extra.get("order_date")),
         total=_number(extra.get("order_total")),
         currency=str(extra.get("order_currency") or ""),
-        refunded=_number(extra.get("refunded_amount")) or 0.0,
-        refund_recorded="refunded_amount" in extra,
+        refunded=_number(extra.get("refunded_amount")) or logged_total(extra) or 0.0,
+        refund_recorded="refunded_amount" in extra or "refunds" in extra,
         financial_status=str(extra.get("financial_status") or ""),
         fulfillment_status=str(extra.get("fulfillment_status") or ""),
         cancelled_on=day(extra.get("cancelled_at")),
@@ -382,6 +384,7 @@ def build_case(
         and same_place(customer.billing_address, customer.shipping_address),
         timeline=(),
         contradictions=(),
+        credits=credits_of(extra),
     )
     return _checked(case)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from dispute_evidence.evidence.amounts import payload_numbers
 from dispute_evidence.ingest.tables import Reject
 
 PAYMENT_TEXT = (
@@ -28,6 +29,7 @@ PAYMENT_TEXT = (
     "description",
     "dispute_reason",
     "dispute_status",
+    "refunded_at",
 )
 PAYMENT_NUMBERS = ("payment_amount", "amount_refunded")
 OPEN_DISPUTE_STATUSES = ("needs_response", "warning_needs_response")  # Stripe's, awaiting evidence
@@ -118,6 +120,37 @@ def _unjoined_line(file: str, sheet: str, numbers: pd.Series, total: int) -> Rej
         "order_number to it otherwise), and that the orders export covers these charges' orders"
     )
     return Reject(file, sheet or None, None, None, None, reason)
+
+
+REFUND_TEXT = ("refunded_at", "refund_reference", "currency")
+MAX_REFUNDS = 5
+
+
+def refunds_by_order(
+    refunds: pd.DataFrame | None, wanted: set[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each disputed order's refunds from a refunds log: amount, date, reference, earliest
+    first. A refund listed again (same reference; or, without one, the same amount and date)
+    counts once, its latest listing winning."""
+    if refunds is None or refunds.empty:
+        return {}
+    rows = refunds.loc[refunds["order_number"].astype(str).isin(wanted)]
+    has_ref = rows["refund_reference"].astype(str) != ""
+    rows = pd.concat([
+        rows.loc[has_ref].drop_duplicates(["order_number", "refund_reference"], keep="last"),
+        rows.loc[~has_ref].drop_duplicates(["order_number", "refund_amount", "refunded_at"],
+                                           keep="last"),
+    ]).sort_values("refunded_at", kind="stable")  # fmt: skip
+    amounts = payload_numbers(rows["refund_amount"])
+    out: dict[str, list[dict[str, Any]]] = {}
+    texts = zip(*(rows[f].astype(str).tolist() for f in REFUND_TEXT), strict=True)
+    for order, amount, text in zip(rows["order_number"].astype(str), amounts, texts, strict=True):
+        entry = {f: v for f, v in zip(REFUND_TEXT, text, strict=True) if v}
+        if amount is not None:
+            entry["refund_amount"] = amount
+        if len(out.setdefault(order, [])) < MAX_REFUNDS:
+            out[order].append(entry)
+    return out
 
 
 def unlisted_disputes(charges: pd.DataFrame) -> list[Reject]:

@@ -31,6 +31,7 @@ from reportlab.platypus.doctemplate import LayoutError
 
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
+from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
@@ -256,6 +257,7 @@ def _order_section(case: CaseFacts) -> list[Any]:
                 ("Order date (UTC)", _date(case, "ordered", case.order_date)),
                 ("Order total", _money(case.total, case.currency)),
                 ("Refunded", _money(case.refunded, case.currency) if case.refund_recorded else ""),
+                ("Refunds", "; ".join(x.words() for x in case.credits[:MAX_CREDITS])),
                 ("Payment status", case.financial_status),
                 ("Fulfilment", case.fulfillment_status),
                 ("Cancelled (UTC)", case.cancelled_on),

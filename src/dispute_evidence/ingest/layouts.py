@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Kind = Literal["disputes", "orders", "shipments", "payments", "approvals"]
+Kind = Literal["disputes", "orders", "shipments", "payments", "refunds", "approvals"]
 
 # canonical field -> required?
 FIELDS: dict[str, dict[str, bool]] = {
@@ -38,7 +38,14 @@ FIELDS: dict[str, dict[str, bool]] = {
         "cvc_check": False, "description": False, "dispute_reason": False, "dispute_status": False,
         "dispute_evidence_due": False,
         "shipping_address": False, "customer_ip": False, "device_id": False,
-        "customer_account_id": False, "card_fingerprint": False,
+        "customer_account_id": False, "card_fingerprint": False, "refunded_at": False,
+    },
+    # One row per refund (a refunds log): what was credited back, when, and its reference, so
+    # a credit is stated with its date and reference. `refund_amount`, not `amount`: a sheet
+    # of order numbers and amounts is not taken for refunds unless it says so.
+    "refunds": {
+        "order_number": True, "refund_amount": True, "refunded_at": False,
+        "refund_reference": False, "currency": False,
     },
     # A person's approvals to send held evidence: the report's disputes.xlsx with its Approve
     # column filled in (engine/review.py). Approve may be blank: that row approves nothing.
@@ -53,6 +60,7 @@ DATE_FIELDS = frozenset(
         "paid_at",
         "dispute_evidence_due",
         "cancelled_at",
+        "refunded_at",
     }
 )
 NUMBER_FIELDS = frozenset(
@@ -68,6 +76,7 @@ NUMBER_FIELDS = frozenset(
         "shipping_amount",
         "tax_amount",
         "discount_amount",
+        "refund_amount",
     }
 )
 CURRENCY_FIELDS = frozenset({"currency", "currency_code"})
@@ -216,7 +225,7 @@ STRIPE_PAYMENTS = Mapping(
         "avs_line1_check": ("Card AVS Line1 Status",), "avs_zip_check": ("Card AVS Zip Status",),
         "cvc_check": ("Card CVC Status",), "description": ("Description",),
         "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
-        "dispute_evidence_due": ("Dispute Evidence Due (UTC)",),
+        "dispute_evidence_due": ("Dispute Evidence Due (UTC)",), "refunded_at": ("Refunded date (UTC)",),
         "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
         "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
                              "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
@@ -245,4 +254,5 @@ CANONICAL: tuple[Mapping, ...] = (
     _canonical("orders"),
     _canonical("shipments"),
     _canonical("payments"),
+    _canonical("refunds"),
 )
