@@ -335,7 +335,6 @@ def build_evidence(
     profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
-
     # for "did you mean": the orders no dispute names
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
 
@@ -373,9 +372,8 @@ def build_evidence(
             _dispute_facts(reason, currency, amount),
             network_codes.get(pid),
             payment_facts(charges, pay_cols) if charges else None,
+            refunds.get(order_number),
         )
-        if order_number in refunds:  # a refunds log: each credit with its date and reference
-            evidence["additional_evidence"]["refunds"] = refunds[order_number]
         if is_fraud(reason):
             ce3[pid] = history().check(order_number)
             if ce3[pid].qualifies:  # on top of the normal evidence: the fallback if refused
@@ -444,14 +442,18 @@ def _add_dispute_and_payments(
     dispute: dict[str, Any] | None,
     network_code: Any,
     payments: list[dict[str, Any]] | None,
+    refunds: list[dict[str, Any]] | None = None,
 ) -> None:
-    """The disputes list's own facts, its network reason code and the card checks."""
+    """The disputes list's own facts, its network reason code, the card checks and a refunds
+    log's credits (each with its date and reference)."""
     if dispute:
         extra["dispute"] = dispute
     if network_code:
         extra.setdefault("dispute", {})["network_reason_code"] = network_code
     if payments is not None:
         extra["payments"] = payments
+    if refunds:
+        extra["refunds"] = refunds
 
 
 def _order_facts(
