@@ -21,7 +21,10 @@ class ProblemKind(StrEnum):
     # about one row, file or dispute: grouped under a heading
     ROW_NOT_USED = "row_not_used"
     SHEET_WITHOUT_TABLE = "sheet_without_table"  # a "Read me" beside the workbook's tables
+    COLUMN_NOT_READ = "column_not_read"  # a header one edit from a column the layout reads
     UNLISTED_DISPUTE = "unlisted_dispute"
+    CHARGES_WITHOUT_ORDER = "charges_without_order"  # not one charge of a file joins an order
+    CHARGES_OUTSIDE_ORDERS = "charges_outside_orders"  # some do not: orders the export lacks
     FILE_SKIPPED = "file_skipped"
     FILE_LEFT_IN_INBOX = "file_left_in_inbox"
     EVIDENCE_NOT_TAKEN = "evidence_not_taken"

@@ -136,8 +136,9 @@ def test_the_deadline_sweep_never_trusts_the_sheets_deadline(
 
 def test_the_sweep_acts_on_the_deadline_the_api_confirmed(sandbox_factory, tmp_path, monkeypatch):
     """Sent once without review; new files then wait for approval. The sheet says 10 days for
-    both; the API says dp_test_0 is due in 20 h: once read back, the sweep sends dp_test_0's
-    new file (and only it), and names when it would send dp_test_1's."""
+    both; the API says dp_test_0 is due in 20 h: known from the first send (its answer names
+    the API's dispute, read then), so the sweep sends dp_test_0's new file (and only it), and
+    names when it would send dp_test_1's."""
     now = datetime.now(UTC)
     rows = seed_rows(2)
     rows[0]["response_due_by"] = iso(now + timedelta(hours=20))
@@ -154,9 +155,9 @@ def test_the_sweep_acts_on_the_deadline_the_api_confirmed(sandbox_factory, tmp_p
     monkeypatch.setenv(SWEEP, "24")
     for i in range(2):
         (inbox / f"dp_test_{i} receipt.pdf").write_bytes(b"%PDF-1.4\nreceipt" * 20 + bytes([i]))
-    _run(inbox)  # held; this run reads the deadlines back from the API
-    assert _receipts(sb) == set()
     _run(inbox)  # the confirmed deadline: dp_test_0 is within 24 h of it
+    assert _receipts(sb) == {"dp_test_0"}
+    _run(inbox)  # and sent once
     assert _receipts(sb) == {"dp_test_0"}
     assert _updates(sb) == {"dp_test_0": 1, "dp_test_1": 1}  # the evidence itself was the same
     with StateStore(default_state(inbox)) as store:

@@ -89,9 +89,12 @@ def test_a_read_proof_that_proves_no_delivery_is_held_as_the_report_says(
 def test_alerts_judge_the_case_as_the_report_does(sandbox_factory, tmp_path, monkeypatch):
     """The alerts read the documents' facts too: a sent dispute whose proof of delivery states
     no delivery is at risk, with the report row's verdict; the one with a real proof is not."""
-    sb = sandbox_factory(rows=seed_rows(3))
-    use_sandbox(sb, monkeypatch)
     now = datetime.now(UTC)
+    rows = seed_rows(3)
+    for row in rows:  # the API agrees: its deadline is the one used from the first send
+        row["response_due_by"] = iso(now + timedelta(hours=20))
+    sb = sandbox_factory(rows=rows)
+    use_sandbox(sb, monkeypatch)
     inbox = _inbox(tmp_path, iso(now + timedelta(hours=20)))
     run_cli("--inbox", str(inbox))
     table = latest_disputes(tmp_path)

@@ -34,6 +34,7 @@ from dispute_evidence.engine.schema import (
     V12_RECORDS,
     V14_ADDED,
     V14_NEW,
+    V15_RECORDS,
     alerts_sent,
     approvals,
     generated_docs,
@@ -258,13 +259,30 @@ def _v12(conn: Connection) -> None:
         if table.name not in present:
             table.create(conn)
             continue
-        alter(conn).rename_table(table.name, f"{table.name}_v11")
-        old = Table(f"{table.name}_v11", MetaData(), autoload_with=conn)
-        table.create(conn)
-        names = [c.name for c in table.columns if c.name in old.c]
-        picked = [_as_column_of(old.c[n], table.c[n]) for n in names]
-        conn.execute(table.insert().from_select(names, select(*picked)))
-        old.drop(conn)
+        _rebuild(conn, table, "_v11")
+
+
+def _rebuild(conn: Connection, table: Table, aside: str) -> None:
+    """`table` made again in its new shape, with the rows of the one of its name (set aside as
+    <name><aside> while copied, then dropped): its columns keep their declared order."""
+    alter(conn).rename_table(table.name, f"{table.name}{aside}")
+    old = Table(f"{table.name}{aside}", MetaData(), autoload_with=conn)
+    table.create(conn)
+    names = [c.name for c in table.columns if c.name in old.c]
+    picked = [_as_column_of(old.c[n], table.c[n]) for n in names]
+    conn.execute(table.insert().from_select(names, select(*picked)))
+    old.drop(conn)
+
+
+def _v15(conn: Connection) -> None:
+    """Payments gain `refunded_at` (rebuilt with their rows, so columns stay in FIELDS' order);
+    a refunds table is made."""
+    for kind in ("payments", "refunds"):
+        table = record_table(kind, V15_RECORDS[kind], MetaData())
+        if inspect(conn).has_table(table.name):
+            _rebuild(conn, table, "_v14")
+        else:
+            table.create(conn)
 
 
 def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
@@ -386,4 +404,5 @@ MIGRATIONS = {
     12: _v12,
     13: _v13,
     14: _v14,
+    15: _v15,
 }

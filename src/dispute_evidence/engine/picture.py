@@ -9,7 +9,8 @@ import pandas as pd
 
 from dispute_evidence.engine.history import is_history
 from dispute_evidence.engine.store.kept import KeptPicture
-from dispute_evidence.problems import Problem
+from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.reports import NEEDS_A_PERSON
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,8 @@ class Picture:
         return None if kept is None else cls(dict(kept.disputes), kept.problems)
 
     def changes_since(self, before: Picture | None) -> list[str]:
-        """Plain lines: disputes new or changed, problems new or resolved."""
+        """Plain lines: disputes new or changed, problems that need a person new or resolved
+        (information-only notes coming or going are no change to act on)."""
         if before is None:
             return ["First report for this inbox: everything below is new."]
         aged = before.disputes.keys() - self.disputes.keys()  # ended two weeks ago: history
@@ -54,11 +56,20 @@ class Picture:
                 lines.append(f"{pid}: new: {now}")
             elif was != now:
                 lines.append(f"{pid}: {was} → {now}")
-        new = len(self.problems - before.problems)
-        resolved = len(before.problems - self.problems)
+        now_open, was_open = _needing_a_person(self.problems), _needing_a_person(before.problems)
+        new, resolved = len(now_open - was_open), len(was_open - now_open)
         if new or resolved:
             lines.append(f"Problems: {new} new, {resolved} resolved")
         return lines or ["Nothing changed."]
+
+
+# Kinds that are information only ("Nothing: …" to do): a note is no problem that came or went
+INFORMATION = frozenset(ProblemKind) - NEEDS_A_PERSON
+
+
+def _needing_a_person(problems: frozenset[str]) -> frozenset[str]:
+    """The kept problem lines ("kind: where: what") a person has to act on."""
+    return frozenset(p for p in problems if p.split(": ", 1)[0] not in INFORMATION)
 
 
 def _dispute_of(problem: str) -> str:

@@ -77,7 +77,7 @@ def _read_due(read_at: str | None, stale: datetime) -> bool:
     return datetime.fromisoformat(read_at.replace("Z", "+00:00")) < stale
 
 
-def _due(api: Any) -> str | None:
+def api_deadline(api: Any) -> str | None:
     """The API's deadline as the state keeps it (UTC, to the second)."""
     if not api.response_due_by:
         return None
@@ -178,7 +178,7 @@ async def read_back(
         out.fetched += 1
     read = {d["provider_dispute_id"]: seen[d["dispute_id"]] for d in known
             if d["dispute_id"] in seen}  # fmt: skip
-    dues = {pid: _due(api) for pid, api in read.items()}
+    dues = {pid: api_deadline(api) for pid, api in read.items()}
     moved = store.record_api_reads({pid: (api.status, dues[pid]) for pid, api in read.items()},
                                    run_id)  # fmt: skip
     for pid, api in read.items():

@@ -58,7 +58,7 @@ def changed_scope(store: StateStore, inputs: str, held: dict[str, str]) -> Scope
         return None
     seq = int(built)
     orders: set[str] = set()
-    for kind in ("disputes", "orders", "shipments"):
+    for kind in ("disputes", "orders", "shipments", "refunds"):
         orders |= store.keys_since(kind, seq, "order_number")
     pids = store.keys_since("disputes", seq, "provider_dispute_id")
     return _widen(store, pids, orders)
@@ -85,13 +85,14 @@ def _widen(store: StateStore, pids: set[str], orders: set[str]) -> Scope | None:
 
 
 def scoped_records(store: StateStore, scope: Scope) -> dict[str, pd.DataFrame]:
-    """The records a build of `scope` reads: its disputes' rows, its orders' lines and
-    shipments (no payments: a state with any is rebuilt whole)."""
+    """The records a build of `scope` reads: its disputes' rows, its orders' lines,
+    shipments and refunds (no payments: a state with any is rebuilt whole)."""
     return {
         "disputes": store.records_where("disputes", "provider_dispute_id", scope.disputes),
         "orders": store.records_where("orders", "order_number", scope.orders),
         "shipments": store.records_where("shipments", "order_number", scope.orders),
         "payments": store.records_where("payments", "payment_id", ()),
+        "refunds": store.records_where("refunds", "order_number", scope.orders),
     }
 
 
@@ -136,4 +137,5 @@ def source_records(store: StateStore, payloads: dict[str, dict[str, Any]]) -> di
         "orders": store.records_where("orders", "order_number", keys["order"] | keys["history"]),
         "payments": store.records_where("payments", "payment_id", keys["payments"]),
         "shipments": store.records_where("shipments", "tracking_number", keys["shipments"]),
+        "refunds": store.records_where("refunds", "order_number", keys["refunds"]),
     }

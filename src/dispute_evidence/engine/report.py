@@ -216,7 +216,7 @@ def run_problems(
         subject = "API key" if submitted.stop_code == EXIT_AUTH else "API"
         problems.append(Problem(ProblemKind.RUN_STOPPED, subject, submitted.stopped))
     if submitted is not None:
-        problems += _read_back_problems(submitted.read)
+        problems += _read_back_problems(submitted.read, submitted.stats.deadlines_moved)
     if session.opts.merchant is None:
         problems.append(
             Problem(
@@ -234,8 +234,9 @@ def run_problems(
     return problems
 
 
-def _read_back_problems(read: ReadOutcome) -> list[Problem]:
-    """Deadlines the API moved, and disputes the read-back held."""
+def _read_back_problems(read: ReadOutcome, first_sent: list[tuple[str, str, str]]) -> list[Problem]:
+    """Deadlines the API moved (read back, or seen as a dispute was first sent to), and
+    disputes the read-back held."""
     moved = [
         Problem(
             ProblemKind.DEADLINE_MOVED,
@@ -243,7 +244,7 @@ def _read_back_problems(read: ReadOutcome) -> list[Problem]:
             f"the API's deadline is {now} (the sheet said {was}); the API's is used",
             dispute=pid,
         )
-        for pid, was, now in read.moved
+        for pid, was, now in [*read.moved, *first_sent]
     ]
     return moved + [
         Problem(ProblemKind.DISPUTE_HELD, pid, why, dispute=pid)

@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -217,10 +217,20 @@ V12_RECORDS: dict[str, str] = {
 # settled, and the issuers' fraud reports (a new kind)
 V14_ADDED: dict[str, str] = {"disputes": "dispute_date", "payments": "dispute_date captured"}
 V14_NEW: dict[str, str] = {"fraud_warnings": "payment_id order_number reported_at fraud_type"}
-RECORD_COLUMNS = {
+V14_RECORDS: dict[str, str] = {
     **{k: f"{spec} {V14_ADDED[k]}" if k in V14_ADDED else spec for k, spec in V12_RECORDS.items()},
     **V14_NEW,
 }
+# v15: when a charge was refunded (Stripe's `Refunded date (UTC)`), and a refunds log: each
+# refund's amount, date and reference, so a credit is stated with both
+V15_RECORDS: dict[str, str] = {
+    **V14_RECORDS,
+    "payments": V14_RECORDS["payments"] + " refunded_at",
+    "refunds": "order_number refund_amount:n refunded_at refund_reference currency",
+}
+
+
+RECORD_COLUMNS = V15_RECORDS  # today's (a later step adding one spells out its own)
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:

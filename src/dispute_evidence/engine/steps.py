@@ -38,6 +38,7 @@ from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, ma
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.files import EvidenceFile
 from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.evidence.payments import UnjoinedCharges
 from dispute_evidence.evidence.reading import (
     ReadLimits,
     ToRead,
@@ -61,6 +62,7 @@ from dispute_evidence.inbox import (
 )
 from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_file, scan_inbox
 from dispute_evidence.ingest.layouts import Mapping
+from dispute_evidence.ingest.near_headers import NEAR_HEADER
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
 from dispute_evidence.policies import (
@@ -182,6 +184,7 @@ class PrepareOutcome:
     incomplete: int = 0
     conflicts: list[Reject] = field(default_factory=list)
     unlisted_disputes: list[Reject] = field(default_factory=list)
+    unjoined_charges: list[UnjoinedCharges] = field(default_factory=list)
     file_issues: list[FileIssue] = field(default_factory=list)
     files_added: int = 0  # (dispute, file) pairs registered
     evidence_read: int = 0  # evidence files of new content taken in (each counted once)
@@ -195,8 +198,15 @@ class PrepareOutcome:
     def build_problems(self) -> list[Problem]:
         """Found by building payloads from every record: kept until the next build."""
         out = [reject_problem(ProblemKind.ROW_NOT_USED, r) for r in self.conflicts]
+        out += [reject_problem(ProblemKind.UNLISTED_DISPUTE, r) for r in self.unlisted_disputes]
         return out + [
-            reject_problem(ProblemKind.UNLISTED_DISPUTE, r) for r in self.unlisted_disputes
+            reject_problem(
+                ProblemKind.CHARGES_WITHOUT_ORDER
+                if u.none_join
+                else ProblemKind.CHARGES_OUTSIDE_ORDERS,
+                u.line,
+            )
+            for u in self.unjoined_charges
         ]
 
     def problems(self) -> list[Problem]:
@@ -319,6 +329,8 @@ def _reject_kind(r: Reject, file_has_tables: bool) -> ProblemKind:
     """A whole sheet with no table in a workbook whose other sheets were read ("Read me",
     "Pivot") is information; a file with no table at all, or a bad row, needs a person."""
     whole_sheet = r.sheet and r.row is None and r.reason.startswith("no recognised table")
+    if r.row is None and r.reason.startswith(NEAR_HEADER):
+        return ProblemKind.COLUMN_NOT_READ
     return (
         ProblemKind.SHEET_WITHOUT_TABLE
         if file_has_tables and whole_sheet
@@ -430,6 +442,7 @@ def _build(
     out.scope = None if scope is None else len(scope.disputes)
     out.payloads, out.incomplete = len(built.payloads), len(built.incomplete)
     out.conflicts, out.unlisted_disputes = built.conflicts, built.unlisted_disputes
+    out.unjoined_charges = built.unjoined_charges
     store.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
     keep_ce3(store, scope, built.ce3)
     found = [asdict(p) for p in out.build_problems()]

@@ -38,6 +38,7 @@ from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
 from dispute_evidence.engine.api_views import record_views
+from dispute_evidence.engine.readback import api_deadline
 from dispute_evidence.engine.state import StateStore, new_owner
 from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus, FileStatus
 
@@ -61,6 +62,8 @@ class SubmitStats:
     past_due: int = 0
     failed: int = 0
     locked: int = 0
+    # deadlines the API's dispute moved as it was first sent to: (dispute, was, the API's)
+    deadlines_moved: list[tuple[str, str, str]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     client: Any = None  # the API client's counters (.attempts): an interrupted run's requests
 
@@ -240,12 +243,21 @@ class Submitter:
                     "%s: its API view was not read (%s); the read-back compares it", pid, exc
                 )
                 return False
+        self._use_deadline(pid, api)
         held = record_views(self.store, {pid: (d["payload"], api)})
         if pid in held:
             self.store.note_dispute(pid, held[pid])
             self.held_by_view[pid] = held[pid]
             log.warning("%s: %s", pid, held[pid])
         return pid in held
+
+    def _use_deadline(self, pid: str, api: Dispute) -> None:
+        """The API's deadline from now on (a sheet's date alone may end the day in the wrong
+        zone); said on this run's report when it moved."""
+        if (due := api_deadline(api)) is None:
+            return
+        if (was := self.store.record_api_deadlines({pid: due}).get(pid)) is not None:
+            self.stats.deadlines_moved.append((pid, was, due))
 
     async def _upload(self, pid: str, dispute_id: str | None, f: dict[str, Any]) -> None:
         sha = f["sha256"]

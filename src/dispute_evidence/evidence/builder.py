@@ -34,9 +34,12 @@ from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
     PAYMENT_TEXT,
+    UnjoinedCharges,
     due_from_payments,
     payment_facts,
     payments_by_order,
+    refunds_by_order,
+    unjoined_charges,
 )
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import NearNames
@@ -106,6 +109,9 @@ class BuildResult:
     unlisted_disputes: list[Reject] = field(default_factory=list)
     # every fraud dispute's Visa CE 3.0 verdict (evidence/ce3.py), by provider_dispute_id
     ce3: dict[str, Ce3] = field(default_factory=dict)
+    # per payments file, its charges that join no order (a wrong order column, or orders the
+    # orders export lacks)
+    unjoined_charges: list[UnjoinedCharges] = field(default_factory=list)
 
 
 def canonical_json(evidence: dict[str, Any]) -> bytes:
@@ -325,10 +331,10 @@ def build_evidence(
     ship_entries = _shipment_entries(ship_cols)
     pays, pay_rows, unlisted = payments_by_order(disputes, order_facts, records.get("payments"))
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
+    refunds = refunds_by_order(records.get("refunds"), set(order_rows))
     profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
-
     # for "did you mean": the orders no dispute names
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
 
@@ -366,6 +372,7 @@ def build_evidence(
             _dispute_facts(reason, currency, amount),
             network_codes.get(pid),
             payment_facts(charges, pay_cols) if charges else None,
+            refunds.get(order_number),
         )
         if is_fraud(reason):
             ce3[pid] = history().check(order_number)
@@ -375,7 +382,8 @@ def build_evidence(
         payloads.append(
             DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest())
         )
-    return BuildResult(payloads, incomplete, conflicts, unlisted, ce3)
+    unjoined = unjoined_charges(records.get("payments"), records["orders"])
+    return BuildResult(payloads, incomplete, conflicts, unlisted, ce3, unjoined)
 
 
 def _unclaimed(records: dict[str, pd.DataFrame], claimed: set[str]) -> NearNames:
@@ -434,14 +442,18 @@ def _add_dispute_and_payments(
     dispute: dict[str, Any] | None,
     network_code: Any,
     payments: list[dict[str, Any]] | None,
+    refunds: list[dict[str, Any]] | None = None,
 ) -> None:
-    """The disputes list's own facts, its network reason code and the card checks."""
+    """The disputes list's own facts, its network reason code, the card checks and a refunds
+    log's credits (each with its date and reference)."""
     if dispute:
         extra["dispute"] = dispute
     if network_code:
         extra.setdefault("dispute", {})["network_reason_code"] = network_code
     if payments is not None:
         extra["payments"] = payments
+    if refunds:
+        extra["refunds"] = refunds
 
 
 def _order_facts(

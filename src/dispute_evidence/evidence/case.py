@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from dispute_evidence.evidence import kinds as K
+from dispute_evidence.evidence.credits import Credit, credits_of, logged_total
 from dispute_evidence.evidence.documents import DocumentFacts, Message
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import place_parts, same_place
@@ -186,6 +187,7 @@ class CaseFacts:
     contradictions: tuple[Contradiction, ...]
     # documents whose text names another parcel: {file name: what it names}, never argued
     other_parcels: tuple[tuple[str, str], ...] = ()
+    credits: tuple[Credit, ...] = ()  # each refund with its date and reference (credits.py)
 
     @property
     def reason(self) -> str:
@@ -437,8 +439,8 @@ def build_case(
         order_date=day(extra.get("order_date")),
         total=_number(extra.get("order_total")),
         currency=str(extra.get("order_currency") or ""),
-        refunded=_number(extra.get("refunded_amount")) or 0.0,
-        refund_recorded="refunded_amount" in extra,
+        refunded=_number(extra.get("refunded_amount")) or logged_total(extra) or 0.0,
+        refund_recorded="refunded_amount" in extra or "refunds" in extra,
         financial_status=str(extra.get("financial_status") or ""),
         fulfillment_status=str(extra.get("fulfillment_status") or ""),
         cancelled_on=day(extra.get("cancelled_at")),
@@ -459,6 +461,7 @@ def build_case(
         timeline=(),
         contradictions=(),
         other_parcels=others,
+        credits=credits_of(extra),
     )
     return _checked(case)
 

@@ -26,6 +26,7 @@ from dispute_evidence.evidence.case import (
     day,
     documents_named,
 )
+from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.stance import FAMILIES, family_of
 
@@ -46,6 +47,7 @@ SOURCE_WORDS = {
     "order": "the orders export",
     "payments": "the payments export",
     "shipments": "the shipments sheet",
+    "refunds": "the refunds log",
     "history": "the order history (orders and payments exports, every file read so far)",
     "files": "the files attached to this dispute",
 }
@@ -54,6 +56,7 @@ SOURCE_TITLES = {
     "order": "The order",
     "payments": "The payment",
     "shipments": "The shipment",
+    "refunds": "The refund",
     "history": "Earlier orders on the card",
     "files": "Attached documents",
 }
@@ -260,14 +263,20 @@ class _Facts:
         return out[:3]
 
     def refund(self) -> list[Sentence]:
-        """A credit already issued (credit not processed: the credit is the answer)."""
+        """Each credit with its date and reference where the exports give them: a refunds
+        log's, else the orders export's refunded amount and the charges that show one."""
         c = self.case
+        logged = [x for x in c.credits if x.source == "refunds"][:MAX_CREDITS]
+        if logged:
+            return [Sentence(f"A refund of {x.words()} was issued on this order.", "refunds") for x in logged]  # fmt: skip
+        out = []
         if c.refunded > 0:
-            return [Sentence(f"A refund of {_money(c.refunded, c.currency)} was issued on this order.", "order")]  # fmt: skip
-        for ch in c.charges:
-            if float(ch.get("amount_refunded") or 0) > 0:
-                return [Sentence(f"Charge {ch.get('payment_id', '')} shows {_money(ch['amount_refunded'], ch.get('currency'))} refunded.", "payments")]  # fmt: skip
-        return []
+            out.append(Sentence(f"A refund of {_money(c.refunded, c.currency)} was issued on this order.", "order"))  # fmt: skip
+        for x in c.credits[:1]:  # a charge's refund: its own record dates it
+            if x.on or not out:
+                when = f" on {x.on}" if x.on else ""
+                out.append(Sentence(f"Charge {x.reference} shows {_money(x.amount, x.currency)} refunded{when}.", "payments"))  # fmt: skip
+        return out
 
     def credit(self) -> list[Sentence]:
         """A partial credit stated as what it is (never a defence), with what stays disputed."""

@@ -3,10 +3,12 @@ order each belongs to, the facts a reviewer reads, and disputed charges no liste
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from dispute_evidence.evidence.amounts import payload_numbers
 from dispute_evidence.ingest.tables import Reject
 
 PAYMENT_TEXT = (
@@ -27,6 +29,7 @@ PAYMENT_TEXT = (
     "description",
     "dispute_reason",
     "dispute_status",
+    "refunded_at",
 )
 PAYMENT_NUMBERS = ("payment_amount", "amount_refunded")
 OPEN_DISPUTE_STATUSES = ("needs_response", "warning_needs_response")  # Stripe's, awaiting evidence
@@ -72,6 +75,85 @@ def payments_by_order(
     for i, order in enumerate(order_of[keep].tolist()):
         groups.setdefault(order, []).append(i)
     return pays, groups, unlisted
+
+
+@dataclass(frozen=True)
+class UnjoinedCharges:
+    """A payments file's charges that join no order of the orders export."""
+
+    line: Reject
+    none_join: bool  # not one of the file's charges joins: its order column is likely wrong
+
+
+def unjoined_charges(payments: pd.DataFrame | None, orders: pd.DataFrame) -> list[UnjoinedCharges]:
+    """Per payments file, its charges that join no order, by number or by the order's payment
+    reference: one line with their count and what to check. Said only when both exports are
+    there (with no orders yet, no charge could join)."""
+    if payments is None or payments.empty or orders.empty:
+        return []
+    refs = set(orders["payment_reference"].astype(str)) - {""}
+    pays = payments.drop_duplicates("payment_id", keep="last")
+    joins = (
+        pays["order_number"].astype(str).isin(set(orders["order_number"].astype(str)))
+        | pays["payment_id"].astype(str).isin(refs)
+        | pays["payment_intent"].astype(str).isin(refs)
+    )
+    out = []
+    for (file, sheet), joined in joins.groupby([pays["_file"], pays["_sheet"].fillna("")]):
+        if joined.all():
+            continue
+        numbers = pays.loc[joined.index[~joined], "order_number"].astype(str)
+        out.append(UnjoinedCharges(_unjoined_line(str(file), str(sheet), numbers, len(joined)),
+                                   none_join=not joined.any()))  # fmt: skip
+    return out
+
+
+def _unjoined_line(file: str, sheet: str, numbers: pd.Series, total: int) -> Reject:
+    carried = sorted(set(numbers) - {""})
+    shown = ", ".join(carried[:3]) + (", …" if len(carried) > 3 else "")
+    carry = (
+        f"the order numbers they carry ({shown}) are none of the orders export's"
+        if carried
+        else "they carry no order number"
+    )
+    reason = (
+        f"{len(numbers)} of {total} charges join no order: {carry}, and no order's payment "
+        "reference names them. Check that the column read as the order number holds the shop's "
+        "order numbers (Stripe: the `(metadata)` column the shop writes them to; map payments' "
+        "order_number to it otherwise), and that the orders export covers these charges' orders"
+    )
+    return Reject(file, sheet or None, None, None, None, reason)
+
+
+REFUND_TEXT = ("refunded_at", "refund_reference", "currency")
+MAX_REFUNDS = 5
+
+
+def refunds_by_order(
+    refunds: pd.DataFrame | None, wanted: set[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each disputed order's refunds from a refunds log: amount, date, reference, earliest
+    first. A refund listed again (same reference; or, without one, the same amount and date)
+    counts once, its latest listing winning."""
+    if refunds is None or refunds.empty:
+        return {}
+    rows = refunds.loc[refunds["order_number"].astype(str).isin(wanted)]
+    has_ref = rows["refund_reference"].astype(str) != ""
+    rows = pd.concat([
+        rows.loc[has_ref].drop_duplicates(["order_number", "refund_reference"], keep="last"),
+        rows.loc[~has_ref].drop_duplicates(["order_number", "refund_amount", "refunded_at"],
+                                           keep="last"),
+    ]).sort_values("refunded_at", kind="stable")  # fmt: skip
+    amounts = payload_numbers(rows["refund_amount"])
+    out: dict[str, list[dict[str, Any]]] = {}
+    texts = zip(*(rows[f].astype(str).tolist() for f in REFUND_TEXT), strict=True)
+    for order, amount, text in zip(rows["order_number"].astype(str), amounts, texts, strict=True):
+        entry = {f: v for f, v in zip(REFUND_TEXT, text, strict=True) if v}
+        if amount is not None:
+            entry["refund_amount"] = amount
+        if len(out.setdefault(order, [])) < MAX_REFUNDS:
+            out[order].append(entry)
+    return out
 
 
 def unlisted_disputes(charges: pd.DataFrame) -> list[Reject]:

@@ -52,7 +52,7 @@ def fact_sources(
     keys = {pid: _keys(pid, p) for pid, p in payloads.items()}
     wanted = source_keys(payloads)
     wanted["order"] |= wanted.pop("history")
-    payments = records.get("payments")
+    payments, refunds = records.get("payments"), records.get("refunds")
     at = {
         "dispute": _places(records["disputes"], "provider_dispute_id", wanted["dispute"], "last"),
         "order": _places(records["orders"], "order_number", wanted["order"], "first"),
@@ -60,6 +60,9 @@ def fact_sources(
         if payments is not None and not payments.empty
         else {},
         "shipments": _places(records["shipments"], "tracking_number", wanted["shipments"], "last"),
+        "refunds": _places(refunds, "order_number", wanted["refunds"], "last")
+        if refunds is not None and not refunds.empty
+        else {},
     }
     at["history"] = at["order"]
     out = {}
@@ -73,7 +76,7 @@ def source_keys(payloads: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
     """The record keys these payloads' facts rest on, per kind (dispute, order, payments,
     shipments, history): the rows fact_sources looks at, so a caller may read only those."""
     wanted: dict[str, set[str]] = {
-        k: set() for k in ("dispute", "order", "payments", "shipments", "history")
+        k: set() for k in ("dispute", "order", "payments", "shipments", "history", "refunds")
     }
     for pid, p in payloads.items():
         for kind, values in _keys(pid, p).items():
@@ -91,4 +94,5 @@ def _keys(pid: str, p: dict[str, Any]) -> dict[str, list[str]]:
         "payments": [str(c.get("payment_id")) for c in extra.get("payments") or []],
         "shipments": [str(t) for t in p.get("shipping_tracking_numbers") or []],
         "history": [str(x["order_number"]) for x in priors],
+        "refunds": [str(extra.get("order_number", ""))] if extra.get("refunds") else [],
     }

@@ -37,6 +37,7 @@ from dispute_evidence.evidence.case import (
     build_case,
     documents_named,
 )
+from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import letter_for
@@ -263,6 +264,7 @@ def _order_section(case: CaseFacts) -> list[Any]:
                 ("Order date (UTC)", _date(case, "ordered", case.order_date)),
                 ("Order total", _money(case.total, case.currency)),
                 ("Refunded", _money(case.refunded, case.currency) if case.refund_recorded else ""),
+                ("Refunds", "; ".join(x.words() for x in case.credits[:MAX_CREDITS])),
                 ("Payment status", case.financial_status),
                 # Shopify's "unfulfilled" beside a recorded shipment is the analyst's to fix
                 ("Fulfilment", "" if case.hidden_fulfilment else case.fulfillment_status),

@@ -14,6 +14,7 @@ import pandas as pd
 from dispute_evidence.filetypes import EVIDENCE_SUFFIXES
 from dispute_evidence.inbox import OWN_FOLDERS, unreadable_reason
 from dispute_evidence.ingest.layouts import FIELDS, Mapping
+from dispute_evidence.ingest.near_headers import near_miss_headers
 from dispute_evidence.ingest.readers import (
     SPREADSHEET_SUFFIXES,
     Grid,
@@ -181,6 +182,9 @@ def ingest_file(
             )
             continue
         found = usable
+        rejects += near_miss_headers(
+            grid.preview.iloc[header_at].tolist(), mapping, found, label, grid.sheet
+        )
         try:
             frame, shown = to_canonical(grid, header_at, mapping, found, label)
         except UnreadableFile as exc:

@@ -7,7 +7,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Kind = Literal["disputes", "orders", "shipments", "payments", "approvals", "fraud_warnings"]
+Kind = Literal[
+    "disputes", "orders", "shipments", "payments", "refunds", "approvals", "fraud_warnings"
+]
 
 # canonical field -> required?
 FIELDS: dict[str, dict[str, bool]] = {
@@ -42,6 +44,14 @@ FIELDS: dict[str, dict[str, bool]] = {
         "customer_account_id": False, "card_fingerprint": False,
         # the standing (evidence/standing.py): when the dispute opened; "false": never settled
         "dispute_date": False, "captured": False,
+        "refunded_at": False,  # when it was refunded: a credit stated with its date
+    },
+    # One row per refund (a refunds log): what was credited back, when, and its reference, so
+    # a credit is stated with its date and reference. `refund_amount`, not `amount`: a sheet
+    # of order numbers and amounts is not taken for refunds unless it says so.
+    "refunds": {
+        "order_number": True, "refund_amount": True, "refunded_at": False,
+        "refund_reference": False, "currency": False,
     },
     # A person's approvals to send held evidence: the report's disputes.xlsx with its Approve
     # column filled in (engine/review.py). Approve may be blank: that row approves nothing.
@@ -63,6 +73,7 @@ DATE_FIELDS = frozenset(
         "cancelled_at",
         "dispute_date",
         "reported_at",
+        "refunded_at",
     }
 )
 NUMBER_FIELDS = frozenset(
@@ -78,6 +89,7 @@ NUMBER_FIELDS = frozenset(
         "shipping_amount",
         "tax_amount",
         "discount_amount",
+        "refund_amount",
     }
 )
 CURRENCY_FIELDS = frozenset({"currency", "currency_code"})
@@ -213,14 +225,16 @@ SHIPSTATION_ORDERS = Mapping(
 
 # Stripe's payments export has no order-number column of its own: shops put it in metadata,
 # which the export writes as `<key> (metadata)` columns. Without one, a charge still joins an
-# order through the order's payment reference (charge or PaymentIntent id).
+# order through the order's payment reference (charge or PaymentIntent id). The first present
+# is used: a key named for the order number before one named for an id, since a shop that sets
+# both puts its database id under `orderId` (Shopify's real export), which joins no order.
 STRIPE_ORDER_KEYS = (
+    "orderNumber (metadata)",
+    "order_number (metadata)",
+    "Order # (metadata)",
+    "order (metadata)",
     "orderId (metadata)",
     "order_id (metadata)",
-    "order_number (metadata)",
-    "orderNumber (metadata)",
-    "order (metadata)",
-    "Order # (metadata)",
 )
 STRIPE_PAYMENTS = Mapping(
     "Stripe payments export", "payments",
@@ -235,6 +249,7 @@ STRIPE_PAYMENTS = Mapping(
         "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
         "dispute_evidence_due": ("Dispute Evidence Due (UTC)",), "dispute_date": ("Dispute Date (UTC)",),
         "captured": ("Captured",), "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
+        "refunded_at": ("Refunded date (UTC)",),
         "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
                              "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
     },
@@ -278,4 +293,5 @@ CANONICAL: tuple[Mapping, ...] = (
     _canonical("shipments"),
     _canonical("payments"),
     _canonical("fraud_warnings"),
+    _canonical("refunds"),
 )

@@ -30,7 +30,10 @@ HEADING = {
     K.FILES_WAITING: "Files still being written",
     K.ROW_NOT_USED: "Rows or files not used",
     K.SHEET_WITHOUT_TABLE: "Sheets with no table (the workbook's other sheets were read)",
+    K.COLUMN_NOT_READ: "Columns not read (did you mean a column we read?)",
     K.UNLISTED_DISPUTE: "Disputed charges missing from the disputes list",
+    K.CHARGES_WITHOUT_ORDER: "Payments exports whose charges join no order",
+    K.CHARGES_OUTSIDE_ORDERS: "Charges that join no order of the orders export",
     K.FILE_SKIPPED: "Files skipped",
     K.FILE_LEFT_IN_INBOX: "Files left in the inbox",
     K.EVIDENCE_NOT_TAKEN: "Evidence files not uploaded",
@@ -79,7 +82,14 @@ WHAT_TO_DO = {
                     "the file's other rows were used.",
     K.SHEET_WITHOUT_TABLE: "Nothing: notes, pivots and charts are not data; rename a sheet's headers "
                            "(or add a mapping) only if it does hold a table.",
+    K.COLUMN_NOT_READ: "Rename the header to the one suggested (or map it in the config) and drop "
+                       "the file again; the rest of the file was used.",
     K.UNLISTED_DISPUTE: "Add the dispute to the disputes list (its dp_… id and order number) before its deadline.",
+    K.CHARGES_WITHOUT_ORDER: "Check which column of the payments export holds the shop's order number "
+                             "and map payments' order_number to it (README, 'Your own sheets'); "
+                             "until then no charge's card checks reach a dispute.",
+    K.CHARGES_OUTSIDE_ORDERS: "Nothing: charges of orders the orders export does not cover join none; "
+                              "if a disputed order's charge is among them, check its order number.",
     K.FILE_SKIPPED: "Nothing, if the file is not an export or evidence; otherwise save it as CSV, XLSX, "
                     "PDF, PNG or JPG.",
     K.FILE_LEFT_IN_INBOX: "Fix the inbox folder the problem names; the file was used and stays where it is "

@@ -100,6 +100,26 @@ class Readback(StoreBase):
                 c.execute(_READ_UPDATE, rows)
         return moved
 
+    def record_api_deadlines(self, dues: dict[str, str]) -> dict[str, str]:
+        """The API's deadline of disputes whose object a run saw as it first sent to them (the
+        first POST names the API's dispute): used at once, not from the next run's read-back,
+        which still reads their status. Returns {pid: the deadline it replaced} where that moved
+        by more than an hour."""
+        moved: dict[str, str] = {}
+        with self.engine.begin() as c:
+            known = self._read_rows(c, list(dues))
+            for pid, due_by in dues.items():
+                if (row := known.get(pid)) is None:
+                    continue
+                if row[1] and _hours_apart(row[1], due_by) > 1:
+                    moved[pid] = row[1]
+                c.execute(
+                    disputes.update()
+                    .where(disputes.c.provider_dispute_id == pid)
+                    .values(response_due_by=due_by, api_due_by=due_by)
+                )
+        return moved
+
     @staticmethod
     def _read_rows(c: Any, pids: list[str]) -> dict[str, tuple[Any, ...]]:
         """{pid: (api_status, response_due_by, api_status_at, api_due_by)} of these disputes."""

@@ -1,0 +1,67 @@
+"""Credits given back on an order, each with its date and reference when the exports give them:
+a refund stated without either is weak evidence ("credit not processed" asks for both)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_CREDITS = 3  # stated on a page; the payload keeps up to five (evidence/payments.py)
+
+
+@dataclass(frozen=True)
+class Credit:
+    amount: float | None
+    currency: str
+    on: str  # YYYY-MM-DD, "" when the export gives no date
+    reference: str  # the refund's own reference, or the charge refunded
+    source: str  # "refunds" (a refunds log) or "payments" (a charge's refunded amount)
+
+    def words(self) -> str:
+        """'20.00 INR on 2026-10-05 (reference re_1)': what was credited, when, under what."""
+        text = f"{self.amount:,.2f} {self.currency}".strip() if self.amount is not None else ""
+        if self.on:
+            text += f" on {self.on}"
+        if self.reference:
+            what = "charge" if self.source == "payments" else "reference"
+            text += f" ({what} {self.reference})"
+        return text.strip()
+
+
+def credits_of(extra: dict[str, Any]) -> tuple[Credit, ...]:
+    """The payload's credits: a refunds log's when it has any, else the refunded amounts of the
+    order's charges."""
+    order_currency = str(extra.get("order_currency") or "")
+    logged = [
+        Credit(_amount(r.get("refund_amount")), str(r.get("currency") or order_currency),
+               _day(r.get("refunded_at")), str(r.get("refund_reference") or ""), "refunds")
+        for r in extra.get("refunds") or []
+    ]  # fmt: skip
+    if logged:
+        return tuple(logged)
+    return tuple(
+        Credit(_amount(c.get("amount_refunded")), str(c.get("currency") or ""),
+               _day(c.get("refunded_at")), str(c.get("payment_id") or ""), "payments")
+        for c in extra.get("payments") or []
+        if (_amount(c.get("amount_refunded")) or 0) > 0
+    )  # fmt: skip
+
+
+def logged_total(extra: dict[str, Any]) -> float | None:
+    """What a refunds log credits the order in all (None without one)."""
+    amounts = [_amount(r.get("refund_amount")) for r in extra.get("refunds") or []]
+    return sum(a for a in amounts if a) if amounts else None
+
+
+def _amount(value: Any) -> float | None:
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    return f if f == f else None
+
+
+def _day(value: Any) -> str:
+    text = str(value or "").strip()
+    return text[:10] if re.match(r"\d{4}-\d{2}-\d{2}", text) else ""
