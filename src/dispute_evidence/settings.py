@@ -54,14 +54,13 @@ from dispute_evidence.policies import (
     PROFILE_NAMES,
     AdvicePolicy,
     AlertPolicy,
-    Hold,
     PacketPolicy,
     ReadPolicy,
     RetentionPolicy,
-    ReviewPolicy,
     Upload,
     profiles,
 )
+from dispute_evidence.settings_review import ReviewSection
 from dispute_evidence.settings_sources import (
     DEFAULT_CONFIG,
     ApiEnvSource,
@@ -319,52 +318,6 @@ class ReadbackSection(_Section):
             resend_under_review=self.resend_under_review,
             read_share=self.read_share,
             refresh_hours=self.refresh_hours,
-        )
-
-
-class ReviewSection(_Section):
-    hold: Hold = Field(
-        "none",
-        description="Hold evidence for a person's approval before it is sent: 'none' (send as "
-        "soon as it is built), 'incomplete' (hold disputes whose evidence misses what their "
-        "reason needs), 'all' (hold every dispute). Env DISPUTE_EVIDENCE_REVIEW__HOLD.",
-    )
-    send_before_deadline_hours: float | None = Field(
-        None,
-        gt=0,
-        le=8760,
-        description="Deadline sweep: held, complete evidence nobody approved is sent this many "
-        "hours before its deadline (never after it). Unset: held evidence waits for a person.",
-    )
-
-    approvers: list[str] = Field(
-        default_factory=list,
-        description="User names who may approve (the OS user for `approve`, a dropped sheet's "
-        "file owner, 'flow run <name>' for the Prefect UI). Empty: anyone who can run `approve` "
-        "or write to the inbox. An approval from anyone else is kept but not applied.",
-    )
-    second_approver_over: float | None = Field(
-        None,
-        ge=0,
-        le=MAX_AMOUNT,
-        description="Above this disputed amount, two different approvers must approve the same "
-        "evidence version before it is sent (an unknown amount counts as above).",
-    )
-
-    hold_without_claim: bool = Field(
-        True,
-        description="Hold a dispute whose rebuttal letter would make no claim (nothing in your "
-        "data answers its reason) as 'advice: accept' until a person approves sending it. "
-        "false: send it anyway.",
-    )
-
-    def policy(self) -> ReviewPolicy:
-        return ReviewPolicy(
-            hold=self.hold,
-            sweep_hours=self.send_before_deadline_hours,
-            approvers=tuple(self.approvers),
-            second_approver_over=self.second_approver_over,
-            hold_no_claim=self.hold_without_claim,
         )
 
 

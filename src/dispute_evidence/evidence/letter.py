@@ -18,15 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dispute_evidence.evidence.case import (
-    CaseFacts,
-    Line,
-    build_case,
-    carrier_delivery,
-    day,
-    documents_named,
-)
+from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
 from dispute_evidence.evidence.credits import MAX_CREDITS
+from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.stance import FAMILIES, family_of
 
