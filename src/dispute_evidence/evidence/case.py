@@ -500,11 +500,15 @@ def _shipped_in_part(case: CaseFacts) -> list[Contradiction]:
 
 
 def _fully_credited(case: CaseFacts) -> str | None:
-    """ "order" or "disputed amount" when a credit covers it, else None."""
+    """ "order" or "disputed amount" when a credit covers it, else None (a credit in another
+    currency than the dispute's is measured against the order only)."""
     credited = case.credited
     if credited <= 0:
         return None
-    if case.dispute.amount is not None and credited + CENT >= case.dispute.amount:
+    same = not (case.dispute.currency and case.currency) or (
+        case.dispute.currency.upper() == case.currency.upper()
+    )
+    if same and case.dispute.amount is not None and credited + CENT >= case.dispute.amount:
         return "disputed amount"
     if case.total and credited + CENT >= case.total:
         return "order"

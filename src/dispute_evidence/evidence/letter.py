@@ -275,7 +275,7 @@ class _Facts:
     def credit(self) -> list[Sentence]:
         """A partial credit stated as what it is (never a defence), with what stays disputed."""
         c, disputed = self.case, self.case.dispute.amount
-        if c.credited <= 0 or disputed is None or c.credited >= disputed:
+        if not partly_credited(c) or disputed is None:
             return []
         currency = c.dispute.currency or c.currency
         return [Sentence(f"A credit of {_money(c.credited, currency)} was already issued on this "
@@ -426,6 +426,16 @@ _ARGUMENTS: dict[str, tuple[Callable[[_Facts], list[Sentence]], ...]] = {
 }  # fmt: skip
 
 
+def partly_credited(case: CaseFacts) -> bool:
+    """A credit short of the disputed amount, in its currency (another currency's credit is
+    stated, never subtracted)."""
+    disputed, credited = case.dispute.amount, case.credited
+    same = not (case.dispute.currency and case.currency) or (
+        case.dispute.currency.upper() == case.currency.upper()
+    )
+    return disputed is not None and same and 0 < credited < disputed
+
+
 def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
     """The disputed transaction, as a reviewer finds it in their system: the charge (id, date,
     amount), the card, the reason code and its words, the order, the customer as entered."""
@@ -489,9 +499,10 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
     source = "dispute" if has_dispute else ""
     amount = _money(case.dispute.amount, case.dispute.currency)
     argued = any(s.source != "files" for s in sentences)
+    # credit not processed argues the credit itself (a point): not said twice
     credit = facts.credit() if family != "credit_not_processed" else []
     request = REQUEST.format(amount=amount or "disputed") if argued and not conceded else ""
-    if request and credit and case.dispute.amount is not None:  # contest what was not credited
+    if request and partly_credited(case) and case.dispute.amount is not None:  # the rest only
         currency = case.dispute.currency or case.currency
         request = REQUEST_REST.format(
             rest=_money(case.dispute.amount - case.credited, currency),
