@@ -33,7 +33,7 @@ from dispute_evidence.engine.review import (
     held_problems,
     write_approval_preview,
 )
-from dispute_evidence.engine.standing import merchant_standing
+from dispute_evidence.engine.standing_alerts import ratio_alert_counts, standing_of
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.state_problems import state_problems, weak_evidence
 from dispute_evidence.engine.status import OPEN_DISPUTE, DisputeStatus, FileStatus
@@ -173,7 +173,7 @@ def report(
     picture = Picture.of(table, problems)
     changes = picture.changes_since(Picture.from_kept(store.last_picture()))
     store.keep_picture(picture.kept(), now_iso())  # a dry run writes this to its copy only
-    standing = merchant_standing(store, session.opts.standing)  # before the rest: see there
+    standing = standing_of(alerted, store, session.opts.standing)  # the alerts' own, if any
     rep = RunReport(
         session.run_id,
         outcome,
@@ -318,6 +318,7 @@ def run_counts(
         "awaiting_approval": int((table["status"] == D.AWAITING_APPROVAL).sum()),
         "swept": len(review.swept) if review else 0,
         "alerted": len(alerted.alerted) if alerted else 0,
+        **ratio_alert_counts(alerted),  # a month's dispute ratio newly at watch or over
     }
     if stats.locked:  # another run (a fleet worker) held them: the next run sends them
         counts["locked"] = stats.locked
