@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pandas as pd
+import pytest
 
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.standing_alerts import crossings, standing_alerted
@@ -16,9 +17,15 @@ from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.test_alerts import receiver  # noqa: F401 - the webhook fixture
+from tests.flows.test_alerts import Receiver
 
 NOW = datetime(2026, 11, 20, tzinfo=UTC)
+
+
+@pytest.fixture
+def receiver():
+    with Receiver() as r:
+        yield r
 
 
 def _table(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -52,7 +59,7 @@ def test_a_month_crossing_watch_then_over_alerts_once_each(
     receiver,
     sandbox_factory,
     tmp_path,
-    monkeypatch,  # noqa: F811
+    monkeypatch,
 ):
     from prefect.blocks.notifications import CustomWebhookNotificationBlock
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import pandas as pd
 from sqlalchemy import insert, select
@@ -24,7 +25,7 @@ from dispute_evidence.engine.schema import alerts_sent
 from dispute_evidence.engine.standing import merchant_standing
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.steps import RunOptions
-from dispute_evidence.evidence.standing import NAMES, Standing
+from dispute_evidence.evidence.standing import NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
 
 log = logging.getLogger("dispute_evidence.alerts")
@@ -43,17 +44,14 @@ class Crossing:
     threshold: float | None
     transactions: int
     events: int
+    row: Any  # the table's row (evidence/standing.py's status_line words it)
 
     @property
     def key(self) -> str:
         return f"{SUBJECT}{self.month}:{self.network}:{self.level}"
 
     def line(self) -> str:
-        name = NAMES.get(self.network, self.network)
-        against = f"{self.threshold:g}%" if self.threshold is not None else "no program threshold"
-        word = "over the program's threshold" if self.level == "over" else "on watch"
-        return (f"{name} {self.month}: {self.ratio:.2f}% ({self.events:,} fraud reports and "
-                f"disputes / {self.transactions:,} transactions) is {word} ({against})")  # fmt: skip
+        return status_line(self.row)
 
 
 def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossing]:
@@ -73,7 +71,7 @@ def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossi
         )
         events = int(r.disputes) + (int(r.fraud_reports) if r.network in ("visa", "all") else 0)
         out.append(Crossing(str(r.month), str(r.network), level, float(r.ratio_percent),
-                            threshold, int(r.transactions), events))  # fmt: skip
+                            threshold, int(r.transactions), events, r))  # fmt: skip
     return sorted(out, key=lambda c: (-LEVELS[c.level], c.month, c.network))
 
 

@@ -19,6 +19,7 @@ class StandingSection:
     rows: list[list[str]]  # the last 12 months, newest first, in words
     notes: list[str]  # where the counts come from, what they cannot see
     chart: str = ""  # the chart, an <svg> we drew from numbers ('' none)
+    attention: list[str] = field(default_factory=list)  # this or last month at watch or over
 
 
 @dataclass

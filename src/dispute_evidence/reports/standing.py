@@ -9,6 +9,7 @@ other report file's are (reports/writer.py): a file's rules do not depend on tod
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing, String
 from reportlab.lib import colors
 
-from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing
+from dispute_evidence import clock
+from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
 from dispute_evidence.reports.run_report import StandingSection
 from dispute_evidence.reports.writer import (
     _XLSX_OPTIONS,
@@ -41,7 +43,7 @@ TITLES = {
 }
 
 
-def write_standing(result: Standing, folder: Path) -> StandingSection:
+def write_standing(result: Standing, folder: Path, now: datetime | None = None) -> StandingSection:
     """standing.csv, standing.xlsx (the table, then what-if columns and notes) and
     standing.svg (the chart, when there is a month to show); what the page shows of them.
     Written before the rest of the report, which makes the files private and copies them."""
@@ -64,7 +66,8 @@ def write_standing(result: Standing, folder: Path) -> StandingSection:
         svg = chart_svg(result.table)
         (folder / "standing.svg").write_text(svg, encoding="utf-8")
         chart = svg[svg.index("<svg") :]  # in the page itself: it stays self-contained
-    return StandingSection(PAGE_TITLES, page_rows(result), list(result.notes), chart)
+    attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
+    return StandingSection(PAGE_TITLES, page_rows(result), list(result.notes), chart, attention)
 
 
 def _rows(sheet: Any, header: Any, frame: pd.DataFrame, fills: dict[str, Any]) -> None:

@@ -225,6 +225,9 @@ def _md(r: RunReport) -> list[str]:
     lines += [f"> **{md_text(n.strip())}**" for n in r.notices] + ([""] if r.notices else [])
     lines += ["| | |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in r.count_rows()] + [""]
+    lines += [f"**Dispute ratio:** {md_text(x)}  " for x in _ratio_lines(r)] + [""] * bool(
+        _ratio_lines(r)
+    )
     lines += ["## Changed since the last run", ""] + [f"- {md_text(x)}" for x in r.changes[:20]]
     if len(r.changes) > 20:
         lines.append(f"- … and {len(r.changes) - 20} more (see disputes.xlsx)")
@@ -262,6 +265,9 @@ def summary_text(r: RunReport) -> str:
     width = max(len(k) for k, _ in r.count_rows())
     lines = [*r.notices, *([""] if r.notices else []), r.title, "=" * min(len(r.title), 78), ""]
     lines += [f"  {k:<{width}}  {v}" for k, v in r.count_rows()] + [""]
+    lines += [f"Dispute ratio: {one_line(x)}" for x in _ratio_lines(r)] + [""] * bool(
+        _ratio_lines(r)
+    )
     lines += ["Changed since the last run:"] + [f"  {one_line(x)}" for x in r.changes[:10]]
     if len(r.changes) > 10:
         lines.append(f"  … and {len(r.changes) - 10} more")
@@ -280,6 +286,11 @@ def summary_text(r: RunReport) -> str:
         lines += [f"  - {HEADING[p.kind]}: {one_line(p.where)}: {one_line(p.what)}" for p in info]
         lines += _text_groups(rest)
     return "\n".join(lines) + "\n"
+
+
+def _ratio_lines(r: RunReport) -> list[str]:
+    """A month (this or last) at watch or over on a network: said under the counts."""
+    return list(r.standing.attention) if r.standing else []
 
 
 def _text_groups(groups: dict[ProblemKind, list[Problem]]) -> list[str]:
