@@ -32,6 +32,7 @@ class RunReport:
     problems: list[Problem] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)  # since the last report
     outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)
+    wins: pd.DataFrame | None = None  # what wins, per reason and point (engine/wins.py)
     files: pd.DataFrame | None = None  # evidence files (StateStore.file_table): names, blobs
     config: str = ""  # the config file the run used ("none: defaults")
     notices: list[str] = field(default_factory=list)  # said first (the review policy differs)

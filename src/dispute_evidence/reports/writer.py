@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -330,7 +331,9 @@ def _private_files(folder: Path) -> None:
             path.chmod(0o700 if path.is_dir() else 0o600)
 
 
-def write_report(report: RunReport, folder: Path) -> Path:
+def write_report(
+    report: RunReport, folder: Path, more: Callable[[Path], None] | None = None
+) -> Path:
     """Write every report file into `folder` and copy them to ../latest/; returns summary.md."""
     private_folder(folder)
     disputes = report.disputes
@@ -343,6 +346,8 @@ def write_report(report: RunReport, folder: Path) -> Path:
     _write_table(problems_frame(report.problems), folder, "problems", "Problems")
     if report.outcomes is not None and not report.outcomes.empty:
         _write_table(report.outcomes, folder, "outcomes", "Outcomes")
+    if more is not None:  # what another module writes (what wins), before latest/ is copied
+        more(folder)
     (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
     (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
     shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "standing.xlsx", "file_matches.csv",
