@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dispute_evidence.evidence.ce3_coverage import Coverage
 from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
 
 COLUMNS = [
@@ -88,6 +89,7 @@ class StandingInputs:
 class Standing:
     table: pd.DataFrame  # COLUMNS + WHAT_IF, month then network
     notes: list[str]  # where the counts come from, and what they cannot see
+    coverage: Coverage | None = None  # CE 3.0 coverage of the order history (ce3_coverage.py)
 
     def file_rows(self) -> pd.DataFrame:
         return self.table[COLUMNS]

@@ -20,6 +20,7 @@ class StandingSection:
     notes: list[str]  # where the counts come from, what they cannot see
     chart: str = ""  # the chart, an <svg> we drew from numbers ('' none)
     attention: list[str] = field(default_factory=list)  # this or last month at watch or over
+    coverage: list[str] = field(default_factory=list)  # CE 3.0 coverage, in words with counts
 
 
 @dataclass

@@ -22,6 +22,7 @@ from reportlab.graphics.shapes import Drawing, String
 from reportlab.lib import colors
 
 from dispute_evidence import clock
+from dispute_evidence.evidence.ce3_coverage import Coverage
 from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
 from dispute_evidence.reports.run_report import StandingSection
 from dispute_evidence.reports.writer import (
@@ -61,13 +62,26 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
         for i, line in enumerate(result.notes):
             notes.write_string(i, 0, escape_cell(line))
         notes.set_column(0, 0, 110)
+        if result.coverage is not None:  # what checkout logs decides CE 3.0 months later
+            _coverage_sheet(book.add_worksheet("CE 3.0 coverage"), header, result.coverage)
     chart = ""
     if not result.table.empty:
         svg = chart_svg(result.table)
         (folder / "standing.svg").write_text(svg, encoding="utf-8")
         chart = svg[svg.index("<svg") :]  # in the page itself: it stays self-contained
     attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
-    return StandingSection(PAGE_TITLES, page_rows(result), list(result.notes), chart, attention)
+    covered = list(result.coverage.lines) if result.coverage is not None else []
+    return StandingSection(
+        PAGE_TITLES, page_rows(result), list(result.notes), chart, attention, covered
+    )
+
+
+def _coverage_sheet(sheet: Any, header: Any, coverage: Coverage) -> None:
+    """The shares per element and today's cards, then the same in words."""
+    table = coverage.table()
+    _rows(sheet, header, table, {})
+    for i, line in enumerate(coverage.lines, start=len(table) + 2):
+        sheet.write_string(i, 0, escape_cell(line))
 
 
 def _rows(sheet: Any, header: Any, frame: pd.DataFrame, fills: dict[str, Any]) -> None:
