@@ -88,7 +88,7 @@ def coverage(tx: pd.DataFrame, now: datetime | None = None) -> Coverage:
     brand = tx["brand"] if "brand" in tx else pd.Series("", index=tx.index)
     brand = brand.fillna("").astype(str).str.lower()
     other = pd.unique(card[~brand.isin(["visa", ""]).to_numpy()])  # a card another brand named
-    card = np.where(np.isin(card, other), "", card)  # CE 3.0 is Visa's alone
+    card = np.where(pd.Series(card).isin(other).to_numpy(), "", card)  # CE 3.0: Visa's alone
     age = today - day
     active = (card != "") & (day >= 0) & (age >= 0) & (age <= MAX_DAYS)
     cards = pd.unique(card[active])
