@@ -41,7 +41,7 @@ def merchant_coverage(store: StateStore, now: datetime | None = None) -> Coverag
 
 
 def merchant_standing(
-    store: StateStore, policy: StandingPolicy, now: datetime | None = None
+    store: StateStore, policy: StandingPolicy, now: datetime | None = None, *, ce3: bool = True
 ) -> Standing:
     """Each month's ratio per card network, from every record the state holds."""
     records = {kind: store.load_records([kind], cols)[kind] for kind, cols in READ.items()}
@@ -56,5 +56,6 @@ def merchant_standing(
         ce3_qualified=frozenset(p for p, v in store.ce3_verdicts().items() if v.qualifies),
     )
     result = standing(inputs, policy, now or clock.now())
-    result.coverage = merchant_coverage(store, now)
+    if ce3:  # the CE 3.0 coverage reads the whole order history: `status` does without it
+        result.coverage = merchant_coverage(store, now)
     return result
