@@ -1,4 +1,4 @@
-"""`python -m bench [api|ingest|engine|evidence|readback|run|serve|scale|season ...] [--quick]
+"""`python -m bench [api|ingest|engine|evidence|readback|run|serve|scale|season|standing ...] [--quick]
 [--merchants N]
 [--profile-night N,M]`: print benchmark figures."""
 

@@ -56,6 +56,7 @@ class Night:
     reports_bytes: int
     page_bytes: int
     gc_seconds: float = 0.0  # the collector's time during the run (all generations)
+    standing_seconds: float = 0.0  # the standing and CE 3.0 coverage, worked out after the run
 
 
 @dataclass
@@ -151,6 +152,7 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
     cpu = _cpu() - cpu0 - (time.clock_gettime(thread) - api0)
     assert result.exit_code in (0, 1, 5), f"night run failed: {result.outcome}"
     page = result.report.parent / "summary.html"
+    standing = standing_seconds(season.state)
     return Night(
         wall,
         cpu,
@@ -159,7 +161,21 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
         _disk(page.parent, season.inbox / PRIVATE),
         _size(page),
         GC.total - gc0,
+        standing,
     )
+
+
+def standing_seconds(state: Path) -> float:
+    """Wall seconds of the standing (ratios and CE 3.0 coverage) on the night's state, as the
+    run's report works it out (issue 40): its part of the night."""
+    from dispute_evidence.engine.standing import merchant_standing
+    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.policies import StandingPolicy
+
+    with StateStore(state) as store:
+        t0 = time.perf_counter()
+        merchant_standing(store, StandingPolicy())
+        return time.perf_counter() - t0
 
 
 def _cpu() -> float:
@@ -191,7 +207,7 @@ def _size(path: Path) -> int:
 
 def print_header() -> None:
     print(f"  {'month':<6}{'wall s':>9}{'CPU s':>8}{'requests':>10}{'state MB':>10}"
-          f"{'report MB':>11}{'page KB':>9}{'GC s':>7}")  # fmt: skip
+          f"{'report MB':>11}{'page KB':>9}{'GC s':>7}{'standing s':>12}")  # fmt: skip
 
 
 def print_month(nights: list[Night]) -> None:
@@ -204,7 +220,8 @@ def print_month(nights: list[Night]) -> None:
           f"{statistics.median(n.requests for n in month):>10.0f}"
           f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>11.1f}"
           f"{last.page_bytes / 1e3:>9.0f}"
-          f"{statistics.median(n.gc_seconds for n in month):>7.2f}", flush=True)  # fmt: skip
+          f"{statistics.median(n.gc_seconds for n in month):>7.2f}"
+          f"{statistics.median(n.standing_seconds for n in month):>12.3f}", flush=True)  # fmt: skip
 
 
 def profiled_night(
@@ -276,6 +293,10 @@ def run(quick: bool = False, profile_nights: tuple[int, ...] = ()) -> None:
     # open (the work a night has) grow about fourfold until outcomes balance arrivals (~day 75)
     figure("nightly CPU, last 30 days / days 91-120 (open work steady)",
            f"{cpu_last / cpu_steady:.2f}")  # fmt: skip
+    standing_first = statistics.median(n.standing_seconds for n in season.nights[:30])
+    standing_last = statistics.median(n.standing_seconds for n in season.nights[-30:])
+    figure("standing + CE 3.0 coverage per night, first 30 days (s)", f"{standing_first:.3f}")
+    figure("the same, last 30 days (s)", f"{standing_last:.3f}")
     figure("state bytes per dispute", f"{season.nights[-1].state_bytes / total:,.0f}")
     figure("peak memory (MB, max RSS of this process)",
            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}")  # fmt: skip

@@ -125,8 +125,8 @@ def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
 def publish(
     result: steps.RunResult, merchant: str | None = None
 ) -> dict[str, Any] | State[dict[str, Any]]:
-    """The run's summary, counts and outcomes as artifacts; a run that leaves something for a
-    person ends as a "Needs attention" Completed state."""
+    """The run's summary, counts, outcomes and standing as artifacts; a run that leaves
+    something for a person ends as a "Needs attention" Completed state."""
     suffix, who = (f"-{merchant}", f"{merchant}: ") if merchant else ("", "")
     create_markdown_artifact(
         result.report.read_text(encoding="utf-8"),
@@ -137,13 +137,16 @@ def publish(
     create_table_artifact(
         counts, key=f"dispute-evidence-counts{suffix}", description=f"{who}Run {result.run_id}"
     )
-    outcomes = result.report.parent / "outcomes.csv"
-    if outcomes.is_file():  # win rates by reason and evidence kind, for the Artifacts page
-        create_table_artifact(
-            pd.read_csv(outcomes, dtype=str).fillna("").to_dict("records"),
-            key=f"dispute-evidence-outcomes{suffix}",
-            description=f"{who}Outcomes (run {result.run_id})",
-        )
+    tables = (("outcomes", "Outcomes"),  # win rates by reason and evidence kind
+              ("standing", "Dispute ratio by month and card network"))  # fmt: skip
+    for name, what in tables:  # for the Artifacts page, as the report wrote them
+        made = result.report.parent / f"{name}.csv"
+        if made.is_file():
+            create_table_artifact(
+                pd.read_csv(made, dtype=str).fillna("").to_dict("records"),
+                key=f"dispute-evidence-{name}{suffix}",
+                description=f"{who}{what} (run {result.run_id})",
+            )
     if result.exit_code or result.counts.get("need_you"):
         return Completed(message=result.outcome, name=NEEDS_ATTENTION, data=result.as_dict())
     return result.as_dict()

@@ -4,6 +4,7 @@ advice only, unless the merchant sets a threshold, which holds disputes under it
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
@@ -13,6 +14,7 @@ from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.advice import (
     MIN_CLOSED,
+    PRIOR_WEIGHT,
     PRIORS,
     AdvicePolicy,
     OwnOutcomes,
@@ -30,22 +32,31 @@ def test_the_prior_decides_until_enough_disputes_are_closed():
     few = OwnOutcomes([("product_not_received", True, True)] * (MIN_CLOSED - 1))
     advice = advise("product_not_received", True, 100.0, few, FEE)
     assert (advice.action, advice.p_win, advice.expected) == ("fight", PRIORS["not_received"], 25.0)
-    assert advice.text == "fight: expected +25.00 (P(win) 40%, prior for not received)"
+    assert advice.text == (
+        "fight: expected +25.00 (P(win) 40%, prior for not received; "
+        f"{MIN_CLOSED - 1} of yours decided, too few to use)"
+    )
     small = advise("fraudulent", False, 50.0, few, FEE)  # 0.20 x 0.5 x 50 - 15 < 0
     assert small.action == "accept" and small.text.startswith("accept: expected -10.00")
     assert advise("fraudulent", True, 50.0, few, FEE, ce3=True).p_win == 0.70
 
 
-def test_our_own_outcomes_win_once_there_are_enough():
+def test_our_own_outcomes_count_once_there_are_enough_shrunk_toward_the_prior():
     decided = [("fraudulent", True, True)] * 15 + [("fraudulent", True, False)] * 5
     own = OwnOutcomes(decided)
     advice = advise("fraudulent", True, 100.0, own, FEE)
-    assert advice.p_win == 0.75
-    assert "your 20 closed fraudulent disputes with complete evidence" in advice.text
-    # incomplete evidence: too few of its own, so the reason's 20 decide
+    # a beta prior weighing PRIOR_WEIGHT disputes: (15 + 10 x 0.20) / (20 + 10)
+    assert advice.p_win == pytest.approx((15 + PRIOR_WEIGHT * 0.20) / (20 + PRIOR_WEIGHT))
     assert (
-        "your 20 closed fraudulent disputes)" in advise("fraudulent", False, 100.0, own, FEE).text
+        "your 20 closed fraudulent disputes with complete evidence, 15 won, shrunk toward the "
+        "prior for fraud (20%)" in advice.text
     )
+    # incomplete evidence: too few of its own, so the reason's 20 decide, shrunk toward its prior
+    weak = advise("fraudulent", False, 100.0, own, FEE)
+    assert weak.p_win == pytest.approx((15 + PRIOR_WEIGHT * 0.10) / (20 + PRIOR_WEIGHT))
+    assert "your 20 closed fraudulent disputes, 15 won" in weak.text
+    many = OwnOutcomes([("fraudulent", True, True)] * 150 + [("fraudulent", True, False)] * 50)
+    assert advise("fraudulent", True, 100.0, many, FEE).p_win == pytest.approx(152 / 210)
 
 
 def test_the_fee_and_threshold_are_settings(tmp_path):

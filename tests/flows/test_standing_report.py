@@ -74,7 +74,8 @@ def test_standing_csv_has_its_columns_in_order_and_the_months_counts(report):
 
 def test_standing_xlsx_opens_with_the_table_its_what_if_and_its_notes(report):
     book = openpyxl.load_workbook(report / "standing.xlsx")
-    assert book.sheetnames == ["Standing", "What if and notes", "Where the counts come from"]
+    assert book.sheetnames == ["Standing", "What if and notes", "Where the counts come from",
+                               "CE 3.0 coverage"]  # fmt: skip
     sheet = book["Standing"]
     assert [c.value for c in sheet[1]] == COLUMNS
     values = [[c.value for c in r] for r in sheet.iter_rows(min_row=2)]
@@ -85,6 +86,18 @@ def test_standing_xlsx_opens_with_the_table_its_what_if_and_its_notes(report):
     notes = [c.value for c in book["Where the counts come from"]["A"]]
     assert "fraud reports: 3 from your fraud-warnings sheet" in notes
     assert not any(str(v).startswith("=") for r in values for v in r)  # no formula
+
+
+def test_ce3_coverage_is_a_sheet_and_a_section_of_the_page(report):
+    sheet = openpyxl.load_workbook(report / "standing.xlsx")["CE 3.0 coverage"]
+    rows = [[c.value for c in r] for r in sheet.iter_rows()]
+    assert rows[0][:4] == ["element", "orders with it", "orders", "share of orders (%)"]
+    ip = next(r for r in rows if r[0] == "IP address")
+    assert ip[1] == 0 and ip[2] > 1000  # every order and charge read; none logged an IP
+    words = [r[0] for r in rows if r[0] and str(r[0]).startswith("no card fingerprint")]
+    assert words  # no card can be followed: said, not a 0% share
+    html = (report / "summary.html").read_text()
+    assert 'id="ce3-coverage"' in html and "IP address: on 0 of " in html
 
 
 def test_the_page_shows_the_standing_with_its_chart(report):

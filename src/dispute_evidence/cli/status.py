@@ -23,7 +23,7 @@ from dispute_evidence.exits import APPROVE_EXIT_CODES, EXIT_USAGE, exit_help
 if TYPE_CHECKING:
     from dispute_evidence.api import ApiSettings
     from dispute_evidence.api.pacer import RequestGate
-    from dispute_evidence.engine.state import StateError
+    from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.fleet.budget import KeyBudgets
     from dispute_evidence.fleet.merchants import MerchantRun
     from dispute_evidence.settings import Settings
@@ -91,6 +91,8 @@ def status(
         waiting = sum(counts.get(s, 0) for s in approval) if approval else None
         for line in status_lines(disputes, waiting):
             echo(line)
+        for line in _ratio_lines(store, settings):
+            echo(f"Dispute ratio: {line}")
         advised = disputes.loc[disputes["advice"] != ""].head(10)
         if not advised.empty:
             echo(f"{title('advice')} (advice; nearest deadlines first):")
@@ -110,6 +112,16 @@ def status(
             echo(f"  {r['run_id']}  {r['trigger'] or '':<10} {r['outcome'] or ''}")
     finally:
         store.close()
+
+
+def _ratio_lines(store: StateStore, settings: Settings) -> list[str]:
+    """This or last month at watch or over on a network (the report's standing section)."""
+    from dispute_evidence import clock
+    from dispute_evidence.engine.standing import merchant_standing
+    from dispute_evidence.evidence.standing import attention_lines
+
+    standing = merchant_standing(store, settings.standing.policy(), ce3=False)
+    return attention_lines(standing.table, clock.now())
 
 
 APPROVE_HELP = (

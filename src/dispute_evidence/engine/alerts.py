@@ -26,6 +26,7 @@ from dispute_evidence.engine.schema import alerts_sent, disputes
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.status import DisputeStatus
 from dispute_evidence.evidence.completeness import assess_case
+from dispute_evidence.evidence.standing import Standing
 from dispute_evidence.policies import AlertPolicy
 
 log = logging.getLogger("dispute_evidence.alerts")
@@ -54,6 +55,8 @@ class AlertOutcome:
     events: int = 0
     notified: bool = False
     problem: str | None = None  # why the notification block could not be used
+    ratio_alerted: list[str] = field(default_factory=list)  # engine/standing_alerts.py
+    standing: Standing | None = None  # worked out for the ratio alerts: the report reuses it
 
 
 def at_risk(
@@ -178,12 +181,11 @@ def prefect_server() -> bool:
 
 def _emit(r: AtRisk, now: datetime, run_id: str) -> bool:
     """One Prefect event for one dispute at risk; False when no Prefect server takes events."""
-    from prefect.events import emit_event
-
-    event = emit_event(
-        event=EVENT,
-        resource={"prefect.resource.id": RESOURCE + r.pid, "prefect.resource.name": r.pid},
-        payload={
+    return emit(
+        EVENT,
+        RESOURCE + r.pid,
+        r.pid,
+        {
             "provider_dispute_id": r.pid,
             "order_number": r.order_number,
             "response_due_by": r.due.isoformat(),
@@ -192,19 +194,34 @@ def _emit(r: AtRisk, now: datetime, run_id: str) -> bool:
             "run_id": run_id,
         },
     )
-    return event is not None
+
+
+def emit(event: str, resource: str, name: str, payload: dict[str, Any]) -> bool:
+    """One Prefect event on `resource`; False when no Prefect server takes events."""
+    from prefect.events import emit_event
+
+    sent = emit_event(
+        event=event,
+        resource={"prefect.resource.id": resource, "prefect.resource.name": name},
+        payload=payload,
+    )
+    return sent is not None
 
 
 def _notify(slug: str, risks: list[AtRisk], now: datetime, hours: float) -> None:
+    """One message listing the disputes at risk (notify() says how it is sent)."""
+    n = len(risks)
+    subject = f"{n} dispute{'s' if n != 1 else ''} due within {hours:g} h still need{'s' if n == 1 else ''} you"
+    notify(slug, subject, "\n".join(r.line(now) for r in risks))
+
+
+def notify(slug: str, subject: str, body: str) -> None:
     """One message through the named Prefect notification block (its own notify()). Raises
     when the block reports a failure (Apprise-based blocks only do inside raise_on_failure)."""
     import prefect.blocks.notifications  # noqa: F401 - registers the notification block types
     from prefect.blocks.core import Block
 
     block: Any = Block.load(slug)
-    n = len(risks)
-    subject = f"{n} dispute{'s' if n != 1 else ''} due within {hours:g} h still need{'s' if n == 1 else ''} you"
-    body = "\n".join(r.line(now) for r in risks)
     failing = block.raise_on_failure() if hasattr(block, "raise_on_failure") else nullcontext()
     with _quiet(), failing:
         block.notify(body, subject=subject)

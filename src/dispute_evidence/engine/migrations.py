@@ -285,6 +285,15 @@ def _v15(conn: Connection) -> None:
             table.create(conn)
 
 
+def _v16(conn: Connection) -> None:
+    """Each dispute's letter points, kept for what wins (engine/wins.py): a new table."""
+    Table(
+        "letter_points", MetaData(), _pid(),
+        Column("payload_tag", String(32), nullable=False),
+        Column("points", Text, nullable=False),
+    ).create(conn, checkfirst=True)  # fmt: skip
+
+
 def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
     """`value` as `target` stores it: text ('' none) made a number where a number goes."""
     if isinstance(target.type, Float) and not isinstance(value.type, Numeric | Integer):
@@ -405,4 +414,5 @@ MIGRATIONS = {
     13: _v13,
     14: _v14,
     15: _v15,
+    16: _v16,
 }

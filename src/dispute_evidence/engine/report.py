@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from dispute_evidence.engine.review import (
     held_problems,
     write_approval_preview,
 )
-from dispute_evidence.engine.standing import merchant_standing
+from dispute_evidence.engine.standing_alerts import ratio_alert_counts, standing_of
 from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.state_problems import state_problems, weak_evidence
 from dispute_evidence.engine.status import OPEN_DISPUTE, DisputeStatus, FileStatus
@@ -44,6 +45,7 @@ from dispute_evidence.engine.steps import (
     is_summary,
 )
 from dispute_evidence.engine.submit import SubmitStats
+from dispute_evidence.engine.wins import what_wins
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.exits import (
@@ -58,6 +60,7 @@ from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.rows import DisputeRow, dispute_rows
 from dispute_evidence.reports.standing import write_standing
+from dispute_evidence.reports.wins import write_wins
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
 from dispute_evidence.states import Hold, HoldKind, VerdictKind
@@ -173,33 +176,25 @@ def report(
     picture = Picture.of(table, problems)
     changes = picture.changes_since(Picture.from_kept(store.last_picture()))
     store.keep_picture(picture.kept(), now_iso())  # a dry run writes this to its copy only
-    standing = merchant_standing(store, session.opts.standing)  # before the rest: see there
-    rep = RunReport(
-        session.run_id,
-        outcome,
-        session.dry_run,
-        counts,
-        table,
-        problems,
-        changes=changes,
-        outcomes=outcomes_table(table, snap.payloads, _kinds(store, table, snap)),
-        files=snap.files,
-        config=session.config,
-        notices=review.notices if review else [],
-        cleared=prepared.retention.disputes if prepared.retention else [],
-        standing=write_standing(standing, session.report_folder),
-    )
-    path = write_report(rep, session.report_folder)
+    standing = standing_of(alerted, store, session.opts.standing)  # the alerts' own, if any
+    rep = RunReport(session.run_id, outcome, session.dry_run, counts, table, problems,
+                    changes=changes, **_outcomes(store, table, snap), files=snap.files,
+                    config=session.config, notices=review.notices if review else [],
+                    cleared=prepared.retention.disputes if prepared.retention else [],
+                    standing=write_standing(standing, session.report_folder))  # fmt: skip
+    path = write_report(rep, session.report_folder, partial(write_wins, rep.outcomes, rep.wins))
     if not (log := approval_log(store)).empty:  # every approval given, who and how
         write_approvals(log, session.report_folder)
     stopped = submitted.stopped if submitted else None
     return RunResult(session.run_id, code, outcome, path, counts, stopped)
 
 
-def _kinds(store: StateStore, table: pd.DataFrame, snap: Snapshot) -> dict[str, str]:
-    """The evidence kinds of every dispute sent, remembered per payload (engine/outcomes.py)."""
+def _outcomes(store: StateStore, table: pd.DataFrame, snap: Snapshot) -> dict[str, Any]:
+    """Win rates by reason and evidence kind (each payload's remembered), and what wins."""
     sent = table.loc[table["dispute_id"].fillna("") != "", "provider_dispute_id"]
-    return remembered_kinds(store, sent, snap.payloads)
+    kinds = remembered_kinds(store, sent, snap.payloads)
+    return {"outcomes": outcomes_table(table, snap.payloads, kinds),
+            "wins": what_wins(store, table, snap.payloads, snap.case)}  # fmt: skip
 
 
 def run_problems(
@@ -318,6 +313,7 @@ def run_counts(
         "awaiting_approval": int((table["status"] == D.AWAITING_APPROVAL).sum()),
         "swept": len(review.swept) if review else 0,
         "alerted": len(alerted.alerted) if alerted else 0,
+        **ratio_alert_counts(alerted),  # a month's dispute ratio newly at watch or over
     }
     if stats.locked:  # another run (a fleet worker) held them: the next run sends them
         counts["locked"] = stats.locked

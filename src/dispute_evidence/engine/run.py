@@ -40,6 +40,7 @@ from dispute_evidence.engine.retention import apply_retention
 from dispute_evidence.engine.review import review_step
 from dispute_evidence.engine.review_state import policy_for_state
 from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
+from dispute_evidence.engine.standing_alerts import add_standing_alerts
 from dispute_evidence.engine.state import (
     StateStore,
     new_owner,
@@ -337,10 +338,13 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
 
 
 def alert(session: RunSession) -> AlertOutcome | None:
-    """Alert about disputes due soon that still need something (once per dispute per day)."""
+    """Alert about disputes due soon that still need something (once per dispute per day),
+    and about a month's dispute ratio newly at watch or over (once per month, network and
+    level)."""
     if session.opts.alerts is None:
         return None
-    return send_alerts(session.store, session.opts.alerts, session.run_id, inbox=session.opts.inbox)
+    out = send_alerts(session.store, session.opts.alerts, session.run_id, inbox=session.opts.inbox)
+    return add_standing_alerts(out, session.store, session.opts, session.run_id)
 
 
 def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutcome:

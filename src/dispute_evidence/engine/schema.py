@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -276,6 +276,14 @@ evidence_kinds = Table(
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("payload_tag", String(32), nullable=False),
     Column("kinds", String(16), nullable=False),  # 'y'/'n' per kind
+)  # fmt: skip
+# v16: which argument points and exhibit kinds each dispute's letter used, worked out once per
+# payload and documents (engine/wins.py: what wins, by reason)
+letter_points = Table(
+    "letter_points", metadata,
+    Column("provider_dispute_id", String(255), primary_key=True),
+    Column("payload_tag", String(32), nullable=False),  # the payload and documents it read
+    Column("points", Text, nullable=False),  # space-separated keys (evidence/wins.py)
 )  # fmt: skip
 # what the last report showed, so the next says what changed (engine/picture.py)
 picture_disputes = Table(

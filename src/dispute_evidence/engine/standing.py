@@ -7,6 +7,8 @@ from datetime import datetime
 
 from dispute_evidence import clock
 from dispute_evidence.engine.state import StateStore
+from dispute_evidence.evidence.ce3 import ELEMENTS, transactions
+from dispute_evidence.evidence.ce3_coverage import Coverage, coverage
 from dispute_evidence.evidence.standing import Standing, StandingInputs, standing
 from dispute_evidence.policies import StandingPolicy
 
@@ -20,8 +22,26 @@ READ = {
 }  # fmt: skip
 
 
+# what ce3.transactions reads of each kind, for the CE 3.0 coverage
+HISTORY = {
+    "orders": ("order_number", "order_date", "order_total", "price", "quantity", "currency_code",
+               "financial_status", "refunded_amount", "payment_reference", "customer_email",
+               "card_fingerprint", *ELEMENTS, "_seq"),
+    "payments": ("payment_id", "payment_intent", "order_number", "paid_at", "payment_amount",
+                 "amount_refunded", "currency", "payment_status", "dispute_status",
+                 "dispute_reason", "card_brand", "customer_email", "card_fingerprint", *ELEMENTS),
+    "disputes": ("order_number",),
+}  # fmt: skip
+
+
+def merchant_coverage(store: StateStore, now: datetime | None = None) -> Coverage:
+    """CE 3.0 coverage over every order and charge the state holds."""
+    records = {kind: store.load_records([kind], cols)[kind] for kind, cols in HISTORY.items()}
+    return coverage(transactions(records), now or clock.now())
+
+
 def merchant_standing(
-    store: StateStore, policy: StandingPolicy, now: datetime | None = None
+    store: StateStore, policy: StandingPolicy, now: datetime | None = None, *, ce3: bool = True
 ) -> Standing:
     """Each month's ratio per card network, from every record the state holds."""
     records = {kind: store.load_records([kind], cols)[kind] for kind, cols in READ.items()}
@@ -35,4 +55,7 @@ def merchant_standing(
         opened={pid: v.opened_on for pid, v in store.api_views().items() if v.opened_on},
         ce3_qualified=frozenset(p for p, v in store.ce3_verdicts().items() if v.qualifies),
     )
-    return standing(inputs, policy, now or clock.now())
+    result = standing(inputs, policy, now or clock.now())
+    if ce3:  # the CE 3.0 coverage reads the whole order history: `status` does without it
+        result.coverage = merchant_coverage(store, now)
+    return result

@@ -1,12 +1,14 @@
 """Fight or accept: per open dispute, the expected value of fighting it,
 P(win) x disputed amount - the cost of fighting (the `[advice] dispute_fee` setting).
 
-P(win) comes from our own outcomes (won / lost read back from the API) for the same reason and
-evidence verdict when at least MIN_CLOSED of them are decided; else from our own outcomes for
-the same reason (again at least MIN_CLOSED); else from PRIORS, a cautious starting guess per
-reason family (not a measured rate: it is replaced by yours as outcomes come in), halved when
-the evidence misses what the reason needs, and VISA_CE3 for a fraud dispute that qualifies
-for Visa CE 3.0 (the issuer can no longer hold the cardholder's claim when it does).
+P(win) starts from PRIORS, a cautious starting guess per reason family (not a measured rate),
+halved when the evidence misses what the reason needs, and VISA_CE3 for a fraud dispute that
+qualifies for Visa CE 3.0 (the issuer can no longer hold the cardholder's claim when it does).
+Once at least MIN_CLOSED disputes of the same reason and evidence verdict are decided (won or
+lost, read back from the API), else of the same reason, the merchant's own rate takes over,
+shrunk toward that prior as a beta prior weighing PRIOR_WEIGHT disputes: (won + w x prior) /
+(decided + w). Ten outcomes move it part of the way, two hundred nearly all of it. The advice
+says which it used.
 
 Advice only: nothing is withheld, unless the merchant sets `[advice] hold_under_amount`: a
 dispute under that amount is then held ("held: under your fight threshold"), and so is one
@@ -24,7 +26,8 @@ from dispute_evidence.evidence.letter import family_of
 from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.states import HELD, HELD_UNKNOWN
 
-MIN_CLOSED = 20  # decided disputes (won + lost) before our own rate replaces the prior
+MIN_CLOSED = 10  # decided disputes (won + lost) before our own rate counts (what wins' floor)
+PRIOR_WEIGHT = 10  # the prior weighs as this many decided disputes
 PRIORS = {
     "fraud": 0.20,
     "not_received": 0.40,
@@ -71,24 +74,42 @@ class OwnOutcomes:
             self.by_verdict[(key, complete, won)] += 1
             self.by_reason[(key, won)] += 1
 
-    def rate(self, reason: str, complete: bool) -> tuple[float, str] | None:
+    def rate(self, reason: str, complete: bool) -> tuple[int, int, str] | None:
+        """(won, decided, whose) of the same reason and verdict, else of the reason, once at
+        least MIN_CLOSED are decided; None before."""
         key = reason.strip().lower()
         won, lost = self.by_verdict[(key, complete, True)], self.by_verdict[(key, complete, False)]
         verdict = "complete" if complete else "incomplete"
         if won + lost >= MIN_CLOSED:
-            return won / (
-                won + lost
-            ), f"your {won + lost} closed {key} disputes with {verdict} evidence"
+            return (
+                won,
+                won + lost,
+                f"your {won + lost} closed {key} disputes with {verdict} evidence",
+            )
         won, lost = self.by_reason[(key, True)], self.by_reason[(key, False)]
         if won + lost >= MIN_CLOSED:
-            return won / (won + lost), f"your {won + lost} closed {key} disputes"
+            return won, won + lost, f"your {won + lost} closed {key} disputes"
         return None
+
+    def decided(self, reason: str) -> int:
+        key = reason.strip().lower()
+        return self.by_reason[(key, True)] + self.by_reason[(key, False)]
 
 
 def p_win(reason: str, complete: bool, ce3: bool, own: OwnOutcomes) -> tuple[float, str]:
-    """P(win) and where it came from."""
-    if found := own.rate(reason, complete):
-        return found
+    """P(win) and where it came from: the prior, or your own rate shrunk toward it."""
+    prior, basis = prior_win(reason, complete, ce3)
+    found = own.rate(reason, complete)
+    if found is None:
+        n = own.decided(reason)
+        return prior, basis + (f"; {n} of yours decided, too few to use" if n else "")
+    won, n, whose = found
+    p = (won + PRIOR_WEIGHT * prior) / (n + PRIOR_WEIGHT)
+    return p, f"{whose}, {won} won, shrunk toward the {basis} ({prior:.0%})"
+
+
+def prior_win(reason: str, complete: bool, ce3: bool) -> tuple[float, str]:
+    """The prior P(win) and its words."""
     family = family_of(reason)
     if ce3 and family == "fraud":
         return VISA_CE3, "prior for fraud with Visa CE 3.0"

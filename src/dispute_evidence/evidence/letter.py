@@ -82,6 +82,7 @@ class Letter:
     documents: tuple[str, ...] = ()  # the documents it names, in the order it first names them
     # the disputed transaction identified, (label, value) each, before anything is argued
     header: tuple[tuple[str, str], ...] = ()
+    made: tuple[str, ...] = ()  # the arguments that said something ("delivery", "ce3", ...)
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -492,8 +493,11 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
     charge = case.disputed_charge
     brand = str(charge.get("card_brand") or "") if charge else ""  # never a declined attempt's
     sentences: list[Sentence] = []
+    made: list[str] = []  # what wins (evidence/wins.py) counts the arguments a letter used
     for make in _ARGUMENTS[family]:
-        sentences += [s for s in make(facts) if s not in sentences]
+        said = [s for s in make(facts) if s not in sentences]
+        made += [make.__name__] if said else []
+        sentences += said
     conceded = facts.conceded()
     has_dispute = bool(case.dispute.reason or case.dispute.amount is not None or code)
     source = "dispute" if has_dispute else ""
@@ -523,4 +527,5 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
         request.replace("payment of disputed", "disputed payment"),
         _cited([*conceded, *points, *rest, *timeline], facts.listed),
         header(case, code),
+        tuple(made),
     )

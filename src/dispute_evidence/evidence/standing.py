@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dispute_evidence.evidence.ce3_coverage import Coverage
 from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
 
 COLUMNS = [
@@ -88,6 +89,7 @@ class StandingInputs:
 class Standing:
     table: pd.DataFrame  # COLUMNS + WHAT_IF, month then network
     notes: list[str]  # where the counts come from, and what they cannot see
+    coverage: Coverage | None = None  # CE 3.0 coverage of the order history (ce3_coverage.py)
 
     def file_rows(self) -> pd.DataFrame:
         return self.table[COLUMNS]
@@ -358,3 +360,27 @@ def _notes(
     ):
         notes.append(f"{unknown:,} dispute(s) on no known card brand or reason code: not counted")
     return notes
+
+
+ATTENTION = ("watch", "over")
+
+
+def attention_lines(table: pd.DataFrame, now: datetime) -> list[str]:
+    """One plain line per network whose month (this one or last: older months are history)
+    is at watch or over; none when all is well."""
+    this = pd.Period(now.strftime("%Y-%m"), freq="M")
+    recent = table.loc[table["month"].isin({str(this), str(this - 1)})]
+    recent = recent.loc[recent["status"].isin(ATTENTION)]
+    return [status_line(r) for r in recent.itertuples(index=False)]
+
+
+def status_line(r: Any) -> str:
+    """'Visa 2026-11: 2.00% (2 fraud reports and disputes / 100 transactions) is on watch
+    (threshold 1.5%)' for one row of the table."""
+    name = NAMES.get(str(r.network), str(r.network))
+    events = int(r.disputes) + (int(r.fraud_reports) if r.network in FRAUD_COUNTED else 0)
+    threshold = r.threshold_percent
+    against = f"threshold {threshold:g}%" if threshold == threshold else "no program threshold"
+    word = "over the program's threshold" if r.status == "over" else "on watch"
+    return (f"{name} {r.month}: {r.ratio_percent:.2f}% ({events:,} fraud reports and disputes / "
+            f"{int(r.transactions):,} transactions) is {word} ({against})")  # fmt: skip

@@ -19,6 +19,8 @@ class StandingSection:
     rows: list[list[str]]  # the last 12 months, newest first, in words
     notes: list[str]  # where the counts come from, what they cannot see
     chart: str = ""  # the chart, an <svg> we drew from numbers ('' none)
+    attention: list[str] = field(default_factory=list)  # this or last month at watch or over
+    coverage: list[str] = field(default_factory=list)  # CE 3.0 coverage, in words with counts
 
 
 @dataclass
@@ -31,6 +33,7 @@ class RunReport:
     problems: list[Problem] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)  # since the last report
     outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)
+    wins: pd.DataFrame | None = None  # what wins, per reason and point (engine/wins.py)
     files: pd.DataFrame | None = None  # evidence files (StateStore.file_table): names, blobs
     config: str = ""  # the config file the run used ("none: defaults")
     notices: list[str] = field(default_factory=list)  # said first (the review policy differs)

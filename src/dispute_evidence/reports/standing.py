@@ -9,6 +9,7 @@ other report file's are (reports/writer.py): a file's rules do not depend on tod
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,9 @@ from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing, String
 from reportlab.lib import colors
 
-from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing
+from dispute_evidence import clock
+from dispute_evidence.evidence.ce3_coverage import Coverage
+from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
 from dispute_evidence.reports.run_report import StandingSection
 from dispute_evidence.reports.writer import (
     _XLSX_OPTIONS,
@@ -41,7 +44,7 @@ TITLES = {
 }
 
 
-def write_standing(result: Standing, folder: Path) -> StandingSection:
+def write_standing(result: Standing, folder: Path, now: datetime | None = None) -> StandingSection:
     """standing.csv, standing.xlsx (the table, then what-if columns and notes) and
     standing.svg (the chart, when there is a month to show); what the page shows of them.
     Written before the rest of the report, which makes the files private and copies them."""
@@ -59,12 +62,26 @@ def write_standing(result: Standing, folder: Path) -> StandingSection:
         for i, line in enumerate(result.notes):
             notes.write_string(i, 0, escape_cell(line))
         notes.set_column(0, 0, 110)
+        if result.coverage is not None:  # what checkout logs decides CE 3.0 months later
+            _coverage_sheet(book.add_worksheet("CE 3.0 coverage"), header, result.coverage)
     chart = ""
     if not result.table.empty:
         svg = chart_svg(result.table)
         (folder / "standing.svg").write_text(svg, encoding="utf-8")
         chart = svg[svg.index("<svg") :]  # in the page itself: it stays self-contained
-    return StandingSection(PAGE_TITLES, page_rows(result), list(result.notes), chart)
+    attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
+    covered = list(result.coverage.lines) if result.coverage is not None else []
+    return StandingSection(
+        PAGE_TITLES, page_rows(result), list(result.notes), chart, attention, covered
+    )
+
+
+def _coverage_sheet(sheet: Any, header: Any, coverage: Coverage) -> None:
+    """The shares per element and today's cards, then the same in words."""
+    table = coverage.table()
+    _rows(sheet, header, table, {})
+    for i, line in enumerate(coverage.lines, start=len(table) + 2):
+        sheet.write_string(i, 0, escape_cell(line))
 
 
 def _rows(sheet: Any, header: Any, frame: pd.DataFrame, fills: dict[str, Any]) -> None:

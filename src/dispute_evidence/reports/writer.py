@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -225,6 +226,9 @@ def _md(r: RunReport) -> list[str]:
     lines += [f"> **{md_text(n.strip())}**" for n in r.notices] + ([""] if r.notices else [])
     lines += ["| | |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in r.count_rows()] + [""]
+    lines += [f"**Dispute ratio:** {md_text(x)}  " for x in _ratio_lines(r)] + [""] * bool(
+        _ratio_lines(r)
+    )
     lines += ["## Changed since the last run", ""] + [f"- {md_text(x)}" for x in r.changes[:20]]
     if len(r.changes) > 20:
         lines.append(f"- … and {len(r.changes) - 20} more (see disputes.xlsx)")
@@ -262,6 +266,9 @@ def summary_text(r: RunReport) -> str:
     width = max(len(k) for k, _ in r.count_rows())
     lines = [*r.notices, *([""] if r.notices else []), r.title, "=" * min(len(r.title), 78), ""]
     lines += [f"  {k:<{width}}  {v}" for k, v in r.count_rows()] + [""]
+    lines += [f"Dispute ratio: {one_line(x)}" for x in _ratio_lines(r)] + [""] * bool(
+        _ratio_lines(r)
+    )
     lines += ["Changed since the last run:"] + [f"  {one_line(x)}" for x in r.changes[:10]]
     if len(r.changes) > 10:
         lines.append(f"  … and {len(r.changes) - 10} more")
@@ -280,6 +287,11 @@ def summary_text(r: RunReport) -> str:
         lines += [f"  - {HEADING[p.kind]}: {one_line(p.where)}: {one_line(p.what)}" for p in info]
         lines += _text_groups(rest)
     return "\n".join(lines) + "\n"
+
+
+def _ratio_lines(r: RunReport) -> list[str]:
+    """A month (this or last) at watch or over on a network: said under the counts."""
+    return list(r.standing.attention) if r.standing else []
 
 
 def _text_groups(groups: dict[ProblemKind, list[Problem]]) -> list[str]:
@@ -319,7 +331,9 @@ def _private_files(folder: Path) -> None:
             path.chmod(0o700 if path.is_dir() else 0o600)
 
 
-def write_report(report: RunReport, folder: Path) -> Path:
+def write_report(
+    report: RunReport, folder: Path, more: Callable[[Path], None] | None = None
+) -> Path:
     """Write every report file into `folder` and copy them to ../latest/; returns summary.md."""
     private_folder(folder)
     disputes = report.disputes
@@ -332,6 +346,8 @@ def write_report(report: RunReport, folder: Path) -> Path:
     _write_table(problems_frame(report.problems), folder, "problems", "Problems")
     if report.outcomes is not None and not report.outcomes.empty:
         _write_table(report.outcomes, folder, "outcomes", "Outcomes")
+    if more is not None:  # what another module writes (what wins), before latest/ is copied
+        more(folder)
     (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
     (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
     shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "standing.xlsx", "file_matches.csv",

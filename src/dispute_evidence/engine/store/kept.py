@@ -14,6 +14,7 @@ from dispute_evidence.engine.schema import (
     api_views,
     ce3_verdicts,
     evidence_kinds,
+    letter_points,
     meta,
     picture_disputes,
     picture_problems,
@@ -131,6 +132,17 @@ class Kept(StoreBase):
         with self.engine.begin() as c:
             _replace(c, evidence_kinds, [{"provider_dispute_id": pid, **k._asdict()}
                                          for pid, k in kinds.items()])  # fmt: skip
+
+    def letter_points(self) -> dict[str, KeptKinds]:
+        """Each dispute's letter points as last worked out (engine/wins.py), and for what."""
+        with self.engine.connect() as c:
+            rows = c.execute(select(letter_points))
+            return {r.provider_dispute_id: KeptKinds(r.payload_tag, r.points) for r in rows}
+
+    def keep_letter_points(self, points: Mapping[str, KeptKinds]) -> None:
+        with self.engine.begin() as c:
+            _replace(c, letter_points, [{"provider_dispute_id": pid, "payload_tag": k.payload_tag,
+                                         "points": k.kinds} for pid, k in points.items()])  # fmt: skip
 
     def last_picture(self) -> KeptPicture | None:
         """What the last report showed (None: no report kept one yet)."""
