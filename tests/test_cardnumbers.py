@@ -75,3 +75,29 @@ def test_order_tracking_and_phone_numbers_are_never_card_numbers(text):
 def test_a_security_code_after_the_number_is_not_taken_for_part_of_it():
     text = "card 4111 1111 1111 1111 123"
     assert cover(text) == "card [card number ending 1111] 123"
+
+
+def test_a_card_number_in_any_cell_of_an_export_is_never_shown_or_kept(tmp_path):
+    """A text cell is emptied (the rest of the row used); a number or date cell refuses the
+    row as any bad value does, its value covered on the line."""
+    from dispute_evidence.ingest import ingest_paths
+
+    path = tmp_path / "o.csv"
+    path.write_text(
+        "order_number,product_title,price,quantity,currency_code,customer_name,order_date\n"
+        "1001,Shirt,10,1,USD,Ann 4111 1111 1111 1111,2026-10-01\n"
+        "1002,Hat,5555555555554444,1,USD,Bob,2026-10-01\n"
+        "1003,Cap,9,1,USD,Cy,4242-4242-4242-4242\n",
+        encoding="utf-8",
+    )
+    res = ingest_paths([path], tmp_path)
+    lines = [r.line() for r in res.rejects]
+    assert not any(d in line for line in lines for d in ("1111 1111", "55555555", "4242-4242")), (
+        lines
+    )
+    assert any("customer_name" in x and "[card number ending 1111]" in x for x in lines), lines
+    assert any("price" in x and "[card number ending 4444]" in x for x in lines), lines
+    assert any("order_date" in x and "[card number ending 4242]" in x for x in lines), lines
+    orders = res.records["orders"]
+    assert orders["order_number"].tolist() == ["1001"]  # the rest of row 2 used
+    assert orders["customer_name"].tolist() == [""]

@@ -115,7 +115,10 @@ def validate_table(
     if mapping.forward_fill:
         _forward_fill_orders(frame, mapping.forward_fill)
 
-    card_cells = _card_numbers(frame, canonical, file, sheet, shown)
+    # number and date cells are parsed, and a card number there is refused with the row (its
+    # value covered on the line): only the text cells, which would be kept, are looked at
+    texts = [f for f in canonical if f not in NUMBER_FIELDS and f not in DATE_FIELDS]
+    card_cells = _card_numbers(frame, texts, file, sheet, shown)
     problems: list[tuple[pd.Series, str, str]] = []  # (bad-row mask, field, reason)
     for fld in mapping.required():
         problems.append((frame[fld] == "", fld, f"missing {fld.replace('_', ' ')} (required)"))
@@ -171,8 +174,9 @@ CARD_CELL = (
     "a full card number: never read, sent or kept (PCI DSS); the rest of the row is used. "
     "Remove the number from the cell (the last 4 digits may stay) in the source system"
 )
-# a run of 13 or more digits, spaces and dashes, from digit to digit: the cells worth a look
-_MAYBE_CARD = r"\d[\d \-]{11,}\d"
+# 13 digits in a row, or the start of a card's printed groups (4-4-4, 4-6-4): the cells worth
+# a look (a date, a phone number or an address never is)
+_MAYBE_CARD = r"\d{13}|\d{4}[ \-]\d{4}[ \-]\d{4}|\d{4}[ \-]\d{6}[ \-]\d{4}"
 
 
 def _card_numbers(
@@ -185,6 +189,8 @@ def _card_numbers(
     out: list[Reject] = []
     for fld in columns:
         col = frame[fld]
+        if not _may_be_longer(col, 12):  # no cell of 13 bytes or more: nothing to look for
+            continue
         if isinstance(col.array, pd.arrays.ArrowStringArray):
             maybe = pc.match_substring_regex(col.array.__arrow_array__(), _MAYBE_CARD)
             candidates = np.asarray(maybe.to_numpy(zero_copy_only=False), dtype=bool)
@@ -263,7 +269,7 @@ def _rejects(
             frame.loc[mask, "_row"].tolist(), frame.loc[mask, fld].tolist(), orders, disputes,
             strict=True,
         ):  # fmt: skip
-            rejects.append(Reject(file, sheet, int(row), shown.get(fld, fld), str(value)[:80],
+            rejects.append(Reject(file, sheet, int(row), shown.get(fld, fld), cover(str(value))[:80],
                                   reason, order, dispute))  # fmt: skip
     rejects.sort(key=lambda r: (r.row or 0, r.column or ""))
     return bad, rejects
