@@ -79,10 +79,7 @@ def test_a_refused_key_changes_nothing_the_right_key_sent(
     said = [r.getMessage() for r in caplog.records if "has nothing from this state" in r.message]
     assert said == [], said
     row = latest_disputes(tmp_path)
-    assert (
-        row.loc["dp_test_0", "Status"]
-        == row.loc["dp_test_1", "Status"]
-        != row.loc["dp_test_2", "Status"]
-    ), row[["Status"]].to_dict()
+    for pid in ("dp_test_0", "dp_test_1"):  # still sent (each with its own days left)
+        assert row.loc[pid, "Status"].startswith("sent"), row[["Status"]].to_dict()
     assert "waiting for your approval" in row.loc["dp_test_2", "Status"]
     assert "approval" not in row.loc["dp_test_0", "Status"]
