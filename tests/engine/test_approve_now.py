@@ -263,8 +263,12 @@ def test_two_approves_at_once_one_approves_the_other_says_already_approved(held)
             f"dp_test_1: already approved ({seen_by_a.version}) by alice (approve command): "
             "nothing more to do"
         ]
-        store.release_approval("dp_test_1", seen_by_a.released_to())  # A goes on
-        from dispute_evidence.engine.review import ANYONE, give_approval
+        # B released it (an approval of this version stands: sending it is B's to try too);
+        # A goes on through the same door, which finds it released already
+        from dispute_evidence.engine.review import ANYONE, _release, give_approval
+
+        assert b.approved_before == {"dp_test_1": seen_by_a.version}
+        _release(store, seen_by_a)
 
         why = give_approval(store, seen_by_b, "bob", "approve command", ANYONE)
         assert why and why.startswith("already approved") and "by alice" in why

@@ -74,8 +74,12 @@ def approve_and_send(
     if result.refused and not (result.approved or result.already):
         out.exit_code = EXIT_USAGE
         return out
-    versions = dict(zip(result.approved, result.versions, strict=True))
-    waiting = [p for p in result.approved if p in work]
+    versions = {
+        **result.approved_before,
+        **dict(zip(result.approved, result.versions, strict=True)),
+    }
+    # approved before but never sent (its approve stopped on a full disk): sent now
+    waiting = [p for p in [*result.approved, *result.approved_before] if p in work]
     for pid in result.approved:
         if pid not in work:
             out.lines.append(f"{pid}: approved ({versions[pid]}) by {by}; nothing waits to be sent")

@@ -432,6 +432,9 @@ class ApproveResult:
     refused: list[str] = field(default_factory=list)  # unknown, or no evidence to approve
     already: list[str] = field(default_factory=list)  # approved by another at the same time
     versions: list[str] = field(default_factory=list)  # the evidence version each approved
+    # approved before (by another, or by a run that stopped before it sent: a full disk):
+    # released again, so sending it now is still this command's to try
+    approved_before: dict[str, str] = field(default_factory=dict)  # {pid: version}
 
 
 def approve(
@@ -472,7 +475,12 @@ def approve(
         ]  # fmt: skip
     for c in chosen:
         if why := give_approval(store, c, by, source, policy):
-            (out.already if why.startswith(ALREADY) else out.refused).append(f"{c.pid}: {why}")
+            if why.startswith(ALREADY):
+                out.already.append(f"{c.pid}: {why}")
+                _release(store, c)
+                out.approved_before[c.pid] = c.version
+            else:
+                out.refused.append(f"{c.pid}: {why}")
             continue
         _release(store, c)
         out.approved.append(c.pid)
