@@ -10,7 +10,8 @@
   carrier says delivered") states nothing;
 - policy: the first sentence about refunds, returns or cancellation, quoted;
 - communication: each message (a `From:` block, or a dated chat line), its date and author;
-- receipt or invoice: the total and its currency.
+- receipt or invoice: the total and its currency;
+- the date the document says it took effect ("Last updated: 1 October 2025"), if any.
 
 Every pattern is linear in the text (no nested repetition) and the text is bounded by the
 reader (`max_chars`): hostile text costs milliseconds. Pure: text in, facts out.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from dispute_evidence.evidence import kinds, podtext
+from dispute_evidence.evidence import kinds, podtext, policytext
 from dispute_evidence.evidence.documents import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.textdates import first_date, slash_order
 
@@ -154,7 +155,8 @@ def facts(base: DocumentFacts, texts: list[str], dayfirst: bool | None = None) -
     dayfirst = slash_order(whole, dayfirst)
     orders, disputes, tracking = identifiers(whole)
     tracking = _unique([*tracking, *podtext.tracking_in(podtext.fields(lines))])
-    found = replace(base, order_numbers=orders, dispute_ids=disputes, tracking_numbers=tracking)
+    found = replace(base, order_numbers=orders, dispute_ids=disputes, tracking_numbers=tracking,
+                    effective=policytext.effective(lines, dayfirst))  # fmt: skip
     if base.kind in (kinds.PROOF_OF_DELIVERY, kinds.SIGNATURE, kinds.SHIPPING):
         found = replace(found, delivery=podtext.delivery(lines, dayfirst))
     if base.kind == kinds.POLICY:
