@@ -5,9 +5,11 @@ force at the order's date. The real CLI against the sandbox, over loopback."""
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 
 import pandas as pd
+from pypdf import PdfReader
 
 from dispute_evidence.inbox import file_sha256
 from tests.conftest import seed_rows
@@ -45,6 +47,14 @@ def _uploaded(sb, pid: str) -> list[tuple[str, str]]:
 def _problems(tmp_path) -> pd.DataFrame:
     folder = tmp_path / "inbox.reports" / "latest"
     return pd.read_csv(folder / "problems.csv", dtype=str).fillna("")
+
+
+def _letter(sb, pid: str) -> str:
+    """Page 1 (the letter) of the dispute's latest evidence summary at the API."""
+    names = [f["file_name"] for f in sb.snapshot()[pid]["files"] if "summary" in f["file_name"]]
+    sql = "SELECT content FROM files WHERE file_name = ?"
+    body = sb.call(lambda store: bytes(store._db.execute(sql, (names[-1],)).fetchone()[0]))
+    return " ".join(PdfReader(io.BytesIO(body)).pages[0].extract_text().split())
 
 
 def _sha(path) -> str:
@@ -117,6 +127,11 @@ def test_a_newer_version_reaches_only_disputes_ordered_after_its_date(
         "store policy: refund policy.pdf, version of 2025-12-01"
         in (table.loc["dp_test_1", "Store documents"])
     )
+
+    # the letter argues the version in force (the newer one's clause), never both
+    letter = _letter(sb, "dp_test_1")
+    assert "within 14 days of delivery, unused" in letter and "within 30 days" not in letter
+    assert "within 30 days of delivery" in _letter(sb, "dp_test_0")
 
     run_cli("--inbox", str(inbox))  # the old version is known by its content: nothing more goes
     assert _uploaded(sb, "dp_test_0") == [v1]
