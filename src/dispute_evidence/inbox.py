@@ -4,6 +4,7 @@ Layout (everything the pipeline writes lives in the inbox's own tree, beside it,
 state; nothing is ever written through a link):
 
     <inbox>/                       analysts' drops (untrusted)
+    <inbox>/store/                 the store's documents (policies, terms): kept in place
     <inbox>/archive/<date>/<run>/  files read, moved here after their content is durable
     <inbox>/rejected/              files that could not be read, each with a .reason.txt
     <inbox>/.dispute-evidence/blobs/  content-addressed copies the engine uploads from
@@ -36,6 +37,9 @@ PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 ARCHIVE, REJECTED, PRIVATE = "archive", "rejected", ".dispute-evidence"
 # Top-level names in the inbox that are ours, never analysts' drops.
 OWN_FOLDERS = frozenset({ARCHIVE, REJECTED, PRIVATE, "reports", "state"})
+# The store's own documents (policies, terms, a checkout screenshot): analysts' drops, read
+# and attached by kind to every dispute that needs them, never matched by name nor moved.
+STORE = "store"
 
 
 class UnsafeFolder(Exception):

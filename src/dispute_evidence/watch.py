@@ -19,17 +19,19 @@ from watchfiles import Change, watch
 
 from dispute_evidence.engine.state import StateStore, open_read_only, state_exists
 from dispute_evidence.inbox import OWN_FOLDERS, default_state, file_sha256, is_settled, signature
-from dispute_evidence.ingest import scan_inbox
+from dispute_evidence.ingest import scan_inbox, scan_store
 from dispute_evidence.names import readable
 
 log = logging.getLogger("dispute_evidence.watch")
 
 
 def new_inbox_files(inbox: Path, state: str | None, settle: float) -> list[str]:
-    """Settled spreadsheets not yet ingested, and settled evidence files no run has considered.
+    """Settled spreadsheets not yet ingested, and settled evidence and store files no run has
+    considered (a store file changed in place is new).
     Reads the state only (never creates or changes it). A file that cannot be read starts no
     run (the next run reports it)."""
     sheets, evidence, _ = scan_inbox(inbox)
+    evidence += scan_store(inbox)[0]  # a store document new or changed in place
     where = state or default_state(inbox)
     if not state_exists(where):
         return [readable(str(p)) for p in [*sheets, *evidence] if _settled(p, settle)]
@@ -57,6 +59,7 @@ def _ingested(store: StateStore, path: Path) -> bool:
 def unsettled_files(inbox: Path, settle: float, now: float | None = None) -> list[Path]:
     """Spreadsheets and evidence files written to within `settle` seconds (being written)."""
     sheets, evidence, _ = scan_inbox(inbox)
+    evidence += scan_store(inbox)[0]
     out = []
     for path in [*sheets, *evidence]:
         try:

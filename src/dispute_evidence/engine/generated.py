@@ -96,7 +96,11 @@ def packet_file_name(pid: str, version: int) -> str:
 def material_facts(payload: dict[str, Any], docs: list[dict[str, Any]]) -> dict[str, Any]:
     """What a reviewer's decision rests on: the evidence less the cosmetic, and the documents."""
     facts = {k: v for k, v in payload.items() if k not in COSMETIC}
-    facts["documents"] = {d["file_name"]: d["sha256"][:16] for d in docs}
+    documents: dict[str, str] = {}
+    for name, sha in sorted((d["file_name"], d["sha256"][:16]) for d in docs):
+        seen = sum(k == name or k.startswith(f"{name} (version ") for k in documents)
+        documents[name if not seen else f"{name} (version {seen + 1})"] = sha  # a store policy's
+    facts["documents"] = documents
     return facts
 
 
@@ -267,8 +271,8 @@ def _build(
     """The PDF to upload and the packet; `documents`: the case's reading of `docs` (their kinds
     and what was read from them), so the letter argues what the verdict judges."""
     profile = profile_for(payload, policy.limits, dict(policy.profiles))
-    known = {d.name: d for d in documents}
-    attached = [known.get(f["file_name"]) or DocumentFacts(f["file_name"], f["sha256"],
+    known = {(d.name, d.sha256): d for d in documents}  # two versions of one store policy
+    attached = [known.get((f["file_name"], f["sha256"])) or DocumentFacts(f["file_name"], f["sha256"],
                 f["kind"] or "", "not_read") for f in docs]  # fmt: skip
     placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes())
               for f in docs]  # fmt: skip

@@ -294,6 +294,22 @@ def _v16(conn: Connection) -> None:
     ).create(conn, checkfirst=True)  # fmt: skip
 
 
+def _v17(conn: Connection) -> None:
+    """Every version of each store document (the inbox's store/ folder), as v17 made it."""
+    Table(
+        "store_documents", MetaData(),
+        Column("name", String(1024), primary_key=True),
+        Column("sha256", String(64), primary_key=True),
+        Column("kind", String(32), nullable=False),
+        Column("effective", String(10)),
+        Column("dropped", String(10), nullable=False),
+        Column("path", Text, nullable=False),
+        Column("size", Integer, nullable=False),
+        Column("mime", String(64), nullable=False),
+        Column("signature", String(1024)),
+    ).create(conn, checkfirst=True)  # fmt: skip
+
+
 def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
     """`value` as `target` stores it: text ('' none) made a number where a number goes."""
     if isinstance(target.type, Float) and not isinstance(value.type, Numeric | Integer):
@@ -415,4 +431,5 @@ MIGRATIONS = {
     14: _v14,
     15: _v15,
     16: _v16,
+    17: _v17,
 }

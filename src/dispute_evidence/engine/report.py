@@ -39,11 +39,8 @@ from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.state_problems import state_problems, weak_evidence
 from dispute_evidence.engine.status import OPEN_DISPUTE, DisputeStatus, FileStatus
 from dispute_evidence.engine.status import DisputeStatus as D
-from dispute_evidence.engine.steps import (
-    IngestOutcome,
-    PrepareOutcome,
-    is_summary,
-)
+from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome, is_summary
+from dispute_evidence.engine.storedocs import store_documents_column
 from dispute_evidence.engine.submit import SubmitStats
 from dispute_evidence.engine.wins import what_wins
 from dispute_evidence.evidence.case import CaseFacts
@@ -434,6 +431,7 @@ def dispute_table(
     table["file_problems"] = table["provider_dispute_id"].map(
         lambda pid: "; ".join(bad_files.get(pid, []))
     )
+    table["store_documents"] = store_documents_column(table, files)
     old = mark_history(table)  # ended long ago: counted, not worked on (engine/history.py)
     full = table.loc[~old].reset_index(drop=True)
     snap.open_for(set(full["provider_dispute_id"]))

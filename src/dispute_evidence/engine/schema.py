@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -187,6 +187,24 @@ run_lock = Table(
 evidence_seen = Table(
     "evidence_seen", metadata,
     Column("signature", String(1024), primary_key=True),
+)  # fmt: skip
+
+# v17: every version of each store document (the inbox's store/ folder: policies, terms), by
+# its name there and content: its kind, the date it says it took effect (else NULL) and the day
+# it was first seen, the stored copy it is uploaded from, and the file's last signature
+# ('path|size|mtime': an unchanged file is not hashed again). Versions are never removed: an
+# order argues the version in force at its date (engine/storedocs.py)
+store_documents = Table(
+    "store_documents", metadata,
+    Column("name", String(1024), primary_key=True),
+    Column("sha256", String(64), primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("effective", String(10)),
+    Column("dropped", String(10), nullable=False),
+    Column("path", Text, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("mime", String(64), nullable=False),
+    Column("signature", String(1024)),
 )  # fmt: skip
 
 # v12: the records read from the inbox's sheets, one table per kind (ingest/layouts.py FIELDS),

@@ -37,6 +37,7 @@ from dispute_evidence.engine.store.records import Records
 from dispute_evidence.engine.store.reports import Reports
 from dispute_evidence.engine.store.runs import Runs
 from dispute_evidence.engine.store.scoped import ScopedRecords
+from dispute_evidence.engine.store.storedocs import StoreDocuments
 from dispute_evidence.engine.store.transitions import Transitions
 
 __all__ = [
@@ -71,6 +72,7 @@ class StateStore(
     Reports,
     Kept,
     ApiLedger,
+    StoreDocuments,
     StoreBase,
 ):
     """Run state: ingested files and records, one row per dispute and per evidence file, runs."""

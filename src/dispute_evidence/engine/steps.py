@@ -33,6 +33,7 @@ from dispute_evidence.engine.rebuild import (
 from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome
 from dispute_evidence.engine.state import StateStore, now_iso
+from dispute_evidence.engine.storedocs import take_store_documents
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
 from dispute_evidence.evidence.documents import DocumentFacts
@@ -404,17 +405,23 @@ def prepare_step(
         return out
     rows = _file_rows(matches, blob_dir)
     out.evidence_read, out.evidence_repeated = _count_read(matches, store)
-    out.files_added = store.sync_files(rows)
+    reader = _reader(opts) if opts.read_limits is not None else None
+    shop = take_store_documents(store, opts.inbox, blob_dir, reader, opts.settle_seconds)
+    out.file_issues += shop.issues
+    out.evidence_read += shop.new_versions
+    out.files_added = store.sync_files(rows + shop.rows)
     if opts.summary_pdf or opts.packet.upload == "packet":
         made = refresh_generated(store, blob_dir, opts.packet, records, opts.inbox)
         out.summaries_added, out.pdf_problems = made.added, made.problems
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
     store.mark_evidence_seen(
-        signature(opts.inbox, p)
-        for p in ingest.evidence_paths
-        if p not in matched and p.exists()  # (a rejected one has moved)
-    )
+        [
+            *(signature(opts.inbox, p) for p in ingest.evidence_paths
+              if p not in matched and p.exists()),  # (a rejected one has moved)
+            *shop.seen,  # the store's documents stay: seen, not new, until changed
+        ]
+    )  # fmt: skip
     for pid, files in matches.items():
         for f in files:  # a good file replaces a bad one; how it was matched, how it was read
             store.replace_problems(f.label, [asdict(p) for p in file_notes(pid, f)], run_id)

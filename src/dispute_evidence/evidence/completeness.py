@@ -40,6 +40,7 @@ class Item:
     label: str  # as the verdict names it: "tracking number"
     to_add: str  # what to add, in plain words
     present: Callable[[CaseFacts], bool]
+    kinds: tuple[str, ...] = ()  # the document kinds that give it (none: no document, or any)
 
 
 def _has_document(case: CaseFacts, *wanted: str) -> bool:
@@ -90,16 +91,18 @@ ITEMS = {
         Item("shipping_document", "shipping documentation",
              "a shipping label or proof of delivery (PDF/PNG/JPG named with the order number "
              "and 'label', 'tracking' or 'proof of delivery')",
-             _document(K.SHIPPING, K.PROOF_OF_DELIVERY, K.SIGNATURE)),
+             _document(K.SHIPPING, K.PROOF_OF_DELIVERY, K.SIGNATURE),
+             (K.SHIPPING, K.PROOF_OF_DELIVERY, K.SIGNATURE)),
         Item("policy_document", "policy document",
-             "the refund or cancellation policy and where the customer saw it (PDF named with "
-             "the order number and 'policy' or 'terms')", _document(K.POLICY)),
+             "the refund or cancellation policy and where the customer saw it (once, in the "
+             "inbox's store/ folder; or a PDF named with the order number and 'policy')",
+             _document(K.POLICY), (K.POLICY,)),
         Item("explanation_document", "explanation document",
              "a document saying why the charge is valid (for a duplicate: the other charge's "
              "id and how the two differ)", _document()),
         Item("communication", "customer communication",
              "emails or chat with the customer (PDF named with the order number and 'email' "
-             "or 'chat')", _document(K.COMMUNICATION)),
+             "or 'chat')", _document(K.COMMUNICATION), (K.COMMUNICATION,)),
     )
 }  # fmt: skip
 
@@ -139,6 +142,14 @@ REASONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 GENERAL = "general"
+
+
+def kinds_needed(reason: str) -> frozenset[str]:
+    """The document kinds the reason's items name, core or also-helps (a store document of one
+    of them goes to every dispute of the reason; "any document" names no kind)."""
+    key = reason.strip().lower()
+    core, helps = REASONS[key if key in REASONS else GENERAL]
+    return frozenset(k for item in (*core, *helps) for k in ITEMS[item].kinds)
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@
   table (the value beside its label or on the line below, or a block of labels then their
   values). A line in the customer's voice ("I", "my") or reporting another's word ("the
   carrier says delivered") states nothing;
-- policy: the first sentence about refunds, returns or cancellation, quoted;
+- policy: per topic, the clause that answers it (evidence/policytext.py), quoted;
 - communication: each message (a `From:` block, or a dated chat line), its date and author;
-- receipt or invoice: the total and its currency.
+- receipt or invoice: the total and its currency;
+- the date the document says it took effect ("Last updated: 1 October 2025"), if any.
 
 Every pattern is linear in the text (no nested repetition) and the text is bounded by the
 reader (`max_chars`): hostile text costs milliseconds. Pure: text in, facts out.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from dispute_evidence.evidence import kinds, podtext
+from dispute_evidence.evidence import kinds, podtext, policytext
 from dispute_evidence.evidence.documents import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.textdates import first_date, slash_order
 
@@ -46,9 +47,6 @@ _AMOUNT = re.compile(
     re.I,
 )
 _SYMBOLS = {"€": "EUR", "£": "GBP", "¥": "JPY", "$": ""}  # "$": USD, CAD, AUD...: unsaid
-_RUNS_ON = frozenset(("a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by",
-                      "with", "within", "from", "are", "is", "be", "will", "your", "our"))  # fmt: skip
-_POLICY_WORDS = re.compile(r"\b(refund|return|cancel|exchange|restocking)", re.I)
 _HEADER = re.compile(r"^(from|to|cc|subject|date|sent)\s{0,3}:\s{0,3}(.*)$", re.I)
 _CHAT_LINE = re.compile(
     r"^\[?([^\]\n]{6,30}?)\]?\s{0,3}[-–]?\s{0,3}([A-Z][\w .'\-]{0,40}?):\s(.+)$"
@@ -77,30 +75,6 @@ def identifiers(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str,
     tracking += [m.group(0) for m in _UPS.finditer(text)]
     disputes = [m.group(0) for m in _DISPUTE_ID.finditer(text)]
     return _unique(orders), _unique(disputes), _unique(tracking)
-
-
-def _policy_clause(texts: list[str]) -> Quote | None:
-    for page, text in enumerate(texts, 1):
-        for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
-            sentence = _without_heading(sentence)
-            if _POLICY_WORDS.search(sentence) and len(_clean(sentence)) > 20:
-                return Quote(_clean(sentence)[:MAX_QUOTE], page)
-    return None
-
-
-def _without_heading(sentence: str) -> str:
-    """The sentence without the title lines above it ("Acme refund policy" over "Returns are
-    accepted…", which a split at full stops runs together): a line with no punctuation at its
-    end, not ending in a word that runs on, over a capitalised line, when what is left still
-    names the policy."""
-    lines = [ln.strip() for ln in sentence.splitlines() if ln.strip()]
-    while len(lines) > 1 and not re.search(r"[.,;:!?\-–]$", lines[0]) and lines[1][:1].isupper():
-        if lines[0].split()[-1].lower() in _RUNS_ON or not _POLICY_WORDS.search(
-            " ".join(lines[1:])
-        ):
-            break
-        lines = lines[1:]
-    return "\n".join(lines)
 
 
 def _messages(lines: list[tuple[int, str]], dayfirst: bool | None) -> tuple[Message, ...]:
@@ -154,11 +128,15 @@ def facts(base: DocumentFacts, texts: list[str], dayfirst: bool | None = None) -
     dayfirst = slash_order(whole, dayfirst)
     orders, disputes, tracking = identifiers(whole)
     tracking = _unique([*tracking, *podtext.tracking_in(podtext.fields(lines))])
-    found = replace(base, order_numbers=orders, dispute_ids=disputes, tracking_numbers=tracking)
+    found = replace(base, order_numbers=orders, dispute_ids=disputes, tracking_numbers=tracking,
+                    effective=policytext.effective(lines, dayfirst))  # fmt: skip
     if base.kind in (kinds.PROOF_OF_DELIVERY, kinds.SIGNATURE, kinds.SHIPPING):
         found = replace(found, delivery=podtext.delivery(lines, dayfirst))
     if base.kind == kinds.POLICY:
-        found = replace(found, policy_clause=_policy_clause(texts))
+        topical = policytext.clauses(texts)
+        found = replace(
+            found, policy_clause=policytext.general_clause(topical), policy_clauses=topical
+        )
     if base.kind == kinds.COMMUNICATION:
         found = replace(found, messages=_messages(lines, dayfirst))
     if base.kind == kinds.RECEIPT:

@@ -69,9 +69,15 @@ class DocumentFacts:
     tracking_numbers: tuple[str, ...] = ()
     # Facts by kind.
     delivery: Delivery | None = None  # proof of delivery
-    policy_clause: Quote | None = None  # policy: the refund/return/cancellation clause
+    policy_clause: Quote | None = None  # policy: its clause for no reason in particular
+    # policy: per topic (refund, cancellation, defect, shipping: evidence/policytext.py) the
+    # clause that answers it; the letter quotes the one its dispute's reason needs
+    policy_clauses: dict[str, Quote] = field(default_factory=dict)
     messages: tuple[Message, ...] = ()  # communication
     amount: tuple[float, str] | None = None  # receipt/invoice: (total, ISO currency or "")
+    # the date the document says it took effect ("Last updated: 1 October 2025"): which
+    # version of a store policy was in force at an order's date (engine/storedocs.py)
+    effective: date | None = None
     note: str = ""  # one plain line when read != "text"/"ocr" (why it was not read)
     # pages whose text shows a full card number (cardnumbers.py): never uploaded; every fact
     # above was read from the text with the numbers and security codes covered

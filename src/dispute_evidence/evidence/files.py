@@ -21,6 +21,7 @@ from pathlib import Path
 
 from dispute_evidence import names
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.kinds import POLICY, kind_of
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
 from dispute_evidence.inbox import unreadable_reason
 from dispute_evidence.names import NearNames
@@ -114,7 +115,17 @@ def _no_match(stem: str, known: NearNames, refused: Mapping[str, str]) -> str:
                 f"names {token}, whose row was not used ({refused[token]}): fix that row, drop "
                 "its file again, and this file is matched then"
             )
-    return NO_MATCH + _near_match(stem, known)
+    return NO_MATCH + _near_match(stem, known) + _store_hint(stem)
+
+
+def _store_hint(stem: str) -> str:
+    """For a policy or terms of the whole store: where it goes to reach every dispute."""
+    if kind_of(stem) != POLICY:
+        return ""
+    return (
+        "; a policy or terms of the whole store goes in the inbox's store/ folder, and then "
+        "to every dispute that needs it"
+    )
 
 
 def _near_match(stem: str, known: NearNames) -> str:

@@ -41,7 +41,7 @@ NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (PROOF_OF_DELIVERY, ("proof of delivery", "pod", "delivery confirmation", "delivered",
                          "delivery proof", "proof delivery")),
     (POLICY, ("policy", "terms", "tos", "terms of service", "refund policy", "return policy",
-              "cancellation")),
+              "cancellation", "checkout")),  # a checkout page: where the terms were accepted
     (COMMUNICATION, ("email", "e mail", "mail", "chat", "message", "messages", "correspondence",
                      "conversation", "support ticket", "ticket")),
     (RECEIPT, ("receipt", "invoice", "inv", "bill")),

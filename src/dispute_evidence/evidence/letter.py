@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.stance import FAMILIES, family_of
 
 __all__ = ["FAMILIES", "Letter", "Sentence", "build_letter", "family_of", "letter_for"]
@@ -133,6 +135,27 @@ def _page(doc: str, page: int | None, start: int | None = None) -> str:
     return cited if start is None else f"{cited}; packet page {start + (page or 1) - 1}"
 
 
+# Per family: the policy topics that answer it (evidence/policytext.py), the best first; any
+# other family quotes a policy's general clause.
+POLICY_TOPICS: dict[str, tuple[str, ...]] = {
+    "not_as_described": (DEFECT, REFUND),
+    "credit_not_processed": (REFUND, CANCELLATION),
+    "subscription_canceled": (CANCELLATION, REFUND),
+    "not_received": (SHIPPING,),
+}
+
+
+def _newest_versions(docs: Sequence[DocumentFacts]) -> list[DocumentFacts]:
+    """The documents, one per name: of two versions of a store policy a dispute holds (the
+    older went before the newer existed), the one that took effect last."""
+    newest: dict[str, DocumentFacts] = {}
+    for d in docs:
+        kept = newest.get(d.name)
+        if kept is None or (d.effective or date.min) > (kept.effective or date.min):
+            newest[d.name] = d
+    return [d for d in docs if newest[d.name] is d]
+
+
 class _Facts:
     """The case's sentences: each made only when its fact is there."""
 
@@ -235,9 +258,14 @@ class _Facts:
                          f"{said}", FILE + d.document)]  # fmt: skip
 
     def policy(self) -> list[Sentence]:
+        """Each policy's clause that answers the reason (a defect clause for "not as
+        described", the cancellation cutoff for a subscription); of two versions of one
+        document, the newer one's."""
         out = []
-        for doc in self.case.documents:
-            if q := doc.policy_clause:
+        topics = POLICY_TOPICS.get(family_of(self.case.dispute.reason), ())
+        for doc in _newest_versions(self.case.documents):
+            q = next((doc.policy_clauses[t] for t in topics if t in doc.policy_clauses), None)
+            if q := q or doc.policy_clause:
                 self.argued.add(doc.name)
                 out.append(Sentence(f"Our policy ({self._cite(doc.name, q.page)}) says: {_quoted(q.text)}",
                                     FILE + doc.name))  # fmt: skip

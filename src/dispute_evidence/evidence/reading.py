@@ -39,7 +39,8 @@ from dispute_evidence.evidence import doctext
 from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message, Quote
 
 # Bump when what is read from a file changes: cached answers of another version are read again.
-READER = "2026-11-28.1"  # .1: proofs of delivery: failed/returned, voice, any carrier layout
+# 2026-12-02: a document's effective date ("Last updated: …"); a policy's clause per topic
+READER = "2026-12-02"
 WORKER = Path(__file__).with_name("_read_worker.py")
 
 
@@ -370,11 +371,15 @@ def facts_from_dict(d: dict[str, Any]) -> DocumentFacts:
         if delivery
         else None,  # fmt: skip
         policy_clause=_quote(d.get("policy_clause")),
+        policy_clauses={
+            str(k): q for k, v in (d.get("policy_clauses") or {}).items() if (q := _quote(v))
+        },
         messages=tuple(
             Message(_day(m["on"]), m["author"], _quote(m["quote"]) or Quote("", 1))
             for m in d.get("messages") or ()
         ),
         amount=(float(amount[0]), str(amount[1])) if amount else None,
+        effective=_day(d.get("effective")),
         note=str(d.get("note") or ""),
         extra={str(k): str(v) for k, v in (d.get("extra") or {}).items()},
         card_pages=tuple(int(p) for p in d.get("card_pages") or ()),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from dispute_evidence.filetypes import EVIDENCE_SUFFIXES
-from dispute_evidence.inbox import OWN_FOLDERS, unreadable_reason
+from dispute_evidence.inbox import OWN_FOLDERS, STORE, unreadable_reason
 from dispute_evidence.ingest.layouts import FIELDS, Mapping
 from dispute_evidence.ingest.near_headers import near_miss_headers
 from dispute_evidence.ingest.readers import (
@@ -72,50 +72,82 @@ def empty_records() -> dict[str, pd.DataFrame]:
 
 
 def scan_inbox(inbox: Path) -> tuple[list[Path], list[Path], list[tuple[str, str]]]:
-    """(spreadsheets, evidence files, skipped) under `inbox`, sub-folders included.
+    """(spreadsheets, evidence files, skipped) under `inbox`, sub-folders included; the
+    store's documents (`store/`: scan_store) are not among them.
 
     Symlinks are never followed; lock/temp/hidden files and our own folders are skipped.
     """
     sheets: list[Path] = []
     evidence: list[Path] = []
     skipped: list[tuple[str, str]] = []
-    for path in _walk(inbox, skipped):
-        rel = path.relative_to(inbox)
-        if rel.parts and rel.parts[0] in OWN_FOLDERS or any(p.startswith(".") for p in rel.parts):
-            continue
-        try:
-            mode = path.lstat().st_mode
-        except OSError as exc:  # e.g. a path longer than the system allows
-            skipped.append((shortened(readable(str(rel))), unreadable_reason(exc)))
-            continue
-        if stat.S_ISLNK(mode):
-            skipped.append(
-                (
-                    readable(str(rel)),
-                    "symbolic link: not followed (copy the real file into the inbox)",
-                )
-            )
-            continue
-        if not stat.S_ISREG(mode) or is_ignored(path):
-            continue
-        suffix = path.suffix.lower()
+    for path in _walk(inbox, skipped, OWN_FOLDERS | {STORE}):
+        suffix = _entry(inbox, path, skipped)
         if suffix in SPREADSHEET_SUFFIXES:
             sheets.append(path)
         elif suffix in EVIDENCE_SUFFIXES:
             evidence.append(path)
-        else:
+        elif suffix is not None:
             skipped.append(
                 (
-                    readable(str(rel)),
+                    readable(str(path.relative_to(inbox))),
                     f"not a spreadsheet or evidence file ({suffix or 'no extension'}); ignored",
                 )
             )
     return sheets, evidence, skipped
 
 
-def _walk(inbox: Path, skipped: list[tuple[str, str]]) -> list[Path]:
-    """Every entry under `inbox`, sorted, links listed but never followed; a folder that
-    cannot be read (no permission, a path too long) is added to `skipped`, not raised."""
+def scan_store(inbox: Path) -> tuple[list[Path], list[tuple[str, str]]]:
+    """(the store's documents, skipped) under `inbox`/store/: PDF, PNG and JPG files, read and
+    attached by kind to every dispute that needs them (never by name, never moved)."""
+    files: list[Path] = []
+    skipped: list[tuple[str, str]] = []
+    folder = inbox / STORE
+    if folder.is_symlink():
+        skipped.append((f"{STORE}/", "symbolic link: not followed (make it a plain folder)"))
+        return files, skipped
+    if not folder.is_dir():
+        return files, skipped
+    for path in _walk(folder, skipped, frozenset()):
+        suffix = _entry(inbox, path, skipped)
+        if suffix in EVIDENCE_SUFFIXES:
+            files.append(path)
+        elif suffix is not None:
+            skipped.append(
+                (
+                    readable(str(path.relative_to(inbox))),
+                    f"{STORE}/ holds the store's documents (PDF, PNG, JPG: policies, terms, a "
+                    f"checkout screenshot); {suffix or 'no extension'} is not read there: move "
+                    "a sheet to the inbox itself",
+                )
+            )
+    return files, skipped
+
+
+def _entry(inbox: Path, path: Path, skipped: list[tuple[str, str]]) -> str | None:
+    """A plain file's suffix (lower case); None for what is not looked at (a hidden entry, a
+    folder, a lock file) or cannot be (a link, a path too long: added to `skipped`)."""
+    rel = path.relative_to(inbox)
+    if any(p.startswith(".") for p in rel.parts):
+        return None
+    try:
+        mode = path.lstat().st_mode
+    except OSError as exc:  # e.g. a path longer than the system allows
+        skipped.append((shortened(readable(str(rel))), unreadable_reason(exc)))
+        return None
+    if stat.S_ISLNK(mode):
+        skipped.append(
+            (readable(str(rel)), "symbolic link: not followed (copy the real file into the inbox)")
+        )
+        return None
+    if not stat.S_ISREG(mode) or is_ignored(path):
+        return None
+    return path.suffix.lower()
+
+
+def _walk(inbox: Path, skipped: list[tuple[str, str]], own: frozenset[str]) -> list[Path]:
+    """Every entry under `inbox`, sorted, links listed but never followed, the top-level
+    folders `own` not entered; a folder that cannot be read (no permission, a path too long)
+    is added to `skipped`, not raised."""
 
     def cannot_read(exc: OSError) -> None:
         where = Path(exc.filename) if exc.filename else inbox
@@ -126,7 +158,7 @@ def _walk(inbox: Path, skipped: list[tuple[str, str]]) -> list[Path]:
     for top, dirs, files in os.walk(inbox, onerror=cannot_read):
         here = Path(top)
         if here == inbox:  # our own folders and hidden ones are never entered
-            dirs[:] = [d for d in dirs if d not in OWN_FOLDERS]
+            dirs[:] = [d for d in dirs if d not in own]
         dirs[:] = [d for d in dirs if not d.startswith(".")]  # os.walk never enters a link
         found += [here / n for n in (*dirs, *files)]
     return sorted(found)

@@ -140,16 +140,18 @@ COLUMNS: tuple[Column, ...] = (
     Column("files_uploaded", "Files uploaded", xlsx=20, page=Place(10, "Files"), words=_files,
            css="num nowrap", needs="files_total"),
     Column("files_total", "Files matched", xlsx=21),
-    Column("file_problems", "File problems", xlsx=22, facts=16),
-    Column("summary_pdf", "Summary PDF (current)", xlsx=23),
-    Column("generated_at_api", "Generated PDF at the API", xlsx=24, facts=17),
-    Column("detail", "Detail", xlsx=25),
-    Column("api_status", "Status at the API", facts=18),
-    Column("status", "status (code)", xlsx=26),
-    Column("dispute_id", "API dispute id", xlsx=27, facts=19),
-    Column("attempts", "attempts", xlsx=28),
-    Column("last_error", "last error", xlsx=29, facts=Place(20, "Last error")),
-    Column("updated_at", "updated at (UTC)", xlsx=30),
+    # the store's own documents attached (the inbox's store/ folder), with their version
+    Column("store_documents", "Store documents", xlsx=22, facts=16),
+    Column("file_problems", "File problems", xlsx=23, facts=17),
+    Column("summary_pdf", "Summary PDF (current)", xlsx=24),
+    Column("generated_at_api", "Generated PDF at the API", xlsx=25, facts=18),
+    Column("detail", "Detail", xlsx=26),
+    Column("api_status", "Status at the API", facts=19),
+    Column("status", "status (code)", xlsx=27),
+    Column("dispute_id", "API dispute id", xlsx=28, facts=20),
+    Column("attempts", "attempts", xlsx=29),
+    Column("last_error", "last error", xlsx=30, facts=Place(21, "Last error")),
+    Column("updated_at", "updated at (UTC)", xlsx=31),
 )  # fmt: skip
 
 BY_KEY = {c.key: c for c in COLUMNS}
