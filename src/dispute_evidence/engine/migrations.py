@@ -35,6 +35,7 @@ from dispute_evidence.engine.schema import (
     V14_ADDED,
     V14_NEW,
     V15_RECORDS,
+    V16_RECORDS,
     alerts_sent,
     approvals,
     generated_docs,
@@ -285,6 +286,17 @@ def _v15(conn: Connection) -> None:
             table.create(conn)
 
 
+def _v16(conn: Connection) -> None:
+    """Disputes gain `statement` (rebuilt with their rows, so columns stay in FIELDS' order);
+    statements and products tables are made."""
+    for kind in ("disputes", "statements", "products"):
+        table = record_table(kind, V16_RECORDS[kind], MetaData())
+        if inspect(conn).has_table(table.name):
+            _rebuild(conn, table, "_v15")
+        else:
+            table.create(conn)
+
+
 def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
     """`value` as `target` stores it: text ('' none) made a number where a number goes."""
     if isinstance(target.type, Float) and not isinstance(value.type, Numeric | Integer):
@@ -405,4 +417,5 @@ MIGRATIONS = {
     13: _v13,
     14: _v14,
     15: _v15,
+    16: _v16,
 }
