@@ -171,6 +171,7 @@ class Mapping:
     signature: frozenset[str] = frozenset()
     dayfirst: bool | None = None  # numeric dates: 01/12 is 1 December (None: decide per column)
     fill_by: str = "order_number"  # the field whose rows `forward_fill` carries values down
+    any_of: frozenset[str] = frozenset()  # fields of which one at least must be found
 
     def required(self) -> set[str]:
         if self.required_override is not None:
@@ -187,6 +188,8 @@ class Mapping:
             if idx:
                 found[fld] = idx[:1] if fld in self.alternatives else idx
         missing = self.required() - set(found) - set(self.defaults)
+        if self.any_of and not self.any_of & found.keys():
+            return None
         return None if missing else found
 
     def missing_required(self, headers: dict[str, int]) -> list[str]:
@@ -206,10 +209,16 @@ CANONICAL_ALIASES: dict[tuple[Kind, str], tuple[str, ...]] = {
 }
 
 
+# A canonical table that names its rows by one of several fields: a products sheet gives a
+# SKU or a title (a sheet with a Description column alone is no products sheet)
+CANONICAL_ANY_OF: dict[Kind, frozenset[str]] = {"products": frozenset({"sku", "product_title"})}
+
+
 def _canonical(kind: Kind) -> Mapping:
     columns = {f: CANONICAL_ALIASES.get((kind, f), (f,)) for f in FIELDS[kind]}
     aliased = frozenset(f for k, f in CANONICAL_ALIASES if k == kind)
-    return Mapping(f"canonical {kind}", kind, columns, alternatives=aliased)
+    any_of = CANONICAL_ANY_OF.get(kind, frozenset())
+    return Mapping(f"canonical {kind}", kind, columns, alternatives=aliased, any_of=any_of)
 
 
 def _addr(prefix: str) -> tuple[str, ...]:
