@@ -175,7 +175,8 @@ def sold_as(extra: dict[str, Any]) -> tuple[Listing, ...]:
 def opening(description: str, limit: int = 320) -> str:
     """The description's opening as the letter quotes it: its first sentences, up to `limit`
     characters (cut at a word, never mid-word)."""
-    flat = " ".join(description.split())
+    prose = [line for line in description.split("\n") if not line.startswith("• ")]
+    flat = " ".join(" ".join(prose or [description]).split())  # a list's items: not its prose
     sentences = re.split(r"(?<=[.!?])\s+", flat)
     said = ""
     for s in sentences:
