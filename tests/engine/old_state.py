@@ -8,6 +8,7 @@ ADDED = {  # the tables each later step makes (engine/migrations.py)
     13: ("ce3_verdicts", "api_views", "evidence_kinds", "picture_disputes", "picture_problems",
          "review_policy"),
     14: ("rec_refunds",),  # and rec_payments' refunded_at: a test's own to undo
+    16: ("rec_statements", "rec_products"),  # and rec_disputes' statement: the test's own
 }  # fmt: skip
 
 

@@ -178,3 +178,43 @@ def test_a_state_with_no_report_yet_has_no_picture(tmp_path):
         assert store.last_picture() is None
         store.keep_picture(Picture({}, frozenset()).kept(), "2026-11-25T00:00:00Z")
         assert Picture.from_kept(store.last_picture()) == Picture()  # empty, yet kept
+
+
+V15_DISPUTES = (
+    "provider_dispute_id TEXT, order_number TEXT, amount FLOAT, currency TEXT, reason TEXT, "
+    "response_due_by TEXT, network_reason_code TEXT, dispute_date TEXT, "
+    "_file TEXT, _sheet TEXT, _row BIGINT, _seq BIGINT"
+)
+
+
+def test_a_version_15_state_keeps_its_disputes_and_gains_statements_and_products(tmp_path):
+    """v18 (issue 37 items 4, 5): the disputes records gain `statement` with their rows kept;
+    statement files and products exports get tables of their own."""
+    from sqlalchemy import create_engine, inspect
+
+    from dispute_evidence.engine.schema import RECORD_TABLES
+
+    path = tmp_path / "v15.sqlite3"
+    StateStore(path).close()
+    with sqlite3.connect(path) as c:
+        c.execute("DROP TABLE rec_disputes")
+        c.execute(f"CREATE TABLE rec_disputes ({V15_DISPUTES})")
+        c.execute("INSERT INTO rec_disputes (provider_dispute_id, order_number, amount, _file, "
+                  "_row, _seq) VALUES ('dp_1', '1001', 12.5, 'd.csv', 2, 1)")  # fmt: skip
+        as_version(c, 15)
+        assert not {"rec_statements", "rec_products"} & {
+            r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    with StateStore(path) as store:
+        records = store.load_records(["disputes", "statements", "products"])
+    assert records["disputes"][["provider_dispute_id", "amount", "statement"]].values.tolist() == [
+        ["dp_1", 12.5, ""]
+    ]
+    assert records["statements"].empty and records["products"].empty
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.connect() as c:
+        for kind in ("disputes", "statements", "products"):
+            have = [col["name"] for col in inspect(c).get_columns(f"rec_{kind}")]
+            assert have == [col.name for col in RECORD_TABLES[kind].columns], kind
+        assert not [t for t in inspect(c).get_table_names() if t.endswith("_v17")]
+    engine.dispose()

@@ -35,6 +35,7 @@ from dispute_evidence.engine.schema import (
     V14_ADDED,
     V14_NEW,
     V15_RECORDS,
+    V18_RECORDS,
     alerts_sent,
     approvals,
     generated_docs,
@@ -310,6 +311,17 @@ def _v17(conn: Connection) -> None:
     ).create(conn, checkfirst=True)  # fmt: skip
 
 
+def _v18(conn: Connection) -> None:
+    """Disputes gain `statement` (rebuilt with their rows, so columns stay in FIELDS' order);
+    statements and products tables are made."""
+    for kind in ("disputes", "statements", "products"):
+        table = record_table(kind, V18_RECORDS[kind], MetaData())
+        if inspect(conn).has_table(table.name):
+            _rebuild(conn, table, "_v17")
+        else:
+            table.create(conn)
+
+
 def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
     """`value` as `target` stores it: text ('' none) made a number where a number goes."""
     if isinstance(target.type, Float) and not isinstance(value.type, Numeric | Integer):
@@ -432,4 +444,5 @@ MIGRATIONS = {
     15: _v15,
     16: _v16,
     17: _v17,
+    18: _v18,
 }

@@ -57,10 +57,13 @@ def changed_scope(store: StateStore, inputs: str, held: dict[str, str]) -> Scope
     if store.get_meta(BUILT_HELD) != held_digest(held) or _joins_across_orders(store):
         return None
     seq = int(built)
+    if store.keys_since("products", seq, "handle"):  # a listing: any order with its SKU
+        return None
     orders: set[str] = set()
-    for kind in ("disputes", "orders", "shipments", "refunds"):
+    for kind in ("disputes", "orders", "shipments", "refunds", "statements"):
         orders |= store.keys_since(kind, seq, "order_number")
     pids = store.keys_since("disputes", seq, "provider_dispute_id")
+    pids |= store.keys_since("statements", seq, "provider_dispute_id")
     return _widen(store, pids, orders)
 
 
@@ -86,8 +89,16 @@ def _widen(store: StateStore, pids: set[str], orders: set[str]) -> Scope | None:
 
 def scoped_records(store: StateStore, scope: Scope) -> dict[str, pd.DataFrame]:
     """The records a build of `scope` reads: its disputes' rows, its orders' lines,
-    shipments and refunds (no payments: a state with any is rebuilt whole)."""
+    shipments and refunds (no payments: a state with any is rebuilt whole), the statements
+    naming them and every product listing (few: one export's worth)."""
+    named = [
+        store.records_where("statements", "provider_dispute_id", scope.disputes),
+        store.records_where("statements", "order_number", scope.orders),
+    ]
+    statements = pd.concat(named, ignore_index=True).drop_duplicates()
     return {
+        "statements": statements.sort_values(["_seq", "_row"], kind="stable"),
+        "products": store.load_records(["products"])["products"],
         "disputes": store.records_where("disputes", "provider_dispute_id", scope.disputes),
         "orders": store.records_where("orders", "order_number", scope.orders),
         "shipments": store.records_where("shipments", "order_number", scope.orders),

@@ -389,6 +389,7 @@ def prepare_step(
         read=_reader(opts) if opts.read_limits is not None else None,
         tracking=lambda: tracking_numbers(store),
         refused=refused_rows(store.open_problems(), set(orders)),
+        sku_owners=lambda sku: sku_disputes(store, orders, sku),
     )
     mover = Mover(opts.inbox, run_id, enabled=opts.archive)
     for issue in out.file_issues:  # a file that names a dispute but fails its checks
@@ -425,7 +426,8 @@ def prepare_step(
     for pid, files in matches.items():
         for f in files:  # a good file replaces a bad one; how it was matched, how it was read
             store.replace_problems(f.label, [asdict(p) for p in file_notes(pid, f)], run_id)
-            mover.archive(f.path)
+            if f.path.exists():  # (a product photo goes to several disputes: moved once)
+                mover.archive(f.path)
     out.not_moved = mover.not_moved
     return out
 
@@ -522,6 +524,12 @@ def _reader(opts: RunOptions) -> Callable[[list[EvidenceFile]], dict[str, Docume
         return read_documents(todo, limits, cache)
 
     return read
+
+
+def sku_disputes(store: StateStore, orders: dict[str, str], sku: str) -> set[str]:
+    """The disputes (of `orders`: dispute -> order number) whose order has a line of `sku`."""
+    numbers = store.keys_where("orders", "order_number", "sku", {sku, sku.upper(), sku.lower()})
+    return {pid for pid, order in orders.items() if order and order in numbers}
 
 
 def tracking_numbers(store: StateStore) -> dict[str, set[str]]:

@@ -31,6 +31,7 @@ import pandas as pd
 from dispute_evidence.api.models import Evidence, MerchantProfile
 from dispute_evidence.evidence.amounts import EXACT_INT, payload_numbers, price_codes
 from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
+from dispute_evidence.evidence.known import KnownFacts
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
     PAYMENT_TEXT,
@@ -297,7 +298,7 @@ def _shrunk_reexports(orders: pd.DataFrame, codes: pd.DataFrame) -> list[Reject]
 def _order_columns(orders: pd.DataFrame) -> dict[str, list[Any]]:
     """The order lines' columns, and which file each line came from as a code per line (not
     400,000 strings): named only in the reason a dispute is held."""
-    cols = _columns(orders, ("product_title", "currency_code"), ("price", "quantity"))
+    cols = _columns(orders, ("product_title", "currency_code", "sku"), ("price", "quantity"))
     codes, names = pd.factorize(orders["_file"].astype(str))
     cols["_file"] = [names[c] for c in range(len(names))]
     cols["_file_code"] = codes.tolist()
@@ -327,15 +328,14 @@ def build_evidence(
     conflicts += shrunk
     order_cols = _order_columns(orders)
     order_facts = _order_facts(orders, order_rows)
-    ship_cols = _columns(ships, SHIPMENT_FACTS, ())
-    ship_entries = _shipment_entries(ship_cols)
+    ship_entries = _shipment_entries(_columns(ships, SHIPMENT_FACTS, ()))
     pays, pay_rows, unlisted = payments_by_order(disputes, order_facts, records.get("payments"))
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     refunds = refunds_by_order(records.get("refunds"), set(order_rows))
+    known = KnownFacts.of(disputes, records, order_cols)  # statements, the products as sold
     profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
-    # for "did you mean": the orders no dispute names
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
 
     disputes = disputes.sort_values("provider_dispute_id")
@@ -374,6 +374,7 @@ def build_evidence(
             payment_facts(charges, pay_cols) if charges else None,
             refunds.get(order_number),
         )
+        known.add(evidence["additional_evidence"], pid, lines)
         if is_fraud(reason):
             ce3[pid] = history().check(order_number)
             if ce3[pid].qualifies:  # on top of the normal evidence: the fallback if refused

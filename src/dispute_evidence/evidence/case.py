@@ -34,7 +34,9 @@ from dispute_evidence.evidence.delivery import (
 from dispute_evidence.evidence.documents import DocumentFacts, Message
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
+from dispute_evidence.evidence.products import Listing, sold_as
 from dispute_evidence.evidence.stance import Stance, family_of, message_stance
+from dispute_evidence.evidence.statement import statement_of
 from dispute_evidence.evidence.views import DisputeView
 
 NOT_RECEIVED = "product_not_received"
@@ -126,6 +128,8 @@ class CaseFacts:
     # documents whose text names another parcel: {file name: what it names}, never argued
     other_parcels: tuple[tuple[str, str], ...] = ()
     credits: tuple[Credit, ...] = ()  # each refund with its date and reference (credits.py)
+    statement: str = ""  # the merchant's own words (evidence/statement.py): never a fact
+    as_sold: tuple[Listing, ...] = ()  # each line's listing as sold (evidence/products.py)
 
     @property
     def reason(self) -> str:
@@ -293,6 +297,8 @@ def build_case(
         contradictions=(),
         other_parcels=others,
         credits=credits_of(extra),
+        statement=statement_of(extra),
+        as_sold=sold_as(extra),
     )
     return _checked(case)
 

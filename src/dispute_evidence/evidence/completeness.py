@@ -56,6 +56,14 @@ def _check_passed(case: CaseFacts, *keys: str) -> bool:
     return any(str(c.get(k, "")).lower() == "pass" for c in case.charges for k in keys)
 
 
+# What the merchant's statement answers, per reason (shared/spec/rebuttal-by-reason.md)
+_STATEMENTS = {
+    "refund": "why no refund is owed",
+    "cancellation": "that no cancellation was received before the charge",
+    "duplicate": "why the two charges differ",
+    "return": "what happened to any return request",
+}
+
 ITEMS = {
     i.key: i
     for i in (
@@ -98,8 +106,15 @@ ITEMS = {
              "inbox's store/ folder; or a PDF named with the order number and 'policy')",
              _document(K.POLICY), (K.POLICY,)),
         Item("explanation_document", "explanation document",
-             "a document saying why the charge is valid (for a duplicate: the other charge's "
-             "id and how the two differ)", _document()),
+             "a document or merchant statement saying why the charge is valid (for a "
+             "duplicate: the other charge's id and how the two differ)",
+             lambda c: _has_document(c) or bool(c.statement)),
+        Item("listing", "product as sold", "the product's listing as sold (Shopify's products "
+             "export, or a products sheet: SKU or title, description)", lambda c: bool(c.as_sold)),
+        *(Item(f"statement_{key}", f"merchant statement ({what})",
+               f"a merchant statement saying {what} (a Statement column in the disputes list, "
+               "or '<order number> statement.txt' in the inbox)", lambda c: bool(c.statement))
+          for key, what in _STATEMENTS.items()),
         Item("communication", "customer communication",
              "emails or chat with the customer (PDF named with the order number and 'email' "
              "or 'chat')", _document(K.COMMUNICATION), (K.COMMUNICATION,)),
@@ -122,19 +137,19 @@ REASONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "product_unacceptable": (
         ("products", "policy_document"),
-        ("communication", "refund_record", "customer_email"),
+        ("listing", "statement_return", "communication", "refund_record", "customer_email"),
     ),
     "subscription_canceled": (
         ("policy_document", "customer_email"),
-        ("communication", "payment_record"),
+        ("statement_cancellation", "communication", "payment_record"),
     ),
     "duplicate": (
         ("explanation_document", "payment_record"),
-        ("shipping_document", "communication"),
+        ("statement_duplicate", "shipping_document", "communication"),
     ),
     "credit_not_processed": (
         ("policy_document", "refund_record"),
-        ("communication", "customer_email"),
+        ("statement_refund", "communication", "customer_email"),
     ),
     "general": (
         ("products", "customer_name", "customer_email"),

@@ -29,6 +29,11 @@ from dispute_evidence.problems import Problem, ProblemKind
 
 _RUN = re.compile(r"[A-Za-z0-9]+")
 MAX_TOKEN_RUNS = 4
+# a product's photo, named for its SKU: `SKB-825 photo.jpg`, `SKB-825_photo_2.png`
+_PHOTO = re.compile(
+    r"^\s*(?P<sku>\S.*?)[\s_\-]+(?:product[\s_\-]+)?photo(?:[\s_\-]*\d+)?\s*$", re.I
+)
+PHOTO_SUFFIXES = frozenset({".jpg", ".jpeg", ".png"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,8 @@ class EvidenceFile:
 
 # Reads files into facts, {sha256: facts} (engine: evidence.reading.read_documents, cached)
 Reader = Callable[[list[EvidenceFile]], Mapping[str, DocumentFacts]]
+# The disputes whose order has a line of this SKU (engine: the orders records)
+SkuOwners = Callable[[str], set[str]]
 NO_MATCH = "matches no dispute: put the dispute id (dp_…) or order number in the name"
 
 
@@ -74,6 +81,14 @@ def name_tokens(stem: str) -> set[str]:
         for j in range(i, min(i + MAX_TOKEN_RUNS, len(runs))):
             tokens.add(stem[runs[i][0] : runs[j][1]])
     return tokens
+
+
+def photo_sku(path: Path) -> str:
+    """The SKU a product photo's name gives ('' when it is not named as one)."""
+    if path.suffix.lower() not in PHOTO_SUFFIXES:
+        return ""
+    match = _PHOTO.match(path.stem)
+    return match["sku"].strip() if match else ""
 
 
 def _digest(path: Path) -> tuple[str, int, bytes]:
@@ -193,8 +208,11 @@ def match_evidence_files(
     read: Reader | None = None,
     tracking: Callable[[], Mapping[str, set[str]]] | None = None,
     refused: Mapping[str, str] | None = None,
+    sku_owners: SkuOwners | None = None,
 ) -> tuple[dict[str, list[EvidenceFile]], list[FileIssue]]:
     """{provider_dispute_id: files} and the issues; `disputes` maps provider id -> order number.
+    A product photo (`<sku> photo.jpg`) whose name names no dispute goes to every dispute
+    `sku_owners` gives for its SKU (the orders with a line of it).
     With `read`, every file that passed its checks is read (once: the reader caches), the
     ones no name matched are matched by what their text names, and a password-protected PDF
     is an issue; `tracking` gives {tracking number (upper case): its disputes}; `refused`
@@ -209,6 +227,13 @@ def match_evidence_files(
     for path in sorted(paths):
         label = names.label(path, root)
         owners = set().union(*(by_token.get(t, set()) for t in name_tokens(path.stem)))
+        if not owners and (photo := _product_photo(path, label, sku_owners)) is not None:
+            pids, checked = photo
+            if isinstance(checked, FileIssue):
+                issues.append(checked)
+            else:  # one file, sent to each dispute whose order has the SKU
+                by_name += [(pid, checked) for pid in pids]
+            continue
         if len(owners) > 1:
             issues.append(
                 FileIssue(
@@ -240,6 +265,21 @@ def match_evidence_files(
     for f in by_content:
         _by_content(matches, issues, index, replace(f, facts=facts.get(f.sha256)), near, refused)
     return matches, issues
+
+
+def _product_photo(
+    path: Path, label: str, sku_owners: SkuOwners | None
+) -> tuple[list[str], EvidenceFile | FileIssue] | None:
+    """A product photo named for a SKU that disputed orders have: those disputes and the file
+    checked (None: not a product photo, or no disputed order has its SKU)."""
+    sku = photo_sku(path) if sku_owners is not None else ""
+    pids = sorted(sku_owners(sku)) if sku and sku_owners is not None else []
+    if not pids:
+        return None
+    try:
+        return pids, check_file(path, label)
+    except OSError as exc:
+        return pids, FileIssue(label, unreadable_reason(exc))
 
 
 def _take(

@@ -24,6 +24,7 @@ from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
+from dispute_evidence.evidence.products import opening
 from dispute_evidence.evidence.stance import FAMILIES, family_of
 
 __all__ = ["FAMILIES", "Letter", "Sentence", "build_letter", "family_of", "letter_for"]
@@ -46,6 +47,8 @@ SOURCE_WORDS = {
     "refunds": "the refunds log",
     "history": "the order history (orders and payments exports, every file read so far)",
     "files": "the files attached to this dispute",
+    "products": "the products export (the product's listing as sold)",
+    "statement": "the merchant's own statement: its words, not a record the exports show",
 }
 SOURCE_TITLES = {
     "dispute": "The dispute",
@@ -55,8 +58,11 @@ SOURCE_TITLES = {
     "refunds": "The refund",
     "history": "Earlier orders on the card",
     "files": "Attached documents",
+    "products": "The product as sold",
+    "statement": "The merchant's statement",
 }
 MAX_ITEMS = 5  # products or files named in one sentence
+STATEMENT_CHARS = 4000  # of the merchant's statement on the letter (the payload holds it all)
 FILE = "file:"  # a source key naming one document: "file:<its name>"
 REQUEST = ("For these reasons we ask that the dispute be reversed and the payment of "
            "{amount} stand.")  # fmt: skip
@@ -85,6 +91,8 @@ class Letter:
     # the disputed transaction identified, (label, value) each, before anything is argued
     header: tuple[tuple[str, str], ...] = ()
     made: tuple[str, ...] = ()  # the arguments that said something ("delivery", "ce3", ...)
+    # the merchant's own words, a paragraph each, under their own heading: never a point
+    statement: tuple[Sentence, ...] = ()
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -103,7 +111,7 @@ class Letter:
     def sources(self) -> list[str]:
         """The source keys, in first-use order (the appendix numbers them so)."""
         keys = [self.reason_source] if self.reason_source else []
-        said = (*self.context, *self.conceded, *self.sentences, *self.timeline)
+        said = (*self.context, *self.conceded, *self.sentences, *self.statement, *self.timeline)
         keys += [s.source for s in said]
         return list(dict.fromkeys(keys))
 
@@ -270,6 +278,25 @@ class _Facts:
                 out.append(Sentence(f"Our policy ({self._cite(doc.name, q.page)}) says: {_quoted(q.text)}",
                                     FILE + doc.name))  # fmt: skip
         return out[:2]
+
+    def as_sold(self) -> list[Sentence]:
+        """The product as its listing sold it: the description's opening, quoted."""
+        return [Sentence(f"As sold, the listing of {x.title} described it as: "
+                         f"{_quoted(opening(x.description))}", "products")
+                for x in self.case.as_sold[:2]]  # fmt: skip
+
+    def statement(self) -> list[Sentence]:
+        """The merchant's statement, a sentence a paragraph, as the merchant wrote it."""
+        out, left = [], STATEMENT_CHARS
+        for part in self.case.statement.split("\n\n"):
+            if left <= 0:
+                out.append(Sentence("(The statement continues in the evidence submitted with "
+                                    "this response.)", "statement"))  # fmt: skip
+                break
+            text = " ".join(part.split())
+            out.append(Sentence(text if len(text) <= left else text[: left - 1] + "…", "statement"))
+            left -= len(text)
+        return out
 
     def messages(self) -> list[Sentence]:
         """The customer's words that answer the claim (evidence/stance.py), oldest first; a
@@ -444,7 +471,8 @@ _ARGUMENTS: dict[str, tuple[Callable[[_Facts], list[Sentence]], ...]] = {
               _Facts.card_checks, _Facts.same_address, _Facts.customer, _Facts.shipped,
               _Facts.delivery, _Facts.files),
     "not_received": (_Facts.messages, _Facts.delivery, _Facts.shipped, _Facts.files),
-    "not_as_described": (_Facts.messages, _Facts.policy, _Facts.delivery, _Facts.files),
+    "not_as_described": (_Facts.messages, _Facts.as_sold, _Facts.policy, _Facts.delivery,
+                         _Facts.files),
     "credit_not_processed": (_Facts.refund, _Facts.messages, _Facts.policy, _Facts.delivery,
                              _Facts.files),
     "subscription_canceled": (_Facts.messages, _Facts.policy, _Facts.charge_list,
@@ -556,4 +584,5 @@ def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Lett
         _cited([*conceded, *points, *rest, *timeline], facts.listed),
         header(case, code),
         tuple(made),
+        tuple(facts.statement()),
     )

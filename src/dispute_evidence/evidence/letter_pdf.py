@@ -35,6 +35,7 @@ _TEXT = ParagraphStyle(
     "lb", parent=_STYLES["BodyText"], fontName=fonts.BODY, fontSize=10, leading=13.5, spaceAfter=3
 )
 _ITEM = ParagraphStyle("li", parent=_TEXT, leftIndent=10, bulletIndent=0, bulletFontName=fonts.BODY)
+_QUOTE = ParagraphStyle("lq", parent=_TEXT, leftIndent=10, rightIndent=6)
 _NOTE = ParagraphStyle(
     "ln", parent=_TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#555555")
 )
@@ -44,6 +45,9 @@ NO_CLAIMS = ("We hold no further facts that answer this dispute, so this letter 
 NO_CLAIMS_ATTACHED = ("This letter makes no claim of its own; the documents listed below are our "
                       "response, and the data sheet that follows shows the records we have for "
                       "this order.")  # fmt: skip
+NO_CLAIMS_STATED = ("This letter makes no claim from our records; the merchant's statement below "
+                    "is our response, and the data sheet that follows shows the records we have "
+                    "for this order.")  # fmt: skip
 
 
 def _text(value: object) -> str:
@@ -110,12 +114,18 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
     story.append(Paragraph("Why the payment stands" if letter.argues else "Our response", _HEAD))
     if not letter.claims:
         attached = any(s.source == "files" for s in letter.sentences)
-        story.append(Paragraph(_text(NO_CLAIMS_ATTACHED if attached else NO_CLAIMS), _TEXT))
+        said = (
+            NO_CLAIMS_ATTACHED if attached else NO_CLAIMS_STATED if letter.statement else NO_CLAIMS
+        )
+        story.append(Paragraph(_text(said), _TEXT))
     story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.points]
     # the attachments listed: not a point of "why the payment stands", so not one of its bullets
     story += [
         Paragraph(_marked(s, numbers), _TEXT) for s in letter.sentences if s not in letter.points
     ]
+    if letter.statement:  # the merchant's own words: quoted apart, never mixed with the facts
+        story.append(Paragraph("The merchant's statement", _HEAD))
+        story += [Paragraph(_marked(s, numbers), _QUOTE) for s in letter.statement]
     if letter.timeline:
         story.append(Paragraph("Timeline", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]

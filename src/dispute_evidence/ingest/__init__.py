@@ -22,6 +22,14 @@ from dispute_evidence.ingest.readers import (
     is_ignored,
     read_grids,
 )
+from dispute_evidence.ingest.statements import (
+    NAMING,
+    STATEMENT_FILE,
+    STATEMENT_SUFFIXES,
+    UnreadableStatement,
+    is_statement_file,
+    statement_table,
+)
 from dispute_evidence.ingest.tables import (
     SOURCE_COLUMNS,
     Reject,
@@ -73,7 +81,8 @@ def empty_records() -> dict[str, pd.DataFrame]:
 
 def scan_inbox(inbox: Path) -> tuple[list[Path], list[Path], list[tuple[str, str]]]:
     """(spreadsheets, evidence files, skipped) under `inbox`, sub-folders included; the
-    store's documents (`store/`: scan_store) are not among them.
+    store's documents (`store/`: scan_store) are not among them. A merchant's statement
+    (`1036 statement.txt`) is read like a sheet: it is listed with them.
 
     Symlinks are never followed; lock/temp/hidden files and our own folders are skipped.
     """
@@ -82,11 +91,16 @@ def scan_inbox(inbox: Path) -> tuple[list[Path], list[Path], list[tuple[str, str
     skipped: list[tuple[str, str]] = []
     for path in _walk(inbox, skipped, OWN_FOLDERS | {STORE}):
         suffix = _entry(inbox, path, skipped)
-        if suffix in SPREADSHEET_SUFFIXES:
+        if suffix is None:
+            continue
+        if suffix in SPREADSHEET_SUFFIXES or is_statement_file(path):
             sheets.append(path)
         elif suffix in EVIDENCE_SUFFIXES:
             evidence.append(path)
-        elif suffix is not None:
+        elif suffix in STATEMENT_SUFFIXES:
+            shown = readable(str(path.relative_to(inbox)))
+            skipped.append((shown, f"a text file not read: for a statement, {NAMING}"))
+        else:
             skipped.append(
                 (
                     readable(str(path.relative_to(inbox))),
@@ -175,6 +189,8 @@ def ingest_file(
     """Tables found in one file: [(kind, records)], rejects and summaries. `dayfirst`: how
     numeric dates are read where a column leaves it open (the config's locale); `zone`: where
     a deadline without a time of day ends."""
+    if is_statement_file(path):
+        return _ingest_statement(path, label, max_bytes)
     tables: list[tuple[str, pd.DataFrame]] = []
     rejects: list[Reject] = []
     summaries: list[FileSummary] = []
@@ -239,6 +255,21 @@ def ingest_file(
         rejects.extend(table.rejects)
         summaries.append(_table_summary(label, grid.sheet, mapping, table, len(grid.problems)))
     return tables, rejects, summaries
+
+
+def _ingest_statement(
+    path: Path, label: str, max_bytes: int
+) -> tuple[list[tuple[str, pd.DataFrame]], list[Reject], list[FileSummary]]:
+    """A merchant's statement file (ingest/statements.py) as one `statements` record."""
+    try:
+        table = statement_table(path, label, max_bytes)
+    except UnreadableStatement as exc:
+        reject = Reject(label, None, None, None, None, f"merchant statement: {exc}")
+        return [], [reject], [FileSummary(label, None, "statements", None, problem=reject.reason)]
+    summary = _table_summary(label, None, STATEMENT_FILE, table, 0)
+    if table.records.empty:  # its text refused (a NUL byte, too long): the rejects say why
+        return [], table.rejects, [summary]
+    return [("statements", table.records)], table.rejects, [summary]
 
 
 def _table_summary(

@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Kind = Literal[
-    "disputes", "orders", "shipments", "payments", "refunds", "approvals", "fraud_warnings"
+    "disputes",
+    "orders",
+    "shipments",
+    "payments",
+    "refunds",
+    "approvals",
+    "fraud_warnings",
+    "statements",
+    "products",
 ]
 
 # canonical field -> required?
@@ -17,6 +25,9 @@ FIELDS: dict[str, dict[str, bool]] = {
         "provider_dispute_id": True, "order_number": True, "amount": False, "currency": False,
         "reason": False, "response_due_by": False, "network_reason_code": False,
         "dispute_date": False,  # when it opened (`initiated_at` too): the standing's month
+        # what the merchant wants the reviewer to read, in their own words (`Merchant
+        # statement` too); a notes column is internal and never read
+        "statement": False,
     },
     "orders": {
         "order_number": True, "product_title": True, "price": True, "quantity": True, "currency_code": True,
@@ -61,7 +72,20 @@ FIELDS: dict[str, dict[str, bool]] = {
     "fraud_warnings": {
         "payment_id": False, "order_number": False, "reported_at": True, "fraud_type": False,
     },
+    # A merchant's statement for one dispute or order: `<order or dispute id> statement.txt`
+    # (or .md) dropped into the inbox (ingest/statements.py); no sheet is taken for one
+    # unless a mapping says so.
+    "statements": {"provider_dispute_id": False, "order_number": False, "statement": True},
+    # The product as sold: its listing's description and images, keyed by SKU (the orders'
+    # `Lineitem sku`) or else title. Shopify's products export, or a sheet of its own.
+    "products": {
+        "handle": False, "sku": False, "product_title": False, "description": True,
+        "image_url": False, "vendor": False, "product_type": False,
+    },
 }  # fmt: skip
+# Fields that hold prose, not a value: a cell may be as long as a spreadsheet allows (32,767
+# characters; other fields stop at 2,000). A product description is HTML as exported.
+LONG_TEXT_FIELDS = frozenset({"statement", "description"})
 DATE_FIELDS = frozenset(
     {
         "response_due_by",
@@ -146,6 +170,8 @@ class Mapping:
     alternatives: frozenset[str] = frozenset()
     signature: frozenset[str] = frozenset()
     dayfirst: bool | None = None  # numeric dates: 01/12 is 1 December (None: decide per column)
+    fill_by: str = "order_number"  # the field whose rows `forward_fill` carries values down
+    any_of: frozenset[str] = frozenset()  # fields of which one at least must be found
 
     def required(self) -> set[str]:
         if self.required_override is not None:
@@ -162,6 +188,8 @@ class Mapping:
             if idx:
                 found[fld] = idx[:1] if fld in self.alternatives else idx
         missing = self.required() - set(found) - set(self.defaults)
+        if self.any_of and not self.any_of & found.keys():
+            return None
         return None if missing else found
 
     def missing_required(self, headers: dict[str, int]) -> list[str]:
@@ -174,14 +202,23 @@ class Mapping:
 # Canonical fields a second header also names (the API's own word, Stripe's): the first present
 CANONICAL_ALIASES: dict[tuple[Kind, str], tuple[str, ...]] = {
     ("disputes", "dispute_date"): ("dispute_date", "initiated_at"),
+    ("disputes", "statement"): ("statement", "merchant_statement"),
+    ("products", "product_title"): ("product_title", "title"),
+    ("products", "image_url"): ("image_url", "image"),
     ("fraud_warnings", "payment_id"): ("payment_id", "charge"),
 }
+
+
+# A canonical table that names its rows by one of several fields: a products sheet gives a
+# SKU or a title (a sheet with a Description column alone is no products sheet)
+CANONICAL_ANY_OF: dict[Kind, frozenset[str]] = {"products": frozenset({"sku", "product_title"})}
 
 
 def _canonical(kind: Kind) -> Mapping:
     columns = {f: CANONICAL_ALIASES.get((kind, f), (f,)) for f in FIELDS[kind]}
     aliased = frozenset(f for k, f in CANONICAL_ALIASES if k == kind)
-    return Mapping(f"canonical {kind}", kind, columns, alternatives=aliased)
+    any_of = CANONICAL_ANY_OF.get(kind, frozenset())
+    return Mapping(f"canonical {kind}", kind, columns, alternatives=aliased, any_of=any_of)
 
 
 def _addr(prefix: str) -> tuple[str, ...]:
@@ -284,8 +321,25 @@ STRIPE_FRAUD_WARNINGS = Mapping(
     alternatives=frozenset({"payment_id", "reported_at", "order_number"}),
 )  # fmt: skip
 
+# Shopify's products export (Admin > Products > Export), unedited: one row per variant and
+# per extra image; the product's own fields (title, description, vendor, type) only on the
+# first row of its handle, carried down. An image-only row is kept for its image.
+SHOPIFY_PRODUCTS = Mapping(
+    "Shopify products export", "products",
+    {
+        "handle": ("Handle",), "sku": ("Variant SKU",), "product_title": ("Title",),
+        "description": ("Body (HTML)",), "image_url": ("Image Src",), "vendor": ("Vendor",),
+        "product_type": ("Type",),
+    },
+    forward_fill=("product_title", "description", "vendor", "product_type"),
+    fill_by="handle",
+    required_override=frozenset({"handle"}),
+    signature=frozenset(map(norm_header, ("Handle", "Title", "Body (HTML)", "Variant SKU"))),
+)  # fmt: skip
+
 PRESETS: tuple[Mapping, ...] = (
-    SHOPIFY_ORDERS, SHIPSTATION_ORDERS, STRIPE_PAYMENTS, APPROVALS, STRIPE_FRAUD_WARNINGS
+    SHOPIFY_ORDERS, SHIPSTATION_ORDERS, STRIPE_PAYMENTS, APPROVALS, STRIPE_FRAUD_WARNINGS,
+    SHOPIFY_PRODUCTS,
 )  # fmt: skip
 CANONICAL: tuple[Mapping, ...] = (
     _canonical("disputes"),
@@ -294,4 +348,5 @@ CANONICAL: tuple[Mapping, ...] = (
     _canonical("payments"),
     _canonical("fraud_warnings"),
     _canonical("refunds"),
+    _canonical("products"),
 )

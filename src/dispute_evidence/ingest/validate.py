@@ -13,6 +13,7 @@ from dispute_evidence.ingest.layouts import (
     CURRENCY_FIELDS,
     DATE_FIELDS,
     FIELDS,
+    LONG_TEXT_FIELDS,
     NUMBER_FIELDS,
     Mapping,
 )
@@ -27,6 +28,7 @@ from dispute_evidence.ingest.tables import (
 )
 
 MAX_CELL_CHARS = 2000
+MAX_PROSE_CHARS = 32_767  # a statement or a description: as long as a spreadsheet cell holds
 NUL_CELL = "contains a NUL byte (a damaged export); fix or retype the cell and drop the file again"
 IMPLAUSIBLE_DATE = (
     f"date outside {DATE_RANGE[0]:%Y-%m-%d} to {DATE_RANGE[1]:%Y-%m-%d}: not a plausible "
@@ -39,6 +41,10 @@ MONEY_FIELDS = frozenset(NUMBER_FIELDS - {"quantity"})
 LINE_KINDS = frozenset({"orders"})
 
 
+NO_PRODUCT_KEY = (
+    "names no product: a description needs the product's SKU (as the orders export's "
+    "`Lineitem sku`) or its title"
+)
 DEADLINE_FIELDS = frozenset({"response_due_by", "dispute_evidence_due"})
 # a date alone: 2026-11-30, 30/11/2026, 30.11.26, or a spreadsheet's date at midnight
 _DATE_ONLY = r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4})(\s+00:00(:00)?)?\s*$"
@@ -61,13 +67,14 @@ def end_of_day(raw: pd.Series, parsed: pd.Series, zone: str) -> pd.Series:
     return out
 
 
-def _forward_fill_orders(frame: pd.DataFrame, fields: tuple[str, ...]) -> None:
-    """Shopify fills order-level fields only on an order's first row: carry them down."""
+def _forward_fill(frame: pd.DataFrame, fields: tuple[str, ...], by: str) -> None:
+    """Shopify fills an order's (a product's) own fields only on its first row: carry them
+    down, within each order (product handle)."""
     present = [f for f in fields if f in frame]
     if not present:
         return
     filled = frame[present].where(frame[present] != "")
-    frame[present] = filled.groupby(frame["order_number"], sort=False).ffill().fillna("")
+    frame[present] = filled.groupby(frame[by], sort=False).ffill().fillna("")
 
 
 def _blank_rows(frame: pd.DataFrame, columns: list[str]) -> pd.Series:
@@ -113,19 +120,20 @@ def validate_table(
     if "order_number" in frame:
         frame["order_number"] = normalise_order_number(frame["order_number"])
     if mapping.forward_fill:
-        _forward_fill_orders(frame, mapping.forward_fill)
+        _forward_fill(frame, mapping.forward_fill, mapping.fill_by)
 
-    # number and date cells are parsed, and a card number there is refused with the row (its
-    # value covered on the line): only the text cells, which would be kept, are looked at
-    texts = [f for f in canonical if f not in NUMBER_FIELDS and f not in DATE_FIELDS]
-    card_cells = _card_numbers(frame, texts, file, sheet, shown)
+    card_cells = _card_numbers(frame, canonical, file, sheet, shown)
     problems: list[tuple[pd.Series, str, str]] = []  # (bad-row mask, field, reason)
     for fld in mapping.required():
         problems.append((frame[fld] == "", fld, f"missing {fld.replace('_', ' ')} (required)"))
+    if kind == "products":
+        unnamed = (frame["sku"] == "") & (frame["product_title"] == "")
+        problems.append((unnamed, "description", NO_PRODUCT_KEY))
     for fld in canonical:
-        if _may_be_longer(frame[fld], MAX_CELL_CHARS):
-            too_long = frame[fld].str.len() > MAX_CELL_CHARS
-            problems.append((too_long, fld, f"longer than {MAX_CELL_CHARS} characters"))
+        limit = MAX_PROSE_CHARS if fld in LONG_TEXT_FIELDS else MAX_CELL_CHARS
+        if _may_be_longer(frame[fld], limit):
+            too_long = frame[fld].str.len() > limit
+            problems.append((too_long, fld, f"longer than {limit} characters"))
         if not nul_free:
             problems.append((frame[fld].str.contains("\x00", regex=False), fld, NUL_CELL))
     parsed: dict[str, pd.Series] = {}
@@ -185,9 +193,11 @@ def _card_numbers(
     """Cells holding a full card number are emptied, in place, before anything reads them;
     one Reject each, naming the cell by its last 4 digits. The row itself is not refused (a
     required cell emptied refuses it as missing). Arrow's regex engine picks the candidates,
-    so a million-row export costs one vectorised pass per column."""
+    so a million-row export costs one vectorised pass per column. Number and date cells are
+    parsed, and a card number there refuses the row (its value covered on the line): only the
+    text cells, which would be kept, are looked at."""
     out: list[Reject] = []
-    for fld in columns:
+    for fld in (f for f in columns if f not in NUMBER_FIELDS and f not in DATE_FIELDS):
         col = frame[fld]
         if not _may_be_longer(col, 12):  # no cell of 13 bytes or more: nothing to look for
             continue

@@ -1,0 +1,41 @@
+"""What the analyst knows and the exports do not, added to a payload by the builder: the
+merchant's statement per dispute (evidence/statement.py) and each order line's listing as
+sold (evidence/products.py). Pure: records in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from dispute_evidence.evidence.products import AS_SOLD, Catalogue
+from dispute_evidence.evidence.statement import STATEMENT, statements_by_dispute
+
+
+@dataclass(frozen=True)
+class KnownFacts:
+    """What the analyst knows and the exports do not: the merchant's statement per dispute
+    (evidence/statement.py) and each order line's listing as sold (evidence/products.py)."""
+
+    said: dict[str, dict[str, Any]]
+    catalogue: Catalogue
+    order_cols: dict[str, list[Any]]
+
+    @classmethod
+    def of(
+        cls, disputes: pd.DataFrame, records: dict[str, pd.DataFrame], oc: dict[str, list[Any]]
+    ) -> KnownFacts:
+        """From the current dispute rows, the records and the builder's order-line columns."""
+        said = statements_by_dispute(disputes, records.get("statements"))
+        return cls(said, Catalogue.of(records.get("products")), oc)
+
+    def add(self, extra: dict[str, Any], pid: str, lines: list[int]) -> None:
+        """Into one payload's additional_evidence: its statement, its order lines' listings."""
+        if statement := self.said.get(pid):
+            extra[STATEMENT] = statement
+        oc = self.order_cols
+        if listed := self.catalogue.as_sold(
+            [(oc["sku"][i], oc["product_title"][i]) for i in lines]
+        ):
+            extra[AS_SOLD] = listed

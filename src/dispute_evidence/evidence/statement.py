@@ -1,0 +1,77 @@
+"""The merchant's statement for each dispute: what the merchant wants the issuer's reviewer to
+read, in their own words (why no refund is owed, that no cancellation came before the charge,
+why two charges differ, what happened to a return request).
+
+Two sources: a statement file (`1036 statement.txt`, ingest/statements.py: records of kind
+`statements`, keyed by the name's order number or dispute id) and the disputes list's
+`Statement` column. The file wins; of several files, the latest read wins (a new version
+replaces). A notes column is never read: it is the analyst's, not the reviewer's.
+
+The payload carries it as `additional_evidence.merchant_statement` = {text, from}; the letter
+quotes it under its own heading, never as a fact the exports show. Pure: records in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+STATEMENT = "merchant_statement"  # its key in additional_evidence
+FROM_FILE, FROM_LIST = "statement file", "disputes list"
+
+
+def _latest_files(statements: pd.DataFrame | None) -> dict[str, str]:
+    """{order number or dispute id: the text of the latest statement file naming it}."""
+    if statements is None or statements.empty:
+        return {}
+    rows = statements.loc[statements["statement"].astype(str) != ""]
+    if "_seq" in rows:
+        rows = rows.sort_values(["_seq", "_row"], kind="stable")
+    out: dict[str, str] = {}
+    for pid, order, text in zip(
+        rows["provider_dispute_id"].astype(str),
+        rows["order_number"].astype(str),
+        rows["statement"].astype(str),
+        strict=True,
+    ):
+        out.pop(pid, None)  # re-inserted: the latest file goes last
+        out[pid] = text
+        if order:
+            out.pop(f"order:{order}", None)
+            out[f"order:{order}"] = text
+    return out
+
+
+def statements_by_dispute(
+    disputes: pd.DataFrame, statements: pd.DataFrame | None
+) -> dict[str, dict[str, Any]]:
+    """{provider_dispute_id: {"text", "from"}} for each dispute that has a statement: a file
+    named for the dispute or its order (the later read of the two when both), else the
+    disputes list's own column (`disputes`: one current row per dispute)."""
+    files = _latest_files(statements)
+    column = disputes.get("statement")
+    if not files and (column is None or not column.astype(str).str.strip().any()):
+        return {}
+    place = {k: i for i, k in enumerate(files)}  # ingest order: the later of two keys wins
+    out: dict[str, dict[str, Any]] = {}
+    said = column.astype(str) if column is not None else pd.Series("", index=disputes.index)
+    for pid, number, text in zip(
+        disputes["provider_dispute_id"].astype(str),
+        disputes["order_number"].astype(str),
+        said,
+        strict=True,
+    ):
+        named = [k for k in (pid, f"order:{number}") if k in files]
+        if named:
+            latest = max(named, key=place.__getitem__)
+            out[pid] = {"text": files[latest], "from": FROM_FILE}
+        elif text.strip():
+            out[pid] = {"text": text.strip(), "from": FROM_LIST}
+    return out
+
+
+def statement_of(extra: dict[str, Any]) -> str:
+    """The statement a payload's additional_evidence carries ('' when none)."""
+    said = extra.get(STATEMENT) or {}
+    return str(said.get("text") or "").strip() if isinstance(said, dict) else ""
