@@ -270,8 +270,8 @@ def _build(
     known = {d.name: d for d in documents}
     attached = [known.get(f["file_name"]) or DocumentFacts(f["file_name"], f["sha256"],
                 f["kind"] or "", "not_read") for f in docs]  # fmt: skip
-    placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes())
-              for f in docs]  # fmt: skip
+    placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes(), a.kind)
+              for f, a in zip(docs, attached, strict=True)]  # fmt: skip
     cited = build_letter(payload, attached).documents  # the packet's order, before its pages
     if policy.upload == "packet":
         packet = build_packet(
@@ -283,7 +283,13 @@ def _build(
         return _Made(packet.body, "packet", packet, packet.over)
     summary = summary_pdf(pid, payload, attached, sources, notice=notice)
     packet = build_packet(  # for review only: never uploaded, so the API's size is no limit
-        lambda _: summary, placed, profile, cited=cited, lenient=True, api_max_bytes=None
+        lambda _: summary,
+        placed,
+        profile,
+        cited=cited,
+        lenient=True,
+        api_max_bytes=None,
+        stamped=False,  # the files go as they were dropped: the review shows them so
     )
     pages = count_pages(summary)
     counted = {i.name: i.pages for i in packet.items[1:]}
