@@ -141,7 +141,11 @@ def test_the_stamp_is_added_under_the_page_as_seen_and_covers_none_of_it(size, r
     else:
         assert stamp in text
     page = PdfReader(io.BytesIO(packet.body)).pages[2]
-    assert "/XObject" not in page["/Resources"]  # never rasterised: no image placed over it
+    placed = [x.get_object()["/Subtype"] for x in page["/Resources"]["/XObject"].values()]
+    assert placed == ["/Form"]  # the stamp, drawn: never rasterised, no image over the page
+    own = PdfReader(io.BytesIO(original)).pages[0]["/Contents"].get_object()._data
+    kept = [c.get_object()._data for c in page.get_object().raw_get("/Contents").get_object()]
+    assert own in kept  # the page's own content stream, byte for byte (still compressed)
 
 
 def test_a_crop_box_is_kept_and_what_it_hid_stays_hidden():

@@ -17,6 +17,8 @@ from string import ascii_uppercase
 
 from dispute_evidence.evidence.kinds import LABELS, OTHER
 
+PICTURES = (".jpg", ".jpeg", ".png")  # what the packet places as a picture on a page
+
 
 @dataclass(frozen=True)
 class Exhibit:
@@ -29,8 +31,10 @@ class Exhibit:
 
     @property
     def words(self) -> str:
-        """What the exhibit is, in words ("proof of delivery")."""
-        return LABELS.get(self.kind, LABELS[OTHER])
+        """What the exhibit is, in words ("proof of delivery"; a picture of no kind: "photo")."""
+        if self.kind in LABELS and self.kind != OTHER:
+            return LABELS[self.kind]
+        return "photo" if self.name.lower().endswith(PICTURES) else LABELS[OTHER]
 
     def cite(self, page: int | None) -> str:
         """ "Exhibit A, page 2"; "Exhibit A" alone for a one-page exhibit or no page."""

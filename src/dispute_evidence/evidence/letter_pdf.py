@@ -5,6 +5,7 @@ file and row when the engine names them, else the kind of record (the orders exp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from reportlab.lib import colors
@@ -13,10 +14,12 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
 
 from dispute_evidence.evidence import fonts
+from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
 from dispute_evidence.names import visible
 
 TEXT_CHARS = 2000  # a sentence or source line longer than this is clipped with "…"
+MAX_EXHIBITS = 8  # listed on the letter's page; the data sheet lists every one
 
 fonts.register()
 _STYLES = getSampleStyleSheet()
@@ -80,8 +83,29 @@ def _header_table(letter: Letter) -> list[Any]:
     return [Spacer(1, 2 * mm), table]
 
 
-def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]:
-    """Page 1: to the reviewer, the dispute in plain words, the order, and our case."""
+def _exhibit_list(exhibits: Mapping[str, Exhibit]) -> list[Any]:
+    """The exhibits the letter cites by label: in a packet, what each is and where it begins;
+    else the file each one is, so the reviewer can match a label to a file sent on its own."""
+    if not exhibits:
+        return []
+    shown = list(exhibits.values())[:MAX_EXHIBITS]
+    packet = any(x.start for x in shown)
+    lines = [f"Exhibit {x.label}: {x.words}, page {x.start}" if packet
+             else f"Exhibit {x.label}: {x.name} ({x.words})" for x in shown]  # fmt: skip
+    if len(exhibits) > MAX_EXHIBITS:
+        lines.append(f"… and {len(exhibits) - MAX_EXHIBITS} more, listed on the data sheet")
+    title = "Exhibits in this packet" if packet else "Exhibits (each sent as a file of its own)"
+    return [Paragraph(title, _HEAD), *(Paragraph(_text(line), _NOTE) for line in lines)]
+
+
+def letter_story(
+    pid: str,
+    letter: Letter,
+    payload: dict[str, Any],
+    exhibits: Mapping[str, Exhibit] | None = None,
+) -> list[Any]:
+    """Page 1: to the reviewer, the dispute in plain words, the order, and our case, then the
+    exhibits it cites by label (`exhibits`)."""
     extra = dict(payload.get("additional_evidence") or {})
     merchant = dict(payload.get("merchant_profile") or {})
     numbers = {key: i for i, key in enumerate(letter.sources(), start=1)}
@@ -121,6 +145,7 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
     if letter.request:
         story.append(Paragraph(_text(letter.request), _TEXT))
+    story += _exhibit_list(exhibits or {})
     story += [
         Spacer(1, 3 * mm),
         Paragraph("Each statement above is taken from the record its number names under "

@@ -48,7 +48,7 @@ from dispute_evidence.evidence.exhibits import (
     stamp_text,
 )
 from dispute_evidence.evidence.inert_pdf import make_inert
-from dispute_evidence.evidence.kinds import OTHER
+from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.evidence.limits import Item, LimitProfile, over_api_limit, over_limit
 from dispute_evidence.evidence.stamps import Mark, stamp_pages
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
@@ -75,7 +75,7 @@ class Document:
     name: str
     mime: str
     content: bytes
-    kind: str = OTHER  # evidence.kinds.*: what its exhibit stamp says it is
+    kind: str = ""  # evidence.kinds.*: what its exhibit stamp says it is ("": from its name)
 
 
 @dataclass
@@ -174,7 +174,8 @@ def _assemble(
         writer.append(PdfReader(io.BytesIO(part)))
     if back:
         writer.append(PdfReader(io.BytesIO(back)))
-    exhibits = exhibits_for([(d.name, d.kind, n) for d, n in zip(docs, counts, strict=True)],
+    exhibits = exhibits_for([(d.name, d.kind or kind_of(d.name), n)
+                             for d, n in zip(docs, counts, strict=True)],
                             [d.name for d in docs], starts)  # fmt: skip
     if stamped:
         stamp_pages(writer, _marks(front_pages, [exhibits[d.name] for d in docs], counts,

@@ -16,14 +16,24 @@ from collections.abc import Sequence
 
 from pypdf import PdfReader, PdfWriter, Transformation
 from pypdf._page import PageObject
-from pypdf.generic import RectangleObject
+from pypdf.generic import (
+    ArrayObject,
+    DecodedStreamObject,
+    DictionaryObject,
+    FloatObject,
+    IndirectObject,
+    NameObject,
+    RectangleObject,
+    is_null_or_none,
+)
 from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from dispute_evidence.evidence import fonts
 
-A4_WIDTH = 595.0
+A4_WIDTH = A4[0]
 FONT_ON_A4 = 12.0  # points, on a page as wide as A4: legible on a page image at 50 dpi
 FONT_RANGE = (9.0, 36.0)  # scaled with the page's width within these (a poster's is larger)
 LEADING = 1.25  # a line's height, in font sizes
@@ -44,18 +54,78 @@ def stamp_pages(writer: PdfWriter, marks: Sequence[Mark | None]) -> None:
     laid = [(page, _layout(_seen_width(page), mark)) for page, mark in pages]
     shapes = [_extend(page, _band(size, lines)) for page, (size, lines) in laid]
     reader = PdfReader(io.BytesIO(_stamps(shapes, [lay for _, lay in laid])))
-    for (page, _), (_, _, corner, turn), stamp in zip(pages, shapes, reader.pages, strict=True):
-        page.merge_transformed_page(stamp, Transformation().rotate(turn).translate(*corner))
-        page.compress_content_streams()  # merging decoded it: as small as it came
+    for i, ((page, _), (_, _, corner, turn), stamp) in enumerate(
+        zip(pages, shapes, reader.pages, strict=True)
+    ):
+        _overlay(writer, page, stamp, Transformation().rotate(turn).translate(*corner), i)
+
+
+def _overlay(
+    writer: PdfWriter, page: PageObject, stamp: PageObject, place: Transformation, n: int
+) -> None:
+    """Draw `stamp` over `page`, placed by `place`, as a form of its own (named by `n`): the
+    page's content streams are kept byte for byte (never decoded, whatever their filter),
+    wrapped in q … Q so a transform they leave in force cannot move the stamp."""
+    drawn = stamp.get_contents()
+    form = DecodedStreamObject()
+    form.set_data(drawn.get_data() if drawn is not None else b"")
+    form.update({
+        NameObject("/Type"): NameObject("/XObject"),
+        NameObject("/Subtype"): NameObject("/Form"),
+        NameObject("/BBox"): RectangleObject(stamp.mediabox),
+        NameObject("/Matrix"): ArrayObject(FloatObject(v) for v in place.ctm),
+        NameObject("/Resources"): stamp["/Resources"].clone(writer),  # the font: once per file
+    })  # fmt: skip
+    name = NameObject(f"/DisputeEvidenceStamp{n}")  # pages of one file may share resources
+    resources = page.get("/Resources")
+    resources = resources.get_object() if resources is not None else None
+    if not isinstance(resources, DictionaryObject):
+        resources = DictionaryObject()
+        page[NameObject("/Resources")] = resources
+    xobjects = resources.get("/XObject")
+    xobjects = xobjects.get_object() if xobjects is not None else None
+    if not isinstance(xobjects, DictionaryObject):
+        xobjects = DictionaryObject()
+        resources[NameObject("/XObject")] = xobjects
+    xobjects[name] = writer._add_object(form.flate_encode())
+    raw = page.raw_get("/Contents") if "/Contents" in page else None
+    old = raw.get_object() if raw is not None else None
+    kept = list(old) if isinstance(old, ArrayObject) else [] if is_null_or_none(old) else [raw]
+    page[NameObject("/Contents")] = ArrayObject([
+        _stream(writer, b"q\n"), *kept, _stream(writer, f"\nQ\nq {name} Do Q\n".encode()),
+    ])  # fmt: skip
+
+
+def _stream(writer: PdfWriter, data: bytes) -> IndirectObject:
+    out = DecodedStreamObject()
+    out.set_data(data)
+    return writer._add_object(out)
 
 
 def _turn(page: PageObject) -> int:
-    return int(page.rotation) % 360 // 90 * 90
+    try:
+        return int(page.rotation) % 360 // 90 * 90
+    except (TypeError, ValueError):  # a damaged /Rotate: viewers show the page upright
+        return 0
+
+
+def _box(page: PageObject) -> tuple[float, float, float, float]:
+    """The area a viewer shows: the crop box, else the media box, else A4 (a damaged file's
+    box may be null or empty; the page is placed all the same)."""
+    for name in ("cropbox", "mediabox"):
+        try:
+            box = getattr(page, name)
+            x0, y0, x1, y1 = (float(v) for v in (box.left, box.bottom, box.right, box.top))
+        except (TypeError, ValueError, IndexError, AttributeError):
+            continue
+        if x1 - x0 > 1 and y1 - y0 > 1:
+            return x0, y0, x1, y1
+    return 0.0, 0.0, A4[0], A4[1]
 
 
 def _seen_width(page: PageObject) -> float:
-    box = page.cropbox
-    return float(box.height if _turn(page) in (90, 270) else box.width)
+    x0, y0, x1, y1 = _box(page)
+    return y1 - y0 if _turn(page) in (90, 270) else x1 - x0
 
 
 def _layout(wide: float, mark: Mark) -> tuple[float, list[tuple[str, str]]]:
@@ -92,8 +162,7 @@ def _extend(page: PageObject, band: float) -> Shape:
     rotation that turns the stamp upright on the page). The media box becomes that box too,
     so a viewer that shows the media box (not the crop box) sees the same page."""
     turn = _turn(page)
-    box = page.cropbox
-    x0, y0, x1, y1 = (float(v) for v in (box.left, box.bottom, box.right, box.top))
+    x0, y0, x1, y1 = _box(page)
     wide, high = (y1 - y0, x1 - x0) if turn in (90, 270) else (x1 - x0, y1 - y0)
     if turn == 0:
         y0 -= band

@@ -38,9 +38,11 @@ from dispute_evidence.evidence.case import (
     documents_named,
 )
 from dispute_evidence.evidence.credits import MAX_CREDITS
+from dispute_evidence.evidence.delivery import DeliveryFact
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
 from dispute_evidence.evidence.inert_pdf import inert_bytes
-from dispute_evidence.evidence.letter import letter_for
+from dispute_evidence.evidence.letter import Letter, letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
 from dispute_evidence.names import visible
 
@@ -138,7 +140,7 @@ def summary_pdf(
     page in the packet."""
     case = build_case(payload, documents_named(attached))
     merchant = dict(payload.get("merchant_profile") or {})
-    letter = letter_for(case, pages)
+    letter, exhibits = lettered(case, pages)
     body = b""
     for level in FIT_LEVELS:
         token = _FIT.set(level)
@@ -146,12 +148,12 @@ def summary_pdf(
             start, end = _Mark(), _Mark()
             story: list[Any] = [
                 *_notice(notice),
-                *letter_story(provider_dispute_id, letter, payload),
+                *letter_story(provider_dispute_id, letter, payload, exhibits),
             ]
             story += [
                 PageBreak(),
                 start,
-                *_data_sheet(provider_dispute_id, merchant, case, pages),
+                *_data_sheet(provider_dispute_id, merchant, case, exhibits),
                 end,
             ]
             if appendix := appendix_story(letter, sources):
@@ -166,6 +168,19 @@ def summary_pdf(
         if end.page - start.page + 1 <= DATA_SHEET_PAGES:
             break
     return inert_bytes(body)  # nothing we print can run; checked, as for every PDF we make
+
+
+def lettered(
+    case: CaseFacts, pages: dict[str, int] | None = None
+) -> tuple[Letter, dict[str, Exhibit]]:
+    """The letter citing each document by its exhibit label, and the exhibits: in a packet
+    (`pages`: each one's first page in it) labelled in the packet's order, so a label is its
+    stamp's; else in the order the letter first names them (its wording decides it, not its
+    labels), the order a packet would have (evidence/packet.py)."""
+    cited = sorted(pages, key=pages.__getitem__) if pages else letter_for(case).documents
+    docs = [(d.name, d.kind, d.pages) for d in case.documents]
+    exhibits = exhibits_for(docs, cited, pages)
+    return letter_for(case, exhibits), exhibits
 
 
 class _Mark(Flowable):  # type: ignore[misc]
@@ -199,7 +214,7 @@ def _data_sheet(
     provider_dispute_id: str,
     merchant: dict[str, Any],
     case: CaseFacts,
-    pages: dict[str, int] | None,
+    exhibits: dict[str, Exhibit],
 ) -> list[Any]:
     story: list[Any] = [
         _p(f"Evidence summary: dispute {provider_dispute_id}", _H1),
@@ -208,9 +223,9 @@ def _data_sheet(
     story += _merchant_section(merchant)
     story += _order_section(case)
     story += _payment_section(case)
-    story += _shipping_section(case)
+    story += _shipping_section(case, exhibits)
     story += _customer_section(case)
-    story += _files_section([d.name for d in case.documents], pages)
+    story += _files_section(list(exhibits.values()))
     return story
 
 
@@ -298,7 +313,13 @@ def _payment_section(case: CaseFacts) -> list[Any]:
     )
 
 
-def _shipping_section(case: CaseFacts) -> list[Any]:
+def _by_label(words: str, fact: DeliveryFact, exhibits: dict[str, Exhibit]) -> str:
+    """The delivery's words citing its proof by exhibit label, as the letter does."""
+    x = exhibits.get(fact.document) if fact.source == "files" else None
+    return words.replace(f"(per {fact.cite})", f"(per {x.cite(fact.page)})") if x else words
+
+
+def _shipping_section(case: CaseFacts, exhibits: dict[str, Exhibit]) -> list[Any]:
     """The case's one delivery fact, then each carrier row as the carrier records it (a proof
     of delivery that outweighs it is the Delivery line, and the Note states both)."""
     ships: list[list[object]] = [
@@ -311,7 +332,7 @@ def _shipping_section(case: CaseFacts) -> list[Any]:
             [
                 ("Shipping method", case.shipping_method),
                 ("Shipping address", case.customer.shipping_address),
-                ("Delivery", case.delivery_words),
+                ("Delivery", _by_label(case.delivery_words, case.delivery, exhibits)),
                 # a date withheld says so; the contradictions themselves are the analyst's (the
                 # report names them): no internal label reaches the reviewer (issue 36)
                 ("Note", "; ".join(_withheld(c) for c in case.contradictions if c.hides)),
@@ -353,16 +374,19 @@ def _customer_section(case: CaseFacts) -> list[Any]:
     )
 
 
-def _files_section(attached: list[str], pages: dict[str, int] | None = None) -> list[Any]:
-    def shown(name: str) -> str:
-        return f"{name} (packet page {pages[name]})" if pages and name in pages else name
-
-    if pages:  # in a packet: in the order they stand in it
-        attached = sorted(attached, key=lambda name: pages.get(name, 10**9))
-    files = _cut([[shown(name)] for name in attached], "files")
+def _files_section(exhibits: list[Exhibit]) -> list[Any]:
+    """The exhibits, in their order: in a packet, where each begins; else the file each one is
+    (its documents go to the API as files of their own, as they were dropped)."""
+    rows: list[list[object]] = [
+        [f"Exhibit {x.label}", x.words, f"page {x.start}" if x.start else x.name] for x in exhibits
+    ]
+    where = "In this packet" if any(x.start for x in exhibits) else "File"
+    files = _cut(rows, "exhibits")
     return _section(
-        "Files attached to this dispute",
-        _table(files, [170 * mm], header=False) if files else _p("None besides this summary."),
+        "Exhibits",
+        _table([["Exhibit", "What it is", where], *files], [22 * mm, 58 * mm, 90 * mm])
+        if files
+        else _p("None besides this summary."),
     )
 
 
