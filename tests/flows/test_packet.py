@@ -95,13 +95,17 @@ def test_packet_mode_sends_one_file_per_dispute_with_the_letter_and_every_docume
         assert "Response to dispute " + pid in pages[0] and front >= 2
         assert pages[front + 1].startswith(f"{pid}_parcel.png")  # the photo, on its page
         assert pages[front + 2].startswith(f"RECEIPT {i} page 1")
-        assert len(reader.pages) == front + 1 + 1 + 2
+        assert len(reader.pages) == front + 1 + 1 + 2 + 1  # and the sources, at the very end
         text = "\n".join(pages)
         for label in (f"DELIVERY {i} page 1", f"RECEIPT {i} page 1", f"RECEIPT {i} page 2"):
             assert label in text
         # the exhibits' list gives each first page, and each page says what it is
         assert f"Exhibit B: photo, page {front + 2}" in text
-        assert f"Exhibit B — photo — page {front + 2} of {front + 4}" in text
+        assert f"Exhibit B — photo — page {front + 2} of {front + 5}" in text
+        # no CSV rows between the data sheet and the documents: the sources are the merchant's,
+        # on the last page, out of the reviewer's reading path (issue 36)
+        assert not any(".csv" in t or "m_1" in t for t in pages[:front]), pages[:front]
+        assert f"disputes.csv, row {i + 2}" in pages[-1] and "orders.csv, row" in pages[-1]
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Generated PDF at the API"] == "v1 at the API (current)"
     # a rerun sends nothing: no new packet

@@ -46,7 +46,8 @@ from dispute_evidence.evidence.letter import Letter, letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
 from dispute_evidence.names import visible
 
-GENERATOR = "dispute-evidence summary v5"  # part of the input hash: a new layout, a new version
+GENERATOR = "dispute-evidence summary v6"  # part of the input hash: a new layout, a new version
+# v6: exhibits cited by label, no footnotes to our sheets, no internal ids (issue 36)
 MAX_ROWS = 12  # per table, to stay within 2 pages
 # How much of each cell and table the data sheet prints: (characters a cell, rows a table),
 # tried in order until the data sheet fits on DATA_SHEET_PAGES pages (a long carrier name or
@@ -124,7 +125,6 @@ def summary_pdf(
     provider_dispute_id: str,
     payload: dict[str, Any],
     attached: list[str] | list[DocumentFacts],
-    sources: dict[str, str] | None = None,
     *,
     notice: str | None = None,
     pages: dict[str, int] | None = None,
@@ -133,11 +133,10 @@ def summary_pdf(
     names, or what was read from them).
 
     Page 1 is the rebuttal letter (evidence/letter.py), then the data sheet (at most
-    DATA_SHEET_PAGES pages, cells clipped to fit), then the letter's sources (`sources`: where
-    each kind of fact came from, e.g. the file and row). All three read one case
-    (evidence/case.py), so they cannot disagree on delivery, dates or amounts. `notice`: what
-    this version replaces and why, on top of page 1; `pages`: each attached document's first
-    page in the packet."""
+    DATA_SHEET_PAGES pages, cells clipped to fit). Both read one case (evidence/case.py), so
+    they cannot disagree on delivery, dates or amounts; where their statements come from is
+    `sources_pdf`, for the packet's very end. `notice`: what this version replaces and why, on
+    top of page 1; `pages`: each attached document's first page in the packet."""
     case = build_case(payload, documents_named(attached))
     merchant = dict(payload.get("merchant_profile") or {})
     letter, exhibits = lettered(case, pages)
@@ -156,8 +155,6 @@ def summary_pdf(
                 *_data_sheet(provider_dispute_id, merchant, case, exhibits),
                 end,
             ]
-            if appendix := appendix_story(letter, sources):
-                story += [PageBreak(), *appendix]
             body = _render(story, provider_dispute_id, merchant)
         except LayoutError:
             if level == FIT_LEVELS[-1]:
@@ -168,6 +165,25 @@ def summary_pdf(
         if end.page - start.page + 1 <= DATA_SHEET_PAGES:
             break
     return inert_bytes(body)  # nothing we print can run; checked, as for every PDF we make
+
+
+def sources_pdf(
+    provider_dispute_id: str,
+    payload: dict[str, Any],
+    attached: list[str] | list[DocumentFacts],
+    sources: dict[str, str] | None,
+) -> bytes | None:
+    """The appendix for the merchant's records, out of the reviewer's reading path (the very
+    end of the packet): the record each kind of the letter's statements rests on (`sources`:
+    the file and row, e.g. "orders.csv, row 2") and the file each exhibit is. None when the
+    letter states nothing."""
+    case = build_case(payload, documents_named(attached))
+    letter, exhibits = lettered(case)
+    story = appendix_story(letter, sources, exhibits)
+    if not story:
+        return None
+    merchant = dict(payload.get("merchant_profile") or {})
+    return inert_bytes(_render(story, provider_dispute_id, merchant))
 
 
 def lettered(
@@ -233,11 +249,16 @@ def _headline(case: CaseFacts) -> str:
     """The order, the reason and the disputed amount (the letter's, never the order's total)."""
     d = case.dispute
     parts = [f"Order {case.order_number}"]
-    if d.reason:
-        parts.append(f"reason: {d.reason}")
+    if d.reason and d.reason != "general":  # the API's enum, said in words
+        parts.append(f"reason: {_plain(d.reason)}")
     if d.amount is not None:
         parts.append(f"disputed amount: {_money(d.amount, d.currency)}")
     return " · ".join(parts)
+
+
+def _plain(value: str) -> str:
+    """An export's or the API's code in words: "partially_refunded" is "partially refunded"."""
+    return value.replace("_", " ")
 
 
 def _date(case: CaseFacts, what: str, value: str) -> str:
@@ -259,7 +280,7 @@ def _merchant_section(merchant: dict[str, Any]) -> list[Any]:
             [
                 ("Name", merchant.get("merchant_name")),
                 ("Website", merchant.get("merchant_website")),
-                ("Merchant id", merchant.get("merchant_id")),
+                # no merchant id: an internal account id means nothing to the issuer
             ]
         ),
     )
@@ -280,9 +301,9 @@ def _order_section(case: CaseFacts) -> list[Any]:
                 ("Order total", _money(case.total, case.currency)),
                 ("Refunded", _money(case.refunded, case.currency) if case.refund_recorded else ""),
                 ("Refunds", "; ".join(x.words() for x in case.credits[:MAX_CREDITS])),
-                ("Payment status", case.financial_status),
+                ("Payment status", _plain(case.financial_status)),
                 # Shopify's "unfulfilled" beside a recorded shipment is the analyst's to fix
-                ("Fulfilment", "" if case.hidden_fulfilment else case.fulfillment_status),
+                ("Fulfilment", "" if case.hidden_fulfilment else _plain(case.fulfillment_status)),
                 ("Cancelled (UTC)", case.cancelled_on),
             ]
         ),
