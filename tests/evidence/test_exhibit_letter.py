@@ -54,6 +54,8 @@ def test_in_files_mode_the_letters_page_maps_each_label_to_its_file():
     assert "Exhibit A: 5000 chat.pdf (customer communication)" in listed
     assert "Exhibit B: 5000 proof of delivery.pdf (proof of delivery)" in listed
     assert "Exhibit C: 5000 receipt.pdf (receipt or invoice)" in listed
+    # the files go as they were dropped: no stamp on them is promised
+    assert "the list above names its file" in letter and "every page of it" not in letter
 
 
 def test_the_data_sheet_lists_the_exhibits_and_cites_the_proof_by_label():

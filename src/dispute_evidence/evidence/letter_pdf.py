@@ -100,7 +100,15 @@ def _exhibit_list(exhibits: Mapping[str, Exhibit]) -> list[Any]:
     if len(exhibits) > MAX_EXHIBITS:
         lines.append(f"… and {len(exhibits) - MAX_EXHIBITS} more, listed on the data sheet")
     title = "Exhibits in this packet" if packet else "Exhibits (each sent as a file of its own)"
-    return [Paragraph(title, _HEAD), *(Paragraph(_text(line), _NOTE) for line in lines)]
+    return [Paragraph(title, _HEAD), *(Paragraph(_text(line), _TEXT) for line in lines)]
+
+
+def _cited_by(exhibits: Mapping[str, Exhibit]) -> str:
+    if not exhibits:
+        return "."
+    if any(x.start for x in exhibits.values()):
+        return "; each exhibit is cited by its letter, which every page of it carries."
+    return "; each exhibit is cited by its letter, and the list above names its file."
 
 
 def letter_story(
@@ -154,8 +162,7 @@ def letter_story(
     story += [
         Spacer(1, 3 * mm),
         Paragraph("The data sheet on the next page shows the order, payment checks, shipping "
-                  "and customer in full; each exhibit is cited by its letter, which every page "
-                  "of it carries.", _NOTE),
+                  "and customer in full" + _cited_by(exhibits or {}), _NOTE),
     ]  # fmt: skip
     if merchant.get("merchant_name"):
         story += [Spacer(1, 3 * mm), Paragraph(_text(merchant["merchant_name"]), _TEXT)]
