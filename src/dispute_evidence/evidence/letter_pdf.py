@@ -158,7 +158,10 @@ def letter_story(
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
     if letter.request:
         story.append(Paragraph(_text(letter.request), _TEXT))
-    story += _exhibit_list(exhibits or {})
+    # the exhibits it cites (a document it never argues, another parcel's proof, is not named
+    # here; the data sheet lists every exhibit)
+    cited = set(letter.documents)
+    story += _exhibit_list({n: x for n, x in (exhibits or {}).items() if n in cited})
     story += [
         Spacer(1, 3 * mm),
         Paragraph("The data sheet on the next page shows the order, payment checks, shipping "
