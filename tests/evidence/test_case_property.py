@@ -22,7 +22,7 @@ from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Quote
 from dispute_evidence.evidence.letter import letter_for
-from dispute_evidence.evidence.summary_pdf import summary_pdf
+from dispute_evidence.evidence.summary_pdf import lettered, summary_pdf
 from dispute_evidence.reports.columns import BY_KEY, words
 
 FIRST, LAST = date(2026, 9, 1), date(2026, 9, 20)  # a short span: dates often out of order
@@ -152,7 +152,12 @@ def test_verdict_letter_sheet_and_row_agree(drawn, docs):
 
     # delivery: one fact, said the same by the row, the data sheet, the letter and the verdict
     delivered = delivery_cell.startswith("delivered")
-    if delivery_cell:
+    if delivery_cell:  # the reviewer's sheet cites the proof by exhibit label (issue 36)
+        fact, exhibits = case.delivery, lettered(case)[1]
+        if (x := exhibits.get(fact.document)) and fact.source == "files":
+            delivery_cell = delivery_cell.replace(
+                f"(per {fact.cite})", f"(per {x.cite(fact.page)})"
+            )
         assert f"Delivery {delivery_cell}" in sheet
     if not delivered:
         assert not _says_delivered(letter), letter

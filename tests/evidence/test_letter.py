@@ -12,7 +12,7 @@ from pypdf import PdfReader
 
 from dispute_evidence.evidence.documents import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.letter import build_letter, delivered
-from dispute_evidence.evidence.summary_pdf import summary_pdf
+from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf
 
 ORDER = {"order_number": "1041", "order_date": "2026-10-02T18:02:55Z", "order_total": 129,
          "order_currency": "USD", "customer_name": "Ann Smith", "customer_email": "ann@example.com",
@@ -95,16 +95,19 @@ def test_a_dispute_with_no_supporting_facts_gets_a_letter_with_no_claims():
     assert "makes no claim" in text and "delivered" not in text
 
 
-def test_same_facts_same_bytes_and_the_letter_comes_first_with_its_sources_last():
+def test_same_facts_same_bytes_and_the_letter_comes_first_with_its_sources_apart():
     payload = _payload("fraudulent", payments=[CHARGE], shipments=[SHIPPED])
     sources = {"order": "orders_export_1.csv, row 2", "payments": "payments.csv, row 7"}
-    first = summary_pdf("dp_1", payload, ["1041 proof.pdf"], sources)
-    assert first == summary_pdf("dp_1", payload, ["1041 proof.pdf"], sources)
+    first = summary_pdf("dp_1", payload, ["1041 proof.pdf"])
+    assert first == summary_pdf("dp_1", payload, ["1041 proof.pdf"])
     pages = [p.extract_text() for p in PdfReader(io.BytesIO(first)).pages]
-    assert pages[0].startswith("Response to dispute dp_1") and "[1]" in pages[0]
+    assert pages[0].startswith("Response to dispute dp_1") and "[1]" not in pages[0]
     assert "Evidence summary: dispute dp_1" in pages[1]
-    assert "orders_export_1.csv, row 2" in pages[-1] and "payments.csv, row 7" in pages[-1]
-    assert len(pages) <= 4
+    assert len(pages) <= 3 and ".csv" not in "".join(pages)  # no footnotes to our sheets
+    back = sources_pdf("dp_1", payload, ["1041 proof.pdf"], sources)  # the packet's end
+    assert back == sources_pdf("dp_1", payload, ["1041 proof.pdf"], sources)
+    (last,) = [p.extract_text() for p in PdfReader(io.BytesIO(back or b"")).pages]
+    assert "orders_export_1.csv, row 2" in last and "payments.csv, row 7" in last
 
 
 def test_a_long_case_still_fits_its_pages():
@@ -124,7 +127,7 @@ def test_a_long_case_still_fits_its_pages():
     ]
     sheet = next(i for i, text in enumerate(pages) if "Evidence summary: dispute dp_long" in text)
     assert sheet <= 2  # the letter: at most 2 pages
-    assert "Sources of the letter's statements" in pages[-1] and len(pages) - sheet <= 3
+    assert "Exhibits" in pages[-1] and len(pages) - sheet <= 2  # the data sheet ends it
 
 
 def test_a_list_of_attachments_is_not_a_claim_and_argues_nothing():

@@ -281,8 +281,11 @@ def test_the_packet_holds_the_letter_then_every_document_with_its_first_page_lis
     assert packet.pages == first["receipt.pdf"] + 1
     letter, sheet = " ".join(pages[0].split()), " ".join(pages[1].split())
     for name in names:  # the letter's and the data sheet's lists give each one's first page
-        assert f"{name} (packet page {first[name]})" in letter, (name, letter)
-        assert f"{name} (packet page {first[name]})" in sheet, (name, sheet)
+        x = packet.exhibits[name]
+        assert f"Exhibit {x.label}: {x.words}, page {first[name]}" in letter, (name, letter)
+        assert f"Exhibit {x.label} {x.words} page {first[name]}" in sheet, (name, sheet)
+        assert f"Exhibit {x.label} — {x.words} — page {first[name]} of" in pages[first[name] - 1]
+        assert name not in letter  # the reviewer reads labels, not our file names
     again = build_packet(front("dp_1", names), docs, PROFILES["visa"])
     assert again.body == packet.body  # the same inputs, the same bytes: no new version
 
@@ -308,22 +311,30 @@ def test_the_packet_puts_the_documents_in_the_order_the_letter_names_them():
     assert cited == ("a_policy.pdf", "z_proof_of_delivery.pdf", "m_receipt.pdf")
     opens = {"a_policy.pdf": "POLICY page 1", "m_receipt.pdf": "RECEIPT page 1",
              "z_proof_of_delivery.pdf": "DELIVERY page 1"}  # fmt: skip
+    kinds = {d.name: d.kind for d in read}  # the stamps say what the letter's reading says
     docs = [Document(name, "application/pdf", pdf_of(2 if name.startswith("m") else 1,
-                                                      words.split()[0])) for name, words in opens.items()]  # fmt: skip
+                                                      words.split()[0]), kinds[name]) for name, words in opens.items()]  # fmt: skip
     made = lambda pages: summary_pdf("dp_o", facts, read, pages=pages)  # noqa: E731
     packet = build_packet(made, docs, PROFILES["visa"], cited=cited)
     pages = pages_text(packet.body)
     letter, sheet = " ".join(pages[0].split()), " ".join(pages[1].split())
+    # labelled in the order the letter first names them: the policy it quotes is Exhibit A
+    assert "Our policy (Exhibit A) says" in letter
+    assert "The proof of delivery (Exhibit B) records" in letter
+    assert "Attached as supporting documents: Exhibit C (receipt or invoice)." in letter
     at = {}
     for name, words in opens.items():
-        found = re.search(re.escape(name) + r"(?:, page 1; | \()packet page (\d+)", letter)
+        x = packet.exhibits[name]
+        found = re.search(rf"Exhibit {x.label}: {x.words}, page (\d+)", letter)
         assert found, (name, letter)
         at[name] = int(found[1])
         assert pages[at[name] - 1].startswith(words), (name, at[name])
+        assert f"Exhibit {x.label} — {x.words} — page {at[name]} of" in pages[at[name] - 1]
     assert sorted(at, key=at.__getitem__) == list(cited)  # the packet follows the letter
-    assert [letter.index(n) for n in cited] == sorted(letter.index(n) for n in cited)
-    assert [sheet.index(f"{n} (packet page") for n in cited] == sorted(
-        sheet.index(f"{n} (packet page") for n in cited
+    assert [packet.exhibits[n].label for n in cited] == ["A", "B", "C"]
+    listed = sheet.split("Exhibits", 1)[1]
+    assert [listed.index(f"Exhibit {x}") for x in "ABC"] == sorted(
+        listed.index(f"Exhibit {x}") for x in "ABC"
     )  # the data sheet lists them so too
     assert build_packet(made, docs, PROFILES["visa"], cited=cited).body == packet.body
     some = build_packet(made, docs, PROFILES["visa"], cited=["z_proof_of_delivery.pdf"])

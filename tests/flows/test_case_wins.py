@@ -136,7 +136,7 @@ def test_finding_2_the_decisive_proof_comes_first(sandbox_factory, tmp_path, mon
     _email(inbox / "5001 email.pdf", "2026-10-06", "Thanks, the deck came yesterday.")
     run_cli("--inbox", str(inbox))
     first = _arguing(_letter(sb, "dp_test_0")).strip()
-    assert first.startswith("• On 2026-10-07, customer@example.com wrote (5000 email.pdf"), first
+    assert first.startswith("• On 2026-10-07, customer@example.com wrote (Exhibit A)"), first
     assert "The board is fine, I just changed my mind." in first.split("•")[1]
     second = _arguing(_letter(sb, "dp_test_1")).strip()
     assert "Thanks, the deck came yesterday." in second.split("•")[1], second

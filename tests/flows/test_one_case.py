@@ -225,7 +225,7 @@ def test_finding_4_the_letter_argues_from_the_documents_it_quotes(
     assert "carrier vs document: the carrier shows 'in transit'" in row["Contradictions"]
     text = _pdf_text(sb, "dp_test_0")
     letter = text.split("Evidence summary: dispute")[0]
-    assert "The proof of delivery (5000 proof of delivery.pdf, page 1) records the delivery on " \
+    assert "The proof of delivery (Exhibit A) records the delivery on " \
            "2026-10-06" in letter and "signed for by A. Smith" in letter  # fmt: skip
     # the shipments sheet's stale status is the analyst's to settle, never set against the
     # carrier's signed proof on the reviewer's page (issue 36, finding 3)
@@ -234,7 +234,8 @@ def test_finding_4_the_letter_argues_from_the_documents_it_quotes(
     # the data sheet's Delivery line is the proof the letter argues, in the row's words; the
     # shipments sheet's row stands as what our records say, and no analyst label is printed
     sheet = text.split("Evidence summary: dispute")[1]
-    assert f"Delivery {row['Delivery']}" in sheet and "carrier vs document" not in sheet, sheet
+    said = row["Delivery"].replace("(per 5000 proof of delivery.pdf, page 1)", "(per Exhibit A)")
+    assert f"Delivery {said}" in sheet and "carrier vs document" not in sheet, sheet
     assert "Delivery not confirmed" not in sheet
     assert (
         "Status in our records UPS 1Z0 2026-10-02 not confirmed (carrier status: in transit)"

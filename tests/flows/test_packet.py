@@ -95,11 +95,17 @@ def test_packet_mode_sends_one_file_per_dispute_with_the_letter_and_every_docume
         assert "Response to dispute " + pid in pages[0] and front >= 2
         assert pages[front + 1].startswith(f"{pid}_parcel.png")  # the photo, on its page
         assert pages[front + 2].startswith(f"RECEIPT {i} page 1")
-        assert len(reader.pages) == front + 1 + 1 + 2
+        assert len(reader.pages) == front + 1 + 1 + 2 + 1  # and the sources, at the very end
         text = "\n".join(pages)
         for label in (f"DELIVERY {i} page 1", f"RECEIPT {i} page 1", f"RECEIPT {i} page 2"):
             assert label in text
-        assert f"{pid}_parcel.png (packet page" in text  # the evidence list gives its first page
+        # the exhibits' list gives each first page, and each page says what it is
+        assert f"Exhibit B: photo, page {front + 2}" in text
+        assert f"Exhibit B — photo — page {front + 2} of {front + 5}" in text
+        # no CSV rows between the data sheet and the documents: the sources are the merchant's,
+        # on the last page, out of the reviewer's reading path (issue 36)
+        assert not any(".csv" in t or "m_1" in t for t in pages[:front]), pages[:front]
+        assert f"disputes.csv, row {i + 2}" in pages[-1] and "orders.csv, row" in pages[-1]
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Generated PDF at the API"] == "v1 at the API (current)"
     # a rerun sends nothing: no new packet
@@ -112,10 +118,14 @@ POD = ["UPS Proof of Delivery", "Tracking number: 1Z000000", "Delivered on 2026-
        "Signed by: A. Smith"]  # fmt: skip
 
 
-def test_the_letter_cites_each_document_with_its_page_in_the_packet(api, tmp_path, monkeypatch):
-    """The letter's evidence list gives each document's first page in the packet, and a quote
-    the packet page it stands on (audit of issue 28: only the data sheet did); the list is not
-    a bullet under 'Why the payment stands' (it argues nothing)."""
+def test_the_letter_cites_each_document_by_its_exhibit_label_stamped_on_its_pages(
+    api, tmp_path, monkeypatch
+):
+    """The letter cites each document by its exhibit label, "(Exhibit A)", never its file name
+    or "packet page 4" (issue 36: a portal shows page images, not a viewer's page index); the
+    exhibits are labelled in the order the letter first names them, and every page of each is
+    stamped "Exhibit A — proof of delivery — page 3 of 8"; the list of attachments is not a
+    bullet under 'Why the payment stands' (it argues nothing)."""
     monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__UPLOAD", "packet")
     inbox = inbox_with_documents(tmp_path, n=1)
     text_pdf(inbox / "proofs" / "dp_test_0_pod.pdf", [POD])  # read, and quoted by the letter
@@ -124,20 +134,48 @@ def test_the_letter_cites_each_document_with_its_page_in_the_packet(api, tmp_pat
     reader = PdfReader(io.BytesIO(_blob(tmp_path, "dp_test_0", sent["file_name"])))
     pages = [" ".join((p.extract_text() or "").split()) for p in reader.pages]
     letter = pages[0]
-    opens = {"dp_test_0_delivery.pdf": "DELIVERY 0 page 1", "dp_test_0_parcel.png": "dp_test_0_parcel.png",
-             "dp_test_0_pod.pdf": "UPS Proof of Delivery", "dp_test_0_receipt.pdf": "RECEIPT 0 page 1"}  # fmt: skip
+    opens = {"proof of delivery": "UPS Proof of Delivery", "other document": "DELIVERY 0 page 1",
+             "photo": "dp_test_0_parcel.png", "receipt or invoice": "RECEIPT 0 page 1"}  # fmt: skip
     at = {}
-    for name, first_words in opens.items():
-        cited = re.search(re.escape(name) + r"(?:, page 1; | \()packet page (\d+)", letter)
-        assert cited, (name, letter)
-        at[name] = int(cited[1])
-        assert pages[at[name] - 1].startswith(first_words), (name, cited[1])
-    # the packet follows the letter (the quoted proof first), not the names' order
-    assert sorted(at, key=at.__getitem__) == sorted(opens, key=letter.index)
-    assert min(at, key=at.__getitem__) == "dp_test_0_pod.pdf"
-    assert "The proof of delivery (dp_test_0_pod.pdf, page 1; packet page" in letter
+    for label, (words, first_words) in zip("ABCD", opens.items(), strict=True):
+        cited = re.search(rf"Exhibit {label}: {words}, page (\d+)", letter)
+        assert cited, (label, words, letter)
+        at[label] = int(cited[1])
+        assert pages[at[label] - 1].startswith(first_words), (label, cited[1])
+        stamp = f"Exhibit {label} — {words} — page {at[label]} of {len(pages)}"
+        assert stamp in pages[at[label] - 1], (stamp, pages[at[label] - 1])
+    assert sorted(at.values()) == list(at.values())  # A, B, C, D: the packet's order
+    # the quoted proof first: the letter's order, not the names'
+    assert "The proof of delivery (Exhibit A) records the delivery" in letter
     assert "• Attached as supporting documents" not in letter
-    assert "Attached as supporting documents: dp_test_0_delivery.pdf (packet page" in letter
+    assert ("Attached as supporting documents: Exhibit B (other document), Exhibit C (photo) "
+            "and Exhibit D (receipt or invoice).") in letter  # fmt: skip
+    assert "dp_test_0_" not in letter and "packet page" not in letter  # no file names, no index
+
+
+def test_in_files_mode_the_letter_cites_labels_and_maps_each_to_the_file_sent(api, tmp_path):
+    """`files` mode (no packet): the documents go to the API as they were dropped, so the
+    letter's page maps each exhibit label to the file it is, and cites by label all the same;
+    the files are not stamped (they go as they are)."""
+    inbox = inbox_with_documents(tmp_path, n=1)
+    dropped = text_pdf(inbox / "proofs" / "dp_test_0_pod.pdf", [POD]).read_bytes()
+    _run("--inbox", str(inbox))
+    sent = {f["file_name"] for f in _files(api, "dp_test_0")}
+    assert {"dp_test_0_pod.pdf", "dp_test_0-evidence-summary.pdf"} <= sent
+    summary = _blob(tmp_path, "dp_test_0", "dp_test_0-evidence-summary.pdf")
+    letter = " ".join((PdfReader(io.BytesIO(summary)).pages[0].extract_text() or "").split())
+    assert "The proof of delivery (Exhibit A) records the delivery" in letter
+    assert ("Attached as supporting documents: Exhibit B (other document), Exhibit C (photo) "
+            "and Exhibit D (receipt or invoice).") in letter  # fmt: skip
+    listed = letter.split("Exhibits (each sent as a file of its own)", 1)[1]
+    for line in ("Exhibit A: dp_test_0_pod.pdf (proof of delivery)",
+                 "Exhibit B: dp_test_0_delivery.pdf (other document)",
+                 "Exhibit C: dp_test_0_parcel.png (photo)",
+                 "Exhibit D: dp_test_0_receipt.pdf (receipt or invoice)"):  # fmt: skip
+        assert line in listed, (line, listed)
+        assert line.split(": ")[1].split(" (")[0] in sent  # the file it names went
+    assert "packet page" not in letter
+    assert _blob(tmp_path, "dp_test_0", "dp_test_0_pod.pdf") == dropped  # as dropped
 
 
 def test_a_document_after_the_superseding_packet_goes_once_as_its_own_file(

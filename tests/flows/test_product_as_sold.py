@@ -99,7 +99,12 @@ def test_the_listing_as_sold_reaches_the_letter_and_the_photo_every_dispute_of_i
             "Canadian maple deck, 8.25\" wide. The veneer's colour may vary slightly from the "
             "photos; this is not a defect.") in letter  # fmt: skip
     assert "evil.test" not in json.dumps(sb.snapshot()) and "fetch(" not in letter
-    assert "the products export (the product's listing as sold)" in _pdf_text(sb, "dp_test_0")
+    # its source is named for the analyst (the sources appendix of the review packet), never
+    # as a footnote on the reviewer's pages (issue 36, finding 10)
+    from dispute_evidence.evidence.letter import SOURCE_WORDS
+
+    assert "the products export (the product's listing as sold)" in SOURCE_WORDS.values()
+    assert "products export" not in letter
 
     files = {pid: [f["file_name"] for f in sb.snapshot()[pid]["files"]] for pid in
              ("dp_test_0", "dp_test_1", "dp_test_2")}  # fmt: skip

@@ -56,7 +56,12 @@ from dispute_evidence.evidence.packet import (
     count_pages,
 )
 from dispute_evidence.evidence.sources import fact_sources
-from dispute_evidence.evidence.summary_pdf import GENERATOR, summary_file_name, summary_pdf
+from dispute_evidence.evidence.summary_pdf import (
+    GENERATOR,
+    sources_pdf,
+    summary_file_name,
+    summary_pdf,
+)
 from dispute_evidence.inbox import store_blob
 from dispute_evidence.problems import Problem, ProblemKind
 
@@ -274,20 +279,29 @@ def _build(
     known = {(d.name, d.sha256): d for d in documents}  # two versions of one store policy
     attached = [known.get((f["file_name"], f["sha256"])) or DocumentFacts(f["file_name"], f["sha256"],
                 f["kind"] or "", "not_read") for f in docs]  # fmt: skip
-    placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes())
-              for f in docs]  # fmt: skip
+    placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes(), a.kind)
+              for f, a in zip(docs, attached, strict=True)]  # fmt: skip
     cited = build_letter(payload, attached).documents  # the packet's order, before its pages
+    back = sources_pdf(pid, payload, attached, sources)  # the merchant's: the packet's very end
     if policy.upload == "packet":
         packet = build_packet(
-            lambda pages: summary_pdf(pid, payload, attached, sources, notice=notice, pages=pages),
+            lambda pages: summary_pdf(pid, payload, attached, notice=notice, pages=pages),
             placed,
             profile,
             cited=cited,
+            back=back,
         )
         return _Made(packet.body, "packet", packet, packet.over)
-    summary = summary_pdf(pid, payload, attached, sources, notice=notice)
+    summary = summary_pdf(pid, payload, attached, notice=notice)
     packet = build_packet(  # for review only: never uploaded, so the API's size is no limit
-        lambda _: summary, placed, profile, cited=cited, lenient=True, api_max_bytes=None
+        lambda _: summary,
+        placed,
+        profile,
+        cited=cited,
+        lenient=True,
+        api_max_bytes=None,
+        back=back,
+        stamped=False,  # the files go as they were dropped: the review shows them so
     )
     pages = count_pages(summary)
     counted = {i.name: i.pages for i in packet.items[1:]}

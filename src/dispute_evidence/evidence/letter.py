@@ -23,6 +23,7 @@ from dispute_evidence.evidence.case import CaseFacts, Line, build_case, document
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.products import opening
 from dispute_evidence.evidence.stance import FAMILIES, family_of
@@ -136,11 +137,12 @@ def delivered(shipment: dict[str, Any]) -> str | None:
     return fact.on if fact.delivered else None
 
 
-def _page(doc: str, page: int | None, start: int | None = None) -> str:
-    """A document cited: the page of it the fact stands on and, in a packet (`start`: where the
-    document begins in it), that page's number in the packet."""
-    cited = f"{doc}, page {page}" if page else doc
-    return cited if start is None else f"{cited}; packet page {start + (page or 1) - 1}"
+def _page(doc: str, page: int | None, exhibit: Exhibit | None = None) -> str:
+    """A document cited: by its exhibit label ("Exhibit A, page 2": the page of it the fact
+    stands on, as its stamps number it), or by its name when it has no label."""
+    if exhibit is not None:
+        return exhibit.cite(page)
+    return f"{doc}, page {page}" if page else doc
 
 
 # Per family: the policy topics that answer it (evidence/policytext.py), the best first; any
@@ -167,9 +169,9 @@ def _newest_versions(docs: Sequence[DocumentFacts]) -> list[DocumentFacts]:
 class _Facts:
     """The case's sentences: each made only when its fact is there."""
 
-    def __init__(self, case: CaseFacts, starts: Mapping[str, int]) -> None:
+    def __init__(self, case: CaseFacts, exhibits: Mapping[str, Exhibit]) -> None:
         self.case = case
-        self.starts = starts  # each document's first page in the packet ({}: no packet)
+        self.exhibits = exhibits  # each document's label ({}: cited by name)
         self.argued: set[str] = set()  # documents a sentence quotes (not listed again)
         self.listed: list[str] = []  # the documents the attachments line names, in its order
         self.tied = False  # delivery tied to the verified billing address: said once, there
@@ -398,15 +400,18 @@ class _Facts:
                          f"never disputed, {_list(told)}.", "history")]  # fmt: skip
 
     def _cite(self, doc: str, page: int | None) -> str:
-        return _page(doc, page, self.starts.get(doc))
+        return _page(doc, page, self.exhibits.get(doc))
 
     def files(self) -> list[Sentence]:
         skip = self.argued | {name for name, _ in self.case.other_parcels}  # never supporting
         names = [d.name for d in self.case.documents if d.name not in skip]
+        rank = {name: i for i, name in enumerate(self.exhibits)}  # in their labels' order
+        names.sort(key=lambda n: rank.get(n, len(rank)))
         if not names:
             return []
         self.listed = names[:MAX_ITEMS]  # the ones _list names (the others: "and N more")
-        rest = [f"{n} (packet page {self.starts[n]})" if n in self.starts else n for n in names]
+        rest = [f"Exhibit {x.label} ({x.words})" if (x := self.exhibits.get(n)) else n
+                for n in names]  # fmt: skip
         return [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")]
 
     def conceded(self) -> list[Sentence]:
@@ -539,10 +544,10 @@ def build_letter(payload: dict[str, Any], attached: Sequence[str | DocumentFacts
     return letter_for(build_case(payload, documents_named(attached)))
 
 
-def letter_for(case: CaseFacts, starts: Mapping[str, int] | None = None) -> Letter:
-    """The letter for one case (evidence/case.py); `starts`: each document's first page in the
-    packet, cited beside the document (none when the letter is not in a packet)."""
-    facts = _Facts(case, starts or {})
+def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -> Letter:
+    """The letter for one case (evidence/case.py); `exhibits`: each document's label, by which
+    the letter cites it (evidence/exhibits.py; none: by its name)."""
+    facts = _Facts(case, exhibits or {})
     reason = case.dispute.reason
     family = family_of(reason)
     code = case.dispute.network_reason_code

@@ -1,10 +1,13 @@
-"""The letter page and the sources appendix of the evidence summary PDF (reportlab flowables).
+"""The letter page of the evidence summary PDF, and the sources appendix (reportlab flowables).
 
-Each sentence carries a bracketed number; the appendix lists what each number rests on: the
-file and row when the engine names them, else the kind of record (the orders export, …)."""
+The reviewer's page carries no footnotes to our spreadsheets: reviewers give a spreadsheet row
+no evidential weight, and a CSV footnote marks the evidence as self-reported (issue 36). What
+each kind of statement rests on (the file and row when the engine names them, else the kind of
+record) is for the merchant's records, in an appendix at the very end of the packet."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from reportlab.lib import colors
@@ -13,10 +16,12 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
 
 from dispute_evidence.evidence import fonts
+from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
 from dispute_evidence.names import visible
 
 TEXT_CHARS = 2000  # a sentence or source line longer than this is clipped with "…"
+MAX_EXHIBITS = 8  # listed on the letter's page; the data sheet lists every one
 
 fonts.register()
 _STYLES = getSampleStyleSheet()
@@ -58,6 +63,9 @@ def _text(value: object) -> str:
 
 
 def _marked(s: Sentence, numbers: dict[str, int]) -> str:
+    """The sentence, with its footnote number when `numbers` gives it one."""
+    if s.source not in numbers:
+        return _text(s.text)
     return f"{_text(s.text)} <font size='7.5' color='#555555'>[{numbers[s.source]}]</font>"
 
 
@@ -84,11 +92,40 @@ def _header_table(letter: Letter) -> list[Any]:
     return [Spacer(1, 2 * mm), table]
 
 
-def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]:
-    """Page 1: to the reviewer, the dispute in plain words, the order, and our case."""
+def _exhibit_list(exhibits: Mapping[str, Exhibit]) -> list[Any]:
+    """The exhibits the letter cites by label: in a packet, what each is and where it begins;
+    else the file each one is, so the reviewer can match a label to a file sent on its own."""
+    if not exhibits:
+        return []
+    shown = list(exhibits.values())[:MAX_EXHIBITS]
+    packet = any(x.start for x in shown)
+    lines = [f"Exhibit {x.label}: {x.words}, page {x.start}" if packet
+             else f"Exhibit {x.label}: {x.name} ({x.words})" for x in shown]  # fmt: skip
+    if len(exhibits) > MAX_EXHIBITS:
+        lines.append(f"… and {len(exhibits) - MAX_EXHIBITS} more, listed on the data sheet")
+    title = "Exhibits in this packet" if packet else "Exhibits (each sent as a file of its own)"
+    return [Paragraph(title, _HEAD), *(Paragraph(_text(line), _TEXT) for line in lines)]
+
+
+def _cited_by(exhibits: Mapping[str, Exhibit]) -> str:
+    if not exhibits:
+        return "."
+    if any(x.start for x in exhibits.values()):
+        return "; each exhibit is cited by its letter, which every page of it carries."
+    return "; each exhibit is cited by its letter, and the list above names its file."
+
+
+def letter_story(
+    pid: str,
+    letter: Letter,
+    payload: dict[str, Any],
+    exhibits: Mapping[str, Exhibit] | None = None,
+) -> list[Any]:
+    """Page 1: to the reviewer, the dispute in plain words, the order, and our case, then the
+    exhibits it cites by label (`exhibits`)."""
     extra = dict(payload.get("additional_evidence") or {})
     merchant = dict(payload.get("merchant_profile") or {})
-    numbers = {key: i for i, key in enumerate(letter.sources(), start=1)}
+    numbers: dict[str, int] = {}  # no footnotes to our records on the reviewer's page
     who = " · ".join(
         str(x) for x in (merchant.get("merchant_name"), merchant.get("merchant_website")) if x
     )
@@ -131,40 +168,48 @@ def letter_story(pid: str, letter: Letter, payload: dict[str, Any]) -> list[Any]
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
     if letter.request:
         story.append(Paragraph(_text(letter.request), _TEXT))
+    # the exhibits it cites (a document it never argues, another parcel's proof, is not named
+    # here; the data sheet lists every exhibit)
+    cited = set(letter.documents)
+    story += _exhibit_list({n: x for n, x in (exhibits or {}).items() if n in cited})
     story += [
         Spacer(1, 3 * mm),
-        Paragraph("Each statement above is taken from the record its number names under "
-                  "<i>Sources</i> (after the data sheet); the data sheet on the next page shows "
-                  "the order, payment checks, shipping and customer in full.", _NOTE),
+        Paragraph("The data sheet on the next page shows the order, payment checks, shipping "
+                  "and customer in full" + _cited_by(exhibits or {}), _NOTE),
     ]  # fmt: skip
     if merchant.get("merchant_name"):
         story += [Spacer(1, 3 * mm), Paragraph(_text(merchant["merchant_name"]), _TEXT)]
     return story
 
 
-def _title(key: str) -> str:
-    return "Attached document" if key.startswith(FILE) else SOURCE_TITLES.get(key, key)
+APPENDIX_TITLE = "For the merchant's records: where this response's statements come from"
 
 
-def appendix_story(letter: Letter, sources: dict[str, str] | None) -> list[Any]:
-    """The last page: what each numbered statement rests on."""
+def appendix_story(
+    letter: Letter, sources: dict[str, str] | None, exhibits: Mapping[str, Exhibit] | None = None
+) -> list[Any]:
+    """The appendix at the packet's very end: the record each kind of statement rests on (the
+    file and row, when the engine names them), and the file each exhibit is."""
     where = {**SOURCE_WORDS, **(sources or {})}
-    rows = [
-        [f"[{i}]", _title(key), Paragraph(_text(where.get(key, key.removeprefix(FILE))), _NOTE)]
-        for i, key in enumerate(letter.sources(), start=1)
-    ]
+    records = [k for k in letter.sources() if k != "files" and not k.startswith(FILE)]
+    rows = [[SOURCE_TITLES.get(k, k), Paragraph(_text(where.get(k, k)), _NOTE)] for k in records]
+    named = {k.removeprefix(FILE) for k in letter.sources() if k.startswith(FILE)}
+    if exhibits:  # every exhibit, by the file it is
+        rows += [[f"Exhibit {x.label}", Paragraph(_text(x.name), _NOTE)] for x in exhibits.values()]
+    else:
+        rows += [["Attached document", Paragraph(_text(n), _NOTE)] for n in sorted(named)]
     if not rows:
         return []
-    table = Table(rows, colWidths=[10 * mm, 40 * mm, 120 * mm], hAlign="LEFT")
+    table = Table(rows, colWidths=[40 * mm, 130 * mm], hAlign="LEFT")
     table.setStyle(
         TableStyle(
             [
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                ("FONTNAME", (0, 0), (1, -1), fonts.BODY),
-                ("FONTSIZE", (0, 0), (1, -1), 8.5),  # plain cells: no line breaking to pay for
-                ("TEXTCOLOR", (0, 0), (1, -1), colors.HexColor("#555555")),
+                ("FONTNAME", (0, 0), (0, -1), fonts.BODY),
+                ("FONTSIZE", (0, 0), (0, -1), 8.5),  # plain cells: no line breaking to pay for
+                ("TEXTCOLOR", (0, 0), (0, -1), colors.HexColor("#555555")),
                 ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.HexColor("#DDDDDD")),
             ]
         )
     )
-    return [Paragraph("Sources of the letter's statements", _HEAD), table]
+    return [Paragraph(_text(APPENDIX_TITLE), _HEAD), table]

@@ -1,12 +1,16 @@
 """The packet: one PDF per dispute holding what the issuer's reviewer will see, in order.
 
-The generated PDF (the letter, the data sheet, the sources) comes first, then every matched
-document, in the order the letter first names them, then the ones it does not name, by file
-name: a PDF's own pages, an image placed on an A4 page under its file name. That order is
+The generated PDF (the letter and the data sheet) comes first, then every matched document,
+in the order the letter first names them, then the ones it does not name, by file name: a
+PDF's own pages, an image placed on an A4 page under its file name; then, at the very end,
+the sources of the letter's statements (for the merchant's records, out of the reviewer's
+reading path). Each document is an exhibit, labelled A, B, C… in that order
+(evidence/exhibits.py), and every page of the packet is stamped in a band added under it,
+"Exhibit A — proof of delivery — page 4 of 7" (evidence/stamps.py). That order is
 known before any page is numbered (the letter's wording, not its page numbers, decides it),
 so the front is rendered once the documents' page counts are known. The front is
-given each document's first page in the packet: the letter cites each document it names with
-its packet page, and the data sheet's list of files gives each first page. The packet must
+given each document's first page in the packet: the letter cites each document by its
+exhibit label, and the data sheet's list of exhibits gives each first page. The packet must
 fit the dispute's limit profile (evidence/limits.py): images larger than the profile allows are
 downscaled; when the packet is still too big, every image is recompressed step by step
 (JPEG quality 80, then 60 at 2000 px, then 40 at 1200 px, as Gumroad does). A packet that still
@@ -36,17 +40,29 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
 from dispute_evidence.evidence import fonts
+from dispute_evidence.evidence.exhibits import (
+    Exhibit,
+    exhibit_order,
+    exhibits_for,
+    stamp_aside,
+    stamp_text,
+)
 from dispute_evidence.evidence.inert_pdf import make_inert
+from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.evidence.limits import Item, LimitProfile, over_api_limit, over_limit
+from dispute_evidence.evidence.stamps import Mark, stamp_pages
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
 
 # (longest side in pixels or None for the profile's own, JPEG quality or None to keep as is)
 IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = ((None, None), (None, 80), (2000, 60),
                                                           (1200, 40))  # fmt: skip
-# part of what a packet is made from; v2: documents in the letter's order; v3: no active content
-PACKET_VERSION = "dispute-evidence packet v3"
+# part of what a packet is made from; v2: documents in the letter's order; v3: no active content;
+# v4: exhibits labelled and every page stamped, the sources at the very end
+PACKET_VERSION = "dispute-evidence packet v4"
 MAX_DECODE_PIXELS = 60_000_000  # a larger image is refused, not decoded (a decompression bomb)
-FRONT_PAGES_GUESS = 3  # the generated PDF's usual length: a right guess costs one render
+FRONT_PAGES_GUESS = 2  # the letter and data sheet's usual length: a right guess costs one render
+FRONT_STAMP = "Response to the dispute — page {page} of {total}"
+BACK_STAMP = "For the merchant's records: sources — page {page} of {total}"
 IMAGE_MIMES = frozenset({"image/png", "image/jpeg"})
 
 
@@ -59,6 +75,7 @@ class Document:
     name: str
     mime: str
     content: bytes
+    kind: str = ""  # evidence.kinds.*: what its exhibit stamp says it is ("": from its name)
 
 
 @dataclass
@@ -69,6 +86,7 @@ class Packet:
     recompressed: list[str] = field(default_factory=list)  # images made smaller to fit
     over: str | None = None  # the one line when it does not fit its profile (then: not sent)
     items: list[Item] = field(default_factory=list)  # the front, then each document placed
+    exhibits: dict[str, Exhibit] = field(default_factory=dict)  # {file name: its exhibit}
 
 
 def count_pages(body: bytes) -> int:
@@ -79,9 +97,10 @@ fonts.register()
 
 
 def packet_order(docs: Sequence[Document], cited: Sequence[str]) -> list[Document]:
-    """`docs` in the order the letter first names them (`cited`), then the others by name."""
-    place = {name: i for i, name in reversed(list(enumerate(cited)))}  # where first named
-    return sorted(docs, key=lambda d: (place.get(d.name, len(place)), d.name))
+    """`docs` in the order the letter first names them (`cited`), then the others by name:
+    the exhibits' order (evidence/exhibits.py), so a label is the same in letter and stamp."""
+    at = {name: i for i, name in enumerate(exhibit_order([d.name for d in docs], cited))}
+    return sorted(docs, key=lambda d: at[d.name])
 
 
 def build_packet(
@@ -92,22 +111,19 @@ def build_packet(
     cited: Sequence[str] = (),
     lenient: bool = False,
     api_max_bytes: int | None = CLIENT_MAX_FILE_BYTES,
+    back: bytes | None = None,
+    stamped: bool = True,
 ) -> Packet:
     """The packet: `front(first pages)` (the generated PDF), then `docs` in the order the letter
     names them (`cited`: the letter's documents, as it first names them), then the others by
-    name.
+    name, then `back` (the sources, for the merchant's records); with `stamped`, every page
+    says what it is in a band under it ("Exhibit A — proof of delivery — page 4 of 7").
 
     Raises PacketError for a document that cannot be placed; `lenient` (a packet shown for
     review while the files go on their own) puts a page saying so in its place instead.
     `api_max_bytes`: what the API takes in one file, checked with the profile (None: the packet
     is never uploaded)."""
     docs = packet_order(docs, cited)
-    if not docs:  # the generated PDF alone is the packet: nothing to merge
-        body = front({})
-        pages = count_pages(body)
-        items = [Item("the letter and data sheet", len(body), pages)]
-        over = over_limit(profile, items) or _over_api(len(body), items, api_max_bytes)
-        return Packet(body, pages, {}, over=over, items=items)
     made: dict[tuple[tuple[str, int], ...], bytes] = {}
 
     def front_once(starts: dict[str, int]) -> bytes:  # the same numbers at every step
@@ -123,7 +139,7 @@ def build_packet(
     for side, quality in IMAGE_STEPS if images else IMAGE_STEPS[:1]:
         limit = min(side or profile.max_image_side, profile.max_image_side)
         parts = [_placed(d, limit, quality, lenient) for d in docs]
-        packet, items = _assemble(front_once, docs, parts)
+        packet, items = _assemble(front_once, docs, parts, back, stamped)
         packet.recompressed = [d.name for d, p in zip(docs, parts, strict=True) if p[2]]
         packet.over = over_limit(fits, items) or _over_api(len(packet.body), items, api_max_bytes)
         packet.items = items
@@ -141,9 +157,11 @@ def _assemble(
     front: Callable[[dict[str, int]], bytes],
     docs: Sequence[Document],
     parts: list[tuple[bytes, int, bool]],
+    back: bytes | None,
+    stamped: bool,
 ) -> tuple[Packet, list[Item]]:
     counts = [p[1] for p in parts]
-    front_pages = FRONT_PAGES_GUESS  # the letter, the data sheet, the sources: one render
+    front_pages = FRONT_PAGES_GUESS  # the letter and the data sheet: one render
     for _ in range(3):  # numbered as if it had front_pages pages, until it does
         starts = _starts(docs, counts, front_pages)
         body = front(starts)
@@ -154,10 +172,33 @@ def _assemble(
     writer.append(PdfReader(io.BytesIO(body)))
     for part, _, _ in parts:
         writer.append(PdfReader(io.BytesIO(part)))
+    if back:
+        writer.append(PdfReader(io.BytesIO(back)))
+    exhibits = exhibits_for([(d.name, d.kind or kind_of(d.name), n)
+                             for d, n in zip(docs, counts, strict=True)],
+                            [d.name for d in docs], starts)  # fmt: skip
+    if stamped:
+        stamp_pages(writer, _marks(front_pages, [exhibits[d.name] for d in docs], counts,
+                                   len(writer.pages)))  # fmt: skip
     merged = _write(writer)
-    items = [Item("the letter and data sheet", len(body), front_pages)]
+    back_size, back_pages = (len(back), _count(back)) if back else (0, 0)
+    items = [Item("the letter and data sheet", len(body) + back_size, front_pages + back_pages)]
     items += [Item(d.name, len(p[0]), p[1]) for d, p in zip(docs, parts, strict=True)]
-    return Packet(merged, front_pages + sum(counts), starts), items
+    return Packet(merged, len(writer.pages), starts, exhibits=exhibits), items
+
+
+def _marks(front: int, exhibits: list[Exhibit], counts: list[int], total: int) -> list[Mark]:
+    """Each page's stamp: the front's, each exhibit's (and its own page when it has several),
+    then the sources' at the back."""
+    marks: list[Mark] = [(FRONT_STAMP.format(page=n, total=total), "") for n in range(1, front + 1)]
+    for exhibit, count in zip(exhibits, counts, strict=True):
+        first = len(marks) + 1
+        marks += [(stamp_text(exhibit, first + own - 1, total), stamp_aside(exhibit, own, count))
+                  for own in range(1, count + 1)]  # fmt: skip
+    marks += [
+        (BACK_STAMP.format(page=n, total=total), "") for n in range(len(marks) + 1, total + 1)
+    ]
+    return marks
 
 
 def _starts(docs: Sequence[Document], counts: list[int], front_pages: int) -> dict[str, int]:

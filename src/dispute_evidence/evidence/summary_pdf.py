@@ -38,13 +38,16 @@ from dispute_evidence.evidence.case import (
     documents_named,
 )
 from dispute_evidence.evidence.credits import MAX_CREDITS
+from dispute_evidence.evidence.delivery import DeliveryFact
 from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
 from dispute_evidence.evidence.inert_pdf import inert_bytes
-from dispute_evidence.evidence.letter import letter_for
+from dispute_evidence.evidence.letter import Letter, letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
 from dispute_evidence.names import visible
 
-GENERATOR = "dispute-evidence summary v5"  # part of the input hash: a new layout, a new version
+GENERATOR = "dispute-evidence summary v6"  # part of the input hash: a new layout, a new version
+# v6: exhibits cited by label, no footnotes to our sheets, no internal ids (issue 36)
 MAX_ROWS = 12  # per table, to stay within 2 pages
 # How much of each cell and table the data sheet prints: (characters a cell, rows a table),
 # tried in order until the data sheet fits on DATA_SHEET_PAGES pages (a long carrier name or
@@ -122,7 +125,6 @@ def summary_pdf(
     provider_dispute_id: str,
     payload: dict[str, Any],
     attached: list[str] | list[DocumentFacts],
-    sources: dict[str, str] | None = None,
     *,
     notice: str | None = None,
     pages: dict[str, int] | None = None,
@@ -131,14 +133,13 @@ def summary_pdf(
     names, or what was read from them).
 
     Page 1 is the rebuttal letter (evidence/letter.py), then the data sheet (at most
-    DATA_SHEET_PAGES pages, cells clipped to fit), then the letter's sources (`sources`: where
-    each kind of fact came from, e.g. the file and row). All three read one case
-    (evidence/case.py), so they cannot disagree on delivery, dates or amounts. `notice`: what
-    this version replaces and why, on top of page 1; `pages`: each attached document's first
-    page in the packet."""
+    DATA_SHEET_PAGES pages, cells clipped to fit). Both read one case (evidence/case.py), so
+    they cannot disagree on delivery, dates or amounts; where their statements come from is
+    `sources_pdf`, for the packet's very end. `notice`: what this version replaces and why, on
+    top of page 1; `pages`: each attached document's first page in the packet."""
     case = build_case(payload, documents_named(attached))
     merchant = dict(payload.get("merchant_profile") or {})
-    letter = letter_for(case, pages)
+    letter, exhibits = lettered(case, pages)
     body = b""
     for level in FIT_LEVELS:
         token = _FIT.set(level)
@@ -146,16 +147,14 @@ def summary_pdf(
             start, end = _Mark(), _Mark()
             story: list[Any] = [
                 *_notice(notice),
-                *letter_story(provider_dispute_id, letter, payload),
+                *letter_story(provider_dispute_id, letter, payload, exhibits),
             ]
             story += [
                 PageBreak(),
                 start,
-                *_data_sheet(provider_dispute_id, merchant, case, pages),
+                *_data_sheet(provider_dispute_id, merchant, case, exhibits),
                 end,
             ]
-            if appendix := appendix_story(letter, sources):
-                story += [PageBreak(), *appendix]
             body = _render(story, provider_dispute_id, merchant)
         except LayoutError:
             if level == FIT_LEVELS[-1]:
@@ -166,6 +165,38 @@ def summary_pdf(
         if end.page - start.page + 1 <= DATA_SHEET_PAGES:
             break
     return inert_bytes(body)  # nothing we print can run; checked, as for every PDF we make
+
+
+def sources_pdf(
+    provider_dispute_id: str,
+    payload: dict[str, Any],
+    attached: list[str] | list[DocumentFacts],
+    sources: dict[str, str] | None,
+) -> bytes | None:
+    """The appendix for the merchant's records, out of the reviewer's reading path (the very
+    end of the packet): the record each kind of the letter's statements rests on (`sources`:
+    the file and row, e.g. "orders.csv, row 2") and the file each exhibit is. None when the
+    letter states nothing."""
+    case = build_case(payload, documents_named(attached))
+    letter, exhibits = lettered(case)
+    story = appendix_story(letter, sources, exhibits)
+    if not story:
+        return None
+    merchant = dict(payload.get("merchant_profile") or {})
+    return inert_bytes(_render(story, provider_dispute_id, merchant))
+
+
+def lettered(
+    case: CaseFacts, pages: dict[str, int] | None = None
+) -> tuple[Letter, dict[str, Exhibit]]:
+    """The letter citing each document by its exhibit label, and the exhibits: in a packet
+    (`pages`: each one's first page in it) labelled in the packet's order, so a label is its
+    stamp's; else in the order the letter first names them (its wording decides it, not its
+    labels), the order a packet would have (evidence/packet.py)."""
+    cited = sorted(pages, key=pages.__getitem__) if pages else letter_for(case).documents
+    docs = [(d.name, d.kind, d.pages) for d in case.documents]
+    exhibits = exhibits_for(docs, cited, pages)
+    return letter_for(case, exhibits), exhibits
 
 
 class _Mark(Flowable):  # type: ignore[misc]
@@ -199,7 +230,7 @@ def _data_sheet(
     provider_dispute_id: str,
     merchant: dict[str, Any],
     case: CaseFacts,
-    pages: dict[str, int] | None,
+    exhibits: dict[str, Exhibit],
 ) -> list[Any]:
     story: list[Any] = [
         _p(f"Evidence summary: dispute {provider_dispute_id}", _H1),
@@ -208,9 +239,9 @@ def _data_sheet(
     story += _merchant_section(merchant)
     story += _order_section(case)
     story += _payment_section(case)
-    story += _shipping_section(case)
+    story += _shipping_section(case, exhibits)
     story += _customer_section(case)
-    story += _files_section([d.name for d in case.documents], pages)
+    story += _files_section(list(exhibits.values()))
     return story
 
 
@@ -218,11 +249,16 @@ def _headline(case: CaseFacts) -> str:
     """The order, the reason and the disputed amount (the letter's, never the order's total)."""
     d = case.dispute
     parts = [f"Order {case.order_number}"]
-    if d.reason:
-        parts.append(f"reason: {d.reason}")
+    if d.reason and d.reason != "general":  # the API's enum, said in words
+        parts.append(f"reason: {_plain(d.reason)}")
     if d.amount is not None:
         parts.append(f"disputed amount: {_money(d.amount, d.currency)}")
     return " · ".join(parts)
+
+
+def _plain(value: str) -> str:
+    """An export's or the API's code in words: "partially_refunded" is "partially refunded"."""
+    return value.replace("_", " ")
 
 
 def _date(case: CaseFacts, what: str, value: str) -> str:
@@ -244,7 +280,7 @@ def _merchant_section(merchant: dict[str, Any]) -> list[Any]:
             [
                 ("Name", merchant.get("merchant_name")),
                 ("Website", merchant.get("merchant_website")),
-                ("Merchant id", merchant.get("merchant_id")),
+                # no merchant id: an internal account id means nothing to the issuer
             ]
         ),
     )
@@ -265,9 +301,9 @@ def _order_section(case: CaseFacts) -> list[Any]:
                 ("Order total", _money(case.total, case.currency)),
                 ("Refunded", _money(case.refunded, case.currency) if case.refund_recorded else ""),
                 ("Refunds", "; ".join(x.words() for x in case.credits[:MAX_CREDITS])),
-                ("Payment status", case.financial_status),
+                ("Payment status", _plain(case.financial_status)),
                 # Shopify's "unfulfilled" beside a recorded shipment is the analyst's to fix
-                ("Fulfilment", "" if case.hidden_fulfilment else case.fulfillment_status),
+                ("Fulfilment", "" if case.hidden_fulfilment else _plain(case.fulfillment_status)),
                 ("Cancelled (UTC)", case.cancelled_on),
             ]
         ),
@@ -298,7 +334,13 @@ def _payment_section(case: CaseFacts) -> list[Any]:
     )
 
 
-def _shipping_section(case: CaseFacts) -> list[Any]:
+def _by_label(words: str, fact: DeliveryFact, exhibits: dict[str, Exhibit]) -> str:
+    """The delivery's words citing its proof by exhibit label, as the letter does."""
+    x = exhibits.get(fact.document) if fact.source == "files" else None
+    return words.replace(f"(per {fact.cite})", f"(per {x.cite(fact.page)})") if x else words
+
+
+def _shipping_section(case: CaseFacts, exhibits: dict[str, Exhibit]) -> list[Any]:
     """The case's one delivery fact, then each carrier row as the carrier records it (a proof
     of delivery that outweighs it is the Delivery line, and the Note states both)."""
     ships: list[list[object]] = [
@@ -311,7 +353,7 @@ def _shipping_section(case: CaseFacts) -> list[Any]:
             [
                 ("Shipping method", case.shipping_method),
                 ("Shipping address", case.customer.shipping_address),
-                ("Delivery", case.delivery_words),
+                ("Delivery", _by_label(case.delivery_words, case.delivery, exhibits)),
                 # a date withheld says so; the contradictions themselves are the analyst's (the
                 # report names them): no internal label reaches the reviewer (issue 36)
                 ("Note", "; ".join(_withheld(c) for c in case.contradictions if c.hides)),
@@ -353,16 +395,19 @@ def _customer_section(case: CaseFacts) -> list[Any]:
     )
 
 
-def _files_section(attached: list[str], pages: dict[str, int] | None = None) -> list[Any]:
-    def shown(name: str) -> str:
-        return f"{name} (packet page {pages[name]})" if pages and name in pages else name
-
-    if pages:  # in a packet: in the order they stand in it
-        attached = sorted(attached, key=lambda name: pages.get(name, 10**9))
-    files = _cut([[shown(name)] for name in attached], "files")
+def _files_section(exhibits: list[Exhibit]) -> list[Any]:
+    """The exhibits, in their order: in a packet, where each begins; else the file each one is
+    (its documents go to the API as files of their own, as they were dropped)."""
+    rows: list[list[object]] = [
+        [f"Exhibit {x.label}", x.words, f"page {x.start}" if x.start else x.name] for x in exhibits
+    ]
+    where = "In this packet" if any(x.start for x in exhibits) else "File"
+    files = _cut(rows, "exhibits")
     return _section(
-        "Files attached to this dispute",
-        _table(files, [170 * mm], header=False) if files else _p("None besides this summary."),
+        "Exhibits",
+        _table([["Exhibit", "What it is", where], *files], [22 * mm, 58 * mm, 90 * mm])
+        if files
+        else _p("None besides this summary."),
     )
 
 

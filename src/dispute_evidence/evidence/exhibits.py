@@ -1,0 +1,84 @@
+"""Exhibits: each document of a dispute's response labelled A, B, C… so the reviewer can find it.
+
+The order is the packet's (evidence/packet.py): the documents the letter names, where it first
+names them, then the others by file name. The letter cites "(Exhibit A, page 2)", the data
+sheet lists each exhibit, and in a packet every page of an exhibit is stamped "Exhibit A —
+proof of delivery — page 4 of 7" (evidence/stamps.py). One function decides the order, so
+the letter's labels are the stamps' labels in both upload modes.
+
+Pure: names, kinds and page numbers in; labels and words out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from string import ascii_uppercase
+
+from dispute_evidence.evidence.kinds import LABELS, OTHER
+
+PICTURES = (".jpg", ".jpeg", ".png")  # what the packet places as a picture on a page
+
+
+@dataclass(frozen=True)
+class Exhibit:
+    label: str  # "A", "B", … "Z", "AA", …
+    name: str  # the document's file name (the analyst's; shown on the reviewer's pages only
+    # where the document goes as a file of its own, so the reviewer can match it)
+    kind: str  # evidence.kinds.*
+    pages: int | None = None  # its page count, when known
+    start: int | None = None  # its first page in the packet (None: not in a packet)
+
+    @property
+    def words(self) -> str:
+        """What the exhibit is, in words ("proof of delivery"; a picture of no kind: "photo")."""
+        if self.kind in LABELS and self.kind != OTHER:
+            return LABELS[self.kind]
+        return "photo" if self.name.lower().endswith(PICTURES) else LABELS[OTHER]
+
+    def cite(self, page: int | None) -> str:
+        """ "Exhibit A, page 2"; "Exhibit A" alone for a one-page exhibit or no page."""
+        many = self.pages is None or self.pages > 1
+        return f"Exhibit {self.label}, page {page}" if page and many else f"Exhibit {self.label}"
+
+
+def label(index: int) -> str:
+    """The label of the exhibit at 0-based `index`: A … Z, then AA, AB, … (as spreadsheets)."""
+    out = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        out = ascii_uppercase[rest] + out
+    return out
+
+
+def exhibit_order(names: Sequence[str], cited: Sequence[str]) -> list[str]:
+    """`names` in the order the letter first names them (`cited`), then the others by name."""
+    place = {name: i for i, name in reversed(list(enumerate(cited)))}  # where first named
+    return sorted(names, key=lambda n: (place.get(n, len(place)), n))
+
+
+def exhibits_for(
+    documents: Sequence[tuple[str, str, int | None]],
+    cited: Sequence[str],
+    starts: Mapping[str, int] | None = None,
+) -> dict[str, Exhibit]:
+    """{file name: its exhibit} for `documents` ((name, kind, page count)), labelled in the
+    packet's order; `starts`: each one's first page in the packet, when there is one."""
+    known = {name: (kind, pages) for name, kind, pages in reversed(documents)}
+    order = list(dict.fromkeys(exhibit_order([name for name, _, _ in documents], cited)))
+    starts = starts or {}
+    return {
+        name: Exhibit(label(i), name, known[name][0], known[name][1], starts.get(name))
+        for i, name in enumerate(order)
+    }
+
+
+def stamp_text(exhibit: Exhibit, packet_page: int, total: int) -> str:
+    """The stamp on a page of an exhibit: "Exhibit A — proof of delivery — page 4 of 7"."""
+    return f"Exhibit {exhibit.label} — {exhibit.words} — page {packet_page} of {total}"
+
+
+def stamp_aside(exhibit: Exhibit, own_page: int, own_pages: int) -> str:
+    """The exhibit's own page, beside the stamp, where the letter's "page 2" needs it."""
+    return f"Exhibit {exhibit.label}, page {own_page} of {own_pages}" if own_pages > 1 else ""
