@@ -73,6 +73,8 @@ def test_bad_values_beside_a_good_drop(prefect_harness, sandbox_factory, tmp_pat
     monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
     monkeypatch.setenv("DISPUTE_EVIDENCE_EVIDENCE__SUMMARY_PDF", "false")
+    # the bad-value drops' disputes argue nothing (no customer, no shipment): sent, not held
+    monkeypatch.setenv("DISPUTE_EVIDENCE_REVIEW__HOLD_WITHOUT_CLAIM", "false")
     inbox = tmp_path / "inbox"
     make_inbox(inbox, GOOD)
     write_rows(inbox / "orders_more.csv", ORDERS, [[5000, "Item 2", 3, 1, "USD"]])  # one more line
