@@ -34,6 +34,16 @@ DISPUTES = {
     "general": ("dp_1047", "1047", "general"),
 }
 ACCEPT = ("dp_1048", "1048", "accept_unfulfilled")  # not received, never fulfilled: accept
+# issue 36's cases: what proves the cardholder right is conceded (held as accept), a partial
+# credit asks only for the rest, an order in two parcels is delivered in part
+EXTRA = {
+    "accept_defect": ("dp_1049", "1049", "product_unacceptable"),
+    "accept_returned": ("dp_1050", "1050", "credit_not_processed"),
+    "accept_cancelled": ("dp_1051", "1051", "subscription_canceled"),
+    "accept_duplicate": ("dp_1052", "1052", "duplicate"),
+    "partial_credit": ("dp_1053", "1053", "product_not_received"),
+    "partial_shipment": ("dp_1054", "1054", "product_not_received"),
+}
 ADDRESS = ("12 Elm Street", "Boston", "MA", "02108", "United States")
 
 
@@ -60,8 +70,9 @@ def _orders(inbox: Path) -> None:
               "Shipping City", "Shipping Zip", "Shipping Province", "Shipping Country",
               "Shipping Method"]  # fmt: skip
     rows = []
-    for reason, (_, order, _) in [*DISPUTES.items(), ("accept", ACCEPT)]:
-        refunded = "25.00" if reason == "credit_not_processed" else "0.00"
+    extra = [(name, (pid, order, name)) for name, (pid, order, _) in EXTRA.items()]
+    for reason, (_, order, _) in [*DISPUTES.items(), ("accept", ACCEPT), *extra]:
+        refunded = "25.00" if reason in ("credit_not_processed", "partial_credit") else "0.00"
         fulfilled = "unfulfilled" if order == ACCEPT[1] else "fulfilled"
         # Shopify's own billing lines: the province left empty, the street abbreviated
         rows.append([f"#{order}", "ann.smith@example.com", "paid", fulfilled,
@@ -84,6 +95,16 @@ def _payments(inbox: Path) -> None:
     rows.append(["ch_1045B", "2026-11-02 18:03:11", "129.00", "0.00", "usd", "true", "Paid",
                  "Monthly box, November 2026", "Visa", "4242", "pass", "pass", "pass",
                  "ann.smith@example.com", "1045"])  # fmt: skip
+    for _, order, _ in EXTRA.values():
+        rows.append([f"ch_{order}A", "2026-10-02 18:03:11", "129.00", "0.00", "usd", "true",
+                     "Paid", f"Order #{order}", "Visa", "4242", "pass", "pass", "pass",
+                     "ann.smith@example.com", order])  # fmt: skip
+    rows.append(["ch_1052B", "2026-10-02 18:04:02", "129.00", "0.00", "usd", "true", "Paid",
+                 "Order #1052", "Visa", "4242", "pass", "pass", "pass",
+                 "ann.smith@example.com", "1052"])  # fmt: skip  # charged twice
+    rows.append(["ch_1051B", "2026-11-02 18:03:11", "129.00", "0.00", "usd", "true", "Paid",
+                 "Monthly box, November 2026", "Visa", "4242", "pass", "pass", "pass",
+                 "ann.smith@example.com", "1051"])  # fmt: skip  # the renewal disputed
     _csv(inbox / "unified_payments.csv", header, rows)
 
 
@@ -97,6 +118,12 @@ def _shipments(inbox: Path) -> None:
             rows.append([order, track, "UPS", "2026-10-03", "", "In transit"])
         elif reason not in ("duplicate", "subscription_canceled"):
             rows.append([order, track, "UPS", "2026-10-03", "2026-10-06", "Delivered"])
+    for name, (_, order, _) in EXTRA.items():
+        track = f"{TRACK[:-2]}{order[-2:]}"
+        if name in ("accept_defect", "accept_returned", "partial_credit", "partial_shipment"):
+            rows.append([order, track, "UPS", "2026-10-03", "2026-10-06", "Delivered"])
+        if name == "partial_shipment":  # the second parcel of the order, still on its way
+            rows.append([order, f"{TRACK[:-3]}954", "UPS", "2026-10-04", "", "In transit"])
     _csv(inbox / "shipments.csv", header, rows)
 
 
@@ -116,6 +143,18 @@ def _documents(inbox: Path) -> None:
     _pdf(inbox / "1043 email.pdf", [
         "From: ann.smith@example.com", "Date: 2026-10-09", "Subject: my order 1043",
         "The board is fine, I just changed my mind. Can I send it back?"])  # fmt: skip
+    _pdf(inbox / "1049 email.pdf", [
+        "From: ann.smith@example.com", "Date: 2026-10-07", "Subject: my order 1049",
+        "The deck arrived cracked down the middle. I want my money back."])  # fmt: skip
+    _pdf(inbox / "1050 email.pdf", [
+        "From: ann.smith@example.com", "Date: 2026-10-12", "Subject: my order 1050",
+        "I sent the deck back on October 10. When will I get my refund?"])  # fmt: skip
+    _pdf(inbox / "1051 email.pdf", [
+        "From: ann.smith@example.com", "Date: 2026-10-20", "Subject: my subscription",
+        "Please cancel my subscription before the next box."])  # fmt: skip
+    _pdf(inbox / "1051 cancellation policy.pdf", [
+        "Acme Box subscription terms",
+        "Cancel any time before the 1st of the month; the month already begun is not refunded."])  # fmt: skip
     _pdf(inbox / "1046 explanation.pdf", [
         "Order 1046 was charged once: ch_1046A, 129.00 USD on 2026-10-02.",
         "No second charge exists for this order."])  # fmt: skip
@@ -126,6 +165,7 @@ def make_inbox(inbox: Path) -> None:
     rows = [[pid, f"#{order}", reason, "129.00", "USD"]
             for reason, (pid, order, _) in DISPUTES.items()]  # fmt: skip
     rows.append([ACCEPT[0], f"#{ACCEPT[1]}", "product_not_received", "129.00", "USD"])
+    rows += [[pid, f"#{order}", reason, "129.00", "USD"] for pid, order, reason in EXTRA.values()]
     _csv(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
                                   "currency"], rows)  # fmt: skip
     _orders(inbox)
@@ -163,7 +203,8 @@ def main() -> None:
         make_inbox(inbox)
         run_sandbox(inbox)
         made = summaries(inbox)
-        for pid, _, name in [*DISPUTES.values(), ACCEPT]:
+        extra = [(pid, order, name) for name, (pid, order, _) in EXTRA.items()]
+        for pid, _, name in [*DISPUTES.values(), ACCEPT, *extra]:
             for old in HERE.glob(f"{name}*.png"):
                 old.unlink()
             pdf = HERE / f"{name}.pdf"

@@ -40,6 +40,7 @@ from dispute_evidence.evidence.statement import statement_of
 from dispute_evidence.evidence.views import DisputeView
 
 NOT_RECEIVED = "product_not_received"
+WORDS = "the customer's words"  # a contradiction: what the customer wrote concedes the claim
 _FAILED = re.compile(r"fail|declin|cancel|void|incomplete|requires", re.I)
 FRAUD = ("fraudulent", "unrecognized")
 
@@ -564,7 +565,7 @@ def _words_against(case: CaseFacts) -> list[Contradiction]:
             "subscription_canceled": True,
         }.get(case.reason, False)
         out.append(Contradiction(
-            "the customer's words", fact,
+            WORDS, fact,
             "accept the dispute, or answer it in a merchant statement (why no refund is owed, "
             "why the cancellation came too late) and approve fighting it" if accept
             else "not quoted in the letter; the rest of the case answers the claim",

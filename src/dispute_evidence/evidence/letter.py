@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
+from dispute_evidence.evidence.case import WORDS, CaseFacts, Line, build_case, documents_named
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.documents import DocumentFacts
@@ -296,6 +296,8 @@ class _Facts:
                                     "this response.)", "statement"))  # fmt: skip
                 break
             text = " ".join(part.split())
+            if not text:  # no statement, or a blank line between its paragraphs
+                continue
             out.append(Sentence(text if len(text) <= left else text[: left - 1] + "…", "statement"))
             left -= len(text)
         return out
@@ -415,8 +417,21 @@ class _Facts:
         return [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")]
 
     def conceded(self) -> list[Sentence]:
-        """What our own records say for the cardholder (never under a heading that argues)."""
-        return [Sentence(_cap(c.fact) + ".", "order") for c in self.case.contradictions if c.accept]
+        """What our own records say for the cardholder (never under a heading that argues); the
+        customer's own words quoted as the letter cites any document (its exhibit)."""
+        out = []
+        for c in self.case.contradictions:
+            if c.accept and c.name != WORDS:
+                out.append(Sentence(_cap(c.fact) + ".", "order"))
+        if any(c.accept and c.name == WORDS for c in self.case.contradictions):
+            for doc, m, st in self.case.stances():
+                if st.kind != "concedes":
+                    continue
+                when = f"On {m.on.isoformat()}, " if m.on else ""
+                who = m.author or "the customer"
+                out.append(Sentence(_cap(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
+                                         f"{_quoted(m.quote.text)}"), FILE + doc.name))  # fmt: skip
+        return out
 
     def timeline(self) -> list[Sentence]:
         events = self.case.timeline
