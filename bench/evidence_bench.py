@@ -91,6 +91,7 @@ def run(quick: bool = False) -> None:
     figure(f"prepare of {n} disputes with summaries (s)", f"{with_pdf:.2f}")
     figure("prepare again, nothing changed: summaries made", f"{rerun:.2f} s", "(no PDF made)")
     ocr_bench(3 if quick else 8)
+    store_documents_bench(n)
     pod_corpus_bench()
     ce3_bench(20_000 if quick else 100_000, 200 if quick else 2000)
     packet_bench(20 if quick else 100)
@@ -115,6 +116,44 @@ def documents(inbox: Path) -> None:
         k = pdf.stem.rsplit("proof", 1)[1]
         mine = body.replace(b"9999999", f"{5000 + i:07d}".encode())
         pdf.write_bytes(mine.replace(b"1Z999999", f"1Z{i:06d}".encode()) + f"%{k}".encode())
+
+
+def store_documents_bench(n: int) -> None:
+    """One store policy (the inbox's store/ folder) attached to n not-as-described disputes:
+    what it costs a prepare pass beside the same inbox without it, how many evidence-file rows
+    (one upload each) it makes, and how many times its bytes are read (once)."""
+    from reportlab.pdfgen import canvas
+
+    from dispute_evidence.engine.steps import documents_folder
+    from dispute_evidence.sandbox.workload import write_rows
+
+    heading(f"evidence: one store policy attached to {n:,} disputes (issue 37)")
+    with tempfile.TemporaryDirectory() as tmp:
+        times = {}
+        for name in ("without", "with"):
+            inbox = Path(tmp) / name / "inbox"
+            make_inbox(inbox, n, files=(0, 0))
+            write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
+                       [[f"dp_test_{i}", f"#{5000 + i}", "product_unacceptable"]
+                        for i in range(n)])  # fmt: skip
+            if name == "with":
+                (inbox / "store").mkdir()
+                c = canvas.Canvas(str(inbox / "store" / "refund policy.pdf"), invariant=True)
+                for y, line in enumerate(["Refund policy", "Last updated: 1 January 2020",
+                                          "Returns are accepted within 30 days of delivery for "
+                                          "unused items in their original packaging."]):  # fmt: skip
+                    c.drawString(40, 780 - 24 * y, line)
+                c.save()
+            times[name] = _prepare(inbox, Path(tmp) / name / "s.sqlite3", False)
+        with StateStore(Path(tmp) / "with" / "s.sqlite3") as store:
+            files = store.file_table()
+        rows = int(files["file_name"].str.contains("refund policy", regex=False).sum())
+        reads = len(list(documents_folder(Path(tmp) / "with" / "inbox").glob("*.json")))
+    figure("prepare without the store policy (s)", f"{times['without']:.2f}")
+    figure("prepare with it attached (s)", f"{times['with']:.2f}",
+           f"+{times['with'] - times['without']:.2f} s")  # fmt: skip
+    figure("its evidence-file rows (one upload each) / disputes", f"{rows:,} / {n:,}")
+    figure("times its bytes were read (documents cache entries)", f"{reads}")
 
 
 def ocr_bench(pages: int) -> None:
