@@ -163,7 +163,10 @@ def test_verdict_letter_sheet_and_row_agree(drawn, docs):
         assert not _says_delivered(letter), letter
         assert not _says_delivered(sheet), sheet
     elif case.reason == "product_not_received" and not case.accept_because:
-        assert "records the order as delivered" in letter or "records the delivery" in letter
+        # one parcel of several delivered is said as partial (issue 36, finding 5)
+        said = ("records the order as delivered", "records the delivery", "of this order as "
+                "delivered")  # fmt: skip
+        assert any(x in letter for x in said), letter
     if case.reason == "product_not_received":
         assert ("delivery confirmed" in verdict.missing) != delivered
     if not any(s.delivery.delivered for s in case.shipments) and not docs:
