@@ -19,13 +19,18 @@ install: $(VENV)/.installed
 demo: install
 	$(BIN)/dispute-evidence demo
 
+# Every test, on TEST_WORKERS processes (pytest-xdist): the suite mostly waits (on the sandbox,
+# Prefect servers, CLI subprocesses), so more workers than cores overlap the waits. Tests that
+# share a Prefect harness or a module's fixture share a worker (tests/workers.py). The 25
+# slowest are printed so they stay in sight.
+TEST_WORKERS ?= 6
 test: install
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
-# While working: everything but the tests that need a Prefect server, the sandbox API over
-# loopback or several workers (tests/conftest.py marks them); `make test` runs them all.
+# While working: the unit tier only (no socket, no subprocess, no Prefect: tests/conftest.py);
+# `make test` runs the integration and end-to-end tiers too.
 test-fast: install
-	$(BIN)/pytest -q -m "not (prefect or sandbox_server or fleet or slow)"
+	$(BIN)/pytest -q -n 2 -m unit
 
 bench: install
 	$(BIN)/python -m bench

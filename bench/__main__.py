@@ -1,4 +1,5 @@
-"""`python -m bench [api|ingest|engine|evidence|readback|run|serve|scale|season|standing ...] [--quick]
+"""`python -m bench [api|ingest|engine|evidence|readback|report|run|serve|scale|season|standing
+...] [--quick]
 [--merchants N]
 [--profile-night N,M]`: print benchmark figures."""
 
@@ -27,6 +28,7 @@ def main(argv: list[str]) -> None:
         "api",
         "ingest",
         "engine",
+        "report",
         "run",
         "serve",
         "scale",

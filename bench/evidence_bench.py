@@ -166,7 +166,7 @@ def ocr_bench(pages: int) -> None:
     if not shutil.which("tesseract") or not shutil.which("pdftoppm"):
         figure("OCR time per page", "n/a", "(tesseract or pdftoppm not installed)")
         return
-    from tests.evidence.docfixtures import scan_png
+    from support.docfixtures import scan_png
 
     lines = ["Proof of Delivery", "Order number: 5003", "Tracking number: 1Z999AA10123456784",
              "Delivered on March 5, 2026 at 10:14", "Signed by: J. Smith",

@@ -1,8 +1,10 @@
-"""Shared fixtures: a real sandbox on loopback, seeded with known disputes."""
+"""Shared fixtures: a real sandbox on loopback, seeded with known disputes; and the tiers."""
 
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -11,21 +13,39 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread  # noqa: E402
 from dispute_evidence.sandbox.workload import TOKEN, seed_rows  # noqa: E402
+from tests.workers import (  # noqa: E402, F401  (hooks: which tests share an xdist worker)
+    pytest_configure_node,
+    pytest_unconfigure,
+    pytest_xdist_make_scheduler,
+    write_groups,
+)
 
 __all__ = ["TOKEN", "seed_rows"]  # tests import them from here too
 
 
-# `make test-fast` leaves out what needs a server (a Prefect server, the sandbox API over
-# loopback, several workers): the tests that use those fixtures are marked here; a module that
-# starts one itself says so with its own `pytestmark`.
+# Tiers (issue 38). `unit`: no socket, no subprocess, no Prefect server; `make test-fast` runs
+# only these. `integration`: a server over loopback (the sandbox, a Prefect server, a local
+# receiver). `e2e`: processes (the CLI as a subprocess, chromium, tesseract, PostgreSQL, fleet
+# workers). A test's tier follows from the fixtures it uses (below) or from its own or its
+# module's marker (`integration`, `e2e`, or `sandbox_server`, `prefect`, `fleet`, `slow`); every
+# other test is a unit test, and one that opens a socket or starts a process anyway fails
+# (`pytest_runtest_makereport` below).
 SERVER_FIXTURES = {
     "prefect_harness": "prefect",
     "sandbox": "sandbox_server",
     "sandbox_factory": "sandbox_server",
 }
+TIER_OF_MARKER = {
+    "prefect": "integration",
+    "sandbox_server": "integration",
+    "integration": "integration",
+    "fleet": "e2e",
+    "slow": "e2e",
+    "e2e": "e2e",
+}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         for fixture, marker in SERVER_FIXTURES.items():
@@ -33,6 +53,57 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(getattr(pytest.mark, marker))
         if "tests/fleet/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.fleet)
+        tiers = {TIER_OF_MARKER[m.name] for m in item.iter_markers() if m.name in TIER_OF_MARKER}
+        for tier in sorted(tiers) or ["unit"]:
+            item.add_marker(getattr(pytest.mark, tier))
+    write_groups(config, items)
+
+
+# What a unit test may not do, as Python's audit hooks name it
+OUTSIDE_UNIT = ("socket.connect", "socket.bind", "subprocess.Popen", "os.fork", "os.forkpty",
+                "os.posix_spawn", "os.system", "os.exec")  # fmt: skip
+_seen: list[str] = []
+_watching: list[int] = []  # the thread running the current unit test, while it runs
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if _watching and event in OUTSIDE_UNIT and threading.get_ident() == _watching[0]:
+        _seen.append(f"{event}{args[:2]!r}")
+
+
+sys.addaudithook(_audit)
+
+
+def _is_unit(item: pytest.Item) -> bool:
+    return item.get_closest_marker("unit") is not None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Watches a unit test's whole run: its fixtures of any scope, its call, its teardown."""
+    _seen.clear()
+    if _is_unit(item):
+        _watching.append(threading.get_ident())
+    try:
+        return (yield)
+    finally:
+        _watching.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """A unit test that opened a socket or started a process fails, naming what it did: mark it
+    (or its module) with the tier it needs."""
+    report = yield
+    if _seen and _is_unit(item):
+        what = f"{_seen[0]} ({len(_seen)} in all)"
+        _seen.clear()
+        report.outcome = "failed"
+        report.longrepr = (
+            f"a unit test (make test-fast) may not open a socket or start a process; its "
+            f"{call.when} did {what}: mark it integration (a socket) or e2e (a process)"
+        )
+    return report
 
 
 @pytest.fixture

@@ -89,6 +89,7 @@ def test_the_section_is_the_clients_configuration() -> None:
     assert isinstance(load_settings().api, ApiSettings)
 
 
+@pytest.mark.e2e
 def test_importing_the_settings_loads_no_engine_pandas_sqlalchemy_or_aiohttp() -> None:
     code = (
         "import sys, dispute_evidence.settings; "
@@ -208,6 +209,7 @@ def test_every_numeric_setting_has_both_bounds_and_must_be_finite() -> None:
             )
 
 
+@pytest.mark.e2e
 def test_the_run_refuses_overflowing_settings_in_one_line_each_exit_2(tmp_path: Path) -> None:
     (tmp_path / "inbox").mkdir()
     config = tmp_path / "c.toml"

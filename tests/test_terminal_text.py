@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import dispute_evidence
 from dispute_evidence.names import terminal
 
@@ -36,6 +38,7 @@ def test_control_characters_are_shown_line_breaks_and_tabs_kept() -> None:
     assert terminal("Disputes (2) · 5 000 € — ok") == "Disputes (2) · 5 000 € — ok"
 
 
+@pytest.mark.e2e
 def test_a_config_key_holding_escape_sequences_is_shown_never_obeyed(tmp_path: Path) -> None:
     (tmp_path / "inbox").mkdir()
     config = tmp_path / "c.toml"
@@ -50,6 +53,7 @@ def test_a_config_key_holding_escape_sequences_is_shown_never_obeyed(tmp_path: P
     assert f"{config}: evidence.<U+001B>[2J<U+001B>]0;pwned<U+0007>: unknown key" in out.stderr
 
 
+@pytest.mark.e2e
 def test_a_merchants_file_key_name_and_inbox_are_shown_never_obeyed(tmp_path: Path) -> None:
     inbox = tmp_path / f"inbox{ESC}"
     inbox.mkdir()
@@ -66,6 +70,7 @@ def test_a_merchants_file_key_name_and_inbox_are_shown_never_obeyed(tmp_path: Pa
     assert "inbox<U+001B>[2J<U+001B>]0;pwned<U+0007>" in out.stdout
 
 
+@pytest.mark.e2e
 def test_an_inbox_file_name_is_shown_never_obeyed_while_the_run_waits_for_it(
     tmp_path: Path,
 ) -> None:

@@ -209,6 +209,7 @@ async def test_429_pauses_every_concurrent_caller(sandbox_factory):
     assert sb.snapshot  # the server saw every request through to success
 
 
+@pytest.mark.integration
 async def test_connection_refused_is_transient(unused_tcp_port):
     async with DisputeEvidenceClient(f"http://127.0.0.1:{unused_tcp_port}/v1", TOKEN, max_attempts=2,
                                      backoff_base=0.01) as c:  # fmt: skip

@@ -17,6 +17,9 @@ from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, run_once
 from tests.engine.test_engine import assert_exact
 
+# a PostgreSQL cluster of its own (a process), or loopback sockets that refuse or say nothing
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def postgres_url():

@@ -27,9 +27,9 @@ from dispute_evidence.engine.store.generated import GENERATED_KINDS
 from dispute_evidence.inbox import PRIVATE, default_state
 from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings
+from support.docfixtures import text_pdf
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import write_rows
-from tests.evidence.docfixtures import text_pdf
 
 PERSONAL = {
     "customer_name": "Ann Smith",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.reading import ReadLimits, ToRead, read_documents
-from tests.evidence.docfixtures import scan_pdf, scan_png, table_pdf, text_pdf
+from support.docfixtures import scan_pdf, scan_png, table_pdf, text_pdf
 
 FIELDS = ("date", "signer", "address", "tracking")
 

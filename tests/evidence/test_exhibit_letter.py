@@ -16,7 +16,7 @@ from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message
 from dispute_evidence.evidence.limits import PROFILES
 from dispute_evidence.evidence.packet import Document, build_packet
 from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf
-from tests.evidence.docfixtures import pdf_of
+from support.docfixtures import pdf_of
 from tests.evidence.test_letter import ORDER, PRODUCTS, SHIPPED
 
 POD = DocumentFacts("5000 proof of delivery.pdf", "", "proof_of_delivery", "text", 3,

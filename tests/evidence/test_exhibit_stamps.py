@@ -20,7 +20,7 @@ from reportlab.pdfgen.canvas import Canvas
 from dispute_evidence.evidence.exhibits import exhibits_for, label
 from dispute_evidence.evidence.limits import PROFILES
 from dispute_evidence.evidence.packet import Document, build_packet
-from tests.evidence.docfixtures import pdf_of
+from support.docfixtures import pdf_of
 
 
 def _front(_: dict[str, int]) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dispute_evidence.evidence.files import match_evidence_files
 from dispute_evidence.evidence.reading import ReadLimits, ToRead, read_documents
-from tests.evidence.docfixtures import locked_pdf, text_pdf
+from support.docfixtures import locked_pdf, text_pdf
 
 DISPUTES = {"dp_a": "#5000", "dp_b": "5001", "dp_c": "5002"}
 TRACKING = {"1Z000002": {"dp_c"}}

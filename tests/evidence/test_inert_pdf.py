@@ -12,7 +12,7 @@ from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.limits import PROFILES
 from dispute_evidence.evidence.packet import Document, build_packet
 from dispute_evidence.evidence.summary_pdf import summary_pdf
-from tests.evidence.docfixtures import active_pdf, pdf_of
+from support.docfixtures import active_pdf, pdf_of
 from tests.evidence.test_pdf_building import pages_text, payload
 
 ACTIVE_KEYS = {"/OpenAction", "/AA", "/JavaScript", "/JS", "/EmbeddedFiles", "/EF", "/XFA"}

@@ -31,7 +31,7 @@ from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import PROFILES, LimitProfile
 from dispute_evidence.evidence.packet import Document, PacketError, build_packet
 from dispute_evidence.evidence.summary_pdf import DATA_SHEET_PAGES, summary_pdf
-from tests.evidence.docfixtures import hang_pdf, locked_pdf, pdf_of
+from support.docfixtures import hang_pdf, locked_pdf, pdf_of
 
 EXAMPLE_DEADLINE = timedelta(seconds=10)  # per example: generous for a loaded 2-core machine
 HUNG_AFTER = 30.0  # seconds: past it an example is stopped and fails as a hang

@@ -13,7 +13,7 @@ import pytest
 from dispute_evidence.evidence import doctext
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.reading import ReadLimits, ToRead, read_documents
-from tests.evidence.docfixtures import text_pdf
+from support.docfixtures import text_pdf
 from tests.evidence.pod_corpus import FIELDS, LAYOUTS, read_rates
 from tests.evidence.test_reading import needs_ocr
 
@@ -27,6 +27,7 @@ def test_the_corpus_has_twelve_layouts_images_among_them():
     assert any(lay.dayfirst for lay in LAYOUTS) and any(not lay.dayfirst for lay in LAYOUTS)
 
 
+@pytest.mark.e2e
 @needs_ocr
 def test_every_field_of_the_pod_corpus_is_read_right_at_least_90_percent(tmp_path: Path):
     rates, wrong = read_rates(tmp_path)

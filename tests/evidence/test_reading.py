@@ -18,7 +18,7 @@ from dispute_evidence.evidence.reading import (
     read_document,
     read_documents,
 )
-from tests.evidence.docfixtures import hang_pdf, locked_pdf, scan_pdf, scan_png, text_pdf
+from support.docfixtures import hang_pdf, locked_pdf, scan_pdf, scan_png, text_pdf
 
 PDF = "application/pdf"
 
@@ -146,6 +146,7 @@ def test_receipt_gives_order_number_and_amount(tmp_path):
     assert facts.amount == (129.90, "EUR")
 
 
+@pytest.mark.e2e
 @needs_ocr
 @pytest.mark.parametrize("suffix", [".png", ".jpg"])
 def test_a_photo_is_read_by_ocr(tmp_path, suffix):
@@ -159,6 +160,7 @@ def test_a_photo_is_read_by_ocr(tmp_path, suffix):
     assert facts.delivery is not None and facts.delivery.on == date(2026, 3, 2)
 
 
+@pytest.mark.e2e
 @needs_ocr
 def test_an_image_only_pdf_page_is_read_by_ocr(tmp_path):
     pdf = scan_pdf(tmp_path / "scan_0001.pdf", [
@@ -170,6 +172,7 @@ def test_an_image_only_pdf_page_is_read_by_ocr(tmp_path):
     assert "30 days for a full refund" in facts.policy_clause.text
 
 
+@pytest.mark.e2e
 def test_without_tesseract_an_image_goes_out_unread_and_says_so(tmp_path):
     image = scan_png(tmp_path / "IMG_1.png", ["Order #5004"])
     facts = read_document(image, "IMG_1.png", "image/png", limits=ReadLimits(tesseract=None))

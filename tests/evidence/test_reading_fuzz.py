@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dispute_evidence.evidence import doctext
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.reading import ReadLimits, ToRead, read_documents
-from tests.evidence.docfixtures import text_pdf
+from support.docfixtures import text_pdf
 
 READ = {"text", "ocr", "unreadable", "timeout", "encrypted", "no_ocr"}
 BASE = DocumentFacts(name="x.pdf", sha256="0" * 64, kind="other", read="text")

@@ -115,6 +115,7 @@ def silent_api():
     server.close()
 
 
+@pytest.mark.integration
 def test_an_api_that_never_answers_is_exit_4_in_seconds(tmp_path, monkeypatch, silent_api):
     _env(monkeypatch, silent_api)
     monkeypatch.setenv("DISPUTE_API_CONNECT_TIMEOUT", "2")

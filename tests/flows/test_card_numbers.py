@@ -16,9 +16,9 @@ from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
+from support.docfixtures import scan_png, text_pdf
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, write_rows
-from tests.evidence.docfixtures import scan_png, text_pdf
 from tests.evidence.test_reading import needs_ocr
 from tests.flows.cli_helpers import use_sandbox
 

@@ -13,9 +13,9 @@ from dispute_evidence.engine.alerts import at_risk
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
+from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, write_rows
-from tests.evidence.docfixtures import text_pdf
 from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",

@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dispute_evidence.evidence.reading import ReadLimits, missing_ocr_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.e2e
 def test_the_demo_without_ocr_tools_says_what_it_loses_and_completes(tmp_path):
     bare = tmp_path / "bin"  # a PATH with neither tesseract nor pdftoppm on it
     bare.mkdir()

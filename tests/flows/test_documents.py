@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.problems import ProblemKind
 from dispute_evidence.reports.wording import HEADING
+from support.docfixtures import hang_pdf, locked_pdf, scan_png, text_pdf
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
-from tests.evidence.docfixtures import hang_pdf, locked_pdf, scan_png, text_pdf
 from tests.evidence.test_reading import needs_ocr
 
 MATCHED = HEADING[ProblemKind.EVIDENCE_MATCHED_BY_CONTENT]

@@ -330,6 +330,7 @@ def test_summary_makes_inbox_text_inert_in_markdown_and_html(tmp_path):
     assert "<img" not in page
 
 
+@pytest.mark.integration
 def test_serve_schedules_the_nightly_run_and_leaves_the_inbox_to_the_watcher(tmp_path):
     from flows.serve import build_deployments
 

@@ -47,6 +47,7 @@ def _lines(output: str) -> list[str]:
 
 
 # -- 4: an unreachable API, a missing token, a token with a line break -------------------
+@pytest.mark.integration
 def test_an_unreachable_api_is_one_line_exit_4_and_a_report_saying_nothing_was_sent(
     quick_inbox, monkeypatch
 ):
@@ -181,6 +182,7 @@ def test_the_headline_never_says_nothing_needs_you_above_unread_files():
 
 
 # -- 2: the sandbox of an inbox keeps its state across runs ------------------------------
+@pytest.mark.integration
 def test_two_sandbox_runs_in_a_row_behave_like_two_runs_against_a_real_api(tmp_path, monkeypatch):
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
     monkeypatch.delenv("DISPUTE_API_TOKEN", raising=False)
@@ -314,6 +316,7 @@ class _AnyPrefect:
         self.server.server_close()
 
 
+@pytest.mark.integration
 def test_a_one_off_run_never_records_into_a_prefect_server_nobody_named(quick_inbox, monkeypatch):
     import flows.serve
 
@@ -332,6 +335,7 @@ def test_a_one_off_run_never_records_into_a_prefect_server_nobody_named(quick_in
         stranger.close()
 
 
+@pytest.mark.integration
 def test_a_run_records_where_this_inbox_serve_records(quick_inbox, monkeypatch):
     from dispute_evidence.cli import _prefect_api
     from dispute_evidence.served import serve_token_name, write_server_marker

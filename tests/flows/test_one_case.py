@@ -198,7 +198,7 @@ def test_finding_5_the_apis_reason_and_amount_against_the_list_hold_the_dispute(
 def test_finding_4_the_letter_argues_from_the_documents_it_quotes(
     sandbox_factory, tmp_path, monkeypatch
 ):
-    from tests.evidence.docfixtures import text_pdf
+    from support.docfixtures import text_pdf
 
     sb = sandbox_factory(rows=seed_rows(2))
     _api(sb, monkeypatch)

@@ -18,9 +18,9 @@ from dispute_evidence.cli import app
 from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.limits import PacketPolicy
+from support.docfixtures import heavy_pdf, pdf_of, text_pdf
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, write_rows
-from tests.evidence.docfixtures import heavy_pdf, pdf_of, text_pdf
 
 SHIPMENTS = ["order_number", "tracking_number", "carrier", "delivered_at", "delivery_status"]
 

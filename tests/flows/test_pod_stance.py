@@ -9,9 +9,9 @@ import io
 
 from pypdf import PdfReader
 
+from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, write_rows
-from tests.evidence.docfixtures import text_pdf
 from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",

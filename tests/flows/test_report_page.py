@@ -17,6 +17,7 @@ from tests.browser import Browser, chromium_missing_reason
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 CARD_LABELS = ["Dispute", "Amount", "Days left", "State", "Next step"]
+pytestmark = pytest.mark.e2e  # a run against the sandbox, then Chromium
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.served import SERVER_MARKER, serve_token_name, write_server_marker
 from tests.engine.helpers import make_inbox
 from tests.flows.test_new_user import _AnyPrefect
+
+pytestmark = pytest.mark.integration  # see the tiers in tests/conftest.py
 
 
 def _plant(inbox, url: str, token: str, mode: int = 0o600) -> None:

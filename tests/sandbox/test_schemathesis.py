@@ -15,6 +15,9 @@ from schemathesis.checks import positive_data_acceptance
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
 from tests.conftest import TOKEN, seed_rows
 
+pytestmark = pytest.mark.integration  # see the tiers in tests/conftest.py
+
+
 DOC = json.loads(files("dispute_evidence.sandbox").joinpath("openapi.json").read_text())
 # Auth through the document's own bearerAuth scheme, so schemathesis also tries requests without it.
 CONFIG = schemathesis.Config.from_dict({"auth": {"openapi": {"bearerAuth": {"bearer": TOKEN}}}})
@@ -28,6 +31,13 @@ def base_url():
     sb.stop()
 
 
+# Hypothesis warns when the global `random` moves while it draws a case. Our strategies never
+# touch it, but under pytest-xdist a worker process still holds threads of earlier tests (a
+# client's retry jitter, Prefect's services) that may draw from it at that moment.
+@pytest.mark.filterwarnings(
+    "ignore:Do not use the `random` module inside strategies"
+    ":hypothesis.errors.HypothesisDeprecationWarning"
+)
 @schema.parametrize()
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_sandbox_conforms_to_its_openapi_document(case, base_url):

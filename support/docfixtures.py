@@ -1,6 +1,6 @@
-"""Documents for the reading tests, made here (nothing binary checked in): text PDFs, scans
-(an image of text, as PNG, JPG or an image-only PDF), a password-protected PDF, and issue 30's
-hostile PDF (11 KB, two pages each drawing a 990,000-operator form 5,000 times)."""
+"""Documents for the reading tests and the evidence bench, made here (nothing binary checked
+in): text PDFs, scans (an image of text, as PNG, JPG or an image-only PDF), a password-protected
+PDF, and issue 30's hostile PDF (11 KB, two pages each drawing a 990,000-operator form 5,000 times)."""
 
 from __future__ import annotations
 
