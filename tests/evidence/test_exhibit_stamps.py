@@ -107,6 +107,7 @@ def test_every_page_of_the_packet_is_stamped_with_its_exhibit_kind_and_packet_pa
     assert again.body == packet.body  # deterministic: a rerun makes no new version
 
 
+@pytest.mark.e2e  # renders pages with pdftoppm (a process)
 @pytest.mark.parametrize(
     ("size", "rotate"),
     [
@@ -148,6 +149,7 @@ def test_the_stamp_is_added_under_the_page_as_seen_and_covers_none_of_it(size, r
     assert own in kept  # the page's own content stream, byte for byte (still compressed)
 
 
+@pytest.mark.e2e  # renders pages with pdftoppm (a process)
 def test_a_crop_box_is_kept_and_what_it_hid_stays_hidden():
     """A page showing only part of its media box: the band is added under what is shown, and
     the media box becomes the shown area, so every viewer (crop box or media box) shows the

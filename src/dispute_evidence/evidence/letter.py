@@ -24,21 +24,13 @@ from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.exhibits import Exhibit
+from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.products import opening
 from dispute_evidence.evidence.stance import FAMILIES, family_of
 
 __all__ = ["FAMILIES", "Letter", "Sentence", "build_letter", "family_of", "letter_for"]
 
-REASON_WORDS = {
-    "fraudulent": "the cardholder says they did not authorise this payment (fraud)",
-    "unrecognized": "the cardholder does not recognise this payment",
-    "product_not_received": "the cardholder says the goods were not received",
-    "product_unacceptable": "the cardholder says the goods were not as described or were defective",
-    "credit_not_processed": "the cardholder says a refund or credit they were owed was not processed",
-    "subscription_canceled": "the cardholder says they were charged after cancelling a subscription",
-    "duplicate": "the cardholder says they were charged more than once for one purchase",
-}
 # Source keys: what a sentence rests on. The engine may name the file and row of each.
 SOURCE_WORDS = {
     "dispute": "the disputes list",
@@ -511,46 +503,6 @@ def partly_credited(case: CaseFacts) -> bool:
         case.dispute.currency.upper() == case.currency.upper()
     )
     return disputed is not None and same and 0 < credited < disputed
-
-
-def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
-    """The disputed transaction, as a reviewer finds it in their system: the charge (id, date,
-    amount), the card, the reason code and its words, the order, the customer as entered."""
-    ch = case.disputed_charge or {}
-    charge = " · ".join(x for x in (str(ch.get("payment_id") or ""), day(ch.get("paid_at")),
-                        _money(ch.get("payment_amount"), str(ch.get("currency") or "").upper()))
-                        if x)  # fmt: skip
-    card = " ending ".join(x for x in (str(ch.get("card_brand") or ""),
-                                       str(ch.get("card_last4") or "")) if x)  # fmt: skip
-    words = REASON_WORDS.get(case.reason, case.reason or "")
-    reason = f"{code} ({words})" if code and words else code or words
-    customer = " · ".join(x for x in (case.customer.name, case.customer.email) if x)
-    ordered = "" if case.hidden("ordered") else case.order_date  # a withheld date stays so
-    rows = (
-        ("Disputed charge", charge),
-        ("Disputed amount", _money(case.dispute.amount, case.dispute.currency)),
-        ("Card", card),
-        ("Reason", reason),
-        ("Order", " · ".join(x for x in (case.order_number, ordered) if x)),
-        ("Customer (as entered at checkout)", customer),
-    )
-    return tuple((label, value) for label, value in rows if value)
-
-
-def reason_line(reason: str, code: str, brand: str, amount: str = "") -> str:
-    """The dispute in plain words, with the network's reason code when an export gives one."""
-    words = REASON_WORDS.get(reason.strip().lower())
-    head = f"The dispute ({amount})" if amount else "The dispute"
-    if words:
-        text = f"{head}: {words}."
-    elif reason and reason.strip().lower() != "general":
-        text = f"{head}: the cardholder disputes this payment (reason given: {reason})."
-    else:
-        text = f"{head}: the cardholder disputes this payment (no specific reason given)."
-    if code:
-        network = f"{brand} reason code" if brand else "Network reason code"
-        text = text[:-1] + f"; {network} {code}."
-    return text
 
 
 def build_letter(payload: dict[str, Any], attached: Sequence[str | DocumentFacts]) -> Letter:

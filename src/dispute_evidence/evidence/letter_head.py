@@ -1,0 +1,67 @@
+"""The head of a rebuttal letter: the disputed transaction identified (the header block) and
+the dispute in plain words. Pure: no I/O."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.delivery import day
+
+REASON_WORDS = {
+    "fraudulent": "the cardholder says they did not authorise this payment (fraud)",
+    "unrecognized": "the cardholder does not recognise this payment",
+    "product_not_received": "the cardholder says the goods were not received",
+    "product_unacceptable": "the cardholder says the goods were not as described or were defective",
+    "credit_not_processed": "the cardholder says a refund or credit they were owed was not processed",
+    "subscription_canceled": "the cardholder says they were charged after cancelling a subscription",
+    "duplicate": "the cardholder says they were charged more than once for one purchase",
+}
+
+
+def _money(amount: Any, currency: Any) -> str:
+    try:
+        value = float(amount)
+    except (TypeError, ValueError):
+        return ""
+    return f"{value:,.2f} {currency or ''}".strip()
+
+
+def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
+    """The disputed transaction, as a reviewer finds it in their system: the charge (id, date,
+    amount), the card, the reason code and its words, the order, the customer as entered."""
+    ch = case.disputed_charge or {}
+    charge = " · ".join(x for x in (str(ch.get("payment_id") or ""), day(ch.get("paid_at")),
+                        _money(ch.get("payment_amount"), str(ch.get("currency") or "").upper()))
+                        if x)  # fmt: skip
+    card = " ending ".join(x for x in (str(ch.get("card_brand") or ""),
+                                       str(ch.get("card_last4") or "")) if x)  # fmt: skip
+    words = REASON_WORDS.get(case.reason, case.reason or "")
+    reason = f"{code} ({words})" if code and words else code or words
+    customer = " · ".join(x for x in (case.customer.name, case.customer.email) if x)
+    ordered = "" if case.hidden("ordered") else case.order_date  # a withheld date stays so
+    rows = (
+        ("Disputed charge", charge),
+        ("Disputed amount", _money(case.dispute.amount, case.dispute.currency)),
+        ("Card", card),
+        ("Reason", reason),
+        ("Order", " · ".join(x for x in (case.order_number, ordered) if x)),
+        ("Customer (as entered at checkout)", customer),
+    )
+    return tuple((label, value) for label, value in rows if value)
+
+
+def reason_line(reason: str, code: str, brand: str, amount: str = "") -> str:
+    """The dispute in plain words, with the network's reason code when an export gives one."""
+    words = REASON_WORDS.get(reason.strip().lower())
+    head = f"The dispute ({amount})" if amount else "The dispute"
+    if words:
+        text = f"{head}: {words}."
+    elif reason and reason.strip().lower() != "general":
+        text = f"{head}: the cardholder disputes this payment (reason given: {reason})."
+    else:
+        text = f"{head}: the cardholder disputes this payment (no specific reason given)."
+    if code:
+        network = f"{brand} reason code" if brand else "Network reason code"
+        text = text[:-1] + f"; {network} {code}."
+    return text
