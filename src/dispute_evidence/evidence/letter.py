@@ -25,6 +25,7 @@ from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.letter_head import header, reason_line
+from dispute_evidence.evidence.letter_head import money as _money
 from dispute_evidence.evidence.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.products import opening
 from dispute_evidence.evidence.stance import FAMILIES, family_of
@@ -107,14 +108,6 @@ class Letter:
         said = (*self.context, *self.conceded, *self.sentences, *self.statement, *self.timeline)
         keys += [s.source for s in said]
         return list(dict.fromkeys(keys))
-
-
-def _money(amount: Any, currency: Any) -> str:
-    try:
-        value = float(amount)
-    except (TypeError, ValueError):
-        return ""
-    return f"{value:,.2f} {currency or ''}".strip()
 
 
 def _list(items: list[str]) -> str:

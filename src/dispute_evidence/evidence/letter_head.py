@@ -19,7 +19,8 @@ REASON_WORDS = {
 }
 
 
-def _money(amount: Any, currency: Any) -> str:
+def money(amount: Any, currency: Any) -> str:
+    """An amount as the letter writes it ("1,234.50 USD"); "" when it is no number."""
     try:
         value = float(amount)
     except (TypeError, ValueError):
@@ -32,7 +33,7 @@ def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
     amount), the card, the reason code and its words, the order, the customer as entered."""
     ch = case.disputed_charge or {}
     charge = " · ".join(x for x in (str(ch.get("payment_id") or ""), day(ch.get("paid_at")),
-                        _money(ch.get("payment_amount"), str(ch.get("currency") or "").upper()))
+                        money(ch.get("payment_amount"), str(ch.get("currency") or "").upper()))
                         if x)  # fmt: skip
     card = " ending ".join(x for x in (str(ch.get("card_brand") or ""),
                                        str(ch.get("card_last4") or "")) if x)  # fmt: skip
@@ -42,7 +43,7 @@ def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
     ordered = "" if case.hidden("ordered") else case.order_date  # a withheld date stays so
     rows = (
         ("Disputed charge", charge),
-        ("Disputed amount", _money(case.dispute.amount, case.dispute.currency)),
+        ("Disputed amount", money(case.dispute.amount, case.dispute.currency)),
         ("Card", card),
         ("Reason", reason),
         ("Order", " · ".join(x for x in (case.order_number, ordered) if x)),
