@@ -12,7 +12,6 @@ import aiohttp
 
 from bench.common import TOKEN, figure, heading, sandbox_process
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import (
     RunOptions,
     ingest_inbox_step,
@@ -20,6 +19,7 @@ from dispute_evidence.engine.steps import (
     submit_step,
 )
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
+from dispute_evidence.state.store import StateStore
 
 
 def seed_file(folder: Path, n: int) -> Path:
@@ -99,7 +99,7 @@ async def bare_same_requests(base: str, n: int, pdf: bytes, concurrency: int = 1
 
 def noop_over_finished(n: int, folder: Path) -> tuple[float, int]:
     """State with n finished disputes (written directly: the no-op path only depends on state size)."""
-    from dispute_evidence.engine.schema import disputes, evidence_files
+    from dispute_evidence.state.schema import disputes, evidence_files
 
     store = StateStore(folder / "big.sqlite3")
     with store.engine.begin() as c:
@@ -108,7 +108,7 @@ def noop_over_finished(n: int, folder: Path) -> tuple[float, int]:
                                        "dispute_id": f"dis_{i}"} for i in range(n)])  # fmt: skip
         c.execute(evidence_files.insert(), [{"provider_dispute_id": f"dp_{i}", "sha256": f"{i:064d}", "file_name": "a.pdf",
                                              "path": "/x", "size": 1, "status": "uploaded"} for i in range(n)])  # fmt: skip
-    from dispute_evidence.engine.schema import meta
+    from dispute_evidence.state.schema import meta
 
     with store.engine.begin() as c:
         c.execute(meta.insert().values(key="built_seq", value="0"))

@@ -16,13 +16,13 @@ import orjson
 import pandas as pd
 
 from bench.common import figure, heading
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.reading import ReadLimits
 from dispute_evidence.evidence.summary_pdf import summary_pdf
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
+from dispute_evidence.state.store import StateStore
 
 
 def _prepare(inbox: Path, state: Path, summaries: bool, read: bool = True) -> float:

@@ -14,7 +14,6 @@ from pathlib import Path
 from bench.common import TOKEN, figure, heading
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.engine.readback import read_back
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import (
     RunOptions,
     ingest_inbox_step,
@@ -24,6 +23,7 @@ from dispute_evidence.engine.steps import (
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox, seed_rows
+from dispute_evidence.state.store import StateStore
 
 BUDGET = 5000
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from bench.common import figure, heading
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.state.store import StateStore
 from support.report_history import OPEN, history_state, write_nightly_report
 
 

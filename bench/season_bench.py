@@ -169,8 +169,8 @@ def standing_seconds(state: Path) -> float:
     """Wall seconds of the standing (ratios and CE 3.0 coverage) on the night's state, as the
     run's report works it out (issue 40): its part of the night."""
     from dispute_evidence.engine.standing import merchant_standing
-    from dispute_evidence.engine.state import StateStore
     from dispute_evidence.policies import StandingPolicy
+    from dispute_evidence.state.store import StateStore
 
     with StateStore(state) as store:
         t0 = time.perf_counter()

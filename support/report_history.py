@@ -11,11 +11,11 @@ from sqlalchemy import update
 
 from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
 from dispute_evidence.engine.report import Snapshot, dispute_table
-from dispute_evidence.engine.schema import disputes
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare_step
 from dispute_evidence.reports.writer import RunReport, write_report
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
+from dispute_evidence.state.schema import disputes
+from dispute_evidence.state.store import StateStore
 
 OPEN = 20
 LONG_AGO = "2020-01-15T00:00:00Z"

@@ -143,7 +143,7 @@ def sandbox(sandbox_factory):
 @pytest.fixture(autouse=True)
 def close_state_stores(monkeypatch):
     """Every state store a test opens is closed when the test ends (no connection left to GC)."""
-    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.state.store import StateStore
 
     opened: list[StateStore] = []
     original = StateStore.__init__

@@ -108,7 +108,7 @@ def test_the_api_package_imports_no_pipeline_code() -> None:
 # (cli/, flows/, fleet/ and the sandbox are entry points and sit above all of these.)
 LOW = ("problems", "names", "filetypes", "exits", "policies", "states", "api")
 PURE = ("evidence", "ingest")  # the domain: no state, no network, no reports
-STORE = ("engine.store", "engine.schema", "engine.migrations", "engine.state", "engine.status")
+STORE = ("state", "state.schema", "state.migrations", "state.store", "state.status")
 UPWARD = {
     LOW: ("evidence", "ingest", "reports", "engine", "settings", "cli", "fleet", "sandbox"),
     PURE: ("reports", "engine", "settings", "cli", "fleet", "sandbox"),

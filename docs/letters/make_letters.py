@@ -176,8 +176,8 @@ def make_inbox(inbox: Path) -> None:
 
 def summaries(inbox: Path) -> dict[str, Path]:
     """Each dispute's current summary PDF, as the run registered it."""
-    from dispute_evidence.engine.state import StateStore
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.state.store import StateStore
 
     table = StateStore(default_state(inbox)).file_table()
     rows = table.loc[table["file_name"].str.contains("-evidence-summary")]

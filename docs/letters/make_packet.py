@@ -59,8 +59,8 @@ def packet_inbox(inbox: Path) -> None:
 
 def uploaded_packet(inbox: Path) -> Path:
     """The packet the run uploaded for dp_1041 (its registered blob)."""
-    from dispute_evidence.engine.state import StateStore
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.state.store import StateStore
 
     with StateStore(default_state(inbox)) as store:
         table = store.file_table()

@@ -47,7 +47,7 @@ def run_api(settings: Settings, request: RunRequest) -> Iterator[RunApi]:
 def sandbox_identity_of(inbox: Path) -> str:
     """What the state calls the inbox's own sandbox: where it keeps its state (one in memory
     is a new API each run)."""
-    from dispute_evidence.engine.store.apis import sandbox_identity
+    from dispute_evidence.state.apis import sandbox_identity
 
     db = _sandbox_db(inbox)
     return sandbox_identity(db if db != ":memory:" else f"in memory {os.urandom(6).hex()}")

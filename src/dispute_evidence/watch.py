@@ -17,10 +17,10 @@ from pathlib import Path
 
 from watchfiles import Change, watch
 
-from dispute_evidence.engine.state import StateStore, open_read_only, state_exists
 from dispute_evidence.inbox import OWN_FOLDERS, default_state, file_sha256, is_settled, signature
 from dispute_evidence.ingest import scan_inbox, scan_store
 from dispute_evidence.names import readable
+from dispute_evidence.state.store import StateStore, open_read_only, state_exists
 
 log = logging.getLogger("dispute_evidence.watch")
 

@@ -13,10 +13,10 @@ from dispute_evidence.engine.readback import ReadOutcome
 from dispute_evidence.engine.report import SubmitOutcome
 from dispute_evidence.engine.run import execute
 from dispute_evidence.engine.session import RunSession
-from dispute_evidence.engine.state import StateStore, new_run_id
 from dispute_evidence.engine.steps import PrepareOutcome, RunOptions, ingest_inbox_step
 from dispute_evidence.engine.submit import RunAborted
 from dispute_evidence.sandbox.workload import MERCHANT, TOKEN, make_inbox, write_rows
+from dispute_evidence.state.store import StateStore, new_run_id
 
 __all__ = [
     "MERCHANT",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-ADDED = {  # the tables each later step makes (engine/migrations.py)
+ADDED = {  # the tables each later step makes (state/migrations.py)
     13: ("ce3_verdicts", "api_views", "evidence_kinds", "picture_disputes", "picture_problems",
          "review_policy"),
     14: ("rec_refunds",),  # and rec_payments' refunded_at: a test's own to undo

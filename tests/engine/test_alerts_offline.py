@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from dispute_evidence.engine.alerts import alerted_on, at_risk, send_alerts
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import prepare_step
 from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso
+from dispute_evidence.state.store import StateStore
 from tests.engine.helpers import ingest_inbox_step, make_inbox, options, write_rows
 
 

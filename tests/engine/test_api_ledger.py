@@ -1,11 +1,11 @@
-"""The state's record of which API holds each dispute's evidence and file (engine/store/apis.py)."""
+"""The state's record of which API holds each dispute's evidence and file (state/apis.py)."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.store.apis import UNKNOWN, api_identity
+from dispute_evidence.state.apis import UNKNOWN, api_identity
+from dispute_evidence.state.store import StateStore
 
 
 def _seed(path) -> None:

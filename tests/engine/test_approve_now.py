@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.engine.approvals_log import approval_log
 from dispute_evidence.engine.review import approve as approve_in_store
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
 from dispute_evidence.policies import ReviewPolicy
+from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN
 from tests.engine.test_review import _fill_approve, _problems, run, setup  # noqa: F401
 

@@ -1,4 +1,4 @@
-"""docs/architecture.md is checked against engine/status.py: it names every status, and for
+"""docs/architecture.md is checked against state/status.py: it names every status, and for
 each the moves the table allows, no more and no fewer."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from dispute_evidence.engine.status import FILE_MOVES, DisputeStatus, FileStatus, next_statuses
+from dispute_evidence.state.status import FILE_MOVES, DisputeStatus, FileStatus, next_statuses
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 

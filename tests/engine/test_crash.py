@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.sandbox.app import STATS_KEY
+from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
 from tests.engine.test_engine import assert_exact

@@ -3,7 +3,7 @@ nothing sent for it, until one list is corrected; then it goes on as before, sen
 
 from __future__ import annotations
 
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
 from tests.engine.helpers import engine_pass, make_inbox, write_rows
 

@@ -8,10 +8,10 @@ import orjson
 import pytest
 
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.engine.submit import RunAborted, Submitter
 from dispute_evidence.sandbox import SandboxConfig
+from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, run_once, write_rows
 

@@ -9,13 +9,13 @@ import socket
 import pytest
 
 from dispute_evidence.engine import run as steps
-from dispute_evidence.engine.state import StateDamaged, StateError, StateOfAnotherInbox, StateStore
 from dispute_evidence.engine.steps import Mover, ingest_inbox_step, prepare_step
 from dispute_evidence.inbox import UnsafeFolder, archive, default_state, reject, safe_folder
 from dispute_evidence.ingest import ingest_file
 from dispute_evidence.names import upload_name, visible
 from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings
+from dispute_evidence.state.store import StateDamaged, StateError, StateOfAnotherInbox, StateStore
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, options, run_once, write_rows
 
@@ -209,7 +209,7 @@ def test_a_killed_run_is_marked_crashed_when_the_next_run_takes_the_lock(tmp_pat
 
 
 def test_the_state_machine_refuses_illegal_moves_loudly(tmp_path):
-    from dispute_evidence.engine.status import IllegalTransition
+    from dispute_evidence.state.status import IllegalTransition
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)

@@ -7,14 +7,14 @@ import threading
 from sqlalchemy import select
 
 from dispute_evidence.engine.run import KeepAlive
-from dispute_evidence.engine.schema import disputes
-from dispute_evidence.engine.state import (
+from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
+from dispute_evidence.state.schema import disputes
+from dispute_evidence.state.store import (
     LEASE_SECONDS,
     RUN_LOCK_SECONDS,
     StateStore,
     new_owner,
 )
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from tests.engine.helpers import make_inbox, options
 
 

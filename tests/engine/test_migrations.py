@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from dispute_evidence.engine.schema import SCHEMA_VERSION
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.state.schema import SCHEMA_VERSION
+from dispute_evidence.state.store import StateStore
 from tests.engine.old_state import as_version
 
 
@@ -104,8 +104,8 @@ def test_each_migration_is_frozen_as_written(tmp_path):
     step adds its own; the last one leaves the schema the store's tables describe."""
     from sqlalchemy import create_engine, inspect
 
-    from dispute_evidence.engine.migrations import MIGRATIONS
-    from dispute_evidence.engine.schema import metadata
+    from dispute_evidence.state.migrations import MIGRATIONS
+    from dispute_evidence.state.schema import metadata
 
     engine = create_engine(f"sqlite:///{tmp_path / 'steps.sqlite3'}")
     with engine.begin() as conn:
@@ -192,7 +192,7 @@ def test_a_version_15_state_keeps_its_disputes_and_gains_statements_and_products
     statement files and products exports get tables of their own."""
     from sqlalchemy import create_engine, inspect
 
-    from dispute_evidence.engine.schema import RECORD_TABLES
+    from dispute_evidence.state.schema import RECORD_TABLES
 
     path = tmp_path / "v15.sqlite3"
     StateStore(path).close()

@@ -7,11 +7,11 @@ import asyncio
 import pytest
 
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.engine.submit import Submitter
 from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox import SandboxConfig
+from dispute_evidence.state.store import StateStore
 from support.pg import free_port, postgres_missing, throwaway_postgres
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, run_once
@@ -130,7 +130,7 @@ def _closed_port_url(password: str = "") -> str:
 
 
 def test_a_postgres_state_that_does_not_answer_is_unreachable_not_damaged():
-    from dispute_evidence.engine.state import StateDamaged, StateError, StateUnreachable
+    from dispute_evidence.state.store import StateDamaged, StateError, StateUnreachable
 
     with pytest.raises(StateError) as refused:
         StateStore(_closed_port_url("s3cret-pw"))
@@ -145,7 +145,7 @@ def test_a_postgres_state_that_does_not_answer_is_unreachable_not_damaged():
 def test_a_postgres_state_that_accepts_but_never_answers_is_given_up_on():
     import socket
 
-    from dispute_evidence.engine.state import StateUnreachable
+    from dispute_evidence.state.store import StateUnreachable
 
     with socket.socket() as silent:  # accepts connections (the kernel's backlog), says nothing
         silent.bind(("127.0.0.1", 0))

@@ -12,8 +12,8 @@ from dispute_evidence import clock
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.readback import _read_due
 from dispute_evidence.engine.report import dispute_table
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.policies import ReadPolicy
+from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
 from tests.engine.helpers import engine_pass, make_inbox
 

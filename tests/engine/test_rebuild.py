@@ -12,9 +12,9 @@ from sqlalchemy import select
 
 from dispute_evidence.engine import steps
 from dispute_evidence.engine.rebuild import BUILT_HELD
-from dispute_evidence.engine.schema import disputes
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import BUILD_SOURCE, ingest_inbox_step, prepare_step
+from dispute_evidence.state.schema import disputes
+from dispute_evidence.state.store import StateStore
 from tests.engine.helpers import options, write_rows
 
 DISPUTES = ["provider_dispute_id", "order_number", "reason", "response_due_by"]

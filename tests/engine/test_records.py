@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from sqlalchemy import create_engine, inspect, select, text
 
-from dispute_evidence.engine.schema import RECORD_TABLES, SCHEMA_VERSION
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.ingest import empty_records
 from dispute_evidence.ingest.layouts import FIELDS, NUMBER_FIELDS
 from dispute_evidence.ingest.tables import SOURCE_COLUMNS
+from dispute_evidence.state.schema import RECORD_TABLES, SCHEMA_VERSION
+from dispute_evidence.state.store import StateStore
 from tests.engine.old_state import as_version
 
 
@@ -68,7 +68,7 @@ def test_a_version_11_state_keeps_its_records_in_the_declared_tables(tmp_path):
 
 
 def test_the_declared_tables_hold_every_field_the_ingest_reads():
-    """A field added to ingest/layouts.py needs its column (a migration) in engine/schema.py."""
+    """A field added to ingest/layouts.py needs its column (a migration) in state/schema.py."""
     for kind, fields in FIELDS.items():
         table = RECORD_TABLES[kind]
         owner = ["_owner"] if kind == "approvals" else []  # who approves: the file's owner

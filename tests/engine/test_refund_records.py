@@ -6,8 +6,8 @@ import sqlite3
 
 from sqlalchemy import create_engine, inspect
 
-from dispute_evidence.engine.schema import RECORD_TABLES
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.state.schema import RECORD_TABLES
+from dispute_evidence.state.store import StateStore
 from tests.engine.old_state import as_version
 
 V13_PAYMENTS = (

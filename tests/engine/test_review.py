@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.engine.run import run_inbox
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
 from dispute_evidence.problems import ProblemKind
 from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.settings import load_settings
+from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 
@@ -275,7 +275,7 @@ def test_a_dry_run_previews_held_disputes_and_changes_nothing(setup, monkeypatch
 
 
 def test_held_is_a_checked_state_only_release_leaves_it(tmp_path):
-    from dispute_evidence.engine.status import IllegalTransition
+    from dispute_evidence.state.status import IllegalTransition
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)

@@ -11,10 +11,10 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.exits import EXIT_NEEDS_YOU, EXIT_OK
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
+from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 

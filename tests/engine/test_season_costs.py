@@ -9,11 +9,11 @@ from sqlalchemy import event, update
 
 from dispute_evidence.api.models import Dispute
 from dispute_evidence.engine.api_views import held_by_api_view, record_views
-from dispute_evidence.engine.schema import disputes
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
-from dispute_evidence.engine.store.kept import KeptView
 from dispute_evidence.evidence import build_evidence
+from dispute_evidence.state.kept import KeptView
+from dispute_evidence.state.schema import disputes
+from dispute_evidence.state.store import StateStore
 from tests.engine.helpers import make_inbox, options
 
 

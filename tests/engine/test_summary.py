@@ -11,8 +11,8 @@ from pathlib import Path
 from pypdf import PdfReader
 from sqlalchemy import text
 
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.summary_pdf import summary_pdf
+from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
 from tests.engine.helpers import engine_pass, make_inbox, write_rows
 

@@ -10,10 +10,10 @@ import orjson
 
 from dispute_evidence.engine.case import case_problems
 from dispute_evidence.engine.report import dispute_table
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence import build_evidence
 from dispute_evidence.evidence.ce3 import NO_IP_OR_DEVICE, History, ce3_summary
 from dispute_evidence.ingest import ingest_paths
+from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
 from tests.engine.helpers import engine_pass
 from tests.ingest.layouts import SHOPIFY_79, STRIPE_PAYMENTS, write_csv

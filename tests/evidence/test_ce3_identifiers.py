@@ -172,8 +172,8 @@ def test_the_api_gets_ce3_only_for_the_real_match_and_every_dispute_once(sandbox
     """Through the engine against the sandbox: a good drop (real identifiers) beside disputes
     whose orders carry 0.0.0.0/unknown and a prefixed duplicate charge; each dispute gets one
     evidence update, and only the good one claims CE 3.0."""
-    from dispute_evidence.engine.state import StateStore
     from dispute_evidence.policies import ReviewPolicy
+    from dispute_evidence.state.store import StateStore
     from tests.conftest import seed_rows
     from tests.engine.helpers import engine_pass
 

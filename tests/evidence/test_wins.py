@@ -11,11 +11,11 @@ import pytest
 from dispute_evidence.engine.case import case_reader
 from dispute_evidence.engine.outcomes import outcomes_table
 from dispute_evidence.engine.report import dispute_table
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.wins import what_wins
 from dispute_evidence.evidence.wins import COLUMNS, rate_words, wilson, wins_table
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.reports.wins import write_wins
+from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
 from tests.engine.helpers import engine_pass, make_inbox, write_rows
 

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.engine.alerts import AlertPolicy, alerted_on, send_alerts
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import prepare_step
 from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
+from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import ingest_inbox_step, make_inbox, options, write_rows
 from tests.flows.test_alerts import Receiver

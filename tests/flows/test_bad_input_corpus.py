@@ -103,7 +103,7 @@ def test_state_problems_are_one_line_with_exit_1(tmp_path, monkeypatch):
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert str(damaged) in r.output and "damaged" in r.output and "--reconcile" in r.output
     damaged.unlink()
-    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.state.store import StateStore
 
     with StateStore(damaged) as store:
         store.bind_inbox(first.resolve())

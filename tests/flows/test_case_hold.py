@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.engine.alerts import at_risk
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
+from dispute_evidence.state.store import StateStore
 from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, write_rows

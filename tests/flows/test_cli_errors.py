@@ -5,9 +5,9 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.exits import EXIT_USAGE
 from dispute_evidence.sandbox.workload import make_inbox
+from dispute_evidence.state.store import StateStore
 
 
 def test_an_unexpected_value_error_in_the_run_is_not_a_configuration_error(tmp_path, monkeypatch):

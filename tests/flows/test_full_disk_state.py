@@ -96,8 +96,8 @@ def test_a_disk_io_error_with_no_space_left_is_said_as_a_full_disk(tmp_path, mon
     has no space left is a full disk, not damage; with space left it is still damage."""
     from sqlalchemy.exc import OperationalError
 
-    from dispute_evidence.engine.state import StateDamaged, StateStore
-    from dispute_evidence.engine.store import base
+    from dispute_evidence.state import base
+    from dispute_evidence.state.store import StateDamaged, StateStore
 
     path = tmp_path / "state.sqlite3"
     StateStore(path).close()

@@ -23,10 +23,10 @@ from typer.testing import CliRunner
 
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.cli import app
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.status import FileStatus
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step, submit_step
 from dispute_evidence.sandbox import SandboxConfig
+from dispute_evidence.state.status import FileStatus
+from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options
 from tests.flows.test_bad_input_fs import assert_sent_once, cli_env, expected_files

@@ -15,9 +15,9 @@ from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.limits import PacketPolicy
+from dispute_evidence.state.store import StateStore
 from support.docfixtures import heavy_pdf, pdf_of, text_pdf
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, options, write_rows

@@ -65,8 +65,8 @@ def test_a_date_only_deadline_takes_the_apis_at_the_first_real_run(
     uses the API's deadline at once (state, report), saying it moved; not only the next run."""
     from datetime import UTC, datetime, timedelta
 
-    from dispute_evidence.engine.state import StateStore
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.state.store import StateStore
 
     rows = seed_rows(1)
     day = (datetime.now(UTC) + timedelta(days=20)).date()

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from dispute_evidence.engine.state import StateStore, new_owner
+from dispute_evidence.state.store import StateStore, new_owner
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
 

@@ -13,7 +13,7 @@ from sqlalchemy import update
 
 from dispute_evidence import clock
 from dispute_evidence.engine.report import Snapshot, dispute_table
-from dispute_evidence.engine.schema import disputes
+from dispute_evidence.state.schema import disputes
 from support.report_history import LONG_AGO, OPEN, history_state, write_nightly_report
 
 

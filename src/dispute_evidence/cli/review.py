@@ -33,9 +33,9 @@ def review(
     Exit status: 0 done, 2 no such state or a bad --hold value.
     """
     from dispute_evidence.engine.review_state import keep_policy, kept_policy
-    from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.inbox import default_state
     from dispute_evidence.policies import Hold
+    from dispute_evidence.state.store import StateError, StateStore
 
     if hold is not None and hold not in ("none", "incomplete", "all"):
         raise typer.BadParameter('must be "none", "incomplete" or "all"', param_hint="--hold")

@@ -151,8 +151,8 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
     """Checked before the flow starts: a state problem is one line, not a flow traceback (read
     only: a dry run must leave the state as it found it). A run already working on this inbox
     (`serve`'s, say) is given way to here, before any flow run could log it as an error."""
-    from dispute_evidence.engine.state import StateError, open_read_only, state_exists
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.state.store import StateError, open_read_only, state_exists
 
     where = state or default_state(inbox)
     holder = None
@@ -174,8 +174,8 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
 def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
     """The run, stopped by SIGTERM like Ctrl-C; each way it can end is one line and an exit code."""
     from dispute_evidence.engine.run import RunLocked, Terminated
-    from dispute_evidence.engine.state import StateError
     from dispute_evidence.settings import ConfigError
+    from dispute_evidence.state.store import StateError
 
     def terminated(_signum: int, _frame: object) -> None:
         raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143

@@ -23,10 +23,10 @@ from dispute_evidence.exits import APPROVE_EXIT_CODES, EXIT_USAGE, exit_help
 if TYPE_CHECKING:
     from dispute_evidence.api import ApiSettings
     from dispute_evidence.api.pacer import RequestGate
-    from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.fleet.budget import KeyBudgets
     from dispute_evidence.fleet.merchants import MerchantRun
     from dispute_evidence.settings import Settings
+    from dispute_evidence.state.store import StateError, StateStore
 
 # The options `status` and `approve` share
 _Inbox = Annotated[Path | None, typer.Option(help="The inbox (its state store sits beside it).")]
@@ -56,8 +56,8 @@ def status(
     merchants: _Merchants = None,
 ) -> None:
     """Disputes by status, money at risk, what still needs you, and the last runs."""
-    from dispute_evidence.engine.state import StateError, StateStore
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.state.store import StateError, StateStore
 
     if merchant:
         picked = _merchant_or_exit(merchant, merchants)
@@ -80,9 +80,9 @@ def status(
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
         from dispute_evidence.engine.report import Snapshot, dispute_table
-        from dispute_evidence.engine.status import DisputeStatus
         from dispute_evidence.reports.columns import title
         from dispute_evidence.reports.status import status_lines
+        from dispute_evidence.state.status import DisputeStatus
 
         # each case as the report builds it: its documents with the facts read from them
         snap = Snapshot.read(store, inbox)
@@ -153,8 +153,8 @@ def approve(
 ) -> None:
     """Approve held evidence and send it now (APPROVE_HELP: what it says and returns)."""
     from dispute_evidence.engine.approve import approve_and_send
-    from dispute_evidence.engine.state import StateError
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.state.store import StateError
 
     _console_logging()
     picked = _merchant_or_exit(merchant, merchants) if merchant else None

@@ -22,12 +22,12 @@ from sqlalchemy import insert, select
 
 from dispute_evidence import clock
 from dispute_evidence.engine.case import CaseReader, case_reader
-from dispute_evidence.engine.schema import alerts_sent, disputes
-from dispute_evidence.engine.state import StateStore, now_iso
-from dispute_evidence.engine.status import DisputeStatus
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.standing import Standing
 from dispute_evidence.policies import AlertPolicy
+from dispute_evidence.state.schema import alerts_sent, disputes
+from dispute_evidence.state.status import DisputeStatus
+from dispute_evidence.state.store import StateStore, now_iso
 
 log = logging.getLogger("dispute_evidence.alerts")
 D = DisputeStatus

@@ -5,7 +5,7 @@ The API's dispute object has no provider_dispute_id: the first evidence POST's a
 the API's id, and the dispute is compared right then (from the run's listing when it holds
 it, else one GET). Each read-back compares again. On a mismatch nothing more is sent for it
 (no file, no second update): it is held, both values named, until the two agree. Kept in the
-state's `api_views` table (engine/store/kept.py).
+state's `api_views` table (state/kept.py).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from collections.abc import Iterable
 import orjson
 
 from dispute_evidence.api.models import Dispute
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.store.kept import KeptView
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.views import DisputeView, view_mismatch
+from dispute_evidence.state.kept import KeptView
+from dispute_evidence.state.store import StateStore
 from dispute_evidence.states import API_VIEW_HELD
 
 

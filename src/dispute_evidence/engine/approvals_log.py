@@ -10,8 +10,8 @@ from __future__ import annotations
 import pandas as pd
 from sqlalchemy import select
 
-from dispute_evidence.engine.schema import approvals, disputes
-from dispute_evidence.engine.state import StateStore, now_iso
+from dispute_evidence.state.schema import approvals, disputes
+from dispute_evidence.state.store import StateStore, now_iso
 
 LOG_COLUMNS = {
     "provider_dispute_id": "For dispute",  # not "Dispute": this sheet is no Approve table

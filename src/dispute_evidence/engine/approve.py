@@ -19,13 +19,13 @@ from pathlib import Path
 
 from dispute_evidence.api import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.full_disk import named_when_full
 from dispute_evidence.engine.report import SubmitOutcome
 from dispute_evidence.engine.review import approve
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.status import DisputeStatus
 from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from dispute_evidence.settings import Settings
+from dispute_evidence.state.full_disk import named_when_full
+from dispute_evidence.state.status import DisputeStatus
+from dispute_evidence.state.store import StateStore
 
 D = DisputeStatus
 

@@ -13,7 +13,6 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.api_views import api_views
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
@@ -25,6 +24,7 @@ from dispute_evidence.evidence.views import DisputeView
 from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder
 from dispute_evidence.policies import AdvicePolicy, outcome
 from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.state.store import StateStore
 from dispute_evidence.states import HELD, HELD_UNKNOWN, AdviceKind, AdviceLine
 
 NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"

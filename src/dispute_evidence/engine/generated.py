@@ -33,10 +33,6 @@ import pandas as pd
 
 from dispute_evidence.engine.case import case_documents
 from dispute_evidence.engine.rebuild import source_records
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.status import DisputeStatus as D
-from dispute_evidence.engine.status import FileStatus as F
-from dispute_evidence.engine.store.generated import GENERATED_KINDS
 from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import (
@@ -46,6 +42,10 @@ from dispute_evidence.evidence.limits import (
     over_limit,
     profile_for,
 )
+from dispute_evidence.state.generated import GENERATED_KINDS
+from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.status import FileStatus as F
+from dispute_evidence.state.store import StateStore
 
 __all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated", "stated_hash"]
 from dispute_evidence.evidence.packet import (

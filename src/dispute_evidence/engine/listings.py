@@ -9,7 +9,7 @@ import logging
 from dispute_evidence.api import Dispute, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.engine.readback import API_COUNT
-from dispute_evidence.engine.state import StateStore
+from dispute_evidence.state.store import StateStore
 
 log = logging.getLogger("dispute_evidence.run")
 

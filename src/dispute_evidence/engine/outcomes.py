@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pandas as pd
 
-from dispute_evidence.engine.store.kept import KeptKinds
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.completeness import ITEMS
 from dispute_evidence.policies import outcome
+from dispute_evidence.state.kept import KeptKinds
 from dispute_evidence.states import VerdictKind, VerdictLine
 
 if TYPE_CHECKING:
-    from dispute_evidence.engine.state import StateStore
+    from dispute_evidence.state.store import StateStore
 
 COLUMNS = ["dimension", "value", "won", "lost", "open", "win rate"]
 

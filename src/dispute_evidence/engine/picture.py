@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from dispute_evidence.engine.history import is_history
-from dispute_evidence.engine.store.kept import KeptPicture
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON
+from dispute_evidence.state.kept import KeptPicture
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Picture:
         return cls(disputes, frozenset(f"{p.kind}: {p.where}: {p.what}" for p in problems))
 
     def kept(self) -> KeptPicture:
-        """As the state keeps it (engine/store/kept.py)."""
+        """As the state keeps it (state/kept.py)."""
         return KeptPicture(dict(self.disputes), self.problems)
 
     @classmethod

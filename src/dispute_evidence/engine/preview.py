@@ -10,9 +10,9 @@ from pathlib import Path
 import orjson
 import pandas as pd
 
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.status import DisputeStatus, FileStatus
 from dispute_evidence.reports.writer import escape_cell, private_folder
+from dispute_evidence.state.status import DisputeStatus, FileStatus
+from dispute_evidence.state.store import StateStore
 
 
 def write_dry_run_preview(

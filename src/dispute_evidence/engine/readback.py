@@ -32,8 +32,8 @@ from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import NotFound
 from dispute_evidence.engine.api_views import held_by_api_view, record_views
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.policies import ReadPolicy
+from dispute_evidence.state.store import StateStore
 
 log = logging.getLogger("dispute_evidence.readback")
 

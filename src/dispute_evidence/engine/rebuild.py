@@ -24,12 +24,12 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.store.kept import KeptVerdict
 from dispute_evidence.evidence.builder import claimed_orders
 from dispute_evidence.evidence.ce3 import Ce3
 from dispute_evidence.evidence.sources import source_keys
 from dispute_evidence.names import NearNames
+from dispute_evidence.state.kept import KeptVerdict
+from dispute_evidence.state.store import StateStore
 
 BUILT_SEQ = "built_seq"  # meta: the last ingest the last build covered (store/disputes.py)
 BUILT_INPUTS = "built_inputs"  # meta: the build inputs (rules, merchant) it used

@@ -35,10 +35,7 @@ from dispute_evidence.engine.review import (
     write_approval_preview,
 )
 from dispute_evidence.engine.standing_alerts import ratio_alert_counts, standing_of
-from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.state_problems import state_problems, weak_evidence
-from dispute_evidence.engine.status import OPEN_DISPUTE, DisputeStatus, FileStatus
-from dispute_evidence.engine.status import DisputeStatus as D
 from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome, is_summary
 from dispute_evidence.engine.storedocs import store_documents_column
 from dispute_evidence.engine.submit import SubmitStats
@@ -60,6 +57,9 @@ from dispute_evidence.reports.standing import write_standing
 from dispute_evidence.reports.wins import write_wins
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
+from dispute_evidence.state.status import OPEN_DISPUTE, DisputeStatus, FileStatus
+from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.store import StateStore, now_iso
 from dispute_evidence.states import Hold, HoldKind, VerdictKind
 
 if TYPE_CHECKING:

@@ -29,18 +29,18 @@ import orjson
 from sqlalchemy import and_, func, or_, select, update
 
 from dispute_evidence import clock
-from dispute_evidence.engine.schema import (
+from dispute_evidence.inbox import ARCHIVE, PRIVATE
+from dispute_evidence.policies import RetentionPolicy
+from dispute_evidence.state.schema import (
     RECORD_TABLES,
     disputes,
     evidence_files,
     generated_docs,
     open_problems,
 )
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.status import DisputeStatus
-from dispute_evidence.engine.store.scoped import chunks
-from dispute_evidence.inbox import ARCHIVE, PRIVATE
-from dispute_evidence.policies import RetentionPolicy
+from dispute_evidence.state.scoped import chunks
+from dispute_evidence.state.status import DisputeStatus
+from dispute_evidence.state.store import StateStore
 
 log = logging.getLogger("dispute_evidence.retention")
 

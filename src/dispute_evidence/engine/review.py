@@ -1,7 +1,7 @@
 """Review before sending: which disputes wait for a person's approval, and approving them.
 
 `[review] hold` says what waits: nothing (the default), disputes whose evidence misses what
-their reason needs, or all. A held dispute is *awaiting_approval* (engine/status.py): the work
+their reason needs, or all. A held dispute is *awaiting_approval* (state/status.py): the work
 queue leaves it out, so neither its evidence nor its files go. An approval covers one version
 of the evidence: the hash of its payload and of its files' contents (`evidence_hash`; the
 generated summary PDF is made from those, so it is left out). Evidence that changes after
@@ -34,19 +34,19 @@ from dispute_evidence.engine.approvals_log import (
 )
 from dispute_evidence.engine.case import CaseReader, case_reader
 from dispute_evidence.engine.preview import write_dry_run_preview
-from dispute_evidence.engine.schema import disputes, evidence_files
-from dispute_evidence.engine.state import StateStore, now_iso
-from dispute_evidence.engine.status import (
-    APPROVAL_RELEASES,
-    OPEN_FILE,
-    DisputeStatus,
-    IllegalTransition,
-)
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.state.schema import disputes, evidence_files
+from dispute_evidence.state.status import (
+    APPROVAL_RELEASES,
+    OPEN_FILE,
+    DisputeStatus,
+    IllegalTransition,
+)
+from dispute_evidence.state.store import StateStore, now_iso
 from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
 
 D = DisputeStatus

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import cast
 
-from dispute_evidence.engine.state import StateStore, now_iso
-from dispute_evidence.engine.store.kept import KeptPolicyRow
 from dispute_evidence.policies import Hold, ReviewPolicy
+from dispute_evidence.state.kept import KeptPolicyRow
+from dispute_evidence.state.store import StateStore, now_iso
 
 STRICTNESS: dict[str, int] = {"none": 0, "incomplete": 1, "all": 2}
 

@@ -32,7 +32,6 @@ from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
-from dispute_evidence.engine.full_disk import named_when_full
 from dispute_evidence.engine.listings import listing_for, reconcile_if_sent_before
 from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
@@ -41,13 +40,6 @@ from dispute_evidence.engine.review import review_step
 from dispute_evidence.engine.review_state import policy_for_state
 from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
 from dispute_evidence.engine.standing_alerts import add_standing_alerts
-from dispute_evidence.engine.state import (
-    StateStore,
-    new_owner,
-    new_run_id,
-    open_read_only,
-    state_exists,
-)
 from dispute_evidence.engine.steps import (
     IngestOutcome,
     PrepareOutcome,
@@ -56,7 +48,6 @@ from dispute_evidence.engine.steps import (
     prepare_step,
     submit_step,
 )
-from dispute_evidence.engine.store.apis import api_identity
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
 from dispute_evidence.exits import (
     EXIT_AUTH,
@@ -71,6 +62,15 @@ from dispute_evidence.exits import (
 from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
 from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import Settings
+from dispute_evidence.state.apis import api_identity
+from dispute_evidence.state.full_disk import named_when_full
+from dispute_evidence.state.store import (
+    StateStore,
+    new_owner,
+    new_run_id,
+    open_read_only,
+    state_exists,
+)
 
 log = logging.getLogger("dispute_evidence.run")
 

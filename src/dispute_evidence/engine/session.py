@@ -13,9 +13,9 @@ from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.state import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
 from dispute_evidence.engine.steps import RunOptions
 from dispute_evidence.engine.submit import SubmitStats
+from dispute_evidence.state.store import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
 
 log = logging.getLogger("dispute_evidence.run")
 

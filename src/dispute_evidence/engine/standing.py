@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from dispute_evidence import clock
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.ce3 import ELEMENTS, transactions
 from dispute_evidence.evidence.ce3_coverage import Coverage, coverage
 from dispute_evidence.evidence.standing import Standing, StandingInputs, standing
 from dispute_evidence.policies import StandingPolicy
+from dispute_evidence.state.store import StateStore
 
 # only the columns the ratios read: a year of orders is the largest table the state holds
 READ = {

@@ -21,12 +21,12 @@ from sqlalchemy import insert, select
 
 from dispute_evidence import clock
 from dispute_evidence.engine import alerts
-from dispute_evidence.engine.schema import alerts_sent
 from dispute_evidence.engine.standing import merchant_standing
-from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.steps import RunOptions
 from dispute_evidence.evidence.standing import NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
+from dispute_evidence.state.schema import alerts_sent
+from dispute_evidence.state.store import StateStore, now_iso
 
 log = logging.getLogger("dispute_evidence.alerts")
 EVENT = "dispute-evidence.standing.crossed"

@@ -32,7 +32,6 @@ from dispute_evidence.engine.rebuild import (
 )
 from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome
-from dispute_evidence.engine.state import StateStore, now_iso
 from dispute_evidence.engine.storedocs import take_store_documents
 from dispute_evidence.engine.submit import SubmitStats, Submitter
 from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
@@ -76,6 +75,7 @@ from dispute_evidence.policies import (
     StandingPolicy,
 )
 from dispute_evidence.problems import Problem, ProblemKind
+from dispute_evidence.state.store import StateStore, now_iso
 
 log = logging.getLogger("dispute_evidence.steps")
 

@@ -18,7 +18,6 @@ import orjson
 import pandas as pd
 
 from dispute_evidence import clock, names
-from dispute_evidence.engine.state import StateStore
 from dispute_evidence.evidence.completeness import reason_of
 from dispute_evidence.evidence.delivery import day
 from dispute_evidence.evidence.documents import DocumentFacts
@@ -34,6 +33,7 @@ from dispute_evidence.evidence.storedocs import (
 from dispute_evidence.inbox import STORE, is_settled, signature, store_blob, unreadable_reason
 from dispute_evidence.ingest import scan_store
 from dispute_evidence.names import upload_name
+from dispute_evidence.state.store import StateStore
 
 Reader = Callable[[list[EvidenceFile]], Mapping[str, DocumentFacts]]
 NO_KIND = (

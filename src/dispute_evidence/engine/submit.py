@@ -39,8 +39,8 @@ from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
 from dispute_evidence.engine.api_views import record_views
 from dispute_evidence.engine.readback import api_deadline
-from dispute_evidence.engine.state import StateStore, new_owner
-from dispute_evidence.engine.status import OPEN_FILE, DisputeStatus, FileStatus
+from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
+from dispute_evidence.state.store import StateStore, new_owner
 
 log = logging.getLogger("dispute_evidence.engine")
 MAX_UPLOAD_TRIES = 3

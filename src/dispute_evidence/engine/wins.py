@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from dispute_evidence.engine.state import StateStore
-from dispute_evidence.engine.store.kept import KeptKinds
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.wins import letter_points, wins_table
 from dispute_evidence.policies import outcome
+from dispute_evidence.state.kept import KeptKinds
+from dispute_evidence.state.store import StateStore
 
 
 def what_wins(

@@ -1,6 +1,6 @@
 """The state store's migrations: each step brings a state from the version before to its own,
 frozen as it was written (its version's tables and columns spelled out), so what an old step
-does never changes with today's tables (engine/schema.py). migrate() runs the steps a state
+does never changes with today's tables (state/schema.py). migrate() runs the steps a state
 lacks, each in the opening transaction, and records the version reached in `meta`."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.types import TypeEngine
 
-from dispute_evidence.engine.schema import (
+from dispute_evidence.state.schema import (
     SCHEMA_VERSION,
     V12_RECORDS,
     V14_ADDED,

@@ -12,21 +12,21 @@ from typing import Any, Self
 from sqlalchemy import create_engine, select
 from sqlalchemy.exc import DatabaseError
 
-from dispute_evidence.engine.schema import (
-    evidence_files,
-    evidence_seen,
-    meta,
-    metadata,
-    open_problems,
-    runs,
-)
-from dispute_evidence.engine.store.base import (
+from dispute_evidence.state.base import (
     StateDamaged,
     StateOfAnotherInbox,
     StoreBase,
     new_run_id,
     now_iso,
     state_url,
+)
+from dispute_evidence.state.schema import (
+    evidence_files,
+    evidence_seen,
+    meta,
+    metadata,
+    open_problems,
+    runs,
 )
 
 

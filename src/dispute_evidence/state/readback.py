@@ -8,15 +8,15 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import bindparam, select
 
-from dispute_evidence.engine.schema import (
-    disputes,
-    status_history,
-)
-from dispute_evidence.engine.status import DisputeStatus as D
-from dispute_evidence.engine.store.base import (
+from dispute_evidence.state.base import (
     StoreBase,
     now_iso,
 )
+from dispute_evidence.state.schema import (
+    disputes,
+    status_history,
+)
+from dispute_evidence.state.status import DisputeStatus as D
 
 # one statement for every dispute read (executemany): the values it had are written back
 _READ_UPDATE = (

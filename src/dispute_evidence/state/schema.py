@@ -1,10 +1,10 @@
 """State store schema, versioned: the tables as they are now, for the store's queries.
 
-engine/migrations.py brings an older state here step by step (dlt style); each step is frozen
+state/migrations.py brings an older state here step by step (dlt style); each step is frozen
 as it was written, with its version's columns spelled out, so what an old step does never
 changes with today's tables.
 The statuses a dispute and an evidence file move through, and the moves allowed, are in
-engine/status.py (docs/architecture.md draws them).
+state/status.py (docs/architecture.md draws them).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ disputes = Table(
     Column("approved_by", Text),
     Column("approved_at", String(32)),
     # v7: which API its evidence (submitted_hash, dispute_id, API statuses) was sent to: its
-    # address and a fingerprint of the key, never the key (engine/store/apis.py)
+    # address and a fingerprint of the key, never the key (state/apis.py)
     Column("sent_to", String(255)),
     # v9: the facts the generated PDF states, hashed (a change here is material: a new
     # version may go); the one line of the limit check that holds it (engine/generated.py)
@@ -175,7 +175,7 @@ approvals = Table(
 )  # fmt: skip
 
 # v11: what `meta` held as packed text is a table of its own
-# the one-run-at-a-time lock: one row ('run') while a run holds it (engine/store/locks.py)
+# the one-run-at-a-time lock: one row ('run') while a run holds it (state/locks.py)
 run_lock = Table(
     "run_lock", metadata,
     Column("name", String(16), primary_key=True),
@@ -278,7 +278,7 @@ RECORD_TABLES: dict[str, Table] = {
     kind: record_table(kind, spec, metadata) for kind, spec in RECORD_COLUMNS.items()
 }
 
-# v13: what `meta` held as JSON, each a table (engine/store/kept.py)
+# v13: what `meta` held as JSON, each a table (state/kept.py)
 # each fraud dispute's Visa CE 3.0 verdict from the last build (engine/case.py)
 ce3_verdicts = Table(
     "ce3_verdicts", metadata,

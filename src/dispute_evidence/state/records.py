@@ -9,14 +9,14 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import Float, Table, func, select
 
-from dispute_evidence.engine.schema import (
+from dispute_evidence.state.base import (
+    StoreBase,
+    now_iso,
+)
+from dispute_evidence.state.schema import (
     RECORD_TABLES,
     ingested_files,
     meta,
-)
-from dispute_evidence.engine.store.base import (
-    StoreBase,
-    now_iso,
 )
 
 
@@ -73,7 +73,7 @@ class Records(StoreBase):
                 table = RECORD_TABLES[kind]
                 if unknown := sorted(set(frame.columns) - set(table.c.keys())):
                     raise ValueError(f"{table.name} has no column {unknown}: declare it in "
-                                     "engine/schema.py, with a migration that adds it")  # fmt: skip
+                                     "state/schema.py, with a migration that adds it")  # fmt: skip
                 for chunk in _record_rows(frame, seq, _numbers(table)):
                     c.execute(table.insert(), chunk)
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlalchemy import and_, or_, select
 
-from dispute_evidence.engine.schema import disputes, evidence_files, meta
-from dispute_evidence.engine.status import DisputeStatus as D
-from dispute_evidence.engine.status import FileStatus as F
-from dispute_evidence.engine.store.base import StoreBase, now_iso
+from dispute_evidence.state.base import StoreBase, now_iso
+from dispute_evidence.state.schema import disputes, evidence_files, meta
+from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.status import FileStatus as F
 
 API_KEY = "api"  # meta: the API the state's record of what was sent refers to
 UNKNOWN = "(an API this state did not record)"

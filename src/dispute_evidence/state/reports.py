@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 from sqlalchemy import func, select
 
-from dispute_evidence.engine.schema import (
+from dispute_evidence.state.base import (
+    StoreBase,
+)
+from dispute_evidence.state.schema import (
     disputes,
     evidence_files,
-)
-from dispute_evidence.engine.store.base import (
-    StoreBase,
 )
 
 

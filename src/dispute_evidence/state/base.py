@@ -17,8 +17,8 @@ from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence import clock
 from dispute_evidence.clock import Wall
-from dispute_evidence.engine.migrations import migrate
-from dispute_evidence.engine.schema import meta
+from dispute_evidence.state.migrations import migrate
+from dispute_evidence.state.schema import meta
 
 # A run's lock and its dispute leases are renewed every KEEPALIVE_SECONDS while its process
 # lives (engine.run.KeepAlive): wherever the process dies, another machine takes over within
@@ -144,7 +144,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 class StoreBase:
     """The connection, and what every part of the store uses."""
 
-    # the API this store sends to (engine/store/apis.py: use_api), stamped on what is sent
+    # the API this store sends to (state/apis.py: use_api), stamped on what is sent
     api_identity: str | None = None
 
     def __init__(

@@ -8,24 +8,24 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, func, or_, select
 
-from dispute_evidence.engine.schema import (
+from dispute_evidence.state.base import (
+    StoreBase,
+    now_iso,
+)
+from dispute_evidence.state.schema import (
     disputes,
     evidence_files,
     ingested_files,
     meta,
 )
-from dispute_evidence.engine.status import (
+from dispute_evidence.state.scoped import chunks
+from dispute_evidence.state.status import (
     DISPUTE_MOVES,
     OPEN_FILE,
     check_dispute_move,
 )
-from dispute_evidence.engine.status import DisputeStatus as D
-from dispute_evidence.engine.status import FileStatus as F
-from dispute_evidence.engine.store.base import (
-    StoreBase,
-    now_iso,
-)
-from dispute_evidence.engine.store.scoped import chunks
+from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.status import FileStatus as F
 from dispute_evidence.states import Hold
 
 
@@ -150,7 +150,7 @@ class Disputes(StoreBase):
         """A known dispute whose new data would go out wrong: not sent until it is fixed (one
         already sent keeps what it was sent with; the reason shows on its row)."""
         where = disputes.c.provider_dispute_id == i.provider_dispute_id
-        if status in DISPUTE_MOVES[D.INCOMPLETE]:  # the moves engine/status.py allows
+        if status in DISPUTE_MOVES[D.INCOMPLETE]:  # the moves state/status.py allows
             c.execute(
                 disputes.update()
                 .where(where)

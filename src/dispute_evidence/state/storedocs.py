@@ -6,8 +6,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from dispute_evidence.engine.schema import store_documents
-from dispute_evidence.engine.store.base import StoreBase
+from dispute_evidence.state.base import StoreBase
+from dispute_evidence.state.schema import store_documents
 
 
 class StoreDocuments(StoreBase):

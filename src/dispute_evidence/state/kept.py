@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import Table, select
 from sqlalchemy.engine import Connection
 
-from dispute_evidence.engine.schema import (
+from dispute_evidence.state.base import StoreBase
+from dispute_evidence.state.schema import (
     api_views,
     ce3_verdicts,
     evidence_kinds,
@@ -20,7 +21,6 @@ from dispute_evidence.engine.schema import (
     picture_problems,
     review_policy,
 )
-from dispute_evidence.engine.store.base import StoreBase
 
 PICTURE_TAKEN = "picture_taken"  # meta: when the last report's picture was kept
 STATE = "state"  # the review policy's one row

@@ -8,11 +8,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, delete, or_, select
 
-from dispute_evidence.engine.schema import disputes, evidence_files, generated_docs
-from dispute_evidence.engine.status import DisputeStatus as D
-from dispute_evidence.engine.status import FileStatus as F
-from dispute_evidence.engine.store.base import StoreBase, now_iso
-from dispute_evidence.engine.store.scoped import chunks
+from dispute_evidence.state.base import StoreBase, now_iso
+from dispute_evidence.state.schema import disputes, evidence_files, generated_docs
+from dispute_evidence.state.scoped import chunks
+from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.status import FileStatus as F
 
 GENERATED_KINDS = ("summary", "packet")
 # a dispute held by the limit check may be released by it; other holds are not its to lift

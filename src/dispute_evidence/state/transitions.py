@@ -1,4 +1,4 @@
-"""Named transitions of disputes and files (engine/status.py lists the moves they allow)."""
+"""Named transitions of disputes and files (state/status.py lists the moves they allow)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ from typing import Any
 
 from sqlalchemy import Select, Table, Update, bindparam, select, update
 
-from dispute_evidence.engine.schema import disputes, evidence_files
-from dispute_evidence.engine.status import (
+from dispute_evidence.state.base import (
+    StoreBase,
+    now_iso,
+)
+from dispute_evidence.state.schema import disputes, evidence_files
+from dispute_evidence.state.status import (
     APPROVAL_RELEASES,
     DISPUTE_MOVES,
     FILE_MOVES,
@@ -16,16 +20,12 @@ from dispute_evidence.engine.status import (
     FileStatus,
     IllegalTransition,
 )
-from dispute_evidence.engine.status import DisputeStatus as D
-from dispute_evidence.engine.status import FileStatus as F
-from dispute_evidence.engine.store.base import (
-    StoreBase,
-    now_iso,
-)
+from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.status import FileStatus as F
 
 
 class Transitions(StoreBase):
-    """Named status moves of disputes and files, checked against engine/status.py."""
+    """Named status moves of disputes and files, checked against state/status.py."""
 
     def mark_submitted(
         self, pid: str, *, submitted_hash: str, dispute_id: str, attempts: int

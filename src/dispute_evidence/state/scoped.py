@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import distinct, func, literal, select
 
-from dispute_evidence.engine.schema import RECORD_TABLES, disputes, ingested_files, open_problems
-from dispute_evidence.engine.store.base import StoreBase
+from dispute_evidence.state.base import StoreBase
+from dispute_evidence.state.schema import RECORD_TABLES, disputes, ingested_files, open_problems
 
 CHUNK = 500  # values per IN (SQLite's bound-parameter limit is 999 on old builds)
 

@@ -9,14 +9,14 @@ from typing import Any
 
 from sqlalchemy import Delete, Select, Update, bindparam, or_, select
 
-from dispute_evidence.engine.schema import disputes, evidence_files, run_lock
-from dispute_evidence.engine.store.base import (
+from dispute_evidence.state.base import (
     LEASE_SECONDS,
     RUN_LOCK_SECONDS,
     StoreBase,
     now_iso,
     owner_is_dead,
 )
+from dispute_evidence.state.schema import disputes, evidence_files, run_lock
 
 RUN = "run"  # the lock's one row
 _pid = disputes.c.provider_dispute_id == bindparam("pid")

@@ -2,7 +2,7 @@
 SQLAlchemy URL (PostgreSQL for shared use). Every unit of work commits alone, so a run
 killed at any moment leaves each dispute and file in a state the next run knows how to finish.
 
-`StateStore` is composed of the parts in engine/store/: the connection (base), runs and meta,
+`StateStore` is composed of the parts in state/: the connection (base), runs and meta,
 locks and leases, records, disputes and files, transitions, read-back and report tables,
 and what one build or report keeps for the next (kept)."""
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dispute_evidence.engine.store.apis import ApiLedger
-from dispute_evidence.engine.store.base import (
+from dispute_evidence.state.apis import ApiLedger
+from dispute_evidence.state.base import (
     KEEPALIVE_SECONDS,
     LEASE_SECONDS,
     RUN_LOCK_SECONDS,
@@ -28,17 +28,17 @@ from dispute_evidence.engine.store.base import (
     state_exists,
     state_url,
 )
-from dispute_evidence.engine.store.disputes import Disputes
-from dispute_evidence.engine.store.generated import Generated
-from dispute_evidence.engine.store.kept import Kept
-from dispute_evidence.engine.store.locks import Locks
-from dispute_evidence.engine.store.readback import Readback
-from dispute_evidence.engine.store.records import Records
-from dispute_evidence.engine.store.reports import Reports
-from dispute_evidence.engine.store.runs import Runs
-from dispute_evidence.engine.store.scoped import ScopedRecords
-from dispute_evidence.engine.store.storedocs import StoreDocuments
-from dispute_evidence.engine.store.transitions import Transitions
+from dispute_evidence.state.disputes import Disputes
+from dispute_evidence.state.generated import Generated
+from dispute_evidence.state.kept import Kept
+from dispute_evidence.state.locks import Locks
+from dispute_evidence.state.readback import Readback
+from dispute_evidence.state.records import Records
+from dispute_evidence.state.reports import Reports
+from dispute_evidence.state.runs import Runs
+from dispute_evidence.state.scoped import ScopedRecords
+from dispute_evidence.state.storedocs import StoreDocuments
+from dispute_evidence.state.transitions import Transitions
 
 __all__ = [
     "KEEPALIVE_SECONDS",

@@ -1,1 +1,0 @@
-"""The state store in parts; engine.state composes them into StateStore."""

@@ -1,0 +1,1 @@
+"""The state store in parts; state.store composes them into StateStore."""
