@@ -16,10 +16,10 @@ import orjson
 import pandas as pd
 
 from bench.common import figure, heading
+from dispute_evidence.documents.reading import ReadLimits
 from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.letter import build_letter
-from dispute_evidence.evidence.reading import ReadLimits
 from dispute_evidence.evidence.summary_pdf import summary_pdf
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
 from dispute_evidence.state.store import StateStore
@@ -160,7 +160,7 @@ def ocr_bench(pages: int) -> None:
     """Tesseract on a photographed page (200 dpi, a dozen lines), one worker: the time per page."""
     import shutil
 
-    from dispute_evidence.evidence.reading import read_document
+    from dispute_evidence.documents.reading import read_document
 
     heading(f"evidence: OCR time per page ({pages} pages, Tesseract, one worker)")
     if not shutil.which("tesseract") or not shutil.which("pdftoppm"):

@@ -62,7 +62,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # What a unit test may not do, as Python's audit hooks name it: open a socket (from the test's
 # own thread: threads that earlier tests left in this worker, Prefect's say, may still talk)
 # or start a process (from any thread). The document reader's worker process is the one
-# exception: evidence/reading.py reads every file in it (a sandbox with its own memory and
+# exception: documents/reading.py reads every file in it (a sandbox with its own memory and
 # CPU limits, importing nothing), so it is part of the unit that reads documents.
 SOCKET_EVENTS = ("socket.connect", "socket.bind")
 PROCESS_EVENTS = ("subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.system",

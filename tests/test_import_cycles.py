@@ -107,13 +107,17 @@ def test_the_api_package_imports_no_pipeline_code() -> None:
 # The layers, lowest first: a module may import its own layer and the ones below, never above.
 # (cli/, flows/, fleet/ and the sandbox are entry points and sit above all of these.)
 LOW = ("problems", "names", "filetypes", "exits", "policies", "states", "api")
-PURE = ("evidence", "ingest")  # the domain: no state, no network, no reports
+PURE = ("evidence", "documents", "ingest")  # the domain: no state, no network, no reports
 STORE = ("state", "state.schema", "state.migrations", "state.store", "state.status")
 UPWARD = {
-    LOW: ("evidence", "ingest", "reports", "engine", "settings", "cli", "fleet", "sandbox"),
-    PURE: ("reports", "engine", "settings", "cli", "fleet", "sandbox"),
+    LOW: (
+        *("evidence", "documents", "ingest", "reports", "engine", "state"),
+        *("settings", "cli", "fleet", "sandbox"),
+    ),
+    PURE: ("reports", "engine", "state", "settings", "cli", "fleet", "sandbox"),
+    ("documents",): ("evidence", "reports", "engine", "state", "settings", "cli"),
     ("reports",): ("engine", "settings", "cli", "fleet", "sandbox"),
-    STORE: ("evidence", "reports", "settings", "cli", "fleet", "sandbox"),
+    STORE: ("evidence", "documents", "reports", "engine", "settings", "cli", "fleet", "sandbox"),
     ("settings",): ("engine", "reports", "cli", "fleet", "sandbox"),
 }
 

@@ -29,7 +29,7 @@ class ProblemKind(StrEnum):
     FILE_LEFT_IN_INBOX = "file_left_in_inbox"
     EVIDENCE_NOT_TAKEN = "evidence_not_taken"
     EVIDENCE_FILE_REJECTED = "evidence_file_rejected"
-    # evidence documents read (evidence/reading.py): matched by their text, or not read
+    # evidence documents read (documents/reading.py): matched by their text, or not read
     EVIDENCE_MATCHED_BY_CONTENT = "evidence_matched_by_content"
     DOCUMENT_NOT_READ = "document_not_read"
     EVIDENCE_INCOMPLETE = "evidence_incomplete"

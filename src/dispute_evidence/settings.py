@@ -79,7 +79,7 @@ from dispute_evidence.settings_sources import (
 from dispute_evidence.settings_standing import StandingSection
 
 if TYPE_CHECKING:
-    from dispute_evidence.evidence.reading import ReadLimits
+    from dispute_evidence.documents.reading import ReadLimits
     from dispute_evidence.ingest.layouts import Mapping
 
 DOTENV = Path(".env")
@@ -200,7 +200,7 @@ class EvidenceSection(_Section):
         """How documents are read (None: they are not); `dayfirst`: the locale's date order."""
         if not self.read_documents:
             return None
-        from dispute_evidence.evidence.reading import ReadLimits  # only when a run needs it
+        from dispute_evidence.documents.reading import ReadLimits  # only when a run needs it
 
         return ReadLimits(
             seconds=self.read_seconds, memory_mb=self.read_memory_mb, dayfirst=dayfirst

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.reading import ReadLimits, ToRead, read_documents
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.reading import ReadLimits, ToRead, read_documents
 from support.docfixtures import scan_pdf, scan_png, table_pdf, text_pdf
 
 FIELDS = ("date", "signer", "address", "tracking")

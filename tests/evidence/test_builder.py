@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from dispute_evidence.api.models import MerchantProfile
-from dispute_evidence.evidence import build_evidence, match_evidence_files
-from dispute_evidence.evidence.files import name_tokens
+from dispute_evidence.documents.files import match_evidence_files, name_tokens
+from dispute_evidence.evidence import build_evidence
 from dispute_evidence.ingest import ingest_paths
 from tests.ingest.layouts import (
     CHARGE_1001,
@@ -226,7 +226,8 @@ def test_match_evidence_files(tmp_path):
 
 
 def test_near_misses_get_a_did_you_mean(tmp_path):
-    from dispute_evidence.evidence import build_evidence, match_evidence_files
+    from dispute_evidence.documents.files import match_evidence_files
+    from dispute_evidence.evidence import build_evidence
 
     inbox = tmp_path
     (inbox / "dp_abc123XYZ_recipt.pdf").write_bytes(b"%PDF-1.4 x")  # one character off

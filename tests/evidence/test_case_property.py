@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pypdf import PdfReader
 
+from dispute_evidence.documents.facts import Delivery, DocumentFacts, Quote
 from dispute_evidence.engine.report import case_cells
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
-from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Quote
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.summary_pdf import lettered, summary_pdf
 from dispute_evidence.reports.columns import BY_KEY, words

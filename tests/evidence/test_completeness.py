@@ -73,7 +73,7 @@ def test_details_that_decide_a_verdict():
 
 
 def test_files_count_by_kind():
-    from dispute_evidence.evidence.kinds import kind_of
+    from dispute_evidence.documents.kinds import kind_of
 
     assert kind_of("2002 proof of delivery.pdf") == "proof_of_delivery"
     assert kind_of("1044_signature.jpg") == "signature"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 
-from dispute_evidence.evidence import build_evidence, match_evidence_files
+from dispute_evidence.documents.files import match_evidence_files
+from dispute_evidence.evidence import build_evidence
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.names import NearNames, likeness_key
 from support.scaling import growth_ratio, hint_heavy_records

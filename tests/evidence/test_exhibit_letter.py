@@ -12,7 +12,7 @@ from datetime import date
 
 from pypdf import PdfReader
 
-from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message, Quote
+from dispute_evidence.documents.facts import Delivery, DocumentFacts, Message, Quote
 from dispute_evidence.evidence.limits import PROFILES
 from dispute_evidence.evidence.packet import Document, build_packet
 from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf

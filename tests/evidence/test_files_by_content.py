@@ -1,10 +1,10 @@
-"""Matching a file to its dispute by what its text names (evidence/files.py), with the real
-reader (evidence/reading.py) on PDFs made here."""
+"""Matching a file to its dispute by what its text names (documents/files.py), with the real
+reader (documents/reading.py) on PDFs made here."""
 
 from __future__ import annotations
 
-from dispute_evidence.evidence.files import match_evidence_files
-from dispute_evidence.evidence.reading import ReadLimits, ToRead, read_documents
+from dispute_evidence.documents.files import match_evidence_files
+from dispute_evidence.documents.reading import ReadLimits, ToRead, read_documents
 from support.docfixtures import locked_pdf, text_pdf
 
 DISPUTES = {"dp_a": "#5000", "dp_b": "5001", "dp_c": "5002"}

@@ -10,7 +10,7 @@ from datetime import date
 import pytest
 from pypdf import PdfReader
 
-from dispute_evidence.evidence.documents import DocumentFacts, Message, Quote
+from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.letter import build_letter, delivered
 from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf
 

@@ -10,8 +10,8 @@ from datetime import date
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.case import build_case
-from dispute_evidence.evidence.documents import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.letter import letter_for, partly_credited
 from tests.evidence.test_case_property import documents, payloads
 

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from PIL import Image
 from pypdf import PdfReader
 
+from dispute_evidence.documents.facts import Delivery, DocumentFacts, Quote
 from dispute_evidence.evidence import fonts
-from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Quote
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import PROFILES, LimitProfile
 from dispute_evidence.evidence.packet import Document, PacketError, build_packet

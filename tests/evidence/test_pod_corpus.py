@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from dispute_evidence.evidence import doctext
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.reading import ReadLimits, ToRead, read_documents
+from dispute_evidence.documents import doctext
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.reading import ReadLimits, ToRead, read_documents
 from support.docfixtures import text_pdf
 from tests.evidence.pod_corpus import FIELDS, LAYOUTS, read_rates
 from tests.evidence.test_reading import needs_ocr

@@ -8,10 +8,10 @@ from datetime import date
 
 import pytest
 
-from dispute_evidence.evidence import doctext
+from dispute_evidence.documents import doctext
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.evidence.case import build_case
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.kinds import kind_of
 
 POD = DocumentFacts("1043_delivery_confirmation.pdf", "", "proof_of_delivery", "text")
 

@@ -8,10 +8,10 @@ from datetime import date
 
 import pytest
 
-from dispute_evidence.evidence import doctext
-from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.documents import doctext
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.reading import facts_from_dict, facts_to_dict
 from dispute_evidence.evidence.letter import build_letter
-from dispute_evidence.evidence.reading import facts_from_dict, facts_to_dict
 
 # As a small merchant's policy PDF reads (issue 37): the title and its date on one line
 POLICY = [

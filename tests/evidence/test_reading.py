@@ -1,4 +1,4 @@
-"""Reading evidence documents (evidence/reading.py): PDF text and Tesseract OCR in a worker
+"""Reading evidence documents (documents/reading.py): PDF text and Tesseract OCR in a worker
 process bounded in time and memory, facts per kind, read once (cached by content)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from datetime import date
 
 import pytest
 
-from dispute_evidence.evidence import doctext
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.reading import (
+from dispute_evidence.documents import doctext
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.reading import (
     ReadLimits,
     ToRead,
     read_document,
@@ -221,7 +221,7 @@ def test_many_files_are_read_on_two_workers_and_a_bad_one_spoils_nothing(tmp_pat
     "body", ['{"reader": "x"}', "[]", '{"reader": "%s", "facts": []}', "not json", ""]
 )
 def test_a_damaged_or_planted_cache_entry_is_read_again(tmp_path, body):
-    from dispute_evidence.evidence.reading import READER
+    from dispute_evidence.documents.reading import READER
 
     cache = tmp_path / "cache"
     cache.mkdir()

@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dispute_evidence.evidence import doctext
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.reading import ReadLimits, ToRead, read_documents
+from dispute_evidence.documents import doctext
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.reading import ReadLimits, ToRead, read_documents
 from support.docfixtures import text_pdf
 
 READ = {"text", "ocr", "unreadable", "timeout", "encrypted", "no_ocr"}

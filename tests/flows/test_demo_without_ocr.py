@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dispute_evidence.evidence.reading import ReadLimits, missing_ocr_line
+from dispute_evidence.documents.reading import ReadLimits, missing_ocr_line
 
 ROOT = Path(__file__).resolve().parents[2]
 

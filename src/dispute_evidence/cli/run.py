@@ -277,7 +277,7 @@ def demo(
     import shutil
     from datetime import datetime
 
-    from dispute_evidence.evidence.reading import ReadLimits, missing_ocr_line
+    from dispute_evidence.documents.reading import ReadLimits, missing_ocr_line
 
     _console_logging()
     source = Path(__file__).resolve().parents[2] / "sample_data"

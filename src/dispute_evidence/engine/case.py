@@ -12,14 +12,14 @@ import orjson
 import pandas as pd
 
 from dispute_evidence import clock
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.kinds import kind_of
+from dispute_evidence.documents.reading import facts_from_cache
 from dispute_evidence.engine.api_views import api_views
 from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.evidence.letter import letter_for
-from dispute_evidence.evidence.reading import facts_from_cache
 from dispute_evidence.evidence.views import DisputeView
 from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder
 from dispute_evidence.policies import AdvicePolicy, outcome

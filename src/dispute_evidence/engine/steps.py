@@ -19,6 +19,14 @@ import pandas as pd
 from dispute_evidence import names
 from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
 from dispute_evidence.api.models import Dispute
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.files import EvidenceFile, FileIssue, match_evidence_files
+from dispute_evidence.documents.kinds import kind_of
+from dispute_evidence.documents.reading import (
+    ReadLimits,
+    ToRead,
+    read_documents,
+)
 from dispute_evidence.engine.case import case_documents
 from dispute_evidence.engine.generated import refresh_generated
 from dispute_evidence.engine.rebuild import (
@@ -34,16 +42,8 @@ from dispute_evidence.engine.retention import RetentionOutcome
 from dispute_evidence.engine.review import ReviewOutcome
 from dispute_evidence.engine.storedocs import take_store_documents
 from dispute_evidence.engine.submit import SubmitStats, Submitter
-from dispute_evidence.evidence import BuildResult, FileIssue, build_evidence, match_evidence_files
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.files import EvidenceFile
-from dispute_evidence.evidence.kinds import kind_of
+from dispute_evidence.evidence import BuildResult, build_evidence
 from dispute_evidence.evidence.payments import UnjoinedCharges
-from dispute_evidence.evidence.reading import (
-    ReadLimits,
-    ToRead,
-    read_documents,
-)
 from dispute_evidence.inbox import (
     ARCHIVE,
     PRIVATE,
@@ -91,7 +91,7 @@ class RunOptions:
     blob_dir: Path | None = None
     concurrency: int = 8
     summary_pdf: bool = False  # an evidence summary PDF per dispute (settings: on by default)
-    # how evidence documents are read (evidence/reading.py); None: not read, matched by name only
+    # how evidence documents are read (documents/reading.py); None: not read, matched by name only
     read_limits: ReadLimits | None = field(default_factory=ReadLimits)
     read_policy: ReadPolicy | None = None  # read disputes back from the API (None: do not)
     dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)

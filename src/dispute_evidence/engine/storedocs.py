@@ -18,11 +18,11 @@ import orjson
 import pandas as pd
 
 from dispute_evidence import clock, names
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.files import EvidenceFile, FileIssue, card_number_note, check_file
+from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.evidence.completeness import reason_of
 from dispute_evidence.evidence.delivery import day
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.files import EvidenceFile, FileIssue, card_number_note, check_file
-from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.evidence.storedocs import (
     STORE_MATCH,
     Order,

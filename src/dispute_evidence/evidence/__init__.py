@@ -1,4 +1,5 @@
-"""Evidence payloads and evidence-file matching. Pure data code, no network."""
+"""The evidence: the payload built per dispute (builder), the case read from it (case), the
+letter and the packet a reviewer reads. Pure data code, no network."""
 
 from dispute_evidence.evidence.builder import (
     BuildResult,
@@ -6,14 +7,5 @@ from dispute_evidence.evidence.builder import (
     Incomplete,
     build_evidence,
 )
-from dispute_evidence.evidence.files import EvidenceFile, FileIssue, match_evidence_files
 
-__all__ = [
-    "BuildResult",
-    "DisputePayload",
-    "EvidenceFile",
-    "FileIssue",
-    "Incomplete",
-    "build_evidence",
-    "match_evidence_files",
-]
+__all__ = ["BuildResult", "DisputePayload", "Incomplete", "build_evidence"]

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dispute_evidence.evidence import kinds as K
+from dispute_evidence.documents import kinds as K
+from dispute_evidence.documents.facts import DocumentFacts, Message
 from dispute_evidence.evidence.credits import Credit, credits_of, logged_total
 from dispute_evidence.evidence.delivery import (
     DeliveryFact,
@@ -31,7 +32,6 @@ from dispute_evidence.evidence.delivery import (
     other_parcel,
     shipments_of,
 )
-from dispute_evidence.evidence.documents import DocumentFacts, Message
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
 from dispute_evidence.evidence.products import Listing, sold_as
@@ -238,7 +238,7 @@ def documents_named(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts
 
 
 def documents_of_kinds(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts, ...]:
-    """Documents known by their kinds only (evidence/kinds.py), or already read."""
+    """Documents known by their kinds only (documents/kinds.py), or already read."""
     return tuple(
         f if isinstance(f, DocumentFacts) else DocumentFacts(f"document {i + 1}", "", f, "not_read")
         for i, f in enumerate(files)

@@ -11,7 +11,7 @@ wording says which document a reviewer expects.
 Every item reads the dispute's case (evidence/case.py), built once from the payload and the
 documents: "delivery confirmed" is the case's one delivery fact (a proof of delivery read from
 a document, else the carrier's row), never a test of its own. Files count by kind
-(evidence/kinds.py); a file of no recognised kind counts only as a generic explanation
+(documents/kinds.py); a file of no recognised kind counts only as a generic explanation
 document. The case's contradictions that undercut the dispute's own reason (a "not received"
 claim the carrier contradicts, a refund recorded against "credit not processed", a cancelled,
 fully refunded or never-fulfilled order, dates out of order) make the verdict "weak: …",
@@ -26,9 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dispute_evidence.evidence import kinds as K
+from dispute_evidence.documents import kinds as K
+from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence.case import CaseFacts, build_case, documents_of_kinds, for_reason
-from dispute_evidence.evidence.documents import DocumentFacts
 
 Payload = dict[str, Any]
 Files = Sequence[str | DocumentFacts]  # the files attached: their kinds, or what was read

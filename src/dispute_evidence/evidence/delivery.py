@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from dispute_evidence.evidence import kinds as K
-from dispute_evidence.evidence.documents import DocumentFacts
+from dispute_evidence.documents import kinds as K
+from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence.places import place_parts
 
 DeliveryState = Literal["delivered", "not_delivered", "unknown"]

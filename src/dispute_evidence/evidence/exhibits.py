@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from string import ascii_uppercase
 
-from dispute_evidence.evidence.kinds import LABELS, OTHER
+from dispute_evidence.documents.kinds import LABELS, OTHER
 
 PICTURES = (".jpg", ".jpeg", ".png")  # what the packet places as a picture on a page
 
@@ -25,7 +25,7 @@ class Exhibit:
     label: str  # "A", "B", … "Z", "AA", …
     name: str  # the document's file name (the analyst's; shown on the reviewer's pages only
     # where the document goes as a file of its own, so the reviewer can match it)
-    kind: str  # evidence.kinds.*
+    kind: str  # documents.kinds.*
     pages: int | None = None  # its page count, when known
     start: int | None = None  # its first page in the packet (None: not in a packet)
 

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line, build_case, documents_named
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
-from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.letter_head import money as _money
-from dispute_evidence.evidence.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.products import opening
 from dispute_evidence.evidence.stance import FAMILIES, family_of
 
@@ -130,7 +130,7 @@ def _page(doc: str, page: int | None, exhibit: Exhibit | None = None) -> str:
     return f"{doc}, page {page}" if page else doc
 
 
-# Per family: the policy topics that answer it (evidence/policytext.py), the best first; any
+# Per family: the policy topics that answer it (documents/policytext.py), the best first; any
 # other family quotes a policy's general clause.
 POLICY_TOPICS: dict[str, tuple[str, ...]] = {
     "not_as_described": (DEFECT, REFUND),

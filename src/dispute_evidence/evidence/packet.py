@@ -39,6 +39,7 @@ from reportlab.lib.units import mm
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
+from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.exhibits import (
     Exhibit,
@@ -48,7 +49,6 @@ from dispute_evidence.evidence.exhibits import (
     stamp_text,
 )
 from dispute_evidence.evidence.inert_pdf import make_inert
-from dispute_evidence.evidence.kinds import kind_of
 from dispute_evidence.evidence.limits import Item, LimitProfile, over_api_limit, over_limit
 from dispute_evidence.evidence.stamps import Mark, stamp_pages
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
@@ -75,7 +75,7 @@ class Document:
     name: str
     mime: str
     content: bytes
-    kind: str = ""  # evidence.kinds.*: what its exhibit stamp says it is ("": from its name)
+    kind: str = ""  # documents.kinds.*: what its exhibit stamp says it is ("": from its name)
 
 
 @dataclass

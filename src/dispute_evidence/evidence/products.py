@@ -5,7 +5,7 @@ found by the line's SKU, else by its title (Shopify names a line "Title - Varian
 The description is HTML as exported: made plain text here with the standard library's parser
 (tags dropped, entities decoded, script and style left out). Image URLs are kept as listed and
 never followed: the inbox is untrusted, and a reviewer sees the images a merchant drops as
-files (`<sku> photo.jpg`, evidence/files.py). The latest products export read wins for a
+files (`<sku> photo.jpg`, documents/files.py). The latest products export read wins for a
 product. Pure: records in.
 """
 

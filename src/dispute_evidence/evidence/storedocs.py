@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
-from dispute_evidence.evidence import kinds as K
+from dispute_evidence.documents import kinds as K
 from dispute_evidence.evidence.completeness import REASONS, kinds_needed
 
 STORE_MATCH = "store "  # how an attached store document's `matched` words begin
@@ -31,7 +31,7 @@ class StoreVersion:
 
     name: str  # its name under store/ ("refund policy.pdf", "policies/terms.pdf")
     sha256: str
-    kind: str  # evidence.kinds.*
+    kind: str  # documents.kinds.*
     effective: date | None  # the date it says it took effect
     dropped: date  # the day it was first seen
     path: str  # the stored copy it is uploaded from

@@ -29,6 +29,7 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.doctemplate import LayoutError
 
+from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import (
     CaseFacts,
@@ -39,7 +40,6 @@ from dispute_evidence.evidence.case import (
 )
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import DeliveryFact
-from dispute_evidence.evidence.documents import DocumentFacts
 from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import Letter, letter_for

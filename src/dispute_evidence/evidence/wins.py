@@ -3,7 +3,7 @@ used an argument point or exhibit kind, and of those whose letter did not, each 
 Wilson interval; under MIN_OUTCOMES decided disputes a cell says "too few outcomes" instead.
 
 A point is an argument the letter made (evidence/letter.py: which of its arguments said
-something); an exhibit is the kind of a document the letter names (evidence/kinds.py). Rates
+something); an exhibit is the kind of a document the letter names (documents/kinds.py). Rates
 are associations, not causes: a signed proof of delivery goes with parcels that arrived.
 Pure: (reason, points, won) in, a table out.
 """
@@ -15,8 +15,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from dispute_evidence.documents.kinds import LABELS
 from dispute_evidence.evidence.case import CaseFacts
-from dispute_evidence.evidence.kinds import LABELS
 from dispute_evidence.evidence.letter import letter_for
 
 MIN_OUTCOMES = 10  # decided disputes before a rate is shown

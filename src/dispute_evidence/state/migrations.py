@@ -185,7 +185,7 @@ def _v5(conn: Connection) -> None:
     # what a file was read with (mappings, locale): a file dropped again after they changed is
     # read again
     _add_columns(conn, "ingested_files", {"inputs": "VARCHAR(64)"})
-    # what kind of document a file is (evidence/kinds.py): it decides what it proves
+    # what kind of document a file is (documents/kinds.py): it decides what it proves
     _add_columns(conn, "evidence_files", {"kind": "VARCHAR(32)"})
 
 
@@ -203,7 +203,7 @@ def _v7(conn: Connection) -> None:
 
 
 def _v8(conn: Connection) -> None:
-    # how a file was matched (by name, or by what its text names: evidence/files.py)
+    # how a file was matched (by name, or by what its text names: documents/files.py)
     _add_columns(conn, "evidence_files", {"matched": "TEXT"})
 
 

@@ -103,7 +103,7 @@ evidence_files = Table(
     Column("remote_file_id", String(255)),
     Column("last_error", Text),
     Column("updated_at", String(32)),
-    Column("kind", String(32)),  # v5: proof_of_delivery, receipt, policy, ... (evidence/kinds.py)
+    Column("kind", String(32)),  # v5: proof_of_delivery, receipt, policy, ... (documents/kinds.py)
     Column("sent_to", String(255)),  # v7: which API its upload (status, remote id) went to
     # v8: how the file was matched to its dispute: "name", or "content: names order 5003"
     Column("matched", Text),

@@ -1,6 +1,6 @@
 """Read evidence documents into `DocumentFacts`: bounded in time and memory, once per file.
 
-The text comes from a worker process (evidence/_read_worker.py): a PDF's own text layer with
+The text comes from a worker process (documents/_read_worker.py): a PDF's own text layer with
 pypdf (at most `max_pages` pages, `max_chars` characters), and Tesseract OCR for images and
 for PDF pages with no text (rendered by pdftoppm; at most `ocr_pages` pages per file). The
 worker caps its own memory (RLIMIT_AS) and CPU time (RLIMIT_CPU), and this side kills its
@@ -9,7 +9,7 @@ whole process group when a file takes longer than `seconds`: a hostile file (iss
 and is then used as a file only, with one plain line saying so.
 
 The facts (identifiers, and per kind: delivery, policy clause, messages, amount) are found in
-the text here, by evidence/doctext.py (pure, linear-time patterns). `read_documents` reads many
+the text here, by documents/doctext.py (pure, linear-time patterns). `read_documents` reads many
 files on up to `workers` processes (2 cores: never more than the machine has), and keeps each
 answer in a cache folder by content hash, so a file is read (and OCR'd) once, ever.
 
@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from dispute_evidence.cardnumbers import cover, has_card_number
-from dispute_evidence.evidence import doctext
-from dispute_evidence.evidence.documents import Delivery, DocumentFacts, Message, Quote
+from dispute_evidence.documents import doctext
+from dispute_evidence.documents.facts import Delivery, DocumentFacts, Message, Quote
 
 # Bump when what is read from a file changes: cached answers of another version are read again.
 # 2026-12-02: a document's effective date ("Last updated: …"); a policy's clause per topic
@@ -265,7 +265,7 @@ def not_read_note(read: str, limits: ReadLimits, note: str = "") -> str:
 
 def to_facts(item: ToRead, answer: dict[str, Any], limits: ReadLimits) -> DocumentFacts:
     """A worker's answer (page texts) made into facts."""
-    from dispute_evidence.evidence.kinds import kind_of
+    from dispute_evidence.documents.kinds import kind_of
 
     read = str(answer.get("read", "unreadable"))
     texts = [str(t) for t in answer.get("texts") or []]

@@ -2,7 +2,7 @@
 or a scanned PDF), each with the page it stands on, so the letter can quote it and cite it.
 
 This module holds the shared vocabulary only (pure data). Reading a file into `DocumentFacts`
-(bounded in time and memory, in a subprocess) lives beside it in `evidence/reading.py`; the
+(bounded in time and memory, in a subprocess) lives beside it in `documents/reading.py`; the
 case model (`evidence/case.py`) and the letter consume these types.
 """
 
@@ -60,7 +60,7 @@ class DocumentFacts:
 
     name: str  # file name as attached (the label's last part)
     sha256: str
-    kind: str  # evidence.kinds.* (proof_of_delivery, policy, communication, receipt, ...)
+    kind: str  # documents.kinds.* (proof_of_delivery, policy, communication, receipt, ...)
     read: ReadHow
     pages: int | None = None  # page count when known (PDF), 1 for an image
     # Identifiers the text names (used to match a file to its dispute by content).
@@ -70,7 +70,7 @@ class DocumentFacts:
     # Facts by kind.
     delivery: Delivery | None = None  # proof of delivery
     policy_clause: Quote | None = None  # policy: its clause for no reason in particular
-    # policy: per topic (refund, cancellation, defect, shipping: evidence/policytext.py) the
+    # policy: per topic (refund, cancellation, defect, shipping: documents/policytext.py) the
     # clause that answers it; the letter quotes the one its dispute's reason needs
     policy_clauses: dict[str, Quote] = field(default_factory=dict)
     messages: tuple[Message, ...] = ()  # communication

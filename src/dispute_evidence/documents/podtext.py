@@ -12,7 +12,7 @@ What the document says of itself decides, read line by line:
   customer's voice ("I", "my") or reporting another's word ("the carrier says delivered").
 The signer is a name (capitalised words: "signed by for it" names nobody).
 
-Pure, linear-time patterns (each anchored at a line's start or bounded), as evidence/doctext.py.
+Pure, linear-time patterns (each anchored at a line's start or bounded), as documents/doctext.py.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from dispute_evidence.evidence.documents import Delivery, Quote
-from dispute_evidence.evidence.textdates import first_date
+from dispute_evidence.documents.facts import Delivery, Quote
+from dispute_evidence.documents.textdates import first_date
 
 MAX_QUOTE = 400
 MAX_PENDING = 12  # labels waiting for their values (a table's first column)

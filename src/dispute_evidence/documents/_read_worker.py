@@ -1,6 +1,6 @@
 """The document-reading worker: a separate process that turns files into page texts.
 
-Started by evidence/reading.py as `python -I <this file> <memory MB>`; it imports nothing of
+Started by documents/reading.py as `python -I <this file> <memory MB>`; it imports nothing of
 the package (so it starts fast and cannot reach the engine). It caps its own address space
 first (RLIMIT_AS), and before each file its CPU time (RLIMIT_CPU): a hostile PDF that makes
 pypdf, pdftoppm or Tesseract spin or swell kills this process, never the run. The parent also

@@ -1,4 +1,4 @@
-"""Facts found in a document's text (page by page): what evidence/reading.py fills
+"""Facts found in a document's text (page by page): what documents/reading.py fills
 `DocumentFacts` with once a worker has turned the file into text.
 
 - identifiers the text names: dispute ids (`dp_…`), order numbers (after "order", or `#1234`),
@@ -8,7 +8,7 @@
   table (the value beside its label or on the line below, or a block of labels then their
   values). A line in the customer's voice ("I", "my") or reporting another's word ("the
   carrier says delivered") states nothing;
-- policy: per topic, the clause that answers it (evidence/policytext.py), quoted;
+- policy: per topic, the clause that answers it (documents/policytext.py), quoted;
 - communication: each message (a `From:` block, or a dated chat line), its date and author;
 - receipt or invoice: the total and its currency;
 - the date the document says it took effect ("Last updated: 1 October 2025"), if any.
@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from dispute_evidence.evidence import kinds, podtext, policytext
-from dispute_evidence.evidence.documents import DocumentFacts, Message, Quote
-from dispute_evidence.evidence.textdates import first_date, slash_order
+from dispute_evidence.documents import kinds, podtext, policytext
+from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
+from dispute_evidence.documents.textdates import first_date, slash_order
 
 __all__ = ["facts", "first_date", "identifiers"]
 

@@ -3,7 +3,7 @@
 A file belongs to a dispute when its name holds the provider_dispute_id or the order number
 as a whole token: `dp_123_receipt.pdf`, `#1001 invoice.pdf`, `1001-label.png` — not
 `10010.pdf`. A file whose name names no dispute (`scan_0007.pdf`, `IMG_1234.jpg`) belongs to
-one when its text (read by evidence/reading.py, OCR for images and scans) names a dispute id,
+one when its text (read by documents/reading.py, OCR for images and scans) names a dispute id,
 an order number or a tracking number of exactly that one dispute; a text naming two disputes
 is ambiguous and matches neither. Each match says how it was made (`EvidenceFile.matched`).
 Type is checked by content and size against the API's limit; anything that fails, matches
@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dispute_evidence import names
-from dispute_evidence.evidence.documents import DocumentFacts
-from dispute_evidence.evidence.kinds import POLICY, kind_of
+from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.kinds import POLICY, kind_of
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
 from dispute_evidence.inbox import unreadable_reason
 from dispute_evidence.names import NearNames
@@ -47,7 +47,7 @@ class EvidenceFile:
     facts: DocumentFacts | None = None  # what was read from it (None: not read)
 
 
-# Reads files into facts, {sha256: facts} (engine: evidence.reading.read_documents, cached)
+# Reads files into facts, {sha256: facts} (engine: documents.reading.read_documents, cached)
 Reader = Callable[[list[EvidenceFile]], Mapping[str, DocumentFacts]]
 # The disputes whose order has a line of this SKU (engine: the orders records)
 SkuOwners = Callable[[str], set[str]]

@@ -8,7 +8,7 @@ and in docs/completeness.md; a file that says none of them is "other": attached 
 it satisfies no particular requirement except a generic explanation document.
 
 Pure: a name and some text in, a kind out. Reading the text (PDF text layer, OCR of images
-and scans, bounded in a worker process) is evidence/reading.py.
+and scans, bounded in a worker process) is documents/reading.py.
 """
 
 from __future__ import annotations

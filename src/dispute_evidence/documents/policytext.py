@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from dispute_evidence.evidence.documents import Quote
-from dispute_evidence.evidence.textdates import first_date
+from dispute_evidence.documents.facts import Quote
+from dispute_evidence.documents.textdates import first_date
 
 # The topics a policy clause answers (DocumentFacts.policy_clauses' keys)
 REFUND, CANCELLATION, DEFECT, SHIPPING = "refund", "cancellation", "defect", "shipping"
