@@ -98,9 +98,14 @@ def status(
             echo(f"{title('advice')} (advice; nearest deadlines first):")
             for r in advised.itertuples(index=False):
                 echo(f"  {r.provider_dispute_id:<28} {r.advice}")
-        from dispute_evidence.engine.outcomes import outcomes_table
+        from dispute_evidence.engine.outcomes import kinds_now, outcomes_table
 
-        outcomes = outcomes_table(disputes, store.payloads())
+        sent = (
+            disputes.loc[disputes["dispute_id"].fillna("") != "", "provider_dispute_id"]
+            if "dispute_id" in disputes
+            else []
+        )
+        outcomes = outcomes_table(disputes, kinds_now(store, sent, store.payloads()))
         if not outcomes.empty:
             echo("Outcomes (read back from the API): won / lost / open, win rate")
             shown = outcomes.loc[outcomes["dimension"].isin(["all", "reason"])]

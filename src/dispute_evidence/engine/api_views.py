@@ -13,9 +13,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-import orjson
-
 from dispute_evidence.api.models import Dispute
+from dispute_evidence.engine.facts import facts_reader
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.views import DisputeView, view_mismatch
 from dispute_evidence.state.kept import KeptView
@@ -41,6 +40,7 @@ def record_views(
     """Compare each dispute's API view (pid -> (its payload, the API's dispute)) with the
     disputes list's and keep it; returns pid -> why it is held, for those that differ."""
     kept, changed, held = store.api_views(within=seen), {}, {}
+    facts = facts_reader(store, seen)
     for pid, (payload, api) in seen.items():
         view = view_of(api)
         entry = (view.reason, view.amount, view.currency, view.opened_on, _tag(payload))
@@ -48,7 +48,7 @@ def record_views(
         if was is not None and was[:5] == entry:  # compared before: the same two views
             mismatch = was.mismatch
         else:
-            sheet = build_case(orjson.loads(payload)).dispute if payload else DisputeView()
+            sheet = build_case(facts(pid, payload)).dispute if payload else DisputeView()
             mismatch = view_mismatch(sheet, view)
             changed[pid] = KeptView(*entry, mismatch)
         if mismatch:

@@ -8,7 +8,6 @@ from collections.abc import Callable, Collection
 from datetime import date
 from pathlib import Path
 
-import orjson
 import pandas as pd
 
 from dispute_evidence import clock
@@ -16,9 +15,11 @@ from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.documents.reading import facts_from_cache
 from dispute_evidence.engine.api_views import api_views
+from dispute_evidence.engine.facts import facts_lookup, facts_reader
 from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
+from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.views import DisputeView
 from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder
@@ -59,10 +60,10 @@ def case_reader(
     alerts alike: its payload and its documents with the facts read from them (kept in
     `inbox`'s documents folder; without an inbox, or unread, a document counts by its kind).
     `within`: the disputes it will be asked about (their files are read at once)."""
-    read = documents_reader(store, inbox, within)
+    read, facts = documents_reader(store, inbox, within), facts_reader(store, within)
 
     def case(pid: str, payload: bytes) -> CaseFacts:
-        return build_case(orjson.loads(payload), read(pid))
+        return build_case(facts(pid, payload), read(pid))
 
     return case
 
@@ -139,7 +140,8 @@ def add_case_columns(
         letters.append(f"{n} claim{'s' * (n != 1)} ({letter.family})" if n else NO_CLAIMS)
     table["letter"] = letters
     views = api_views(store, table["provider_dispute_id"])
-    _add_advice(table, payloads, policy or AdvicePolicy(), cases, views, qualifies)
+    facts = facts_lookup(store, payloads)
+    _add_advice(table, facts, policy or AdvicePolicy(), cases, views, qualifies)
 
 
 OPEN = ("pending", "submitted", "incomplete", "awaiting_approval")
@@ -147,7 +149,7 @@ OPEN = ("pending", "submitted", "incomplete", "awaiting_approval")
 
 def _add_advice(
     table: pd.DataFrame,
-    payloads: dict[str, bytes],
+    facts: Callable[[str], DisputeFacts | None],
     policy: AdvicePolicy,
     cases: dict[str, CaseFacts],
     views: dict[str, DisputeView],
@@ -169,7 +171,7 @@ def _add_advice(
         zip(reasons[decided], complete[decided], results[decided] == "won", strict=True)
     )
     # with a threshold, only the disputed amount decides (as held_by_advice holds them)
-    amounts = _amounts(table, payloads, order_total=policy.hold_under_amount is None)
+    amounts = _amounts(table, facts, order_total=policy.hold_under_amount is None)
     opened = {pid: v.opened_on for pid, v in views.items()}
     texts = []
     for i, (pid, status) in enumerate(
@@ -203,18 +205,17 @@ def days_open(opened_on: str | None) -> int | None:
 
 
 def _amounts(
-    table: pd.DataFrame, payloads: dict[str, bytes], *, order_total: bool = True
+    table: pd.DataFrame, facts: Callable[[str], DisputeFacts | None], *, order_total: bool = True
 ) -> dict[str, float]:
-    """The disputed amount: the disputes list's, else the payload's dispute amount, else (with
+    """The disputed amount: the disputes list's, else the facts' disputed amount, else (with
     `order_total`) the order's total; absent when none is known."""
     listed = pd.to_numeric(table["amount"], errors="coerce") if "amount" in table else None
     out = {}
     for i, pid in enumerate(table["provider_dispute_id"]):
         value = listed.iat[i] if listed is not None else float("nan")
-        if value != value and (body := payloads.get(pid)):  # NaN: not in the list
-            extra = orjson.loads(body).get("additional_evidence") or {}
-            total = extra.get("order_total") if order_total else None
-            value = (extra.get("dispute") or {}).get("amount", total)
+        if value != value and (known := facts(pid)) is not None:  # NaN: not in the list
+            total = known.order.order_total if order_total else None
+            value = known.claim.amount if known.claim.amount is not None else total
         if value is not None and value == value:
             out[str(pid)] = float(value)
     return out
@@ -233,7 +234,7 @@ def held_by_advice(store: StateStore, policy: AdvicePolicy) -> dict[str, str]:
     )
     payloads = store.payloads()
     # the threshold weighs the disputed amount only: an order's total is not what is disputed
-    amounts = _amounts(table, payloads, order_total=False)
+    amounts = _amounts(table, facts_lookup(store, payloads), order_total=False)
     limit = policy.hold_under_amount
     held = {
         pid: f"{HELD} ({amount:,.2f} is under {limit:,.2f})"

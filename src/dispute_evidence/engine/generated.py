@@ -33,7 +33,9 @@ import pandas as pd
 
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.engine.case import case_documents
+from dispute_evidence.engine.facts import facts_of
 from dispute_evidence.engine.rebuild import source_records
+from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import (
     LIMIT_HELD,
@@ -62,6 +64,7 @@ from dispute_evidence.evidence.summary_pdf import (
     summary_file_name,
     summary_pdf,
 )
+from dispute_evidence.evidence.wire import wire_fields
 from dispute_evidence.inbox import store_blob
 from dispute_evidence.problems import Problem, ProblemKind
 
@@ -131,10 +134,9 @@ def why_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
         said.append("document" + ("s" if len(gone) > 1 else "") + " withdrawn: " + ", ".join(gone))
     if replaced := sorted(n for n in after if n in before and before[n] != after[n]):
         said.append("document replaced: " + ", ".join(replaced))
-    flat_old = {**old, **(old.get("additional_evidence") or {})}
-    flat_new = {**new, **(new.get("additional_evidence") or {})}
+    flat_old, flat_new = wire_fields(old), wire_fields(new)
     for key in sorted(set(flat_old) | set(flat_new)):
-        if key in ("documents", "additional_evidence") or flat_old.get(key) == flat_new.get(key):
+        if key == "documents" or flat_old.get(key) == flat_new.get(key):
             continue
         said.append(_WORDS.get(key, "the " + key.replace("_", " ")) + " changed")
     return "; ".join(said) or "the facts it states changed"
@@ -167,7 +169,7 @@ def refresh_generated(
         elif d["generated_held"]:  # still over: a rebuild may have released it
             store.hold_over_limit(pid, d["generated_held"])
             out.held[pid] = d["generated_held"]
-    payloads = {d["provider_dispute_id"]: orjson.loads(d["payload"]) for d, _, _ in todo}
+    payloads = facts_of(store, {d["provider_dispute_id"]: d["payload"] for d, _, _ in todo})
     where: dict[str, dict[str, str]] = {}
     if todo:  # the rows the letters cite (read by key when the build read only what changed)
         where = fact_sources(records or source_records(store, payloads), payloads)
@@ -229,7 +231,7 @@ def _one(
     policy: PacketPolicy,
     out: GeneratedOutcome,
     d: dict[str, Any],
-    payload: dict[str, Any],
+    facts: DisputeFacts,
     docs: list[dict[str, Any]],
     history: list[dict[str, Any]],
     sources: dict[str, str] | None,
@@ -238,7 +240,8 @@ def _one(
 ) -> tuple[str | None, str | None]:
     """(the limit line holding it or None, its material hash; None when nothing was decided)."""
     pid = d["provider_dispute_id"]
-    material_text, material = _digest(material_facts(payload, docs))
+    # what the PDF states, as the payload sent says it (the hash earlier versions were kept by)
+    material_text, material = _digest(material_facts(orjson.loads(d["payload"]), docs))
     sent = [v for v in history if v["status"] in SENT]
     if sent and (stated_hash(sent[-1]["material"]) == material or len(sent) >= 2):
         return None, material  # cosmetic, or the one superseding version already went
@@ -249,7 +252,7 @@ def _one(
         notice = (f"This version replaces {sent[-1]['file_name']}, sent earlier, because {why}. "
                   "It is the last version of this document; read it in place of the earlier one.")  # fmt: skip
     try:
-        built = _build(pid, payload, docs, sources, notice, policy, documents)
+        built = _build(pid, facts, docs, sources, notice, policy, documents)
     except Exception as exc:  # one dispute's PDF never stops the run
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
             raise  # a full disk stops the run with its own exit code
@@ -266,7 +269,7 @@ def _one(
 
 def _build(
     pid: str,
-    payload: dict[str, Any],
+    facts: DisputeFacts,
     docs: list[dict[str, Any]],
     sources: dict[str, str] | None,
     notice: str | None,
@@ -275,24 +278,24 @@ def _build(
 ) -> _Made:
     """The PDF to upload and the packet; `documents`: the case's reading of `docs` (their kinds
     and what was read from them), so the letter argues what the verdict judges."""
-    profile = profile_for(payload, policy.limits, dict(policy.profiles))
+    profile = profile_for(facts, policy.limits, dict(policy.profiles))
     known = {(d.name, d.sha256): d for d in documents}  # two versions of one store policy
     attached = [known.get((f["file_name"], f["sha256"])) or DocumentFacts(f["file_name"], f["sha256"],
                 f["kind"] or "", "not_read") for f in docs]  # fmt: skip
     placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes(), a.kind)
               for f, a in zip(docs, attached, strict=True)]  # fmt: skip
-    cited = build_letter(payload, attached).documents  # the packet's order, before its pages
-    back = sources_pdf(pid, payload, attached, sources)  # the merchant's: the packet's very end
+    cited = build_letter(facts, attached).documents  # the packet's order, before its pages
+    back = sources_pdf(pid, facts, attached, sources)  # the merchant's: the packet's very end
     if policy.upload == "packet":
         packet = build_packet(
-            lambda pages: summary_pdf(pid, payload, attached, notice=notice, pages=pages),
+            lambda pages: summary_pdf(pid, facts, attached, notice=notice, pages=pages),
             placed,
             profile,
             cited=cited,
             back=back,
         )
         return _Made(packet.body, "packet", packet, packet.over)
-    summary = summary_pdf(pid, payload, attached, notice=notice)
+    summary = summary_pdf(pid, facts, attached, notice=notice)
     packet = build_packet(  # for review only: never uploaded, so the API's size is no limit
         lambda _: summary,
         placed,

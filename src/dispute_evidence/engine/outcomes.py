@@ -8,14 +8,15 @@ given, delivery confirmed, AVS match, files attached), so a team sees which evid
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import orjson
 import pandas as pd
 
+from dispute_evidence.engine.facts import facts_lookup
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.completeness import ITEMS
+from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts
 from dispute_evidence.policies import outcome
 from dispute_evidence.state.kept import KeptKinds
 from dispute_evidence.states import VerdictKind, VerdictLine
@@ -36,9 +37,9 @@ VERDICT_GROUP = {
 KINDS = {"tracking given": "tracking", "delivery confirmed": "delivered", "AVS match": "avs_match"}
 
 
-def evidence_kinds(body: bytes | None) -> str:
-    """Which of KINDS a payload's case shows, as 'y'/'n' in KINDS' order."""
-    case = build_case(orjson.loads(body) if body else {})
+def evidence_kinds(facts: DisputeFacts | None) -> str:
+    """Which of KINDS a dispute's case shows, as 'y'/'n' in KINDS' order."""
+    case = build_case(facts or DisputeFacts(OrderFacts("")))
     return "".join("y" if ITEMS[key].present(case) else "n" for key in KINDS.values())
 
 
@@ -48,20 +49,25 @@ def remembered_kinds(
     """evidence_kinds of each dispute, worked out once per payload and kept in the state: a
     closed dispute's never changes, and a year of them made every night's report slow."""
     kept = store.evidence_kinds()
+    facts = facts_lookup(store, payloads)
     out, changed = {}, {}
     for pid in pids:
         body = payloads.get(pid)
         tag = hashlib.blake2b(body or b"", digest_size=8).hexdigest()
         if (got := kept.get(pid)) is None or got.payload_tag != tag:
-            got = changed[pid] = KeptKinds(tag, evidence_kinds(body))
+            got = changed[pid] = KeptKinds(tag, evidence_kinds(facts(pid)))
         out[pid] = got.kinds
     store.keep_evidence_kinds(changed)
     return out
 
 
-def outcomes_table(
-    table: pd.DataFrame, payloads: dict[str, bytes], kinds: dict[str, str] | None = None
-) -> pd.DataFrame:
+def kinds_now(store: StateStore, pids: Iterable[str], payloads: dict[str, bytes]) -> dict[str, str]:
+    """evidence_kinds of each dispute, worked out now and not kept (a read-only command)."""
+    facts = facts_lookup(store, payloads)
+    return {pid: evidence_kinds(facts(pid)) for pid in pids}
+
+
+def outcomes_table(table: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
     """Win rates by reason, verdict and evidence kind, over the disputes known at the API
     (`kinds`: each dispute's evidence_kinds, when the caller remembers them)."""
     if table.empty or "api_status" not in table:
@@ -70,10 +76,7 @@ def outcomes_table(
     if sent.empty:
         return pd.DataFrame(columns=COLUMNS)
     sent["outcome"] = sent["api_status"].map(outcome)
-    kinds = kinds or {}
-    shown = [
-        kinds.get(pid) or evidence_kinds(payloads.get(pid)) for pid in sent["provider_dispute_id"]
-    ]
+    shown = [kinds.get(pid) or evidence_kinds(None) for pid in sent["provider_dispute_id"]]
     for i, label in enumerate(KINDS):
         sent[label] = ["yes" if k[i] == "y" else "no" for k in shown]
     sent["files attached"] = (sent.get("files_total", 0) > 0).map({True: "yes", False: "no"})

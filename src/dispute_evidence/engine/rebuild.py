@@ -26,6 +26,7 @@ import pandas as pd
 
 from dispute_evidence.evidence.builder import claimed_orders
 from dispute_evidence.evidence.ce3 import Ce3
+from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.sources import source_keys
 from dispute_evidence.names import NearNames
 from dispute_evidence.state.kept import KeptVerdict
@@ -140,8 +141,9 @@ def keep_ce3(store: StateStore, scope: Scope | None, verdicts: dict[str, Ce3]) -
     store.keep_ce3_verdicts(fresh, within=None if scope is None else scope.disputes)
 
 
-def source_records(store: StateStore, payloads: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The rows the letters' sources name for these payloads (evidence/sources.py), read by key."""
+def source_records(store: StateStore, payloads: dict[str, DisputeFacts]) -> dict[str, Any]:
+    """The rows the letters' sources name for these disputes' facts (evidence/sources.py), read
+    by key."""
     keys = source_keys(payloads)
     return {
         "disputes": store.records_where("disputes", "provider_dispute_id", keys["dispute"]),

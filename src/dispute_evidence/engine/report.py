@@ -190,7 +190,7 @@ def _outcomes(store: StateStore, table: pd.DataFrame, snap: Snapshot) -> dict[st
     """Win rates by reason and evidence kind (each payload's remembered), and what wins."""
     sent = table.loc[table["dispute_id"].fillna("") != "", "provider_dispute_id"]
     kinds = remembered_kinds(store, sent, snap.payloads)
-    return {"outcomes": outcomes_table(table, snap.payloads, kinds),
+    return {"outcomes": outcomes_table(table, kinds),
             "wins": what_wins(store, table, snap.payloads, snap.case)}  # fmt: skip
 
 

@@ -138,7 +138,9 @@ def _clear_customer_data(
                 c.execute(
                     update(disputes)
                     .where(disputes.c.provider_dispute_id == pid)
-                    .values(payload=_scrubbed(bytes(payload)))
+                    # the typed facts hold the same personal fields: dropped, so the case
+                    # reads the scrubbed payload (the legacy path, evidence/wire.py)
+                    .values(payload=_scrubbed(bytes(payload)), facts=None)
                 )
         _clear_generated(c, out.disputes)
         _clear_records(c, orders)

@@ -272,13 +272,15 @@ def give_approval(
 def _over(store: StateStore, c: Candidate, limit: float) -> bool:
     """The disputed amount is above `limit`, or unknown (then two approvers are asked for)."""
     from dispute_evidence.engine.case import _amounts
+    from dispute_evidence.engine.facts import facts_lookup
 
     table = pd.DataFrame({"provider_dispute_id": [c.pid]})
     listed = store.load_records(["disputes"])["disputes"]
     listed = listed.loc[listed["provider_dispute_id"] == c.pid].tail(1)
     if "amount" in listed:
         table = table.merge(listed[["provider_dispute_id", "amount"]], how="left")
-    amount = _amounts(table, {c.pid: c.payload} if c.payload else {}).get(c.pid)
+    facts = facts_lookup(store, {c.pid: c.payload} if c.payload else {})
+    amount = _amounts(table, facts).get(c.pid)
     return amount is None or amount > limit
 
 

@@ -28,6 +28,7 @@ from dispute_evidence.documents.reading import (
     read_documents,
 )
 from dispute_evidence.engine.case import case_documents
+from dispute_evidence.engine.facts import facts_of
 from dispute_evidence.engine.generated import refresh_generated
 from dispute_evidence.engine.rebuild import (
     BUILT_HELD,
@@ -535,9 +536,9 @@ def sku_disputes(store: StateStore, orders: dict[str, str], sku: str) -> set[str
 def tracking_numbers(store: StateStore) -> dict[str, set[str]]:
     """{tracking number (upper case): the disputes whose evidence names it}."""
     out: dict[str, set[str]] = {}
-    for pid, body in store.payloads().items():
-        for number in orjson.loads(body).get("shipping_tracking_numbers") or ():
-            out.setdefault(str(number).strip().upper(), set()).add(pid)
+    for pid, facts in facts_of(store, store.payloads()).items():
+        for number in facts.tracking_numbers:
+            out.setdefault(number.strip().upper(), set()).add(pid)
     return out
 
 

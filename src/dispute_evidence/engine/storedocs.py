@@ -14,14 +14,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pandas as pd
 
 from dispute_evidence import clock, names
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.files import EvidenceFile, FileIssue, card_number_note, check_file
 from dispute_evidence.documents.kinds import kind_of
-from dispute_evidence.evidence.completeness import reason_of
+from dispute_evidence.engine.facts import facts_of
 from dispute_evidence.evidence.delivery import day
 from dispute_evidence.evidence.storedocs import (
     STORE_MATCH,
@@ -147,13 +146,10 @@ def attachment_rows(store: StateStore) -> list[dict[str, Any]]:
     if not kept:
         return []
     orders: dict[str, Order] = {}
-    for d in store.summary_work():
-        payload = orjson.loads(d["payload"])
-        extra = payload.get("additional_evidence") or {}
-        ordered = day(extra.get("order_date"))
-        orders[d["provider_dispute_id"]] = Order(
-            reason_of(payload), date.fromisoformat(ordered) if ordered else None
-        )
+    work = {d["provider_dispute_id"]: d["payload"] for d in store.summary_work()}
+    for pid, facts in facts_of(store, work).items():
+        ordered = day(facts.order.order_date)
+        orders[pid] = Order(facts.claim.reason, date.fromisoformat(ordered) if ordered else None)
     return [
         {
             "provider_dispute_id": pid,

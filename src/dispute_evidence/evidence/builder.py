@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any
 
@@ -31,6 +31,15 @@ import pandas as pd
 from dispute_evidence.api.models import Evidence, MerchantProfile
 from dispute_evidence.evidence.amounts import EXACT_INT, payload_numbers, price_codes
 from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
+from dispute_evidence.evidence.facts import (
+    Claim,
+    DisputeFacts,
+    OrderFacts,
+    Product,
+    ShipmentRow,
+    dump_facts,
+    load_facts,
+)
 from dispute_evidence.evidence.known import KnownFacts
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
@@ -42,6 +51,7 @@ from dispute_evidence.evidence.payments import (
     refunds_by_order,
     unjoined_charges,
 )
+from dispute_evidence.evidence.wire import wire_payload
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import NearNames
 
@@ -82,13 +92,21 @@ class DisputePayload:
     provider_dispute_id: str
     order_number: str
     response_due_by: str | None
-    body: bytes  # canonical JSON of the evidence
+    body: bytes  # canonical JSON of the evidence: derived from the facts (evidence/wire.py)
     content_hash: str
+    facts_json: bytes = (
+        b""  # the typed facts (evidence/facts.py: dump_facts), as the state keeps them
+    )
 
     @property
     def evidence(self) -> Evidence:
         """The payload as the API model (validated here; the client validates again on send)."""
         return Evidence.model_validate_json(self.body)
+
+    @property
+    def facts(self) -> DisputeFacts:
+        """The dispute's typed facts (the case reads these, never the payload)."""
+        return load_facts(self.facts_json)
 
 
 @dataclass(frozen=True)
@@ -333,7 +351,6 @@ def build_evidence(
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     refunds = refunds_by_order(records.get("refunds"), set(order_rows))
     known = KnownFacts.of(disputes, records, order_cols)  # statements, the products as sold
-    profile = merchant.model_dump() if merchant else None
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
@@ -358,31 +375,30 @@ def build_evidence(
         if why:
             incomplete.append(Incomplete(pid, order_number, due, why, held=True))
             continue
-        evidence = _evidence(
-            order_number,
-            lines,
-            ship_rows.get(order_number, ()),
-            order_cols,
-            order_facts[order_number],
-            ship_entries,
-            profile,
+        statement, as_sold = known.of_dispute(pid, lines)
+        order, products = _order_parts(order_number, lines, order_cols, order_facts[order_number])
+        shipments, tracking = _shipments_of(ship_rows.get(order_number, ()), ship_entries)
+        facts = DisputeFacts(
+            order,
+            products,
+            tracking,
+            shipments,
+            claim=_claim(reason, currency, amount, network_codes.get(pid)),
+            charges=payment_facts(charges, pay_cols) if charges else (),
+            refunds=tuple(refunds.get(order_number, ())),
+            statement=statement,
+            as_sold=as_sold,
+            merchant=merchant,
         )
-        _add_dispute_and_payments(
-            evidence["additional_evidence"],
-            _dispute_facts(reason, currency, amount),
-            network_codes.get(pid),
-            payment_facts(charges, pay_cols) if charges else None,
-            refunds.get(order_number),
-        )
-        known.add(evidence["additional_evidence"], pid, lines)
         if is_fraud(reason):
             ce3[pid] = history().check(order_number)
             if ce3[pid].qualifies:  # on top of the normal evidence: the fallback if refused
-                evidence["additional_evidence"]["visa_ce3"] = ce3[pid].evidence()
-        body = canonical_json(evidence)
+                facts = replace(facts, ce3_priors=ce3[pid].priors)
+        body = canonical_json(wire_payload(facts))
         payloads.append(
-            DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest())
-        )
+            DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest(),
+                           dump_facts(facts))
+        )  # fmt: skip
     unjoined = unjoined_charges(records.get("payments"), records["orders"])
     return BuildResult(payloads, incomplete, conflicts, unlisted, ce3, unjoined)
 
@@ -400,11 +416,11 @@ def _no_order_lines(order_number: str, unclaimed: NearNames) -> str:
     return why
 
 
-def _shipment_entries(ship_cols: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """One dict per shipment row, made in one pass; shared, never mutated."""
+def _shipment_entries(ship_cols: dict[str, list[Any]]) -> list[ShipmentRow]:
+    """One shipment per row, made in one pass; shared between the disputes of an order."""
     fields = _filled(ship_cols, SHIPMENT_FACTS)[0]
     return [
-        {f: v for f, v in zip(fields, row, strict=True) if v}
+        ShipmentRow(**dict(zip(fields, row, strict=True)))
         for row in _records(ship_cols, fields, len(ship_cols[SHIPMENT_FACTS[0]]))
     ]
 
@@ -436,25 +452,6 @@ _DISPUTE_COLUMNS = (
     "currency",
     "amount",
 )
-
-
-def _add_dispute_and_payments(
-    extra: dict[str, Any],
-    dispute: dict[str, Any] | None,
-    network_code: Any,
-    payments: list[dict[str, Any]] | None,
-    refunds: list[dict[str, Any]] | None = None,
-) -> None:
-    """The disputes list's own facts, its network reason code, the card checks and a refunds
-    log's credits (each with its date and reference)."""
-    if dispute:
-        extra["dispute"] = dispute
-    if network_code:
-        extra.setdefault("dispute", {})["network_reason_code"] = network_code
-    if payments is not None:
-        extra["payments"] = payments
-    if refunds:
-        extra["refunds"] = refunds
 
 
 def _order_facts(
@@ -528,60 +525,43 @@ def _network_codes(disputes: pd.DataFrame) -> dict[str, str]:
     return dict(zip(disputes["provider_dispute_id"], codes, strict=True)) if codes.any() else {}
 
 
-def _dispute_facts(reason: Any, currency: Any, amount: Any) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
-    if reason:
-        facts["reason"] = reason
-    if currency:
-        facts["currency"] = currency
-    if amount not in (None, "") and amount == amount:
-        facts["amount"] = _number(amount)
-    return facts
+def _claim(reason: Any, currency: Any, amount: Any, network_code: Any) -> Claim:
+    """The disputes list's own facts, and its network reason code."""
+    given = amount not in (None, "") and amount == amount
+    return Claim(reason or "", currency or "", _number(amount) if given else None,
+                 network_code or "")  # fmt: skip
 
 
-def _evidence(
-    order_number: str,
-    lines: list[int],
-    shipments: Any,
-    oc: dict[str, list[Any]],
-    order_facts: dict[str, Any],
-    ship_entries: list[dict[str, str]],
-    merchant: dict[str, str] | None,
-) -> dict[str, Any]:
-    """The Evidence input as plain data: rows were validated at ingest, so no model per dispute."""
+def _order_parts(
+    order_number: str, lines: list[int], oc: dict[str, list[Any]], order_facts: dict[str, Any]
+) -> tuple[OrderFacts, tuple[Product, ...]]:
+    """The order's facts and its lines (rows were validated at ingest: no model check here);
+    the order's currency is its lines', stated with a total only."""
     titles, prices, qtys, currencies = (
         oc["product_title"],
         oc["price"],
         oc["quantity"],
         oc["currency_code"],
     )
-    products = [
-        {
-            "product_title": titles[i],
-            "price": prices[i],
-            "quantity": qtys[i],
-            "currency_code": currencies[i],
-        }
-        for i in lines
-    ]
-    facts: dict[str, Any] = {"order_number": order_number, **order_facts}
-    if "order_total" in facts:
-        facts["order_currency"] = currencies[lines[0]]
+    products = tuple(Product(titles[i], prices[i], qtys[i], currencies[i]) for i in lines)
+    currency = currencies[lines[0]] if "order_total" in order_facts else ""
+    order = OrderFacts(order_number, **order_facts, order_currency=currency)
+    return order, products
+
+
+def _shipments_of(
+    rows: Any, entries: list[ShipmentRow]
+) -> tuple[tuple[ShipmentRow, ...], tuple[str, ...]]:
+    """The order's shipments, each once, and every tracking number once, in order."""
     tracking: list[str] = []
-    shipment_facts: list[dict[str, str]] = []
-    for i in shipments:
-        entry = ship_entries[i]
-        if entry and entry not in shipment_facts:
-            shipment_facts.append(entry)
-        if (t := entry.get("tracking_number")) and t not in tracking:
+    shipments: list[ShipmentRow] = []
+    for i in rows:
+        entry = entries[i]
+        if entry != _NO_SHIPMENT and entry not in shipments:
+            shipments.append(entry)
+        if (t := entry.tracking_number) and t not in tracking:
             tracking.append(t)
-    if shipment_facts:
-        facts["shipments"] = shipment_facts
-    evidence: dict[str, Any] = {
-        "products": products,
-        "shipping_tracking_numbers": tracking,
-        "additional_evidence": facts,
-    }
-    if merchant:
-        evidence["merchant_profile"] = merchant
-    return evidence
+    return tuple(shipments), tuple(tracking)
+
+
+_NO_SHIPMENT = ShipmentRow()

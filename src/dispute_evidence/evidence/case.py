@@ -21,8 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts, Message
+from dispute_evidence.evidence.ce3 import Prior
 from dispute_evidence.evidence.credits import Credit, credits_of, logged_total
 from dispute_evidence.evidence.delivery import (
     DeliveryFact,
@@ -32,11 +34,11 @@ from dispute_evidence.evidence.delivery import (
     other_parcel,
     shipments_of,
 )
+from dispute_evidence.evidence.facts import Charge, DisputeFacts
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
-from dispute_evidence.evidence.products import Listing, sold_as
+from dispute_evidence.evidence.products import Listing
 from dispute_evidence.evidence.stance import Stance, family_of, message_stance
-from dispute_evidence.evidence.statement import statement_of
 from dispute_evidence.evidence.views import DisputeView
 
 NOT_RECEIVED = "product_not_received"
@@ -113,14 +115,14 @@ class CaseFacts:
     cancelled_on: str
     shipping_method: str
     lines: tuple[Line, ...]
-    charges: tuple[dict[str, Any], ...]
+    charges: tuple[Charge, ...]
     customer: Customer
     shipments: tuple[Shipment, ...]
     tracking_numbers: tuple[str, ...]  # every tracking number the evidence names
     documents: tuple[DocumentFacts, ...]
     dispute: DisputeView
     api: DisputeView | None
-    ce3_priors: tuple[dict[str, Any], ...]
+    ce3_priors: tuple[Prior, ...]
     delivery: DeliveryFact
     carrier_delivery: DeliveryFact  # the carrier's own word (may differ: see contradictions)
     same_address: bool
@@ -131,6 +133,7 @@ class CaseFacts:
     credits: tuple[Credit, ...] = ()  # each refund with its date and reference (credits.py)
     statement: str = ""  # the merchant's own words (evidence/statement.py): never a fact
     as_sold: tuple[Listing, ...] = ()  # each line's listing as sold (evidence/products.py)
+    merchant: MerchantProfile | None = None  # who answers (the letter's head and signature)
 
     @property
     def reason(self) -> str:
@@ -155,19 +158,17 @@ class CaseFacts:
         payments export's refunded amounts."""
         if self.refunded > 0:
             return self.refunded
-        return sum(_number(c.get("amount_refunded")) or 0.0 for c in self.charges)
+        return sum(_number(c.amount_refunded) or 0.0 for c in self.charges)
 
     @property
-    def live_charges(self) -> tuple[dict[str, Any], ...]:
+    def live_charges(self) -> tuple[Charge, ...]:
         """The charges that took money (a failed or declined attempt took none)."""
-        return tuple(
-            c for c in self.charges if not _FAILED.search(str(c.get("payment_status") or ""))
-        )
+        return tuple(c for c in self.charges if not _FAILED.search(c.payment_status))
 
     @property
-    def disputed_charge(self) -> dict[str, Any] | None:
+    def disputed_charge(self) -> Charge | None:
         """The charge the dispute is about (evidence/payments.py: disputed_charge)."""
-        return disputed_charge(list(self.charges), self.dispute.amount, self.dispute.currency)
+        return disputed_charge(self.charges, self.dispute.amount, self.dispute.currency)
 
     @property
     def hidden_fulfilment(self) -> bool:
@@ -177,7 +178,8 @@ class CaseFacts:
     def stances(self) -> list[tuple[DocumentFacts, Message, Stance]]:
         """Each message of the case's documents with its stance for the claim."""
         family = family_of(self.reason)
-        charged = day((self.disputed_charge or {}).get("paid_at"))
+        charge = self.disputed_charge
+        charged = day(charge.paid_at if charge else "")
         return [
             (doc, m, message_stance(m.quote.text, family, m.on, charged))
             for doc in self.documents
@@ -215,18 +217,12 @@ def _number(value: Any) -> float | None:
     return f if f == f else None
 
 
-def _dispute_view(extra: dict[str, Any]) -> DisputeView:
-    d = dict(extra.get("dispute") or {})
-    reason = str(d.get("reason") or "") or next(
-        (str(c["dispute_reason"]) for c in extra.get("payments") or [] if c.get("dispute_reason")),
-        "",
-    )
-    return DisputeView(
-        reason,
-        _number(d.get("amount")),
-        str(d.get("currency") or ""),
-        str(d.get("network_reason_code") or ""),
-    )
+def _dispute_view(facts: DisputeFacts) -> DisputeView:
+    """The disputes list's view (its reason, else the one a disputed charge gives)."""
+    claim = facts.claim
+    reason = claim.reason or next((c.dispute_reason for c in facts.charges if c.dispute_reason), "")
+    amount = None if claim.amount is None else float(claim.amount)
+    return DisputeView(reason, amount, claim.currency, claim.network_reason_code)
 
 
 def documents_named(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts, ...]:
@@ -246,50 +242,49 @@ def documents_of_kinds(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFa
 
 
 def build_case(
-    payload: dict[str, Any],
+    facts: DisputeFacts,
     documents: Sequence[DocumentFacts] = (),
     api: DisputeView | None = None,
 ) -> CaseFacts:
-    """The case for one dispute's payload, its documents (what was read from each, or only
-    its kind), and the API's view of the dispute when a read-back knows it."""
-    extra = dict(payload.get("additional_evidence") or {})
+    """The case for one dispute's facts (evidence/facts.py), its documents (what was read from
+    each, or only its kind), and the API's view of the dispute when a read-back knows it."""
+    o = facts.order
     docs = tuple(documents)
-    ships = shipments_of(extra)
-    tracking = tuple(str(t) for t in payload.get("shipping_tracking_numbers") or ())
+    ships = shipments_of(facts.shipments)
+    tracking = facts.tracking_numbers
     ours = (*tracking, *(s.tracking_number for s in ships))
-    address = str(extra.get("shipping_address") or "")
-    others = tuple((d.name, why) for d in docs if (why := other_parcel(d, ours, address)))
+    others = tuple(
+        (d.name, why) for d in docs if (why := other_parcel(d, ours, o.shipping_address))
+    )
     argued = [d for d in docs if d.name not in dict(others)]
     delivery, carrier = one_delivery(ships, argued)
-    customer = Customer(
-        str(extra.get("customer_name") or ""),
-        str(extra.get("customer_email") or "")
-        or next((str(c["customer_email"]) for c in extra.get("payments") or [] if c.get("customer_email")), ""),
-        str(extra.get("billing_address") or ""),
-        str(extra.get("shipping_address") or ""),
-        str(extra.get("customer_ip") or ""),
-        str(extra.get("device_id") or ""),
-    )  # fmt: skip
+    email = o.customer_email or next(
+        (c.customer_email for c in facts.charges if c.customer_email), ""
+    )
+    customer = Customer(o.customer_name, email, o.billing_address, o.shipping_address,
+                        o.customer_ip, o.device_id)  # fmt: skip
     case = CaseFacts(
-        order_number=str(extra.get("order_number") or ""),
-        order_date=day(extra.get("order_date")),
-        total=_number(extra.get("order_total")),
-        currency=str(extra.get("order_currency") or ""),
-        refunded=_number(extra.get("refunded_amount")) or logged_total(extra) or 0.0,
-        refund_recorded="refunded_amount" in extra or "refunds" in extra,
-        financial_status=str(extra.get("financial_status") or ""),
-        fulfillment_status=str(extra.get("fulfillment_status") or ""),
-        cancelled_on=day(extra.get("cancelled_at")),
-        shipping_method=str(extra.get("shipping_method") or ""),
-        lines=tuple(_lines(payload)),
-        charges=tuple(dict(c) for c in extra.get("payments") or []),
+        order_number=o.order_number,
+        order_date=day(o.order_date),
+        total=_number(o.order_total),
+        currency=o.order_currency,
+        refunded=_number(o.refunded_amount) or logged_total(facts) or 0.0,
+        refund_recorded=o.refunded_amount is not None or bool(facts.refunds),
+        financial_status=o.financial_status,
+        fulfillment_status=o.fulfillment_status,
+        cancelled_on=day(o.cancelled_at),
+        shipping_method=o.shipping_method,
+        lines=tuple(
+            Line(p.title, _number(p.quantity), _number(p.price), p.currency) for p in facts.products
+        ),  # fmt: skip
+        charges=facts.charges,
         customer=customer,
         shipments=ships,
         tracking_numbers=tracking,
         documents=docs,
-        dispute=_dispute_view(extra),
+        dispute=_dispute_view(facts),
         api=api,
-        ce3_priors=tuple((extra.get("visa_ce3") or {}).get("prior_transactions") or ()),
+        ce3_priors=facts.ce3_priors,
         delivery=delivery,
         carrier_delivery=carrier,
         same_address=bool(customer.billing_address)
@@ -297,9 +292,10 @@ def build_case(
         timeline=(),
         contradictions=(),
         other_parcels=others,
-        credits=credits_of(extra),
-        statement=statement_of(extra),
-        as_sold=sold_as(extra),
+        credits=credits_of(facts),
+        statement=facts.statement.text.strip() if facts.statement else "",
+        as_sold=facts.as_sold,
+        merchant=facts.merchant,
     )
     return _checked(case)
 
@@ -318,18 +314,6 @@ def for_reason(case: CaseFacts, reason: str) -> CaseFacts:
     return _checked(replace(case, dispute=replace(case.dispute, reason=reason)))
 
 
-def _lines(payload: dict[str, Any]) -> list[Line]:
-    return [
-        Line(
-            str(p.get("product_title") or ""),
-            _number(p.get("quantity")),
-            _number(p.get("price")),
-            str(p.get("currency_code") or ""),
-        )
-        for p in payload.get("products") or []
-    ]
-
-
 # -- the timeline and its checks ----------------------------------------------------------
 def timeline(case: CaseFacts) -> tuple[Event, ...]:
     """The dated facts of the case, oldest first (a date a contradiction hides is left out)."""
@@ -337,8 +321,8 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
     if case.order_date and not case.hidden("ordered"):
         events.append(Event(case.order_date, f"Order {case.order_number} placed", "order"))
     for c in case.charges:
-        if paid := day(c.get("paid_at")):
-            events.append(Event(paid, f"Charge {c.get('payment_id', '')} paid", "payments"))
+        if paid := day(c.paid_at):
+            events.append(Event(paid, f"Charge {c.payment_id} paid", "payments"))
     for s in case.shipments:
         if s.shipped_on and not case.hidden("shipped"):
             how = f" with {s.carrier}" if s.carrier else ""
@@ -529,13 +513,13 @@ def _charged_twice(case: CaseFacts) -> list[Contradiction]:
     """A duplicate claim the payments export proves: two charges of one amount on one day."""
     if case.reason != "duplicate":
         return []
-    seen: dict[tuple[float | None, str], list[dict[str, Any]]] = {}
+    seen: dict[tuple[float | None, str], list[Charge]] = {}
     for c in case.live_charges:
-        seen.setdefault((_number(c.get("payment_amount")), day(c.get("paid_at"))), []).append(c)
+        seen.setdefault((_number(c.payment_amount), day(c.paid_at)), []).append(c)
     for (amount, on), same in seen.items():
         if len(same) > 1 and amount is not None:
-            ids = " and ".join(str(c.get("payment_id") or "?") for c in same)
-            currency = str(same[0].get("currency") or case.currency).upper()
+            ids = " and ".join(c.payment_id or "?" for c in same)
+            currency = (same[0].currency or case.currency).upper()
             return [Contradiction(
                 "charged twice",
                 f"the payments export shows {len(same)} charges of {_money(amount, currency)} "

@@ -30,7 +30,6 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -76,15 +75,6 @@ class Prior:
     currency: str
     matched: tuple[str, ...]  # element keys, in ELEMENTS order
 
-    def as_evidence(self) -> dict[str, Any]:
-        amount = int(self.amount) if float(self.amount).is_integer() else round(self.amount, 2)
-        entry: dict[str, Any] = {"order_number": self.order_number, "date": self.date}
-        entry.update(
-            {"amount": amount, "currency": self.currency} if self.currency else {"amount": amount}
-        )
-        entry["matched"] = [LABELS[m] for m in self.matched]
-        return entry
-
 
 @dataclass(frozen=True)
 class Ce3:
@@ -100,13 +90,6 @@ class Ce3:
         if self.qualifies:
             return "qualifies: prior orders " + ", ".join(p.order_number for p in self.priors)
         return f"does not qualify: {self.why}"
-
-    def evidence(self) -> dict[str, Any]:
-        """additional_evidence["visa_ce3"]: only for a dispute that qualifies."""
-        return {
-            "program": "Visa Compelling Evidence 3.0",
-            "prior_transactions": [p.as_evidence() for p in self.priors],
-        }
 
 
 def is_fraud(reason: object) -> bool:

@@ -29,8 +29,8 @@ from typing import Any
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence.case import CaseFacts, build_case, documents_of_kinds, for_reason
+from dispute_evidence.evidence.facts import DisputeFacts
 
-Payload = dict[str, Any]
 Files = Sequence[str | DocumentFacts]  # the files attached: their kinds, or what was read
 
 
@@ -53,7 +53,7 @@ def _document(*wanted: str) -> Callable[[CaseFacts], bool]:
 
 
 def _check_passed(case: CaseFacts, *keys: str) -> bool:
-    return any(str(c.get(k, "")).lower() == "pass" for c in case.charges for k in keys)
+    return any(str(getattr(c, k)).lower() == "pass" for c in case.charges for k in keys)
 
 
 # What the merchant's statement answers, per reason (shared/spec/rebuttal-by-reason.md)
@@ -195,17 +195,12 @@ class Verdict:
         return "; ".join((*self.advice, *self.to_add))
 
 
-def reason_of(payload: Payload) -> str:
-    return str(
-        (dict(payload.get("additional_evidence") or {}).get("dispute") or {}).get("reason") or ""
-    )
-
-
-def assess(payload: Payload, files: int | Files, reason: str | None = None) -> Verdict:
-    """The verdict for one dispute's payload, its reason (default: the payload's) and the files
-    attached to it (their kinds or facts read; a number: that many files of no known kind)."""
+def assess(facts: DisputeFacts, files: int | Files, reason: str | None = None) -> Verdict:
+    """The verdict for one dispute's facts, its reason (default: the disputes list's) and the
+    files attached to it (their kinds or facts read; a number: that many files of no known
+    kind)."""
     docs: Files = [K.OTHER] * files if isinstance(files, int) else list(files)
-    return assess_case(build_case(payload, documents_of_kinds(docs)), reason)
+    return assess_case(build_case(facts, documents_of_kinds(docs)), reason)
 
 
 def assess_case(case: CaseFacts, reason: str | None = None) -> Verdict:

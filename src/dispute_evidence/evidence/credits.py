@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dispute_evidence.evidence.facts import DisputeFacts
+
 MAX_CREDITS = 3  # stated on a page; the payload keeps up to five (evidence/payments.py)
 
 
@@ -29,28 +31,28 @@ class Credit:
         return text.strip()
 
 
-def credits_of(extra: dict[str, Any]) -> tuple[Credit, ...]:
-    """The payload's credits: a refunds log's when it has any, else the refunded amounts of the
+def credits_of(facts: DisputeFacts) -> tuple[Credit, ...]:
+    """The dispute's credits: a refunds log's when it has any, else the refunded amounts of the
     order's charges."""
-    order_currency = str(extra.get("order_currency") or "")
+    order_currency = facts.order.order_currency
     logged = [
-        Credit(_amount(r.get("refund_amount")), str(r.get("currency") or order_currency),
-               _day(r.get("refunded_at")), str(r.get("refund_reference") or ""), "refunds")
-        for r in extra.get("refunds") or []
+        Credit(_amount(r.refund_amount), r.currency or order_currency, _day(r.refunded_at),
+               r.refund_reference, "refunds")
+        for r in facts.refunds
     ]  # fmt: skip
     if logged:
         return tuple(logged)
     return tuple(
-        Credit(_amount(c.get("amount_refunded")), str(c.get("currency") or ""),
-               _day(c.get("refunded_at")), str(c.get("payment_id") or ""), "payments")
-        for c in extra.get("payments") or []
-        if (_amount(c.get("amount_refunded")) or 0) > 0
+        Credit(_amount(c.amount_refunded), c.currency, _day(c.refunded_at), c.payment_id,
+               "payments")
+        for c in facts.charges
+        if (_amount(c.amount_refunded) or 0) > 0
     )  # fmt: skip
 
 
-def logged_total(extra: dict[str, Any]) -> float | None:
+def logged_total(facts: DisputeFacts) -> float | None:
     """What a refunds log credits the order in all (None without one)."""
-    amounts = [_amount(r.get("refund_amount")) for r in extra.get("refunds") or []]
+    amounts = [_amount(r.refund_amount) for r in facts.refunds]
     return sum(a for a in amounts if a) if amounts else None
 
 

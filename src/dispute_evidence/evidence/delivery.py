@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.evidence.facts import ShipmentRow
 from dispute_evidence.evidence.places import place_parts
 
 DeliveryState = Literal["delivered", "not_delivered", "unknown"]
@@ -92,10 +93,10 @@ def day(value: Any) -> str:
     return text[:10] if re.match(r"\d{4}-\d{2}-\d{2}", text) else ""
 
 
-def carrier_delivery(row: dict[str, Any]) -> DeliveryFact:
+def carrier_delivery(row: ShipmentRow) -> DeliveryFact:
     """What one carrier row says: its status words decide; a date alone means delivered."""
-    status = " ".join(str(row.get("delivery_status") or "").split()).lower()
-    on, track = day(row.get("delivered_at")), str(row.get("tracking_number") or "")
+    status = " ".join(row.delivery_status.split()).lower()
+    on, track = day(row.delivered_at), row.tracking_number
     if status and _NEGATIVE.search(status):
         return DeliveryFact(
             "not_delivered", status=status, source="shipments", tracking_number=track
@@ -133,15 +134,10 @@ def document_delivery(doc: DocumentFacts) -> DeliveryFact | None:
     return DeliveryFact("delivered", source="files", document=doc.name)
 
 
-def shipments_of(extra: dict[str, Any]) -> tuple[Shipment, ...]:
+def shipments_of(rows: Sequence[ShipmentRow]) -> tuple[Shipment, ...]:
+    """Each shipment row with what its carrier says of the delivery."""
     return tuple(
-        Shipment(
-            str(s.get("tracking_number") or ""),
-            str(s.get("carrier") or ""),
-            day(s.get("shipped_at")),
-            carrier_delivery(s),
-        )
-        for s in extra.get("shipments") or []
+        Shipment(s.tracking_number, s.carrier, day(s.shipped_at), carrier_delivery(s)) for s in rows
     )
 
 

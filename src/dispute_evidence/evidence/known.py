@@ -9,8 +9,9 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.evidence.products import AS_SOLD, Catalogue
-from dispute_evidence.evidence.statement import STATEMENT, statements_by_dispute
+from dispute_evidence.evidence.facts import Statement
+from dispute_evidence.evidence.products import Catalogue, Listing
+from dispute_evidence.evidence.statement import statements_by_dispute
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class KnownFacts:
     """What the analyst knows and the exports do not: the merchant's statement per dispute
     (evidence/statement.py) and each order line's listing as sold (evidence/products.py)."""
 
-    said: dict[str, dict[str, Any]]
+    said: dict[str, Statement]
     catalogue: Catalogue
     order_cols: dict[str, list[Any]]
 
@@ -30,12 +31,10 @@ class KnownFacts:
         said = statements_by_dispute(disputes, records.get("statements"))
         return cls(said, Catalogue.of(records.get("products")), oc)
 
-    def add(self, extra: dict[str, Any], pid: str, lines: list[int]) -> None:
-        """Into one payload's additional_evidence: its statement, its order lines' listings."""
-        if statement := self.said.get(pid):
-            extra[STATEMENT] = statement
+    def of_dispute(
+        self, pid: str, lines: list[int]
+    ) -> tuple[Statement | None, tuple[Listing, ...]]:
+        """One dispute's statement, and its order lines' listings as sold."""
         oc = self.order_cols
-        if listed := self.catalogue.as_sold(
-            [(oc["sku"][i], oc["product_title"][i]) for i in lines]
-        ):
-            extra[AS_SOLD] = listed
+        listed = self.catalogue.as_sold([(oc["sku"][i], oc["product_title"][i]) for i in lines])
+        return self.said.get(pid), listed

@@ -22,9 +22,11 @@ from typing import Any
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line, build_case, documents_named
+from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.exhibits import Exhibit
+from dispute_evidence.evidence.facts import Charge, DisputeFacts, ShipmentRow
 from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.letter_head import money as _money
 from dispute_evidence.evidence.products import opening
@@ -116,7 +118,18 @@ def _list(items: list[str]) -> str:
     return (", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]) + more
 
 
-def delivered(shipment: dict[str, Any]) -> str | None:
+def _card(c: Charge) -> str:
+    """ " (Visa ending 4242)", or "" unless both are known."""
+    return f" ({c.card_brand} ending {c.card_last4})" if c.card_brand and c.card_last4 else ""
+
+
+def _charge(c: Charge) -> str:
+    """ "ch_1 (129.00 USD, 2026-10-02)": a charge as the letter lists it."""
+    said = f"{c.payment_id} ({_money(c.payment_amount, c.currency)}, {day(c.paid_at)})"
+    return said.replace(", )", ")")
+
+
+def delivered(shipment: ShipmentRow) -> str | None:
     """The delivery date (or "" when only the status says so), or None when not shown delivered."""
     fact = carrier_delivery(shipment)
     return fact.on if fact.delivered else None
@@ -192,14 +205,9 @@ class _Facts:
         for c in self.case.charges:
             passed = [label for key, label in (("avs_line1_check", "the billing street address"),
                       ("avs_zip_check", "the billing postcode"), ("cvc_check", "the card security code (CVC)"))
-                      if str(c.get(key, "")).lower() == "pass"]  # fmt: skip
+                      if str(getattr(c, key)).lower() == "pass"]  # fmt: skip
             if passed:
-                card = (
-                    f" ({c['card_brand']} ending {c['card_last4']})"
-                    if c.get("card_brand") and c.get("card_last4")
-                    else ""
-                )
-                return [Sentence(f"The card issuer's checks on charge {c.get('payment_id', '')}{card} passed for {_list(passed)}.", "payments")]  # fmt: skip
+                return [Sentence(f"The card issuer's checks on charge {c.payment_id}{_card(c)} passed for {_list(passed)}.", "payments")]  # fmt: skip
         return []
 
     def same_address(self) -> list[Sentence]:
@@ -333,8 +341,7 @@ class _Facts:
         live = self.case.live_charges
         if not live or any(x.name == "charged twice" for x in self.case.contradictions):
             return []
-        parts = [f"{c.get('payment_id', '')} ({_money(c.get('payment_amount'), c.get('currency'))}, {day(c.get('paid_at'))})".replace(", )", ")")
-                 for c in live]  # fmt: skip
+        parts = [_charge(c) for c in live]
         if len(parts) == 1:
             text = f"Our payments export shows one charge for this order: {parts[0]}."
         else:
@@ -348,22 +355,19 @@ class _Facts:
         if not (c.delivery.delivered and c.same_address and c.customer.shipping_address):
             return []
         for ch in c.charges:
-            if str(ch.get("avs_line1_check", "")).lower() == "pass":
-                card = (f" ({ch['card_brand']} ending {ch['card_last4']})"
-                        if ch.get("card_brand") and ch.get("card_last4") else "")  # fmt: skip
+            if ch.avs_line1_check.lower() == "pass":
                 on = f" on {c.delivery.on}" if c.delivery.on and not c.hidden("delivered") else ""
                 self.tied = c.delivery.source != "files"  # a quoted proof is still quoted
                 return [Sentence(
                     f"The order was delivered{on} to {c.customer.shipping_address}, the billing "
-                    f"address the card issuer verified for charge {ch.get('payment_id', '')}"
-                    f"{card} (address check: pass).", "payments")]  # fmt: skip
+                    f"address the card issuer verified for charge {ch.payment_id}"
+                    f"{_card(ch)} (address check: pass).", "payments")]  # fmt: skip
         return []
 
     def charge_list(self) -> list[Sentence]:
         if not self.case.charges:
             return []
-        parts = [f"{c.get('payment_id', '')} ({_money(c.get('payment_amount'), c.get('currency'))}, {day(c.get('paid_at'))})".replace(", )", ")")
-                 for c in self.case.charges]  # fmt: skip
+        parts = [_charge(c) for c in self.case.charges]
         one = "one charge" if len(parts) == 1 else f"{len(parts)} charges"
         return [
             Sentence(f"Our payments export shows {one} for this order: {_list(parts)}.", "payments")
@@ -371,8 +375,8 @@ class _Facts:
 
     def descriptions(self) -> list[Sentence]:
         for c in self.case.charges:
-            if c.get("description"):
-                return [Sentence(f"The charge was described as: {c['description']}.", "payments")]
+            if c.description:
+                return [Sentence(f"The charge was described as: {c.description}.", "payments")]
         return []
 
     def ce3(self) -> list[Sentence]:
@@ -380,7 +384,7 @@ class _Facts:
         if len(priors) < 2:
             return []
         told = [
-            f"order {p['order_number']} on {p['date']} (matching {_list(list(p['matched']))})"
+            f"order {p.order_number} on {p.date} (matching {_list([LABELS[m] for m in p.matched])})"
             for p in priors
         ]
         return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders that were "
@@ -498,10 +502,10 @@ def partly_credited(case: CaseFacts) -> bool:
     return disputed is not None and same and 0 < credited < disputed
 
 
-def build_letter(payload: dict[str, Any], attached: Sequence[str | DocumentFacts]) -> Letter:
-    """The letter for one dispute's payload and the files attached to it (their names, or what
+def build_letter(facts: DisputeFacts, attached: Sequence[str | DocumentFacts]) -> Letter:
+    """The letter for one dispute's facts and the files attached to it (their names, or what
     was read from them)."""
-    return letter_for(build_case(payload, documents_named(attached)))
+    return letter_for(build_case(facts, documents_named(attached)))
 
 
 def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -> Letter:
@@ -512,7 +516,7 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     family = family_of(reason)
     code = case.dispute.network_reason_code
     charge = case.disputed_charge
-    brand = str(charge.get("card_brand") or "") if charge else ""  # never a declined attempt's
+    brand = charge.card_brand if charge else ""  # never a declined attempt's
     sentences: list[Sentence] = []
     made: list[str] = []  # what wins (evidence/wins.py) counts the arguments a letter used
     for make in _ARGUMENTS[family]:

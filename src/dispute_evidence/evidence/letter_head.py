@@ -7,6 +7,7 @@ from typing import Any
 
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.delivery import day
+from dispute_evidence.evidence.facts import Charge
 
 REASON_WORDS = {
     "fraudulent": "the cardholder says they did not authorise this payment (fraud)",
@@ -31,12 +32,10 @@ def money(amount: Any, currency: Any) -> str:
 def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
     """The disputed transaction, as a reviewer finds it in their system: the charge (id, date,
     amount), the card, the reason code and its words, the order, the customer as entered."""
-    ch = case.disputed_charge or {}
-    charge = " · ".join(x for x in (str(ch.get("payment_id") or ""), day(ch.get("paid_at")),
-                        money(ch.get("payment_amount"), str(ch.get("currency") or "").upper()))
-                        if x)  # fmt: skip
-    card = " ending ".join(x for x in (str(ch.get("card_brand") or ""),
-                                       str(ch.get("card_last4") or "")) if x)  # fmt: skip
+    ch = case.disputed_charge or Charge()
+    charge = " · ".join(x for x in (ch.payment_id, day(ch.paid_at),
+                                    money(ch.payment_amount, ch.currency.upper())) if x)  # fmt: skip
+    card = " ending ".join(x for x in (ch.card_brand, ch.card_last4) if x)
     words = REASON_WORDS.get(case.reason, case.reason or "")
     reason = f"{code} ({words})" if code and words else code or words
     customer = " · ".join(x for x in (case.customer.name, case.customer.email) if x)

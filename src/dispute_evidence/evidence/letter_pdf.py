@@ -16,6 +16,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
 
 from dispute_evidence.evidence import fonts
+from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
 from dispute_evidence.names import visible
@@ -118,20 +119,21 @@ def _cited_by(exhibits: Mapping[str, Exhibit]) -> str:
 def letter_story(
     pid: str,
     letter: Letter,
-    payload: dict[str, Any],
+    case: CaseFacts,
     exhibits: Mapping[str, Exhibit] | None = None,
 ) -> list[Any]:
     """Page 1: to the reviewer, the dispute in plain words, the order, and our case, then the
     exhibits it cites by label (`exhibits`)."""
-    extra = dict(payload.get("additional_evidence") or {})
-    merchant = dict(payload.get("merchant_profile") or {})
+    merchant = case.merchant
     numbers: dict[str, int] = {}  # no footnotes to our records on the reviewer's page
-    who = " · ".join(
-        str(x) for x in (merchant.get("merchant_name"), merchant.get("merchant_website")) if x
+    who = (
+        " · ".join(x for x in (merchant.merchant_name, merchant.merchant_website) if x)
+        if merchant
+        else ""
     )
     story: list[Any] = [
         Paragraph(_text(f"Response to dispute {pid}"), _TITLE),
-        Paragraph(_text(" · ".join(x for x in (who, f"order {extra.get('order_number', '')}") if x)), _NOTE),
+        Paragraph(_text(" · ".join(x for x in (who, f"order {case.order_number}") if x)), _NOTE),
         *_header_table(letter),
         Spacer(1, 4 * mm),
         Paragraph("To the reviewer of this dispute,", _TEXT),
@@ -177,8 +179,8 @@ def letter_story(
         Paragraph("The data sheet on the next page shows the order, payment checks, shipping "
                   "and customer in full" + _cited_by(exhibits or {}), _NOTE),
     ]  # fmt: skip
-    if merchant.get("merchant_name"):
-        story += [Spacer(1, 3 * mm), Paragraph(_text(merchant["merchant_name"]), _TEXT)]
+    if merchant and merchant.merchant_name:
+        story += [Spacer(1, 3 * mm), Paragraph(_text(merchant.merchant_name), _TEXT)]
     return story
 
 

@@ -19,8 +19,8 @@ than 50 pages a file), Mastercard's 19 pages and 14.5 MB at 300 DPI, Amex's 5 fi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
 from dispute_evidence.policies import (
@@ -64,24 +64,20 @@ _BRANDS = {
 }
 
 
-def card_brand(payload: dict[str, Any]) -> str:
+def card_brand(facts: DisputeFacts) -> str:
     """The disputed card's brand as the payments export gives it ('' when none does): the
     disputed charge's (evidence/payments.py), not the order's first attempt, which may have
     been another card that was declined."""
-    extra = payload.get("additional_evidence") or {}
-    dispute = extra.get("dispute") or {}
-    charges = list(extra.get("payments") or [])
-    charge = disputed_charge(charges, dispute.get("amount"), dispute.get("currency"))
-    return str(charge.get("card_brand") or "").strip() if charge else ""
+    amount = None if facts.claim.amount is None else float(facts.claim.amount)
+    charge = disputed_charge(facts.charges, amount, facts.claim.currency)
+    return charge.card_brand.strip() if charge else ""
 
 
-def profile_for(
-    payload: dict[str, Any], choice: str, known: dict[str, LimitProfile]
-) -> LimitProfile:
+def profile_for(facts: DisputeFacts, choice: str, known: dict[str, LimitProfile]) -> LimitProfile:
     """`choice` ('auto': from the card brand in the exports, else 'default')."""
     if choice != "auto":
         return known[choice]
-    name = _BRANDS.get(card_brand(payload).lower(), "default")
+    name = _BRANDS.get(card_brand(facts).lower(), "default")
     return known.get(name, known["default"])
 
 

@@ -3,12 +3,14 @@ order each belongs to, the facts a reviewer reads, and disputed charges no liste
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from dispute_evidence.evidence.amounts import payload_numbers
+from dispute_evidence.evidence.facts import Charge, Refund
 from dispute_evidence.ingest.tables import Reject
 
 PAYMENT_TEXT = (
@@ -129,9 +131,7 @@ REFUND_TEXT = ("refunded_at", "refund_reference", "currency")
 MAX_REFUNDS = 5
 
 
-def refunds_by_order(
-    refunds: pd.DataFrame | None, wanted: set[str]
-) -> dict[str, list[dict[str, Any]]]:
+def refunds_by_order(refunds: pd.DataFrame | None, wanted: set[str]) -> dict[str, list[Refund]]:
     """Each disputed order's refunds from a refunds log: amount, date, reference, earliest
     first. A refund listed again (same reference; or, without one, the same amount and date)
     counts once, its latest listing winning."""
@@ -145,12 +145,10 @@ def refunds_by_order(
                                            keep="last"),
     ]).sort_values("refunded_at", kind="stable")  # fmt: skip
     amounts = payload_numbers(rows["refund_amount"])
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[Refund]] = {}
     texts = zip(*(rows[f].astype(str).tolist() for f in REFUND_TEXT), strict=True)
     for order, amount, text in zip(rows["order_number"].astype(str), amounts, texts, strict=True):
-        entry = {f: v for f, v in zip(REFUND_TEXT, text, strict=True) if v}
-        if amount is not None:
-            entry["refund_amount"] = amount
+        entry = Refund(amount, **dict(zip(REFUND_TEXT, text, strict=True)))
         if len(out.setdefault(order, [])) < MAX_REFUNDS:
             out[order].append(entry)
     return out
@@ -171,13 +169,13 @@ def unlisted_disputes(charges: pd.DataFrame) -> list[Reject]:
     return out
 
 
-def payment_facts(rows: list[int], pc: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    facts = []
-    for i in rows[:MAX_PAYMENTS]:
-        entry: dict[str, Any] = {f: v for f in PAYMENT_TEXT if (v := pc[f][i])}
-        entry.update({f: v for f in PAYMENT_NUMBERS if (v := pc[f][i]) is not None})
-        facts.append(entry)
-    return facts
+def payment_facts(rows: list[int], pc: dict[str, list[Any]]) -> tuple[Charge, ...]:
+    """The order's first few charges, as typed facts."""
+    return tuple(
+        Charge(**{f: v for f in PAYMENT_TEXT if (v := pc[f][i])},
+               **{f: v for f in PAYMENT_NUMBERS if (v := pc[f][i]) is not None})
+        for i in rows[:MAX_PAYMENTS]
+    )  # fmt: skip
 
 
 def due_from_payments(rows: list[int], pc: dict[str, list[Any]]) -> str | None:
@@ -187,27 +185,26 @@ def due_from_payments(rows: list[int], pc: dict[str, list[Any]]) -> str | None:
 
 
 def disputed_charge(
-    charges: list[dict[str, Any]], amount: float | None, currency: str | None
-) -> dict[str, Any] | None:
+    charges: Sequence[Charge], amount: float | None, currency: str | None
+) -> Charge | None:
     """The charge of an order that the dispute is about: the one the payments export marks as
     disputed, else one that took money, preferring the one whose amount (and currency) is the
     dispute's, and of those the latest (a subscription's renewal, not its first charge). Never
     a failed attempt: an order's first charge is often a declined card."""
-    flagged = [c for c in charges if c.get("dispute_status") or c.get("dispute_reason")]
-    taken = [c for c in charges if str(c.get("payment_status") or "").lower() not in NOT_CHARGED]
-    latest = sorted(flagged or taken, key=lambda c: str(c.get("paid_at") or ""), reverse=True)
-    candidates = latest
+    flagged = [c for c in charges if c.dispute_status or c.dispute_reason]
+    taken = [c for c in charges if c.payment_status.lower() not in NOT_CHARGED]
+    candidates = sorted(flagged or taken, key=lambda c: c.paid_at, reverse=True)
     for c in candidates:
         if _same_amount(c, amount, currency):
             return c
     return candidates[0] if candidates else None
 
 
-def _same_amount(charge: dict[str, Any], amount: float | None, currency: str | None) -> bool:
-    paid = charge.get("payment_amount")
+def _same_amount(charge: Charge, amount: float | None, currency: str | None) -> bool:
+    paid = charge.payment_amount
     if amount is None or paid is None:
         return False
-    theirs = str(charge.get("currency") or "").lower()
+    theirs = charge.currency.lower()
     if currency and theirs and theirs != currency.lower():
         return False
     return abs(float(paid) - float(amount)) < 0.005

@@ -12,13 +12,11 @@ product. Pure: records in.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
-from typing import Any
 
 import pandas as pd
 
-AS_SOLD = "products_as_sold"  # its key in additional_evidence
 DESCRIPTION_CHARS = 2000  # of a description in the payload (the letter quotes its opening)
 MAX_PRODUCTS = 5  # listings per dispute
 _BLOCKS = frozenset({"p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "article",
@@ -79,12 +77,6 @@ class Listing:
     images: tuple[str, ...] = ()  # URLs as listed: never fetched
     sku: str = ""  # the order line's SKU it was found by ('' by title)
 
-    def payload(self, sku: str, line_title: str) -> dict[str, Any]:
-        facts = {"title": self.title or line_title, "sku": sku, "description": self.description,
-                 "vendor": self.vendor, "product_type": self.product_type,
-                 "image_urls": list(self.images)}  # fmt: skip
-        return {k: v for k, v in facts.items() if v}
-
 
 def _key(text: str) -> str:
     return " ".join(str(text).split()).casefold()
@@ -133,17 +125,18 @@ class Catalogue:
             name = name.rpartition(" - ")[0]
         return None
 
-    def as_sold(self, lines: list[tuple[str, str]]) -> list[dict[str, Any]]:
-        """The listings of an order's lines, (sku, title) each, each listing once."""
-        out: list[dict[str, Any]] = []
+    def as_sold(self, lines: list[tuple[str, str]]) -> tuple[Listing, ...]:
+        """The listings of an order's lines, (sku, title) each, each listing once: as the line
+        found it (its SKU, and its title where the listing has none)."""
+        out: list[Listing] = []
         seen: list[Listing] = []
         for sku, title in lines:
             listing = self.find(sku, title)
             if listing is None or any(listing is x for x in seen):
                 continue
             seen.append(listing)
-            out.append(listing.payload(sku, title))
-        return out[:MAX_PRODUCTS]
+            out.append(replace(listing, title=listing.title or title, sku=sku))
+        return tuple(out[:MAX_PRODUCTS])
 
 
 def _listing(group: pd.DataFrame) -> Listing | None:
@@ -160,16 +153,6 @@ def _listing(group: pd.DataFrame) -> Listing | None:
     return Listing(
         first("product_title"), description, first("vendor"), first("product_type"), images
     )
-
-
-def sold_as(extra: dict[str, Any]) -> tuple[Listing, ...]:
-    """The listings a payload's additional_evidence carries."""
-    return tuple(
-        Listing(str(p.get("title") or ""), str(p.get("description") or ""),
-                str(p.get("vendor") or ""), str(p.get("product_type") or ""),
-                tuple(str(u) for u in p.get("image_urls") or ()), str(p.get("sku") or ""))
-        for p in extra.get(AS_SOLD) or () if isinstance(p, dict) and p.get("description")
-    )  # fmt: skip
 
 
 def opening(description: str, limit: int = 320) -> str:

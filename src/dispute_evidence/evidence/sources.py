@@ -6,9 +6,9 @@ The latest record wins, as in the builder ("latest" is the latest ingest)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
+
+from dispute_evidence.evidence.facts import DisputeFacts
 
 MAX_ROWS = 4  # rows named per file; more are counted
 
@@ -46,9 +46,9 @@ def _places(frame: pd.DataFrame, key: str, wanted: set[str], keep: str) -> dict[
 
 
 def fact_sources(
-    records: dict[str, pd.DataFrame], payloads: dict[str, dict[str, Any]]
+    records: dict[str, pd.DataFrame], payloads: dict[str, DisputeFacts]
 ) -> dict[str, dict[str, str]]:
-    """Per dispute (provider_dispute_id -> its payload): source key -> where it came from."""
+    """Per dispute (provider_dispute_id -> its facts): source key -> where it came from."""
     keys = {pid: _keys(pid, p) for pid, p in payloads.items()}
     wanted = source_keys(payloads)
     wanted["order"] |= wanted.pop("history")
@@ -72,8 +72,8 @@ def fact_sources(
     return out
 
 
-def source_keys(payloads: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
-    """The record keys these payloads' facts rest on, per kind (dispute, order, payments,
+def source_keys(payloads: dict[str, DisputeFacts]) -> dict[str, set[str]]:
+    """The record keys these disputes' facts rest on, per kind (dispute, order, payments,
     shipments, history): the rows fact_sources looks at, so a caller may read only those."""
     wanted: dict[str, set[str]] = {
         k: set() for k in ("dispute", "order", "payments", "shipments", "history", "refunds")
@@ -84,15 +84,14 @@ def source_keys(payloads: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
     return wanted
 
 
-def _keys(pid: str, p: dict[str, Any]) -> dict[str, list[str]]:
-    """The record keys a payload's facts rest on, per source kind."""
-    extra = p.get("additional_evidence") or {}
-    priors = (extra.get("visa_ce3") or {}).get("prior_transactions") or []
+def _keys(pid: str, facts: DisputeFacts) -> dict[str, list[str]]:
+    """The record keys a dispute's facts rest on, per source kind."""
+    order = facts.order.order_number
     return {
         "dispute": [pid],
-        "order": [str(extra.get("order_number", ""))],
-        "payments": [str(c.get("payment_id")) for c in extra.get("payments") or []],
-        "shipments": [str(t) for t in p.get("shipping_tracking_numbers") or []],
-        "history": [str(x["order_number"]) for x in priors],
-        "refunds": [str(extra.get("order_number", ""))] if extra.get("refunds") else [],
+        "order": [order],
+        "payments": [c.payment_id for c in facts.charges],
+        "shipments": list(facts.tracking_numbers),
+        "history": [p.order_number for p in facts.ce3_priors],
+        "refunds": [order] if facts.refunds else [],
     }

@@ -7,17 +7,16 @@ Two sources: a statement file (`1036 statement.txt`, ingest/statements.py: recor
 `Statement` column. The file wins; of several files, the latest read wins (a new version
 replaces). A notes column is never read: it is the analyst's, not the reviewer's.
 
-The payload carries it as `additional_evidence.merchant_statement` = {text, from}; the letter
-quotes it under its own heading, never as a fact the exports show. Pure: records in.
+The facts carry it as a `Statement` (evidence/facts.py); the letter quotes it under its own
+heading, never as a fact the exports show. Pure: records in.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
-STATEMENT = "merchant_statement"  # its key in additional_evidence
+from dispute_evidence.evidence.facts import Statement
+
 FROM_FILE, FROM_LIST = "statement file", "disputes list"
 
 
@@ -45,8 +44,8 @@ def _latest_files(statements: pd.DataFrame | None) -> dict[str, str]:
 
 def statements_by_dispute(
     disputes: pd.DataFrame, statements: pd.DataFrame | None
-) -> dict[str, dict[str, Any]]:
-    """{provider_dispute_id: {"text", "from"}} for each dispute that has a statement: a file
+) -> dict[str, Statement]:
+    """{provider_dispute_id: its statement} for each dispute that has a statement: a file
     named for the dispute or its order (the later read of the two when both), else the
     disputes list's own column (`disputes`: one current row per dispute)."""
     files = _latest_files(statements)
@@ -54,7 +53,7 @@ def statements_by_dispute(
     if not files and (column is None or not column.astype(str).str.strip().any()):
         return {}
     place = {k: i for i, k in enumerate(files)}  # ingest order: the later of two keys wins
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Statement] = {}
     said = column.astype(str) if column is not None else pd.Series("", index=disputes.index)
     for pid, number, text in zip(
         disputes["provider_dispute_id"].astype(str),
@@ -65,13 +64,7 @@ def statements_by_dispute(
         named = [k for k in (pid, f"order:{number}") if k in files]
         if named:
             latest = max(named, key=place.__getitem__)
-            out[pid] = {"text": files[latest], "from": FROM_FILE}
+            out[pid] = Statement(files[latest], FROM_FILE)
         elif text.strip():
-            out[pid] = {"text": text.strip(), "from": FROM_LIST}
+            out[pid] = Statement(text.strip(), FROM_LIST)
     return out
-
-
-def statement_of(extra: dict[str, Any]) -> str:
-    """The statement a payload's additional_evidence carries ('' when none)."""
-    said = extra.get(STATEMENT) or {}
-    return str(said.get("text") or "").strip() if isinstance(said, dict) else ""

@@ -29,6 +29,7 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.doctemplate import LayoutError
 
+from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import (
@@ -41,6 +42,7 @@ from dispute_evidence.evidence.case import (
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import DeliveryFact
 from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
+from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import Letter, letter_for
 from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
@@ -123,7 +125,7 @@ def _cut(rows: list[list[object]], what: str) -> list[list[object]]:
 
 def summary_pdf(
     provider_dispute_id: str,
-    payload: dict[str, Any],
+    facts: DisputeFacts,
     attached: list[str] | list[DocumentFacts],
     *,
     notice: str | None = None,
@@ -137,8 +139,8 @@ def summary_pdf(
     they cannot disagree on delivery, dates or amounts; where their statements come from is
     `sources_pdf`, for the packet's very end. `notice`: what this version replaces and why, on
     top of page 1; `pages`: each attached document's first page in the packet."""
-    case = build_case(payload, documents_named(attached))
-    merchant = dict(payload.get("merchant_profile") or {})
+    case = build_case(facts, documents_named(attached))
+    merchant = case.merchant
     letter, exhibits = lettered(case, pages)
     body = b""
     for level in FIT_LEVELS:
@@ -147,7 +149,7 @@ def summary_pdf(
             start, end = _Mark(), _Mark()
             story: list[Any] = [
                 *_notice(notice),
-                *letter_story(provider_dispute_id, letter, payload, exhibits),
+                *letter_story(provider_dispute_id, letter, case, exhibits),
             ]
             story += [
                 PageBreak(),
@@ -169,7 +171,7 @@ def summary_pdf(
 
 def sources_pdf(
     provider_dispute_id: str,
-    payload: dict[str, Any],
+    facts: DisputeFacts,
     attached: list[str] | list[DocumentFacts],
     sources: dict[str, str] | None,
 ) -> bytes | None:
@@ -177,13 +179,12 @@ def sources_pdf(
     end of the packet): the record each kind of the letter's statements rests on (`sources`:
     the file and row, e.g. "orders.csv, row 2") and the file each exhibit is. None when the
     letter states nothing."""
-    case = build_case(payload, documents_named(attached))
+    case = build_case(facts, documents_named(attached))
     letter, exhibits = lettered(case)
     story = appendix_story(letter, sources, exhibits)
     if not story:
         return None
-    merchant = dict(payload.get("merchant_profile") or {})
-    return inert_bytes(_render(story, provider_dispute_id, merchant))
+    return inert_bytes(_render(story, provider_dispute_id, case.merchant))
 
 
 def lettered(
@@ -228,7 +229,7 @@ def _notice(notice: str | None) -> list[Any]:
 
 def _data_sheet(
     provider_dispute_id: str,
-    merchant: dict[str, Any],
+    merchant: MerchantProfile | None,
     case: CaseFacts,
     exhibits: dict[str, Exhibit],
 ) -> list[Any]:
@@ -273,13 +274,15 @@ def _section(title: str, *flowables: Any) -> list[Any]:
     return [_p(title, _H2), *present] if present else []
 
 
-def _merchant_section(merchant: dict[str, Any]) -> list[Any]:
+def _merchant_section(merchant: MerchantProfile | None) -> list[Any]:
+    if merchant is None:
+        return []
     return _section(
         "Merchant",
         _facts(
             [
-                ("Name", merchant.get("merchant_name")),
-                ("Website", merchant.get("merchant_website")),
+                ("Name", merchant.merchant_name),
+                ("Website", merchant.merchant_website),
                 # no merchant id: an internal account id means nothing to the issuer
             ]
         ),
@@ -318,9 +321,9 @@ def _order_section(case: CaseFacts) -> list[Any]:
 
 
 def _payment_section(case: CaseFacts) -> list[Any]:
-    checks = [
-        [c.get("payment_id", ""), f"{c.get('card_brand', '')} …{c.get('card_last4', '')}".strip(),
-         c.get("avs_line1_check", ""), c.get("avs_zip_check", ""), c.get("cvc_check", "")]
+    checks: list[list[object]] = [
+        [c.payment_id, f"{c.card_brand} …{c.card_last4}".strip(), c.avs_line1_check,
+         c.avs_zip_check, c.cvc_check]
         for c in case.charges
     ]  # fmt: skip
     return _section(
@@ -411,7 +414,7 @@ def _files_section(exhibits: list[Exhibit]) -> list[Any]:
     )
 
 
-def _render(story: list[Any], provider_dispute_id: str, merchant: dict[str, Any]) -> bytes:
+def _render(story: list[Any], provider_dispute_id: str, merchant: MerchantProfile | None) -> bytes:
     """The PDF bytes (invariant: the same story gives the same bytes)."""
     out = io.BytesIO()
     SimpleDocTemplate(
@@ -422,7 +425,7 @@ def _render(story: list[Any], provider_dispute_id: str, merchant: dict[str, Any]
         topMargin=15 * mm,
         bottomMargin=15 * mm,
         title=f"Evidence summary {provider_dispute_id}",
-        author=str(merchant.get("merchant_name") or ""),
+        author=merchant.merchant_name if merchant else "",
         creator=GENERATOR,
         invariant=True,
     ).build(story)

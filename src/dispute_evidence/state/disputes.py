@@ -73,7 +73,8 @@ class Disputes(StoreBase):
         Reads the rows of the disputes built only (a night's build, not the year's)."""
         payloads, incomplete = list(payloads), list(incomplete)
         d = disputes.c
-        q = select(d.provider_dispute_id, d.payload_hash, d.status, d.api_due_by, d.detail)
+        q = select(d.provider_dispute_id, d.payload_hash, d.status, d.api_due_by, d.detail,
+                   d.facts.is_(None).label("no_facts"))  # fmt: skip
         built = {p.provider_dispute_id for p in payloads} | {
             i.provider_dispute_id for i in incomplete
         }
@@ -115,6 +116,7 @@ class Disputes(StoreBase):
             "response_due_by": p.response_due_by,
             "payload": p.body,
             "payload_hash": p.content_hash,
+            "facts": p.facts_json or None,
         }
         where = disputes.c.provider_dispute_id == p.provider_dispute_id
         if old is not None and old.api_due_by:  # the API's deadline wins over the sheet's
@@ -143,6 +145,10 @@ class Disputes(StoreBase):
             return 1
         elif (hold := Hold.parse(old.detail)) is not None and hold.held:  # sent, no longer held
             c.execute(disputes.update().where(where).values(detail=None))
+        if (
+            old is not None and old.no_facts and row["facts"]
+        ):  # stored before v19: its facts kept from now on
+            c.execute(disputes.update().where(where).values(facts=row["facts"]))
         return 0
 
     @staticmethod
@@ -303,6 +309,16 @@ class Disputes(StoreBase):
         )
         with self.engine.begin() as c:
             c.execute(stmt, [{"pid": k, "made_from": v} for k, v in made.items()])
+
+    def kept_facts(self, within: Collection[str] | None = None) -> dict[str, bytes]:
+        """{dispute: its typed facts as JSON (evidence/facts.py)}, for those that have them
+        (a payload stored before v19 has none); `within`: only these disputes'."""
+        d = disputes.c
+        q = select(d.provider_dispute_id, d.facts).where(d.facts.is_not(None))
+        parts = [q] if within is None else [q.where(d.provider_dispute_id.in_(part))
+                                            for part in chunks(set(within))]  # fmt: skip
+        with self.engine.connect() as c:
+            return {pid: bytes(body) for part in parts for pid, body in c.execute(part)}
 
     def payloads(self) -> dict[str, bytes]:
         q = select(disputes.c.provider_dispute_id, disputes.c.payload).where(

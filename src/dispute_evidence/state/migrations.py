@@ -322,6 +322,12 @@ def _v18(conn: Connection) -> None:
             table.create(conn)
 
 
+def _v19(conn: Connection) -> None:
+    """Disputes gain `facts`: the typed facts the payload is derived from (issue 36). A payload
+    stored before has none: it is read by the legacy path until its next build fills them."""
+    alter(conn).add_column("disputes", Column("facts", LargeBinary))
+
+
 def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
     """`value` as `target` stores it: text ('' none) made a number where a number goes."""
     if isinstance(target.type, Float) and not isinstance(value.type, Numeric | Integer):
@@ -445,4 +451,5 @@ MIGRATIONS = {
     16: _v16,
     17: _v17,
     18: _v18,
+    19: _v19,
 }

@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 18
+SCHEMA_VERSION = 19
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -88,6 +88,9 @@ disputes = Table(
     # version may go); the one line of the limit check that holds it (engine/generated.py)
     Column("material_hash", String(64)),
     Column("generated_held", Text),
+    # v19: the dispute's typed facts (evidence/facts.py) as JSON, beside the wire payload
+    # derived from them; NULL for a payload stored before (read by the legacy path)
+    Column("facts", LargeBinary),
     Index("disputes_by_status", "status"),
 )  # fmt: skip
 

@@ -1,0 +1,45 @@
+"""Each dispute's typed facts (evidence/facts.py) as the state keeps them beside its payload,
+for the case, the report, the review and the read-back alike; a payload stored before v19 of
+the state has none and is read once by the legacy path (evidence/wire.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.wire import stored_facts
+from dispute_evidence.state.store import StateStore
+
+FactsReader = Callable[[str, bytes | None], DisputeFacts]  # (dispute, its payload) -> facts
+
+
+def facts_reader(store: StateStore, within: Collection[str] | None = None) -> FactsReader:
+    """A dispute's typed facts (evidence/facts.py) as the state keeps them beside its payload;
+    a payload stored before v19 has none and is read by the legacy path (evidence/wire.py).
+    `within`: the disputes it will be asked about (their facts are loaded at the first ask)."""
+    kept: dict[str, bytes] | None = None
+    scope = None if within is None else frozenset(within)
+
+    def read(pid: str, payload: bytes | None) -> DisputeFacts:
+        nonlocal kept
+        if scope is not None and pid not in scope:
+            return stored_facts(store.kept_facts([pid]).get(pid), payload)
+        if kept is None:
+            kept = store.kept_facts(scope)
+        return stored_facts(kept.get(pid), payload)
+
+    return read
+
+
+def facts_of(store: StateStore, payloads: dict[str, bytes]) -> dict[str, DisputeFacts]:
+    """The typed facts of each of these stored payloads' disputes (facts_reader)."""
+    read = facts_reader(store, payloads)
+    return {pid: read(pid, body) for pid, body in payloads.items()}
+
+
+def facts_lookup(
+    store: StateStore, payloads: dict[str, bytes]
+) -> Callable[[str], DisputeFacts | None]:
+    """A dispute's facts when it has a stored payload (read at the first ask: facts_reader)."""
+    read = facts_reader(store, payloads)
+    return lambda pid: read(pid, body) if (body := payloads.get(pid)) else None

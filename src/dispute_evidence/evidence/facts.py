@@ -1,0 +1,167 @@
+"""The facts of one dispute, typed, as the builder makes them (issue 36): the order and its
+lines, the customer as entered, the shipments, the charges and credits, the disputes list's own
+facts, the merchant's statement, the products as sold and the Visa CE 3.0 priors.
+
+Everything downstream (the case, the letter, the data sheet, the advice, the report) reads
+these, never the wire payload: the payload the API receives is derived from them in one
+function (evidence/wire.py) and never parsed back. The state store keeps them as JSON
+(`dump_facts`) and reads them back validated by the same types (`load_facts`).
+
+A text fact the export leaves empty is "" and a number it does not give is None: the wire
+payload leaves both out, as it always has. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, TypeAdapter
+
+from dispute_evidence.api.models import MerchantProfile
+from dispute_evidence.evidence.ce3 import Prior
+from dispute_evidence.evidence.products import Listing
+
+Number = int | float  # as the payload writes it: 2, not 2.0 (evidence/amounts.py)
+
+
+@dataclass(frozen=True, slots=True)
+class Product:
+    """One order line as the orders export lists it."""
+
+    title: str
+    price: Number | None
+    quantity: Number | None
+    currency: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrderFacts:
+    """The order's own facts: what was entered at checkout and what the shop recorded."""
+
+    order_number: str
+    order_date: str = ""
+    customer_name: str = ""
+    customer_email: str = ""
+    billing_address: str = ""
+    shipping_address: str = ""
+    payment_reference: str = ""
+    financial_status: str = ""
+    fulfillment_status: str = ""
+    shipping_method: str = ""
+    cancelled_at: str = ""
+    order_total: Number | None = None
+    refunded_amount: Number | None = None
+    order_subtotal: Number | None = None
+    shipping_amount: Number | None = None
+    tax_amount: Number | None = None
+    discount_amount: Number | None = None
+    order_currency: str = ""  # the lines' currency, stated with a total only
+    # observed at checkout; the builder sends neither (evidence/ce3.py reads them from the
+    # records), only a payload written by hand may carry them
+    customer_ip: str = ""
+    device_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ShipmentRow:
+    """One shipment as the shipments sheet has it (the latest row of its tracking number)."""
+
+    tracking_number: str = ""
+    carrier: str = ""
+    service: str = ""
+    shipped_at: str = ""
+    delivered_at: str = ""
+    delivery_status: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Charge:
+    """One charge of the order, as the payments export shows it."""
+
+    payment_id: str = ""
+    payment_intent: str = ""
+    paid_at: str = ""
+    currency: str = ""
+    payment_status: str = ""
+    customer_email: str = ""
+    card_name: str = ""
+    card_brand: str = ""
+    card_last4: str = ""
+    card_funding: str = ""
+    card_country: str = ""
+    avs_line1_check: str = ""
+    avs_zip_check: str = ""
+    cvc_check: str = ""
+    description: str = ""
+    dispute_reason: str = ""
+    dispute_status: str = ""
+    refunded_at: str = ""
+    payment_amount: Number | None = None
+    amount_refunded: Number | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refund:
+    """One credit of a refunds log: what, when, under which reference."""
+
+    refund_amount: Number | None = None
+    refunded_at: str = ""
+    refund_reference: str = ""
+    currency: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The disputes list's own facts about the dispute."""
+
+    reason: str = ""
+    currency: str = ""
+    amount: Number | None = None
+    network_reason_code: str = ""  # e.g. Visa 10.4
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """The merchant's statement (evidence/statement.py): their words, never a fact."""
+
+    text: str
+    source: str  # "statement file" or "disputes list"
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeFacts:
+    """Every fact the builder knows about one dispute."""
+
+    order: OrderFacts
+    products: tuple[Product, ...] = ()
+    tracking_numbers: tuple[str, ...] = ()  # every tracking number, once, in order
+    shipments: tuple[ShipmentRow, ...] = ()
+    claim: Claim = Claim()
+    charges: tuple[Charge, ...] = ()
+    refunds: tuple[Refund, ...] = ()
+    statement: Statement | None = None
+    as_sold: tuple[Listing, ...] = ()  # each line's listing, `sku` the line's
+    ce3_priors: tuple[Prior, ...] = ()  # only for a dispute that qualifies
+    merchant: MerchantProfile | None = None
+
+
+_ADAPTER: TypeAdapter[DisputeFacts] = TypeAdapter(DisputeFacts)
+
+
+def _model(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(type(value).__name__)
+
+
+def dump_facts(facts: DisputeFacts) -> bytes:
+    """The facts as JSON, as the state store keeps them (orjson: fast for 100,000 disputes;
+    `load_facts` validates them back with the same types)."""
+    return orjson.dumps(facts, default=_model)
+
+
+def load_facts(data: bytes | str) -> DisputeFacts:
+    """The facts from their JSON (`dump_facts`), validated."""
+    return _ADAPTER.validate_json(data)

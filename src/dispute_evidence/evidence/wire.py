@@ -1,0 +1,208 @@
+"""The wire payload (the API's Evidence, docs: shared/spec/dispute-evidence-api.md) derived from
+the typed facts (evidence/facts.py), and the one way back, for states written before the facts
+were kept.
+
+`wire_payload` is the only writer of `additional_evidence`: its keys and shapes are those the
+API has always received (tests/evidence/test_wire_unchanged.py holds the bytes). Nothing reads
+the payload back into facts except `legacy_facts_from_payload`, for a dispute whose stored
+state has a payload and no facts (written by a version before v19 of the state store) or a
+payload written by hand. No other module reads `additional_evidence`
+(tests/evidence/test_no_payload_reading.py). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+import orjson
+
+from dispute_evidence.api.models import MerchantProfile
+from dispute_evidence.evidence.ce3 import LABELS, Prior
+from dispute_evidence.evidence.facts import (
+    Charge,
+    Claim,
+    DisputeFacts,
+    Number,
+    OrderFacts,
+    Product,
+    Refund,
+    ShipmentRow,
+    Statement,
+    load_facts,
+)
+from dispute_evidence.evidence.products import Listing
+
+STATEMENT = "merchant_statement"
+AS_SOLD = "products_as_sold"
+CE3 = "visa_ce3"
+CE3_PROGRAM = "Visa Compelling Evidence 3.0"
+_ORDER = tuple(f.name for f in fields(OrderFacts))
+_SHIPMENT = tuple(f.name for f in fields(ShipmentRow))
+_CHARGE = tuple(f.name for f in fields(Charge))
+_REFUND = tuple(f.name for f in fields(Refund))
+
+
+def _filled(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields that carry a value: text not "", a number not None."""
+    out = {}
+    for name in names:
+        value = getattr(obj, name)
+        if value is not None and value != "":
+            out[name] = value
+    return out
+
+
+def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
+    """The Evidence the API receives, as plain data (canonical JSON: builder.canonical_json)."""
+    extra = _filled(facts.order, _ORDER)
+    if facts.shipments:
+        extra["shipments"] = [_filled(s, _SHIPMENT) for s in facts.shipments]
+    if claim := _filled(facts.claim, ("reason", "currency", "amount", "network_reason_code")):
+        extra["dispute"] = claim
+    if facts.charges:
+        extra["payments"] = [_filled(c, _CHARGE) for c in facts.charges]
+    if facts.refunds:
+        extra["refunds"] = [_filled(r, _REFUND) for r in facts.refunds]
+    if facts.statement:
+        extra[STATEMENT] = {"text": facts.statement.text, "from": facts.statement.source}
+    if facts.as_sold:
+        extra[AS_SOLD] = [_listing(x) for x in facts.as_sold]
+    if facts.ce3_priors:
+        extra[CE3] = {"program": CE3_PROGRAM,
+                      "prior_transactions": [_prior(p) for p in facts.ce3_priors]}  # fmt: skip
+    evidence: dict[str, Any] = {
+        "products": [
+            {
+                "product_title": p.title,
+                "price": p.price,
+                "quantity": p.quantity,
+                "currency_code": p.currency,
+            }
+            for p in facts.products
+        ],  # fmt: skip
+        "shipping_tracking_numbers": list(facts.tracking_numbers),
+        "additional_evidence": extra,
+    }
+    if facts.merchant:
+        evidence["merchant_profile"] = facts.merchant.model_dump()
+    return evidence
+
+
+def wire_fields(evidence: Mapping[str, Any]) -> dict[str, Any]:
+    """A wire payload's top-level fields and its additional_evidence's side by side (to name
+    what changed between two versions sent; never read back into facts)."""
+    flat = {**evidence, **_mapping(evidence.get("additional_evidence"))}
+    flat.pop("additional_evidence", None)
+    return flat
+
+
+def _listing(x: Listing) -> dict[str, Any]:
+    said = {"title": x.title, "sku": x.sku, "description": x.description, "vendor": x.vendor,
+            "product_type": x.product_type, "image_urls": list(x.images)}  # fmt: skip
+    return {k: v for k, v in said.items() if v}
+
+
+def _prior(p: Prior) -> dict[str, Any]:
+    amount = int(p.amount) if float(p.amount).is_integer() else round(p.amount, 2)
+    entry: dict[str, Any] = {"order_number": p.order_number, "date": p.date, "amount": amount}
+    if p.currency:
+        entry["currency"] = p.currency
+    entry["matched"] = [LABELS[m] for m in p.matched]
+    return entry
+
+
+# -- the legacy path: a payload with no facts kept beside it ---------------------------------
+def stored_facts(facts_json: bytes | None, payload: bytes | None) -> DisputeFacts:
+    """A stored dispute's facts: those kept beside its payload (state v19 on), else, for a
+    payload stored before, read from it by the legacy path."""
+    if facts_json:
+        return load_facts(facts_json)
+    return legacy_facts_from_payload(orjson.loads(payload) if payload else {})
+
+
+def legacy_facts_from_payload(payload: Mapping[str, Any]) -> DisputeFacts:
+    """The facts of a payload stored without them (a state from before v19, or a payload
+    written by hand): the one place the wire payload is read back. Lenient as the case always
+    was with a payload: a value of the wrong type is read as text or a number, or left out."""
+    extra = _mapping(payload.get("additional_evidence"))
+    claim = _mapping(extra.get("dispute"))
+    said = _mapping(extra.get(STATEMENT))
+    merchant = payload.get("merchant_profile")
+    return DisputeFacts(
+        order=_typed(OrderFacts, extra, order_number=_text(extra.get("order_number"))),
+        products=tuple(
+            Product(
+                _text(p.get("product_title")),
+                _number(p.get("price")),
+                _number(p.get("quantity")),
+                _text(p.get("currency_code")),
+            )
+            for p in _mappings(payload.get("products"))
+        ),  # fmt: skip
+        tracking_numbers=tuple(_text(t) for t in payload.get("shipping_tracking_numbers") or ()),
+        shipments=tuple(_typed(ShipmentRow, s) for s in _mappings(extra.get("shipments"))),
+        claim=_typed(Claim, claim),
+        charges=tuple(_typed(Charge, c) for c in _mappings(extra.get("payments"))),
+        refunds=tuple(_typed(Refund, r) for r in _mappings(extra.get("refunds"))),
+        statement=Statement(_text(said.get("text")), _text(said.get("from")))
+        if said.get("text")
+        else None,
+        as_sold=tuple(
+            _legacy_listing(x) for x in _mappings(extra.get(AS_SOLD)) if x.get("description")
+        ),  # fmt: skip
+        ce3_priors=tuple(
+            _legacy_prior(p) for p in _mappings(_mapping(extra.get(CE3)).get("prior_transactions"))
+        ),
+        merchant=MerchantProfile.model_validate(merchant) if isinstance(merchant, dict) else None,
+    )
+
+
+def _typed(kind: Any, row: Mapping[str, Any], **given: Any) -> Any:
+    """A facts type from a wire mapping: each field's value as text or a number."""
+    values = dict(given)
+    for f in fields(kind):
+        if f.name in values or f.name not in row:
+            continue
+        read = _number if "Number" in str(f.type) else _text  # the field's declared type
+        values[f.name] = read(row[f.name])
+    return kind(**values)
+
+
+def _legacy_listing(x: Mapping[str, Any]) -> Listing:
+    return Listing(_text(x.get("title")), _text(x.get("description")), _text(x.get("vendor")),
+                   _text(x.get("product_type")), tuple(_text(u) for u in x.get("image_urls") or ()),
+                   _text(x.get("sku")))  # fmt: skip
+
+
+def _legacy_prior(p: Mapping[str, Any]) -> Prior:
+    keys = {label: key for key, label in LABELS.items()}
+    matched = tuple(keys[m] for m in p.get("matched") or () if m in keys)
+    amount = _number(p.get("amount"))
+    return Prior(_text(p.get("order_number")), _text(p.get("date")),
+                 float(amount or 0), _text(p.get("currency")), matched)  # fmt: skip
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _mappings(value: Any) -> list[Mapping[str, Any]]:
+    return [v for v in value or () if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return str(value or "")
+
+
+def _number(value: Any) -> Number | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return value if value == value else None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    return f if f == f else None
