@@ -12,13 +12,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-import orjson
 import pandas as pd
 
 from bench.common import figure, heading
 from dispute_evidence.documents.reading import ReadLimits
+from dispute_evidence.engine.facts import facts_of
 from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts, Product
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.summary_pdf import summary_pdf
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
@@ -53,7 +54,7 @@ def run(quick: bool = False) -> None:
         warm = _prepare(inbox, Path(tmp) / "w" / "s.sqlite3", False) if _mk(tmp, "w") else 0.0
         with_pdf = _prepare(inbox, Path(tmp) / "b" / "s.sqlite3", True) if _mk(tmp, "b") else 0.0
         with StateStore(Path(tmp) / "b" / "s.sqlite3") as store:
-            payloads = store.payloads()
+            payloads = facts_of(store, store.payloads())
             names = store.file_names()
             again = time.perf_counter()
             opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0, archive=False,
@@ -62,20 +63,19 @@ def run(quick: bool = False) -> None:
                          rebuild=False)  # fmt: skip
             rerun = time.perf_counter() - again
         pdf_times, sizes = [], []
-        for pid, body in list(payloads.items())[:n]:
-            payload = orjson.loads(body)
+        for pid, payload in list(payloads.items())[:n]:
             attached = [x for x in names.get(pid, []) if "-evidence-summary" not in x]
             t0 = time.perf_counter()
             pdf = summary_pdf(pid, payload, attached)
             pdf_times.append(time.perf_counter() - t0)
             sizes.append(len(pdf))
         t0 = time.perf_counter()
-        for pid, body in payloads.items():
-            assess(orjson.loads(body), len(names.get(pid, [])), "fraudulent")
+        for pid, facts in payloads.items():
+            assess(facts, len(names.get(pid, [])), "fraudulent")
         verdict = (time.perf_counter() - t0) / len(payloads)
         t0 = time.perf_counter()
-        for pid, body in payloads.items():
-            build_letter(orjson.loads(body), names.get(pid, []))
+        for pid, facts in payloads.items():
+            build_letter(facts, names.get(pid, []))
         letter = (time.perf_counter() - t0) / len(payloads)
     figure("letter alone (sentences): µs per dispute", f"{letter * 1e6:.0f}")
     figure("letter + PDF: ms per dispute (median)", f"{statistics.median(pdf_times) * 1e3:.1f}")
@@ -357,10 +357,8 @@ def packet_bench(n: int) -> None:
             docs = [Document(p.name, "image/jpeg" if p.suffix == ".jpg" else "application/pdf",
                              p.read_bytes()) for p in sorted((inbox / "proofs").glob(f"{pid}_*"))]  # fmt: skip
             names = [d.name for d in docs]
-            payload = {"products": [{"product_title": "Item", "price": 9.5, "quantity": 1,
-                                     "currency_code": "USD"}],
-                       "additional_evidence": {"order_number": str(5000 + i)},
-                       "merchant_profile": {"merchant_name": MERCHANT.merchant_name}}  # fmt: skip
+            payload = DisputeFacts(OrderFacts(str(5000 + i)), (Product("Item", 9.5, 1, "USD"),),
+                                   merchant=MERCHANT)  # fmt: skip
             t0 = time.perf_counter()
             packet = build_packet(
                 lambda starts, pid=pid, payload=payload, names=names: summary_pdf(

@@ -9,9 +9,10 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 
 from dispute_evidence import clock
-from dispute_evidence.engine.outcomes import outcomes_table
+from dispute_evidence.engine.outcomes import evidence_kinds, outcomes_table
 from dispute_evidence.engine.readback import _read_due
 from dispute_evidence.engine.report import dispute_table
+from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
@@ -113,9 +114,9 @@ def test_outcome_tables_on_a_seeded_history():
         "completeness": ["complete", "missing: AVS check passed", "complete", "complete", ""],
         "files_total": [1, 0, 2, 0, 0],
     })  # fmt: skip
-    tracked = b'{"shipping_tracking_numbers": ["1Z"], "additional_evidence": {}}'
-    payloads = {"a": tracked, "b": b"{}", "c": tracked, "d": b"{}"}
-    out = outcomes_table(table, payloads)
+    tracked = evidence_kinds(DisputeFacts(OrderFacts("1"), tracking_numbers=("1Z",)))
+    kinds = {"a": tracked, "b": evidence_kinds(None), "c": tracked, "d": evidence_kinds(None)}
+    out = outcomes_table(table, kinds)
     rows = {
         (r.dimension, r.value): (r.won, r.lost, r.open, r._5) for r in out.itertuples(index=False)
     }

@@ -12,6 +12,7 @@ from pypdf import PdfReader
 from sqlalchemy import text
 
 from dispute_evidence.evidence.summary_pdf import summary_pdf
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
 from tests.engine.helpers import engine_pass, make_inbox, write_rows
@@ -83,9 +84,9 @@ def test_the_same_payload_gives_the_same_bytes():
         "additional_evidence": {"order_number": "77", "customer_name": "Zoë Ångström",
                                 "shipments": [{"carrier": "DHL", "tracking_number": "JJD1"}]},
     }  # fmt: skip
-    first = summary_pdf("dp_x", payload, ["77 receipt.pdf"])
-    assert first == summary_pdf("dp_x", payload, ["77 receipt.pdf"])
-    assert first != summary_pdf("dp_x", payload, ["77 receipt.pdf", "77 label.pdf"])
+    first = summary_pdf("dp_x", wire_facts(payload), ["77 receipt.pdf"])
+    assert first == summary_pdf("dp_x", wire_facts(payload), ["77 receipt.pdf"])
+    assert first != summary_pdf("dp_x", wire_facts(payload), ["77 receipt.pdf", "77 label.pdf"])
     assert "Zoë Ångström" in PdfReader(io.BytesIO(first)).pages[0].extract_text()
 
 

@@ -23,6 +23,7 @@ from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.summary_pdf import lettered, summary_pdf
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from dispute_evidence.reports.columns import BY_KEY, words
 
 FIRST, LAST = date(2026, 9, 1), date(2026, 9, 20)  # a short span: dates often out of order
@@ -140,13 +141,13 @@ def _out_of_order(payload: dict[str, Any]) -> bool:
 @given(payloads(), documents())
 def test_verdict_letter_sheet_and_row_agree(drawn, docs):
     payload, listed_row = drawn
-    case = build_case(payload, docs)
+    case = build_case(wire_facts(payload), docs)
     verdict = assess_case(case)
     # the report row as the engine makes it, in the words the page shows
     row = {**case_cells(case, listed_row["reason"]), "amount": listed_row["amount"],
            "currency": listed_row["currency"]}  # fmt: skip
     delivery_cell, amount_cell = (words(BY_KEY[k], row) for k in ("delivery", "amount"))
-    text = _text(summary_pdf("dp_1", payload, docs))
+    text = _text(summary_pdf("dp_1", wire_facts(payload), docs))
     letter, sheet = text.split("Evidence summary: dispute dp_1")
     sheet = sheet.split("Sources of the letter")[0]
 

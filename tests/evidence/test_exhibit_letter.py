@@ -16,6 +16,7 @@ from dispute_evidence.documents.facts import Delivery, DocumentFacts, Message, Q
 from dispute_evidence.evidence.limits import PROFILES
 from dispute_evidence.evidence.packet import Document, build_packet
 from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from support.docfixtures import pdf_of
 from tests.evidence.test_letter import ORDER, PRODUCTS, SHIPPED
 
@@ -39,7 +40,7 @@ def _page_one(body: bytes) -> str:
 
 
 def test_the_letter_cites_each_document_by_its_exhibit_label_and_page():
-    letter = _page_one(summary_pdf("dp_1", _payload(), [RECEIPT, POD, CHAT]))
+    letter = _page_one(summary_pdf("dp_1", wire_facts(_payload()), [RECEIPT, POD, CHAT]))
     # labelled in the order the letter first names them: the customer's message, the proof,
     # then the receipt its attachments line names
     assert "Ann Smith wrote (Exhibit A): “Thanks, the parcel came yesterday.”" in letter
@@ -49,7 +50,7 @@ def test_the_letter_cites_each_document_by_its_exhibit_label_and_page():
 
 
 def test_in_files_mode_the_letters_page_maps_each_label_to_its_file():
-    letter = _page_one(summary_pdf("dp_1", _payload(), [RECEIPT, POD, CHAT]))
+    letter = _page_one(summary_pdf("dp_1", wire_facts(_payload()), [RECEIPT, POD, CHAT]))
     listed = letter.split("Exhibits (each sent as a file of its own)", 1)[1]
     assert "Exhibit A: 5000 chat.pdf (customer communication)" in listed
     assert "Exhibit B: 5000 proof of delivery.pdf (proof of delivery)" in listed
@@ -60,7 +61,7 @@ def test_in_files_mode_the_letters_page_maps_each_label_to_its_file():
 
 def test_the_data_sheet_lists_the_exhibits_and_cites_the_proof_by_label():
     pages = [" ".join((p.extract_text() or "").split())
-             for p in PdfReader(io.BytesIO(summary_pdf("dp_1", _payload(), [RECEIPT, POD]))).pages]  # fmt: skip
+             for p in PdfReader(io.BytesIO(summary_pdf("dp_1", wire_facts(_payload()), [RECEIPT, POD]))).pages]  # fmt: skip
     sheet = next(p for p in pages if p.startswith("Evidence summary"))
     assert "(per Exhibit A, page 2)" in sheet and "(per 5000 proof" not in sheet
     assert "Exhibit A proof of delivery 5000 proof of delivery.pdf" in sheet
@@ -84,7 +85,7 @@ def _jargon_payload() -> dict[str, object]:
 
 
 def test_the_reviewers_pages_carry_no_footnotes_export_names_enums_or_account_ids():
-    body = summary_pdf("dp_1", _jargon_payload(), [RECEIPT, POD, CHAT])
+    body = summary_pdf("dp_1", wire_facts(_jargon_payload()), [RECEIPT, POD, CHAT])
     text = " ".join(" ".join((p.extract_text() or "").split())
                     for p in PdfReader(io.BytesIO(body)).pages)  # fmt: skip
     for word in JARGON:
@@ -100,8 +101,8 @@ def test_the_sources_go_to_an_appendix_at_the_very_end_of_the_packet():
     payload = _jargon_payload()
     docs = [Document(d.name, "application/pdf", pdf_of(d.pages or 1, d.name.upper()), d.kind)
             for d in attached]  # fmt: skip
-    made = lambda pages: summary_pdf("dp_1", payload, attached, pages=pages)  # noqa: E731
-    back = sources_pdf("dp_1", payload, attached, SOURCES)
+    made = lambda pages: summary_pdf("dp_1", wire_facts(payload), attached, pages=pages)  # noqa: E731
+    back = sources_pdf("dp_1", wire_facts(payload), attached, SOURCES)
     packet = build_packet(made, docs, PROFILES["visa"], back=back)
     pages = [" ".join((p.extract_text() or "").split())
              for p in PdfReader(io.BytesIO(packet.body)).pages]  # fmt: skip

@@ -12,6 +12,7 @@ from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.limits import PROFILES
 from dispute_evidence.evidence.packet import Document, build_packet
 from dispute_evidence.evidence.summary_pdf import summary_pdf
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from support.docfixtures import active_pdf, pdf_of
 from tests.evidence.test_pdf_building import pages_text, payload
 
@@ -59,7 +60,7 @@ def test_a_packet_holds_no_active_content_from_a_hostile_pdf_and_keeps_its_pages
             Document("receipt.pdf", "application/pdf", pdf_of(1, "RECEIPT"))]  # fmt: skip
     names = [d.name for d in docs]
     packet = build_packet(
-        lambda pages: summary_pdf("dp_x", payload(), names, pages=pages),
+        lambda pages: summary_pdf("dp_x", wire_facts(payload()), names, pages=pages),
         docs,
         PROFILES["visa"],
         lenient=lenient,
@@ -74,7 +75,7 @@ def test_a_packet_holds_no_active_content_from_a_hostile_pdf_and_keeps_its_pages
 
 
 def test_a_clean_pdf_is_never_rewritten_and_a_hostile_one_is():
-    clean = summary_pdf("dp_c", payload(), ["a.pdf"])
+    clean = summary_pdf("dp_c", wire_facts(payload()), ["a.pdf"])
     assert active_content(clean) == set()
     assert inert_bytes(clean) == clean  # the same bytes: a rerun makes no new version
     made = inert_bytes(active_pdf(1, "ONE"))

@@ -11,8 +11,10 @@ import pytest
 from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
+from dispute_evidence.evidence.facts import ShipmentRow
 from dispute_evidence.evidence.letter import build_letter, delivered
 from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 
 ORDER = {"order_number": "1041", "order_date": "2026-10-02T18:02:55Z", "order_total": 129,
          "order_currency": "USD", "customer_name": "Ann Smith", "customer_email": "ann@example.com",
@@ -33,11 +35,11 @@ def _payload(reason: str, code: str = "", **extra: object) -> dict[str, object]:
 def _claims(
     payload: dict[str, object], attached: list[str] | list[DocumentFacts] | None = None
 ) -> list[str]:
-    return [s.text for s in build_letter(payload, attached or []).sentences]
+    return [s.text for s in build_letter(wire_facts(payload), attached or []).sentences]
 
 
 def test_fraud_cites_only_the_checks_that_passed_and_the_network_code():
-    letter = build_letter(_payload("fraudulent", "10.4", payments=[CHARGE]), [])
+    letter = build_letter(wire_facts(_payload("fraudulent", "10.4", payments=[CHARGE])), [])
     assert letter.family == "fraud"
     assert letter.reason_line == ("The dispute (129.00 USD): the cardholder says they did not "
                                   "authorise this payment (fraud); Visa reason code 10.4.")  # fmt: skip
@@ -68,7 +70,7 @@ def test_delivered_only_when_the_data_says_so_and_nothing_contradicts_it(shipmen
     assert "The order was shipped on 2026-10-03 with UPS, tracking number 1Z1." in claims
     said = [c for c in claims if "delivered" in c]
     assert (said == []) if claim is None else (claim in said[0])
-    assert (delivered(shipment) is None) == (claim is None)
+    assert (delivered(ShipmentRow(**shipment)) is None) == (claim is None)
 
 
 def test_each_family_argues_from_its_own_facts():
@@ -82,30 +84,32 @@ def test_each_family_argues_from_its_own_facts():
                   ["1041 policy.pdf"])  # fmt: skip
     assert sub[1:] == ["The charge was described as: Box.", "The order was placed with the name Ann Smith "
                        "and the email ann@example.com as entered at checkout.", "Attached as supporting documents: 1041 policy.pdf."]  # fmt: skip
-    other = build_letter(_payload("something_new"), [])
+    other = build_letter(wire_facts(_payload("something_new")), [])
     assert other.family == "general" and "reason given: something_new" in other.reason_line
 
 
 def test_a_dispute_with_no_supporting_facts_gets_a_letter_with_no_claims():
     bare = {"products": PRODUCTS, "additional_evidence": {"order_number": "7",
             "dispute": {"reason": "product_not_received"}}}  # fmt: skip
-    letter = build_letter(bare, [])
+    letter = build_letter(wire_facts(bare), [])
     assert not letter.claims and letter.context  # the order is described, nothing is argued
-    text = PdfReader(io.BytesIO(summary_pdf("dp_bare", bare, []))).pages[0].extract_text()
+    text = (
+        PdfReader(io.BytesIO(summary_pdf("dp_bare", wire_facts(bare), []))).pages[0].extract_text()
+    )
     assert "makes no claim" in text and "delivered" not in text
 
 
 def test_same_facts_same_bytes_and_the_letter_comes_first_with_its_sources_apart():
     payload = _payload("fraudulent", payments=[CHARGE], shipments=[SHIPPED])
     sources = {"order": "orders_export_1.csv, row 2", "payments": "payments.csv, row 7"}
-    first = summary_pdf("dp_1", payload, ["1041 proof.pdf"])
-    assert first == summary_pdf("dp_1", payload, ["1041 proof.pdf"])
+    first = summary_pdf("dp_1", wire_facts(payload), ["1041 proof.pdf"])
+    assert first == summary_pdf("dp_1", wire_facts(payload), ["1041 proof.pdf"])
     pages = [p.extract_text() for p in PdfReader(io.BytesIO(first)).pages]
     assert pages[0].startswith("Response to dispute dp_1") and "[1]" not in pages[0]
     assert "Evidence summary: dispute dp_1" in pages[1]
     assert len(pages) <= 3 and ".csv" not in "".join(pages)  # no footnotes to our sheets
-    back = sources_pdf("dp_1", payload, ["1041 proof.pdf"], sources)  # the packet's end
-    assert back == sources_pdf("dp_1", payload, ["1041 proof.pdf"], sources)
+    back = sources_pdf("dp_1", wire_facts(payload), ["1041 proof.pdf"], sources)  # the packet's end
+    assert back == sources_pdf("dp_1", wire_facts(payload), ["1041 proof.pdf"], sources)
     (last,) = [p.extract_text() for p in PdfReader(io.BytesIO(back or b"")).pages]
     assert "orders_export_1.csv, row 2" in last and "payments.csv, row 7" in last
 
@@ -123,7 +127,9 @@ def test_a_long_case_still_fits_its_pages():
                "products": products}  # fmt: skip
     pages = [
         p.extract_text()
-        for p in PdfReader(io.BytesIO(summary_pdf("dp_long", payload, ["a.pdf"] * 20))).pages
+        for p in PdfReader(
+            io.BytesIO(summary_pdf("dp_long", wire_facts(payload), ["a.pdf"] * 20))
+        ).pages
     ]
     sheet = next(i for i, text in enumerate(pages) if "Evidence summary: dispute dp_long" in text)
     assert sheet <= 2  # the letter: at most 2 pages
@@ -135,10 +141,10 @@ def test_a_list_of_attachments_is_not_a_claim_and_argues_nothing():
     "Why the payment stands" and above a request to reverse."""
     bare = {"products": PRODUCTS, "additional_evidence": {"order_number": "7",
             "dispute": {"reason": "product_not_received"}}}  # fmt: skip
-    letter = build_letter(bare, ["7 refund receipt.pdf"])
+    letter = build_letter(wire_facts(bare), ["7 refund receipt.pdf"])
     assert [s.source for s in letter.sentences] == ["files"]  # the attachment is still listed
     assert not letter.claims and not letter.points and not letter.request
-    text = PdfReader(io.BytesIO(summary_pdf("dp_bare", bare, ["7 refund receipt.pdf"])))
+    text = PdfReader(io.BytesIO(summary_pdf("dp_bare", wire_facts(bare), ["7 refund receipt.pdf"])))
     page = text.pages[0].extract_text()
     assert "makes no claim" in page and "7 refund receipt.pdf" in page
     assert "Why the payment stands" not in page and "reversed" not in page
@@ -165,5 +171,7 @@ def test_one_product_on_several_lines_is_said_once_with_its_quantities_added():
     products = [{"product_title": t, "price": 10, "quantity": q, "currency_code": "USD"}
                 for t, q in lines]  # fmt: skip
     payload = {**_payload("general"), "products": products}
-    (said,) = [s.text for s in build_letter(payload, []).context if s.text.startswith("It was")]
+    (said,) = [
+        s.text for s in build_letter(wire_facts(payload), []).context if s.text.startswith("It was")
+    ]
     assert said == "It was for: Headphones × 6, Case × 1 and Cable."  # no quantity: none said

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.letter import letter_for, partly_credited
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from tests.evidence.test_case_property import documents, payloads
 
 MESSAGES = [
@@ -52,7 +53,7 @@ def test_nothing_conceded_is_argued_and_the_amount_asked_is_what_was_not_credite
                               "amount_refunded": round(extra["order_total"] * charge_refund, 2),
                               "currency": extra["order_currency"].lower(),
                               "paid_at": "2026-09-01", "payment_status": "Paid"}]  # fmt: skip
-    case = build_case(payload, [*pods, *said])
+    case = build_case(wire_facts(payload), [*pods, *said])
     letter = letter_for(case)
     conceding = [m.quote.text for _d, m, st_ in case.stances() if st_.kind == "concedes"]
     argued = " ".join(s.text for s in letter.points)

@@ -31,6 +31,7 @@ from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import PROFILES, LimitProfile
 from dispute_evidence.evidence.packet import Document, PacketError, build_packet
 from dispute_evidence.evidence.summary_pdf import DATA_SHEET_PAGES, summary_pdf
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from support.docfixtures import hang_pdf, locked_pdf, pdf_of
 
 EXAMPLE_DEADLINE = timedelta(seconds=10)  # per example: generous for a loaded 2-core machine
@@ -123,13 +124,13 @@ def fonts_of(body: bytes) -> set[str]:
 def test_long_cells_of_issue_30_fit_and_the_data_sheet_keeps_to_two_pages():
     body = summary_pdf(
         "dp_long",
-        payload(
+        wire_facts(payload(
             shipments=[{"carrier": "C" * 1200, "tracking_number": "T" * 300,
                         "delivery_status": "in transit " * 180}],
             payments=[{"payment_id": "ch_1", "card_brand": "B" * 1200, "card_last4": "4242",
                        "avs_line1_check": "unavailable " * 85, "avs_zip_check": "x" * 1000}],
             billing_address="Street " * 300,
-        ),
+        )),
         [f"dp_long_file_{i}_{'n' * 150}.pdf" for i in range(30)],
     )  # fmt: skip
     assert data_sheet_pages(body) <= DATA_SHEET_PAGES
@@ -141,14 +142,14 @@ def test_long_cells_of_issue_30_fit_and_the_data_sheet_keeps_to_two_pages():
 def test_many_long_rows_still_keep_the_promise():
     many = [{"carrier": f"Carrier {i} " + "w" * 250, "tracking_number": f"T{i}",
              "delivery_status": "delivered"} for i in range(40)]  # fmt: skip
-    body = summary_pdf("dp_rows", payload(shipments=many), [])
+    body = summary_pdf("dp_rows", wire_facts(payload(shipments=many)), [])
     assert data_sheet_pages(body) <= DATA_SHEET_PAGES
     assert re.search(r"… and \d+ more", " ".join(pages_text(body)))  # says what it left out
 
 
 def test_polish_greek_cyrillic_and_cjk_names_print_in_an_embedded_font():
     for script, name in NAMES.items():
-        body = summary_pdf("dp_name", payload(customer_name=name), [f"{name}.pdf"])
+        body = summary_pdf("dp_name", wire_facts(payload(customer_name=name)), [f"{name}.pdf"])
         text = " ".join(pages_text(body))
         assert name.replace(" ", "") in text.replace(" ", ""), (script, name)
         used = fonts_of(body)
@@ -199,7 +200,7 @@ def test_fuzz_any_text_in_any_cell_makes_a_pdf_within_the_promise(
     p["products"] = [{"product_title": title, "price": 1, "quantity": 1, "currency_code": "EUR"}
                      for _ in range(rows)]  # fmt: skip
     with wall_clock_guard():
-        body = summary_pdf("dp_fuzz", p, [f"{title[:40]}.pdf"])
+        body = summary_pdf("dp_fuzz", wire_facts(p), [f"{title[:40]}.pdf"])
     assert body.startswith(b"%PDF") and data_sheet_pages(body) <= DATA_SHEET_PAGES
 
 
@@ -242,7 +243,7 @@ def test_fuzz_a_name_in_any_script_comes_out_of_the_pdf_as_text(name):
     script, text = name
     assert NAME_SCRIPTS[script], script  # the fonts cover this script at all
     with wall_clock_guard():
-        body = summary_pdf("dp_name", payload(customer_name=text), [])
+        body = summary_pdf("dp_name", wire_facts(payload(customer_name=text)), [])
     assert _squeezed(text) in _squeezed(" ".join(pages_text(body))), (script, text)
 
 
@@ -256,7 +257,7 @@ def photo(width: int, height: int, quality: int = 95) -> bytes:
 
 
 def front(pid: str, attached: list[str]):
-    return lambda pages: summary_pdf(pid, payload(), attached, pages=pages)
+    return lambda pages: summary_pdf(pid, wire_facts(payload()), attached, pages=pages)
 
 
 def test_the_packet_holds_the_letter_then_every_document_with_its_first_page_listed():
@@ -307,14 +308,14 @@ def test_the_packet_puts_the_documents_in_the_order_the_letter_names_them():
             {"carrier": "DHL", "tracking_number": "JD0001", "delivery_status": "In transit"}
         ],
     )
-    cited = build_letter(facts, read).documents
+    cited = build_letter(wire_facts(facts), read).documents
     assert cited == ("a_policy.pdf", "z_proof_of_delivery.pdf", "m_receipt.pdf")
     opens = {"a_policy.pdf": "POLICY page 1", "m_receipt.pdf": "RECEIPT page 1",
              "z_proof_of_delivery.pdf": "DELIVERY page 1"}  # fmt: skip
     kinds = {d.name: d.kind for d in read}  # the stamps say what the letter's reading says
     docs = [Document(name, "application/pdf", pdf_of(2 if name.startswith("m") else 1,
                                                       words.split()[0]), kinds[name]) for name, words in opens.items()]  # fmt: skip
-    made = lambda pages: summary_pdf("dp_o", facts, read, pages=pages)  # noqa: E731
+    made = lambda pages: summary_pdf("dp_o", wire_facts(facts), read, pages=pages)  # noqa: E731
     packet = build_packet(made, docs, PROFILES["visa"], cited=cited)
     pages = pages_text(packet.body)
     letter, sheet = " ".join(pages[0].split()), " ".join(pages[1].split())
@@ -548,5 +549,5 @@ def test_the_card_brand_picks_the_profile():
     for brand, name in (("Visa", "visa"), ("MasterCard", "mastercard"),
                         ("American Express", "amex"), ("Discover", "default"), ("", "default")):  # fmt: skip
         p = payload(payments=[{"payment_id": "ch_1", "card_brand": brand}])
-        assert profile_for(p, "auto", PROFILES).name == name, brand
-    assert profile_for(payload(), "mastercard", PROFILES).name == "mastercard"
+        assert profile_for(wire_facts(p), "auto", PROFILES).name == name, brand
+    assert profile_for(wire_facts(payload()), "mastercard", PROFILES).name == "mastercard"

@@ -12,6 +12,7 @@ from dispute_evidence.documents import doctext
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.evidence.case import build_case
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 
 POD = DocumentFacts("1043_delivery_confirmation.pdf", "", "proof_of_delivery", "text")
 
@@ -111,7 +112,7 @@ def test_a_pod_counts_for_the_parcel_its_text_names(payload, argued):
     no_number = _pod("Proof of Delivery", "Delivered on 2026-10-06", "Signed by: A. Smith",
                      "Delivered to: 12 Elm Street, Boston")  # fmt: skip
     doc = no_number if not payload["shipping_tracking_numbers"] else pod
-    case = build_case(payload, [doc])
+    case = build_case(wire_facts(payload), [doc])
     assert case.delivery.delivered is argued
     named = [c for c in case.contradictions if c.name == "proof of delivery for another parcel"]
     assert bool(named) is not argued

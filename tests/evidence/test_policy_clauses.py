@@ -12,6 +12,7 @@ from dispute_evidence.documents import doctext
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.reading import facts_from_dict, facts_to_dict
 from dispute_evidence.evidence.letter import build_letter
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 
 # As a small merchant's policy PDF reads (issue 37): the title and its date on one line
 POLICY = [
@@ -60,5 +61,5 @@ def test_a_clause_per_topic_with_its_page():
 )  # fmt: skip
 def test_the_letter_quotes_the_clause_that_answers_the_reason(reason, clause):
     payload = {"additional_evidence": {"order_number": "1036", "dispute": {"reason": reason}}}
-    said = " ".join(s.text for s in build_letter(payload, [_read(POLICY)]).sentences)
+    said = " ".join(s.text for s in build_letter(wire_facts(payload), [_read(POLICY)]).sentences)
     assert f"Our policy (refund policy.pdf, page 1) says: “{clause}”" in said, said

@@ -39,6 +39,5 @@ def test_a_line_finds_its_listing_by_sku_else_by_its_title_and_the_latest_export
     assert catalogue.find("SKB-2", "").title == "Deck"  # type: ignore[union-attr]
     assert catalogue.find("", "Deck - Maple 8.25in").title == "Deck"  # type: ignore[union-attr]
     assert catalogue.find("NOPE", "Wheels") is None
-    assert catalogue.as_sold([("SKB-1", "Deck"), ("SKB-2", "Deck - 8.5in")]) == [
-        {"title": "Deck", "sku": "SKB-1", "description": "New words."}
-    ]
+    (sold,) = catalogue.as_sold([("SKB-1", "Deck"), ("SKB-2", "Deck - 8.5in")])
+    assert (sold.title, sold.sku, sold.description) == ("Deck", "SKB-1", "New words.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dispute_evidence.evidence.completeness import assess
+from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 
 STATEMENT = {
     "text": "Two orders: #5000 for the deck, #5001 for the wheels.",
@@ -33,12 +34,12 @@ def _payload(reason: str, statement: dict | None = None) -> dict:
     ],
 )  # fmt: skip
 def test_the_checklist_suggests_the_statement_the_reason_needs(reason, named):
-    without = assess(_payload(reason), ["policy"])
+    without = assess(wire_facts(_payload(reason)), ["policy"])
     assert named in without.suggestions
     assert named not in without.missing  # a suggestion, never a missing core item
-    assert named not in assess(_payload(reason, STATEMENT), ["policy"]).suggestions
+    assert named not in assess(wire_facts(_payload(reason, STATEMENT)), ["policy"]).suggestions
 
 
 def test_a_statement_explains_a_duplicate_where_no_document_does():
-    assert "explanation document" in assess(_payload("duplicate"), []).missing
-    assert assess(_payload("duplicate", STATEMENT), []).missing == ()
+    assert "explanation document" in assess(wire_facts(_payload("duplicate")), []).missing
+    assert assess(wire_facts(_payload("duplicate", STATEMENT)), []).missing == ()

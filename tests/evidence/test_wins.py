@@ -9,7 +9,7 @@ import openpyxl
 import pytest
 
 from dispute_evidence.engine.case import case_reader
-from dispute_evidence.engine.outcomes import outcomes_table
+from dispute_evidence.engine.outcomes import kinds_now, outcomes_table
 from dispute_evidence.engine.report import dispute_table
 from dispute_evidence.engine.wins import what_wins
 from dispute_evidence.evidence.wins import COLUMNS, rate_words, wilson, wins_table
@@ -72,7 +72,7 @@ def test_decided_disputes_give_what_wins_from_their_letters(sandbox_factory, tmp
         kept = store.letter_points()
         assert len(kept) == n and "tracking" in kept["dp_test_0"].kinds.split()
         assert "tracking" not in kept["dp_test_1"].kinds.split()
-        write_wins(outcomes_table(table, payloads), wins, tmp_path)
+        write_wins(outcomes_table(table, kinds_now(store, payloads, payloads)), wins, tmp_path)
     row = wins.set_index(["reason", "point or exhibit"]).loc[
         ("general", "shipment and tracking number")
     ]

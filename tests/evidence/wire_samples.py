@@ -67,9 +67,11 @@ def _rich(inbox: Path) -> list[Path]:
         ["ch_702b", "702", "", "2026-10-03 09:00", "14", "", "usd", "Failed", "", "", "Amex",
          "0005", "", "", "", "", "", "", "", "", "", ""],
     ])  # fmt: skip
-    write_rows(inbox / "refunds.csv",
-               ["order_number", "refund_amount", "refunded_at", "refund_reference", "currency"],
-               [["700", "20", "2026-10-09", "re_1", "USD"], ["700", "5.5", "", "", ""]])
+    write_rows(
+        inbox / "refunds.csv",
+        ["order_number", "refund_amount", "refunded_at", "refund_reference", "currency"],
+        [["700", "20", "2026-10-09", "re_1", "USD"], ["700", "5.5", "", "", ""]],
+    )
     write_rows(inbox / "products.csv",
                ["handle", "sku", "product_title", "description", "image_url", "vendor",
                 "product_type"],

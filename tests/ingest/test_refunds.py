@@ -3,6 +3,7 @@ in the payments records, and a canonical refunds layout."""
 
 from __future__ import annotations
 
+from dispute_evidence.evidence.facts import Refund
 from dispute_evidence.evidence.payments import refunds_by_order
 from dispute_evidence.ingest import ingest_paths
 from tests.ingest.layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv
@@ -35,12 +36,8 @@ def test_a_refunds_log_is_read_and_grouped_by_order(tmp_path):
     by_order = refunds_by_order(res.records["refunds"], {"1001"})
     assert by_order == {
         "1001": [
-            {
-                "refund_amount": 20,
-                "refunded_at": "2025-06-03T00:00:00Z",
-                "refund_reference": "re_1",
-            },
-            {"refund_amount": 5, "refunded_at": "2025-06-04T00:00:00Z", "refund_reference": "re_2"},
+            Refund(20, "2025-06-03T00:00:00Z", "re_1"),
+            Refund(5, "2025-06-04T00:00:00Z", "re_2"),
         ]
     }
 

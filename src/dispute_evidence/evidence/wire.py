@@ -129,7 +129,6 @@ def legacy_facts_from_payload(payload: Mapping[str, Any]) -> DisputeFacts:
     extra = _mapping(payload.get("additional_evidence"))
     claim = _mapping(extra.get("dispute"))
     said = _mapping(extra.get(STATEMENT))
-    merchant = payload.get("merchant_profile")
     return DisputeFacts(
         order=_typed(OrderFacts, extra, order_number=_text(extra.get("order_number"))),
         products=tuple(
@@ -155,7 +154,7 @@ def legacy_facts_from_payload(payload: Mapping[str, Any]) -> DisputeFacts:
         ce3_priors=tuple(
             _legacy_prior(p) for p in _mappings(_mapping(extra.get(CE3)).get("prior_transactions"))
         ),
-        merchant=MerchantProfile.model_validate(merchant) if isinstance(merchant, dict) else None,
+        merchant=_legacy_merchant(payload.get("merchant_profile")),
     )
 
 
@@ -168,6 +167,13 @@ def _typed(kind: Any, row: Mapping[str, Any], **given: Any) -> Any:
         read = _number if "Number" in str(f.type) else _text  # the field's declared type
         values[f.name] = read(row[f.name])
     return kind(**values)
+
+
+def _legacy_merchant(merchant: Any) -> MerchantProfile | None:
+    """The merchant profile sent, each of its fields as text ("" when a payload lacks one)."""
+    if not isinstance(merchant, Mapping):
+        return None
+    return MerchantProfile(**{k: _text(merchant.get(k)) for k in MerchantProfile.model_fields})
 
 
 def _legacy_listing(x: Mapping[str, Any]) -> Listing:

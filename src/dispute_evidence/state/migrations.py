@@ -325,7 +325,8 @@ def _v18(conn: Connection) -> None:
 def _v19(conn: Connection) -> None:
     """Disputes gain `facts`: the typed facts the payload is derived from (issue 36). A payload
     stored before has none: it is read by the legacy path until its next build fills them."""
-    alter(conn).add_column("disputes", Column("facts", LargeBinary))
+    if "facts" not in {c["name"] for c in inspect(conn).get_columns("disputes")}:
+        alter(conn).add_column("disputes", Column("facts", LargeBinary))
 
 
 def _as_column_of(value: Column[Any], target: Column[Any]) -> Any:
