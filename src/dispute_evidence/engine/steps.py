@@ -224,7 +224,8 @@ class PrepareOutcome:
 
 BUILD_SOURCE = "(build)"
 # The build's own rules: bump when a change to the builder changes what payloads hold
-BUILD_RULES = "2026-11-23 order lines add up across file names; a dispute in two lists is held"
+# (a state from before v19 is rebuilt once: its payloads, unchanged, gain their typed facts)
+BUILD_RULES = "2026-11-24 the builder emits typed facts; the payload is derived from them"
 
 
 def held_orders(open_problems: list[dict[str, Any]]) -> dict[str, str]:
