@@ -388,6 +388,7 @@ def _incomplete_row(i: Any, stamp: str) -> dict[str, Any]:
         "response_due_by": i.response_due_by,
         "payload": None,
         "payload_hash": None,
+        "facts": None,
         "status": D.INCOMPLETE,
         "detail": i.reason,
         "updated_at": stamp,
