@@ -1,4 +1,5 @@
-"""Build one complete Evidence payload per provider_dispute_id from all records known so far.
+"""Build each dispute's typed facts (evidence/facts.py) from all records known so far, and the
+complete Evidence payload derived from them (evidence/wire.py), per provider_dispute_id.
 
 Deterministic: the same records give byte-identical JSON and the same content hash.
 Rules for data that arrives in pieces: shipments accumulate, one entry per tracking number

@@ -1,4 +1,4 @@
-"""What the analyst knows and the exports do not, added to a payload by the builder: the
+"""What the analyst knows and the exports do not, added to the facts by the builder: the
 merchant's statement per dispute (evidence/statement.py) and each order line's listing as
 sold (evidence/products.py). Pure: records in."""
 
