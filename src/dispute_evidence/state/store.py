@@ -4,7 +4,8 @@ killed at any moment leaves each dispute and file in a state the next run knows 
 
 `StateStore` is composed of the parts in state/: the connection (base), runs and meta,
 locks and leases, records, disputes and files, transitions, read-back and report tables,
-and what one build or report keeps for the next (kept)."""
+and what one build or report keeps for the next (kept). Its edge is state/errors.py: a
+database driver's error leaves the store as a StateError."""
 
 from __future__ import annotations
 
@@ -15,10 +16,6 @@ from dispute_evidence.state.base import (
     KEEPALIVE_SECONDS,
     LEASE_SECONDS,
     RUN_LOCK_SECONDS,
-    StateDamaged,
-    StateError,
-    StateOfAnotherInbox,
-    StateUnreachable,
     StoreBase,
     new_owner,
     new_run_id,
@@ -29,6 +26,15 @@ from dispute_evidence.state.base import (
     state_url,
 )
 from dispute_evidence.state.disputes import Disputes
+from dispute_evidence.state.errors import (
+    StateDamaged,
+    StateError,
+    StateFull,
+    StateOfAnotherInbox,
+    StateUnavailable,
+    StateUnreachable,
+    translate_errors,
+)
 from dispute_evidence.state.generated import Generated
 from dispute_evidence.state.kept import Kept
 from dispute_evidence.state.locks import Locks
@@ -46,7 +52,9 @@ __all__ = [
     "RUN_LOCK_SECONDS",
     "StateDamaged",
     "StateError",
+    "StateFull",
     "StateOfAnotherInbox",
+    "StateUnavailable",
     "StateUnreachable",
     "StateStore",
     "new_owner",
@@ -60,6 +68,7 @@ __all__ = [
 ]
 
 
+@translate_errors  # every public method: driver errors leave as state errors (state/errors.py)
 class StateStore(
     Runs,
     Locks,
