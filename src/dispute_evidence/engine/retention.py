@@ -29,8 +29,8 @@ import orjson
 from dispute_evidence import clock
 from dispute_evidence.inbox import ARCHIVE, PRIVATE
 from dispute_evidence.policies import RetentionPolicy
+from dispute_evidence.state.ports import RetentionStore
 from dispute_evidence.state.retention import Clearing
-from dispute_evidence.state.store import StateStore
 
 log = logging.getLogger("dispute_evidence.retention")
 
@@ -61,7 +61,7 @@ class RetentionOutcome:
 
 
 def apply_retention(
-    store: StateStore,
+    store: RetentionStore,
     policy: RetentionPolicy,
     *,
     inbox: Path,
@@ -94,7 +94,7 @@ def _stamp(when: datetime) -> str:
 
 
 def _clear_customer_data(
-    store: StateStore, inbox: Path, cutoff: str, out: RetentionOutcome
+    store: RetentionStore, inbox: Path, cutoff: str, out: RetentionOutcome
 ) -> None:
     since = store.get_meta(CLEARED_THROUGH) or ""
     # closed before the watermark: cleared already; closed after the cutoff: kept for now
@@ -121,7 +121,7 @@ def _clear_customer_data(
     store.set_meta(CLEARED_SEQ, str(store.latest_ingest()))
 
 
-def _stored_copies(store: StateStore, pids: list[str], inbox: Path) -> list[str]:
+def _stored_copies(store: RetentionStore, pids: list[str], inbox: Path) -> list[str]:
     """The files under .dispute-evidence/ that hold `pids`' customer data: the copies of their
     documents and generated PDFs (blobs), their packets, and what was read from their
     documents (documents/<sha>.json). A copy another dispute still uses (the same content,
@@ -135,7 +135,7 @@ def _stored_copies(store: StateStore, pids: list[str], inbox: Path) -> list[str]
     return sorted(str(p) for p in candidates if p.is_file() and _inside(p, private))
 
 
-def _dropped_again(store: StateStore, since: str) -> list[str]:
+def _dropped_again(store: RetentionStore, since: str) -> list[str]:
     """Disputes cleared before (closed before `since`) whose order's rows were read again
     since (an old export dropped again): their names came back, so they are cleared again."""
     seen = int(store.get_meta(CLEARED_SEQ) or 0)

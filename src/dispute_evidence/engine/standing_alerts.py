@@ -24,6 +24,7 @@ from dispute_evidence.engine.standing import merchant_standing
 from dispute_evidence.engine.steps import RunOptions
 from dispute_evidence.evidence.standing import NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
+from dispute_evidence.state.ports import AlertLedger
 from dispute_evidence.state.store import StateStore
 
 log = logging.getLogger("dispute_evidence.alerts")
@@ -73,13 +74,13 @@ def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossi
     return sorted(out, key=lambda c: (-LEVELS[c.level], c.month, c.network))
 
 
-def standing_alerted(store: StateStore) -> set[str]:
+def standing_alerted(store: AlertLedger) -> set[str]:
     """The standing's alerts sent so far (their subjects)."""
     return store.alerted_subjects(SUBJECT)
 
 
 def send_standing_alerts(
-    store: StateStore, policy: AlertPolicy, standing: Standing, run_id: str, now: datetime
+    store: AlertLedger, policy: AlertPolicy, standing: Standing, run_id: str, now: datetime
 ) -> alerts.AlertOutcome:
     """Alert about each month and network newly at watch or over; recorded once it reached
     someone (as the deadline alerts are), so a failed alert is tried again next run."""
@@ -155,5 +156,5 @@ def _emit(c: Crossing, run_id: str) -> bool:
     )  # fmt: skip
 
 
-def _record(store: StateStore, new: list[Crossing], now: datetime, run_id: str) -> None:
+def _record(store: AlertLedger, new: list[Crossing], now: datetime, run_id: str) -> None:
     store.record_alerts(((c.key, c.line()) for c in new), now.strftime("%Y-%m-%d"), run_id)
