@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from dispute_evidence.engine.alerts import alerted_on, at_risk, send_alerts
+from dispute_evidence.engine.alerts import at_risk, send_alerts
 from dispute_evidence.engine.steps import prepare_step
 from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso
@@ -36,4 +36,4 @@ def test_without_a_prefect_server_alerts_are_not_sent_and_the_block_says_why(tmp
             told = send_alerts(store, AlertPolicy(block="slack-webhook/ops"), "r", now)
         assert quiet.alerted == [] and quiet.problem is None
         assert told.alerted == [] and "no Prefect server" in (told.problem or "")
-        assert alerted_on(store, now.strftime("%Y-%m-%d")) == set()  # tried again next run
+        assert store.alerted_on(now.strftime("%Y-%m-%d")) == set()  # tried again next run

@@ -106,7 +106,7 @@ def _one_line_or_raise(exc: Exception) -> None:
     """A full disk is one line, exit 74 (every write is transactional: nothing was lost); an
     API address that redirects (before anything was sent) is one line, exit 2."""
     from dispute_evidence.api.errors import UnexpectedResponse
-    from dispute_evidence.engine.run import DISK_FULL, disk_full
+    from dispute_evidence.engine.full_disk import DISK_FULL, disk_full
 
     if isinstance(exc, UnexpectedResponse) and 300 <= (exc.status or 0) < 400:
         echo(f"Configuration error: {exc.message}", err=True)
@@ -122,22 +122,14 @@ def _state_store_lost_or_raise(exc: Exception) -> None:
     """The state database went away mid-run (PostgreSQL stopped or killed, the network to it
     lost): one line, exit 1. Every unit of work commits alone, so nothing is sent twice when
     the next run meets it again."""
-    from sqlalchemy.exc import DBAPIError, OperationalError
+    from dispute_evidence.state.errors import StateUnavailable
 
     seen: BaseException | None = exc
-    while seen is not None and not isinstance(seen, OperationalError | DBAPIError):
+    while seen is not None and not isinstance(seen, StateUnavailable):
         seen = seen.__cause__ or seen.__context__
-    lost = isinstance(seen, DBAPIError) and (
-        seen.connection_invalidated or isinstance(seen, OperationalError)
-    )
-    if not lost:
+    if seen is None:
         raise exc
-    why = str(getattr(seen, "orig", seen)).strip().splitlines()[0]
-    echo(
-        f"State store problem: the state database stopped answering ({why}). What was sent "
-        "is recorded; run again once it is back: nothing is sent twice.",
-        err=True,
-    )
+    echo(f"State store problem: {seen}", err=True)  # it says what was sent and what to do
     raise typer.Exit(EXIT_FAILED) from None
 
 

@@ -152,7 +152,7 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
     only: a dry run must leave the state as it found it). A run already working on this inbox
     (`serve`'s, say) is given way to here, before any flow run could log it as an error."""
     from dispute_evidence.inbox import default_state
-    from dispute_evidence.state.store import StateError, open_read_only, state_exists
+    from dispute_evidence.state.store import StateError, StateFull, open_read_only, state_exists
 
     where = state or default_state(inbox)
     holder = None
@@ -161,11 +161,11 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
             with open_read_only(where) as store:
                 store.check_inbox(inbox.resolve(), adopt=adopt)
                 holder = None if dry_run else store.run_lock_holder()
+    except (StateFull, OSError) as exc:  # a full disk where the state is: one line, exit 74
+        _one_line_or_raise(exc)
     except StateError as exc:
         echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
-    except OSError as exc:  # a full disk where the state is: one line, exit 74
-        _one_line_or_raise(exc)
     if holder:
         echo(f"another run is in progress on this inbox/state: {holder}", err=True)
         raise typer.Exit(EXIT_FAILED)
@@ -175,7 +175,7 @@ def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
     """The run, stopped by SIGTERM like Ctrl-C; each way it can end is one line and an exit code."""
     from dispute_evidence.engine.run import RunLocked, Terminated
     from dispute_evidence.settings import ConfigError
-    from dispute_evidence.state.store import StateError
+    from dispute_evidence.state.store import StateError, StateFull
 
     def terminated(_signum: int, _frame: object) -> None:
         raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143
@@ -188,6 +188,8 @@ def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
     except RunLocked as exc:
         echo(str(exc), err=True)
         raise typer.Exit(EXIT_FAILED) from None
+    except StateFull as exc:  # exit 74, naming the state file
+        _one_line_or_raise(exc)
     except StateError as exc:  # nothing was read or sent; the message says how to recover
         echo(f"State store problem: {exc}", err=True)
         raise typer.Exit(EXIT_FAILED) from None

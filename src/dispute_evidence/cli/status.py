@@ -232,7 +232,10 @@ def _state_problem(exc: StateError, inbox: Path | None, merchants: Path | None) 
     """One line, exit 2; when the inbox's own state file is missing (`inbox` given: the state
     was not named), a line naming `--merchant`: a fleet merchant's state is in PostgreSQL."""
     from dispute_evidence.inbox import default_state
+    from dispute_evidence.state.errors import StateFull, StateUnavailable
 
+    if isinstance(exc, StateFull | StateUnavailable):  # as in a run: exit 74, or 1
+        _one_line_or_raise(exc)
     echo(f"State store problem: {exc}", err=True)
     if inbox is not None and not default_state(inbox).is_file():
         echo(_fleet_hint(inbox, merchants), err=True)

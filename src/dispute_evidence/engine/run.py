@@ -8,7 +8,6 @@ each a task, the CLI's fast path and the tests run them plainly. A session is wh
 from __future__ import annotations
 
 import asyncio
-import errno
 import gc
 import logging
 import shutil
@@ -32,6 +31,7 @@ from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
+from dispute_evidence.engine.full_disk import DISK_FULL, disk_full, named_when_full
 from dispute_evidence.engine.listings import listing_for, reconcile_if_sent_before
 from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
@@ -63,7 +63,6 @@ from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
 from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import Settings
 from dispute_evidence.state.apis import api_identity
-from dispute_evidence.state.full_disk import named_when_full
 from dispute_evidence.state.store import (
     StateStore,
     new_owner,
@@ -85,27 +84,6 @@ class Terminated(KeyboardInterrupt):
 
 def interrupt_exit_code(exc: BaseException) -> int:
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
-
-
-DISK_FULL = (
-    "Disk full: {where}. Nothing was lost: what was sent is recorded, and files not yet "
-    "read stay in the inbox. Free some space on that disk and run again: the same state goes on."
-)
-
-
-def disk_full(exc: BaseException) -> str | None:
-    """Where the disk was full first, if that is what `exc` or what led to it says; else None.
-    SQLite says 'database or disk is full'; a file write fails with ENOSPC (errno 28)."""
-    seen: BaseException | None = exc
-    where = None
-    while seen is not None:  # the first cause is last in the chain
-        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
-            if seen.filename or where is None:  # a re-raise that names the file says more
-                where = f"cannot write {seen.filename}" if seen.filename else "cannot write a file"
-        elif "database or disk is full" in str(seen) and where is None:  # no path: full_disk.py
-            where = "the state store could not be written"  # names it where it knows it
-        seen = seen.__cause__ or seen.__context__
-    return where
 
 
 # -- open and close ---------------------------------------------------------------------
@@ -132,48 +110,47 @@ def open_run(
     dry_run, trigger = request.dry_run, request.trigger
     where = request.state or settings.paths.state or default_state(inbox)
     store, scratch = _open_store(where, dry_run)
-    with named_when_full(None, store.engine.url):  # SQLite's full disk names no file
-        label = trigger if not dry_run else f"{trigger} (dry run)"
-        run_id = new_run_id()
-        try:
-            _take_lock(store, run_id, label, request.wait_for_lock, poll)
-        except BaseException:
-            store.close()
-            if scratch:
-                shutil.rmtree(scratch, ignore_errors=True)
-            raise
-        try:
-            store.start_run(label, run_id)
-            store.mark_crashed_runs(except_run=run_id)
-            store.bind_inbox(inbox, adopt=request.adopt)
-            if request.reconcile:
-                store.set_reconcile_uploads(True)
-            unproven = None
-            if api is not None and not dry_run:
-                unproven = _use_api(store, inbox, api_identity or identity_of(api), api, gate)
-            opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch)
-            reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
-            return RunSession(
-                store,
-                opts,
-                run_id,
-                Path(reports) / (f"{run_id}-dry-run" if dry_run else run_id),
-                dry_run,
-                trigger,
-                None if dry_run else api,
-                scratch,
-                gate,
-                KeepAlive(store, new_owner(run_id)).start(),
-                config=settings.config_label,
-                unproven=unproven,
-            )
-        except BaseException as exc:  # the lock is ours: never leave it behind
-            store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
-            store.release_run_lock(new_owner(run_id))
-            store.close()
-            if scratch:
-                shutil.rmtree(scratch, ignore_errors=True)
-            raise
+    label = trigger if not dry_run else f"{trigger} (dry run)"
+    run_id = new_run_id()
+    try:
+        _take_lock(store, run_id, label, request.wait_for_lock, poll)
+    except BaseException:
+        store.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    try:
+        store.start_run(label, run_id)
+        store.mark_crashed_runs(except_run=run_id)
+        store.bind_inbox(inbox, adopt=request.adopt)
+        if request.reconcile:
+            store.set_reconcile_uploads(True)
+        unproven = None
+        if api is not None and not dry_run:
+            unproven = _use_api(store, inbox, api_identity or identity_of(api), api, gate)
+        opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch)
+        reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
+        return RunSession(
+            store,
+            opts,
+            run_id,
+            Path(reports) / (f"{run_id}-dry-run" if dry_run else run_id),
+            dry_run,
+            trigger,
+            None if dry_run else api,
+            scratch,
+            gate,
+            KeepAlive(store, new_owner(run_id)).start(),
+            config=settings.config_label,
+            unproven=unproven,
+        )
+    except BaseException as exc:  # the lock is ours: never leave it behind
+        store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
+        store.release_run_lock(new_owner(run_id))
+        store.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
 
 
 def identity_of(api: ApiSettings) -> str:
@@ -500,7 +477,7 @@ def execute(
     prepared = step("build payloads", prepare, session, ingested)
     submitted = None if session.dry_run else step("submit to the API", submit, session, progress)
     alerted = None if session.dry_run else step("send alerts", alert, session)
-    with named_when_full(session.report_folder, session.store.engine.url):
+    with named_when_full(session.report_folder):
         return step("write report", report, session, ingested, prepared, submitted, alerted)
 
 
@@ -519,18 +496,17 @@ def run_inbox(
     spare_the_settled()  # before the run opens: its lock and session are not frozen with it
     session = open_run(settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity)
     outcome, counts = "failed", None
-    with named_when_full(None, session.store.engine.url):  # SQLite's full disk names no file
+    try:
         try:
-            try:
-                result = execute(session, step=step, progress=progress)
-            except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say what was done, then stop
-                result = interrupted(session, interrupt_exit_code(exc))
-                outcome = "interrupted"
-            else:
-                outcome = result.outcome
-            counts = result.counts
-        finally:
-            close_run(session, outcome, counts)
+            result = execute(session, step=step, progress=progress)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say what was done, then stop
+            result = interrupted(session, interrupt_exit_code(exc))
+            outcome = "interrupted"
+        else:
+            outcome = result.outcome
+        counts = result.counts
+    finally:
+        close_run(session, outcome, counts)
     return result
 
 
