@@ -12,7 +12,7 @@ import aiohttp
 
 from bench.common import TOKEN, figure, heading, sandbox_process
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.steps import (
+from dispute_evidence.engine.prepare.build import (
     RunOptions,
     ingest_inbox_step,
     prepare_step,

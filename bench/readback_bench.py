@@ -13,8 +13,8 @@ from pathlib import Path
 
 from bench.common import TOKEN, figure, heading
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.readback import read_back
-from dispute_evidence.engine.steps import (
+from dispute_evidence.engine.delivery.readback import read_back
+from dispute_evidence.engine.prepare.build import (
     RunOptions,
     ingest_inbox_step,
     prepare_step,

@@ -168,7 +168,7 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
 def standing_seconds(state: Path) -> float:
     """Wall seconds of the standing (ratios and CE 3.0 coverage) on the night's state, as the
     run's report works it out (issue 40): its part of the night."""
-    from dispute_evidence.engine.standing import merchant_standing
+    from dispute_evidence.engine.reporting.standing import merchant_standing
     from dispute_evidence.policies import StandingPolicy
     from dispute_evidence.state.store import StateStore
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from dispute_evidence.engine.alerts import at_risk, send_alerts
-from dispute_evidence.engine.steps import prepare_step
+from dispute_evidence.engine.prepare.build import prepare_step
+from dispute_evidence.engine.reporting.alerts import at_risk, send_alerts
 from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore

@@ -128,10 +128,10 @@ def test_what_meta_held_as_json_moves_into_tables(tmp_path):
     review policy, kept by a v12 state as JSON in `meta`, keep their meaning in tables."""
     import json
 
-    from dispute_evidence.engine.api_views import api_views, held_by_api_view
-    from dispute_evidence.engine.case import _kept_ce3
-    from dispute_evidence.engine.picture import Picture
-    from dispute_evidence.engine.review_state import kept_policy
+    from dispute_evidence.engine.prepare.api_views import api_views, held_by_api_view
+    from dispute_evidence.engine.prepare.case import _kept_ce3
+    from dispute_evidence.engine.reporting.picture import Picture
+    from dispute_evidence.engine.review.policy import kept_policy
 
     path = tmp_path / "v12.sqlite3"
     StateStore(path).close()
@@ -172,7 +172,7 @@ def test_what_meta_held_as_json_moves_into_tables(tmp_path):
 
 
 def test_a_state_with_no_report_yet_has_no_picture(tmp_path):
-    from dispute_evidence.engine.picture import Picture
+    from dispute_evidence.engine.reporting.picture import Picture
 
     with StateStore(tmp_path / "s.sqlite3") as store:
         assert store.last_picture() is None

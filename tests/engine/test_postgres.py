@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
-from dispute_evidence.engine.submit import Submitter
+from dispute_evidence.engine.delivery.submit import Submitter
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.state.store import StateStore

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.case import held_by_advice
-from dispute_evidence.engine.report import dispute_table
+from dispute_evidence.engine.prepare.case import held_by_advice
+from dispute_evidence.engine.reporting.report import dispute_table
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.evidence.advice import (
     MIN_CLOSED,

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from aiohttp import web
 
-from dispute_evidence.engine.alerts import EVENT, RESOURCE, send_alerts
+from dispute_evidence.engine.reporting.alerts import EVENT, RESOURCE, send_alerts
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.policies import AlertPolicy
@@ -137,7 +137,7 @@ def _events_of(run_id: str, expect: int = 2) -> list[str]:
 def test_events_name_the_dispute_and_a_broken_block_is_reported_and_retried(
     prefect_harness, tmp_path
 ):
-    from dispute_evidence.engine.alerts import _emit, at_risk
+    from dispute_evidence.engine.reporting.alerts import _emit, at_risk
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)
@@ -145,7 +145,7 @@ def test_events_name_the_dispute_and_a_broken_block_is_reported_and_retried(
     write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "response_due_by"],
                [["dp_test_0", "#9999", iso(now + timedelta(hours=5))]])  # fmt: skip
     with StateStore(tmp_path / "s.sqlite3") as store:
-        from dispute_evidence.engine.steps import prepare_step
+        from dispute_evidence.engine.prepare.build import prepare_step
         from tests.engine.helpers import ingest_inbox_step, options
 
         opts = options(inbox)

@@ -56,7 +56,7 @@ def test_every_text_about_approving_says_it_is_sent_at_once():
     todo = WHAT_TO_DO[ProblemKind.DISPUTE_AWAITING_APPROVAL]
     assert "approve --inbox INBOX <dispute>` (it sends it at once)" in todo, todo
     texts = [
-        "src/dispute_evidence/engine/review.py", "src/dispute_evidence/engine/approve.py",
+        "src/dispute_evidence/engine/review/approval.py", "src/dispute_evidence/engine/approve.py",
         "src/dispute_evidence/cli/status.py", "flows/pipeline.py", "flows/serve.py",
         "prefect.yaml", "src/dispute_evidence/reports/wording.py",
     ]  # fmt: skip

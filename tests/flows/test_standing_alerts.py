@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 import pytest
 
+from dispute_evidence.engine.reporting.standing_alerts import crossings, standing_alerted
 from dispute_evidence.engine.run import run_inbox
-from dispute_evidence.engine.standing_alerts import crossings, standing_alerted
 from dispute_evidence.inbox import default_state
 from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import load_settings

@@ -32,7 +32,7 @@ def review(
 
     Exit status: 0 done, 2 no such state or a bad --hold value.
     """
-    from dispute_evidence.engine.review_state import keep_policy, kept_policy
+    from dispute_evidence.engine.review.policy import keep_policy, kept_policy
     from dispute_evidence.inbox import default_state
     from dispute_evidence.policies import Hold
     from dispute_evidence.state.store import StateError, StateStore

@@ -79,7 +79,7 @@ def status(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
-        from dispute_evidence.engine.report import Snapshot, dispute_table
+        from dispute_evidence.engine.reporting.report import Snapshot, dispute_table
         from dispute_evidence.reports.columns import title
         from dispute_evidence.reports.status import status_lines
         from dispute_evidence.state.status import DisputeStatus
@@ -98,7 +98,7 @@ def status(
             echo(f"{title('advice')} (advice; nearest deadlines first):")
             for r in advised.itertuples(index=False):
                 echo(f"  {r.provider_dispute_id:<28} {r.advice}")
-        from dispute_evidence.engine.outcomes import outcomes_table
+        from dispute_evidence.engine.reporting.outcomes import outcomes_table
 
         outcomes = outcomes_table(disputes, store.payloads())
         if not outcomes.empty:
@@ -117,7 +117,7 @@ def status(
 def _ratio_lines(store: StateStore, settings: Settings) -> list[str]:
     """This or last month at watch or over on a network (the report's standing section)."""
     from dispute_evidence import clock
-    from dispute_evidence.engine.standing import merchant_standing
+    from dispute_evidence.engine.reporting.standing import merchant_standing
     from dispute_evidence.evidence.standing import attention_lines
 
     standing = merchant_standing(store, settings.standing.policy(), ce3=False)

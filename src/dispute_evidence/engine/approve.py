@@ -1,7 +1,7 @@
 """An approval sent at once: record it, then send just those disputes, as a run does.
 
 `dispute-evidence approve` and the Prefect `approve` deployment come here. The approval is
-recorded first (engine/review.py), then the disputes it released go out through the run's own
+recorded first (engine/review/approval.py), then the disputes it released go out through the run's own
 path (engine/run.py: the same run lock, the same client and budget, the same exactly-once
 submitter), limited to them. When another run holds the inbox's lock the approval stays
 recorded and that run (or, if it is already sending, the next one) sends it; the lines say
@@ -20,8 +20,8 @@ from pathlib import Path
 from dispute_evidence.api import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.full_disk import named_when_full
-from dispute_evidence.engine.report import SubmitOutcome
-from dispute_evidence.engine.review import approve
+from dispute_evidence.engine.reporting.report import SubmitOutcome
+from dispute_evidence.engine.review.approval import approve
 from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from dispute_evidence.settings import Settings
 from dispute_evidence.state.status import DisputeStatus
@@ -107,9 +107,9 @@ def _send_now(
     gate: RequestGate | None,
 ) -> None:
     """Send `waiting` under the run lock; say for each whether it is at the API now."""
-    from dispute_evidence.engine.report import report
+    from dispute_evidence.engine.prepare.build import IngestOutcome, PrepareOutcome
+    from dispute_evidence.engine.reporting.report import report
     from dispute_evidence.engine.run import RunLocked, close_run, open_run, submit
-    from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome
     from dispute_evidence.request import RunRequest
 
     try:

@@ -1,6 +1,6 @@
 """A whole run, in order, in one place: open -> ingest -> prepare -> submit -> report -> close.
 
-The steps themselves live in engine/steps.py, the report's assembly in engine/report.py.
+The steps themselves live in engine/prepare/build.py, the report's assembly in engine/reporting/report.py.
 `execute` is the only sequence of them: the Prefect flow passes a `step` runner that makes
 each a task, the CLI's fast path and the tests run them plainly. A session is what the steps share, and none of them changes it.
 """
@@ -28,19 +28,12 @@ from dispute_evidence.api.errors import (
     WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
-from dispute_evidence.engine.api_views import held_by_api_view
-from dispute_evidence.engine.case import held_by_advice
+from dispute_evidence.engine.delivery.listings import listing_for, reconcile_if_sent_before
+from dispute_evidence.engine.delivery.readback import ReadOutcome, read_back
+from dispute_evidence.engine.delivery.submit import RunAborted, SubmitStats
 from dispute_evidence.engine.full_disk import DISK_FULL, disk_full, named_when_full
-from dispute_evidence.engine.listings import listing_for, reconcile_if_sent_before
-from dispute_evidence.engine.readback import ReadOutcome, read_back
-from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
-from dispute_evidence.engine.retention import apply_retention
-from dispute_evidence.engine.review import review_step
-from dispute_evidence.engine.review_state import policy_for_state
-from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
-from dispute_evidence.engine.standing_alerts import add_standing_alerts
-from dispute_evidence.engine.steps import (
+from dispute_evidence.engine.prepare.api_views import held_by_api_view
+from dispute_evidence.engine.prepare.build import (
     IngestOutcome,
     PrepareOutcome,
     RunOptions,
@@ -48,7 +41,14 @@ from dispute_evidence.engine.steps import (
     prepare_step,
     submit_step,
 )
-from dispute_evidence.engine.submit import RunAborted, SubmitStats
+from dispute_evidence.engine.prepare.case import held_by_advice
+from dispute_evidence.engine.prepare.retention import apply_retention
+from dispute_evidence.engine.reporting.alerts import AlertOutcome, send_alerts
+from dispute_evidence.engine.reporting.report import RunResult, SubmitOutcome, report
+from dispute_evidence.engine.reporting.standing_alerts import add_standing_alerts
+from dispute_evidence.engine.review.approval import review_step
+from dispute_evidence.engine.review.policy import policy_for_state
+from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_DISK_FULL,

@@ -1,6 +1,6 @@
 """What every step of one run works with: the session (opened once, closed once, never
 changed), the keep-alive that renews its lock, and how a step is run (plainly, or as a Prefect
-task). Below engine/run.py and engine/report.py, which both read a session."""
+task). Below engine/run.py and engine/reporting/report.py, which both read a session."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.steps import RunOptions
-from dispute_evidence.engine.submit import SubmitStats
+from dispute_evidence.engine.delivery.submit import SubmitStats
+from dispute_evidence.engine.prepare.build import RunOptions
 from dispute_evidence.state.store import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
 
 log = logging.getLogger("dispute_evidence.run")

@@ -1,5 +1,5 @@
 """Review's rows: the disputes open to evidence with their files, the approval in force
-(`disputes.approved_*`) and every approval ever given (`approvals`). engine/review.py decides;
+(`disputes.approved_*`) and every approval ever given (`approvals`). engine/review/approval.py decides;
 this part reads and writes. No status is written here (state/transitions.py moves them)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ FileRow = tuple[str, str, str, str]  # (sha256, file name, status, kind)
 
 
 class Approvals(StoreBase):
-    """What engine/review.py and engine/approvals_log.py read and record."""
+    """What engine/review/approval.py and engine/review/log.py read and record."""
 
     def review_rows(
         self, pids: Collection[str] | None, statuses: Iterable[str], *, payloads: bool

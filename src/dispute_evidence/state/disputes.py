@@ -273,7 +273,7 @@ class Disputes(StoreBase):
         self, within: Iterable[str] | None = None
     ) -> dict[str, list[tuple[str, str, str]]]:
         """{dispute: (file name, sha256, kind or "") of each evidence file}, our own summaries
-        left out, by name (engine/case.py makes them the case's documents); `within`: only
+        left out, by name (engine/prepare/case.py makes them the case's documents); `within`: only
         these disputes' (not the files of every dispute the state ever had)."""
         c_ = evidence_files.c
         q = select(c_.provider_dispute_id, c_.kind, c_.file_name, c_.sha256).order_by(

@@ -1,4 +1,4 @@
-"""The generated PDFs' rows (engine/generated.py): versions, what each states, the limit hold,
+"""The generated PDFs' rows (engine/prepare/generated.py): versions, what each states, the limit hold,
 and which documents go inside a packet rather than on their own."""
 
 from __future__ import annotations

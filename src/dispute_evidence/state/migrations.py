@@ -208,7 +208,7 @@ def _v8(conn: Connection) -> None:
 
 
 def _v9(conn: Connection) -> None:
-    """Generated PDFs sent once (engine/generated.py): their versions and the facts they state."""
+    """Generated PDFs sent once (engine/prepare/generated.py): their versions and the facts they state."""
     _add_columns(conn, "disputes", {"material_hash": "VARCHAR(64)", "generated_held": "TEXT"})
     metadata.create_all(conn, tables=[generated_docs])
 
@@ -287,7 +287,7 @@ def _v15(conn: Connection) -> None:
 
 
 def _v16(conn: Connection) -> None:
-    """Each dispute's letter points, kept for what wins (engine/wins.py): a new table."""
+    """Each dispute's letter points, kept for what wins (engine/reporting/wins.py): a new table."""
     Table(
         "letter_points", MetaData(), _pid(),
         Column("payload_tag", String(32), nullable=False),

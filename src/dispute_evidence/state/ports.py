@@ -11,7 +11,7 @@ from dispute_evidence.state.retention import Clearing, ClosedRow
 
 
 class AlertLedger(Protocol):
-    """The alerts sent so far, and recording more (engine/alerts.py, standing_alerts.py)."""
+    """The alerts sent so far, and recording more (engine/reporting/alerts.py, standing_alerts.py)."""
 
     def alerted_on(self, day: str) -> set[str]: ...
 
@@ -21,7 +21,7 @@ class AlertLedger(Protocol):
 
 
 class RetentionStore(Protocol):
-    """What clearing customer data reads and rewrites (engine/retention.py)."""
+    """What clearing customer data reads and rewrites (engine/prepare/retention.py)."""
 
     def get_meta(self, key: str) -> str | None: ...
 

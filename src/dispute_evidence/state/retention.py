@@ -1,5 +1,5 @@
 """Retention's rows: the closed disputes whose customer data is due to be cleared, the stored
-copies that hold it, and the clearing itself in one transaction. engine/retention.py decides
+copies that hold it, and the clearing itself in one transaction. engine/prepare/retention.py decides
 what is personal and when; this part finds and rewrites the rows."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _closed_since() -> Any:
 
 
 class Retention(StoreBase):
-    """What engine/retention.py reads and clears."""
+    """What engine/prepare/retention.py reads and clears."""
 
     def closed_for_clearing(
         self, cutoff: str, since: str, again: Collection[str]

@@ -46,7 +46,7 @@ class Transitions(StoreBase):
 
     def mark_awaiting_approval(self, pid: str, why: str | None = None) -> None:
         """Held for a person's approval; `why` when something other than the review policy
-        holds it (engine/review.py: "advice: accept (…)")."""
+        holds it (engine/review/approval.py: "advice: accept (…)")."""
         self._move_dispute(pid, D.AWAITING_APPROVAL, detail=why)
 
     def release_approval(self, pid: str, to: DisputeStatus) -> None:

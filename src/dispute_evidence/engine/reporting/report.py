@@ -1,6 +1,6 @@
 """Report assembly: the dispute table (one plain row per dispute), the problems the state
 still shows, the counts and headline, the exit code, and the dry run's preview. The steps
-(engine/steps.py) do the work; this module says what it came to."""
+(engine/prepare/build.py) do the work; this module says what it came to."""
 
 from __future__ import annotations
 
@@ -13,33 +13,33 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dispute_evidence import clock
-from dispute_evidence.engine.alerts import AlertOutcome
-from dispute_evidence.engine.approvals_log import approval_log
-from dispute_evidence.engine.case import (
+from dispute_evidence.engine.delivery.readback import ReadOutcome
+from dispute_evidence.engine.delivery.submit import SubmitStats
+from dispute_evidence.engine.prepare.build import IngestOutcome, PrepareOutcome, is_summary
+from dispute_evidence.engine.prepare.case import (
     CaseReader,
     add_case_columns,
     case_problems,
     case_reader,
     pending_by_threshold,
 )
-from dispute_evidence.engine.generated import api_version_words
-from dispute_evidence.engine.history import history_columns, is_history, mark_history
-from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
-from dispute_evidence.engine.picture import Picture
-from dispute_evidence.engine.preview import write_dry_run_preview
-from dispute_evidence.engine.readback import ReadOutcome
-from dispute_evidence.engine.review import (
+from dispute_evidence.engine.prepare.generated import api_version_words
+from dispute_evidence.engine.prepare.storedocs import store_documents_column
+from dispute_evidence.engine.reporting.alerts import AlertOutcome
+from dispute_evidence.engine.reporting.history import history_columns, is_history, mark_history
+from dispute_evidence.engine.reporting.outcomes import outcomes_table, remembered_kinds
+from dispute_evidence.engine.reporting.picture import Picture
+from dispute_evidence.engine.reporting.standing_alerts import ratio_alert_counts, standing_of
+from dispute_evidence.engine.reporting.state_problems import state_problems, weak_evidence
+from dispute_evidence.engine.reporting.wins import what_wins
+from dispute_evidence.engine.review.approval import (
     ReviewOutcome,
     annotate,
     held_problems,
     write_approval_preview,
 )
-from dispute_evidence.engine.standing_alerts import ratio_alert_counts, standing_of
-from dispute_evidence.engine.state_problems import state_problems, weak_evidence
-from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome, is_summary
-from dispute_evidence.engine.storedocs import store_documents_column
-from dispute_evidence.engine.submit import SubmitStats
-from dispute_evidence.engine.wins import what_wins
+from dispute_evidence.engine.review.log import approval_log
+from dispute_evidence.engine.review.preview import write_dry_run_preview
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.exits import (
@@ -432,7 +432,9 @@ def dispute_table(
         lambda pid: "; ".join(bad_files.get(pid, []))
     )
     table["store_documents"] = store_documents_column(table, files)
-    old = mark_history(table)  # ended long ago: counted, not worked on (engine/history.py)
+    old = mark_history(
+        table
+    )  # ended long ago: counted, not worked on (engine/reporting/history.py)
     full = table.loc[~old].reset_index(drop=True)
     snap.open_for(set(full["provider_dispute_id"]))
     _add_completeness(full, store, snap)

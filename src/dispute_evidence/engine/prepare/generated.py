@@ -32,8 +32,8 @@ import orjson
 import pandas as pd
 
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.engine.case import case_documents
-from dispute_evidence.engine.rebuild import source_records
+from dispute_evidence.engine.prepare.case import case_documents
+from dispute_evidence.engine.prepare.rebuild import source_records
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import (
     LIMIT_HELD,

@@ -1,6 +1,6 @@
 """An alert the first run a month's dispute ratio crosses `watch` or `over` on a network
 (evidence/standing.py decides the status), through the same doors as the deadline alerts
-(engine/alerts.py: a Prefect event, one message through the `[alerts] block`).
+(engine/reporting/alerts.py: a Prefect event, one message through the `[alerts] block`).
 
 Once per month, network and level: the state keeps each alert sent in `alerts_sent`, its
 subject `standing:<month>:<network>:<level>`, so a later run of the same month says nothing
@@ -19,9 +19,9 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence import clock
-from dispute_evidence.engine import alerts
-from dispute_evidence.engine.standing import merchant_standing
-from dispute_evidence.engine.steps import RunOptions
+from dispute_evidence.engine.prepare.build import RunOptions
+from dispute_evidence.engine.reporting import alerts
+from dispute_evidence.engine.reporting.standing import merchant_standing
 from dispute_evidence.evidence.standing import NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
 from dispute_evidence.state.ports import AlertLedger

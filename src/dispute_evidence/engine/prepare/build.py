@@ -27,9 +27,10 @@ from dispute_evidence.documents.reading import (
     ToRead,
     read_documents,
 )
-from dispute_evidence.engine.case import case_documents
-from dispute_evidence.engine.generated import refresh_generated
-from dispute_evidence.engine.rebuild import (
+from dispute_evidence.engine.delivery.submit import SubmitStats, Submitter
+from dispute_evidence.engine.prepare.case import case_documents
+from dispute_evidence.engine.prepare.generated import refresh_generated
+from dispute_evidence.engine.prepare.rebuild import (
     BUILT_HELD,
     changed_scope,
     held_digest,
@@ -38,10 +39,9 @@ from dispute_evidence.engine.rebuild import (
     scoped_records,
     unclaimed_orders,
 )
-from dispute_evidence.engine.retention import RetentionOutcome
-from dispute_evidence.engine.review import ReviewOutcome
-from dispute_evidence.engine.storedocs import take_store_documents
-from dispute_evidence.engine.submit import SubmitStats, Submitter
+from dispute_evidence.engine.prepare.retention import RetentionOutcome
+from dispute_evidence.engine.prepare.storedocs import take_store_documents
+from dispute_evidence.engine.review.approval import ReviewOutcome
 from dispute_evidence.evidence import BuildResult, build_evidence
 from dispute_evidence.evidence.payments import UnjoinedCharges
 from dispute_evidence.inbox import (
@@ -192,7 +192,7 @@ class PrepareOutcome:
     evidence_repeated: int = 0  # matched files whose content was taken in before (copies)
     summaries_added: int = 0
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
-    review: ReviewOutcome | None = None  # what waits for approval (engine/review.py)
+    review: ReviewOutcome | None = None  # what waits for approval (engine/review/approval.py)
     retention: RetentionOutcome | None = None  # what [retention] removed (or would)
     pdf_problems: list[Problem] = field(default_factory=list)  # PDFs not made, over a limit
 
@@ -436,7 +436,7 @@ def _build(
     store: StateStore, opts: RunOptions, out: PrepareOutcome, run_id: str
 ) -> dict[str, pd.DataFrame] | None:
     """Build the payloads whose inputs changed since the last build (all of them when it
-    cannot tell: engine/rebuild.py) and keep them; returns the records read for a full one."""
+    cannot tell: engine/prepare/rebuild.py) and keep them; returns the records read for a full one."""
     held = held_orders(store.open_problems())
     scope = changed_scope(store, opts.build_inputs(), held)
     store.set_meta(BUILT_HELD, "")  # until this build is kept whole
@@ -544,7 +544,7 @@ def tracking_numbers(store: StateStore) -> dict[str, set[str]]:
 def dispute_documents(store: StateStore, inbox: Path) -> dict[str, list[DocumentFacts]]:
     """{dispute: the DocumentFacts of each of its evidence files} (our own generated PDFs left
     out), as read when the file was matched; a file not read is there with read="not_read"
-    and its kind. One reading for the case, the letter and the report (engine/case.py)."""
+    and its kind. One reading for the case, the letter and the report (engine/prepare/case.py)."""
     return case_documents(store, inbox)
 
 

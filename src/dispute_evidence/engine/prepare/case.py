@@ -15,7 +15,7 @@ from dispute_evidence import clock
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.documents.reading import facts_from_cache
-from dispute_evidence.engine.api_views import api_views
+from dispute_evidence.engine.prepare.api_views import api_views
 from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
@@ -118,7 +118,7 @@ def add_case_columns(
 ) -> None:
     """Columns visa_ce3 ("qualifies: prior orders …" or "does not qualify: why", fraud only),
     letter (how many claims the rebuttal letter makes, or that it makes none) and advice
-    (fight or accept, and why; engine/report.py's next step says a held one's advice)."""
+    (fight or accept, and why; engine/reporting/report.py's next step says a held one's advice)."""
     kept = store.ce3_verdicts()
     table["visa_ce3"] = table["provider_dispute_id"].map(
         lambda p: kept[p].text if p in kept else ""

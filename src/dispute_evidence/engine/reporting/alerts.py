@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dispute_evidence import clock
-from dispute_evidence.engine.case import CaseReader, case_reader
+from dispute_evidence.engine.prepare.case import CaseReader, case_reader
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.standing import Standing
 from dispute_evidence.policies import AlertPolicy
@@ -52,7 +52,7 @@ class AlertOutcome:
     events: int = 0
     notified: bool = False
     problem: str | None = None  # why the notification block could not be used
-    ratio_alerted: list[str] = field(default_factory=list)  # engine/standing_alerts.py
+    ratio_alerted: list[str] = field(default_factory=list)  # engine/reporting/standing_alerts.py
     standing: Standing | None = None  # worked out for the ratio alerts: the report reuses it
 
 

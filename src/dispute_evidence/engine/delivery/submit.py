@@ -37,8 +37,8 @@ from dispute_evidence.api import (
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
-from dispute_evidence.engine.api_views import record_views
-from dispute_evidence.engine.readback import api_deadline
+from dispute_evidence.engine.delivery.readback import api_deadline
+from dispute_evidence.engine.prepare.api_views import record_views
 from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.store import StateStore, new_owner
 

@@ -31,7 +31,7 @@ from dispute_evidence import clock
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import NotFound
-from dispute_evidence.engine.api_views import held_by_api_view, record_views
+from dispute_evidence.engine.prepare.api_views import held_by_api_view, record_views
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.state.store import StateStore
 

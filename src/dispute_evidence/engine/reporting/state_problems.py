@@ -1,5 +1,5 @@
 """What the state says still needs a person, as problems: disputes not sent, files not
-uploaded, evidence that misses what its reason needs. Part of the report (engine/report.py)."""
+uploaded, evidence that misses what its reason needs. Part of the report (engine/reporting/report.py)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def state_problems(
 
 def _held_by_api_view(disputes: pd.DataFrame) -> set[str]:
     """Disputes sent once and held since because the API's view differs from the disputes list
-    (engine/api_views.py): a person must say which is right, from the run that finds it on,
+    (engine/prepare/api_views.py): a person must say which is right, from the run that finds it on,
     though their status stays 'submitted'."""
     out = set()
     for d in disputes.loc[disputes["status"] != DisputeStatus.CLOSED].itertuples(index=False):

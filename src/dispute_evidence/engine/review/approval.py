@@ -25,9 +25,9 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence import clock
-from dispute_evidence.engine.approvals_log import approved_words
-from dispute_evidence.engine.case import CaseReader, case_reader
-from dispute_evidence.engine.preview import write_dry_run_preview
+from dispute_evidence.engine.prepare.case import CaseReader, case_reader
+from dispute_evidence.engine.review.log import approved_words
+from dispute_evidence.engine.review.preview import write_dry_run_preview
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for
@@ -105,7 +105,7 @@ class Candidate:
         return unsent or any(status in OPEN_FILE for _, _, status, _ in self.files)
 
     def case(self, cases: CaseReader) -> CaseFacts:
-        """The dispute's case, built as the report builds it (engine/case.py's case_reader:
+        """The dispute's case, built as the report builds it (engine/prepare/case.py's case_reader:
         its documents with the facts read from them)."""
         return cases(self.pid, self.payload)
 
@@ -223,7 +223,7 @@ def give_approval(
 
 def _over(store: StateStore, c: Candidate, limit: float) -> bool:
     """The disputed amount is above `limit`, or unknown (then two approvers are asked for)."""
-    from dispute_evidence.engine.case import _amounts
+    from dispute_evidence.engine.prepare.case import _amounts
 
     table = pd.DataFrame({"provider_dispute_id": [c.pid]})
     listed = store.load_records(["disputes"])["disputes"]

@@ -1,6 +1,6 @@
 """Every approval given, kept: who, from where, which evidence version, applied or why not.
 
-`disputes.approved_*` holds the approval in force (engine/review.py); this log keeps each one
+`disputes.approved_*` holds the approval in force (engine/review/approval.py); this log keeps each one
 ever given, so a later approval never overwrites an earlier one, and the report can list them
 (its "Approvals" sheet) and show who approved each dispute's current evidence on its row.
 The rows are the store's (state/approvals.py); this module words them for the report.

@@ -1,5 +1,5 @@
 """What a dry run (or approving held disputes) would send: payloads/<dispute>.json and
-file_matches.csv, read from a state store. Below engine/report.py and engine/review.py, which
+file_matches.csv, read from a state store. Below engine/reporting/report.py and engine/review/approval.py, which
 both write it."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from dispute_evidence.engine.history import is_history
+from dispute_evidence.engine.reporting.history import is_history
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON
 from dispute_evidence.state.kept import KeptPicture
@@ -21,7 +21,7 @@ class Picture:
     @classmethod
     def of(cls, table: pd.DataFrame, problems: list[Problem]) -> Picture:
         """The disputes the page lists and the problems; a dispute that ended over two weeks
-        ago (engine/history.py) no longer changes and is left out, so the picture kept each
+        ago (engine/reporting/history.py) no longer changes and is left out, so the picture kept each
         night is the open work, not the year."""
         table = table.loc[~is_history(table)]
         disputes = {
