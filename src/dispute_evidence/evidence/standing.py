@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dispute_evidence.evidence.ce3 import members
 from dispute_evidence.evidence.ce3_coverage import Coverage
 from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
 
@@ -97,8 +98,10 @@ class Standing:
 
 def card_network(brand: pd.Series) -> pd.Series:
     """visa|mastercard|amex|discover from a card brand as exports write it ('' otherwise)."""
-    key = brand.astype(str).str.lower().str.replace(r"[^a-z]", "", regex=True)
-    return key.map(_BRANDS).fillna("").astype(str)
+    codes, brands = pd.factorize(brand.astype(str))  # a handful of brands: work on those
+    key = pd.Series(brands, dtype=object).str.lower().str.replace(r"[^a-z]", "", regex=True)
+    networks = np.append(key.map(_BRANDS).fillna("").to_numpy(dtype=object), "")
+    return pd.Series(networks[codes], index=brand.index, dtype=object).astype(str)
 
 
 def code_network(code: pd.Series) -> pd.Series:
@@ -184,7 +187,9 @@ def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -
     order = _col(f, "order_number")
     network = pd.Series("all", index=f.index)
     if by_brand and inputs.payments is not None:
-        p = inputs.payments.drop_duplicates("payment_id", keep="last")
+        p = inputs.payments  # the reported charges only: a year of charges is large
+        p = p.loc[members(p["payment_id"], _col(f, "payment_id"))]
+        p = p.drop_duplicates("payment_id", keep="last")
         brands = pd.Series(card_network(_col(p, "card_brand")).to_numpy(), index=p["payment_id"])
         orders = pd.Series(_col(p, "order_number").to_numpy(), index=p["payment_id"])
         charge = _col(f, "payment_id")
