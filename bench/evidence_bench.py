@@ -17,7 +17,8 @@ import pandas as pd
 
 from bench.common import figure, heading
 from dispute_evidence.documents.reading import ReadLimits
-from dispute_evidence.engine.prepare.build import RunOptions, ingest_inbox_step, prepare_step
+from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.summary_pdf import summary_pdf
@@ -313,7 +314,7 @@ def _requests(inbox: Path, state: Path, upload: str, n: int) -> tuple[float, int
 
     from bench.common import TOKEN
     from dispute_evidence.api import DisputeEvidenceClient
-    from dispute_evidence.engine.prepare.build import submit_step
+    from dispute_evidence.engine.delivery.submit import submit_step
     from dispute_evidence.evidence.limits import PacketPolicy
     from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
     from dispute_evidence.sandbox.workload import seed_rows

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from sqlalchemy import update
 
-from dispute_evidence.engine.prepare.build import RunOptions, ingest_inbox_step, prepare_step
+from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.engine.reporting.outcomes import outcomes_table, remembered_kinds
 from dispute_evidence.engine.reporting.report import Snapshot, dispute_table
 from dispute_evidence.reports.writer import RunReport, write_report

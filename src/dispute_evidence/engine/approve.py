@@ -19,10 +19,12 @@ from pathlib import Path
 
 from dispute_evidence.api import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.full_disk import named_when_full
-from dispute_evidence.engine.reporting.report import SubmitOutcome
+from dispute_evidence.engine.delivery.submit import SubmitOutcome
+from dispute_evidence.engine.reporting.report import Stages
 from dispute_evidence.engine.review.approval import approve
+from dispute_evidence.engine.run import SEND_APPROVED, RunLocked, close_run, execute, open_run
 from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from dispute_evidence.request import RunRequest
 from dispute_evidence.settings import Settings
 from dispute_evidence.state.status import DisputeStatus
 from dispute_evidence.state.store import StateStore
@@ -107,11 +109,6 @@ def _send_now(
     gate: RequestGate | None,
 ) -> None:
     """Send `waiting` under the run lock; say for each whether it is at the API now."""
-    from dispute_evidence.engine.prepare.build import IngestOutcome, PrepareOutcome
-    from dispute_evidence.engine.reporting.report import report
-    from dispute_evidence.engine.run import RunLocked, close_run, open_run, submit
-    from dispute_evidence.request import RunRequest
-
     try:
         request = RunRequest(inbox=inbox, state=str(state), trigger="approve")
         session = open_run(settings, request, api=api, gate=gate)
@@ -126,9 +123,10 @@ def _send_now(
     session = dataclasses.replace(session, only=frozenset(waiting))
     outcome, counts = "failed", None
     try:
-        submitted = submit(session)
-        with named_when_full(session.report_folder):
-            result = report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), submitted)
+        stages = Stages()  # the one sequence, sending what was approved: nothing ingested
+        result = execute(session, SEND_APPROVED, stages=stages)
+        submitted = stages.submitted
+        assert submitted is not None  # (the plan submits)
         outcome, counts = result.outcome, result.counts
         out.run_id, out.report = session.run_id, str(result.report)
         where = {pid: _not_at_the_api(session.store, pid) for pid in waiting}

@@ -15,10 +15,10 @@ import signal
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
-from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import (
     ApiConnectionError,
     ApiUnavailable,
@@ -28,27 +28,35 @@ from dispute_evidence.api.errors import (
     WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.delivery.listings import listing_for, reconcile_if_sent_before
-from dispute_evidence.engine.delivery.readback import ReadOutcome, read_back
-from dispute_evidence.engine.delivery.submit import RunAborted, SubmitStats
+from dispute_evidence.engine.delivery.phase import (
+    not_the_api,
+    redirected,
+    refused,
+    submit,
+    unreachable,
+)
+from dispute_evidence.engine.delivery.submit import RunAborted, SubmitOutcome
 from dispute_evidence.engine.full_disk import DISK_FULL, disk_full, named_when_full
-from dispute_evidence.engine.prepare.api_views import held_by_api_view
+from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.build import (
     IngestOutcome,
     PrepareOutcome,
-    RunOptions,
     ingest_inbox_step,
     prepare_step,
-    submit_step,
 )
-from dispute_evidence.engine.prepare.case import held_by_advice
 from dispute_evidence.engine.prepare.retention import apply_retention
 from dispute_evidence.engine.reporting.alerts import AlertOutcome, send_alerts
-from dispute_evidence.engine.reporting.report import RunResult, SubmitOutcome, report
+from dispute_evidence.engine.reporting.report import RunResult, Stages, report
 from dispute_evidence.engine.reporting.standing_alerts import add_standing_alerts
-from dispute_evidence.engine.review.approval import review_step
+from dispute_evidence.engine.review.approval import ReviewOutcome, review_step
 from dispute_evidence.engine.review.policy import policy_for_state
-from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
+from dispute_evidence.engine.session import (
+    KeepAlive,
+    Progress,
+    RunSession,
+    StepRunner,
+    plain,
+)
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_DISK_FULL,
@@ -183,15 +191,15 @@ async def _prove_key(api: ApiSettings, gate: RequestGate | None) -> tuple[str, i
         try:
             await client.list_disputes(limit=1)
         except (AuthenticationFailed, PermissionDenied) as exc:
-            return _refused(exc), EXIT_AUTH
+            return refused(exc), EXIT_AUTH
         except (ApiConnectionError, ApiUnavailable) as exc:
-            return _unreachable(api, exc), EXIT_UNREACHABLE
+            return unreachable(api, exc), EXIT_UNREACHABLE
         except WaitTooLong as exc:
             return exc.message, EXIT_UNREACHABLE
         except UnexpectedResponse as exc:
-            if _redirected(exc):  # a configuration error: the CLI says so (exit 2)
+            if redirected(exc):  # a configuration error: the CLI says so (exit 2)
                 raise
-            return _not_the_api(exc, sent=False), EXIT_UNREACHABLE
+            return not_the_api(exc, sent=False), EXIT_UNREACHABLE
     return None
 
 
@@ -298,11 +306,6 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     store.set_reconcile_uploads(
         False
     )  # every file in the inbox is registered: reconciling is enough
-    policy, notices = policy_for_state(store, session.opts.review, str(session.opts.inbox))
-    for line in notices:
-        log.warning("%s", line)
-    out.review = review_step(store, policy, inbox=session.opts.inbox)  # before anything is sent
-    out.review.notices = notices
     if session.opts.retention.active:
         out.retention = apply_retention(
             store,
@@ -311,6 +314,17 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
             reports=session.report_folder.parent,
             dry_run=session.dry_run,
         )
+    return out
+
+
+def review(session: RunSession) -> ReviewOutcome:
+    """What waits for a person's approval, decided before anything is sent."""
+    store = session.store
+    policy, notices = policy_for_state(store, session.opts.review, str(session.opts.inbox))
+    for line in notices:
+        log.warning("%s", line)
+    out = review_step(store, policy, inbox=session.opts.inbox)
+    out.notices = notices
     return out
 
 
@@ -324,161 +338,45 @@ def alert(session: RunSession) -> AlertOutcome | None:
     return add_standing_alerts(out, session.store, session.opts, session.run_id)
 
 
-def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutcome:
-    """Send what needs sending, nearest deadline first (the keep-alive holds the lock)."""
-    assert session.api is not None, "a dry run sends nothing"
-    return asyncio.run(_submit(session, session.api, progress))
-
-
-async def _submit(
-    session: RunSession, api: ApiSettings, progress: Progress | None
-) -> SubmitOutcome:
-    store = session.store
-    total, done = 0, 0
-    if session.unproven is not None:  # asked when the run opened: the state was left as it was
-        why, code = session.unproven
-        return SubmitOutcome(SubmitStats(), 1, stopped=why, stop_code=code)
-
-    def on_done(_pid: str) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total)
-
-    async with DisputeEvidenceClient(settings=api, gate=session.gate) as client:
-        session.sent.client = client.stats  # read by `interrupted` if the run is stopped
-        read = ReadOutcome()
-        try:
-            # one cheap request first: a refused key is said at once, even with nothing to send
-            # (a state that never sent reads a whole page: does the API hold evidence already?)
-            new = not store.has_sent() and bool(store.work_queue())
-            page = await client.list_disputes(limit=MAX_PAGE if new else 1)
-            if new:
-                await reconcile_if_sent_before(store, client, page)
-        except WaitTooLong as exc:
-            return _waited_too_long(session, client, exc)
-        except (ApiConnectionError, ApiUnavailable) as exc:
-            return SubmitOutcome(
-                SubmitStats(),
-                client.stats.attempts,
-                stopped=_unreachable(api, exc),
-                stop_code=EXIT_UNREACHABLE,
-            )
-        except (AuthenticationFailed, PermissionDenied) as exc:
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=_refused(exc))
-        except UnexpectedResponse as exc:
-            return _answered_wrong(session, client, exc, read, sent=False)
-        try:
-            if session.opts.read_policy is not None:
-                read = await read_back(
-                    store,
-                    client,
-                    session.opts.read_policy,
-                    budget_per_hour=api.rate_limit_per_hour,
-                    run_id=session.run_id,
-                    only=session.only,
-                )
-            held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
-            held |= held_by_api_view(store)  # the API's reason/amount/currency differ from the list
-            queue = [p for p in store.work_queue() if p not in read.held and p not in held]
-            queue = [p for p in queue if session.only is None or p in session.only]
-            total = len(queue)
-            stats = await submit_step(
-                store,
-                client,
-                session.opts,
-                on_done=on_done,
-                queue=queue,
-                stats=session.sent,
-                listing=await listing_for(store, client, page, queue, read.listed),
-            )
-        except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
-            return SubmitOutcome(
-                SubmitStats(), client.stats.attempts, stopped=_refused(exc), read=read
-            )
-        except RunAborted as exc:  # refused while sending: the submitter says what stopped
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
-        except WaitTooLong as exc:  # what was sent is kept; the next run resumes
-            return _waited_too_long(session, client, exc, read)
-        except UnexpectedResponse as exc:  # not the API's answer (a read-back's, a listing's)
-            return _answered_wrong(session, client, exc, read, sent=True)
-        return SubmitOutcome(stats, client.stats.attempts, read=read)
-
-
-def _answered_wrong(
-    session: RunSession,
-    client: DisputeEvidenceClient,
-    exc: UnexpectedResponse,
-    read: ReadOutcome,
-    *,
-    sent: bool,
-) -> SubmitOutcome:
-    """An answer that is not the API's (a login page, a body of the wrong shape): stop, in
-    one line; a redirect stays a configuration error (the CLI says so, exit 2)."""
-    if _redirected(exc):
-        raise exc
-    return SubmitOutcome(
-        session.sent,
-        client.stats.attempts,
-        stopped=_not_the_api(exc, sent=sent),
-        stop_code=EXIT_UNREACHABLE,
-        read=read,
-    )
-
-
-def _redirected(exc: UnexpectedResponse) -> bool:
-    return exc.status is not None and 300 <= exc.status < 400
-
-
-def _not_the_api(exc: UnexpectedResponse, *, sent: bool) -> str:
-    after = "Nothing more was sent; what was sent is recorded" if sent else "Nothing was sent"
-    return f"{exc.message} {after}; run again once the API answers there."
-
-
-def _waited_too_long(
-    session: RunSession,
-    client: DisputeEvidenceClient,
-    exc: WaitTooLong,
-    read: ReadOutcome | None = None,
-) -> SubmitOutcome:
-    """The API asked to wait longer than [api] max_wait: stop, saying when to run again."""
-    return SubmitOutcome(
-        session.sent,
-        client.stats.attempts,
-        stopped=exc.message,
-        stop_code=EXIT_UNREACHABLE,
-        read=read or ReadOutcome(),
-        retry_at=exc.retry_at,
-        answer=exc.answer,
-    )
-
-
-def _unreachable(api: ApiSettings, exc: ApiConnectionError | ApiUnavailable) -> str:
-    return (
-        f"Could not reach the API at {api.base_url} ({exc.message}). Nothing was sent; "
-        "check DISPUTE_API_BASE_URL and the network, then run again."
-    )
-
-
-def _refused(exc: AuthenticationFailed | PermissionDenied) -> str:
-    return (
-        f"The API refused the key ({exc.message}). Nothing was sent; "
-        "check DISPUTE_API_TOKEN (or the Secret block) and run again."
-    )
-
-
 # -- the one sequence ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Plan:
+    """Which stages one pass of the sequence goes through: a run, a dry run (nothing sent), the
+    disputes just approved sent at once (nothing ingested), or only the report (a run stopped
+    part way: what it sent, and the whole picture from the state)."""
+
+    prepare: bool = True  # ingest the inbox, build payloads, review
+    submit: bool = True
+    alert: bool = True
+
+
+RUN, DRY_RUN = Plan(), Plan(submit=False, alert=False)
+SEND_APPROVED, REPORT_ONLY = Plan(prepare=False, alert=False), Plan(False, False, False)
+
+
 def execute(
-    session: RunSession, *, step: StepRunner = plain, progress: Progress | None = None
+    session: RunSession,
+    plan: Plan | None = None,
+    *,
+    step: StepRunner = plain,
+    progress: Progress | None = None,
+    stages: Stages | None = None,
 ) -> RunResult:
-    """ingest -> prepare (and review) -> submit, alert (unless a dry run) -> report, each
-    through `step`."""
-    ingested = step("ingest inbox", ingest, session)
-    prepared = step("build payloads", prepare, session, ingested)
-    submitted = None if session.dry_run else step("submit to the API", submit, session, progress)
-    alerted = None if session.dry_run else step("send alerts", alert, session)
+    """ingest -> prepare -> review -> submit -> alert -> report, each through `step`, as far as
+    `plan` goes (by default a run, or a dry run's); `stages`: what was done before (a run
+    stopped part way)."""
+    plan = plan or (DRY_RUN if session.dry_run else RUN)
+    stages = stages or Stages()
+    if plan.prepare:
+        stages.ingested = step("ingest inbox", ingest, session)
+        stages.prepared = step("build payloads", prepare, session, stages.ingested)
+        stages.reviewed = step("review", review, session)
+    if plan.submit:
+        stages.submitted = step("submit to the API", submit, session, progress)
+    if plan.alert:
+        stages.alerted = step("send alerts", alert, session)
     with named_when_full(session.report_folder):
-        return step("write report", report, session, ingested, prepared, submitted, alerted)
+        return step("write report", report, session, stages)
 
 
 def run_inbox(
@@ -535,7 +433,7 @@ def interrupted(session: RunSession, code: int) -> RunResult:
     try:
         requests = session.sent.client.attempts if session.sent.client is not None else 0
         done = SubmitOutcome(session.sent, requests, interrupted=code)
-        return report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), done)
+        return execute(session, REPORT_ONLY, stages=Stages(submitted=done))
     finally:
         if main:
             signal.signal(signal.SIGINT, signal.default_int_handler)

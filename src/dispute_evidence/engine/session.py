@@ -13,8 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.delivery.submit import SubmitStats
-from dispute_evidence.engine.prepare.build import RunOptions
+from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.state.store import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
 
 log = logging.getLogger("dispute_evidence.run")
@@ -67,6 +66,25 @@ class KeepAlive:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=30)
+
+
+@dataclass
+class SubmitStats:
+    """What submitting did so far (engine/delivery/submit.py counts into it)."""
+
+    evidence_sent: int = 0
+    files_uploaded: int = 0
+    files_reconciled: int = 0
+    reconcile_checks: int = 0  # listings made to learn whether an unanswered upload landed
+    rejected: int = 0
+    not_found: int = 0
+    past_due: int = 0
+    failed: int = 0
+    locked: int = 0
+    # deadlines the API's dispute moved as it was first sent to: (dispute, was, the API's)
+    deadlines_moved: list[tuple[str, str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    client: Any = None  # the API client's counters (.attempts): an interrupted run's requests
 
 
 @dataclass(frozen=True)

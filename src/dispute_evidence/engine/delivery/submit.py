@@ -37,8 +37,11 @@ from dispute_evidence.api import (
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
-from dispute_evidence.engine.delivery.readback import api_deadline
+from dispute_evidence.engine.delivery.readback import ReadOutcome, api_deadline
+from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.api_views import record_views
+from dispute_evidence.engine.session import SubmitStats
+from dispute_evidence.exits import EXIT_AUTH
 from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.store import StateStore, new_owner
 
@@ -51,21 +54,16 @@ class RunAborted(Exception):
     """The whole run must stop (the API key was refused): nothing more is sent."""
 
 
-@dataclass
-class SubmitStats:
-    evidence_sent: int = 0
-    files_uploaded: int = 0
-    files_reconciled: int = 0
-    reconcile_checks: int = 0  # listings made to learn whether an unanswered upload landed
-    rejected: int = 0
-    not_found: int = 0
-    past_due: int = 0
-    failed: int = 0
-    locked: int = 0
-    # deadlines the API's dispute moved as it was first sent to: (dispute, was, the API's)
-    deadlines_moved: list[tuple[str, str, str]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    client: Any = None  # the API client's counters (.attempts): an interrupted run's requests
+@dataclass(frozen=True)
+class SubmitOutcome:
+    stats: SubmitStats
+    requests: int
+    stopped: str | None = None  # why the run stopped sending (key refused, API unreachable)
+    read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
+    interrupted: int = 0  # the exit code when Ctrl-C or SIGTERM stopped the run (130, 143)
+    stop_code: int = EXIT_AUTH  # the exit code when stopped
+    retry_at: str | None = None  # the API asked to wait past [api] max_wait: run again after
+    answer: str = ""  # ... what it answered and asked (`stopped` also says what to do)
 
 
 def _describe(exc: Exception) -> str:
@@ -373,3 +371,21 @@ class Submitter:
 
 class _Skip(Exception):
     pass
+
+
+async def submit_step(
+    store: StateStore,
+    client: DisputeEvidenceClient,
+    opts: RunOptions,
+    on_done: Any = None,
+    queue: list[str] | None = None,
+    stats: SubmitStats | None = None,
+    listing: dict[str, Dispute] | None = None,
+) -> SubmitStats:
+    """Send the work queue (or `queue`: the disputes a read-back left free to send), counting
+    into `stats` (so a run stopped part way still knows what it sent); `listing`: the API's
+    disputes this run has listed (the first POST's dispute is compared from it)."""
+    submitter = Submitter(
+        store, client, concurrency=opts.concurrency, on_done=on_done, stats=stats, listing=listing
+    )
+    return await submitter.run(queue)

@@ -1,4 +1,4 @@
-"""The steps of a run: ingest the inbox -> build payloads -> submit -> report.
+"""Prepare, the first stage of a run: ingest the inbox, then build payloads and take in evidence files.
 
 Each step takes explicit inputs and returns a typed outcome with its counts and problems;
 engine/run.py puts them in order (and is the only place that does). Plain functions, so the
@@ -6,7 +6,6 @@ Prefect flow, the CLI, tests and benchmarks all run the very same code."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -17,8 +16,6 @@ import orjson
 import pandas as pd
 
 from dispute_evidence import names
-from dispute_evidence.api import DisputeEvidenceClient, MerchantProfile
-from dispute_evidence.api.models import Dispute
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.files import EvidenceFile, FileIssue, match_evidence_files
 from dispute_evidence.documents.kinds import kind_of
@@ -27,7 +24,7 @@ from dispute_evidence.documents.reading import (
     ToRead,
     read_documents,
 )
-from dispute_evidence.engine.delivery.submit import SubmitStats, Submitter
+from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.case import case_documents
 from dispute_evidence.engine.prepare.generated import refresh_generated
 from dispute_evidence.engine.prepare.rebuild import (
@@ -41,7 +38,6 @@ from dispute_evidence.engine.prepare.rebuild import (
 )
 from dispute_evidence.engine.prepare.retention import RetentionOutcome
 from dispute_evidence.engine.prepare.storedocs import take_store_documents
-from dispute_evidence.engine.review.approval import ReviewOutcome
 from dispute_evidence.evidence import BuildResult, build_evidence
 from dispute_evidence.evidence.payments import UnjoinedCharges
 from dispute_evidence.inbox import (
@@ -60,61 +56,14 @@ from dispute_evidence.inbox import (
     store_blob,
     unreadable_reason,
 )
-from dispute_evidence.ingest import DEFAULT_MAX_FILE_BYTES, FileSummary, ingest_file, scan_inbox
-from dispute_evidence.ingest.layouts import Mapping
+from dispute_evidence.ingest import FileSummary, ingest_file, scan_inbox
 from dispute_evidence.ingest.near_headers import NEAR_HEADER
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
-from dispute_evidence.policies import (
-    AdvicePolicy,
-    AlertPolicy,
-    PacketPolicy,
-    ReadPolicy,
-    RetentionPolicy,
-    ReviewPolicy,
-    StandingPolicy,
-)
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.state.store import StateStore, now_iso
 
 log = logging.getLogger("dispute_evidence.steps")
-
-
-@dataclass
-class RunOptions:
-    inbox: Path
-    merchant: MerchantProfile | None = None
-    mappings: tuple[Mapping, ...] = ()
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    settle_seconds: float = 5.0
-    archive: bool = True
-    blob_dir: Path | None = None
-    concurrency: int = 8
-    summary_pdf: bool = False  # an evidence summary PDF per dispute (settings: on by default)
-    # how evidence documents are read (documents/reading.py); None: not read, matched by name only
-    read_limits: ReadLimits | None = field(default_factory=ReadLimits)
-    read_policy: ReadPolicy | None = None  # read disputes back from the API (None: do not)
-    dayfirst: bool | None = None  # numeric dates a column leaves open (the config's locale)
-    send_partial: bool = False  # send an order with an unused row or lines that do not add up
-    zone: str = "UTC"  # where a deadline given as a date alone ends (the config's time zone)
-
-    def build_inputs(self) -> str:
-        """What shapes a payload besides the records: a change rebuilds (and re-sends) them."""
-        merchant = self.merchant.model_dump() if self.merchant else None
-        shape = {"rules": BUILD_RULES, "merchant": merchant, "send_partial": self.send_partial}
-        return hashlib.sha256(orjson.dumps(shape, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-    def ingest_inputs(self) -> str:
-        """What decides how a sheet is read: a file dropped again after a change is re-read."""
-        shape = repr((self.mappings, self.dayfirst, self.zone))
-        return hashlib.sha256(shape.encode()).hexdigest()
-
-    packet: PacketPolicy = field(default_factory=PacketPolicy)  # upload mode, network limits
-    review: ReviewPolicy = field(default_factory=ReviewPolicy)  # what waits for approval
-    alerts: AlertPolicy | None = None  # alerts about disputes at risk (None: none)
-    advice: AdvicePolicy = field(default_factory=AdvicePolicy)  # fight or accept ([advice])
-    retention: RetentionPolicy = field(default_factory=RetentionPolicy)  # [retention]: off
-    standing: StandingPolicy = field(default_factory=StandingPolicy)  # the card programs
 
 
 @dataclass
@@ -192,7 +141,6 @@ class PrepareOutcome:
     evidence_repeated: int = 0  # matched files whose content was taken in before (copies)
     summaries_added: int = 0
     not_moved: list[tuple[str, str]] = field(default_factory=list)  # (file, why it stayed)
-    review: ReviewOutcome | None = None  # what waits for approval (engine/review/approval.py)
     retention: RetentionOutcome | None = None  # what [retention] removed (or would)
     pdf_problems: list[Problem] = field(default_factory=list)  # PDFs not made, over a limit
 
@@ -222,8 +170,6 @@ class PrepareOutcome:
 
 
 BUILD_SOURCE = "(build)"
-# The build's own rules: bump when a change to the builder changes what payloads hold
-BUILD_RULES = "2026-11-23 order lines add up across file names; a dispute in two lists is held"
 
 
 def held_orders(open_problems: list[dict[str, Any]]) -> dict[str, str]:
@@ -554,21 +500,3 @@ def is_summary(pid: str, file_name: str) -> bool:
         file_name.startswith(f"{pid}-evidence-summary")
         or file_name.startswith(f"{pid}-evidence-packet")
     )
-
-
-async def submit_step(
-    store: StateStore,
-    client: DisputeEvidenceClient,
-    opts: RunOptions,
-    on_done: Any = None,
-    queue: list[str] | None = None,
-    stats: SubmitStats | None = None,
-    listing: dict[str, Dispute] | None = None,
-) -> SubmitStats:
-    """Send the work queue (or `queue`: the disputes a read-back left free to send), counting
-    into `stats` (so a run stopped part way still knows what it sent); `listing`: the API's
-    disputes this run has listed (the first POST's dispute is compared from it)."""
-    submitter = Submitter(
-        store, client, concurrency=opts.concurrency, on_done=on_done, stats=stats, listing=listing
-    )
-    return await submitter.run(queue)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.delivery.readback import ReadOutcome
-from dispute_evidence.engine.delivery.submit import SubmitStats
+from dispute_evidence.engine.delivery.submit import SubmitOutcome
 from dispute_evidence.engine.prepare.build import IngestOutcome, PrepareOutcome, is_summary
 from dispute_evidence.engine.prepare.case import (
     CaseReader,
@@ -40,6 +40,7 @@ from dispute_evidence.engine.review.approval import (
 )
 from dispute_evidence.engine.review.log import approval_log
 from dispute_evidence.engine.review.preview import write_dry_run_preview
+from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.exits import (
@@ -73,16 +74,17 @@ FILE_NOTES = frozenset({ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, ProblemKind.DOC
 # 4: the API could not be reached (or kept failing) before anything was sent.
 
 
-@dataclass(frozen=True)
-class SubmitOutcome:
-    stats: SubmitStats
-    requests: int
-    stopped: str | None = None  # why the run stopped sending (key refused, API unreachable)
-    read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
-    interrupted: int = 0  # the exit code when Ctrl-C or SIGTERM stopped the run (130, 143)
-    stop_code: int = EXIT_AUTH  # the exit code when stopped
-    retry_at: str | None = None  # the API asked to wait past [api] max_wait: run again after
-    answer: str = ""  # ... what it answered and asked (`stopped` also says what to do)
+@dataclass
+class Stages:
+    """What the stages of one pass of the sequence came to (engine/run.py `execute`); a stage
+    its plan leaves out stays empty: an approval sends without ingesting, a run stopped part
+    way reports only what it sent."""
+
+    ingested: IngestOutcome = field(default_factory=IngestOutcome)
+    prepared: PrepareOutcome = field(default_factory=lambda: PrepareOutcome(rebuilt=False))
+    reviewed: ReviewOutcome | None = None  # what waits for approval
+    submitted: SubmitOutcome | None = None  # None: nothing was sent (a dry run)
+    alerted: AlertOutcome | None = None
 
 
 @dataclass(frozen=True)
@@ -140,18 +142,13 @@ class Snapshot:
         return {pid: case for pid in pids if (case := self.case(pid)) is not None}
 
 
-def report(
-    session: RunSession,
-    ingested: IngestOutcome,
-    prepared: PrepareOutcome,
-    submitted: SubmitOutcome | None,
-    alerted: AlertOutcome | None = None,
-) -> RunResult:
+def report(session: RunSession, stages: Stages) -> RunResult:
     """Decide the run's outcome and write its report: the whole current picture (problems kept
     from earlier runs included) and what changed since the last report."""
-    store, review = session.store, prepared.review
+    store, review, prepared = session.store, stages.reviewed, stages.prepared
+    ingested, submitted, alerted = stages.ingested, stages.submitted, stages.alerted
     snap = Snapshot.read(store, session.opts.inbox)
-    problems = run_problems(session, ingested, prepared, submitted, alerted)
+    problems = run_problems(session, stages)
     advice = session.opts.advice
     table = dispute_table(store, problems, dry_run=session.dry_run, advice=advice, snap=snap)
     annotate(table, store, review)
@@ -194,16 +191,11 @@ def _outcomes(store: StateStore, table: pd.DataFrame, snap: Snapshot) -> dict[st
             "wins": what_wins(store, table, snap.payloads, snap.case)}  # fmt: skip
 
 
-def run_problems(
-    session: RunSession,
-    ingested: IngestOutcome,
-    prepared: PrepareOutcome,
-    submitted: SubmitOutcome | None,
-    alerted: AlertOutcome | None,
-) -> list[Problem]:
+def run_problems(session: RunSession, stages: Stages) -> list[Problem]:
     """What this run and the earlier ones found before the dispute table is made: the API
     stopping, moved deadlines, held disputes, configuration, ingest and build problems."""
     problems: list[Problem] = []
+    submitted, alerted, review = stages.submitted, stages.alerted, stages.reviewed
     if submitted and submitted.stopped:
         subject = "API key" if submitted.stop_code == EXIT_AUTH else "API"
         problems.append(Problem(ProblemKind.RUN_STOPPED, subject, submitted.stopped))
@@ -217,9 +209,8 @@ def run_problems(
                 "no merchant profile is configured: evidence goes without merchant_profile",
             )
         )
-    problems += [*ingested.problems(), *prepared.problems()]
+    problems += [*stages.ingested.problems(), *stages.prepared.problems()]
     problems += [Problem.from_dict(d) for d in session.store.open_problems()]
-    review = prepared.review
     problems += review.problems if review else []
     if alerted is not None and alerted.problem:
         problems.append(Problem(ProblemKind.ALERT_NOT_SENT, "[alerts] block", alerted.problem))

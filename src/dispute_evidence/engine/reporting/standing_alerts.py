@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence import clock
-from dispute_evidence.engine.prepare.build import RunOptions
+from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.reporting import alerts
 from dispute_evidence.engine.reporting.standing import merchant_standing
 from dispute_evidence.evidence.standing import NAMES, Standing, status_line
