@@ -1,6 +1,7 @@
 """The states a dispute and an evidence file move through, and the moves allowed (dlt style).
 
-    (DISPUTE_MOVES below is the whole table: every write of a dispute's status checks it.)
+    (DISPUTE_MOVES and FILE_MOVES below are the tables; every write of a status takes its
+    from-set from them, in state/transitions.py only.)
     Dispute:  (new) -> pending | incomplete
               pending -> submitted | rejected | not_found | past_due
               submitted -> submitted            (files sent later, evidence re-sent)
@@ -117,12 +118,6 @@ OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 
 class IllegalTransition(RuntimeError):
     """A write that the state machine does not allow: a bug, never a user error."""
-
-
-def check_dispute_move(pid: str, was: str, to: DisputeStatus) -> None:
-    """IllegalTransition unless a dispute may go from `was` to `to`."""
-    if was not in DISPUTE_MOVES[to]:
-        raise IllegalTransition(f"disputes ({pid!r},): {was} -> {to} is not allowed")
 
 
 def next_statuses(status: DisputeStatus) -> frozenset[DisputeStatus]:
