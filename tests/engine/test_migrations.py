@@ -218,3 +218,19 @@ def test_a_version_15_state_keeps_its_disputes_and_gains_statements_and_products
             assert have == [col.name for col in RECORD_TABLES[kind].columns], kind
         assert not [t for t in inspect(c).get_table_names() if t.endswith("_v17")]
     engine.dispose()
+
+
+def test_no_step_builds_todays_tables():
+    """Each step spells out its own tables: one that made today's (state/schema.py) would give
+    an old state columns added later, and the later step adding them would then fail."""
+    import ast
+    import inspect as source_of
+
+    from sqlalchemy import MetaData, Table
+
+    from dispute_evidence.state import migrations, schema
+
+    used = {n.id for n in ast.walk(ast.parse(source_of.getsource(migrations)))
+            if isinstance(n, ast.Name)}  # fmt: skip
+    todays = {name for name, v in vars(schema).items() if isinstance(v, Table | MetaData)}
+    assert used & todays == {"meta"}  # the key-value table every version had, unchanged
