@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
-
 from dispute_evidence import clock
 from dispute_evidence.evidence.ce3 import ELEMENTS, transactions
 from dispute_evidence.evidence.ce3_coverage import Coverage, coverage
 from dispute_evidence.evidence.standing import Standing, StandingInputs, standing
 from dispute_evidence.policies import StandingPolicy
-from dispute_evidence.state.schema import disputes
 from dispute_evidence.state.store import StateStore
 
 # only the columns the ratios read: a year of orders is the largest table the state holds
@@ -43,15 +40,6 @@ def merchant_coverage(store: StateStore, now: datetime | None = None) -> Coverag
     return coverage(transactions(records), now or clock.now())
 
 
-def api_statuses(store: StateStore) -> dict[str, str]:
-    """The API's status of each dispute read back (an inquiry's `warning_*`, `prevented`...)."""
-    query = select(disputes.c.provider_dispute_id, disputes.c.api_status).where(
-        disputes.c.api_status.is_not(None), disputes.c.api_status != ""
-    )
-    with store.engine.connect() as c:
-        return {str(pid): str(status) for pid, status in c.execute(query)}
-
-
 def merchant_standing(
     store: StateStore, policy: StandingPolicy, now: datetime | None = None, *, ce3: bool = True
 ) -> Standing:
@@ -66,7 +54,7 @@ def merchant_standing(
         fraud=fraud if given else None,
         opened={pid: v.opened_on for pid, v in store.api_views().items() if v.opened_on},
         ce3_qualified=frozenset(p for p, v in store.ce3_verdicts().items() if v.qualifies),
-        api_status=api_statuses(store),
+        api_status=store.api_statuses(),
     )
     result = standing(inputs, policy, now or clock.now())
     if ce3:  # the CE 3.0 coverage reads the whole order history: `status` does without it
