@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from dispute_evidence.cli._app import echo
-from dispute_evidence.exits import EXIT_DISK_FULL, EXIT_FAILED, EXIT_USAGE
+from dispute_evidence.errors import DisputeEvidenceError
+from dispute_evidence.exits import (
+    EXIT_AUTH,
+    EXIT_DISK_FULL,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+)
 
 if TYPE_CHECKING:
     from dispute_evidence.request import RunRequest
@@ -25,9 +35,7 @@ def _settings_or_exit(config: Path | None, inbox: Path | None = None, **override
     try:
         settings = load_settings(config, inbox=inbox, **overrides)
     except ConfigError as exc:
-        for line in str(exc).splitlines():
-            echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        exit_on(exc)
     echo(f"Config: {settings.config_label}", err=True)
     return settings
 
@@ -64,9 +72,7 @@ def _api_settings_or_exit(settings: Settings, base_url: str | None) -> None:
     try:
         settings.api_settings(base_url=base_url)
     except ConfigError as exc:
-        for line in str(exc).splitlines():
-            echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        exit_on(exc)
 
 
 def _prefect_api(inbox: Path, settings: Settings) -> str | None:
@@ -95,33 +101,72 @@ def _utf8_path_or_exit(inbox: Path) -> None:
         raise typer.Exit(EXIT_USAGE)
 
 
-def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
+def _stopped_before_the_run(exc: KeyboardInterrupt) -> NoReturn:
     from dispute_evidence.engine.run import interrupt_exit_code
 
     echo("Interrupted: 0 sent so far; run again to finish.", err=True)
     raise typer.Exit(interrupt_exit_code(exc)) from None
 
 
-def _one_line_or_raise(exc: Exception) -> None:
-    """A full disk is one line, exit 74 (every write is transactional: nothing was lost); an
-    API address that redirects (before anything was sent) is one line, exit 2."""
+def exit_on(
+    exc: BaseException, *, code: int | None = None, lines: list[str] | None = None
+) -> NoReturn:
+    """The one place an error ends a command: a few plain lines and an exit code, never a
+    traceback. One of ours (errors.py) says its `lines()` and exits its `exit_code` (`code`: a
+    command's own code for it, `lines`: its own words). Of the others, a full disk is one line,
+    exit 74 (every write is transactional: nothing was lost); an API address that redirects
+    (before anything was sent), exit 2; a state database that stopped answering, exit 1.
+    Anything else is a bug: raised as it is."""
     from dispute_evidence.api.errors import UnexpectedResponse
-    from dispute_evidence.engine.run import DISK_FULL, disk_full
 
+    if isinstance(exc, DisputeEvidenceError):
+        _say(
+            lines if lines is not None else exc.lines(), code if code is not None else exc.exit_code
+        )
     if isinstance(exc, UnexpectedResponse) and 300 <= (exc.status or 0) < 400:
-        echo(f"Configuration error: {exc.message}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    where = disk_full(exc)
-    if where is None:
-        _state_store_lost_or_raise(exc)
-    echo(DISK_FULL.format(where=where), err=True)
-    raise typer.Exit(EXIT_DISK_FULL) from None
+        _say([f"Configuration error: {exc.message}"], EXIT_USAGE)
+    if (where := disk_full(exc)) is not None:
+        _say([DISK_FULL.format(where=where)], EXIT_DISK_FULL)
+    if (why := _state_store_lost(exc)) is not None:
+        _say([STATE_LOST.format(why=why)], EXIT_FAILED)
+    raise exc
 
 
-def _state_store_lost_or_raise(exc: Exception) -> None:
-    """The state database went away mid-run (PostgreSQL stopped or killed, the network to it
-    lost): one line, exit 1. Every unit of work commits alone, so nothing is sent twice when
-    the next run meets it again."""
+def _say(lines: list[str], code: int) -> NoReturn:
+    for line in lines:
+        echo(line, err=True)
+    raise typer.Exit(code) from None
+
+
+DISK_FULL = (
+    "Disk full: {where}. Nothing was lost: what was sent is recorded, and files not yet "
+    "read stay in the inbox. Free some space on that disk and run again: the same state goes on."
+)
+STATE_LOST = (
+    "State store problem: the state database stopped answering ({why}). What was sent "
+    "is recorded; run again once it is back: nothing is sent twice."
+)
+
+
+def disk_full(exc: BaseException) -> str | None:
+    """Where the disk was full first, if that is what `exc` or what led to it says; else None.
+    SQLite says 'database or disk is full'; a file write fails with ENOSPC (errno 28)."""
+    seen: BaseException | None = exc
+    where = None
+    while seen is not None:  # the first cause is last in the chain
+        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
+            if seen.filename or where is None:  # a re-raise that names the file says more
+                where = f"cannot write {seen.filename}" if seen.filename else "cannot write a file"
+        elif "database or disk is full" in str(seen) and where is None:  # no path: full_disk.py
+            where = "the state store could not be written"  # names it where it knows it
+        seen = seen.__cause__ or seen.__context__
+    return where
+
+
+def _state_store_lost(exc: BaseException) -> str | None:
+    """Why, when the state database went away mid-run (PostgreSQL stopped or killed, the
+    network to it lost): every unit of work commits alone, so nothing is sent twice when the
+    next run meets it again. None when that is not what happened."""
     from sqlalchemy.exc import DBAPIError, OperationalError
 
     seen: BaseException | None = exc
@@ -131,25 +176,19 @@ def _state_store_lost_or_raise(exc: Exception) -> None:
         seen.connection_invalidated or isinstance(seen, OperationalError)
     )
     if not lost:
-        raise exc
-    why = str(getattr(seen, "orig", seen)).strip().splitlines()[0]
-    echo(
-        f"State store problem: the state database stopped answering ({why}). What was sent "
-        "is recorded; run again once it is back: nothing is sent twice.",
-        err=True,
-    )
-    raise typer.Exit(EXIT_FAILED) from None
+        return None
+    return str(getattr(seen, "orig", seen)).strip().splitlines()[0]
 
 
 def _print_result(result: dict[str, Any]) -> None:
     summary = Path(result["report"])
-    if result["exit_code"] in (3, 4):  # key refused, API unreachable: one line says it all
+    if result["exit_code"] in (EXIT_AUTH, EXIT_UNREACHABLE):  # one line says it all
         echo(result.get("stopped") or "The API refused the key.", err=True)
         echo(f"Report: {summary.parent}", err=True)
         return
     echo(summary.with_name("summary.txt").read_text(encoding="utf-8"))
     echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
-    if result["exit_code"] in (130, 143):  # Ctrl-C or SIGTERM: the last line says so
+    if result["exit_code"] in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # the last line says so
         echo(result["outcome"], err=True)
 
 

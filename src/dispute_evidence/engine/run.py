@@ -8,7 +8,6 @@ each a task, the CLI's fast path and the tests run them plainly. A session is wh
 from __future__ import annotations
 
 import asyncio
-import errno
 import gc
 import logging
 import shutil
@@ -49,6 +48,7 @@ from dispute_evidence.engine.steps import (
     submit_step,
 )
 from dispute_evidence.engine.submit import RunAborted, SubmitStats
+from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_DISK_FULL,
@@ -75,7 +75,7 @@ from dispute_evidence.state.store import (
 log = logging.getLogger("dispute_evidence.run")
 
 
-class RunLocked(Exception):
+class RunLocked(DisputeEvidenceError):
     """Another run holds this state store (and so this inbox)."""
 
 
@@ -85,27 +85,6 @@ class Terminated(KeyboardInterrupt):
 
 def interrupt_exit_code(exc: BaseException) -> int:
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
-
-
-DISK_FULL = (
-    "Disk full: {where}. Nothing was lost: what was sent is recorded, and files not yet "
-    "read stay in the inbox. Free some space on that disk and run again: the same state goes on."
-)
-
-
-def disk_full(exc: BaseException) -> str | None:
-    """Where the disk was full first, if that is what `exc` or what led to it says; else None.
-    SQLite says 'database or disk is full'; a file write fails with ENOSPC (errno 28)."""
-    seen: BaseException | None = exc
-    where = None
-    while seen is not None:  # the first cause is last in the chain
-        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
-            if seen.filename or where is None:  # a re-raise that names the file says more
-                where = f"cannot write {seen.filename}" if seen.filename else "cannot write a file"
-        elif "database or disk is full" in str(seen) and where is None:  # no path: full_disk.py
-            where = "the state store could not be written"  # names it where it knows it
-        seen = seen.__cause__ or seen.__context__
-    return where
 
 
 # -- open and close ---------------------------------------------------------------------
@@ -420,7 +399,13 @@ async def _submit(
                 SubmitStats(), client.stats.attempts, stopped=_refused(exc), read=read
             )
         except RunAborted as exc:  # refused while sending: the submitter says what stopped
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
+            return SubmitOutcome(
+                SubmitStats(),
+                client.stats.attempts,
+                stopped=str(exc),
+                stop_code=exc.exit_code,
+                read=read,
+            )
         except WaitTooLong as exc:  # what was sent is kept; the next run resumes
             return _waited_too_long(session, client, exc, read)
         except UnexpectedResponse as exc:  # not the API's answer (a read-back's, a listing's)
@@ -567,7 +552,6 @@ def interrupted(session: RunSession, code: int) -> RunResult:
 
 
 __all__ = [
-    "DISK_FULL",
     "EXIT_AUTH",
     "EXIT_DISK_FULL",
     "EXIT_FAILED",
@@ -585,7 +569,6 @@ __all__ = [
     "Terminated",
     "StepRunner",
     "close_run",
-    "disk_full",
     "interrupt_exit_code",
     "execute",
     "open_run",

@@ -39,6 +39,8 @@ from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
 from dispute_evidence.engine.api_views import record_views
 from dispute_evidence.engine.readback import api_deadline
+from dispute_evidence.errors import DisputeEvidenceError
+from dispute_evidence.exits import EXIT_AUTH
 from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.store import StateStore, new_owner
 
@@ -47,8 +49,10 @@ MAX_UPLOAD_TRIES = 3
 MAX_FILE_PAGES = 20  # a dispute's file listing is never read past 2,000 files
 
 
-class RunAborted(Exception):
+class RunAborted(DisputeEvidenceError):
     """The whole run must stop (the API key was refused): nothing more is sent."""
+
+    exit_code = EXIT_AUTH
 
 
 @dataclass
@@ -371,5 +375,5 @@ class Submitter:
         return remote
 
 
-class _Skip(Exception):
-    pass
+class _Skip(DisputeEvidenceError):
+    """This dispute is done for this run (said and recorded already): the next one goes on."""

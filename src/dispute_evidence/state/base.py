@@ -17,6 +17,7 @@ from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence import clock
 from dispute_evidence.clock import Wall
+from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.state.migrations import migrate
 from dispute_evidence.state.schema import meta
 
@@ -29,8 +30,10 @@ RUN_LOCK_SECONDS = 120.0
 CONNECT_TIMEOUT = 10  # seconds: a database server silent this long at the start is unreachable
 
 
-class StateError(Exception):
+class StateError(DisputeEvidenceError):
     """The state store cannot be used as it is; the message says which and what to do."""
+
+    heading = "State store problem"  # exit 1 (the root's)
 
 
 class StateDamaged(StateError):

@@ -1,7 +1,7 @@
 """A full disk said with its path. Two failures name no file of their own: SQLite's "database
 or disk is full" (its message has no path), and a write that fails part way (ENOSPC from
 write() or close(), not open(): pandas, openpyxl and reportlab writing a report file). Each is
-re-raised here as an OSError(ENOSPC) naming where it could not write, which engine/run.py's
+re-raised here as an OSError(ENOSPC) naming where it could not write, which cli/_common.py's
 `disk_full` turns into the one line "Disk full: cannot write <path>" (exit 74)."""
 
 from __future__ import annotations

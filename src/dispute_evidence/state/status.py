@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from dispute_evidence.errors import DisputeEvidenceError
+
 
 class DisputeStatus(StrEnum):
     PENDING = "pending"
@@ -91,7 +93,7 @@ OPEN_DISPUTE = frozenset({D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL})
 OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 
 
-class IllegalTransition(RuntimeError):
+class IllegalTransition(DisputeEvidenceError, RuntimeError):
     """A write that the state machine does not allow: a bug, never a user error."""
 
 
