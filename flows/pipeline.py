@@ -23,8 +23,7 @@ from dispute_evidence.engine import run as steps
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.fleet.run import run_merchant
 from dispute_evidence.local_api import run_api
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import ConfigError, load_settings
+from dispute_evidence.settings import ConfigError, RunRequest, load_settings
 
 # A run that leaves something for a person ends "Completed" under this name: the Runs page
 # tells it from a clean run at a glance, and nothing treats it as a crash.

@@ -43,7 +43,9 @@ def test_every_error_the_pipeline_defines_is_under_the_root() -> None:
     errors = [c for m in modules for c in defined_exceptions(m)]
     assert len(errors) >= 14  # RunLocked ... PacketError: the walk found them
     outside = [
-        f"{c.__module__}.{c.__qualname__}" for c in errors if not issubclass(c, DisputeEvidenceError)
+        f"{c.__module__}.{c.__qualname__}"
+        for c in errors
+        if not issubclass(c, DisputeEvidenceError)
     ]
     assert outside == []
 

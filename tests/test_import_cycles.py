@@ -118,7 +118,17 @@ UPWARD = {
     ("documents",): ("evidence", "reports", "engine", "state", "settings", "cli"),
     ("reports",): ("engine", "settings", "cli", "fleet", "sandbox"),
     STORE: ("evidence", "documents", "reports", "engine", "settings", "cli", "fleet", "sandbox"),
-    ("settings",): ("engine", "reports", "cli", "fleet", "sandbox"),
+    # configuration: plain data; it reads ingest's mapping fields to check a config whole
+    ("settings",): (
+        "engine",
+        "reports",
+        "cli",
+        "fleet",
+        "sandbox",
+        "state",
+        "documents",
+        "evidence",
+    ),
 }
 
 
@@ -137,3 +147,31 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
         if _in(m, layer) and _in(d, above) and not _in(d, layer)
     )
     assert upward == []
+
+
+def function_level_imports(path: Path) -> set[str]:
+    """The package's modules `path` imports inside a function (hidden from import time)."""
+    out: set[str] = set()
+    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+                    out.add(str(node.module))
+                elif isinstance(node, ast.Import):
+                    out.update(a.name for a in node.names if a.name.startswith(PACKAGE))
+    return out
+
+
+def test_the_settings_are_plain_data_building_nothing_of_the_domain() -> None:
+    """The settings hand plain values on; the engine builds the read limits and mappings from
+    them. The one domain module they reach for is ingest's mapping check (load.py), kept out
+    of import time because it loads pandas."""
+    folder = ROOT / "settings"
+    assert folder.is_dir()  # configuration is one package
+    found = {
+        (p.stem, m)
+        for p in sorted(folder.glob("*.py"))
+        for m in function_level_imports(p)
+        if not m.startswith(f"{PACKAGE}.settings")
+    }
+    assert found == {("load", f"{PACKAGE}.ingest.mappings")}

@@ -23,8 +23,7 @@ from dispute_evidence.exits import (
 )
 
 if TYPE_CHECKING:
-    from dispute_evidence.request import RunRequest
-    from dispute_evidence.settings import Settings
+    from dispute_evidence.settings import RunRequest, Settings
 
 
 def _settings_or_exit(config: Path | None, inbox: Path | None = None, **overrides: Any) -> Settings:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from dispute_evidence.exits import EXIT_FAILED, EXIT_NEEDS_YOU, EXIT_OK, EXIT_USAGE, exit_help
-from dispute_evidence.request import RunRequest
+from dispute_evidence.settings import RunRequest
 
 if TYPE_CHECKING:
     from dispute_evidence.settings import Settings

@@ -110,7 +110,7 @@ def _send_now(
     from dispute_evidence.engine.report import report
     from dispute_evidence.engine.run import RunLocked, close_run, open_run, submit
     from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome
-    from dispute_evidence.request import RunRequest
+    from dispute_evidence.settings import RunRequest
 
     try:
         request = RunRequest(inbox=inbox, state=str(state), trigger="approve")

@@ -28,6 +28,7 @@ from dispute_evidence.api.errors import (
     WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.documents.reading import ReadLimits
 from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
@@ -60,8 +61,8 @@ from dispute_evidence.exits import (
     EXIT_USAGE,
 )
 from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import Settings
+from dispute_evidence.ingest.mappings import config_mappings
+from dispute_evidence.settings import EvidenceSection, RunRequest, Settings
 from dispute_evidence.state.apis import api_identity
 from dispute_evidence.state.full_disk import named_when_full
 from dispute_evidence.state.store import (
@@ -228,7 +229,7 @@ def run_options(
     return RunOptions(
         inbox=inbox,
         merchant=settings.merchant.profile(),
-        mappings=settings.mappings(settings.config_folder),
+        mappings=config_mappings(ingest.mapping, ingest.mapping_files, settings.config_folder),
         max_file_bytes=int(ingest.max_file_mb * 1e6),
         settle_seconds=ingest.settle_seconds,
         archive=ingest.archive and not dry_run,
@@ -237,7 +238,7 @@ def run_options(
         dayfirst=ingest.dayfirst(),
         zone=ingest.timezone,
         summary_pdf=settings.evidence.summary_pdf,
-        read_limits=settings.evidence.read_limits(ingest.dayfirst()),
+        read_limits=read_limits(settings.evidence, ingest.dayfirst()),
         send_partial=settings.evidence.send_partial_orders,
         packet=settings.evidence.packet_policy(),
         read_policy=settings.readback.policy(),
@@ -246,6 +247,15 @@ def run_options(
         advice=settings.advice.policy(),
         retention=settings.retention.policy(),
         standing=settings.standing.policy(),
+    )
+
+
+def read_limits(evidence: EvidenceSection, dayfirst: bool | None) -> ReadLimits | None:
+    """How the run reads documents (None: it does not); `dayfirst`: the locale's date order."""
+    if not evidence.read_documents:
+        return None
+    return ReadLimits(
+        seconds=evidence.read_seconds, memory_mb=evidence.read_memory_mb, dayfirst=dayfirst
     )
 
 

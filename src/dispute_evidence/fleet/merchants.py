@@ -17,11 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.engine import make_url
 
 from dispute_evidence.api.config import check_base_url
-from dispute_evidence.bounds import out_of_range
 from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
 from dispute_evidence.fleet.budget import BudgetShape
 from dispute_evidence.names import did_you_mean
-from dispute_evidence.settings import ConfigError, MerchantSection
+from dispute_evidence.settings import ConfigError, MerchantSection, out_of_range
 
 MERCHANT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

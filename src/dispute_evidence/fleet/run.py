@@ -13,8 +13,7 @@ from dispute_evidence.engine.run import RunResult, run_inbox
 from dispute_evidence.engine.session import Progress, StepRunner, plain
 from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
 from dispute_evidence.fleet.merchants import MerchantRun
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import ConfigError, Settings, load_settings
+from dispute_evidence.settings import ConfigError, RunRequest, Settings, load_settings
 
 LOCK_POLL_SECONDS = 5.0
 

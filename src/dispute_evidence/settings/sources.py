@@ -21,10 +21,10 @@ from pydantic_settings import (
 )
 
 from dispute_evidence.api.config import ApiSettings, api_environ, env_name
-from dispute_evidence.bounds import out_of_range
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import EXIT_USAGE
 from dispute_evidence.names import did_you_mean
+from dispute_evidence.settings.bounds import out_of_range
 
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
 CONFIG_ENV = "DISPUTE_EVIDENCE_CONFIG"
