@@ -175,3 +175,28 @@ def test_the_settings_are_plain_data_building_nothing_of_the_domain() -> None:
         if not m.startswith(f"{PACKAGE}.settings")
     }
     assert found == {("load", f"{PACKAGE}.ingest.mappings")}
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module `path` imports, wherever it is written (a function's body too)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            out.add(node.module or "")
+    return out
+
+
+def test_the_engine_imports_no_prefect() -> None:
+    """Prefect's events and notification blocks are flows/'s (flows/alerting.py): the engine
+    sends alerts through the sink it is handed."""
+    engine = sorted((ROOT / "engine").rglob("*.py"))
+    assert len(engine) > 20
+    found = sorted(
+        (p.name, m)
+        for p in engine
+        for m in imports_of(p)
+        if m == "prefect" or m.startswith("prefect.")
+    )
+    assert found == []

@@ -203,10 +203,14 @@ def _run(settings: Settings, request: RunRequest) -> dict[str, Any]:
             return evidence_run(request)  # type: ignore[return-value]  # a State's data when called
     from dispute_evidence.engine.run import run_inbox
     from dispute_evidence.local_api import run_api
+    from flows.alerting import PrefectAlerts  # alerts as a flow run sends them (no Prefect yet)
 
     with run_api(settings, request) as (api, identity):
+        sink = PrefectAlerts()
         if not sys.stderr.isatty():
-            return run_inbox(settings, request, api=api, api_identity=identity).as_dict()
+            return run_inbox(
+                settings, request, api=api, api_identity=identity, alert_sink=sink
+            ).as_dict()
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -225,5 +229,8 @@ def _run(settings: Settings, request: RunRequest) -> dict[str, Any]:
         ) as bar:
             task = bar.add_task("submit", total=None)
             progress = lambda done, total: bar.update(task, completed=done, total=total)  # noqa: E731
-            result = run_inbox(settings, request, api=api, api_identity=identity, progress=progress)
+            result = run_inbox(
+                settings, request, api=api, api_identity=identity, progress=progress,
+                alert_sink=sink,
+            )  # fmt: skip
             return result.as_dict()

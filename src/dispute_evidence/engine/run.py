@@ -29,7 +29,7 @@ from dispute_evidence.api.errors import (
 )
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.documents.reading import ReadLimits
-from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
+from dispute_evidence.engine.alerts import AlertOutcome, AlertSink, send_alerts
 from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
 from dispute_evidence.engine.listings import listing_for, reconcile_if_sent_before
@@ -97,6 +97,7 @@ def open_run(
     gate: RequestGate | None = None,
     poll: float = 15.0,
     api_identity: str | None = None,
+    alert_sink: AlertSink | None = None,
 ) -> RunSession:
     """Open the state store, take the run lock, and start a run row, as `request` asks.
 
@@ -105,7 +106,8 @@ def open_run(
     inbox-triggered one. `adopt` rebinds a state store to this inbox (it moved); `reconcile`
     makes a new state check the API's file listings before uploading (it replaces a lost or
     damaged one). `api`: the client's configuration (None, or a dry run: nothing is sent);
-    `api_identity` names the API when its address does not (the inbox's own sandbox)."""
+    `api_identity` names the API when its address does not (the inbox's own sandbox);
+    `alert_sink` sends the alerts (None: they are logged only)."""
     inbox = request.inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
@@ -146,6 +148,7 @@ def open_run(
                 KeepAlive(store, new_owner(run_id)).start(),
                 config=settings.config_label,
                 unproven=unproven,
+                alert_sink=alert_sink,
             )
         except BaseException as exc:  # the lock is ours: never leave it behind
             store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
@@ -330,10 +333,11 @@ def alert(session: RunSession) -> AlertOutcome | None:
     """Alert about disputes due soon that still need something (once per dispute per day),
     and about a month's dispute ratio newly at watch or over (once per month, network and
     level)."""
-    if session.opts.alerts is None:
+    store, opts, sink = session.store, session.opts, session.alert_sink
+    if opts.alerts is None:
         return None
-    out = send_alerts(session.store, session.opts.alerts, session.run_id, inbox=session.opts.inbox)
-    return add_standing_alerts(out, session.store, session.opts, session.run_id)
+    out = send_alerts(store, opts.alerts, session.run_id, inbox=opts.inbox, sink=sink)
+    return add_standing_alerts(out, store, opts, session.run_id, sink)
 
 
 def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutcome:
@@ -509,10 +513,14 @@ def run_inbox(
     gate: RequestGate | None = None,
     poll: float = 15.0,
     api_identity: str | None = None,
+    alert_sink: AlertSink | None = None,
 ) -> RunResult:
     """Open, execute and close one run; the lock is released whatever happens."""
     spare_the_settled()  # before the run opens: its lock and session are not frozen with it
-    session = open_run(settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity)
+    session = open_run(
+        settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity,
+        alert_sink=alert_sink,
+    )  # fmt: skip
     outcome, counts = "failed", None
     with named_when_full(None, session.store.engine.url):  # SQLite's full disk names no file
         try:

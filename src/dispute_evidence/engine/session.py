@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.engine.alerts import AlertSink
 from dispute_evidence.engine.steps import RunOptions
 from dispute_evidence.engine.submit import SubmitStats
 from dispute_evidence.state.store import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
@@ -89,3 +90,4 @@ class RunSession:
     # why nothing may be sent this run, and its exit code: the API this state has not sent to
     # yet refused the key or could not be reached when asked (engine/run.py: _use_api)
     unproven: tuple[str, int] | None = None
+    alert_sink: AlertSink | None = None  # where alerts go beyond the log (flows/alerting.py)

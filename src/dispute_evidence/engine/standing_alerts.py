@@ -1,6 +1,6 @@
 """An alert the first run a month's dispute ratio crosses `watch` or `over` on a network
 (evidence/standing.py decides the status), through the same doors as the deadline alerts
-(engine/alerts.py: a Prefect event, one message through the `[alerts] block`).
+(engine/alerts.py: an event, one message through the `[alerts] block`, by the run's sink).
 
 Once per month, network and level: the state keeps each alert sent in `alerts_sent`, its
 subject `standing:<month>:<network>:<level>`, so a later run of the same month says nothing
@@ -85,7 +85,12 @@ def standing_alerted(store: StateStore) -> set[str]:
 
 
 def send_standing_alerts(
-    store: StateStore, policy: AlertPolicy, standing: Standing, run_id: str, now: datetime
+    store: StateStore,
+    policy: AlertPolicy,
+    standing: Standing,
+    run_id: str,
+    now: datetime,
+    sink: alerts.AlertSink | None = None,
 ) -> alerts.AlertOutcome:
     """Alert about each month and network newly at watch or over; recorded once it reached
     someone (as the deadline alerts are), so a failed alert is tried again next run."""
@@ -93,20 +98,20 @@ def send_standing_alerts(
     out = alerts.AlertOutcome()
     if not new:
         return out
-    if not alerts.prefect_server():
+    if (why := alerts.unavailable(sink, [c.line() for c in new])) is not None:
         if policy.block:
-            out.problem = (f"{policy.block}: no Prefect server to load it from (alerts need "
-                           "`serve` or PREFECT_API_URL); the dispute-ratio alert was not sent")  # fmt: skip
+            out.problem = f"{policy.block}: {why}; the dispute-ratio alert was not sent"
         return out
+    assert sink is not None  # `unavailable` said why otherwise
     if policy.events:
-        out.events = sum(1 for c in new if _emit(c, run_id))
+        out.events = sum(1 for c in new if _emit(sink, c, run_id))
     if policy.block:
         try:
-            alerts.notify(policy.block, _subject(new), "\n".join(c.line() for c in new))
+            sink.notify(policy.block, _subject(new), "\n".join(c.line() for c in new))
             out.notified = True
-        except Exception as exc:  # noqa: BLE001 - any failure of the block: said, retried
-            out.problem = (f"{policy.block}: {alerts.failure_words(exc)}; the dispute-ratio "
-                           "alert was not sent, the next run tries again")  # fmt: skip
+        except alerts.AlertNotSent as exc:  # said, and tried again next run
+            out.problem = (f"{policy.block}: {exc}; the dispute-ratio alert was not sent, the "
+                           "next run tries again")  # fmt: skip
             log.warning("alert not sent through %s", out.problem)
     if out.notified or (not policy.block and out.events):
         _record(store, new, now, run_id)
@@ -115,12 +120,16 @@ def send_standing_alerts(
 
 
 def add_standing_alerts(
-    out: alerts.AlertOutcome, store: StateStore, opts: RunOptions, run_id: str
+    out: alerts.AlertOutcome,
+    store: StateStore,
+    opts: RunOptions,
+    run_id: str,
+    sink: alerts.AlertSink | None = None,
 ) -> alerts.AlertOutcome:
     """`out` (the deadline alerts) with the standing worked out and its alerts sent."""
     assert opts.alerts is not None
     out.standing = merchant_standing(store, opts.standing)
-    ratio = send_standing_alerts(store, opts.alerts, out.standing, run_id, clock.now())
+    ratio = send_standing_alerts(store, opts.alerts, out.standing, run_id, clock.now(), sink)
     out.ratio_alerted = ratio.alerted
     out.events += ratio.events
     out.problem = out.problem or ratio.problem  # the same block: one line says it
@@ -150,8 +159,8 @@ def _subject(new: list[Crossing]) -> str:
     return f"Dispute ratio {word}: {NAMES.get(worst.network, worst.network)} {worst.month}{more}"
 
 
-def _emit(c: Crossing, run_id: str) -> bool:
-    return alerts.emit(
+def _emit(sink: alerts.AlertSink, c: Crossing, run_id: str) -> bool:
+    return sink.emit(
         EVENT,
         RESOURCE + c.network,
         c.network,

@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlalchemy import create_engine
 from sqlalchemy.schema import CreateSchema
 
+from dispute_evidence.engine.alerts import AlertSink
 from dispute_evidence.engine.run import RunResult, run_inbox
 from dispute_evidence.engine.session import Progress, StepRunner, plain
 from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
@@ -77,6 +78,7 @@ def run_merchant(
     progress: Progress | None = None,
     trigger: str = "schedule",
     dry_run: bool = False,
+    alert_sink: AlertSink | None = None,
 ) -> RunResult:
     """Run the merchant's inbox once, every request of its key taking a slot of the key's
     shared budget first."""
@@ -100,6 +102,7 @@ def run_merchant(
             api=api,
             gate=SharedBudget(budgets, run.key, shape),
             poll=LOCK_POLL_SECONDS,
+            alert_sink=alert_sink,
         )
     finally:
         budgets.close()
