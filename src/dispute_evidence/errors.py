@@ -7,8 +7,10 @@ does the sandbox.
     DisputeEvidenceError                 exit 1   (root)
     ├── ConfigError (ValueError)         exit 2   "Configuration error: ..."  settings/
     ├── MappingError (ValueError)        exit 2   a mapping file              ingest/mappings
-    ├── StateError                       exit 1   "State store problem: ..."  state/
-    │   └── StateDamaged, StateUnreachable, StateOfAnotherInbox, ...
+    ├── StateError                       exit 1   "State store problem: ..."  state/errors
+    │   ├── StateDamaged, StateUnreachable, StateOfAnotherInbox
+    │   ├── StateUnavailable             exit 1   the database stopped answering (same_everywhere)
+    │   └── StateFull                    exit 74  "Disk full: cannot write ..." (same_everywhere)
     ├── IllegalTransition (RuntimeError) exit 1   a bug, never a user error   state/status
     ├── RunLocked                        exit 1   another run holds the inbox engine/run
     ├── RunAborted                       exit 3   the API refused the key     engine/submit
@@ -19,7 +21,10 @@ does the sandbox.
 
 The last three stop one file or one dispute, never the run: the run goes on, and its exit
 code (5: something needs a person) is what `exit_code` says of them. A second base
-(ValueError, RuntimeError) stays where code catches the error by that type.
+(ValueError, RuntimeError) stays where code catches the error by that type. A command may say
+one of ours in its own words and code (`status` says a state it cannot open as a usage error,
+exit 2), except a condition of the machine every command says alike (`same_everywhere`): a full
+disk is exit 74 and a lost database exit 1 wherever they happen.
 """
 
 from __future__ import annotations
@@ -34,8 +39,15 @@ class DisputeEvidenceError(Exception):
 
     exit_code: ClassVar[int] = EXIT_FAILED  # a command stopped by it exits with this
     heading: ClassVar[str] = ""  # said before each line of the message (e.g. "State store problem")
+    same_everywhere: ClassVar[bool] = False  # no command's own words or code replace these
 
     def lines(self) -> list[str]:
         """What a person reads: each line of the message, after the heading if there is one."""
         text = str(self).splitlines() or [self.__doc__ or type(self).__name__]
         return [f"{self.heading}: {line}" if self.heading else line for line in text]
+
+
+DISK_FULL = (
+    "Disk full: {where}. Nothing was lost: what was sent is recorded, and files not yet "
+    "read stay in the inbox. Free some space on that disk and run again: the same state goes on."
+)  # what a full disk says, the state store's (StateFull) or a file's (cli/_common `exit_on`)

@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import typer
 
 from dispute_evidence.cli._app import echo
-from dispute_evidence.errors import DisputeEvidenceError
+from dispute_evidence.errors import DISK_FULL, DisputeEvidenceError
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_DISK_FULL,
-    EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
     EXIT_UNREACHABLE,
@@ -112,22 +111,25 @@ def exit_on(
 ) -> NoReturn:
     """The one place an error ends a command: a few plain lines and an exit code, never a
     traceback. One of ours (errors.py) says its `lines()` and exits its `exit_code` (`code`: a
-    command's own code for it, `lines`: its own words). Of the others, a full disk is one line,
-    exit 74 (every write is transactional: nothing was lost); an API address that redirects
-    (before anything was sent), exit 2; a state database that stopped answering, exit 1.
-    Anything else is a bug: raised as it is."""
+    command's own code for it, `lines`: its own words; not for a condition every command says
+    alike, `same_everywhere`: a full disk, exit 74, a lost state database, exit 1). Of the
+    others, a full disk is one line, exit 74 (every write is transactional: nothing was lost);
+    an API address that redirects (before anything was sent), exit 2; one that led to ours is
+    said as ours. Anything else is a bug: raised as it is."""
     from dispute_evidence.api.errors import UnexpectedResponse
 
     if isinstance(exc, DisputeEvidenceError):
+        own = exc.same_everywhere
         _say(
-            lines if lines is not None else exc.lines(), code if code is not None else exc.exit_code
+            exc.lines() if own or lines is None else lines,
+            exc.exit_code if own or code is None else code,
         )
     if isinstance(exc, UnexpectedResponse) and 300 <= (exc.status or 0) < 400:
         _say([f"Configuration error: {exc.message}"], EXIT_USAGE)
     if (where := disk_full(exc)) is not None:
         _say([DISK_FULL.format(where=where)], EXIT_DISK_FULL)
-    if (why := _state_store_lost(exc)) is not None:
-        _say([STATE_LOST.format(why=why)], EXIT_FAILED)
+    if (cause := _said_alike(exc)) is not None:  # e.g. the database lost while closing the run
+        _say(cause.lines(), cause.exit_code)
     raise exc
 
 
@@ -137,46 +139,32 @@ def _say(lines: list[str], code: int) -> NoReturn:
     raise typer.Exit(code) from None
 
 
-DISK_FULL = (
-    "Disk full: {where}. Nothing was lost: what was sent is recorded, and files not yet "
-    "read stay in the inbox. Free some space on that disk and run again: the same state goes on."
-)
-STATE_LOST = (
-    "State store problem: the state database stopped answering ({why}). What was sent "
-    "is recorded; run again once it is back: nothing is sent twice."
-)
-
-
 def disk_full(exc: BaseException) -> str | None:
-    """Where the disk was full first, if that is what `exc` or what led to it says; else None.
-    SQLite says 'database or disk is full'; a file write fails with ENOSPC (errno 28)."""
+    """Where the disk was full first, if that is what `exc` or what led to it says; else None:
+    a write failed with ENOSPC (errno 28), or the state store said StateFull."""
+    from dispute_evidence.state.errors import StateFull
+
     seen: BaseException | None = exc
     where = None
     while seen is not None:  # the first cause is last in the chain
-        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
-            if seen.filename or where is None:  # a re-raise that names the file says more
-                where = f"cannot write {seen.filename}" if seen.filename else "cannot write a file"
-        elif "database or disk is full" in str(seen) and where is None:  # no path: full_disk.py
-            where = "the state store could not be written"  # names it where it knows it
+        if isinstance(seen, StateFull):
+            where = f"cannot write {seen.where}"
+        elif isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
+            named = f"cannot write {seen.filename}" if seen.filename else None
+            where = named or where or "cannot write a file"  # a re-raise naming the file says more
         seen = seen.__cause__ or seen.__context__
     return where
 
 
-def _state_store_lost(exc: BaseException) -> str | None:
-    """Why, when the state database went away mid-run (PostgreSQL stopped or killed, the
-    network to it lost): every unit of work commits alone, so nothing is sent twice when the
-    next run meets it again. None when that is not what happened."""
-    from sqlalchemy.exc import DBAPIError, OperationalError
-
-    seen: BaseException | None = exc
-    while seen is not None and not isinstance(seen, OperationalError | DBAPIError):
+def _said_alike(exc: BaseException) -> DisputeEvidenceError | None:
+    """What led to `exc`, when it is one of ours every command says alike (a state database
+    that stopped answering: what was sent is recorded, nothing is sent twice); else None."""
+    seen = exc.__cause__ or exc.__context__
+    while seen is not None:
+        if isinstance(seen, DisputeEvidenceError) and seen.same_everywhere:
+            return seen
         seen = seen.__cause__ or seen.__context__
-    lost = isinstance(seen, DBAPIError) and (
-        seen.connection_invalidated or isinstance(seen, OperationalError)
-    )
-    if not lost:
-        return None
-    return str(getattr(seen, "orig", seen)).strip().splitlines()[0]
+    return None
 
 
 def _print_result(result: dict[str, Any]) -> None:

@@ -252,6 +252,23 @@ def run(
     raise typer.Exit(result["exit_code"])
 
 
+CHECKOUT = Path(__file__).resolve().parents[3]  # src/dispute_evidence/cli/run.py -> the checkout
+
+
+def sample_data() -> Path:
+    """The demo's inbox to copy: the checkout's sample_data/ wherever the demo is started from,
+    else one in the working directory (an installed package has no checkout); none: exit 2."""
+    for source in (CHECKOUT / "sample_data", Path("sample_data")):
+        if source.is_dir():
+            return source
+    echo(
+        f"Demo: no sample_data/ folder (looked in {CHECKOUT} and {Path.cwd()}); run the demo "
+        "from the project's checkout (make demo)",
+        err=True,
+    )
+    raise typer.Exit(EXIT_USAGE)
+
+
 @app.command()
 def demo(
     workdir: Annotated[
@@ -265,9 +282,7 @@ def demo(
     from dispute_evidence.documents.reading import ReadLimits, missing_ocr_line
 
     _console_logging()
-    source = Path(__file__).resolve().parents[2] / "sample_data"
-    if not source.is_dir():
-        source = Path("sample_data")
+    source = sample_data()
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     inbox = workdir / stamp / "inbox"
     shutil.copytree(source, inbox)

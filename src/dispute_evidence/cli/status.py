@@ -229,7 +229,8 @@ def _api_for_approve(settings: Settings, inbox: Path | None) -> tuple[ApiSetting
 
 def _state_problem(exc: StateError, inbox: Path | None, merchants: Path | None) -> NoReturn:
     """One line, exit 2; when the inbox's own state file is missing (`inbox` given: the state
-    was not named), a line naming `--merchant`: a fleet merchant's state is in PostgreSQL."""
+    was not named), a line naming `--merchant`: a fleet merchant's state is in PostgreSQL. A full
+    disk (exit 74) and a lost database (exit 1) are said as a run says them (`exit_on`)."""
     from dispute_evidence.inbox import default_state
 
     lines = exc.lines()

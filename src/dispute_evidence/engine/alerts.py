@@ -19,17 +19,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import insert, select
-
 from dispute_evidence import clock
 from dispute_evidence.engine.case import CaseReader, case_reader
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.standing import Standing
 from dispute_evidence.policies import AlertPolicy
-from dispute_evidence.state.schema import alerts_sent, disputes
 from dispute_evidence.state.status import DisputeStatus
-from dispute_evidence.state.store import StateStore, now_iso
+from dispute_evidence.state.store import StateStore
 
 log = logging.getLogger("dispute_evidence.alerts")
 D = DisputeStatus
@@ -92,23 +89,14 @@ def at_risk(
     was read from each document)."""
     until = now + timedelta(hours=hours)
     cases = case_reader(store, inbox)
-    q = (
-        select(
-            disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.status,
-            disputes.c.response_due_by, disputes.c.payload, disputes.c.detail,
-        )
-        .where(disputes.c.status.in_(WATCHED), disputes.c.response_due_by.is_not(None))
-        .order_by(disputes.c.response_due_by)
-    )  # fmt: skip
     out = []
-    with store.engine.connect() as c:
-        for pid, order, status, due_text, payload, detail in c.execute(q):
-            due = _time(due_text)
-            if due is None or not now < due <= until:
-                continue
-            why = _needs(cases, pid, status, payload, detail)
-            if why:
-                out.append(AtRisk(pid, order or "", due, why))
+    for pid, order, status, due_text, payload, detail in store.watched_deadlines(WATCHED):
+        due = _time(due_text)
+        if due is None or not now < due <= until:
+            continue
+        why = _needs(cases, pid, status, payload, detail)
+        if why:
+            out.append(AtRisk(pid, order or "", due, why))
     return out
 
 
@@ -132,27 +120,6 @@ def _time(value: str | None) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def alerted_on(store: StateStore, day: str) -> set[str]:
-    with store.engine.connect() as c:
-        q = select(alerts_sent.c.provider_dispute_id).where(alerts_sent.c.day == day)
-        return set(c.execute(q).scalars())
-
-
-def _record(store: StateStore, risks: list[AtRisk], day: str, run_id: str) -> None:
-    rows = [
-        {
-            "provider_dispute_id": r.pid,
-            "day": day,
-            "sent_at": now_iso(),
-            "why": r.why,
-            "run_id": run_id,
-        }
-        for r in risks
-    ]
-    with store.engine.begin() as c:
-        c.execute(insert(alerts_sent), rows)
-
-
 def send_alerts(
     store: StateStore,
     policy: AlertPolicy,
@@ -167,7 +134,7 @@ def send_alerts(
     each. Without a sink, each alert is logged (and not recorded)."""
     now = now or clock.now()
     day = now.strftime("%Y-%m-%d")
-    done = alerted_on(store, day)
+    done = store.alerted_on(day)
     risks = [r for r in at_risk(store, now, policy.hours, inbox) if r.pid not in done]
     out = AlertOutcome()
     if not risks:
@@ -190,7 +157,7 @@ def send_alerts(
             log.warning("alert not sent through %s", out.problem)
     # with a block, a person is told only once it worked: until then, every run tries again
     if out.notified or (not policy.block and out.events):
-        _record(store, risks, day, run_id)
+        store.record_alerts(((r.pid, r.why) for r in risks), day, run_id)
         out.alerted = [r.pid for r in risks]
     return out
 

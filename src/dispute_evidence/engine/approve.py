@@ -19,11 +19,11 @@ from pathlib import Path
 
 from dispute_evidence.api import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.engine.full_disk import named_when_full
 from dispute_evidence.engine.report import SubmitOutcome
 from dispute_evidence.engine.review import approve
 from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from dispute_evidence.settings import Settings
-from dispute_evidence.state.full_disk import named_when_full
 from dispute_evidence.state.status import DisputeStatus
 from dispute_evidence.state.store import StateStore
 
@@ -59,7 +59,7 @@ def approve_and_send(
     is given (None: record only)."""
     out = ApproveSent()
     policy = settings.review.policy()
-    with StateStore(state, must_exist=True) as store, named_when_full(None, store.engine.url):
+    with StateStore(state, must_exist=True) as store:
         result = approve(
             store,
             pids,
@@ -127,7 +127,7 @@ def _send_now(
     outcome, counts = "failed", None
     try:
         submitted = submit(session)
-        with named_when_full(session.report_folder, session.store.engine.url):
+        with named_when_full(session.report_folder):
             result = report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), submitted)
         outcome, counts = result.outcome, result.counts
         out.run_id, out.report = session.run_id, str(result.report)

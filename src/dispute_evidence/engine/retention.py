@@ -16,7 +16,6 @@ the closed disputes of past years.
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 from collections.abc import Iterable
@@ -26,21 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import and_, func, or_, select, update
 
 from dispute_evidence import clock
 from dispute_evidence.inbox import ARCHIVE, PRIVATE
 from dispute_evidence.policies import RetentionPolicy
-from dispute_evidence.state.schema import (
-    RECORD_TABLES,
-    disputes,
-    evidence_files,
-    generated_docs,
-    open_problems,
-)
-from dispute_evidence.state.scoped import chunks
-from dispute_evidence.state.status import DisputeStatus
-from dispute_evidence.state.store import StateStore
+from dispute_evidence.state.ports import RetentionStore
+from dispute_evidence.state.retention import Clearing
 
 log = logging.getLogger("dispute_evidence.retention")
 
@@ -71,7 +61,7 @@ class RetentionOutcome:
 
 
 def apply_retention(
-    store: StateStore,
+    store: RetentionStore,
     policy: RetentionPolicy,
     *,
     inbox: Path,
@@ -103,73 +93,41 @@ def _stamp(when: datetime) -> str:
     return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def _closed_since() -> Any:
-    """When we saw a dispute end: the API's status time, else the row's last change."""
-    return func.coalesce(disputes.c.api_status_at, disputes.c.updated_at)
-
-
 def _clear_customer_data(
-    store: StateStore, inbox: Path, cutoff: str, out: RetentionOutcome
+    store: RetentionStore, inbox: Path, cutoff: str, out: RetentionOutcome
 ) -> None:
     since = store.get_meta(CLEARED_THROUGH) or ""
-    closed = and_(
-        disputes.c.status == DisputeStatus.CLOSED,
-        _closed_since() < cutoff,
-        or_(
-            _closed_since() >= since,
-            disputes.c.provider_dispute_id.in_(_dropped_again(store, since)),
-        ),
-    )
-    with store.engine.connect() as c:
-        rows = c.execute(
-            select(disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.payload)
-            .where(closed)
-        ).all()  # fmt: skip
-        kept_orders = {o for (o,) in c.execute(select(disputes.c.order_number).where(~closed)) if o}
-        # closed before the watermark: cleared already; closed after the cutoff: kept for now
-        out.disputes = sorted(r[0] for r in rows)
-        out.files = _stored_copies(c, out.disputes, inbox)
+    # closed before the watermark: cleared already; closed after the cutoff: kept for now
+    rows, kept_orders = store.closed_for_clearing(cutoff, since, _dropped_again(store, since))
+    out.disputes = sorted(r[0] for r in rows)
+    out.files = _stored_copies(store, out.disputes, inbox)
     if out.dry_run:
         return
     orders = {r[1] for r in rows if r[1]} - kept_orders
-    with store.engine.begin() as c:
-        for pid, _order, payload in rows:
-            if payload is not None:
-                c.execute(
-                    update(disputes)
-                    .where(disputes.c.provider_dispute_id == pid)
-                    .values(payload=_scrubbed(bytes(payload)))
-                )
-        _clear_generated(c, out.disputes)
-        _clear_records(c, orders)
-        _clear_problems(c, orders)
+    store.clear_customer_data(
+        Clearing(
+            payloads={pid: _scrubbed(bytes(p)) for pid, _order, p in rows if p is not None},
+            pids=out.disputes,
+            orders=orders,
+            record_kinds=("orders", "payments"),
+            personal=PERSONAL_FIELDS,
+            scrub=_scrubbed,
+            forget=lambda problem: _forget_value(problem, orders),
+        )
+    )
     for path in out.files:  # after the state no longer points at them
         Path(path).unlink(missing_ok=True)
     store.set_meta(CLEARED_THROUGH, cutoff)
     store.set_meta(CLEARED_SEQ, str(store.latest_ingest()))
 
 
-def _stored_copies(c: Any, pids: list[str], inbox: Path) -> list[str]:
+def _stored_copies(store: RetentionStore, pids: list[str], inbox: Path) -> list[str]:
     """The files under .dispute-evidence/ that hold `pids`' customer data: the copies of their
     documents and generated PDFs (blobs), their packets, and what was read from their
     documents (documents/<sha>.json). A copy another dispute still uses (the same content,
     so the same blob and reading) stays."""
-    ef, g = evidence_files.c, generated_docs.c
-    mine: set[tuple[str, str]] = set()  # (content hash, blob path)
-    for chunk in chunks(pids):
-        mine |= {(sha, path) for sha, path in c.execute(
-            select(ef.sha256, ef.path).where(ef.provider_dispute_id.in_(chunk)))}  # fmt: skip
-        mine |= {("", path) for (path,) in c.execute(
-            select(g.packet_path).where(g.provider_dispute_id.in_(chunk)))}  # fmt: skip
-    shas, cleared = sorted({sha for sha, _ in mine if sha}), set(pids)
-    used: set[str] = set()  # hashes and paths a dispute not cleared now still uses
-    for chunk in chunks(shas):
-        for pid, sha, path in c.execute(
-            select(ef.provider_dispute_id, ef.sha256, ef.path)
-            .where(ef.sha256.in_(chunk), ef.path != "")
-        ):  # fmt: skip
-            if pid not in cleared:
-                used |= {sha, path}
+    mine, used = store.stored_copies_of(pids)
+    shas = sorted({sha for sha, _ in mine if sha})
     private = (inbox / PRIVATE).resolve()
     readings = inbox / PRIVATE / "documents"
     candidates = {Path(p) for _, p in mine if p and p not in used}
@@ -177,30 +135,7 @@ def _stored_copies(c: Any, pids: list[str], inbox: Path) -> list[str]:
     return sorted(str(p) for p in candidates if p.is_file() and _inside(p, private))
 
 
-def _clear_generated(c: Any, pids: list[str]) -> None:
-    """The state no longer points at the deleted copies, and the generated PDFs' `material`
-    (the facts each stated, compared on later runs) keeps everything but the personal fields."""
-    for chunk in chunks(pids):
-        c.execute(
-            update(evidence_files)
-            .where(evidence_files.c.provider_dispute_id.in_(chunk))
-            .values(path="")
-        )
-        docs = c.execute(
-            select(generated_docs.c.provider_dispute_id, generated_docs.c.sha256,
-                   generated_docs.c.material)
-            .where(generated_docs.c.provider_dispute_id.in_(chunk))
-        ).all()  # fmt: skip
-        for pid, sha, material in docs:
-            scrubbed = _scrubbed(material.encode()).decode() if material else material
-            c.execute(
-                update(generated_docs)
-                .where(generated_docs.c.provider_dispute_id == pid, generated_docs.c.sha256 == sha)
-                .values(material=scrubbed, packet_path="")
-            )
-
-
-def _dropped_again(store: StateStore, since: str) -> list[str]:
+def _dropped_again(store: RetentionStore, since: str) -> list[str]:
     """Disputes cleared before (closed before `since`) whose order's rows were read again
     since (an old export dropped again): their names came back, so they are cleared again."""
     seen = int(store.get_meta(CLEARED_SEQ) or 0)
@@ -209,37 +144,21 @@ def _dropped_again(store: StateStore, since: str) -> list[str]:
         again |= store.keys_since(kind, seen, "order_number")
     if not since or not again:
         return []
-    cleared = and_(disputes.c.status == DisputeStatus.CLOSED, _closed_since() < since)
-    out: list[str] = []
-    with store.engine.connect() as c:
-        for chunk in chunks(sorted(again)):
-            out += c.execute(
-                select(disputes.c.provider_dispute_id).where(
-                    cleared, disputes.c.order_number.in_(chunk)
-                )
-            ).scalars()
-    return out
+    return store.closed_before_of_orders(since, sorted(again))
 
 
-def _clear_problems(c: Any, orders: set[str]) -> None:
-    """The open problems about rows of `orders` keep where they are (file, row, column) but no
-    longer quote the cell: a bad email or address is the customer's data too."""
-    for source, seq, body in c.execute(
-        select(open_problems.c.source, open_problems.c.seq, open_problems.c.body)
-    ).all():
-        problem = json.loads(body)
-        value = str(problem.get("value") or "")
-        if problem.get("order") not in orders or not value:
-            continue
-        for key in ("where", "what"):
-            problem[key] = str(problem.get(key) or "").replace(f" = {value!r}", "")
-            problem[key] = problem[key].replace(value, "[cleared]")
-        problem["value"] = ""
-        c.execute(
-            update(open_problems)
-            .where(open_problems.c.source == source, open_problems.c.seq == seq)
-            .values(body=json.dumps(problem))
-        )
+def _forget_value(problem: dict[str, Any], orders: set[str]) -> dict[str, Any] | None:
+    """An open problem about a row of `orders`, keeping where it is (file, row, column) but no
+    longer quoting the cell: a bad email or address is the customer's data too. None: not
+    one of theirs, or it quotes nothing."""
+    value = str(problem.get("value") or "")
+    if problem.get("order") not in orders or not value:
+        return None
+    for key in ("where", "what"):
+        problem[key] = str(problem.get(key) or "").replace(f" = {value!r}", "")
+        problem[key] = problem[key].replace(value, "[cleared]")
+    problem["value"] = ""
+    return problem
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -260,15 +179,6 @@ def scrub(value: Any) -> Any:
 
 def _scrubbed(payload: bytes) -> bytes:
     return orjson.dumps(scrub(orjson.loads(payload)), option=orjson.OPT_SORT_KEYS)
-
-
-def _clear_records(c: Any, orders: set[str]) -> None:
-    """Blank the personal columns of the order and payment rows of `orders`."""
-    for kind in ("orders", "payments"):
-        records = RECORD_TABLES[kind]
-        blank = {records.c[name]: None for name in sorted(PERSONAL_FIELDS & set(records.c.keys()))}
-        for chunk in chunks(sorted(orders)):
-            c.execute(update(records).where(records.c.order_number.in_(chunk)).values(blank))
 
 
 # -- report and archive folders ---------------------------------------------------------------

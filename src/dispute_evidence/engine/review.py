@@ -23,15 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import or_, select
 
 from dispute_evidence import clock
-from dispute_evidence.engine.approvals_log import (
-    SECOND_WANTED,
-    approved_words,
-    approvers_of,
-    log_approval,
-)
+from dispute_evidence.engine.approvals_log import approved_words
 from dispute_evidence.engine.case import CaseReader, case_reader
 from dispute_evidence.engine.preview import write_dry_run_preview
 from dispute_evidence.evidence.case import CaseFacts
@@ -39,14 +33,14 @@ from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.state.schema import disputes, evidence_files
+from dispute_evidence.state.approvals import SECOND_WANTED
 from dispute_evidence.state.status import (
     APPROVAL_RELEASES,
     OPEN_FILE,
     DisputeStatus,
     IllegalTransition,
 )
-from dispute_evidence.state.store import StateStore, now_iso
+from dispute_evidence.state.store import StateStore
 from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
 
 D = DisputeStatus
@@ -163,30 +157,8 @@ def candidates(
 ) -> dict[str, Candidate]:
     """Disputes open to evidence that have a payload (optionally only `pids`); without
     `payloads` their bodies are not read (b"": enough for hashes and versions)."""
-    body = disputes.c.payload if payloads else disputes.c.payload_hash
-    open_to_evidence = (disputes.c.status.in_(tuple(statuses)), disputes.c.payload.is_not(None))
-    q = select(
-        disputes.c.provider_dispute_id, disputes.c.status, body,
-        disputes.c.payload_hash, disputes.c.submitted_hash, disputes.c.approved_hash,
-        disputes.c.response_due_by, disputes.c.api_due_by,
-    ).where(*open_to_evidence)  # fmt: skip
-    wanted = None if pids is None else sorted(set(pids))
-    if wanted is not None:
-        q = q.where(disputes.c.provider_dispute_id.in_(wanted))
-    files: dict[str, list[tuple[str, str, str, str]]] = {}
-    fq = select(
-        evidence_files.c.provider_dispute_id, evidence_files.c.sha256,
-        evidence_files.c.file_name, evidence_files.c.status, evidence_files.c.kind,
-    )  # fmt: skip
-    if wanted is not None:
-        fq = fq.where(evidence_files.c.provider_dispute_id.in_(wanted))
-    else:  # the candidates' files, not those of every dispute the state ever had
-        open_ones = select(disputes.c.provider_dispute_id).where(*open_to_evidence)
-        fq = fq.where(evidence_files.c.provider_dispute_id.in_(open_ones))
-    with store.engine.connect() as c:
-        for pid, sha, name, status, kind in c.execute(fq):
-            files.setdefault(pid, []).append((sha, name, status, kind or ""))
-        rows = c.execute(q).all()
+    wanted = None if pids is None else set(pids)
+    rows, files = store.review_rows(wanted, statuses, payloads=payloads)
     return {
         r[0]: Candidate(
             r[0],
@@ -208,39 +180,19 @@ def record_approval(
 ) -> bool:
     """Approve this version of the dispute's evidence; False when its payload changed since
     it was read (then nothing is recorded). Every approval applied is kept in the log."""
-    held = c.status == D.AWAITING_APPROVAL
-    first = (  # held: only while it is, and not yet for this version (two approvals at once)
-        (disputes.c.status == D.AWAITING_APPROVAL, _not_yet(c.evidence_hash)) if held else ()
-    )
-    with store.engine.begin() as conn:
-        done = conn.execute(
-            disputes.update()
-            .where(
-                disputes.c.provider_dispute_id == c.pid,
-                disputes.c.payload_hash == c.payload_hash,
-                *first,
-            )
-            .values(approved_hash=c.evidence_hash, approved_by=by, approved_at=now_iso())
-        )
-    if done.rowcount == 1:
-        log_approval(store, c.pid, c.evidence_hash, who or by, source or by, applied=True)
-    return bool(done.rowcount == 1)
-
-
-def _not_yet(evidence_hash: str) -> Any:
-    return or_(disputes.c.approved_hash.is_(None), disputes.c.approved_hash != evidence_hash)
+    held = c.status == D.AWAITING_APPROVAL  # then only while it is, and once per version
+    done = store.set_approval(c.pid, c.payload_hash, c.evidence_hash, by, held=held)
+    if done:
+        store.log_approval(c.pid, c.evidence_hash, who or by, source or by, applied=True)
+    return done
 
 
 def approved_already(store: StateStore, c: Candidate) -> str | None:
     """Who approved `c`'s version already ("alice (approve command)"), else None."""
-    q = select(disputes.c.approved_hash, disputes.c.approved_by).where(
-        disputes.c.provider_dispute_id == c.pid, disputes.c.payload_hash == c.payload_hash
-    )
-    with store.engine.connect() as conn:
-        row = conn.execute(q).first()
-    return (
-        str(row.approved_by or "someone") if row and row.approved_hash == c.evidence_hash else None
-    )
+    row = store.approval_of(c.pid, c.payload_hash)
+    if row is None or row[0] != c.evidence_hash:
+        return None
+    return str(row[1] or "someone")
 
 
 def give_approval(
@@ -250,14 +202,14 @@ def give_approval(
     `second_approver_over`. None: applied; otherwise why not (kept in the log either way)."""
     if policy.approvers and who not in policy.approvers:
         why = f"{who} is not one of [review] approvers ({', '.join(policy.approvers)}): not applied"
-        log_approval(store, c.pid, c.evidence_hash, who, source, applied=False, note=why)
+        store.log_approval(c.pid, c.evidence_hash, who, source, applied=False, note=why)
         return why
     names = [who]
     if policy.second_approver_over is not None and _over(store, c, policy.second_approver_over):
-        names = [w for w in approvers_of(store, c.pid, c.evidence_hash) if w != who][:1] + names
+        names = [w for w in store.approvers_of(c.pid, c.evidence_hash) if w != who][:1] + names
         if len(names) < 2:
-            log_approval(store, c.pid, c.evidence_hash, who, source, applied=False,
-                         note=SECOND_WANTED)  # fmt: skip
+            store.log_approval(c.pid, c.evidence_hash, who, source, applied=False,
+                               note=SECOND_WANTED)  # fmt: skip
             return (
                 f"over {policy.second_approver_over:,.2f} (or its amount is unknown): "
                 f"{c.version} needs a second approver, not {who}; approved by {who} so far"
@@ -347,7 +299,7 @@ def _release(store: StateStore, c: Candidate) -> None:
     try:
         store.release_approval(c.pid, c.released_to())
     except IllegalTransition:  # released since it was read: by an approve or a run at once
-        if _statuses(store, [c.pid]).get(c.pid) not in APPROVAL_RELEASES:
+        if store.statuses_of([c.pid]).get(c.pid) not in APPROVAL_RELEASES:
             raise
 
 
@@ -454,7 +406,7 @@ def approve(
     documents folder holds what was read from each document (for "complete")."""
     out = ApproveResult()
     found = candidates(store)
-    statuses = _statuses(store, pids)
+    statuses = store.statuses_of(pids)
     for pid in pids:
         if pid not in found:
             status = statuses.get(pid)
@@ -486,14 +438,6 @@ def approve(
         out.approved.append(c.pid)
         out.versions.append(c.version)
     return out
-
-
-def _statuses(store: StateStore, pids: Sequence[str]) -> dict[str, str]:
-    q = select(disputes.c.provider_dispute_id, disputes.c.status).where(
-        disputes.c.provider_dispute_id.in_(sorted(set(pids)))
-    )
-    with store.engine.connect() as c:
-        return {pid: status for pid, status in c.execute(q)}
 
 
 def _plain(status: str) -> str:

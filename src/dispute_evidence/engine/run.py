@@ -32,6 +32,7 @@ from dispute_evidence.documents.reading import ReadLimits
 from dispute_evidence.engine.alerts import AlertOutcome, AlertSink, send_alerts
 from dispute_evidence.engine.api_views import held_by_api_view
 from dispute_evidence.engine.case import held_by_advice
+from dispute_evidence.engine.full_disk import named_when_full
 from dispute_evidence.engine.listings import listing_for, reconcile_if_sent_before
 from dispute_evidence.engine.readback import ReadOutcome, read_back
 from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
@@ -64,7 +65,6 @@ from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
 from dispute_evidence.ingest.mappings import config_mappings
 from dispute_evidence.settings import EvidenceSection, RunRequest, Settings
 from dispute_evidence.state.apis import api_identity
-from dispute_evidence.state.full_disk import named_when_full
 from dispute_evidence.state.store import (
     StateStore,
     new_owner,
@@ -114,49 +114,48 @@ def open_run(
     dry_run, trigger = request.dry_run, request.trigger
     where = request.state or settings.paths.state or default_state(inbox)
     store, scratch = _open_store(where, dry_run)
-    with named_when_full(None, store.engine.url):  # SQLite's full disk names no file
-        label = trigger if not dry_run else f"{trigger} (dry run)"
-        run_id = new_run_id()
-        try:
-            _take_lock(store, run_id, label, request.wait_for_lock, poll)
-        except BaseException:
-            store.close()
-            if scratch:
-                shutil.rmtree(scratch, ignore_errors=True)
-            raise
-        try:
-            store.start_run(label, run_id)
-            store.mark_crashed_runs(except_run=run_id)
-            store.bind_inbox(inbox, adopt=request.adopt)
-            if request.reconcile:
-                store.set_reconcile_uploads(True)
-            unproven = None
-            if api is not None and not dry_run:
-                unproven = _use_api(store, inbox, api_identity or identity_of(api), api, gate)
-            opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch)
-            reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
-            return RunSession(
-                store,
-                opts,
-                run_id,
-                Path(reports) / (f"{run_id}-dry-run" if dry_run else run_id),
-                dry_run,
-                trigger,
-                None if dry_run else api,
-                scratch,
-                gate,
-                KeepAlive(store, new_owner(run_id)).start(),
-                config=settings.config_label,
-                unproven=unproven,
-                alert_sink=alert_sink,
-            )
-        except BaseException as exc:  # the lock is ours: never leave it behind
-            store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
-            store.release_run_lock(new_owner(run_id))
-            store.close()
-            if scratch:
-                shutil.rmtree(scratch, ignore_errors=True)
-            raise
+    label = trigger if not dry_run else f"{trigger} (dry run)"
+    run_id = new_run_id()
+    try:
+        _take_lock(store, run_id, label, request.wait_for_lock, poll)
+    except BaseException:
+        store.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    try:
+        store.start_run(label, run_id)
+        store.mark_crashed_runs(except_run=run_id)
+        store.bind_inbox(inbox, adopt=request.adopt)
+        if request.reconcile:
+            store.set_reconcile_uploads(True)
+        unproven = None
+        if api is not None and not dry_run:
+            unproven = _use_api(store, inbox, api_identity or identity_of(api), api, gate)
+        opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch)
+        reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
+        return RunSession(
+            store,
+            opts,
+            run_id,
+            Path(reports) / (f"{run_id}-dry-run" if dry_run else run_id),
+            dry_run,
+            trigger,
+            None if dry_run else api,
+            scratch,
+            gate,
+            KeepAlive(store, new_owner(run_id)).start(),
+            config=settings.config_label,
+            unproven=unproven,
+            alert_sink=alert_sink,
+        )
+    except BaseException as exc:  # the lock is ours: never leave it behind
+        store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
+        store.release_run_lock(new_owner(run_id))
+        store.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
 
 
 def identity_of(api: ApiSettings) -> str:
@@ -499,7 +498,7 @@ def execute(
     prepared = step("build payloads", prepare, session, ingested)
     submitted = None if session.dry_run else step("submit to the API", submit, session, progress)
     alerted = None if session.dry_run else step("send alerts", alert, session)
-    with named_when_full(session.report_folder, session.store.engine.url):
+    with named_when_full(session.report_folder):
         return step("write report", report, session, ingested, prepared, submitted, alerted)
 
 
@@ -522,18 +521,17 @@ def run_inbox(
         alert_sink=alert_sink,
     )  # fmt: skip
     outcome, counts = "failed", None
-    with named_when_full(None, session.store.engine.url):  # SQLite's full disk names no file
+    try:
         try:
-            try:
-                result = execute(session, step=step, progress=progress)
-            except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say what was done, then stop
-                result = interrupted(session, interrupt_exit_code(exc))
-                outcome = "interrupted"
-            else:
-                outcome = result.outcome
-            counts = result.counts
-        finally:
-            close_run(session, outcome, counts)
+            result = execute(session, step=step, progress=progress)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say what was done, then stop
+            result = interrupted(session, interrupt_exit_code(exc))
+            outcome = "interrupted"
+        else:
+            outcome = result.outcome
+        counts = result.counts
+    finally:
+        close_run(session, outcome, counts)
     return result
 
 

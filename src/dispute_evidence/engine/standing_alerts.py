@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import insert, select
 
 from dispute_evidence import clock
 from dispute_evidence.engine import alerts
@@ -25,8 +24,8 @@ from dispute_evidence.engine.standing import merchant_standing
 from dispute_evidence.engine.steps import RunOptions
 from dispute_evidence.evidence.standing import NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
-from dispute_evidence.state.schema import alerts_sent
-from dispute_evidence.state.store import StateStore, now_iso
+from dispute_evidence.state.ports import AlertLedger
+from dispute_evidence.state.store import StateStore
 
 log = logging.getLogger("dispute_evidence.alerts")
 EVENT = "dispute-evidence.standing.crossed"
@@ -75,17 +74,13 @@ def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossi
     return sorted(out, key=lambda c: (-LEVELS[c.level], c.month, c.network))
 
 
-def standing_alerted(store: StateStore) -> set[str]:
+def standing_alerted(store: AlertLedger) -> set[str]:
     """The standing's alerts sent so far (their subjects)."""
-    q = select(alerts_sent.c.provider_dispute_id).where(
-        alerts_sent.c.provider_dispute_id.like(f"{SUBJECT}%")
-    )
-    with store.engine.connect() as c:
-        return set(c.execute(q).scalars())
+    return store.alerted_subjects(SUBJECT)
 
 
 def send_standing_alerts(
-    store: StateStore,
+    store: AlertLedger,
     policy: AlertPolicy,
     standing: Standing,
     run_id: str,
@@ -170,9 +165,5 @@ def _emit(sink: alerts.AlertSink, c: Crossing, run_id: str) -> bool:
     )  # fmt: skip
 
 
-def _record(store: StateStore, new: list[Crossing], now: datetime, run_id: str) -> None:
-    day = now.strftime("%Y-%m-%d")
-    rows = [{"provider_dispute_id": c.key, "day": day, "sent_at": now_iso(), "why": c.line(),
-             "run_id": run_id} for c in new]  # fmt: skip
-    with store.engine.begin() as c:
-        c.execute(insert(alerts_sent), rows)
+def _record(store: AlertLedger, new: list[Crossing], now: datetime, run_id: str) -> None:
+    store.record_alerts(((c.key, c.line()) for c in new), now.strftime("%Y-%m-%d"), run_id)

@@ -6,15 +6,13 @@ import os
 import socket
 from pathlib import Path
 
-from sqlalchemy import create_engine
-from sqlalchemy.schema import CreateSchema
-
 from dispute_evidence.engine.alerts import AlertSink
 from dispute_evidence.engine.run import RunResult, run_inbox
 from dispute_evidence.engine.session import Progress, StepRunner, plain
 from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.settings import ConfigError, RunRequest, Settings, load_settings
+from dispute_evidence.state.database import create_schema
 
 LOCK_POLL_SECONDS = 5.0
 
@@ -50,12 +48,7 @@ def ensure_schema(run: MerchantRun) -> None:
     """A merchant on the shared PostgreSQL database works in its own schema: create it once."""
     if not run.schema_name:
         return
-    engine = create_engine(run.state)
-    try:
-        with engine.begin() as c:
-            c.execute(CreateSchema(run.schema_name, if_not_exists=True))
-    finally:
-        engine.dispose()
+    create_schema(run.state, run.schema_name)
 
 
 def merchant_request(run: MerchantRun, trigger: str, dry_run: bool = False) -> RunRequest:
