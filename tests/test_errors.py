@@ -8,6 +8,9 @@ import importlib
 import inspect
 from pathlib import Path
 
+import pytest
+import typer
+
 import dispute_evidence
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import EXIT_FAILED, EXIT_USAGE
@@ -65,3 +68,62 @@ def test_an_error_says_its_heading_before_each_line_and_carries_its_code() -> No
     assert StateError("no state file at x").lines() == ["State store problem: no state file at x"]
     assert StateError("x").exit_code == EXIT_FAILED
     assert RunLocked("another run is in progress").lines() == ["another run is in progress"]
+
+
+def test_the_state_edge_errors_are_under_the_root_with_their_codes() -> None:
+    from dispute_evidence.exits import EXIT_DISK_FULL
+    from dispute_evidence.state.errors import StateError, StateFull, StateUnavailable
+
+    full = StateFull("/data/inbox.state.sqlite3")
+    assert isinstance(full, StateError) and full.exit_code == EXIT_DISK_FULL
+    assert full.lines() == [
+        "Disk full: cannot write /data/inbox.state.sqlite3. Nothing was lost: what was sent is "
+        "recorded, and files not yet read stay in the inbox. Free some space on that disk and "
+        "run again: the same state goes on."
+    ]
+    lost = StateUnavailable("the state database stopped answering (terminated)")
+    assert isinstance(lost, StateError) and lost.exit_code == EXIT_FAILED
+    assert lost.lines() == [
+        "State store problem: the state database stopped answering (terminated)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "said"),
+    [
+        ("full", 74, "Disk full: cannot write /s.sqlite3."),
+        ("lost", EXIT_FAILED, "State store problem: stopped answering"),
+        ("damaged", EXIT_USAGE, "named wrong"),
+    ],
+)
+def test_a_commands_own_code_never_replaces_a_full_disk_or_a_lost_database(
+    error: str, code: int, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`status` and `approve` say a state they cannot open as a usage error (exit 2); a full
+    disk is 74 and a lost database 1 there as in a run (the one mapping site, exit_on)."""
+    from dispute_evidence.cli._common import exit_on
+    from dispute_evidence.state.errors import StateDamaged, StateFull, StateUnavailable
+
+    exc = {
+        "full": StateFull("/s.sqlite3"),
+        "lost": StateUnavailable("stopped answering"),
+        "damaged": StateDamaged("not a database"),
+    }[error]
+    with pytest.raises(typer.Exit) as ended:
+        exit_on(exc, code=EXIT_USAGE, lines=["named wrong"])
+    assert ended.value.exit_code == code
+    assert capsys.readouterr().err.startswith(said)
+
+
+def test_a_lost_database_that_led_to_another_error_is_said_as_itself(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from dispute_evidence.cli._common import exit_on
+    from dispute_evidence.state.errors import StateUnavailable
+
+    failed = RuntimeError("closing the run failed")
+    failed.__cause__ = StateUnavailable("stopped answering")  # as `raise ... from` leaves it
+    with pytest.raises(typer.Exit) as ended:
+        exit_on(failed)
+    assert ended.value.exit_code == EXIT_FAILED
+    assert capsys.readouterr().err == "State store problem: stopped answering\n"
