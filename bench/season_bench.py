@@ -35,11 +35,11 @@ from typing import Any
 from bench.common import figure, heading
 from dispute_evidence import clock
 from dispute_evidence.inbox import PRIVATE
-from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.app import STATS_KEY, SandboxConfig
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.sandbox.runner import RunningSandbox, run_sandbox_in_thread
 from dispute_evidence.sandbox.workload import write_rows
+from dispute_evidence.settings import RunRequest
 
 TOKEN = "sk_bench_season_token"
 START = datetime(2027, 1, 1, 2, 0, tzinfo=UTC)  # the first night's run, 02:00 UTC

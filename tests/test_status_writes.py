@@ -30,8 +30,14 @@ OTHER_TABLES = frozenset(
 )
 # a "status" key that is not a row of the state: (module, function) -> why
 NOT_ROWS = {
-    ("engine/reporting/standing_alerts.py", "_emit"): "an alert event's payload: a network's standing",
-    ("engine/delivery/submit.py", "_upload"): "the submitter's copy of the row, after the store wrote it",
+    (
+        "engine/reporting/standing_alerts.py",
+        "_emit",
+    ): "an alert event's payload: a network's standing",
+    (
+        "engine/delivery/submit.py",
+        "_upload",
+    ): "the submitter's copy of the row, after the store wrote it",
 }
 STATE = "dispute_evidence.state"
 SQL_WRITE = re.compile(

@@ -1,5 +1,5 @@
 """The policies the settings hand the engine: plain, frozen values, importing nothing of the
-product's own. `settings.py` builds them from its sections; `engine/` and `evidence/` read
+product's own. `settings/` builds them from its sections; `engine/` and `evidence/` read
 them. Kept low so that loading the settings loads no engine (and no pandas, SQLAlchemy or
 aiohttp)."""
 

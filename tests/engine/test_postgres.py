@@ -9,8 +9,8 @@ import pytest
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.engine.delivery.submit import Submitter
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
-from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox import SandboxConfig
+from dispute_evidence.settings import RunRequest
 from dispute_evidence.state.store import StateStore
 from support.pg import free_port, postgres_missing, throwaway_postgres
 from tests.conftest import TOKEN, seed_rows

@@ -22,8 +22,7 @@ from dispute_evidence.engine.prepare.generated import SENT, material_facts, stat
 from dispute_evidence.engine.prepare.retention import PERSONAL_FIELDS, scrub
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import PRIVATE, default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.generated import GENERATED_KINDS
 from dispute_evidence.state.schema import disputes, evidence_files
 from dispute_evidence.state.store import StateStore

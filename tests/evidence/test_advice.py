@@ -19,8 +19,7 @@ from dispute_evidence.evidence.advice import (
     OwnOutcomes,
     advise,
 )
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import engine_pass, make_inbox, write_rows

@@ -19,6 +19,7 @@ from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore
+from flows.alerting import PrefectAlerts
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import ingest_inbox_step, make_inbox, options, write_rows
 from tests.flows.test_alerts import Receiver
@@ -68,7 +69,7 @@ def test_a_block_that_cannot_deliver_is_not_recorded_and_is_retried_that_day(
         opts = options(inbox)
         prepare_step(store, opts, ingest_inbox_step(store, opts, "r"), "r", rebuild=True)
         closed = AlertPolicy(block="mattermost-webhook/closed-port", events=False)
-        out = send_alerts(store, closed, "r1", now)
+        out = send_alerts(store, closed, "r1", now, sink=PrefectAlerts())
         assert out.alerted == [] and not out.notified
         assert out.problem is not None and out.problem.startswith("mattermost-webhook/closed-port")
         assert "not sent, the next run tries again" in out.problem
@@ -77,7 +78,9 @@ def test_a_block_that_cannot_deliver_is_not_recorded_and_is_retried_that_day(
             name="ok", url=receiver.url, json_data={"body": "{{body}}"}
         ).save("works-now", overwrite=True)
         later = now + timedelta(minutes=30)  # the same day: tried again, and it goes
-        again = send_alerts(store, AlertPolicy(block="custom-webhook/works-now"), "r2", later)
+        again = send_alerts(
+            store, AlertPolicy(block="custom-webhook/works-now"), "r2", later, sink=PrefectAlerts()
+        )
         assert again.notified and again.alerted == ["dp_test_1"] and len(receiver.received) == 1
         assert store.alerted_on(later.strftime("%Y-%m-%d")) == {"dp_test_1"}
 

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox

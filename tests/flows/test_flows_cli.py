@@ -17,7 +17,7 @@ from dispute_evidence.cli import app
 from dispute_evidence.inbox import default_state
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import escape_cell
-from dispute_evidence.request import RunRequest
+from dispute_evidence.settings import RunRequest
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows

@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.request import RunRequest
 from dispute_evidence.served import healthy
+from dispute_evidence.settings import RunRequest
 from support.pg import free_port
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox

@@ -8,7 +8,7 @@ from typing import Annotated, cast
 import typer
 
 from dispute_evidence.cli._app import CONFIG_HELP, app, echo
-from dispute_evidence.cli._common import _settings_or_exit
+from dispute_evidence.cli._common import _settings_or_exit, exit_on
 from dispute_evidence.exits import EXIT_USAGE
 
 _HOLD_HELP = (
@@ -46,9 +46,8 @@ def review(
         raise typer.Exit(EXIT_USAGE)
     try:
         store = StateStore(where, must_exist=True)
-    except StateError as exc:
-        echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+    except StateError as exc:  # a state that cannot be opened: named wrong (exit 2)
+        exit_on(exc, code=EXIT_USAGE)
     try:
         kept = kept_policy(store)
         if hold is None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from dispute_evidence.exits import EXIT_FAILED, EXIT_NEEDS_YOU, EXIT_OK, EXIT_USAGE, exit_help
-from dispute_evidence.request import RunRequest
+from dispute_evidence.settings import RunRequest
 
 if TYPE_CHECKING:
     from dispute_evidence.settings import Settings
@@ -27,13 +27,13 @@ from dispute_evidence.cli._app import (
 from dispute_evidence.cli._common import (
     _api_settings_or_exit,
     _inbox_or_exit,
-    _one_line_or_raise,
     _print_result,
     _run,
     _settings_or_exit,
     _stopped_before_the_run,
     _utf8_path_or_exit,
     _wait_for_files_being_written,
+    exit_on,
 )
 
 # The sandbox's options (aliases keep the command's signature one line per option)
@@ -152,7 +152,7 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
     only: a dry run must leave the state as it found it). A run already working on this inbox
     (`serve`'s, say) is given way to here, before any flow run could log it as an error."""
     from dispute_evidence.inbox import default_state
-    from dispute_evidence.state.store import StateError, StateFull, open_read_only, state_exists
+    from dispute_evidence.state.store import StateError, open_read_only, state_exists
 
     where = state or default_state(inbox)
     holder = None
@@ -161,21 +161,17 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
             with open_read_only(where) as store:
                 store.check_inbox(inbox.resolve(), adopt=adopt)
                 holder = None if dry_run else store.run_lock_holder()
-    except (StateFull, OSError) as exc:  # a full disk where the state is: one line, exit 74
-        _one_line_or_raise(exc)
-    except StateError as exc:
-        echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
+    except (StateError, OSError) as exc:  # a full disk where the state is: one line, exit 74
+        exit_on(exc)
     if holder:
-        echo(f"another run is in progress on this inbox/state: {holder}", err=True)
-        raise typer.Exit(EXIT_FAILED)
+        from dispute_evidence.engine.run import RunLocked
+
+        exit_on(RunLocked(f"another run is in progress on this inbox/state: {holder}"))
 
 
 def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
     """The run, stopped by SIGTERM like Ctrl-C; each way it can end is one line and an exit code."""
-    from dispute_evidence.engine.run import RunLocked, Terminated
-    from dispute_evidence.settings import ConfigError
-    from dispute_evidence.state.store import StateError, StateFull
+    from dispute_evidence.engine.run import Terminated
 
     def terminated(_signum: int, _frame: object) -> None:
         raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143
@@ -185,23 +181,10 @@ def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
         return _run(settings, request)
     except KeyboardInterrupt as exc:  # before the run started: nothing was sent
         _stopped_before_the_run(exc)
-    except RunLocked as exc:
-        echo(str(exc), err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    except StateFull as exc:  # exit 74, naming the state file
-        _one_line_or_raise(exc)
-    except StateError as exc:  # nothing was read or sent; the message says how to recover
-        echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    except ConfigError as exc:  # e.g. a mapping file that went missing since the check
-        for line in str(exc).splitlines():
-            echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    except Exception as exc:
-        _one_line_or_raise(exc)
+    except Exception as exc:  # another run holds the lock, a state or configuration problem...
+        exit_on(exc)
     finally:
         signal.signal(signal.SIGTERM, previous)
-    raise AssertionError("unreachable: every way out above returns or exits")
 
 
 RUN_HELP = "One run: ingest the inbox, build payloads, submit, report.\n\n" + exit_help()

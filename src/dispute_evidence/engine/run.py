@@ -28,6 +28,7 @@ from dispute_evidence.api.errors import (
     WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate
+from dispute_evidence.documents.reading import ReadLimits
 from dispute_evidence.engine.delivery.phase import (
     not_the_api,
     redirected,
@@ -36,7 +37,7 @@ from dispute_evidence.engine.delivery.phase import (
     unreachable,
 )
 from dispute_evidence.engine.delivery.submit import RunAborted, SubmitOutcome
-from dispute_evidence.engine.full_disk import DISK_FULL, disk_full, named_when_full
+from dispute_evidence.engine.full_disk import named_when_full
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.build import (
     IngestOutcome,
@@ -51,12 +52,14 @@ from dispute_evidence.engine.reporting.standing_alerts import add_standing_alert
 from dispute_evidence.engine.review.approval import ReviewOutcome, review_step
 from dispute_evidence.engine.review.policy import policy_for_state
 from dispute_evidence.engine.session import (
+    AlertSink,
     KeepAlive,
     Progress,
     RunSession,
     StepRunner,
     plain,
 )
+from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_DISK_FULL,
@@ -68,8 +71,8 @@ from dispute_evidence.exits import (
     EXIT_USAGE,
 )
 from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import Settings
+from dispute_evidence.ingest.mappings import config_mappings
+from dispute_evidence.settings import EvidenceSection, RunRequest, Settings
 from dispute_evidence.state.apis import api_identity
 from dispute_evidence.state.store import (
     StateStore,
@@ -82,7 +85,7 @@ from dispute_evidence.state.store import (
 log = logging.getLogger("dispute_evidence.run")
 
 
-class RunLocked(Exception):
+class RunLocked(DisputeEvidenceError):
     """Another run holds this state store (and so this inbox)."""
 
 
@@ -103,6 +106,7 @@ def open_run(
     gate: RequestGate | None = None,
     poll: float = 15.0,
     api_identity: str | None = None,
+    alert_sink: AlertSink | None = None,
 ) -> RunSession:
     """Open the state store, take the run lock, and start a run row, as `request` asks.
 
@@ -111,7 +115,8 @@ def open_run(
     inbox-triggered one. `adopt` rebinds a state store to this inbox (it moved); `reconcile`
     makes a new state check the API's file listings before uploading (it replaces a lost or
     damaged one). `api`: the client's configuration (None, or a dry run: nothing is sent);
-    `api_identity` names the API when its address does not (the inbox's own sandbox)."""
+    `api_identity` names the API when its address does not (the inbox's own sandbox);
+    `alert_sink` sends the alerts (None: they are logged only)."""
     inbox = request.inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
@@ -151,6 +156,7 @@ def open_run(
             KeepAlive(store, new_owner(run_id)).start(),
             config=settings.config_label,
             unproven=unproven,
+            alert_sink=alert_sink,
         )
     except BaseException as exc:  # the lock is ours: never leave it behind
         store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
@@ -234,7 +240,7 @@ def run_options(
     return RunOptions(
         inbox=inbox,
         merchant=settings.merchant.profile(),
-        mappings=settings.mappings(settings.config_folder),
+        mappings=config_mappings(ingest.mapping, ingest.mapping_files, settings.config_folder),
         max_file_bytes=int(ingest.max_file_mb * 1e6),
         settle_seconds=ingest.settle_seconds,
         archive=ingest.archive and not dry_run,
@@ -243,7 +249,7 @@ def run_options(
         dayfirst=ingest.dayfirst(),
         zone=ingest.timezone,
         summary_pdf=settings.evidence.summary_pdf,
-        read_limits=settings.evidence.read_limits(ingest.dayfirst()),
+        read_limits=read_limits(settings.evidence, ingest.dayfirst()),
         send_partial=settings.evidence.send_partial_orders,
         packet=settings.evidence.packet_policy(),
         read_policy=settings.readback.policy(),
@@ -252,6 +258,15 @@ def run_options(
         advice=settings.advice.policy(),
         retention=settings.retention.policy(),
         standing=settings.standing.policy(),
+    )
+
+
+def read_limits(evidence: EvidenceSection, dayfirst: bool | None) -> ReadLimits | None:
+    """How the run reads documents (None: it does not); `dayfirst`: the locale's date order."""
+    if not evidence.read_documents:
+        return None
+    return ReadLimits(
+        seconds=evidence.read_seconds, memory_mb=evidence.read_memory_mb, dayfirst=dayfirst
     )
 
 
@@ -332,10 +347,11 @@ def alert(session: RunSession) -> AlertOutcome | None:
     """Alert about disputes due soon that still need something (once per dispute per day),
     and about a month's dispute ratio newly at watch or over (once per month, network and
     level)."""
-    if session.opts.alerts is None:
+    store, opts, sink = session.store, session.opts, session.alert_sink
+    if opts.alerts is None:
         return None
-    out = send_alerts(session.store, session.opts.alerts, session.run_id, inbox=session.opts.inbox)
-    return add_standing_alerts(out, session.store, session.opts, session.run_id)
+    out = send_alerts(store, opts.alerts, session.run_id, inbox=opts.inbox, sink=sink)
+    return add_standing_alerts(out, store, opts, session.run_id, sink)
 
 
 # -- the one sequence ---------------------------------------------------------------------
@@ -389,10 +405,14 @@ def run_inbox(
     gate: RequestGate | None = None,
     poll: float = 15.0,
     api_identity: str | None = None,
+    alert_sink: AlertSink | None = None,
 ) -> RunResult:
     """Open, execute and close one run; the lock is released whatever happens."""
     spare_the_settled()  # before the run opens: its lock and session are not frozen with it
-    session = open_run(settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity)
+    session = open_run(
+        settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity,
+        alert_sink=alert_sink,
+    )  # fmt: skip
     outcome, counts = "failed", None
     try:
         try:
@@ -441,7 +461,6 @@ def interrupted(session: RunSession, code: int) -> RunResult:
 
 
 __all__ = [
-    "DISK_FULL",
     "EXIT_AUTH",
     "EXIT_DISK_FULL",
     "EXIT_FAILED",
@@ -459,7 +478,6 @@ __all__ = [
     "Terminated",
     "StepRunner",
     "close_run",
-    "disk_full",
     "interrupt_exit_code",
     "execute",
     "open_run",

@@ -68,6 +68,23 @@ class KeepAlive:
         self._thread.join(timeout=30)
 
 
+class AlertSink(Protocol):
+    """Where alerts go beyond the log: flows/alerting.py's `PrefectAlerts` (Prefect events, a
+    notification block by its slug)."""
+
+    def unavailable(self) -> str | None:
+        """Why nothing can be sent now, in words (None: it can)."""
+        ...
+
+    def emit(self, event: str, resource: str, name: str, payload: dict[str, Any]) -> bool:
+        """One event on `resource`; False when nothing took it."""
+        ...
+
+    def notify(self, block: str, subject: str, body: str) -> None:
+        """One message through the named block; AlertNotSent when it was not delivered."""
+        ...
+
+
 @dataclass
 class SubmitStats:
     """What submitting did so far (engine/delivery/submit.py counts into it)."""
@@ -107,3 +124,4 @@ class RunSession:
     # why nothing may be sent this run, and its exit code: the API this state has not sent to
     # yet refused the key or could not be reached when asked (engine/run.py: _use_api)
     unproven: tuple[str, int] | None = None
+    alert_sink: AlertSink | None = None  # where alerts go beyond the log (flows/alerting.py)

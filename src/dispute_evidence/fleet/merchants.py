@@ -16,11 +16,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dispute_evidence.api.config import check_base_url
-from dispute_evidence.bounds import out_of_range
 from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
 from dispute_evidence.fleet.budget import BudgetShape
 from dispute_evidence.names import did_you_mean
-from dispute_evidence.settings import ConfigError, MerchantSection
+from dispute_evidence.settings import ConfigError, MerchantSection, out_of_range
 from dispute_evidence.state.database import has_password, with_search_path
 
 MERCHANT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")

@@ -2,11 +2,12 @@
 (httpx's `map_httpcore_exceptions`, for the store): nothing above state/ catches `sqlalchemy.*`
 or reads a driver's message.
 
-    StateError                  the state store cannot be used as it is (message: what to do)
+    StateError                  the state store cannot be used as it is (message: what to do);
+                                under the root error, DisputeEvidenceError (errors.py), exit 1
     ├── StateDamaged            not a readable database (truncated, overwritten, corrupt)
     ├── StateOfAnotherInbox     it records another inbox than the one given
     ├── StateUnreachable        its database server does not answer when the store opens
-    ├── StateUnavailable        its database stopped answering part way (connection lost)
+    ├── StateUnavailable        its database stopped answering part way (connection lost), exit 1
     └── StateFull               the disk it is on is full: nothing was lost (exit 74)
 
 Every public method of the store is wrapped by `at_the_edge` (state/store.py), so a driver
@@ -25,13 +26,18 @@ from typing import Any, TypeVar
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from dispute_evidence.errors import DISK_FULL, DisputeEvidenceError
+from dispute_evidence.exits import EXIT_DISK_FULL
+
 SQLITE_FULL = "database or disk is full"  # SQLITE_FULL's message: the only word SQLite gives
 PG_DISK_FULL = "53100"  # PostgreSQL's SQLSTATE disk_full
 FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 
 
-class StateError(Exception):
+class StateError(DisputeEvidenceError):
     """The state store cannot be used as it is; the message says which and what to do."""
+
+    heading = "State store problem"  # exit 1 (the root's)
 
 
 class StateDamaged(StateError):
@@ -50,10 +56,15 @@ class StateUnavailable(StateError):
     """The state's database stopped answering part way (stopped, killed, the network to it
     lost). Every unit of work commits alone: nothing is sent twice when the next run meets it."""
 
+    same_everywhere = True  # exit 1 in every command, as a run says it
+
 
 class StateFull(StateError):
     """The disk where the state is has no space left; `where` names the state (its file, or
     its URL without a password). Every write is transactional: nothing was lost."""
+
+    exit_code = EXIT_DISK_FULL
+    same_everywhere = True  # exit 74 in every command (`approve`, `status` too)
 
     def __init__(self, where: str) -> None:
         super().__init__(where)
@@ -61,6 +72,10 @@ class StateFull(StateError):
 
     def __str__(self) -> str:
         return f"the disk is full where the state store is: cannot write {self.where}"
+
+    def lines(self) -> list[str]:
+        """The one line every full disk is said in, naming the state."""
+        return [DISK_FULL.format(where=f"cannot write {self.where}")]
 
 
 def state_path(url: URL) -> str:

@@ -36,6 +36,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TypeVar
 
+from dispute_evidence.errors import DisputeEvidenceError
+
 S = TypeVar("S", bound=str)
 
 
@@ -116,7 +118,7 @@ OPEN_DISPUTE = frozenset({D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL})
 OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 
 
-class IllegalTransition(RuntimeError):
+class IllegalTransition(DisputeEvidenceError, RuntimeError):
     """A write that the state machine does not allow: a bug, never a user error."""
 
 

@@ -108,7 +108,13 @@ async def _submit(
                 SubmitStats(), client.stats.attempts, stopped=refused(exc), read=read
             )
         except RunAborted as exc:  # refused while sending: the submitter says what stopped
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
+            return SubmitOutcome(
+                SubmitStats(),
+                client.stats.attempts,
+                stopped=str(exc),
+                stop_code=exc.exit_code,
+                read=read,
+            )
         except WaitTooLong as exc:  # what was sent is kept; the next run resumes
             return _waited_too_long(session, client, exc, read)
         except UnexpectedResponse as exc:  # not the API's answer (a read-back's, a listing's)

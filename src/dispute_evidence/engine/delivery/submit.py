@@ -41,6 +41,7 @@ from dispute_evidence.engine.delivery.readback import ReadOutcome, api_deadline
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.api_views import record_views
 from dispute_evidence.engine.session import SubmitStats
+from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import EXIT_AUTH
 from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.store import StateStore, new_owner
@@ -50,8 +51,10 @@ MAX_UPLOAD_TRIES = 3
 MAX_FILE_PAGES = 20  # a dispute's file listing is never read past 2,000 files
 
 
-class RunAborted(Exception):
+class RunAborted(DisputeEvidenceError):
     """The whole run must stop (the API key was refused): nothing more is sent."""
+
+    exit_code = EXIT_AUTH
 
 
 @dataclass(frozen=True)
@@ -369,8 +372,8 @@ class Submitter:
         return remote
 
 
-class _Skip(Exception):
-    pass
+class _Skip(DisputeEvidenceError):
+    """This dispute is done for this run (said and recorded already): the next one goes on."""
 
 
 async def submit_step(

@@ -1,25 +1,27 @@
 """Alerts before it is too late: a dispute due within `[alerts] alert_hours` that still needs
 something (its data, evidence its reason needs, or a person's approval) is at risk.
 
-Each dispute at risk gets a Prefect event (`dispute-evidence.dispute.at-risk` on the resource
+Each dispute at risk gets an event (`dispute-evidence.dispute.at-risk` on the resource
 `dispute-evidence.dispute.<id>`, so automations can act on it), and one message per run lists
-them through the Prefect notification block the config names (Slack, Teams, a custom webhook,
-SendGrid e-mail, ...: the block does the HTTP, this module has none of its own). A dispute is
-alerted at most once per UTC day: the state keeps the day (table alerts_sent).
+them through the notification block the config names (Slack, Teams, a custom webhook,
+SendGrid e-mail, ...). Both go through the `AlertSink` the run is handed: flows/alerting.py's
+Prefect events and notification blocks, which the CLI and the flows give; this module imports
+no Prefect and does no HTTP of its own. Without a sink, each alert is only logged. A dispute is
+alerted at most once per UTC day, once it reached someone: the state keeps the day (table
+alerts_sent).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from dispute_evidence import clock
 from dispute_evidence.engine.prepare.case import CaseReader, case_reader
+from dispute_evidence.engine.session import AlertSink
+from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.standing import Standing
 from dispute_evidence.policies import AlertPolicy
@@ -31,6 +33,12 @@ D = DisputeStatus
 EVENT = "dispute-evidence.dispute.at-risk"
 RESOURCE = "dispute-evidence.dispute."  # + the provider dispute id
 WATCHED = (D.PENDING, D.SUBMITTED, D.INCOMPLETE, D.AWAITING_APPROVAL)
+NO_SINK = "no alert channel was given to this run (the CLI and the flows give Prefect's)"
+
+
+class AlertNotSent(DisputeEvidenceError):
+    """A sink could not deliver a message: the message says why, in words that never quote the
+    service's answer (it can hold the block's resolved URL and its secrets)."""
 
 
 @dataclass(frozen=True)
@@ -101,10 +109,12 @@ def send_alerts(
     run_id: str,
     now: datetime | None = None,
     inbox: Path | None = None,
+    sink: AlertSink | None = None,
 ) -> AlertOutcome:
-    """Alert about each dispute at risk not yet alerted today; record them once they reached
-    someone (the block notified; without a block, the events emitted), so a failed alert is
-    tried again next run. `inbox`: whose documents folder holds what was read from each."""
+    """Alert about each dispute at risk not yet alerted today through `sink`; record them once
+    they reached someone (the block notified; without a block, the events emitted), so a failed
+    alert is tried again next run. `inbox`: whose documents folder holds what was read from
+    each. Without a sink, each alert is logged (and not recorded)."""
     now = now or clock.now()
     day = now.strftime("%Y-%m-%d")
     done = store.alerted_on(day)
@@ -112,23 +122,20 @@ def send_alerts(
     out = AlertOutcome()
     if not risks:
         return out
-    if not prefect_server():
+    if (why := unavailable(sink, [r.line(now) for r in risks])) is not None:
         if policy.block:
-            out.problem = (
-                f"{policy.block}: no Prefect server to load it from (alerts need `serve` or "
-                "PREFECT_API_URL); not sent"
-            )
+            out.problem = f"{policy.block}: {why}; not sent"
         return out
+    assert sink is not None  # `unavailable` said why otherwise
     if policy.events:
-        out.events = sum(1 for r in risks if _emit(r, now, run_id))
+        out.events = sum(1 for r in risks if _emit(sink, r, now, run_id))
     if policy.block:
         try:
-            _notify(policy.block, risks, now, policy.hours)
+            _notify(sink, policy.block, risks, now, policy.hours)
             out.notified = True
-        except Exception as exc:  # noqa: BLE001 - any failure of the block: said, retried
+        except AlertNotSent as exc:  # said, and tried again next run
             out.problem = (
-                f"{policy.block}: {failure_words(exc)}; {len(risks)} alert(s) not sent, "
-                "the next run tries again"
+                f"{policy.block}: {exc}; {len(risks)} alert(s) not sent, the next run tries again"
             )
             log.warning("alert not sent through %s", out.problem)
     # with a block, a person is told only once it worked: until then, every run tries again
@@ -138,17 +145,18 @@ def send_alerts(
     return out
 
 
-def prefect_server() -> bool:
-    """A Prefect API is configured. Without one, Prefect would start a temporary server of its
-    own to take an event or load a block (seconds, and the alerts would go nowhere)."""
-    from prefect.settings import get_current_settings
+def unavailable(sink: AlertSink | None, lines: list[str]) -> str | None:
+    """Why `sink` cannot send now (None: it can). Without a sink, the alerts are logged."""
+    if sink is None:
+        for line in lines:
+            log.info("alert: %s", line)
+        return NO_SINK
+    return sink.unavailable()
 
-    return bool(get_current_settings().api.url)
 
-
-def _emit(r: AtRisk, now: datetime, run_id: str) -> bool:
-    """One Prefect event for one dispute at risk; False when no Prefect server takes events."""
-    return emit(
+def _emit(sink: AlertSink, r: AtRisk, now: datetime, run_id: str) -> bool:
+    """One event for one dispute at risk; False when nothing took it."""
+    return sink.emit(
         EVENT,
         RESOURCE + r.pid,
         r.pid,
@@ -163,66 +171,8 @@ def _emit(r: AtRisk, now: datetime, run_id: str) -> bool:
     )
 
 
-def emit(event: str, resource: str, name: str, payload: dict[str, Any]) -> bool:
-    """One Prefect event on `resource`; False when no Prefect server takes events."""
-    from prefect.events import emit_event
-
-    sent = emit_event(
-        event=event,
-        resource={"prefect.resource.id": resource, "prefect.resource.name": name},
-        payload=payload,
-    )
-    return sent is not None
-
-
-def _notify(slug: str, risks: list[AtRisk], now: datetime, hours: float) -> None:
-    """One message listing the disputes at risk (notify() says how it is sent)."""
+def _notify(sink: AlertSink, slug: str, risks: list[AtRisk], now: datetime, hours: float) -> None:
+    """One message listing the disputes at risk."""
     n = len(risks)
     subject = f"{n} dispute{'s' if n != 1 else ''} due within {hours:g} h still need{'s' if n == 1 else ''} you"
-    notify(slug, subject, "\n".join(r.line(now) for r in risks))
-
-
-def notify(slug: str, subject: str, body: str) -> None:
-    """One message through the named Prefect notification block (its own notify()). Raises
-    when the block reports a failure (Apprise-based blocks only do inside raise_on_failure)."""
-    import prefect.blocks.notifications  # noqa: F401 - registers the notification block types
-    from prefect.blocks.core import Block
-
-    block: Any = Block.load(slug)
-    failing = block.raise_on_failure() if hasattr(block, "raise_on_failure") else nullcontext()
-    with _quiet(), failing:
-        block.notify(body, subject=subject)
-
-
-# what a block's libraries log while sending can carry its resolved URL (and the secrets in it)
-_SENDERS = ("apprise", "httpx", "httpcore", "urllib3")
-
-
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """Silence the block's HTTP libraries while it sends: their lines may name the URL."""
-    loggers = [logging.getLogger(name) for name in _SENDERS]
-    was = [lg.disabled for lg in loggers]
-    for lg in loggers:
-        lg.disabled = True
-    try:
-        yield
-    finally:
-        for lg, disabled in zip(loggers, was, strict=True):
-            lg.disabled = disabled
-
-
-def failure_words(exc: BaseException) -> str:
-    """Why a block failed, in words that never quote the exception: its text can hold the
-    block's resolved URL, its secrets or the answer's body."""
-    status = getattr(getattr(exc, "response", None), "status_code", None)
-    if isinstance(status, int):
-        return f"the service answered HTTP {status}"
-    name = type(exc).__name__
-    if name == "NotificationError":
-        return "the block reports that the notification failed"
-    if isinstance(exc, ValueError) and "unable to find block" in str(exc).lower():
-        return "no such block on the Prefect server"
-    if isinstance(exc, ConnectionError | TimeoutError | OSError) or "Connect" in name:
-        return f"could not reach the service ({name})"
-    return f"failed ({name})"
+    sink.notify(slug, subject, "\n".join(r.line(now) for r in risks))

@@ -1,6 +1,6 @@
 """An alert the first run a month's dispute ratio crosses `watch` or `over` on a network
 (evidence/standing.py decides the status), through the same doors as the deadline alerts
-(engine/reporting/alerts.py: a Prefect event, one message through the `[alerts] block`).
+(engine/reporting/alerts.py: an event, one message through the `[alerts] block`, by the run's sink).
 
 Once per month, network and level: the state keeps each alert sent in `alerts_sent`, its
 subject `standing:<month>:<network>:<level>`, so a later run of the same month says nothing
@@ -22,6 +22,7 @@ from dispute_evidence import clock
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.reporting import alerts
 from dispute_evidence.engine.reporting.standing import merchant_standing
+from dispute_evidence.engine.session import AlertSink
 from dispute_evidence.evidence.standing import NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
 from dispute_evidence.state.ports import AlertLedger
@@ -80,7 +81,12 @@ def standing_alerted(store: AlertLedger) -> set[str]:
 
 
 def send_standing_alerts(
-    store: AlertLedger, policy: AlertPolicy, standing: Standing, run_id: str, now: datetime
+    store: AlertLedger,
+    policy: AlertPolicy,
+    standing: Standing,
+    run_id: str,
+    now: datetime,
+    sink: AlertSink | None = None,
 ) -> alerts.AlertOutcome:
     """Alert about each month and network newly at watch or over; recorded once it reached
     someone (as the deadline alerts are), so a failed alert is tried again next run."""
@@ -88,20 +94,20 @@ def send_standing_alerts(
     out = alerts.AlertOutcome()
     if not new:
         return out
-    if not alerts.prefect_server():
+    if (why := alerts.unavailable(sink, [c.line() for c in new])) is not None:
         if policy.block:
-            out.problem = (f"{policy.block}: no Prefect server to load it from (alerts need "
-                           "`serve` or PREFECT_API_URL); the dispute-ratio alert was not sent")  # fmt: skip
+            out.problem = f"{policy.block}: {why}; the dispute-ratio alert was not sent"
         return out
+    assert sink is not None  # `unavailable` said why otherwise
     if policy.events:
-        out.events = sum(1 for c in new if _emit(c, run_id))
+        out.events = sum(1 for c in new if _emit(sink, c, run_id))
     if policy.block:
         try:
-            alerts.notify(policy.block, _subject(new), "\n".join(c.line() for c in new))
+            sink.notify(policy.block, _subject(new), "\n".join(c.line() for c in new))
             out.notified = True
-        except Exception as exc:  # noqa: BLE001 - any failure of the block: said, retried
-            out.problem = (f"{policy.block}: {alerts.failure_words(exc)}; the dispute-ratio "
-                           "alert was not sent, the next run tries again")  # fmt: skip
+        except alerts.AlertNotSent as exc:  # said, and tried again next run
+            out.problem = (f"{policy.block}: {exc}; the dispute-ratio alert was not sent, the "
+                           "next run tries again")  # fmt: skip
             log.warning("alert not sent through %s", out.problem)
     if out.notified or (not policy.block and out.events):
         _record(store, new, now, run_id)
@@ -110,12 +116,16 @@ def send_standing_alerts(
 
 
 def add_standing_alerts(
-    out: alerts.AlertOutcome, store: StateStore, opts: RunOptions, run_id: str
+    out: alerts.AlertOutcome,
+    store: StateStore,
+    opts: RunOptions,
+    run_id: str,
+    sink: AlertSink | None = None,
 ) -> alerts.AlertOutcome:
     """`out` (the deadline alerts) with the standing worked out and its alerts sent."""
     assert opts.alerts is not None
     out.standing = merchant_standing(store, opts.standing)
-    ratio = send_standing_alerts(store, opts.alerts, out.standing, run_id, clock.now())
+    ratio = send_standing_alerts(store, opts.alerts, out.standing, run_id, clock.now(), sink)
     out.ratio_alerted = ratio.alerted
     out.events += ratio.events
     out.problem = out.problem or ratio.problem  # the same block: one line says it
@@ -145,8 +155,8 @@ def _subject(new: list[Crossing]) -> str:
     return f"Dispute ratio {word}: {NAMES.get(worst.network, worst.network)} {worst.month}{more}"
 
 
-def _emit(c: Crossing, run_id: str) -> bool:
-    return alerts.emit(
+def _emit(sink: AlertSink, c: Crossing, run_id: str) -> bool:
+    return sink.emit(
         EVENT,
         RESOURCE + c.network,
         c.network,

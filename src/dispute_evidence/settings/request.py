@@ -10,6 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from dispute_evidence.settings.load import load_settings
+from dispute_evidence.settings.model import Settings
+
 
 class RunRequest(BaseModel):
     """What one run was asked to do. The token is never part of it: it is a secret (the
@@ -46,8 +49,6 @@ class RunRequest(BaseModel):
     def _path_as_text(cls, value: object) -> object:
         return str(value) if isinstance(value, Path) else value
 
-    def load_settings(self) -> Any:
+    def load_settings(self) -> Settings:
         """The settings this run uses (ConfigError names every wrong key)."""
-        from dispute_evidence.settings import load_settings
-
         return load_settings(self.config, inbox=self.inbox, **self.overrides)

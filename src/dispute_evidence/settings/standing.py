@@ -1,4 +1,4 @@
-"""`[standing]` of the configuration (settings.py): the card programs' dispute-ratio thresholds
+"""`[standing]` of the configuration (settings/model.py): the card programs' dispute-ratio thresholds
 by the day they took effect, the count floors, and the level the report warns at."""
 
 from __future__ import annotations

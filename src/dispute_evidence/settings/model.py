@@ -20,9 +20,8 @@ live in `policies.py`.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -30,7 +29,6 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    ValidationError,
     field_validator,
 )
 from pydantic_settings import (
@@ -41,13 +39,9 @@ from pydantic_settings import (
 
 from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.models import MerchantProfile
-from dispute_evidence.bounds import MAX_AMOUNT, MAX_DAYS, fee_schedule_problem, figures_problem
 from dispute_evidence.checks import (
     MONTH_FIRST_LOCALES,
-    cron_problem,
-    database_url_problem,
     locale_problem,
-    timezone_problem,
 )
 from dispute_evidence.policies import (
     LIMIT_FIGURES,
@@ -60,27 +54,22 @@ from dispute_evidence.policies import (
     Upload,
     profiles,
 )
-from dispute_evidence.settings_review import ReviewSection
-from dispute_evidence.settings_sources import (
+from dispute_evidence.settings.bounds import (
+    MAX_AMOUNT,
+    MAX_DAYS,
+    fee_schedule_problem,
+    figures_problem,
+)
+from dispute_evidence.settings.review import ReviewSection
+from dispute_evidence.settings.sources import (
     DEFAULT_CONFIG,
     ApiEnvSource,
     DotEnvSource,
     TomlSource,
     client_settings,
-    explain,
     read_dotenv,
 )
-from dispute_evidence.settings_sources import (
-    ConfigError as ConfigError,  # raised by load_settings: importers take it from here
-)
-from dispute_evidence.settings_sources import (
-    find_config as find_config,
-)
-from dispute_evidence.settings_standing import StandingSection
-
-if TYPE_CHECKING:
-    from dispute_evidence.documents.reading import ReadLimits
-    from dispute_evidence.ingest.layouts import Mapping
+from dispute_evidence.settings.standing import StandingSection
 
 DOTENV = Path(".env")
 NO_CONFIG = "none: defaults"
@@ -195,16 +184,6 @@ class EvidenceSection(_Section):
     read_memory_mb: int = Field(
         1024, ge=128, le=65_536, description="Most memory (MB) the document reader may use."
     )
-
-    def read_limits(self, dayfirst: bool | None = None) -> ReadLimits | None:
-        """How documents are read (None: they are not); `dayfirst`: the locale's date order."""
-        if not self.read_documents:
-            return None
-        from dispute_evidence.documents.reading import ReadLimits  # only when a run needs it
-
-        return ReadLimits(
-            seconds=self.read_seconds, memory_mb=self.read_memory_mb, dayfirst=dayfirst
-        )
 
     upload: Upload = Field(
         "files",
@@ -481,80 +460,7 @@ class Settings(BaseSettings):
             sources.append(TomlSource(settings_cls))
         return tuple(sources)
 
-    def mappings(self, base: Path) -> tuple[Mapping, ...]:
-        """Inline mappings, then mapping files (relative to `base`, the config's folder).
-        MappingError lists the problems of every mapping and file at once."""
-        from dispute_evidence.ingest.mappings import config_mappings  # pandas: not at import
-
-        return config_mappings(self.ingest.mapping, self.ingest.mapping_files, base)
-
     def api_settings(self, base_url: str | None = None, token: str | None = None) -> ApiSettings:
         """The client's configuration: the `[api]` section, arguments on top, the token from
         the Secret block when no other source gave one. ConfigError names what is missing."""
         return client_settings(self.api, self.api.token_secret_block, base_url, token)
-
-
-def load_settings(
-    config_file: Path | None = None, inbox: Path | None = None, **overrides: Any
-) -> Settings:
-    """Settings from the config file `find_config` picks, env and overrides, checked whole
-    before anything starts: ConfigError names every wrong key."""
-    path = find_config(config_file, inbox)
-    config = SettingsConfigDict(**{**Settings.model_config, "toml_file": path})
-    # a subclass per load carries its file: no module-level state shared between loads
-    loaded: type[Settings] = (
-        Settings if path is None else type("Settings", (Settings,), {"model_config": config})
-    )
-    where = str(path or "settings")
-    base = path.parent if path else DEFAULT_CONFIG.parent
-    try:
-        settings = loaded(**overrides)
-    except ValidationError as exc:
-        lines = [f"{where}: {explain(e, Settings)}" for e in exc.errors()]
-        lines += [f"{where}: {p}" for p in _problems_elsewhere(loaded, overrides, exc, base)]
-        raise ConfigError("\n".join(lines)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{where}: not valid TOML ({exc})") from None
-    problems = check_settings(settings, base)
-    if problems:
-        raise ConfigError("\n".join(f"{where}: {p}" for p in problems))
-    settings._config_file = path
-    return settings
-
-
-def _problems_elsewhere(
-    loaded: type[Settings], overrides: dict[str, Any], exc: ValidationError, base: Path
-) -> list[str]:
-    """The checks pydantic cannot make, on the sections it did not refuse: the configuration is
-    checked whole, so a wrong URL does not hide a wrong cron line."""
-    refused = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
-    try:
-        defaults = {  # section objects, not dicts: the sources would be merged key by key
-            name: loaded.model_fields[name].get_default(call_default_factory=True)
-            for name in refused
-        }
-        rest = loaded(**{**overrides, **defaults})
-    except (ValidationError, tomllib.TOMLDecodeError, KeyError, AttributeError):
-        return []
-    return [p for p in check_settings(rest, base) if p.split(".", 1)[0] not in refused]
-
-
-def check_settings(settings: Settings, base: Path) -> list[str]:
-    """What pydantic's field types cannot see: cron, timezone, URLs, mapping files and columns.
-    One line per problem, each naming its key."""
-    out = []
-    if why := cron_problem(settings.schedule.cron):
-        out.append(f"schedule.cron: {why}")
-    if why := timezone_problem(settings.schedule.timezone):
-        out.append(f"schedule.timezone: {why}")
-    if why := timezone_problem(settings.ingest.timezone):
-        out.append(f"ingest.timezone: {why}")
-    if settings.paths.state and (why := database_url_problem(settings.paths.state)):
-        out.append(f"paths.state: {why}")
-    from dispute_evidence.ingest.mappings import MappingError
-
-    try:
-        settings.mappings(base)
-    except MappingError as exc:
-        out += str(exc).splitlines()
-    return out

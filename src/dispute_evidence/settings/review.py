@@ -1,11 +1,11 @@
-"""`[review]` of the configuration (settings.py): approve before it goes out."""
+"""`[review]` of the configuration (settings/model.py): approve before it goes out."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from dispute_evidence.bounds import MAX_AMOUNT
 from dispute_evidence.policies import Hold, ReviewPolicy
+from dispute_evidence.settings.bounds import MAX_AMOUNT
 
 
 class ReviewSection(BaseModel):

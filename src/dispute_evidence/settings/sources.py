@@ -21,15 +21,20 @@ from pydantic_settings import (
 )
 
 from dispute_evidence.api.config import ApiSettings, api_environ, env_name
-from dispute_evidence.bounds import out_of_range
+from dispute_evidence.errors import DisputeEvidenceError
+from dispute_evidence.exits import EXIT_USAGE
 from dispute_evidence.names import did_you_mean
+from dispute_evidence.settings.bounds import out_of_range
 
 DEFAULT_CONFIG = Path("config/dispute-evidence.toml")
 CONFIG_ENV = "DISPUTE_EVIDENCE_CONFIG"
 
 
-class ConfigError(ValueError):
+class ConfigError(DisputeEvidenceError, ValueError):
     """The configuration is wrong; the message names the file and key."""
+
+    exit_code = EXIT_USAGE
+    heading = "Configuration error"
 
 
 class ApiEnvSource(PydanticBaseSettingsSource):
