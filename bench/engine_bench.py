@@ -12,12 +12,9 @@ import aiohttp
 
 from bench.common import TOKEN, figure, heading, sandbox_process
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.steps import (
-    RunOptions,
-    ingest_inbox_step,
-    prepare_step,
-    submit_step,
-)
+from dispute_evidence.engine.delivery.submit import submit_step
+from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
 from dispute_evidence.state.store import StateStore
 

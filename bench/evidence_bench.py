@@ -16,8 +16,9 @@ import pandas as pd
 
 from bench.common import figure, heading
 from dispute_evidence.documents.reading import ReadLimits
-from dispute_evidence.engine.facts import facts_of
-from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare_step
+from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
+from dispute_evidence.engine.prepare.facts import facts_of
 from dispute_evidence.evidence.completeness import assess
 from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts, Product
 from dispute_evidence.evidence.letter import build_letter
@@ -124,7 +125,7 @@ def store_documents_bench(n: int) -> None:
     (one upload each) it makes, and how many times its bytes are read (once)."""
     from reportlab.pdfgen import canvas
 
-    from dispute_evidence.engine.steps import documents_folder
+    from dispute_evidence.engine.prepare.build import documents_folder
     from dispute_evidence.sandbox.workload import write_rows
 
     heading(f"evidence: one store policy attached to {n:,} disputes (issue 37)")
@@ -313,7 +314,7 @@ def _requests(inbox: Path, state: Path, upload: str, n: int) -> tuple[float, int
 
     from bench.common import TOKEN
     from dispute_evidence.api import DisputeEvidenceClient
-    from dispute_evidence.engine.steps import submit_step
+    from dispute_evidence.engine.delivery.submit import submit_step
     from dispute_evidence.evidence.limits import PacketPolicy
     from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
     from dispute_evidence.sandbox.workload import seed_rows

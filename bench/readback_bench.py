@@ -13,13 +13,10 @@ from pathlib import Path
 
 from bench.common import TOKEN, figure, heading
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.readback import read_back
-from dispute_evidence.engine.steps import (
-    RunOptions,
-    ingest_inbox_step,
-    prepare_step,
-    submit_step,
-)
+from dispute_evidence.engine.delivery.readback import read_back
+from dispute_evidence.engine.delivery.submit import submit_step
+from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox, seed_rows

@@ -65,7 +65,7 @@ def run(quick: bool = False) -> None:
         flow = [
             sys.executable,
             "-c",
-            "from flows.pipeline import evidence_run; from dispute_evidence.request import "
+            "from flows.pipeline import evidence_run; from dispute_evidence.settings import "
             f"RunRequest; evidence_run(RunRequest(inbox={str(empty)!r}))",
         ]
         figure(

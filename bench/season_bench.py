@@ -35,11 +35,11 @@ from typing import Any
 from bench.common import figure, heading
 from dispute_evidence import clock
 from dispute_evidence.inbox import PRIVATE
-from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.app import STATS_KEY, SandboxConfig
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.sandbox.runner import RunningSandbox, run_sandbox_in_thread
 from dispute_evidence.sandbox.workload import write_rows
+from dispute_evidence.settings import RunRequest
 
 TOKEN = "sk_bench_season_token"
 START = datetime(2027, 1, 1, 2, 0, tzinfo=UTC)  # the first night's run, 02:00 UTC
@@ -168,7 +168,7 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
 def standing_seconds(state: Path) -> float:
     """Wall seconds of the standing (ratios and CE 3.0 coverage) on the night's state, as the
     run's report works it out (issue 40): its part of the night."""
-    from dispute_evidence.engine.standing import merchant_standing
+    from dispute_evidence.engine.reporting.standing import merchant_standing
     from dispute_evidence.policies import StandingPolicy
     from dispute_evidence.state.store import StateStore
 

@@ -73,15 +73,17 @@ def run(quick: bool = False) -> None:
     data = records(n_orders, n_charges, n_charges // 100, n_charges // 500)
     inputs = StandingInputs(disputes=data["disputes"], payments=data["payments"],
                             orders=data["orders"], fraud=data["fraud_warnings"])  # fmt: skip
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = standing(inputs, StandingPolicy(), NOW)
-    ratios = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    ratios, ratios_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
     covered = coverage(transactions(data), NOW)
-    ce3 = time.perf_counter() - t0
-    figure("ratios per month and network (s)", f"{ratios:.2f}")
-    figure("CE 3.0 coverage (s)", f"{ce3:.2f}")
-    figure("standing in all (s)", f"{ratios + ce3:.2f}", "target <= 2 s beside the ingest")
+    ce3, ce3_cpu = time.perf_counter() - t0, time.process_time() - c0
+    # CPU beside wall: on a machine others share, the wall clock also counts their work
+    figure("ratios per month and network (s, wall / CPU)", f"{ratios:.2f} / {ratios_cpu:.2f}")
+    figure("CE 3.0 coverage (s, wall / CPU)", f"{ce3:.2f} / {ce3_cpu:.2f}")
+    figure("standing in all (s, wall / CPU)", f"{ratios + ce3:.2f} / {ratios_cpu + ce3_cpu:.2f}",
+           "target <= 2 s beside the ingest")  # fmt: skip
     figure("rows of the table / active cards", f"{len(result.table)} / {covered.active_cards:,}")
     figure("peak memory (MB, max RSS of this process)",
            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}")  # fmt: skip

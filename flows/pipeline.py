@@ -23,8 +23,8 @@ from dispute_evidence.engine import run as steps
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.fleet.run import run_merchant
 from dispute_evidence.local_api import run_api
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import ConfigError, load_settings
+from dispute_evidence.settings import ConfigError, RunRequest, load_settings
+from flows.alerting import PrefectAlerts
 
 # A run that leaves something for a person ends "Completed" under this name: the Runs page
 # tells it from a clean run at a glance, and nothing treats it as a crash.
@@ -90,6 +90,7 @@ def evidence_run(request: RunRequest) -> dict[str, Any] | State[dict[str, Any]]:
                 api_identity=identity,
                 step=as_task,
                 progress=_logged_progress(),
+                alert_sink=PrefectAlerts(),
             )
     except ConfigError as exc:  # one line per problem (never a value, so never the token)
         if served:
@@ -211,7 +212,13 @@ def merchant_run(merchant: MerchantRun, trigger: str = "schedule") -> Any:
             "is not started again automatically. Check the workers (memory, disk, logs), then "
             "run its deployment by hand; the next scheduled run starts as usual."
         )
-    result = run_merchant(merchant, step=as_task, progress=_logged_progress(), trigger=trigger)
+    result = run_merchant(
+        merchant,
+        step=as_task,
+        progress=_logged_progress(),
+        trigger=trigger,
+        alert_sink=PrefectAlerts(),
+    )
     return publish(result, merchant.id)
 
 

@@ -20,9 +20,8 @@ from prefect.schedules import Cron
 
 from dispute_evidence import prefect_env
 from dispute_evidence.names import terminal
-from dispute_evidence.request import RunRequest
 from dispute_evidence.served import healthy, serve_token_name, write_server_marker
-from dispute_evidence.settings import Settings, load_settings
+from dispute_evidence.settings import RunRequest, Settings, load_settings
 from dispute_evidence.watch import InboxWatcher
 from flows.pipeline import approve_evidence, evidence_run
 

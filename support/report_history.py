@@ -9,9 +9,10 @@ from pathlib import Path
 
 from sqlalchemy import update
 
-from dispute_evidence.engine.outcomes import outcomes_table, remembered_kinds
-from dispute_evidence.engine.report import Snapshot, dispute_table
-from dispute_evidence.engine.steps import RunOptions, ingest_inbox_step, prepare_step
+from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
+from dispute_evidence.engine.reporting.outcomes import outcomes_table, remembered_kinds
+from dispute_evidence.engine.reporting.report import Snapshot, dispute_table
 from dispute_evidence.reports.writer import RunReport, write_report
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox
 from dispute_evidence.state.schema import disputes

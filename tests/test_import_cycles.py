@@ -106,7 +106,7 @@ def test_the_api_package_imports_no_pipeline_code() -> None:
 
 # The layers, lowest first: a module may import its own layer and the ones below, never above.
 # (cli/, flows/, fleet/ and the sandbox are entry points and sit above all of these.)
-LOW = ("problems", "names", "filetypes", "exits", "policies", "states", "api")
+LOW = ("problems", "names", "filetypes", "exits", "errors", "policies", "states", "api")
 PURE = ("evidence", "documents", "ingest")  # the domain: no state, no network, no reports
 STORE = ("state", "state.schema", "state.migrations", "state.store", "state.status")
 UPWARD = {
@@ -118,7 +118,17 @@ UPWARD = {
     ("documents",): ("evidence", "reports", "engine", "state", "settings", "cli"),
     ("reports",): ("engine", "settings", "cli", "fleet", "sandbox"),
     STORE: ("evidence", "documents", "reports", "engine", "settings", "cli", "fleet", "sandbox"),
-    ("settings",): ("engine", "reports", "cli", "fleet", "sandbox"),
+    # configuration: plain data; it reads ingest's mapping fields to check a config whole
+    ("settings",): (
+        "engine",
+        "reports",
+        "cli",
+        "fleet",
+        "sandbox",
+        "state",
+        "documents",
+        "evidence",
+    ),
 }
 
 
@@ -137,3 +147,56 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
         if _in(m, layer) and _in(d, above) and not _in(d, layer)
     )
     assert upward == []
+
+
+def function_level_imports(path: Path) -> set[str]:
+    """The package's modules `path` imports inside a function (hidden from import time)."""
+    out: set[str] = set()
+    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+                    out.add(str(node.module))
+                elif isinstance(node, ast.Import):
+                    out.update(a.name for a in node.names if a.name.startswith(PACKAGE))
+    return out
+
+
+def test_the_settings_are_plain_data_building_nothing_of_the_domain() -> None:
+    """The settings hand plain values on; the engine builds the read limits and mappings from
+    them. The one domain module they reach for is ingest's mapping check (load.py), kept out
+    of import time because it loads pandas."""
+    folder = ROOT / "settings"
+    assert folder.is_dir()  # configuration is one package
+    found = {
+        (p.stem, m)
+        for p in sorted(folder.glob("*.py"))
+        for m in function_level_imports(p)
+        if not m.startswith(f"{PACKAGE}.settings")
+    }
+    assert found == {("load", f"{PACKAGE}.ingest.mappings")}
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module `path` imports, wherever it is written (a function's body too)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            out.add(node.module or "")
+    return out
+
+
+def test_the_engine_imports_no_prefect() -> None:
+    """Prefect's events and notification blocks are flows/'s (flows/alerting.py): the engine
+    sends alerts through the sink it is handed."""
+    engine = sorted((ROOT / "engine").rglob("*.py"))
+    assert len(engine) > 20
+    found = sorted(
+        (p.name, m)
+        for p in engine
+        for m in imports_of(p)
+        if m == "prefect" or m.startswith("prefect.")
+    )
+    assert found == []

@@ -53,15 +53,10 @@ def timezone_problem(tz: str | None) -> str | None:
 def database_url_problem(value: str) -> str | None:
     """Why a state value is neither a path nor a database URL (None when it is one)."""
     if "://" not in value:
-        return None  # a SQLite path
-    from sqlalchemy.engine import make_url  # only for a URL: importing the settings stays light
-    from sqlalchemy.exc import ArgumentError
+        return None  # a SQLite path: importing the settings stays light
+    from dispute_evidence.state.database import url_problem
 
-    try:
-        make_url(value)
-    except ArgumentError:
-        return "not a path or a database URL (e.g. postgresql+psycopg://user@host/db)"
-    return None
+    return url_problem(value)
 
 
 def locale_problem(value: str) -> str | None:

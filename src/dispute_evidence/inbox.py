@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dispute_evidence import clock
+from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.names import label
 
 SETTLE_SECONDS = 5.0
@@ -42,7 +43,7 @@ OWN_FOLDERS = frozenset({ARCHIVE, REJECTED, PRIVATE, "reports", "state"})
 STORE = "store"
 
 
-class UnsafeFolder(Exception):
+class UnsafeFolder(DisputeEvidenceError):
     """A folder the pipeline writes to is a link or not a folder: refused, never followed."""
 
 

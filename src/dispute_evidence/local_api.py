@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from dispute_evidence.api.config import ApiSettings
-from dispute_evidence.request import RunRequest
+from dispute_evidence.settings import RunRequest
 
 if TYPE_CHECKING:
     from dispute_evidence.sandbox import RunningSandbox

@@ -1,5 +1,5 @@
 """The policies the settings hand the engine: plain, frozen values, importing nothing of the
-product's own. `settings.py` builds them from its sections; `engine/` and `evidence/` read
+product's own. `settings/` builds them from its sections; `engine/` and `evidence/` read
 them. Kept low so that loading the settings loads no engine (and no pandas, SQLAlchemy or
 aiohttp)."""
 
@@ -29,7 +29,7 @@ class ReviewPolicy:
 
     hold: Hold = "none"
     sweep_hours: float | None = None  # the deadline sweep (None: off)
-    approvers: tuple[str, ...] = ()  # who may approve (empty: anyone); engine/review.py
+    approvers: tuple[str, ...] = ()  # who may approve (empty: anyone); engine/review/approval.py
     second_approver_over: float | None = None  # above this amount, two approvers are needed
     hold_no_claim: bool = True  # a dispute whose letter would make no claim waits for approval
 
@@ -101,7 +101,7 @@ class AdvicePolicy:
 @dataclass(frozen=True)
 class RetentionPolicy:
     """`[retention]`: days after which customer data, report folders and archived drops go
-    (None: kept; engine/retention.py)."""
+    (None: kept; engine/prepare/retention.py)."""
 
     customer_data_days: int | None = None
     reports_days: int | None = None

@@ -46,15 +46,15 @@ class ProblemKind(StrEnum):
     DISPUTE_CLOSED = "dispute_closed"
     DISPUTE_HELD = "dispute_held"
     DEADLINE_MOVED = "deadline_moved"
-    # review before sending (engine/review.py) and alerts (engine/alerts.py)
+    # review before sending (engine/review/approval.py) and alerts (engine/reporting/alerts.py)
     DISPUTE_AWAITING_APPROVAL = "dispute_awaiting_approval"
     APPROVAL_NOT_APPLIED = "approval_not_applied"
     ALERT_NOT_SENT = "alert_not_sent"
-    # the case each dispute makes (engine/case.py)
+    # the case each dispute makes (engine/prepare/case.py)
     CASE_CE3 = "case_ce3"
     CASE_NO_CLAIMS = "case_no_claims"
     CASE_HELD = "case_held"
-    # the generated PDF and the packet (engine/generated.py)
+    # the generated PDF and the packet (engine/prepare/generated.py)
     PDF_NOT_MADE = "pdf_not_made"  # building one dispute's PDF failed: the run went on
     OVER_NETWORK_LIMIT = "over_network_limit"  # what would go exceeds its limit profile: held
     DOCUMENT_SENT_ALONE = "document_sent_alone"  # came after the packet's last version: own file

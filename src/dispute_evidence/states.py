@@ -85,7 +85,9 @@ class VerdictLine:
 
 class HoldKind(StrEnum):
     LIMIT = "limit"  # over its card network's limits (evidence/limits.py)
-    API_VIEW = "api_view"  # the API's view differs from the disputes list (engine/api_views.py)
+    API_VIEW = (
+        "api_view"  # the API's view differs from the disputes list (engine/prepare/api_views.py)
+    )
     DATA = "data"  # its data would go out wrong: a row not used, lines not adding up
     ADVICE_ACCEPT = "advice_accept"  # waits for approval: its own records concede the claim
 

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step, submit_step
+from dispute_evidence.engine.delivery.submit import submit_step
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.state.store import StateStore
 from tests.engine.helpers import options
 

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from dispute_evidence.api import ApiSettings
-from dispute_evidence.engine.readback import ReadOutcome
-from dispute_evidence.engine.report import SubmitOutcome
+from dispute_evidence.engine.delivery.readback import ReadOutcome
+from dispute_evidence.engine.delivery.submit import RunAborted
+from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.engine.prepare.build import PrepareOutcome, ingest_inbox_step
+from dispute_evidence.engine.reporting.report import SubmitOutcome
 from dispute_evidence.engine.run import execute
 from dispute_evidence.engine.session import RunSession
-from dispute_evidence.engine.steps import PrepareOutcome, RunOptions, ingest_inbox_step
-from dispute_evidence.engine.submit import RunAborted
 from dispute_evidence.sandbox.workload import MERCHANT, TOKEN, make_inbox, write_rows
 from dispute_evidence.state.store import StateStore, new_run_id
 

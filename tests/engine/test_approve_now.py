@@ -13,8 +13,8 @@ from openpyxl import Workbook
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.approvals_log import approval_log
-from dispute_evidence.engine.review import approve as approve_in_store
+from dispute_evidence.engine.review.approval import approve as approve_in_store
+from dispute_evidence.engine.review.log import approval_log
 from dispute_evidence.inbox import default_state
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.state.store import StateStore
@@ -245,7 +245,7 @@ def test_a_formula_in_an_approve_cell_approves_nothing_and_says_so_naming_the_ce
 def test_two_approves_at_once_one_approves_the_other_says_already_approved(held):
     """The interleavings of two `approve` of one dispute, each read before the other wrote:
     the second never ends in IllegalTransition (2 of 6 tries before), and records nothing."""
-    from dispute_evidence.engine.review import candidates, record_approval
+    from dispute_evidence.engine.review.approval import candidates, record_approval
 
     sb, inbox, _ = held
     with StateStore(default_state(inbox)) as store:
@@ -265,7 +265,7 @@ def test_two_approves_at_once_one_approves_the_other_says_already_approved(held)
         ]
         # B released it (an approval of this version stands: sending it is B's to try too);
         # A goes on through the same door, which finds it released already
-        from dispute_evidence.engine.review import ANYONE, _release, give_approval
+        from dispute_evidence.engine.review.approval import ANYONE, _release, give_approval
 
         assert b.approved_before == {"dp_test_1": seen_by_a.version}
         _release(store, seen_by_a)

@@ -1,12 +1,19 @@
-"""docs/architecture.md is checked against state/status.py: it names every status, and for
-each the moves the table allows, no more and no fewer."""
+"""docs/architecture.md is checked against state/status.py: it names every status, for each
+the moves the tables allow, no more and no fewer, and every table of moves. (The writes are
+checked against the tables by tests/test_status_writes.py and tests/engine/test_status_gate.py.)"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from dispute_evidence.state.status import FILE_MOVES, DisputeStatus, FileStatus, next_statuses
+from dispute_evidence.state import status as status_module
+from dispute_evidence.state.status import (
+    DisputeStatus,
+    FileStatus,
+    next_file_statuses,
+    next_statuses,
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 
@@ -42,5 +49,14 @@ def test_the_architecture_doc_gives_each_dispute_status_exactly_its_allowed_move
 def test_the_architecture_doc_gives_each_file_status_exactly_its_allowed_moves():
     rows = _rows(_section(DOC.read_text(), "Evidence file"))
     for status in FileStatus:
-        allowed = {to.value for to, sources in FILE_MOVES.items() if status in sources}
+        allowed = {to.value for to in next_file_statuses(status)}
         assert rows[status.value] == allowed, status
+
+
+def test_the_architecture_doc_names_every_table_of_moves_and_only_those():
+    doc = DOC.read_text()
+    text = doc[doc.index("## The state machine\n") : doc.index("### Dispute\n")]  # its intro
+    named = {n for n in re.findall(r"`([A-Z_]+)`", text) if n.endswith(("_MOVES", "_STARTS"))}
+    tables = {n for n in vars(status_module) if n.endswith(("_MOVES", "_STARTS"))}
+    assert named == tables
+    assert "`state/transitions.py` is the only code that writes a status" in text

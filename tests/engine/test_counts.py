@@ -7,8 +7,7 @@ import shutil
 
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from tests.conftest import TOKEN
 from tests.engine.test_review import run, setup  # noqa: F401
 

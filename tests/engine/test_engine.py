@@ -8,8 +8,8 @@ import orjson
 import pytest
 
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
-from dispute_evidence.engine.submit import RunAborted, Submitter
+from dispute_evidence.engine.delivery.submit import RunAborted, Submitter
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows

@@ -9,12 +9,11 @@ import socket
 import pytest
 
 from dispute_evidence.engine import run as steps
-from dispute_evidence.engine.steps import Mover, ingest_inbox_step, prepare_step
+from dispute_evidence.engine.prepare.build import Mover, ingest_inbox_step, prepare_step
 from dispute_evidence.inbox import UnsafeFolder, archive, default_state, reject, safe_folder
 from dispute_evidence.ingest import ingest_file
 from dispute_evidence.names import upload_name, visible
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateDamaged, StateError, StateOfAnotherInbox, StateStore
 from tests.conftest import seed_rows
 from tests.engine.helpers import make_inbox, options, run_once, write_rows

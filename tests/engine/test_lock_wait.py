@@ -12,9 +12,8 @@ import yaml
 
 from dispute_evidence.engine.run import RunResult, run_inbox
 from dispute_evidence.inbox import default_state
-from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox import SandboxConfig
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore, open_read_only
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox

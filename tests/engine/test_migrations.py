@@ -130,10 +130,10 @@ def test_what_meta_held_as_json_moves_into_tables(tmp_path):
     review policy, kept by a v12 state as JSON in `meta`, keep their meaning in tables."""
     import json
 
-    from dispute_evidence.engine.api_views import api_views, held_by_api_view
-    from dispute_evidence.engine.case import _kept_ce3
-    from dispute_evidence.engine.picture import Picture
-    from dispute_evidence.engine.review_state import kept_policy
+    from dispute_evidence.engine.prepare.api_views import api_views, held_by_api_view
+    from dispute_evidence.engine.prepare.case import _kept_ce3
+    from dispute_evidence.engine.reporting.picture import Picture
+    from dispute_evidence.engine.review.policy import kept_policy
 
     path = tmp_path / "v12.sqlite3"
     StateStore(path).close()
@@ -174,7 +174,7 @@ def test_what_meta_held_as_json_moves_into_tables(tmp_path):
 
 
 def test_a_state_with_no_report_yet_has_no_picture(tmp_path):
-    from dispute_evidence.engine.picture import Picture
+    from dispute_evidence.engine.reporting.picture import Picture
 
     with StateStore(tmp_path / "s.sqlite3") as store:
         assert store.last_picture() is None
@@ -228,8 +228,8 @@ def test_a_version_18_state_without_facts_reads_its_payloads_by_the_legacy_path(
     """v19 (issue 36): disputes gain `facts`, the typed facts their payload is derived from. A
     state written before keeps payloads only: the case, the report and the next send read them
     by the legacy path (evidence/wire.py) to the same facts, and the next build keeps them."""
-    from dispute_evidence.engine.case import case_reader
-    from dispute_evidence.engine.facts import facts_of
+    from dispute_evidence.engine.prepare.case import case_reader
+    from dispute_evidence.engine.prepare.facts import facts_of
     from dispute_evidence.evidence.wire import legacy_facts_from_payload
     from tests.conftest import seed_rows
     from tests.engine.helpers import engine_pass, make_inbox
@@ -258,3 +258,19 @@ def test_a_version_18_state_without_facts_reads_its_payloads_by_the_legacy_path(
         engine_pass(store, sb.base_url, inbox)
         assert set(store.kept_facts()) == {"dp_test_0", "dp_test_1"}
         assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1  # sent once, not again
+
+
+def test_no_step_builds_todays_tables():
+    """Each step spells out its own tables: one that made today's (state/schema.py) would give
+    an old state columns added later, and the later step adding them would then fail."""
+    import ast
+    import inspect as source_of
+
+    from sqlalchemy import MetaData, Table
+
+    from dispute_evidence.state import migrations, schema
+
+    used = {n.id for n in ast.walk(ast.parse(source_of.getsource(migrations)))
+            if isinstance(n, ast.Name)}  # fmt: skip
+    todays = {name for name, v in vars(schema).items() if isinstance(v, Table | MetaData)}
+    assert used & todays == {"meta"}  # the key-value table every version had, unchanged

@@ -7,10 +7,10 @@ import asyncio
 import pytest
 
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
-from dispute_evidence.engine.submit import Submitter
-from dispute_evidence.request import RunRequest
+from dispute_evidence.engine.delivery.submit import Submitter
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.sandbox import SandboxConfig
+from dispute_evidence.settings import RunRequest
 from dispute_evidence.state.store import StateStore
 from support.pg import free_port, postgres_missing, throwaway_postgres
 from tests.conftest import TOKEN, seed_rows
@@ -127,6 +127,27 @@ def test_a_version_11_state_on_postgres_keeps_its_records(postgres_url):
 def _closed_port_url(password: str = "") -> str:
     secret = f":{password}" if password else ""
     return f"postgresql+psycopg://disputes{secret}@127.0.0.1:{free_port()}/disputes"
+
+
+def test_a_postgres_connection_lost_mid_work_is_state_unavailable(postgres_url):
+    """The server ends the store's connection (a restart, a failover, an admin): the next
+    call raises StateUnavailable with the driver's first line, never a sqlalchemy error."""
+    from sqlalchemy import create_engine, text
+
+    from dispute_evidence.state.store import StateUnavailable
+
+    store = _fresh(postgres_url)
+    store.set_meta("note", "kept")  # the store's pooled connection, open now
+    admin = create_engine(postgres_url)
+    with admin.begin() as c:
+        c.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE pid <> pg_backend_pid() AND datname = current_database()"))  # fmt: skip
+    admin.dispose()
+    with pytest.raises(StateUnavailable, match="stopped answering") as lost:
+        store.get_meta("note")
+    assert "nothing is sent twice" in str(lost.value)
+    assert store.get_meta("note") == "kept"  # the pool reconnects: the next call works
+    store.close()
 
 
 def test_a_postgres_state_that_does_not_answer_is_unreachable_not_damaged():

@@ -1,4 +1,4 @@
-"""Issue 32: a night's build rebuilds only the disputes whose inputs changed (engine/rebuild.py),
+"""Issue 32: a night's build rebuilds only the disputes whose inputs changed (engine/prepare/rebuild.py),
 and what it rebuilds is what a full rebuild gives."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from dispute_evidence.engine import steps
-from dispute_evidence.engine.rebuild import BUILT_HELD
-from dispute_evidence.engine.steps import BUILD_SOURCE, ingest_inbox_step, prepare_step
+from dispute_evidence.engine.prepare import build as steps
+from dispute_evidence.engine.prepare.build import BUILD_SOURCE, ingest_inbox_step, prepare_step
+from dispute_evidence.engine.prepare.rebuild import BUILT_HELD
 from dispute_evidence.state.schema import disputes
 from dispute_evidence.state.store import StateStore
 from tests.engine.helpers import options, write_rows

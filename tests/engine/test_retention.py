@@ -18,12 +18,11 @@ from pypdf.errors import PdfReadError
 from sqlalchemy import MetaData, create_engine, select, text
 
 from dispute_evidence import clock
-from dispute_evidence.engine.generated import SENT, material_facts, stated_hash
-from dispute_evidence.engine.retention import PERSONAL_FIELDS, scrub
+from dispute_evidence.engine.prepare.generated import SENT, material_facts, stated_hash
+from dispute_evidence.engine.prepare.retention import PERSONAL_FIELDS, scrub
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import PRIVATE, default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.generated import GENERATED_KINDS
 from dispute_evidence.state.schema import disputes, evidence_files
 from dispute_evidence.state.store import StateStore
@@ -211,7 +210,7 @@ def test_off_by_default_nothing_is_removed(season):
 
 
 def test_old_report_and_archive_folders_go_only_when_set(tmp_path):
-    from dispute_evidence.engine.retention import RetentionPolicy, apply_retention
+    from dispute_evidence.engine.prepare.retention import RetentionPolicy, apply_retention
 
     now = datetime(2027, 6, 30, 2, tzinfo=UTC)
     reports, inbox = tmp_path / "reports", tmp_path / "inbox"

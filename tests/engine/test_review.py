@@ -16,9 +16,8 @@ from dispute_evidence.cli import app
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.problems import ProblemKind
-from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.ids import iso
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
@@ -212,8 +211,8 @@ def test_the_deadline_sweep_sends_complete_evidence_nobody_approved(setup, monke
 
 
 def test_the_sweep_never_sends_after_the_deadline_nor_incomplete_evidence(tmp_path):
-    from dispute_evidence.engine.review import review_step
-    from dispute_evidence.engine.steps import prepare_step
+    from dispute_evidence.engine.prepare.build import prepare_step
+    from dispute_evidence.engine.review.approval import review_step
     from dispute_evidence.policies import ReviewPolicy
     from tests.engine.helpers import ingest_inbox_step, options
 
@@ -280,7 +279,7 @@ def test_held_is_a_checked_state_only_release_leaves_it(tmp_path):
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)
     with StateStore(tmp_path / "s.sqlite3") as store:
-        from dispute_evidence.engine.steps import prepare_step
+        from dispute_evidence.engine.prepare.build import prepare_step
         from tests.engine.helpers import ingest_inbox_step, options
 
         opts = options(inbox)

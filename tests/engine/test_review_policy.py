@@ -178,7 +178,7 @@ def _receipts(sb) -> set[str]:
 def test_the_policy_for_a_state_in_plain_calls(tmp_path):
     """The rules without a run: the first hold is recorded; less is not applied and is said;
     more raises it; with review off on purpose, a sweep the state once had is not mentioned."""
-    from dispute_evidence.engine.review_state import keep_policy, kept_policy, policy_for_state
+    from dispute_evidence.engine.review.policy import keep_policy, kept_policy, policy_for_state
     from dispute_evidence.policies import ReviewPolicy
 
     with StateStore(tmp_path / "s.sqlite3") as store:

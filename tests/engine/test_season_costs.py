@@ -8,8 +8,8 @@ from dataclasses import replace
 from sqlalchemy import event, update
 
 from dispute_evidence.api.models import Dispute
-from dispute_evidence.engine.api_views import held_by_api_view, record_views
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
+from dispute_evidence.engine.prepare.api_views import held_by_api_view, record_views
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence import build_evidence
 from dispute_evidence.state.kept import KeptView
 from dispute_evidence.state.schema import disputes
@@ -43,7 +43,7 @@ def test_an_unchanged_closed_dispute_is_not_written_again(tmp_path):
 
 
 def test_comparing_a_new_disputes_api_view_reads_its_kept_view_not_every_one(tmp_path):
-    """The first POST of each new dispute compares its API view (engine/submit.py): it read
+    """The first POST of each new dispute compares its API view (engine/delivery/submit.py): it read
     every kept view of the history, once per new dispute, each night."""
     store = StateStore(tmp_path / "state.sqlite3")
     view = KeptView("fraudulent", 10.0, "usd", "2026-01-01", "tag", "")

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.case import held_by_advice
-from dispute_evidence.engine.report import dispute_table
+from dispute_evidence.engine.prepare.case import held_by_advice
+from dispute_evidence.engine.reporting.report import dispute_table
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.evidence.advice import (
     MIN_CLOSED,
@@ -19,8 +19,7 @@ from dispute_evidence.evidence.advice import (
     OwnOutcomes,
     advise,
 )
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import engine_pass, make_inbox, write_rows

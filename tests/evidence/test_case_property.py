@@ -2,7 +2,7 @@
 delivery, dates or amounts: they all read one case (evidence/case.py).
 
 Each example renders the summary PDF (letter, data sheet, sources) and reads its text back with
-pypdf, and makes the report row's cells with the engine's own function (engine/report.py
+pypdf, and makes the report row's cells with the engine's own function (engine/reporting/report.py
 `case_cells`) and words with the page's formatters (reports/columns.py), so what is compared is
 what a reviewer and an analyst read, not the case compared with itself."""
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import Delivery, DocumentFacts, Quote
-from dispute_evidence.engine.report import case_cells
+from dispute_evidence.engine.reporting.report import case_cells
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import orjson
 
-from dispute_evidence.engine.case import case_problems
-from dispute_evidence.engine.report import dispute_table
+from dispute_evidence.engine.prepare.case import case_problems
+from dispute_evidence.engine.reporting.report import dispute_table
 from dispute_evidence.evidence import build_evidence
 from dispute_evidence.evidence.ce3 import NO_IP_OR_DEVICE, History, ce3_summary
 from dispute_evidence.ingest import ingest_paths

@@ -68,3 +68,15 @@ def test_without_a_reader_files_match_by_name_only(tmp_path):
     pdf = text_pdf(tmp_path / "scan_5.pdf", [["Order #5000"]])
     matches, issues = match_evidence_files([pdf], tmp_path, DISPUTES)
     assert matches == {} and issues[0].reason.startswith("matches no dispute")
+
+
+def test_an_unmatched_damaged_file_says_not_read_once(tmp_path):
+    (tmp_path / "scan_7.pdf").write_bytes(b"%PDF-1.4\nnot a real pdf")
+    paths = [tmp_path / "scan_7.pdf"]
+    matches, issues = match_evidence_files(
+        paths, tmp_path, DISPUTES, read=_reader, tracking=lambda: TRACKING
+    )
+    assert matches == {}
+    (issue,) = issues
+    assert "(its text was not read: damaged" in issue.reason
+    assert "not read: not read" not in issue.reason

@@ -226,3 +226,43 @@ def test_charges_that_never_settled_are_not_transactions():
     table = standing(StandingInputs(frame([]).assign(provider_dispute_id=[]), frame(pay)),
                      StandingPolicy(), NOW).table  # fmt: skip
     assert row(table, "2026-05", "visa")["transactions"] == 14
+
+
+def test_disputes_only_in_the_payments_export_count_in_their_month_and_network():
+    """May: 1,000 Visa charges; 10 Visa and 2 Mastercard charges disputed in the payments
+    export (Dispute Date in May), of which the disputes list names 4 Visa ones."""
+    pay = charges("2026-05", "Visa", 1000) + charges("2026-04", "MasterCard", 100)
+    visa_paid, visa_list = disputed("2026-05", "Visa", 10)
+    mc_paid, _ = disputed("2026-05", "MasterCard", 2)
+    inputs = StandingInputs(
+        disputes=frame(visa_list[:4]), payments=frame(pay + visa_paid + mc_paid)
+    )
+    result = standing(inputs, StandingPolicy(), NOW)
+    assert row(result.table, "2026-05", "visa")["disputes"] == 10
+    assert row(result.table, "2026-05", "mastercard")["disputes"] == 2
+    assert any(
+        n.startswith("8 dispute(s) found only in your payments export") for n in result.notes
+    )
+
+
+def test_disputes_resolved_before_a_chargeback_are_left_out_and_counted_in_the_notes():
+    """10 listed Visa disputes in May: the API shows 2 as inquiries and 1 as prevented (RDR);
+    one more, not read from the API, is an inquiry by the payments export's Dispute Status; and
+    an unlisted charge is an inquiry too. 6 count; 5 are said to be left out."""
+    pay = charges("2026-05", "Visa", 1000)
+    paid, listed = disputed("2026-05", "Visa", 11)
+    paid[3]["dispute_status"] = "warning_closed"
+    statuses = {listed[0]["provider_dispute_id"]: "warning_closed",
+                listed[1]["provider_dispute_id"]: "warning_needs_response",
+                listed[2]["provider_dispute_id"]: "prevented",
+                listed[4]["provider_dispute_id"]: "lost"}  # fmt: skip
+    paid[10]["dispute_status"] = "warning_under_review"  # its order is not in the list
+    inputs = StandingInputs(disputes=frame(listed[:10]), payments=frame(pay + paid),
+                            api_status=statuses)  # fmt: skip
+    result = standing(inputs, StandingPolicy(), NOW)
+    may = row(result.table, "2026-05", "visa")
+    assert may["disputes"] == 6
+    assert may["ratio_percent"] == 0.6  # 6 / the 1,000 May charges (the disputed: January)
+    assert "5 dispute(s) resolved before a chargeback (inquiry, RDR) left out" in may["note"]
+    assert any(n.startswith("5 dispute(s) resolved before they became chargebacks")
+               for n in result.notes)  # fmt: skip

@@ -8,10 +8,10 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from dispute_evidence.engine.case import case_reader
-from dispute_evidence.engine.outcomes import kinds_now, outcomes_table
-from dispute_evidence.engine.report import dispute_table
-from dispute_evidence.engine.wins import what_wins
+from dispute_evidence.engine.prepare.case import case_reader
+from dispute_evidence.engine.reporting.outcomes import kinds_now, outcomes_table
+from dispute_evidence.engine.reporting.report import dispute_table
+from dispute_evidence.engine.reporting.wins import what_wins
 from dispute_evidence.evidence.wins import COLUMNS, rate_words, wilson, wins_table
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.reports.wins import write_wins

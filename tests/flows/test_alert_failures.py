@@ -13,12 +13,13 @@ from aiohttp import web
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.alerts import AlertPolicy, alerted_on, send_alerts
-from dispute_evidence.engine.steps import prepare_step
+from dispute_evidence.engine.prepare.build import prepare_step
+from dispute_evidence.engine.reporting.alerts import AlertPolicy, send_alerts
 from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore
+from flows.alerting import PrefectAlerts
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import ingest_inbox_step, make_inbox, options, write_rows
 from tests.flows.test_alerts import Receiver
@@ -68,18 +69,20 @@ def test_a_block_that_cannot_deliver_is_not_recorded_and_is_retried_that_day(
         opts = options(inbox)
         prepare_step(store, opts, ingest_inbox_step(store, opts, "r"), "r", rebuild=True)
         closed = AlertPolicy(block="mattermost-webhook/closed-port", events=False)
-        out = send_alerts(store, closed, "r1", now)
+        out = send_alerts(store, closed, "r1", now, sink=PrefectAlerts())
         assert out.alerted == [] and not out.notified
         assert out.problem is not None and out.problem.startswith("mattermost-webhook/closed-port")
         assert "not sent, the next run tries again" in out.problem
-        assert alerted_on(store, now.strftime("%Y-%m-%d")) == set()  # nothing recorded as sent
+        assert store.alerted_on(now.strftime("%Y-%m-%d")) == set()  # nothing recorded as sent
         CustomWebhookNotificationBlock(
             name="ok", url=receiver.url, json_data={"body": "{{body}}"}
         ).save("works-now", overwrite=True)
         later = now + timedelta(minutes=30)  # the same day: tried again, and it goes
-        again = send_alerts(store, AlertPolicy(block="custom-webhook/works-now"), "r2", later)
+        again = send_alerts(
+            store, AlertPolicy(block="custom-webhook/works-now"), "r2", later, sink=PrefectAlerts()
+        )
         assert again.notified and again.alerted == ["dp_test_1"] and len(receiver.received) == 1
-        assert alerted_on(store, later.strftime("%Y-%m-%d")) == {"dp_test_1"}
+        assert store.alerted_on(later.strftime("%Y-%m-%d")) == {"dp_test_1"}
 
 
 @pytest.fixture
@@ -140,7 +143,7 @@ def test_a_blocks_secret_never_leaks_when_it_fails(
     updates = {pid: d["evidence_updates"] for pid, d in snap.items()}
     assert updates == {"dp_test_0": 1, "dp_test_1": 0, "dp_test_2": 1}
     with StateStore(state) as store:
-        assert alerted_on(store, now.strftime("%Y-%m-%d")) == set()
+        assert store.alerted_on(now.strftime("%Y-%m-%d")) == set()
 
 
 def _server_text(wait: float = 20.0) -> tuple[str, str]:

@@ -10,16 +10,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from aiohttp import web
 
-from dispute_evidence.engine.alerts import EVENT, RESOURCE, send_alerts
+from dispute_evidence.engine.reporting.alerts import EVENT, RESOURCE, send_alerts
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.policies import AlertPolicy
-from dispute_evidence.request import RunRequest
 from dispute_evidence.sandbox.ids import iso
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
+from flows.alerting import PrefectAlerts
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
+
+PREFECT = PrefectAlerts()  # the sink the CLI and the flows hand the engine
 
 
 class Receiver:
@@ -93,7 +95,7 @@ def test_an_alert_reaches_a_webhook_once_per_dispute_per_day(
     settings = load_settings(None)
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
 
-    first = run_inbox(settings, RunRequest(inbox=inbox), api=api)
+    first = run_inbox(settings, RunRequest(inbox=inbox), api=api, alert_sink=PREFECT)
     assert first.counts["alerted"] == 2  # dp_test_1 is due in 10 days: not at risk yet
     assert len(receiver.received) == 1  # one message for the run, one line per dispute
     body = receiver.received[0]["body"]
@@ -105,12 +107,16 @@ def test_an_alert_reaches_a_webhook_once_per_dispute_per_day(
 
     assert sorted(_events_of(first.run_id)) == [RESOURCE + "dp_test_0", RESOURCE + "dp_test_2"]
 
-    second = run_inbox(settings, RunRequest(inbox=inbox), api=api)  # the same day: nothing again
+    second = run_inbox(
+        settings, RunRequest(inbox=inbox), api=api, alert_sink=PREFECT
+    )  # the same day: nothing again
     assert second.counts["alerted"] == 0 and len(receiver.received) == 1
 
     with StateStore(default_state(inbox)) as store:  # the next day (UTC): once more
         next_day = (now + timedelta(days=1)).replace(hour=0, minute=1, second=0, microsecond=0)
-        out = send_alerts(store, AlertPolicy(block="custom-webhook/dispute-alerts"), "r2", next_day)
+        out = send_alerts(
+            store, AlertPolicy(block="custom-webhook/dispute-alerts"), "r2", next_day, sink=PREFECT
+        )
         assert sorted(out.alerted) == ["dp_test_0", "dp_test_2"] and out.events == 2
         assert out.notified and len(receiver.received) == 2
 
@@ -137,7 +143,7 @@ def _events_of(run_id: str, expect: int = 2) -> list[str]:
 def test_events_name_the_dispute_and_a_broken_block_is_reported_and_retried(
     prefect_harness, tmp_path
 ):
-    from dispute_evidence.engine.alerts import _emit, at_risk
+    from dispute_evidence.engine.reporting.alerts import _emit, at_risk
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)
@@ -145,17 +151,19 @@ def test_events_name_the_dispute_and_a_broken_block_is_reported_and_retried(
     write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "response_due_by"],
                [["dp_test_0", "#9999", iso(now + timedelta(hours=5))]])  # fmt: skip
     with StateStore(tmp_path / "s.sqlite3") as store:
-        from dispute_evidence.engine.steps import prepare_step
+        from dispute_evidence.engine.prepare.build import prepare_step
         from tests.engine.helpers import ingest_inbox_step, options
 
         opts = options(inbox)
         prepare_step(store, opts, ingest_inbox_step(store, opts, "r"), "r", rebuild=True)
         (risk,) = at_risk(store, now, 48)
         assert risk.pid == "dp_test_0" and risk.why.startswith("waiting for data")
-        assert _emit(risk, now, "r")  # a Prefect server takes it
+        assert _emit(PREFECT, risk, now, "r")  # a Prefect server takes it
         broken = AlertPolicy(block="custom-webhook/no-such-block")  # events go, the block not
-        out = send_alerts(store, broken, "r", now=now)
+        out = send_alerts(store, broken, "r", now=now, sink=PREFECT)
         assert out.alerted == [] and "no-such-block" in (out.problem or "")
-        events_only = send_alerts(store, AlertPolicy(), "r", now=now)  # tried again: sent
+        events_only = send_alerts(
+            store, AlertPolicy(), "r", now=now, sink=PREFECT
+        )  # tried again: sent
         assert events_only.alerted == ["dp_test_0"] and events_only.events == 1
     assert EVENT == "dispute-evidence.dispute.at-risk" and RESOURCE == "dispute-evidence.dispute."

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
@@ -56,7 +55,7 @@ def test_every_text_about_approving_says_it_is_sent_at_once():
     todo = WHAT_TO_DO[ProblemKind.DISPUTE_AWAITING_APPROVAL]
     assert "approve --inbox INBOX <dispute>` (it sends it at once)" in todo, todo
     texts = [
-        "src/dispute_evidence/engine/review.py", "src/dispute_evidence/engine/approve.py",
+        "src/dispute_evidence/engine/review/approval.py", "src/dispute_evidence/engine/approve.py",
         "src/dispute_evidence/cli/status.py", "flows/pipeline.py", "flows/serve.py",
         "prefect.yaml", "src/dispute_evidence/reports/wording.py",
     ]  # fmt: skip

@@ -17,7 +17,7 @@ from dispute_evidence.cli import app
 from dispute_evidence.inbox import default_state
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import escape_cell
-from dispute_evidence.request import RunRequest
+from dispute_evidence.settings import RunRequest
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
@@ -94,7 +94,7 @@ def test_inbox_picks_up_a_dropped_file_and_ignores_a_half_written_one(
 
 
 def test_file_is_archived_only_after_its_records_are_durable(tmp_path, monkeypatch):
-    from dispute_evidence.engine import steps as pipeline
+    from dispute_evidence.engine.prepare import build as pipeline
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 2)
@@ -111,7 +111,7 @@ def test_file_is_archived_only_after_its_records_are_durable(tmp_path, monkeypat
 
 
 def test_a_file_written_to_while_it_is_read_waits_for_the_next_run(tmp_path, monkeypatch):
-    from dispute_evidence.engine import steps as pipeline
+    from dispute_evidence.engine.prepare import build as pipeline
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 2)
@@ -146,7 +146,7 @@ def test_a_file_written_to_while_it_is_read_waits_for_the_next_run(tmp_path, mon
 
 
 def test_unreadable_file_goes_to_rejected_with_reason(tmp_path):
-    from dispute_evidence.engine import steps as pipeline
+    from dispute_evidence.engine.prepare import build as pipeline
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()

@@ -97,7 +97,7 @@ def test_a_disk_io_error_with_no_space_left_is_said_as_a_full_disk(tmp_path, mon
     from sqlalchemy.exc import OperationalError
 
     from dispute_evidence.state import base
-    from dispute_evidence.state.store import StateDamaged, StateStore
+    from dispute_evidence.state.store import StateDamaged, StateFull, StateStore
 
     path = tmp_path / "state.sqlite3"
     StateStore(path).close()
@@ -107,9 +107,9 @@ def test_a_disk_io_error_with_no_space_left_is_said_as_a_full_disk(tmp_path, mon
 
     monkeypatch.setattr(base, "migrate", io_error)
     monkeypatch.setattr(base, "_space_left", lambda _folder: 0)
-    with pytest.raises(OSError) as full:
+    with pytest.raises(StateFull) as full:
         StateStore(path)
-    assert full.value.errno == 28 and full.value.filename == str(path)
+    assert full.value.where == str(path)
     monkeypatch.setattr(base, "_space_left", lambda _folder: 10**9)
     with pytest.raises(StateDamaged):
         StateStore(path)

@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.cli import app
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step, submit_step
+from dispute_evidence.engine.delivery.submit import submit_step
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.state.status import FileStatus
 from dispute_evidence.state.store import StateStore

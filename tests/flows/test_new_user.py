@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.request import RunRequest
 from dispute_evidence.served import healthy
+from dispute_evidence.settings import RunRequest
 from support.pg import free_port
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox
@@ -173,7 +173,7 @@ def test_a_run_right_after_copying_an_inbox_in_sends_what_a_nightly_run_would(
 
 
 def test_the_headline_never_says_nothing_needs_you_above_unread_files():
-    from dispute_evidence.engine.report import headline
+    from dispute_evidence.engine.reporting.report import headline
 
     assert headline({"evidence_sent": 0, "not_read_yet": 3}, False) == (
         "0 sent · 3 file(s) not read yet (still being written)"

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.steps import ingest_inbox_step, prepare_step
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.limits import PacketPolicy
 from dispute_evidence.state.store import StateStore
 from support.docfixtures import heavy_pdf, pdf_of, text_pdf
@@ -399,7 +399,7 @@ def test_a_long_carrier_name_and_a_failing_pdf_never_stop_the_run(api, tmp_path,
                [[5000, "1Z0", "C" * 1200, "", "in transit " * 180],
                 [5001, "1Z1", "UPS", "2026-10-01", "Delivered"],
                 [5002, "1Z2", "UPS", "2026-10-01", "Delivered"]])  # fmt: skip
-    import dispute_evidence.engine.generated as generated
+    import dispute_evidence.engine.prepare.generated as generated
 
     real = generated.summary_pdf
 

@@ -54,13 +54,16 @@ def test_sigkill_while_packets_are_sending_then_resume_sends_each_once(sandbox_f
     cmd = [sys.executable, "-m", "tests.engine.crash_runner", str(inbox), str(state), sb.base_url]
     rng = random.Random(13)
     killed_while_sending = 0
-    for _ in range(8):
+    for round_ in range(8):
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)  # fmt: skip
-        deadline = time.monotonic() + rng.uniform(2.0, 12.0)
+        # The first rounds wait for a packet in flight (however slow a loaded machine starts the
+        # process), the others kill at a random moment
+        targeted = round_ < 3
+        deadline = time.monotonic() + (120.0 if targeted else rng.uniform(2.0, 12.0))
         while time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.02)
-            if _sending(state) and rng.random() < 0.2:
+            if _sending(state) and (targeted or rng.random() < 0.2):
                 break  # kill it now: a packet is in flight
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)

@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 import pytest
 
+from dispute_evidence.engine.reporting.standing_alerts import crossings, standing_alerted
 from dispute_evidence.engine.run import run_inbox
-from dispute_evidence.engine.standing_alerts import crossings, standing_alerted
 from dispute_evidence.inbox import default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import load_settings
+from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
+from flows.alerting import PrefectAlerts
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 from tests.flows.test_alerts import Receiver
@@ -80,7 +80,7 @@ def test_a_month_crossing_watch_then_over_alerts_once_each(
     settings = load_settings(None)
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
 
-    first = run_inbox(settings, RunRequest(inbox=inbox), api=api)
+    first = run_inbox(settings, RunRequest(inbox=inbox), api=api, alert_sink=PrefectAlerts())
     assert first.counts.get("ratio_alerted") == 1, first.counts
     ((message),) = [m for m in receiver.received if "Dispute ratio" in m["subject"]]
     assert message["subject"] == f"Dispute ratio on watch: Visa {month}"
@@ -88,12 +88,16 @@ def test_a_month_crossing_watch_then_over_alerts_once_each(
         f"Visa {month}: 2.00% (2 fraud reports and disputes / 100 transactions)" in message["body"]
     )
 
-    second = run_inbox(settings, RunRequest(inbox=inbox), api=api)  # the same month: nothing
+    second = run_inbox(
+        settings, RunRequest(inbox=inbox), api=api, alert_sink=PrefectAlerts()
+    )  # the same month: nothing
     assert "ratio_alerted" not in second.counts
     assert sum("Dispute ratio" in m["subject"] for m in receiver.received) == 1
 
     monkeypatch.setenv("DISPUTE_EVIDENCE_STANDING__VISA_FLOOR", "0")  # now it is over
-    third = run_inbox(load_settings(None), RunRequest(inbox=inbox), api=api)
+    third = run_inbox(
+        load_settings(None), RunRequest(inbox=inbox), api=api, alert_sink=PrefectAlerts()
+    )
     assert third.counts.get("ratio_alerted") == 1
     over = [m for m in receiver.received if "Dispute ratio" in m["subject"]][-1]
     assert over["subject"] == f"Dispute ratio over its threshold: Visa {month}"
@@ -102,5 +106,7 @@ def test_a_month_crossing_watch_then_over_alerts_once_each(
             f"standing:{month}:visa:watch",
             f"standing:{month}:visa:over",
         }
-    fourth = run_inbox(load_settings(None), RunRequest(inbox=inbox), api=api)
+    fourth = run_inbox(
+        load_settings(None), RunRequest(inbox=inbox), api=api, alert_sink=PrefectAlerts()
+    )
     assert "ratio_alerted" not in fourth.counts

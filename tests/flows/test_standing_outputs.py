@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.request import RunRequest
+from dispute_evidence.settings import RunRequest
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows
 

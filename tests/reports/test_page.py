@@ -143,3 +143,25 @@ def test_a_dispute_not_sent_whose_deadline_passed_is_past_due_not_at_risk():
     m = money(table)
     assert m.rows == [("sent", 1, ["40.00"]), ("past due", 2, ["30.00"])]
     assert m.at_risk == ["40.00 USD"] and m.open_disputes == 1
+
+
+def test_the_page_shows_what_wins_with_its_intervals_and_says_when_outcomes_are_too_few(tmp_path):
+    from dispute_evidence.evidence.wins import wins_table
+
+    decided = [("fraudulent", frozenset({"ce3"}), i < 9) for i in range(12)]
+    decided += [("fraudulent", frozenset(), i < 2) for i in range(10)]
+    decided += [("product_not_received", frozenset({"signed_pod"}), True) for _ in range(3)]
+    wins = wins_table(decided)
+    outcomes = pd.DataFrame({"reason": ["fraudulent"], "decided": [22]})
+    report = RunReport("r", "ok", False, {}, _table(), outcomes=outcomes, wins=wins)
+    write_report(report, tmp_path / "report")
+    page = (tmp_path / "report" / "summary.html").read_text()
+    section = page[page.index('id="what-wins"') :]
+    assert "Visa CE 3.0 (earlier undisputed orders)" in section
+    assert "9 / 12: 75% (47%-91%)" in section and "2 / 10: 20% (6%-51%)" in section
+    assert "product_not_received" not in section  # 3 outcomes with, none without: no rate
+    few = RunReport(
+        "r", "ok", False, {}, _table(), outcomes=outcomes, wins=wins_table(decided[-3:])
+    )
+    write_report(few, tmp_path / "few")
+    assert "What wins: too few outcomes yet" in (tmp_path / "few" / "summary.html").read_text()

@@ -12,7 +12,7 @@ import pandas as pd
 from sqlalchemy import update
 
 from dispute_evidence import clock
-from dispute_evidence.engine.report import Snapshot, dispute_table
+from dispute_evidence.engine.reporting.report import Snapshot, dispute_table
 from dispute_evidence.state.schema import disputes
 from support.report_history import LONG_AGO, OPEN, history_state, write_nightly_report
 
@@ -31,7 +31,7 @@ def test_page_lists_open_disputes_and_counts_the_ended_ones(tmp_path):
 
 
 def test_a_dispute_past_due_long_ago_is_counted_not_listed_as_a_problem_every_night(tmp_path):
-    from dispute_evidence.engine.report import table_problems
+    from dispute_evidence.engine.reporting.report import table_problems
     from dispute_evidence.problems import ProblemKind
 
     store = history_state(tmp_path, 0)
@@ -57,7 +57,7 @@ def test_a_dispute_past_due_long_ago_is_counted_not_listed_as_a_problem_every_ni
 
 
 def test_problems_of_disputes_that_aged_into_history_are_not_counted_as_resolved():
-    from dispute_evidence.engine.picture import Picture
+    from dispute_evidence.engine.reporting.picture import Picture
 
     before = Picture(
         {"dp_a": "past its deadline, not sent, files 0/1", "dp_b": "sent, files 1/1"},

@@ -1,5 +1,5 @@
 """The client's configuration: one model, `ApiSettings`, which is also the `[api]` section of
-the product's settings (`settings.py` reads it from the environment, `.env` and the TOML file).
+the product's settings (`settings/` reads it from the environment, `.env` and the TOML file).
 
 Each field's environment name is declared on it as an alias choice: `DISPUTE_API_<FIELD>`
 (e.g. DISPUTE_API_TOKEN, DISPUTE_API_TIMEOUT). `api_environ` reads exactly those names; a

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from dispute_evidence.cli._app import echo
-from dispute_evidence.exits import EXIT_DISK_FULL, EXIT_FAILED, EXIT_USAGE
+from dispute_evidence.errors import DISK_FULL, DisputeEvidenceError
+from dispute_evidence.exits import (
+    EXIT_AUTH,
+    EXIT_DISK_FULL,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+)
 
 if TYPE_CHECKING:
-    from dispute_evidence.request import RunRequest
-    from dispute_evidence.settings import Settings
+    from dispute_evidence.settings import RunRequest, Settings
 
 
 def _settings_or_exit(config: Path | None, inbox: Path | None = None, **overrides: Any) -> Settings:
@@ -25,9 +33,7 @@ def _settings_or_exit(config: Path | None, inbox: Path | None = None, **override
     try:
         settings = load_settings(config, inbox=inbox, **overrides)
     except ConfigError as exc:
-        for line in str(exc).splitlines():
-            echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        exit_on(exc)
     echo(f"Config: {settings.config_label}", err=True)
     return settings
 
@@ -64,9 +70,7 @@ def _api_settings_or_exit(settings: Settings, base_url: str | None) -> None:
     try:
         settings.api_settings(base_url=base_url)
     except ConfigError as exc:
-        for line in str(exc).splitlines():
-            echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        exit_on(exc)
 
 
 def _prefect_api(inbox: Path, settings: Settings) -> str | None:
@@ -95,61 +99,83 @@ def _utf8_path_or_exit(inbox: Path) -> None:
         raise typer.Exit(EXIT_USAGE)
 
 
-def _stopped_before_the_run(exc: KeyboardInterrupt) -> None:
+def _stopped_before_the_run(exc: KeyboardInterrupt) -> NoReturn:
     from dispute_evidence.engine.run import interrupt_exit_code
 
     echo("Interrupted: 0 sent so far; run again to finish.", err=True)
     raise typer.Exit(interrupt_exit_code(exc)) from None
 
 
-def _one_line_or_raise(exc: Exception) -> None:
-    """A full disk is one line, exit 74 (every write is transactional: nothing was lost); an
-    API address that redirects (before anything was sent) is one line, exit 2."""
+def exit_on(
+    exc: BaseException, *, code: int | None = None, lines: list[str] | None = None
+) -> NoReturn:
+    """The one place an error ends a command: a few plain lines and an exit code, never a
+    traceback. One of ours (errors.py) says its `lines()` and exits its `exit_code` (`code`: a
+    command's own code for it, `lines`: its own words; not for a condition every command says
+    alike, `same_everywhere`: a full disk, exit 74, a lost state database, exit 1). Of the
+    others, a full disk is one line, exit 74 (every write is transactional: nothing was lost);
+    an API address that redirects (before anything was sent), exit 2; one that led to ours is
+    said as ours. Anything else is a bug: raised as it is."""
     from dispute_evidence.api.errors import UnexpectedResponse
-    from dispute_evidence.engine.run import DISK_FULL, disk_full
 
+    if isinstance(exc, DisputeEvidenceError):
+        own = exc.same_everywhere
+        _say(
+            exc.lines() if own or lines is None else lines,
+            exc.exit_code if own or code is None else code,
+        )
     if isinstance(exc, UnexpectedResponse) and 300 <= (exc.status or 0) < 400:
-        echo(f"Configuration error: {exc.message}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    where = disk_full(exc)
-    if where is None:
-        _state_store_lost_or_raise(exc)
-    echo(DISK_FULL.format(where=where), err=True)
-    raise typer.Exit(EXIT_DISK_FULL) from None
+        _say([f"Configuration error: {exc.message}"], EXIT_USAGE)
+    if (where := disk_full(exc)) is not None:
+        _say([DISK_FULL.format(where=where)], EXIT_DISK_FULL)
+    if (cause := _said_alike(exc)) is not None:  # e.g. the database lost while closing the run
+        _say(cause.lines(), cause.exit_code)
+    raise exc
 
 
-def _state_store_lost_or_raise(exc: Exception) -> None:
-    """The state database went away mid-run (PostgreSQL stopped or killed, the network to it
-    lost): one line, exit 1. Every unit of work commits alone, so nothing is sent twice when
-    the next run meets it again."""
-    from sqlalchemy.exc import DBAPIError, OperationalError
+def _say(lines: list[str], code: int) -> NoReturn:
+    for line in lines:
+        echo(line, err=True)
+    raise typer.Exit(code) from None
+
+
+def disk_full(exc: BaseException) -> str | None:
+    """Where the disk was full first, if that is what `exc` or what led to it says; else None:
+    a write failed with ENOSPC (errno 28), or the state store said StateFull."""
+    from dispute_evidence.state.errors import StateFull
 
     seen: BaseException | None = exc
-    while seen is not None and not isinstance(seen, OperationalError | DBAPIError):
+    where = None
+    while seen is not None:  # the first cause is last in the chain
+        if isinstance(seen, StateFull):
+            where = f"cannot write {seen.where}"
+        elif isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
+            named = f"cannot write {seen.filename}" if seen.filename else None
+            where = named or where or "cannot write a file"  # a re-raise naming the file says more
         seen = seen.__cause__ or seen.__context__
-    lost = isinstance(seen, DBAPIError) and (
-        seen.connection_invalidated or isinstance(seen, OperationalError)
-    )
-    if not lost:
-        raise exc
-    why = str(getattr(seen, "orig", seen)).strip().splitlines()[0]
-    echo(
-        f"State store problem: the state database stopped answering ({why}). What was sent "
-        "is recorded; run again once it is back: nothing is sent twice.",
-        err=True,
-    )
-    raise typer.Exit(EXIT_FAILED) from None
+    return where
+
+
+def _said_alike(exc: BaseException) -> DisputeEvidenceError | None:
+    """What led to `exc`, when it is one of ours every command says alike (a state database
+    that stopped answering: what was sent is recorded, nothing is sent twice); else None."""
+    seen = exc.__cause__ or exc.__context__
+    while seen is not None:
+        if isinstance(seen, DisputeEvidenceError) and seen.same_everywhere:
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _print_result(result: dict[str, Any]) -> None:
     summary = Path(result["report"])
-    if result["exit_code"] in (3, 4):  # key refused, API unreachable: one line says it all
+    if result["exit_code"] in (EXIT_AUTH, EXIT_UNREACHABLE):  # one line says it all
         echo(result.get("stopped") or "The API refused the key.", err=True)
         echo(f"Report: {summary.parent}", err=True)
         return
     echo(summary.with_name("summary.txt").read_text(encoding="utf-8"))
     echo(f"Report: {summary.parent}  (summary.html, disputes.xlsx, problems.xlsx)")
-    if result["exit_code"] in (130, 143):  # Ctrl-C or SIGTERM: the last line says so
+    if result["exit_code"] in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # the last line says so
         echo(result["outcome"], err=True)
 
 
@@ -165,10 +191,14 @@ def _run(settings: Settings, request: RunRequest) -> dict[str, Any]:
             return evidence_run(request)  # type: ignore[return-value]  # a State's data when called
     from dispute_evidence.engine.run import run_inbox
     from dispute_evidence.local_api import run_api
+    from flows.alerting import PrefectAlerts  # alerts as a flow run sends them (no Prefect yet)
 
     with run_api(settings, request) as (api, identity):
+        sink = PrefectAlerts()
         if not sys.stderr.isatty():
-            return run_inbox(settings, request, api=api, api_identity=identity).as_dict()
+            return run_inbox(
+                settings, request, api=api, api_identity=identity, alert_sink=sink
+            ).as_dict()
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -187,5 +217,8 @@ def _run(settings: Settings, request: RunRequest) -> dict[str, Any]:
         ) as bar:
             task = bar.add_task("submit", total=None)
             progress = lambda done, total: bar.update(task, completed=done, total=total)  # noqa: E731
-            result = run_inbox(settings, request, api=api, api_identity=identity, progress=progress)
+            result = run_inbox(
+                settings, request, api=api, api_identity=identity, progress=progress,
+                alert_sink=sink,
+            )  # fmt: skip
             return result.as_dict()

@@ -8,7 +8,7 @@ from typing import Annotated, cast
 import typer
 
 from dispute_evidence.cli._app import CONFIG_HELP, app, echo
-from dispute_evidence.cli._common import _settings_or_exit
+from dispute_evidence.cli._common import _settings_or_exit, exit_on
 from dispute_evidence.exits import EXIT_USAGE
 
 _HOLD_HELP = (
@@ -32,7 +32,7 @@ def review(
 
     Exit status: 0 done, 2 no such state or a bad --hold value.
     """
-    from dispute_evidence.engine.review_state import keep_policy, kept_policy
+    from dispute_evidence.engine.review.policy import keep_policy, kept_policy
     from dispute_evidence.inbox import default_state
     from dispute_evidence.policies import Hold
     from dispute_evidence.state.store import StateError, StateStore
@@ -46,9 +46,8 @@ def review(
         raise typer.Exit(EXIT_USAGE)
     try:
         store = StateStore(where, must_exist=True)
-    except StateError as exc:
-        echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+    except StateError as exc:  # a state that cannot be opened: named wrong (exit 2)
+        exit_on(exc, code=EXIT_USAGE)
     try:
         kept = kept_policy(store)
         if hold is None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from dispute_evidence.exits import EXIT_FAILED, EXIT_NEEDS_YOU, EXIT_OK, EXIT_USAGE, exit_help
-from dispute_evidence.request import RunRequest
+from dispute_evidence.settings import RunRequest
 
 if TYPE_CHECKING:
     from dispute_evidence.settings import Settings
@@ -27,13 +27,13 @@ from dispute_evidence.cli._app import (
 from dispute_evidence.cli._common import (
     _api_settings_or_exit,
     _inbox_or_exit,
-    _one_line_or_raise,
     _print_result,
     _run,
     _settings_or_exit,
     _stopped_before_the_run,
     _utf8_path_or_exit,
     _wait_for_files_being_written,
+    exit_on,
 )
 
 # The sandbox's options (aliases keep the command's signature one line per option)
@@ -161,21 +161,17 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
             with open_read_only(where) as store:
                 store.check_inbox(inbox.resolve(), adopt=adopt)
                 holder = None if dry_run else store.run_lock_holder()
-    except StateError as exc:
-        echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    except OSError as exc:  # a full disk where the state is: one line, exit 74
-        _one_line_or_raise(exc)
+    except (StateError, OSError) as exc:  # a full disk where the state is: one line, exit 74
+        exit_on(exc)
     if holder:
-        echo(f"another run is in progress on this inbox/state: {holder}", err=True)
-        raise typer.Exit(EXIT_FAILED)
+        from dispute_evidence.engine.run import RunLocked
+
+        exit_on(RunLocked(f"another run is in progress on this inbox/state: {holder}"))
 
 
 def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
     """The run, stopped by SIGTERM like Ctrl-C; each way it can end is one line and an exit code."""
-    from dispute_evidence.engine.run import RunLocked, Terminated
-    from dispute_evidence.settings import ConfigError
-    from dispute_evidence.state.store import StateError
+    from dispute_evidence.engine.run import Terminated
 
     def terminated(_signum: int, _frame: object) -> None:
         raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143
@@ -185,21 +181,10 @@ def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
         return _run(settings, request)
     except KeyboardInterrupt as exc:  # before the run started: nothing was sent
         _stopped_before_the_run(exc)
-    except RunLocked as exc:
-        echo(str(exc), err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    except StateError as exc:  # nothing was read or sent; the message says how to recover
-        echo(f"State store problem: {exc}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    except ConfigError as exc:  # e.g. a mapping file that went missing since the check
-        for line in str(exc).splitlines():
-            echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    except Exception as exc:
-        _one_line_or_raise(exc)
+    except Exception as exc:  # another run holds the lock, a state or configuration problem...
+        exit_on(exc)
     finally:
         signal.signal(signal.SIGTERM, previous)
-    raise AssertionError("unreachable: every way out above returns or exits")
 
 
 RUN_HELP = "One run: ingest the inbox, build payloads, submit, report.\n\n" + exit_help()
@@ -267,6 +252,23 @@ def run(
     raise typer.Exit(result["exit_code"])
 
 
+CHECKOUT = Path(__file__).resolve().parents[3]  # src/dispute_evidence/cli/run.py -> the checkout
+
+
+def sample_data() -> Path:
+    """The demo's inbox to copy: the checkout's sample_data/ wherever the demo is started from,
+    else one in the working directory (an installed package has no checkout); none: exit 2."""
+    for source in (CHECKOUT / "sample_data", Path("sample_data")):
+        if source.is_dir():
+            return source
+    echo(
+        f"Demo: no sample_data/ folder (looked in {CHECKOUT} and {Path.cwd()}); run the demo "
+        "from the project's checkout (make demo)",
+        err=True,
+    )
+    raise typer.Exit(EXIT_USAGE)
+
+
 @app.command()
 def demo(
     workdir: Annotated[
@@ -280,9 +282,7 @@ def demo(
     from dispute_evidence.documents.reading import ReadLimits, missing_ocr_line
 
     _console_logging()
-    source = Path(__file__).resolve().parents[2] / "sample_data"
-    if not source.is_dir():
-        source = Path("sample_data")
+    source = sample_data()
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     inbox = workdir / stamp / "inbox"
     shutil.copytree(source, inbox)

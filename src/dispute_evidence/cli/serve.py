@@ -23,6 +23,7 @@ from dispute_evidence.cli._app import (
 from dispute_evidence.cli._common import (
     _inbox_or_exit,
     _settings_or_exit,
+    exit_on,
 )
 from dispute_evidence.exits import EXIT_USAGE
 
@@ -166,8 +167,7 @@ def _merchant_watchers(merchants: Path) -> list[Any]:
     try:
         runs = plan_runs(load_merchants(merchants), merchants.resolve().parent)
     except ConfigError as exc:
-        echo(str(exc), err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        exit_on(exc, lines=[str(exc)])
     watchers = []
     for run in runs:
         settings = merchant_settings(run)
@@ -218,8 +218,7 @@ def deploy(
     try:
         spec = load_merchants(merchants)
     except ConfigError as exc:
-        echo(str(exc), err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        exit_on(exc, lines=[str(exc)])
     runs = plan_runs(spec, merchants.resolve().parent)
     if check:
         _deploy_check(merchants, runs, len(spec.keys))

@@ -15,8 +15,8 @@ from dispute_evidence.cli._app import (
     echo,
 )
 from dispute_evidence.cli._common import (
-    _one_line_or_raise,
     _settings_or_exit,
+    exit_on,
 )
 from dispute_evidence.exits import APPROVE_EXIT_CODES, EXIT_USAGE, exit_help
 
@@ -79,7 +79,7 @@ def status(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
         )
-        from dispute_evidence.engine.report import Snapshot, dispute_table
+        from dispute_evidence.engine.reporting.report import Snapshot, dispute_table
         from dispute_evidence.reports.columns import title
         from dispute_evidence.reports.status import status_lines
         from dispute_evidence.state.status import DisputeStatus
@@ -98,7 +98,7 @@ def status(
             echo(f"{title('advice')} (advice; nearest deadlines first):")
             for r in advised.itertuples(index=False):
                 echo(f"  {r.provider_dispute_id:<28} {r.advice}")
-        from dispute_evidence.engine.outcomes import kinds_now, outcomes_table
+        from dispute_evidence.engine.reporting.outcomes import kinds_now, outcomes_table
 
         sent = (
             disputes.loc[disputes["dispute_id"].fillna("") != "", "provider_dispute_id"]
@@ -122,7 +122,7 @@ def status(
 def _ratio_lines(store: StateStore, settings: Settings) -> list[str]:
     """This or last month at watch or over on a network (the report's standing section)."""
     from dispute_evidence import clock
-    from dispute_evidence.engine.standing import merchant_standing
+    from dispute_evidence.engine.reporting.standing import merchant_standing
     from dispute_evidence.evidence.standing import attention_lines
 
     standing = merchant_standing(store, settings.standing.policy(), ce3=False)
@@ -187,8 +187,7 @@ def approve(
         given = picked is not None or state or settings.paths.state
         _state_problem(exc, None if given else inbox, merchants)
     except Exception as exc:  # a full disk (exit 74) or a lost state database (exit 1)
-        _one_line_or_raise(exc)
-        raise
+        exit_on(exc)
     finally:
         if budgets is not None:
             budgets.close()
@@ -235,13 +234,14 @@ def _api_for_approve(settings: Settings, inbox: Path | None) -> tuple[ApiSetting
 
 def _state_problem(exc: StateError, inbox: Path | None, merchants: Path | None) -> NoReturn:
     """One line, exit 2; when the inbox's own state file is missing (`inbox` given: the state
-    was not named), a line naming `--merchant`: a fleet merchant's state is in PostgreSQL."""
+    was not named), a line naming `--merchant`: a fleet merchant's state is in PostgreSQL. A full
+    disk (exit 74) and a lost database (exit 1) are said as a run says them (`exit_on`)."""
     from dispute_evidence.inbox import default_state
 
-    echo(f"State store problem: {exc}", err=True)
+    lines = exc.lines()
     if inbox is not None and not default_state(inbox).is_file():
-        echo(_fleet_hint(inbox, merchants), err=True)
-    raise typer.Exit(EXIT_USAGE) from None
+        lines.append(_fleet_hint(inbox, merchants))
+    exit_on(exc, code=EXIT_USAGE, lines=lines)  # a state that cannot be opened: named wrong
 
 
 def _fleet_hint(inbox: Path, merchants: Path | None) -> str:
@@ -286,9 +286,10 @@ def _merchant_or_exit(name: str, merchants: Path | None) -> MerchantRun:
     try:
         runs = plan_runs(load_merchants(path), path.resolve().parent)
     except ConfigError as exc:
-        for line in str(exc).splitlines():
-            echo(f"Merchants file: {line} (give --merchants FILE)", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        exit_on(
+            exc,
+            lines=[f"Merchants file: {ln} (give --merchants FILE)" for ln in str(exc).splitlines()],
+        )
     found = next((r for r in runs if r.id == name), None)
     if found is None:
         known = ", ".join(r.id for r in runs)
@@ -305,9 +306,7 @@ def _merchant_settings(run: MerchantRun) -> Settings:
     try:
         return merchant_settings(run)
     except ConfigError as exc:
-        for line in str(exc).splitlines():
-            echo(f"Configuration error: {line}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        exit_on(exc)
 
 
 def _merchant_api(

@@ -327,5 +327,6 @@ def _by_content(
         why = f"its text names {len(named)} disputes: {which}; not matched: rename it to name one"
         issues.append(FileIssue(f.label, why))
         return
-    unread = f" (its text was not read: {f.facts.note})" if f.facts and f.facts.note else ""
+    note = f.facts.note.removeprefix("not read: ") if f.facts else ""  # said once, below
+    unread = f" (its text was not read: {note})" if note else ""
     issues.append(FileIssue(f.label, _no_match(f.path.stem, near, refused) + unread))

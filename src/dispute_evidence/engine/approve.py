@@ -1,7 +1,7 @@
 """An approval sent at once: record it, then send just those disputes, as a run does.
 
 `dispute-evidence approve` and the Prefect `approve` deployment come here. The approval is
-recorded first (engine/review.py), then the disputes it released go out through the run's own
+recorded first (engine/review/approval.py), then the disputes it released go out through the run's own
 path (engine/run.py: the same run lock, the same client and budget, the same exactly-once
 submitter), limited to them. When another run holds the inbox's lock the approval stays
 recorded and that run (or, if it is already sending, the next one) sends it; the lines say
@@ -19,11 +19,12 @@ from pathlib import Path
 
 from dispute_evidence.api import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.report import SubmitOutcome
-from dispute_evidence.engine.review import approve
+from dispute_evidence.engine.delivery.submit import SubmitOutcome
+from dispute_evidence.engine.reporting.report import Stages
+from dispute_evidence.engine.review.approval import approve
+from dispute_evidence.engine.run import SEND_APPROVED, RunLocked, close_run, execute, open_run
 from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from dispute_evidence.settings import Settings
-from dispute_evidence.state.full_disk import named_when_full
+from dispute_evidence.settings import RunRequest, Settings
 from dispute_evidence.state.status import DisputeStatus
 from dispute_evidence.state.store import StateStore
 
@@ -59,7 +60,7 @@ def approve_and_send(
     is given (None: record only)."""
     out = ApproveSent()
     policy = settings.review.policy()
-    with StateStore(state, must_exist=True) as store, named_when_full(None, store.engine.url):
+    with StateStore(state, must_exist=True) as store:
         result = approve(
             store,
             pids,
@@ -107,11 +108,6 @@ def _send_now(
     gate: RequestGate | None,
 ) -> None:
     """Send `waiting` under the run lock; say for each whether it is at the API now."""
-    from dispute_evidence.engine.report import report
-    from dispute_evidence.engine.run import RunLocked, close_run, open_run, submit
-    from dispute_evidence.engine.steps import IngestOutcome, PrepareOutcome
-    from dispute_evidence.request import RunRequest
-
     try:
         request = RunRequest(inbox=inbox, state=str(state), trigger="approve")
         session = open_run(settings, request, api=api, gate=gate)
@@ -126,9 +122,10 @@ def _send_now(
     session = dataclasses.replace(session, only=frozenset(waiting))
     outcome, counts = "failed", None
     try:
-        submitted = submit(session)
-        with named_when_full(session.report_folder, session.store.engine.url):
-            result = report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), submitted)
+        stages = Stages()  # the one sequence, sending what was approved: nothing ingested
+        result = execute(session, SEND_APPROVED, stages=stages)
+        submitted = stages.submitted
+        assert submitted is not None  # (the plan submits)
         outcome, counts = result.outcome, result.counts
         out.run_id, out.report = session.run_id, str(result.report)
         where = {pid: _not_at_the_api(session.store, pid) for pid in waiting}

@@ -1,6 +1,6 @@
 """A whole run, in order, in one place: open -> ingest -> prepare -> submit -> report -> close.
 
-The steps themselves live in engine/steps.py, the report's assembly in engine/report.py.
+The steps themselves live in engine/prepare/build.py, the report's assembly in engine/reporting/report.py.
 `execute` is the only sequence of them: the Prefect flow passes a `step` runner that makes
 each a task, the CLI's fast path and the tests run them plainly. A session is what the steps share, and none of them changes it.
 """
@@ -8,7 +8,6 @@ each a task, the CLI's fast path and the tests run them plainly. A session is wh
 from __future__ import annotations
 
 import asyncio
-import errno
 import gc
 import logging
 import shutil
@@ -16,10 +15,10 @@ import signal
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
-from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import (
     ApiConnectionError,
     ApiUnavailable,
@@ -29,26 +28,38 @@ from dispute_evidence.api.errors import (
     WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.alerts import AlertOutcome, send_alerts
-from dispute_evidence.engine.api_views import held_by_api_view
-from dispute_evidence.engine.case import held_by_advice
-from dispute_evidence.engine.listings import listing_for, reconcile_if_sent_before
-from dispute_evidence.engine.readback import ReadOutcome, read_back
-from dispute_evidence.engine.report import RunResult, SubmitOutcome, report
-from dispute_evidence.engine.retention import apply_retention
-from dispute_evidence.engine.review import review_step
-from dispute_evidence.engine.review_state import policy_for_state
-from dispute_evidence.engine.session import KeepAlive, Progress, RunSession, StepRunner, plain
-from dispute_evidence.engine.standing_alerts import add_standing_alerts
-from dispute_evidence.engine.steps import (
+from dispute_evidence.documents.reading import ReadLimits
+from dispute_evidence.engine.delivery.phase import (
+    not_the_api,
+    redirected,
+    refused,
+    submit,
+    unreachable,
+)
+from dispute_evidence.engine.delivery.submit import RunAborted, SubmitOutcome
+from dispute_evidence.engine.full_disk import named_when_full
+from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.engine.prepare.build import (
     IngestOutcome,
     PrepareOutcome,
-    RunOptions,
     ingest_inbox_step,
     prepare_step,
-    submit_step,
 )
-from dispute_evidence.engine.submit import RunAborted, SubmitStats
+from dispute_evidence.engine.prepare.retention import apply_retention
+from dispute_evidence.engine.reporting.alerts import AlertOutcome, send_alerts
+from dispute_evidence.engine.reporting.report import RunResult, Stages, report
+from dispute_evidence.engine.reporting.standing_alerts import add_standing_alerts
+from dispute_evidence.engine.review.approval import ReviewOutcome, review_step
+from dispute_evidence.engine.review.policy import policy_for_state
+from dispute_evidence.engine.session import (
+    AlertSink,
+    KeepAlive,
+    Progress,
+    RunSession,
+    StepRunner,
+    plain,
+)
+from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_DISK_FULL,
@@ -60,10 +71,9 @@ from dispute_evidence.exits import (
     EXIT_USAGE,
 )
 from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import Settings
+from dispute_evidence.ingest.mappings import config_mappings
+from dispute_evidence.settings import EvidenceSection, RunRequest, Settings
 from dispute_evidence.state.apis import api_identity
-from dispute_evidence.state.full_disk import named_when_full
 from dispute_evidence.state.store import (
     StateStore,
     new_owner,
@@ -75,7 +85,7 @@ from dispute_evidence.state.store import (
 log = logging.getLogger("dispute_evidence.run")
 
 
-class RunLocked(Exception):
+class RunLocked(DisputeEvidenceError):
     """Another run holds this state store (and so this inbox)."""
 
 
@@ -87,27 +97,6 @@ def interrupt_exit_code(exc: BaseException) -> int:
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
-DISK_FULL = (
-    "Disk full: {where}. Nothing was lost: what was sent is recorded, and files not yet "
-    "read stay in the inbox. Free some space on that disk and run again: the same state goes on."
-)
-
-
-def disk_full(exc: BaseException) -> str | None:
-    """Where the disk was full first, if that is what `exc` or what led to it says; else None.
-    SQLite says 'database or disk is full'; a file write fails with ENOSPC (errno 28)."""
-    seen: BaseException | None = exc
-    where = None
-    while seen is not None:  # the first cause is last in the chain
-        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
-            if seen.filename or where is None:  # a re-raise that names the file says more
-                where = f"cannot write {seen.filename}" if seen.filename else "cannot write a file"
-        elif "database or disk is full" in str(seen) and where is None:  # no path: full_disk.py
-            where = "the state store could not be written"  # names it where it knows it
-        seen = seen.__cause__ or seen.__context__
-    return where
-
-
 # -- open and close ---------------------------------------------------------------------
 def open_run(
     settings: Settings,
@@ -117,6 +106,7 @@ def open_run(
     gate: RequestGate | None = None,
     poll: float = 15.0,
     api_identity: str | None = None,
+    alert_sink: AlertSink | None = None,
 ) -> RunSession:
     """Open the state store, take the run lock, and start a run row, as `request` asks.
 
@@ -125,55 +115,56 @@ def open_run(
     inbox-triggered one. `adopt` rebinds a state store to this inbox (it moved); `reconcile`
     makes a new state check the API's file listings before uploading (it replaces a lost or
     damaged one). `api`: the client's configuration (None, or a dry run: nothing is sent);
-    `api_identity` names the API when its address does not (the inbox's own sandbox)."""
+    `api_identity` names the API when its address does not (the inbox's own sandbox);
+    `alert_sink` sends the alerts (None: they are logged only)."""
     inbox = request.inbox.expanduser().resolve()
     if not inbox.is_dir():
         raise FileNotFoundError(f"inbox {inbox} is not a folder")
     dry_run, trigger = request.dry_run, request.trigger
     where = request.state or settings.paths.state or default_state(inbox)
     store, scratch = _open_store(where, dry_run)
-    with named_when_full(None, store.engine.url):  # SQLite's full disk names no file
-        label = trigger if not dry_run else f"{trigger} (dry run)"
-        run_id = new_run_id()
-        try:
-            _take_lock(store, run_id, label, request.wait_for_lock, poll)
-        except BaseException:
-            store.close()
-            if scratch:
-                shutil.rmtree(scratch, ignore_errors=True)
-            raise
-        try:
-            store.start_run(label, run_id)
-            store.mark_crashed_runs(except_run=run_id)
-            store.bind_inbox(inbox, adopt=request.adopt)
-            if request.reconcile:
-                store.set_reconcile_uploads(True)
-            unproven = None
-            if api is not None and not dry_run:
-                unproven = _use_api(store, inbox, api_identity or identity_of(api), api, gate)
-            opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch)
-            reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
-            return RunSession(
-                store,
-                opts,
-                run_id,
-                Path(reports) / (f"{run_id}-dry-run" if dry_run else run_id),
-                dry_run,
-                trigger,
-                None if dry_run else api,
-                scratch,
-                gate,
-                KeepAlive(store, new_owner(run_id)).start(),
-                config=settings.config_label,
-                unproven=unproven,
-            )
-        except BaseException as exc:  # the lock is ours: never leave it behind
-            store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
-            store.release_run_lock(new_owner(run_id))
-            store.close()
-            if scratch:
-                shutil.rmtree(scratch, ignore_errors=True)
-            raise
+    label = trigger if not dry_run else f"{trigger} (dry run)"
+    run_id = new_run_id()
+    try:
+        _take_lock(store, run_id, label, request.wait_for_lock, poll)
+    except BaseException:
+        store.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    try:
+        store.start_run(label, run_id)
+        store.mark_crashed_runs(except_run=run_id)
+        store.bind_inbox(inbox, adopt=request.adopt)
+        if request.reconcile:
+            store.set_reconcile_uploads(True)
+        unproven = None
+        if api is not None and not dry_run:
+            unproven = _use_api(store, inbox, api_identity or identity_of(api), api, gate)
+        opts = run_options(settings, inbox, dry_run=dry_run, scratch=scratch)
+        reports = settings.paths.reports or InboxLayout.at(inbox).default_reports
+        return RunSession(
+            store,
+            opts,
+            run_id,
+            Path(reports) / (f"{run_id}-dry-run" if dry_run else run_id),
+            dry_run,
+            trigger,
+            None if dry_run else api,
+            scratch,
+            gate,
+            KeepAlive(store, new_owner(run_id)).start(),
+            config=settings.config_label,
+            unproven=unproven,
+            alert_sink=alert_sink,
+        )
+    except BaseException as exc:  # the lock is ours: never leave it behind
+        store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
+        store.release_run_lock(new_owner(run_id))
+        store.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
 
 
 def identity_of(api: ApiSettings) -> str:
@@ -206,15 +197,15 @@ async def _prove_key(api: ApiSettings, gate: RequestGate | None) -> tuple[str, i
         try:
             await client.list_disputes(limit=1)
         except (AuthenticationFailed, PermissionDenied) as exc:
-            return _refused(exc), EXIT_AUTH
+            return refused(exc), EXIT_AUTH
         except (ApiConnectionError, ApiUnavailable) as exc:
-            return _unreachable(api, exc), EXIT_UNREACHABLE
+            return unreachable(api, exc), EXIT_UNREACHABLE
         except WaitTooLong as exc:
             return exc.message, EXIT_UNREACHABLE
         except UnexpectedResponse as exc:
-            if _redirected(exc):  # a configuration error: the CLI says so (exit 2)
+            if redirected(exc):  # a configuration error: the CLI says so (exit 2)
                 raise
-            return _not_the_api(exc, sent=False), EXIT_UNREACHABLE
+            return not_the_api(exc, sent=False), EXIT_UNREACHABLE
     return None
 
 
@@ -249,7 +240,7 @@ def run_options(
     return RunOptions(
         inbox=inbox,
         merchant=settings.merchant.profile(),
-        mappings=settings.mappings(settings.config_folder),
+        mappings=config_mappings(ingest.mapping, ingest.mapping_files, settings.config_folder),
         max_file_bytes=int(ingest.max_file_mb * 1e6),
         settle_seconds=ingest.settle_seconds,
         archive=ingest.archive and not dry_run,
@@ -258,7 +249,7 @@ def run_options(
         dayfirst=ingest.dayfirst(),
         zone=ingest.timezone,
         summary_pdf=settings.evidence.summary_pdf,
-        read_limits=settings.evidence.read_limits(ingest.dayfirst()),
+        read_limits=read_limits(settings.evidence, ingest.dayfirst()),
         send_partial=settings.evidence.send_partial_orders,
         packet=settings.evidence.packet_policy(),
         read_policy=settings.readback.policy(),
@@ -267,6 +258,15 @@ def run_options(
         advice=settings.advice.policy(),
         retention=settings.retention.policy(),
         standing=settings.standing.policy(),
+    )
+
+
+def read_limits(evidence: EvidenceSection, dayfirst: bool | None) -> ReadLimits | None:
+    """How the run reads documents (None: it does not); `dayfirst`: the locale's date order."""
+    if not evidence.read_documents:
+        return None
+    return ReadLimits(
+        seconds=evidence.read_seconds, memory_mb=evidence.read_memory_mb, dayfirst=dayfirst
     )
 
 
@@ -321,11 +321,6 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     store.set_reconcile_uploads(
         False
     )  # every file in the inbox is registered: reconciling is enough
-    policy, notices = policy_for_state(store, session.opts.review, str(session.opts.inbox))
-    for line in notices:
-        log.warning("%s", line)
-    out.review = review_step(store, policy, inbox=session.opts.inbox)  # before anything is sent
-    out.review.notices = notices
     if session.opts.retention.active:
         out.retention = apply_retention(
             store,
@@ -337,171 +332,67 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     return out
 
 
+def review(session: RunSession) -> ReviewOutcome:
+    """What waits for a person's approval, decided before anything is sent."""
+    store = session.store
+    policy, notices = policy_for_state(store, session.opts.review, str(session.opts.inbox))
+    for line in notices:
+        log.warning("%s", line)
+    out = review_step(store, policy, inbox=session.opts.inbox)
+    out.notices = notices
+    return out
+
+
 def alert(session: RunSession) -> AlertOutcome | None:
     """Alert about disputes due soon that still need something (once per dispute per day),
     and about a month's dispute ratio newly at watch or over (once per month, network and
     level)."""
-    if session.opts.alerts is None:
+    store, opts, sink = session.store, session.opts, session.alert_sink
+    if opts.alerts is None:
         return None
-    out = send_alerts(session.store, session.opts.alerts, session.run_id, inbox=session.opts.inbox)
-    return add_standing_alerts(out, session.store, session.opts, session.run_id)
-
-
-def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutcome:
-    """Send what needs sending, nearest deadline first (the keep-alive holds the lock)."""
-    assert session.api is not None, "a dry run sends nothing"
-    return asyncio.run(_submit(session, session.api, progress))
-
-
-async def _submit(
-    session: RunSession, api: ApiSettings, progress: Progress | None
-) -> SubmitOutcome:
-    store = session.store
-    total, done = 0, 0
-    if session.unproven is not None:  # asked when the run opened: the state was left as it was
-        why, code = session.unproven
-        return SubmitOutcome(SubmitStats(), 1, stopped=why, stop_code=code)
-
-    def on_done(_pid: str) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total)
-
-    async with DisputeEvidenceClient(settings=api, gate=session.gate) as client:
-        session.sent.client = client.stats  # read by `interrupted` if the run is stopped
-        read = ReadOutcome()
-        try:
-            # one cheap request first: a refused key is said at once, even with nothing to send
-            # (a state that never sent reads a whole page: does the API hold evidence already?)
-            new = not store.has_sent() and bool(store.work_queue())
-            page = await client.list_disputes(limit=MAX_PAGE if new else 1)
-            if new:
-                await reconcile_if_sent_before(store, client, page)
-        except WaitTooLong as exc:
-            return _waited_too_long(session, client, exc)
-        except (ApiConnectionError, ApiUnavailable) as exc:
-            return SubmitOutcome(
-                SubmitStats(),
-                client.stats.attempts,
-                stopped=_unreachable(api, exc),
-                stop_code=EXIT_UNREACHABLE,
-            )
-        except (AuthenticationFailed, PermissionDenied) as exc:
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=_refused(exc))
-        except UnexpectedResponse as exc:
-            return _answered_wrong(session, client, exc, read, sent=False)
-        try:
-            if session.opts.read_policy is not None:
-                read = await read_back(
-                    store,
-                    client,
-                    session.opts.read_policy,
-                    budget_per_hour=api.rate_limit_per_hour,
-                    run_id=session.run_id,
-                    only=session.only,
-                )
-            held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
-            held |= held_by_api_view(store)  # the API's reason/amount/currency differ from the list
-            queue = [p for p in store.work_queue() if p not in read.held and p not in held]
-            queue = [p for p in queue if session.only is None or p in session.only]
-            total = len(queue)
-            stats = await submit_step(
-                store,
-                client,
-                session.opts,
-                on_done=on_done,
-                queue=queue,
-                stats=session.sent,
-                listing=await listing_for(store, client, page, queue, read.listed),
-            )
-        except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
-            return SubmitOutcome(
-                SubmitStats(), client.stats.attempts, stopped=_refused(exc), read=read
-            )
-        except RunAborted as exc:  # refused while sending: the submitter says what stopped
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=str(exc), read=read)
-        except WaitTooLong as exc:  # what was sent is kept; the next run resumes
-            return _waited_too_long(session, client, exc, read)
-        except UnexpectedResponse as exc:  # not the API's answer (a read-back's, a listing's)
-            return _answered_wrong(session, client, exc, read, sent=True)
-        return SubmitOutcome(stats, client.stats.attempts, read=read)
-
-
-def _answered_wrong(
-    session: RunSession,
-    client: DisputeEvidenceClient,
-    exc: UnexpectedResponse,
-    read: ReadOutcome,
-    *,
-    sent: bool,
-) -> SubmitOutcome:
-    """An answer that is not the API's (a login page, a body of the wrong shape): stop, in
-    one line; a redirect stays a configuration error (the CLI says so, exit 2)."""
-    if _redirected(exc):
-        raise exc
-    return SubmitOutcome(
-        session.sent,
-        client.stats.attempts,
-        stopped=_not_the_api(exc, sent=sent),
-        stop_code=EXIT_UNREACHABLE,
-        read=read,
-    )
-
-
-def _redirected(exc: UnexpectedResponse) -> bool:
-    return exc.status is not None and 300 <= exc.status < 400
-
-
-def _not_the_api(exc: UnexpectedResponse, *, sent: bool) -> str:
-    after = "Nothing more was sent; what was sent is recorded" if sent else "Nothing was sent"
-    return f"{exc.message} {after}; run again once the API answers there."
-
-
-def _waited_too_long(
-    session: RunSession,
-    client: DisputeEvidenceClient,
-    exc: WaitTooLong,
-    read: ReadOutcome | None = None,
-) -> SubmitOutcome:
-    """The API asked to wait longer than [api] max_wait: stop, saying when to run again."""
-    return SubmitOutcome(
-        session.sent,
-        client.stats.attempts,
-        stopped=exc.message,
-        stop_code=EXIT_UNREACHABLE,
-        read=read or ReadOutcome(),
-        retry_at=exc.retry_at,
-        answer=exc.answer,
-    )
-
-
-def _unreachable(api: ApiSettings, exc: ApiConnectionError | ApiUnavailable) -> str:
-    return (
-        f"Could not reach the API at {api.base_url} ({exc.message}). Nothing was sent; "
-        "check DISPUTE_API_BASE_URL and the network, then run again."
-    )
-
-
-def _refused(exc: AuthenticationFailed | PermissionDenied) -> str:
-    return (
-        f"The API refused the key ({exc.message}). Nothing was sent; "
-        "check DISPUTE_API_TOKEN (or the Secret block) and run again."
-    )
+    out = send_alerts(store, opts.alerts, session.run_id, inbox=opts.inbox, sink=sink)
+    return add_standing_alerts(out, store, opts, session.run_id, sink)
 
 
 # -- the one sequence ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Plan:
+    """Which stages one pass of the sequence goes through: a run, a dry run (nothing sent), the
+    disputes just approved sent at once (nothing ingested), or only the report (a run stopped
+    part way: what it sent, and the whole picture from the state)."""
+
+    prepare: bool = True  # ingest the inbox, build payloads, review
+    submit: bool = True
+    alert: bool = True
+
+
+RUN, DRY_RUN = Plan(), Plan(submit=False, alert=False)
+SEND_APPROVED, REPORT_ONLY = Plan(prepare=False, alert=False), Plan(False, False, False)
+
+
 def execute(
-    session: RunSession, *, step: StepRunner = plain, progress: Progress | None = None
+    session: RunSession,
+    plan: Plan | None = None,
+    *,
+    step: StepRunner = plain,
+    progress: Progress | None = None,
+    stages: Stages | None = None,
 ) -> RunResult:
-    """ingest -> prepare (and review) -> submit, alert (unless a dry run) -> report, each
-    through `step`."""
-    ingested = step("ingest inbox", ingest, session)
-    prepared = step("build payloads", prepare, session, ingested)
-    submitted = None if session.dry_run else step("submit to the API", submit, session, progress)
-    alerted = None if session.dry_run else step("send alerts", alert, session)
-    with named_when_full(session.report_folder, session.store.engine.url):
-        return step("write report", report, session, ingested, prepared, submitted, alerted)
+    """ingest -> prepare -> review -> submit -> alert -> report, each through `step`, as far as
+    `plan` goes (by default a run, or a dry run's); `stages`: what was done before (a run
+    stopped part way)."""
+    plan = plan or (DRY_RUN if session.dry_run else RUN)
+    stages = stages or Stages()
+    if plan.prepare:
+        stages.ingested = step("ingest inbox", ingest, session)
+        stages.prepared = step("build payloads", prepare, session, stages.ingested)
+        stages.reviewed = step("review", review, session)
+    if plan.submit:
+        stages.submitted = step("submit to the API", submit, session, progress)
+    if plan.alert:
+        stages.alerted = step("send alerts", alert, session)
+    with named_when_full(session.report_folder):
+        return step("write report", report, session, stages)
 
 
 def run_inbox(
@@ -514,23 +405,26 @@ def run_inbox(
     gate: RequestGate | None = None,
     poll: float = 15.0,
     api_identity: str | None = None,
+    alert_sink: AlertSink | None = None,
 ) -> RunResult:
     """Open, execute and close one run; the lock is released whatever happens."""
     spare_the_settled()  # before the run opens: its lock and session are not frozen with it
-    session = open_run(settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity)
+    session = open_run(
+        settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity,
+        alert_sink=alert_sink,
+    )  # fmt: skip
     outcome, counts = "failed", None
-    with named_when_full(None, session.store.engine.url):  # SQLite's full disk names no file
+    try:
         try:
-            try:
-                result = execute(session, step=step, progress=progress)
-            except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say what was done, then stop
-                result = interrupted(session, interrupt_exit_code(exc))
-                outcome = "interrupted"
-            else:
-                outcome = result.outcome
-            counts = result.counts
-        finally:
-            close_run(session, outcome, counts)
+            result = execute(session, step=step, progress=progress)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say what was done, then stop
+            result = interrupted(session, interrupt_exit_code(exc))
+            outcome = "interrupted"
+        else:
+            outcome = result.outcome
+        counts = result.counts
+    finally:
+        close_run(session, outcome, counts)
     return result
 
 
@@ -559,7 +453,7 @@ def interrupted(session: RunSession, code: int) -> RunResult:
     try:
         requests = session.sent.client.attempts if session.sent.client is not None else 0
         done = SubmitOutcome(session.sent, requests, interrupted=code)
-        return report(session, IngestOutcome(), PrepareOutcome(rebuilt=False), done)
+        return execute(session, REPORT_ONLY, stages=Stages(submitted=done))
     finally:
         if main:
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -567,7 +461,6 @@ def interrupted(session: RunSession, code: int) -> RunResult:
 
 
 __all__ = [
-    "DISK_FULL",
     "EXIT_AUTH",
     "EXIT_DISK_FULL",
     "EXIT_FAILED",
@@ -585,7 +478,6 @@ __all__ = [
     "Terminated",
     "StepRunner",
     "close_run",
-    "disk_full",
     "interrupt_exit_code",
     "execute",
     "open_run",

@@ -1,6 +1,6 @@
 """What every step of one run works with: the session (opened once, closed once, never
 changed), the keep-alive that renews its lock, and how a step is run (plainly, or as a Prefect
-task). Below engine/run.py and engine/report.py, which both read a session."""
+task). Below engine/run.py and engine/reporting/report.py, which both read a session."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
-from dispute_evidence.engine.steps import RunOptions
-from dispute_evidence.engine.submit import SubmitStats
+from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.state.store import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
 
 log = logging.getLogger("dispute_evidence.run")
@@ -69,6 +68,42 @@ class KeepAlive:
         self._thread.join(timeout=30)
 
 
+class AlertSink(Protocol):
+    """Where alerts go beyond the log: flows/alerting.py's `PrefectAlerts` (Prefect events, a
+    notification block by its slug)."""
+
+    def unavailable(self) -> str | None:
+        """Why nothing can be sent now, in words (None: it can)."""
+        ...
+
+    def emit(self, event: str, resource: str, name: str, payload: dict[str, Any]) -> bool:
+        """One event on `resource`; False when nothing took it."""
+        ...
+
+    def notify(self, block: str, subject: str, body: str) -> None:
+        """One message through the named block; AlertNotSent when it was not delivered."""
+        ...
+
+
+@dataclass
+class SubmitStats:
+    """What submitting did so far (engine/delivery/submit.py counts into it)."""
+
+    evidence_sent: int = 0
+    files_uploaded: int = 0
+    files_reconciled: int = 0
+    reconcile_checks: int = 0  # listings made to learn whether an unanswered upload landed
+    rejected: int = 0
+    not_found: int = 0
+    past_due: int = 0
+    failed: int = 0
+    locked: int = 0
+    # deadlines the API's dispute moved as it was first sent to: (dispute, was, the API's)
+    deadlines_moved: list[tuple[str, str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    client: Any = None  # the API client's counters (.attempts): an interrupted run's requests
+
+
 @dataclass(frozen=True)
 class RunSession:
     """What every step of one run works with; opened once, closed once, never changed."""
@@ -89,3 +124,4 @@ class RunSession:
     # why nothing may be sent this run, and its exit code: the API this state has not sent to
     # yet refused the key or could not be reached when asked (engine/run.py: _use_api)
     unproven: tuple[str, int] | None = None
+    alert_sink: AlertSink | None = None  # where alerts go beyond the log (flows/alerting.py)

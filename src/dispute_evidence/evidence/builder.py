@@ -338,7 +338,7 @@ def build_evidence(
     number -> where and why) or whose lines do not add up to the order's subtotal is held
     (incomplete, `held`) with that reason, unless `send_partial` says to send it as it is.
     `unclaimed`: the orders no dispute names (for "did you mean"), when `records` hold only
-    some of them (a night's build of what changed: engine/rebuild.py)."""
+    some of them (a night's build of what changed: engine/prepare/rebuild.py)."""
     held_orders = {} if send_partial else (held_orders or {})
     disputes, conflicts, held = _dispute_orders(records["disputes"])
     orders, order_rows, ships, ship_rows, shrunk = _index_by_order(

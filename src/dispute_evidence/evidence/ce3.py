@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dispute_evidence import clock
 
@@ -103,6 +106,25 @@ def _col(frame: pd.DataFrame, name: str) -> pd.Series:
     return pd.Series("", index=frame.index, dtype=object)
 
 
+def members(values: pd.Series, pool: Iterable[str]) -> np.ndarray:
+    """values.isin(pool) for text (missing counts as ""), in Arrow: pandas' isin on Arrow
+    strings makes a Python scalar of every value of the pool first (13 s of 28 on a million
+    orders)."""
+    found = pc.is_in(_arrow_text(values), value_set=_arrow_text(pool))
+    flags: np.ndarray = found.to_numpy(zero_copy_only=False).astype(bool)
+    return flags
+
+
+def _arrow_text(values: Iterable[str]) -> pa.Array:
+    if not isinstance(values, pd.Series | pd.Index | np.ndarray):
+        values = list(values)
+    text = pd.Series(values, dtype=object if not len(values) else None).fillna("").astype(str)
+    arrow = pa.array(text, from_pandas=True)
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.combine_chunks()
+    return arrow.cast(pa.large_string())
+
+
 def _norm_address(s: pd.Series) -> pd.Series:
     return s.str.lower().str.replace(r"[^0-9a-z]", "", regex=True)
 
@@ -130,7 +152,7 @@ def usable_identifiers(s: pd.Series, element: str) -> pd.Series:
         bad = [v for v in values if v and not is_public_ip(v)]
     else:
         bad = [v for v in values if v and is_placeholder(v)]
-    return s.where(~s.isin(bad), "") if bad else s
+    return s.where(~members(s, bad), "") if bad else s
 
 
 def _latest_first_lines(orders: pd.DataFrame) -> pd.DataFrame:
@@ -165,7 +187,6 @@ def _order_transactions(orders: pd.DataFrame) -> pd.DataFrame:
             "paid": _col(o, "financial_status").str.lower().isin(PAID),
             "refunded": _refunded(o, "financial_status", "refunded_amount", amount),
             "ref": _col(o, "payment_reference"),
-            "email": _col(o, "customer_email").str.lower(),
             **{c: _col(o, c) for c in ("card_fingerprint", *ELEMENTS)},
         }
     )
@@ -185,12 +206,15 @@ def _refunded(
 def _order_of_charge(named: pd.Series, orders: pd.Series) -> pd.Series:
     """The order each charge names: as written, or the one order with the same number under a
     prefix ("SO-6001" is order 6001, and order "SO-6001" is charge "6001"); "" if none."""
-    known = set(orders)
+    known = members(named, orders)
+    if known.all():  # the usual export: every charge names its order as written
+        return named
     digits = orders.str.extract(_PREFIXED, expand=False)
     unique = digits.dropna().drop_duplicates(keep=False)
     by_digits = pd.Series(orders[unique.index].to_numpy(), index=unique.to_numpy())
-    alias = named.str.extract(_PREFIXED, expand=False).map(by_digits).fillna("")
-    return named.where(named.isin(known), alias)
+    unknown = named[~known]  # only these need an alias: the regex on a million costs seconds
+    alias = unknown.str.extract(_PREFIXED, expand=False).map(by_digits).fillna("")
+    return named.where(known, alias.reindex(named.index))
 
 
 def _charge_transactions(
@@ -203,7 +227,8 @@ def _charge_transactions(
     named = _col(p, "order_number")
     key = _order_of_charge(named, orders)
     for col in ("payment_id", "payment_intent"):  # join through the order's payment reference
-        key = key.where(key != "", _col(p, col).map(refs).fillna(""))
+        if not refs.empty:
+            key = key.where(key != "", _col(p, col).map(refs).fillna(""))
     key = key.where(key != "", named)  # an order the orders export does not list
     key = key.where(key != "", "charge " + _col(p, "payment_id"))
     amount = pd.to_numeric(p["payment_amount"], errors="coerce")
@@ -217,7 +242,6 @@ def _charge_transactions(
             "refunded": _refunded(p, "payment_status", "amount_refunded", amount),
             "disputed": (_col(p, "dispute_status") != "") | (_col(p, "dispute_reason") != ""),
             "brand": _col(p, "card_brand").str.lower(),
-            "email": _col(p, "customer_email").str.lower(),
             **{c: _col(p, c) for c in ("card_fingerprint", *ELEMENTS)},
         }
     )
@@ -231,32 +255,81 @@ def _charge_transactions(
     return out.reset_index()
 
 
+_JOINED = ("date", "currency", "brand", "card_fingerprint", *ELEMENTS)
+
+
+def _joined(orders: pd.DataFrame, charges: pd.DataFrame) -> pd.DataFrame:
+    """Each order beside its charge's facts, then each charge no order claims (keys unique on
+    each side), by positions in Arrow: an outer merge sorted a million keys and moved every
+    column twice. Text: the order's first, the charge's where empty (the charge's first for
+    the card it charged); flags: either side's."""
+    mine = pa.Table.from_pandas(_joinable(orders), preserve_index=False)
+    theirs = pa.Table.from_pandas(_joinable(charges), preserve_index=False)
+    order_of = pc.index_in(theirs["key"], value_set=mine["key"]).to_numpy(zero_copy_only=False)
+    claimed = ~np.isnan(order_of.astype("float64"))
+    charge_of = np.full(len(orders), -1, dtype="int64")
+    charge_of[order_of[claimed].astype("int64")] = np.flatnonzero(claimed)
+    unclaimed = np.flatnonzero(~claimed)
+    nothing = pa.table({f.name: pa.nulls(len(unclaimed), f.type) for f in mine.schema})
+    mine = pa.concat_tables([mine, nothing])  # no copy: the unclaimed charges' empty orders
+    theirs = theirs.take(_positions(np.concatenate([charge_of, unclaimed])))
+    out = {"key": _first_text(mine["key"], theirs["key"])}
+    for c in _JOINED:
+        first, then = (theirs[c], mine[c]) if c in CHARGE_WINS else (mine[c], theirs[c])
+        out[c] = _first_text(first, then)
+    out["amount"] = pc.coalesce(mine["amount"], theirs["amount"])
+    for c in _FLAGS:
+        out[c] = pc.or_(mine[c].fill_null(False), theirs[c].fill_null(False))
+    joined: pd.DataFrame = pa.table(out).to_pandas()
+    return joined
+
+
+def _positions(at: np.ndarray) -> pa.Array:
+    """Row positions for Arrow's take, -1 as null (a row of nothing)."""
+    return pa.array(at, mask=at < 0, type=pa.int64())
+
+
+def _first_text(first: pa.ChunkedArray, then: pa.ChunkedArray) -> pa.ChunkedArray:
+    first, then = first.fill_null(""), then.fill_null("")
+    return pc.if_else(pc.equal(first, ""), then, first)
+
+
+_FLAGS = ("paid", "refunded", "disputed")
+
+
+def _joinable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The columns the join reads, every one of them ("" text, no amount, false flags where
+    the frame lacks one, or a group of charges had none)."""
+
+    def text(c: str) -> pd.Series:
+        return frame[c].fillna("").astype(str) if c in frame else pd.Series("", index=frame.index)
+
+    amount = pd.to_numeric(frame["amount"], errors="coerce") if "amount" in frame else np.nan
+    return pd.DataFrame(
+        {
+            **{c: text(c) for c in ("key", *_JOINED)},
+            "amount": pd.Series(amount, index=frame.index, dtype="float64"),
+            **{c: frame[c].eq(True) if c in frame else False for c in _FLAGS},
+        },
+        index=frame.index,
+    )
+
+
 def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Every transaction the records know, one per order (or per unclaimed charge)."""
+    """Every transaction the records know, one per order (or per unclaimed charge), orders in
+    their order, then unclaimed charges (History sorts what it needs sorted)."""
     orders = _order_transactions(records["orders"])
     ref_counts = orders.loc[orders["ref"] != "", "ref"].value_counts()
-    unique_refs = orders.loc[orders["ref"].isin(ref_counts[ref_counts == 1].index)]
+    unique_refs = orders.loc[members(orders["ref"], ref_counts[ref_counts == 1].index)]
     refs = pd.Series(unique_refs["key"].to_numpy(), index=unique_refs["ref"].to_numpy())
     charges = _charge_transactions(records.get("payments"), refs, orders["key"])
-    both = orders.merge(charges, on="key", how="outer", suffixes=("", "_c"))
-    empty = pd.Series("", index=both.index, dtype=object)
-    for c in ("date", "currency", "email", "brand", "card_fingerprint", *ELEMENTS):
-        own = both[c].fillna("").astype(str) if c in both else empty
-        other = both[f"{c}_c"].fillna("").astype(str) if f"{c}_c" in both else empty
-        first, then = (other, own) if c in CHARGE_WINS else (own, other)
-        both[c] = first.where(first != "", then)
-    if "amount_c" in both:
-        both["amount"] = both["amount"].fillna(both["amount_c"])
-    paid_c = both.get("paid_c", empty)
-    both["paid"] = _flag(both["paid"]) | _flag(paid_c)
-    both["refunded"] = _flag(both["refunded"]) | _flag(both.get("refunded_c", empty))
+    both = _joined(orders, charges)
     given = (both["customer_ip"] != "") | (both["device_id"] != "")
     for c in ELEMENTS:
         both[c] = usable_identifiers(both[c], c)
     both["placeholder_only"] = given & (both["customer_ip"] == "") & (both["device_id"] == "")
-    listed = set(records["disputes"]["order_number"].astype(str))
-    disputed = both.get("disputed", empty)
-    both["disputed"] = _flag(disputed) | both["key"].isin(listed)
+    listed = records["disputes"]["order_number"].dropna().astype(str)
+    both["disputed"] = both["disputed"] | members(both["key"], listed)
     both["fingerprint"] = both["card_fingerprint"]
     both["shipping_address"] = _norm_address(both["shipping_address"])
     day = pd.to_datetime(
@@ -265,10 +338,6 @@ def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
     both["day"] = (day.dt.floor("D") - pd.Timestamp("1970-01-01", tz="UTC")).dt.days
     flags = ["paid", "refunded", "disputed", "placeholder_only"]
     return both[["key", *_TEXT, "amount", *flags, "day"]]
-
-
-def _flag(s: pd.Series) -> pd.Series:
-    return s.eq(True)  # True/False/NaN/"" after an outer merge: only True is true
 
 
 class History:
@@ -290,7 +359,11 @@ class History:
         self.fp = fp_codes.astype("int64")
         usable = (self.fp >= 0) & (day >= 0)
         keys = np.where(usable, self.fp * 1_000_000 + day, -1)
-        self.order = np.argsort(keys, kind="stable")
+        # by card and day, then by order number as text: which of two same-day priors is cited
+        # must not hang on the order the exports listed them in
+        by_key = np.empty(len(keys), dtype="int64")
+        by_key[pc.sort_indices(_arrow_text(self.frame["key"])).to_numpy()] = np.arange(len(keys))
+        self.order = np.lexsort((by_key, keys))
         self.sorted_keys = keys[self.order]
         self.day = day
         self.codes = {

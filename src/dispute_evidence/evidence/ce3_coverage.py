@@ -84,23 +84,35 @@ def coverage(tx: pd.DataFrame, now: datetime | None = None) -> Coverage:
     out.with_element = {e: int(has[e].sum()) for e in ELEMENTS}
     today = ((now or datetime.now(UTC)).astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)).days
     day = pd.to_numeric(tx["day"], errors="coerce").fillna(-1).to_numpy(dtype="int64")
-    card = tx["fingerprint"].fillna("").astype(str).to_numpy()
-    brand = tx["brand"] if "brand" in tx else pd.Series("", index=tx.index)
-    brand = brand.fillna("").astype(str).str.lower()
-    other = pd.unique(card[~brand.isin(["visa", ""]).to_numpy()])  # a card another brand named
-    card = np.where(pd.Series(card).isin(other).to_numpy(), "", card)  # CE 3.0: Visa's alone
+    card = visa_cards(tx)
     age = today - day
-    active = (card != "") & (day >= 0) & (age >= 0) & (age <= MAX_DAYS)
-    cards = pd.unique(card[active])
-    out.active_cards = len(cards)
+    active = np.zeros(
+        int(card.max(initial=-1)) + 1, dtype=bool
+    )  # per card code: used in the last year
+    active[card[(card >= 0) & (day >= 0) & (age >= 0) & (age <= MAX_DAYS)]] = True
+    out.active_cards = int(active.sum())
     eligible = (_flag(tx, "paid") & ~_flag(tx, "disputed") & ~_flag(tx, "refunded")
                 & (pd.to_numeric(tx["amount"], errors="coerce").fillna(0).to_numpy() > 0)
-                & (card != "") & (age >= MIN_DAYS) & (age <= MAX_DAYS))  # fmt: skip
-    out.qualify = _qualifying(card, eligible, has, cards)
+                & (card >= 0) & (age >= MIN_DAYS) & (age <= MAX_DAYS))  # fmt: skip
+    out.qualify = _qualifying(card, eligible, has, active)
     for e in ELEMENTS:
-        out.if_captured[e] = _qualifying(card, eligible, {**has, e: np.ones(len(tx), bool)}, cards)
+        everyone = {**has, e: np.ones(len(tx), bool)}
+        out.if_captured[e] = _qualifying(card, eligible, everyone, active)
     out.lines = _lines(out)
     return out
+
+
+def visa_cards(tx: pd.DataFrame) -> np.ndarray:
+    """Each transaction's card as an integer code, -1 for none or for a card another brand
+    named (CE 3.0 is Visa's alone; a card of no known brand counts)."""
+    fingerprint = tx["fingerprint"].fillna("").astype(str)
+    card = pd.factorize(fingerprint.where(fingerprint != ""))[0].astype("int64")
+    brand = tx["brand"] if "brand" in tx else pd.Series("", index=tx.index)
+    brand = brand.fillna("").astype(str).str.lower()
+    named = card[~brand.isin(["visa", ""]).to_numpy() & (card >= 0)]
+    other = np.zeros(int(card.max(initial=-1)) + 2, dtype=bool)  # never empty: card.clip(0)
+    other[named] = True
+    return np.where((card >= 0) & ~other[card.clip(0)], card, -1)
 
 
 def _flag(tx: pd.DataFrame, name: str) -> np.ndarray:
@@ -111,13 +123,14 @@ def _flag(tx: pd.DataFrame, name: str) -> np.ndarray:
 
 
 def _qualifying(
-    card: np.ndarray, eligible: np.ndarray, has: dict[str, np.ndarray], cards: np.ndarray
+    card: np.ndarray, eligible: np.ndarray, has: dict[str, np.ndarray], active: np.ndarray
 ) -> int:
-    """Active cards with at least two eligible transactions that could match."""
+    """Active cards with at least two eligible transactions that could match (integer card
+    codes counted with bincount: no text grouped, no Python per card)."""
     count = sum(has[e].astype(int) for e in ELEMENTS)
     good = eligible & (has["customer_ip"] | has["device_id"]) & (count >= NEEDED)
-    per_card = pd.Series(card[good]).value_counts()
-    return int(per_card.loc[per_card.index.isin(cards)].ge(2).sum())
+    per_card = np.bincount(card[good], minlength=len(active))
+    return int(((per_card >= 2) & active).sum())
 
 
 def _lines(c: Coverage) -> list[str]:

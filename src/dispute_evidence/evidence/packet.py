@@ -40,6 +40,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
 from dispute_evidence.documents.kinds import kind_of
+from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.exhibits import (
     Exhibit,
@@ -51,6 +52,7 @@ from dispute_evidence.evidence.exhibits import (
 from dispute_evidence.evidence.inert_pdf import make_inert
 from dispute_evidence.evidence.limits import Item, LimitProfile, over_api_limit, over_limit
 from dispute_evidence.evidence.stamps import Mark, stamp_pages
+from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
 
 # (longest side in pixels or None for the profile's own, JPEG quality or None to keep as is)
@@ -66,8 +68,10 @@ BACK_STAMP = "For the merchant's records: sources — page {page} of {total}"
 IMAGE_MIMES = frozenset({"image/png", "image/jpeg"})
 
 
-class PacketError(Exception):
+class PacketError(DisputeEvidenceError):
     """A document that cannot be placed in the packet (an unreadable PDF or image)."""
+
+    exit_code = EXIT_NEEDS_YOU  # that dispute's packet is left for a person; the run goes on
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dispute_evidence.evidence.ce3 import members
 from dispute_evidence.evidence.ce3_coverage import Coverage
 from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
 
@@ -71,6 +72,10 @@ _MASTERCARD_CODE = re.compile(r"^4[89]\d\d$")
 _AMEX_CODE = re.compile(r"^([ACMPR]\d{2}|F\d{2}|FR\d)$")
 _DISCOVER_CODE = re.compile(r"^(UA\d{2}|AA|AP|AW|CD|DP|IC|IN|LP|NF|PM|RG|RM|RN2|TF)$")
 _MONTH = re.compile(r"^\d{4}-\d{2}")
+# a dispute resolved before it became a chargeback: an inquiry or retrieval (Stripe's
+# `warning_*`: it becomes needs_response if it escalates) or one a prevention program such as
+# RDR resolved (`prevented`). The programs count chargebacks: these are left out.
+EARLY = re.compile(r"^(warning_\w*|prevented|inquiry\w*|retrieval\w*|rdr\w*)$")
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class StandingInputs:
     fraud: pd.DataFrame | None = None  # None: no fraud-warnings sheet; empty: one listing none
     opened: Mapping[str, str] = field(default_factory=dict)  # pid -> the API's initiated_at
     ce3_qualified: frozenset[str] = frozenset()  # fraud disputes CE 3.0 covers (VAMP omits)
+    api_status: Mapping[str, str] = field(default_factory=dict)  # pid -> the API's status
 
 
 @dataclass
@@ -97,8 +103,10 @@ class Standing:
 
 def card_network(brand: pd.Series) -> pd.Series:
     """visa|mastercard|amex|discover from a card brand as exports write it ('' otherwise)."""
-    key = brand.astype(str).str.lower().str.replace(r"[^a-z]", "", regex=True)
-    return key.map(_BRANDS).fillna("").astype(str)
+    codes, brands = pd.factorize(brand.astype(str))  # a handful of brands: work on those
+    key = pd.Series(brands, dtype=object).str.lower().str.replace(r"[^a-z]", "", regex=True)
+    networks = np.append(key.map(_BRANDS).fillna("").to_numpy(dtype=object), "")
+    return pd.Series(networks[codes], index=brand.index, dtype=object).astype(str)
 
 
 def code_network(code: pd.Series) -> pd.Series:
@@ -143,22 +151,38 @@ def settled_orders(orders: pd.DataFrame) -> pd.DataFrame:
 
 
 def _disputed_charges(payments: pd.DataFrame | None) -> pd.DataFrame:
-    """Per order number: the disputed charge's brand network and dispute date (the charge with
-    a dispute, else the order's last charge)."""
+    """Per order number: the disputed charge's brand network, dispute date and dispute status
+    (the charge with a dispute, else the order's last charge)."""
     if payments is None or payments.empty:
-        return pd.DataFrame(columns=["network", "date"], index=pd.Index([], name="order_number"))
-    p = payments.assign(
-        network=card_network(_col(payments, "card_brand")),
-        date=_col(payments, "dispute_date"),
-        disputed=(_col(payments, "dispute_reason") != "") | (_col(payments, "dispute_date") != ""),
-    )
+        return pd.DataFrame(
+            columns=["network", "date", "status"], index=pd.Index([], name="order_number")
+        )
+    p = _charge_disputes(payments)
     p = p.sort_values("disputed", kind="stable").drop_duplicates("order_number", keep="last")
-    return p.set_index(p["order_number"].astype(str))[["network", "date"]]
+    return p.set_index(p["order_number"].astype(str))[["network", "date", "status"]]
+
+
+def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
+    """Each charge (its latest row) with its network and what the export says of a dispute."""
+    p = (
+        payments.drop_duplicates("payment_id", keep="last")
+        if "payment_id" in payments
+        else payments
+    )
+    status = _col(p, "dispute_status").str.strip().str.lower()
+    return pd.DataFrame({
+        "payment_id": _col(p, "payment_id"), "order_number": _col(p, "order_number"),
+        "network": card_network(_col(p, "card_brand")), "date": _col(p, "dispute_date"),
+        "status": status,
+        "disputed": (_col(p, "dispute_reason") != "") | (_col(p, "dispute_date") != "")
+        | (status != ""),
+    })  # fmt: skip
 
 
 def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
-    """One row per dispute: its month ('' unknown), network ('' unknown), its order and
-    whether CE 3.0 covers it."""
+    """One row per dispute: its month ('' unknown), network ('' unknown), its order, whether
+    CE 3.0 covers it, whether it was resolved before a chargeback (`early`) and whether only
+    the payments export knows it (`unlisted`)."""
     d = inputs.disputes.drop_duplicates("provider_dispute_id", keep="last")
     pids = d["provider_dispute_id"].astype(str)
     orders = _col(d, "order_number")
@@ -172,8 +196,31 @@ def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
         network = network.where(network != "", code_network(_col(d, "network_reason_code")))
     else:
         network = pd.Series("all", index=d.index)
-    return pd.DataFrame({"month": month_of(when), "network": network, "order_number": orders,
-                         "ce3": pids.isin(inputs.ce3_qualified)})  # fmt: skip
+    status = pids.map(inputs.api_status).fillna("").astype(str).str.strip().str.lower()
+    status = status.where(status != "", charge["status"].fillna("").astype(str))
+    listed = pd.DataFrame({"month": month_of(when), "network": network, "order_number": orders,
+                           "ce3": pids.isin(inputs.ce3_qualified), "early": is_early(status),
+                           "unlisted": False})  # fmt: skip
+    return pd.concat([listed, _unlisted(inputs, set(orders))], ignore_index=True)
+
+
+def is_early(status: pd.Series) -> pd.Series:
+    """Whether each status says the dispute was resolved before it became a chargeback."""
+    return status.fillna("").astype(str).str.strip().str.lower().str.match(EARLY)
+
+
+def _unlisted(inputs: StandingInputs, listed_orders: set[str]) -> pd.DataFrame:
+    """Disputes the payments export shows on a charge (Dispute Date, Reason or Status) whose
+    order the disputes list does not name: in the month of the charge's dispute date."""
+    if inputs.payments is None or inputs.payments.empty:
+        return pd.DataFrame(
+            columns=["month", "network", "order_number", "ce3", "early", "unlisted"]
+        )
+    c = _charge_disputes(inputs.payments)
+    c = c.loc[c["disputed"] & ~(c["order_number"].isin(listed_orders) & (c["order_number"] != ""))]
+    return pd.DataFrame({"month": month_of(c["date"]), "network": c["network"],
+                         "order_number": c["order_number"], "ce3": False,
+                         "early": is_early(c["status"]), "unlisted": True})  # fmt: skip
 
 
 def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -> pd.DataFrame:
@@ -184,7 +231,9 @@ def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -
     order = _col(f, "order_number")
     network = pd.Series("all", index=f.index)
     if by_brand and inputs.payments is not None:
-        p = inputs.payments.drop_duplicates("payment_id", keep="last")
+        p = inputs.payments  # the reported charges only: a year of charges is large
+        p = p.loc[members(p["payment_id"], _col(f, "payment_id"))]
+        p = p.drop_duplicates("payment_id", keep="last")
         brands = pd.Series(card_network(_col(p, "card_brand")).to_numpy(), index=p["payment_id"])
         orders = pd.Series(_col(p, "order_number").to_numpy(), index=p["payment_id"])
         charge = _col(f, "payment_id")
@@ -198,12 +247,16 @@ def _months(first: str, last: str) -> list[str]:
     return [str(p) for p in pd.period_range(first, last, freq="M")]
 
 
-def _counts(tx: pd.DataFrame, disputes: pd.DataFrame, fraud: pd.DataFrame) -> pd.DataFrame:
-    """transactions, disputes, fraud_reports and the CE 3.0-covered ones per (month, network),
-    every month from the first to the last, zeros where nothing happened."""
+def _counts(
+    tx: pd.DataFrame, disputes: pd.DataFrame, fraud: pd.DataFrame, early: pd.DataFrame
+) -> pd.DataFrame:
+    """transactions, disputes, fraud_reports, the CE 3.0-covered ones and the disputes left
+    out (resolved before a chargeback) per (month, network), every month from the first to the
+    last, zeros where nothing happened."""
     parts = {
         "transactions": tx,
         "disputes": disputes,
+        "early_disputes": early,
         "fraud_reports": fraud,
         "ce3_disputes": disputes.loc[disputes["ce3"].astype(bool)],
         "ce3_fraud": fraud.loc[fraud["ce3"].astype(bool)] if not fraud.empty else fraud,
@@ -245,7 +298,8 @@ def standing(
     disputes = dispute_events(inputs, by_brand)
     ce3_orders = set(disputes.loc[disputes["ce3"], "order_number"]) - {""}
     fraud = fraud_events(inputs, by_brand, ce3_orders)
-    counts = _counts(tx, disputes, fraud)
+    counts = _counts(tx, disputes.loc[~disputes["early"].astype(bool)], fraud,
+                     disputes.loc[disputes["early"].astype(bool)])  # fmt: skip
     table = _ratios(counts, policy, now) if not counts.empty else _empty()
     return Standing(table, _notes(inputs, by_brand, tx, disputes, fraud))
 
@@ -289,10 +343,11 @@ def _ratios(counts: pd.DataFrame, policy: StandingPolicy, now: datetime) -> pd.D
             .where(has)
             .round(3),
             "projected_events": projected_events.round().astype(int),
+            "left_out": c["early_disputes"],
         }
     )
     out["note"] = [_row_note(r, policy, now) for r in out.itertuples(index=False)]
-    return out
+    return out.drop(columns="left_out")
 
 
 def _pace(month: pd.Series, now: datetime) -> pd.Series:
@@ -319,6 +374,9 @@ def _row_note(r: Any, policy: StandingPolicy, now: datetime) -> str:
         floor = policy.floor(net)
         parts.append(f"over {name}'s {threshold:g}% but below its {floor:,}-a-month floor: the "
                      "program does not name you, your acquirer may")  # fmt: skip
+    if r.left_out:
+        parts.append(f"{r.left_out:,} dispute(s) resolved before a chargeback (inquiry, RDR) "
+                     "left out")  # fmt: skip
     if month == now.strftime("%Y-%m"):
         projected = r.projected_percent
         at_pace = (
@@ -352,6 +410,14 @@ def _notes(
         notes.append("fraud reports: your fraud-warnings sheet lists none")
     else:
         notes.append(f"fraud reports: {len(fraud):,} from your fraud-warnings sheet")
+    if unlisted := int(disputes["unlisted"].astype(bool).sum()):
+        notes.append(f"{unlisted:,} dispute(s) found only in your payments export (a dispute "
+                     "date, reason or status on the charge, not in the disputes list): counted "
+                     "in the month of that dispute date")  # fmt: skip
+    if early := int(disputes["early"].astype(bool).sum()):
+        notes.append(f"{early:,} dispute(s) resolved before they became chargebacks (inquiries "
+                     "and retrievals, status warning_*; RDR and other prevention, status "
+                     "prevented): left out, as the programs count chargebacks")  # fmt: skip
     if undated := int((disputes["month"] == "").sum()):
         notes.append(f"{undated:,} dispute(s) with no opening date (not read from the API yet, "
                      "no dispute date in your exports): not counted")  # fmt: skip

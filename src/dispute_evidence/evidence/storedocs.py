@@ -9,7 +9,7 @@ date. An order older than every version gets the oldest one when that one states
 was the store's policy before it was dropped, as far as anyone can tell), and none when it
 states a later date than the order's (it was not the policy then).
 
-Pure: versions and disputes in, attachments out. engine/storedocs.py reads the folder, keeps
+Pure: versions and disputes in, attachments out. engine/prepare/storedocs.py reads the folder, keeps
 the versions and registers the files.
 """
 

@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy.engine import make_url
 
 from dispute_evidence.api.config import check_base_url
-from dispute_evidence.bounds import out_of_range
 from dispute_evidence.checks import cron_problem, database_url_problem, timezone_problem
 from dispute_evidence.fleet.budget import BudgetShape
 from dispute_evidence.names import did_you_mean
-from dispute_evidence.settings import ConfigError, MerchantSection
+from dispute_evidence.settings import ConfigError, MerchantSection, out_of_range
+from dispute_evidence.state.database import has_password, with_search_path
 
 MERCHANT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -170,11 +169,7 @@ def schema_of(merchant_id: str) -> str:
 
 def with_schema(url: str, schema: str) -> str:
     """The PostgreSQL URL whose sessions work in `schema` (libpq's search_path option)."""
-    return (
-        make_url(url)
-        .update_query_dict({"options": f"-csearch_path={schema}"})
-        .render_as_string(hide_password=False)
-    )
+    return with_search_path(url, schema)
 
 
 def load_merchants(path: Path) -> MerchantsFile:
@@ -322,7 +317,7 @@ def _check_schedule(cron: str | None, tz: str | None) -> list[str]:
 def _check_url(value: str) -> list[str]:
     if why := database_url_problem(value):
         return [why]
-    if "://" in value and make_url(value).password:
+    if has_password(value):
         return [
             "has a password: it would show in the Prefect UI with the deployment's parameters; "
             "leave it out and set PGPASSWORD or ~/.pgpass on each worker"

@@ -6,15 +6,12 @@ import os
 import socket
 from pathlib import Path
 
-from sqlalchemy import create_engine
-from sqlalchemy.schema import CreateSchema
-
 from dispute_evidence.engine.run import RunResult, run_inbox
-from dispute_evidence.engine.session import Progress, StepRunner, plain
+from dispute_evidence.engine.session import AlertSink, Progress, StepRunner, plain
 from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
 from dispute_evidence.fleet.merchants import MerchantRun
-from dispute_evidence.request import RunRequest
-from dispute_evidence.settings import ConfigError, Settings, load_settings
+from dispute_evidence.settings import ConfigError, RunRequest, Settings, load_settings
+from dispute_evidence.state.database import create_schema
 
 LOCK_POLL_SECONDS = 5.0
 
@@ -50,12 +47,7 @@ def ensure_schema(run: MerchantRun) -> None:
     """A merchant on the shared PostgreSQL database works in its own schema: create it once."""
     if not run.schema_name:
         return
-    engine = create_engine(run.state)
-    try:
-        with engine.begin() as c:
-            c.execute(CreateSchema(run.schema_name, if_not_exists=True))
-    finally:
-        engine.dispose()
+    create_schema(run.state, run.schema_name)
 
 
 def merchant_request(run: MerchantRun, trigger: str, dry_run: bool = False) -> RunRequest:
@@ -78,6 +70,7 @@ def run_merchant(
     progress: Progress | None = None,
     trigger: str = "schedule",
     dry_run: bool = False,
+    alert_sink: AlertSink | None = None,
 ) -> RunResult:
     """Run the merchant's inbox once, every request of its key taking a slot of the key's
     shared budget first."""
@@ -101,6 +94,7 @@ def run_merchant(
             api=api,
             gate=SharedBudget(budgets, run.key, shape),
             poll=LOCK_POLL_SECONDS,
+            alert_sink=alert_sink,
         )
     finally:
         budgets.close()

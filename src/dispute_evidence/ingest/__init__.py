@@ -247,7 +247,9 @@ def ingest_file(
         rejects.extend(
             Reject(label, grid.sheet, row, None, None, why) for row, why in grid.problems
         )
-        if mapping.kind == "approvals":  # who approves: the file's owner (engine/review.py)
+        if (
+            mapping.kind == "approvals"
+        ):  # who approves: the file's owner (engine/review/approval.py)
             table.records, formulas = _no_formula_approvals(grid, found, table.records, label)
             rejects.extend(formulas)
             table.records["_owner"] = file_owner(path)

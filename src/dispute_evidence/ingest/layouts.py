@@ -65,7 +65,7 @@ FIELDS: dict[str, dict[str, bool]] = {
         "refund_reference": False, "currency": False,
     },
     # A person's approvals to send held evidence: the report's disputes.xlsx with its Approve
-    # column filled in (engine/review.py). Approve may be blank: that row approves nothing.
+    # column filled in (engine/review/approval.py). Approve may be blank: that row approves nothing.
     "approvals": {"provider_dispute_id": True, "approve": False, "evidence_version": False},
     # Early fraud warnings (Visa TC40, Mastercard SAFE) the issuer reported: counted in the
     # merchant's standing (evidence/standing.py), never sent. A charge or an order, a date.

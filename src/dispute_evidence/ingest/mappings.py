@@ -17,6 +17,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from dispute_evidence.errors import DisputeEvidenceError
+from dispute_evidence.exits import EXIT_USAGE
 from dispute_evidence.ingest.layouts import FIELDS, ORDER_LEVEL, Mapping
 from dispute_evidence.names import did_you_mean
 
@@ -25,8 +27,10 @@ MAPPING_KEYS = frozenset(
 )
 
 
-class MappingError(ValueError):
+class MappingError(DisputeEvidenceError, ValueError):
     """A mapping file is wrong; the message names the file and key."""
+
+    exit_code = EXIT_USAGE
 
 
 def parse_mappings(data: dict[str, Any], source: str) -> tuple[Mapping, ...]:

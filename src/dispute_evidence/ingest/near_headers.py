@@ -9,7 +9,7 @@ import re
 from dispute_evidence.ingest.layouts import Mapping, norm_header
 from dispute_evidence.ingest.tables import Reject
 
-# How the line starts: ingest's callers tell it from a row problem by this (engine/steps.py)
+# How the line starts: ingest's callers tell it from a row problem by this (engine/prepare/build.py)
 NEAR_HEADER = "not read: did you mean"
 MIN_CHARS = 4  # "id" is one edit from many short headers: too short to suggest anything
 

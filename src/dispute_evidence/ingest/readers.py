@@ -22,13 +22,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from dispute_evidence.errors import DisputeEvidenceError
+from dispute_evidence.exits import EXIT_NEEDS_YOU
+
 SPREADSHEET_SUFFIXES = frozenset({".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".xls"})
 HEADER_SCAN_ROWS = 10
 MAX_UNZIPPED_FACTOR = 100  # a workbook that inflates more than this is refused
 
 
-class UnreadableFile(Exception):
+class UnreadableFile(DisputeEvidenceError):
     """The file cannot be read at all; the message says why and what to do."""
+
+    exit_code = EXIT_NEEDS_YOU  # that file is left for a person; the run goes on
 
 
 @dataclass

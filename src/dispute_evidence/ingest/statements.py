@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from dispute_evidence.errors import DisputeEvidenceError
+from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.ingest.layouts import Mapping
 from dispute_evidence.ingest.tables import Table
 from dispute_evidence.ingest.validate import MAX_PROSE_CHARS, validate_table
@@ -35,8 +37,10 @@ STATEMENT_FILE = Mapping(
 )  # fmt: skip
 
 
-class UnreadableStatement(ValueError):
+class UnreadableStatement(DisputeEvidenceError, ValueError):
     """A statement file that cannot be taken; the message says why and what to do."""
+
+    exit_code = EXIT_NEEDS_YOU  # that file is left for a person; the run goes on
 
 
 def statement_key(name: str) -> str:

@@ -124,7 +124,7 @@ COLUMNS: tuple[Column, ...] = (
            needs="status"),
     Column("next_step", "Next step", xlsx=9, page=5, facts=7, css="wide", card=True),
     Column("todo", "Still needs", status=5, words=_todo, needs="next_step"),
-    # a person writes yes under Approve and drops the sheet back (engine/review.py)
+    # a person writes yes under Approve and drops the sheet back (engine/review/approval.py)
     Column("approve", "Approve", xlsx=10),
     Column("evidence_version", "Evidence version", xlsx=11),  # what that approval covers
     # the approval in force: who, how, which version, when

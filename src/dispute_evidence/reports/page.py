@@ -19,6 +19,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup, escape
 
+from dispute_evidence.evidence.wins import TOO_FEW
 from dispute_evidence.problems import Problem
 from dispute_evidence.reports.columns import Column, Surface, columns, words
 from dispute_evidence.reports.money import (
@@ -311,5 +312,34 @@ def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
         changes=[text(c) for c in report.changes[:50]],
         outcome_columns=[text(c) for c in outcomes.columns],
         outcome_rows=[[text(v) for v in row] for row in outcomes.itertuples(index=False)],
+        wins_titles=WINS_TITLES,
+        wins_rows=[[text(v) for v in row] for row in wins_page_rows(report.wins)],
         links=links,
     )
+
+
+WINS_PAGE_ROWS = 12  # the page shows the best-supported rows; wins.csv has every one
+WINS_TITLES = ["reason", "point or exhibit", "with it: won / decided, rate (95%)",
+               "without it: won / decided, rate (95%)"]  # fmt: skip
+
+
+def wins_page_rows(wins: pd.DataFrame | None) -> list[list[str]]:
+    """The page's compact *What wins*: rows where a rate is shown (enough outcomes with or
+    without the point), most outcomes with the point first, WINS_PAGE_ROWS at most."""
+    if wins is None or wins.empty:
+        return []
+    rated = wins.loc[~(wins["with: win rate (95% interval)"].astype(str).str.startswith(TOO_FEW)
+                       & wins["without: win rate (95% interval)"].astype(str).str.startswith(TOO_FEW))]  # fmt: skip
+    decided = rated["with: won"] + rated["with: lost"]
+    top = (
+        rated.assign(_n=decided)
+        .sort_values("_n", ascending=False, kind="stable")
+        .head(WINS_PAGE_ROWS)
+    )
+    return [[str(r.iloc[0]), str(r.iloc[1]), _wins_cell(r.iloc[2], r.iloc[3], r.iloc[4]),
+             _wins_cell(r.iloc[5], r.iloc[6], r.iloc[7])] for _, r in top.iterrows()]  # fmt: skip
+
+
+def _wins_cell(won: Any, lost: Any, rate: Any) -> str:
+    n = int(won) + int(lost)
+    return f"{int(won)} / {n}: {rate}" if n else "none decided"

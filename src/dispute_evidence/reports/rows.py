@@ -1,5 +1,5 @@
 """One dispute as the report reasons about it: the dispute table's record, its kept words read
-once into typed values (states.py). engine/report.py builds one per dispute; the decisions
+once into typed values (states.py). engine/reporting/report.py builds one per dispute; the decisions
 (its next step, its plain state, whether it needs a person) and the column formatters read
 its attributes, never prefixes of its words."""
 

@@ -29,11 +29,11 @@ class RunReport:
     outcome: str  # the headline: "5 sent · 3 need you"
     dry_run: bool
     counts: dict[str, int]
-    disputes: pd.DataFrame  # one row per dispute (engine.report.dispute_table)
+    disputes: pd.DataFrame  # one row per dispute (engine.reporting.report.dispute_table)
     problems: list[Problem] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)  # since the last report
-    outcomes: pd.DataFrame | None = None  # win rates (engine.outcomes.outcomes_table)
-    wins: pd.DataFrame | None = None  # what wins, per reason and point (engine/wins.py)
+    outcomes: pd.DataFrame | None = None  # win rates (engine.reporting.outcomes.outcomes_table)
+    wins: pd.DataFrame | None = None  # what wins, per reason and point (engine/reporting/wins.py)
     files: pd.DataFrame | None = None  # evidence files (StateStore.file_table): names, blobs
     config: str = ""  # the config file the run used ("none: defaults")
     notices: list[str] = field(default_factory=list)  # said first (the review policy differs)

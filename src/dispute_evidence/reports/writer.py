@@ -114,7 +114,7 @@ def disputes_frame(table: pd.DataFrame) -> pd.DataFrame:
 
 def write_approvals(log: pd.DataFrame, folder: Path) -> None:
     """approvals.csv / approvals.xlsx: every approval given, who, how, which version, applied
-    or why not (engine/approvals_log.py). Its headers are not an Approve table's: dropped back
+    or why not (engine/review/log.py). Its headers are not an Approve table's: dropped back
     into the inbox, it approves nothing."""
     _write_table(log, folder, "approvals", "Approvals")
 
@@ -373,7 +373,7 @@ HISTORY = "history"  # <reports>/history/disputes-ended-YYYY-MM.xlsx
 
 def write_history_books(rows: pd.DataFrame, folder: Path) -> list[Path]:
     """The rows of disputes that ended in a month now wholly past, one workbook per month,
-    written when missing (such rows no longer change; engine/history.py)."""
+    written when missing (such rows no longer change; engine/reporting/history.py)."""
     made: list[Path] = []
     if rows.empty:
         return made

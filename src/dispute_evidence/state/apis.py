@@ -13,13 +13,15 @@ from sqlalchemy import and_, or_, select
 
 from dispute_evidence.state.base import StoreBase, now_iso
 from dispute_evidence.state.schema import disputes, evidence_files, meta
+from dispute_evidence.state.status import SWITCH_DISPUTE_MOVES, SWITCH_FILE_MOVES
 from dispute_evidence.state.status import DisputeStatus as D
 from dispute_evidence.state.status import FileStatus as F
+from dispute_evidence.state.transitions import move_disputes, move_files
 
 API_KEY = "api"  # meta: the API the state's record of what was sent refers to
 UNKNOWN = "(an API this state did not record)"
-# statuses only an API gives: at another API the dispute is simply not sent yet
-API_STATUSES = (D.SUBMITTED, D.REJECTED, D.NOT_FOUND, D.CLOSED)
+# statuses only an API gives: at another API the dispute is simply not sent yet (pending)
+API_STATUSES = tuple(sorted(SWITCH_DISPUTE_MOVES[D.PENDING]))
 SENT_FILES = (F.SENDING, F.UPLOADED, F.REJECTED)
 
 
@@ -76,28 +78,22 @@ class ApiLedger(StoreBase):
 
     @staticmethod
     def _reset_elsewhere(c: Any, identity: str) -> int:
-        """Disputes and files sent to another API: not sent here (files 'sending': checked
-        against this API's listing before any upload)."""
+        """Disputes and files sent to another API: not sent here (state/status.py's switch
+        moves: a dispute in a status only an API gives is pending; a file is 'sending',
+        checked against this API's listing before any upload). The rest (an incomplete or
+        held dispute, a file in its packet) keep their status and lose the other API's ids."""
         stamp = now_iso()
         elsewhere = and_(disputes.c.sent_to.is_not(None), disputes.c.sent_to != identity)
-        cleared = dict(submitted_hash=None, dispute_id=None, sent_to=None, attempts=0,
+        cleared: dict[str, Any] = dict(submitted_hash=None, dispute_id=None, sent_to=None, attempts=0,
                        last_error=None, updated_at=stamp)  # fmt: skip
-        moved = c.execute(
-            disputes.update()
-            .where(elsewhere, disputes.c.status.in_(API_STATUSES))
-            .values(status=D.PENDING, detail=None, **cleared)
-        ).rowcount
+        moved = move_disputes(
+            c, D.PENDING, elsewhere, moves=SWITCH_DISPUTE_MOVES, detail=None, **cleared
+        )
         moved += c.execute(disputes.update().where(elsewhere).values(**cleared)).rowcount
         files = and_(evidence_files.c.sent_to.is_not(None), evidence_files.c.sent_to != identity)
-        moved += c.execute(
-            evidence_files.update()
-            .where(files)
-            .values(
-                status=F.SENDING,
-                remote_file_id=None,
-                sent_to=None,
-                last_error=None,
-                updated_at=stamp,
-            )  # fmt: skip
-        ).rowcount
+        gone: dict[str, Any] = dict(
+            remote_file_id=None, sent_to=None, last_error=None, updated_at=stamp
+        )
+        moved += move_files(c, F.SENDING, files, moves=SWITCH_FILE_MOVES, **gone)
+        moved += c.execute(evidence_files.update().where(files).values(**gone)).rowcount
         return int(moved)

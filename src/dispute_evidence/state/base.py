@@ -1,9 +1,8 @@
-"""The store's foundation: the connection (SQLite pragmas, a damaged file), errors, owner ids,
-run ids and the `meta` key-value rows the other parts share."""
+"""The store's foundation: the connection (SQLite pragmas, a damaged file, a full disk), owner
+ids, run ids and the `meta` key-value rows the other parts share (its errors: state/errors.py)."""
 
 from __future__ import annotations
 
-import errno
 import os
 import socket
 import uuid
@@ -17,6 +16,14 @@ from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence import clock
 from dispute_evidence.clock import Wall
+from dispute_evidence.state.errors import (
+    StateDamaged,
+    StateError,
+    StateFull,
+    StateUnreachable,
+    is_full,
+    state_path,
+)
 from dispute_evidence.state.migrations import migrate
 from dispute_evidence.state.schema import meta
 
@@ -27,22 +34,6 @@ KEEPALIVE_SECONDS = 30.0
 LEASE_SECONDS = 120.0
 RUN_LOCK_SECONDS = 120.0
 CONNECT_TIMEOUT = 10  # seconds: a database server silent this long at the start is unreachable
-
-
-class StateError(Exception):
-    """The state store cannot be used as it is; the message says which and what to do."""
-
-
-class StateDamaged(StateError):
-    """The state file is not a readable database (truncated, overwritten, corrupt)."""
-
-
-class StateUnreachable(StateError):
-    """The state's database server does not answer: down, unreachable, or refusing us."""
-
-
-class StateOfAnotherInbox(StateError):
-    """The state store records another inbox than the one this run was given."""
 
 
 def new_owner(tag: str) -> str:
@@ -189,8 +180,8 @@ class StoreBase:
             self.engine.dispose()
             if created:  # ours and never written whole (a full disk): no empty file left behind
                 Path(str(self.engine.url.database)).unlink(missing_ok=True)
-            if "disk is full" in str(exc):  # not damage: a full disk, said with its path
-                raise OSError(errno.ENOSPC, "No space left on device", self._where()) from exc
+            if is_full(exc):  # not damage: a full disk, said with its path
+                raise StateFull(state_path(self.engine.url)) from exc
             self._full_disk_or_damaged(exc)
 
     def _reach(self) -> None:
@@ -211,11 +202,11 @@ class StoreBase:
 
     def _full_disk_or_damaged(self, exc: DatabaseError) -> NoReturn:
         """SQLite says 'disk I/O error' when it cannot grow its journal on a full disk: with no
-        space left where the state is, that is a full disk (ENOSPC, exit 74), not damage."""
+        space left where the state is, that is a full disk (exit 74), not damage."""
         database = self._where()
         io_error = self.engine.dialect.name == "sqlite" and "I/O error" in str(exc)
         if io_error and _space_left(Path(database).parent) < FULL_BELOW:
-            raise OSError(errno.ENOSPC, "No space left on device", database) from exc
+            raise StateFull(database) from exc
         raise StateDamaged(self._damaged(exc)) from None
 
     def _damaged(self, exc: DatabaseError | str) -> str:

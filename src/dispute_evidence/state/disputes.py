@@ -19,13 +19,16 @@ from dispute_evidence.state.schema import (
     meta,
 )
 from dispute_evidence.state.scoped import chunks
-from dispute_evidence.state.status import (
-    DISPUTE_MOVES,
-    OPEN_FILE,
-    check_dispute_move,
-)
+from dispute_evidence.state.status import DISPUTE_MOVES, OPEN_FILE
 from dispute_evidence.state.status import DisputeStatus as D
 from dispute_evidence.state.status import FileStatus as F
+from dispute_evidence.state.transitions import (
+    move_dispute,
+    move_disputes,
+    move_files,
+    new_disputes,
+    new_files,
+)
 from dispute_evidence.states import Hold
 
 
@@ -50,12 +53,7 @@ class Disputes(StoreBase):
         """Every file not yet sent starts as 'sending': its dispute's file listing is checked
         before it is uploaded (for a new state that finds the API already holding evidence)."""
         with self.engine.begin() as c:
-            result = c.execute(
-                evidence_files.update()
-                .where(evidence_files.c.status == F.PENDING)
-                .values(status=F.SENDING, updated_at=now_iso())
-            )
-        return result.rowcount
+            return move_files(c, F.SENDING, frm={F.PENDING})
 
     def reconcile_uploads(self) -> bool:
         with self.engine.connect() as c:
@@ -85,7 +83,7 @@ class Disputes(StoreBase):
                 for part in chunks(built)
                 for r in c.execute(q.where(d.provider_dispute_id.in_(part)))
             }
-            new: list[dict[str, Any]] = []
+            new: list[tuple[dict[str, Any], D]] = []
             changed, stamp = 0, now_iso()
             for p in payloads:
                 changed += self._sync_payload(c, p, known.get(p.provider_dispute_id), new, stamp)
@@ -94,9 +92,8 @@ class Disputes(StoreBase):
                 if old is not None and getattr(i, "held", False):
                     self._hold(c, i, old.status, stamp)
                 elif old is None:
-                    new.append(_incomplete_row(i, stamp))
-            if new:
-                c.execute(disputes.insert(), new)
+                    new.append((_incomplete_row(i, stamp), D.INCOMPLETE))
+            new_disputes(c, new)
         return {"new": len(new), "changed": changed}
 
     @staticmethod
@@ -108,7 +105,9 @@ class Disputes(StoreBase):
         c.execute(meta.insert(), [{"key": k, "value": v} for k, v in done.items()])
 
     @staticmethod
-    def _sync_payload(c: Any, p: Any, old: Any, new: list[dict[str, Any]], stamp: str) -> int:
+    def _sync_payload(
+        c: Any, p: Any, old: Any, new: list[tuple[dict[str, Any], D]], stamp: str
+    ) -> int:
         """One built payload: a new dispute joins `new`; a changed one is updated (1 returned)."""
         row = {
             "provider_dispute_id": p.provider_dispute_id,
@@ -128,20 +127,9 @@ class Disputes(StoreBase):
                 c.execute(disputes.update().where(where).values(**row))
             return 0
         if old is None:
-            new.append({**row, "status": D.PENDING, "detail": None, "updated_at": stamp})
+            new.append(({**row, "detail": None, "updated_at": stamp}, D.PENDING))
         elif old.payload_hash != p.content_hash or old.status == D.INCOMPLETE:
-            status = (
-                old.status
-                if old.status in (D.REJECTED, D.NOT_FOUND) and old.payload_hash == p.content_hash
-                else D.PENDING
-            )
-            if status != old.status:
-                check_dispute_move(p.provider_dispute_id, old.status, status)
-            c.execute(
-                disputes.update()
-                .where(where)
-                .values(**row, status=status, detail=None, updated_at=stamp)
-            )
+            move_dispute(c, p.provider_dispute_id, D.PENDING, **row, detail=None, updated_at=stamp)
             return 1
         elif (hold := Hold.parse(old.detail)) is not None and hold.held:  # sent, no longer held
             c.execute(disputes.update().where(where).values(detail=None))
@@ -157,11 +145,7 @@ class Disputes(StoreBase):
         already sent keeps what it was sent with; the reason shows on its row)."""
         where = disputes.c.provider_dispute_id == i.provider_dispute_id
         if status in DISPUTE_MOVES[D.INCOMPLETE]:  # the moves state/status.py allows
-            c.execute(
-                disputes.update()
-                .where(where)
-                .values(status=D.INCOMPLETE, detail=i.reason, updated_at=stamp)
-            )
+            move_dispute(c, i.provider_dispute_id, D.INCOMPLETE, detail=i.reason, updated_at=stamp)
         elif status == D.SUBMITTED:
             c.execute(disputes.update().where(where).values(detail=i.reason))
 
@@ -177,18 +161,14 @@ class Disputes(StoreBase):
 
     def _expire(self, status: D, now: str, why: str) -> int:
         """Disputes in `status` whose deadline is before `now` become past_due, saying why."""
-        check_dispute_move("any", status, D.PAST_DUE)
         with self.engine.begin() as c:
-            result = c.execute(
-                disputes.update()
-                .where(disputes.c.status == status, disputes.c.response_due_by < now)
-                .values(
-                    status=D.PAST_DUE,
-                    updated_at=now_iso(),
-                    detail="response was due by " + disputes.c.response_due_by + why,
-                )
+            return move_disputes(
+                c,
+                D.PAST_DUE,
+                disputes.c.response_due_by < now,
+                frm={status},
+                detail="response was due by " + disputes.c.response_due_by + why,
             )
-        return result.rowcount
 
     def evidence_hashes(self, within: Collection[str] | None = None) -> set[str]:
         """The content hashes of every evidence file registered so far; `within`: of these
@@ -216,9 +196,8 @@ class Disputes(StoreBase):
                 key = (row["provider_dispute_id"], row["sha256"])
                 if key not in known:
                     known.add(key)
-                    fresh.append({**row, "status": status, "updated_at": now_iso()})
-            if fresh:
-                c.execute(evidence_files.insert(), fresh)
+                    fresh.append({**row, "updated_at": now_iso()})
+            new_files(c, fresh, status)
         return len(fresh)
 
     def summary_work(self) -> list[dict[str, Any]]:
@@ -279,7 +258,7 @@ class Disputes(StoreBase):
         self, within: Iterable[str] | None = None
     ) -> dict[str, list[tuple[str, str, str]]]:
         """{dispute: (file name, sha256, kind or "") of each evidence file}, our own summaries
-        left out, by name (engine/case.py makes them the case's documents); `within`: only
+        left out, by name (engine/prepare/case.py makes them the case's documents); `within`: only
         these disputes' (not the files of every dispute the state ever had)."""
         c_ = evidence_files.c
         q = select(c_.provider_dispute_id, c_.kind, c_.file_name, c_.sha256).order_by(
@@ -389,7 +368,6 @@ def _incomplete_row(i: Any, stamp: str) -> dict[str, Any]:
         "payload": None,
         "payload_hash": None,
         "facts": None,
-        "status": D.INCOMPLETE,
         "detail": i.reason,
         "updated_at": stamp,
     }

@@ -1,4 +1,4 @@
-"""The generated PDFs' rows (engine/generated.py): versions, what each states, the limit hold,
+"""The generated PDFs' rows (engine/prepare/generated.py): versions, what each states, the limit hold,
 and which documents go inside a packet rather than on their own."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dispute_evidence.state.schema import disputes, evidence_files, generated_do
 from dispute_evidence.state.scoped import chunks
 from dispute_evidence.state.status import DisputeStatus as D
 from dispute_evidence.state.status import FileStatus as F
+from dispute_evidence.state.transitions import move_disputes, move_files, new_files
 
 GENERATED_KINDS = ("summary", "packet")
 # a dispute held by the limit check may be released by it; other holds are not its to lift
@@ -104,9 +105,7 @@ class Generated(StoreBase):
                 )
             ).first()
             if known is None:
-                c.execute(
-                    evidence_files.insert().values(**file_row, status=F.PENDING, updated_at=stamp)
-                )
+                new_files(c, [{**file_row, "updated_at": stamp}], F.PENDING)
             c.execute(delete(generated_docs).where(
                 generated_docs.c.provider_dispute_id == pid,
                 generated_docs.c.sha256 == file_row["sha256"],
@@ -136,26 +135,26 @@ class Generated(StoreBase):
     def hold_over_limit(self, pid: str, line: str) -> None:
         """Not sent: what would go is over its network's limit (`line` says how)."""
         with self.engine.begin() as c:
-            c.execute(
-                disputes.update()
-                .where(
-                    disputes.c.provider_dispute_id == pid,
-                    disputes.c.status.in_(LIMIT_HOLDS_FROM),
-                )
-                .values(status=D.INCOMPLETE, detail=line, generated_held=line, updated_at=now_iso())
+            move_disputes(
+                c,
+                D.INCOMPLETE,
+                disputes.c.provider_dispute_id == pid,
+                frm=LIMIT_HOLDS_FROM,
+                detail=line,
+                generated_held=line,
             )
 
     def release_limit_hold(self, pid: str) -> None:
         """It fits now: back to pending (only a hold the limit check made)."""
         with self.engine.begin() as c:
-            c.execute(
-                disputes.update()
-                .where(
-                    disputes.c.provider_dispute_id == pid,
-                    disputes.c.status == D.INCOMPLETE,
-                    disputes.c.generated_held.is_not(None),
-                )
-                .values(status=D.PENDING, detail=None, generated_held=None, updated_at=now_iso())
+            move_disputes(
+                c,
+                D.PENDING,
+                disputes.c.provider_dispute_id == pid,
+                disputes.c.generated_held.is_not(None),
+                frm={D.INCOMPLETE},
+                detail=None,
+                generated_held=None,
             )
 
     def pack_documents(self, packet: bool, alone: Collection[tuple[str, str]] = ()) -> int:
@@ -164,24 +163,20 @@ class Generated(StoreBase):
         own in either mode. One transaction."""
         frm, to = (F.PENDING, F.IN_PACKET) if packet else (F.IN_PACKET, F.PENDING)
         f, stamp = evidence_files.c, now_iso()
+        mine = or_(f.kind.is_(None), f.kind.not_in(GENERATED_KINDS))  # not our own PDFs
         with self.engine.begin() as c:
-            moved = c.execute(
-                evidence_files.update()
-                .where(f.status == frm, or_(f.kind.is_(None), f.kind.not_in(GENERATED_KINDS)))
-                .values(status=to, updated_at=stamp)
-            ).rowcount
+            moved = move_files(c, to, mine, frm={frm}, updated_at=stamp)
             if alone:
-                c.execute(
-                    evidence_files.update()
-                    .where(
-                        f.provider_dispute_id == bindparam("pid"),
-                        f.sha256 == bindparam("sha"),
-                        f.status == F.IN_PACKET,
-                    )
-                    .values(status=F.PENDING, updated_at=stamp),
-                    [{"pid": pid, "sha": sha} for pid, sha in alone],
+                move_files(
+                    c,
+                    F.PENDING,
+                    f.provider_dispute_id == bindparam("pid"),
+                    f.sha256 == bindparam("sha"),
+                    frm={F.IN_PACKET},
+                    params=[{"pid": pid, "sha": sha} for pid, sha in alone],
+                    updated_at=stamp,
                 )
-            return int(moved)
+            return moved
 
 
 def _by_dispute(

@@ -134,7 +134,7 @@ class Kept(StoreBase):
                                          for pid, k in kinds.items()])  # fmt: skip
 
     def letter_points(self) -> dict[str, KeptKinds]:
-        """Each dispute's letter points as last worked out (engine/wins.py), and for what."""
+        """Each dispute's letter points as last worked out (engine/reporting/wins.py), and for what."""
         with self.engine.connect() as c:
             rows = c.execute(select(letter_points))
             return {r.provider_dispute_id: KeptKinds(r.payload_tag, r.points) for r in rows}

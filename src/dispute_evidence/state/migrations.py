@@ -36,11 +36,7 @@ from dispute_evidence.state.schema import (
     V14_NEW,
     V15_RECORDS,
     V18_RECORDS,
-    alerts_sent,
-    approvals,
-    generated_docs,
     meta,
-    metadata,
     record_table,
 )
 
@@ -50,7 +46,7 @@ if TYPE_CHECKING:
 
 def migrate(conn: Connection) -> int:
     """Bring the schema to SCHEMA_VERSION, one step at a time; returns the version found."""
-    metadata.create_all(conn, tables=[meta])
+    meta.create(conn, checkfirst=True)
     row = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).first()
     found = int(row[0]) if row else 0
     if found > SCHEMA_VERSION:
@@ -190,9 +186,18 @@ def _v5(conn: Connection) -> None:
 
 
 def _v6(conn: Connection) -> None:
+    """The evidence a person approved, by whom and when; the alerts sent (one per dispute per
+    UTC day), as v6 made them."""
     _add_columns(conn, "disputes", {"approved_hash": "VARCHAR(64)", "approved_by": "TEXT",
                                     "approved_at": "VARCHAR(32)"})  # fmt: skip
-    metadata.create_all(conn, tables=[alerts_sent])
+    Table(
+        "alerts_sent", MetaData(),
+        Column("provider_dispute_id", String(255), primary_key=True),
+        Column("day", String(10), primary_key=True),
+        Column("sent_at", String(32), nullable=False),
+        Column("why", Text),
+        Column("run_id", String(64)),
+    ).create(conn, checkfirst=True)  # fmt: skip
 
 
 def _v7(conn: Connection) -> None:
@@ -208,14 +213,38 @@ def _v8(conn: Connection) -> None:
 
 
 def _v9(conn: Connection) -> None:
-    """Generated PDFs sent once (engine/generated.py): their versions and the facts they state."""
+    """Generated PDFs sent once (engine/prepare/generated.py): their versions and the facts they state."""
     _add_columns(conn, "disputes", {"material_hash": "VARCHAR(64)", "generated_held": "TEXT"})
-    metadata.create_all(conn, tables=[generated_docs])
+    Table(
+        "generated_docs", MetaData(),
+        Column("provider_dispute_id", String(255), primary_key=True),
+        Column("sha256", String(64), primary_key=True),
+        Column("version", Integer, nullable=False),
+        Column("made_from", String(64)),
+        Column("material", Text),
+        Column("notice", Text),
+        Column("packet_path", Text),
+        Column("packet_pages", Integer),
+        Column("created_at", String(32)),
+    ).create(conn, checkfirst=True)  # fmt: skip
 
 
 def _v10(conn: Connection) -> None:
-    """The approvals log; the approval in force on each dispute (v6) is its first entry."""
-    metadata.create_all(conn, tables=[approvals])
+    """The approvals log, as v10 made it; the approval in force on each dispute (v6) is its
+    first entry."""
+    Table(
+        "approvals", MetaData(),
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("provider_dispute_id", String(255), nullable=False),
+        Column("evidence_hash", String(64), nullable=False),
+        Column("version", String(16), nullable=False),
+        Column("approved_by", Text, nullable=False),
+        Column("source", Text),
+        Column("at", String(32), nullable=False),
+        Column("applied", Integer, nullable=False),
+        Column("note", Text, nullable=False, server_default=""),
+        Index("approvals_by_dispute", "provider_dispute_id"),
+    ).create(conn, checkfirst=True)  # fmt: skip
     conn.execute(
         text(
             "INSERT INTO approvals (provider_dispute_id, evidence_hash, version, approved_by, "
@@ -287,7 +316,7 @@ def _v15(conn: Connection) -> None:
 
 
 def _v16(conn: Connection) -> None:
-    """Each dispute's letter points, kept for what wins (engine/wins.py): a new table."""
+    """Each dispute's letter points, kept for what wins (engine/reporting/wins.py): a new table."""
     Table(
         "letter_points", MetaData(), _pid(),
         Column("payload_tag", String(32), nullable=False),

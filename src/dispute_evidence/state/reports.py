@@ -15,10 +15,10 @@ from dispute_evidence.state.schema import (
 
 
 class Reports(StoreBase):
-    """Raw rows for reports (engine/report.py assembles them)."""
+    """Raw rows for reports (engine/reporting/report.py assembles them)."""
 
     def dispute_rows(self) -> pd.DataFrame:
-        """The disputes as stored, one raw row each (engine.report.dispute_table words them)."""
+        """The disputes as stored, one raw row each (engine.reporting.report.dispute_table words them)."""
         with self.engine.connect() as c:
             return pd.read_sql(
                 select(

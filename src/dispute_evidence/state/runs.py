@@ -13,13 +13,12 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence.state.base import (
-    StateDamaged,
-    StateOfAnotherInbox,
     StoreBase,
     new_run_id,
     now_iso,
     state_url,
 )
+from dispute_evidence.state.errors import StateDamaged, StateOfAnotherInbox
 from dispute_evidence.state.schema import (
     evidence_files,
     evidence_seen,

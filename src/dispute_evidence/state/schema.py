@@ -76,7 +76,7 @@ disputes = Table(
     Column("api_status_at", String(32)),
     Column("api_read_at", String(32)),
     Column("api_due_by", String(32)),
-    # v6: the evidence a person approved (engine/review.py: payload and files, hashed), by
+    # v6: the evidence a person approved (engine/review/approval.py: payload and files, hashed), by
     # whom (the CLI, a sheet, the deadline sweep) and when
     Column("approved_hash", String(64)),
     Column("approved_by", Text),
@@ -85,7 +85,7 @@ disputes = Table(
     # address and a fingerprint of the key, never the key (state/apis.py)
     Column("sent_to", String(255)),
     # v9: the facts the generated PDF states, hashed (a change here is material: a new
-    # version may go); the one line of the limit check that holds it (engine/generated.py)
+    # version may go); the one line of the limit check that holds it (engine/prepare/generated.py)
     Column("material_hash", String(64)),
     Column("generated_held", Text),
     # v19: the dispute's typed facts (evidence/facts.py) as JSON, beside the wire payload
@@ -115,7 +115,7 @@ evidence_files = Table(
 
 # v9: every generated PDF (the summary, or the packet) registered for a dispute: which version,
 # what it was made from, the facts it states (JSON), what it says it replaces, and the packet
-# a reviewer sees with it (engine/generated.py)
+# a reviewer sees with it (engine/prepare/generated.py)
 generated_docs = Table(
     "generated_docs", metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
@@ -151,7 +151,7 @@ status_history = Table(
     Index("history_by_dispute", "provider_dispute_id"),
 )  # fmt: skip
 
-# v6: the alerts sent (engine/alerts.py): at most one per dispute per UTC day
+# v6: the alerts sent (engine/reporting/alerts.py): at most one per dispute per UTC day
 alerts_sent = Table(
     "alerts_sent", metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
@@ -161,7 +161,7 @@ alerts_sent = Table(
     Column("run_id", String(64)),
 )  # fmt: skip
 
-# v10: every approval given (engine/approvals_log.py): who, how, which evidence version, and
+# v10: every approval given (engine/review/log.py): who, how, which evidence version, and
 # whether it was applied (a policy can refuse it: [review] approvers, second_approver_over)
 approvals = Table(
     "approvals", metadata,
@@ -196,7 +196,7 @@ evidence_seen = Table(
 # its name there and content: its kind, the date it says it took effect (else NULL) and the day
 # it was first seen, the stored copy it is uploaded from, and the file's last signature
 # ('path|size|mtime': an unchanged file is not hashed again). Versions are never removed: an
-# order argues the version in force at its date (engine/storedocs.py)
+# order argues the version in force at its date (engine/prepare/storedocs.py)
 store_documents = Table(
     "store_documents", metadata,
     Column("name", String(1024), primary_key=True),
@@ -229,7 +229,7 @@ V12_RECORDS: dict[str, str] = {
     "card_funding card_country avs_line1_check avs_zip_check cvc_check description "
     "dispute_reason dispute_status dispute_evidence_due shipping_address customer_ip device_id "
     "customer_account_id card_fingerprint",
-    # and who approves: the sheet file's owner (ingest/__init__.py, engine/review.py)
+    # and who approves: the sheet file's owner (ingest/__init__.py, engine/review/approval.py)
     "approvals": "provider_dispute_id approve evidence_version _owner",
 }
 
@@ -282,7 +282,7 @@ RECORD_TABLES: dict[str, Table] = {
 }
 
 # v13: what `meta` held as JSON, each a table (state/kept.py)
-# each fraud dispute's Visa CE 3.0 verdict from the last build (engine/case.py)
+# each fraud dispute's Visa CE 3.0 verdict from the last build (engine/prepare/case.py)
 ce3_verdicts = Table(
     "ce3_verdicts", metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
@@ -301,7 +301,7 @@ api_views = Table(
     Column("payload_tag", String(32)),  # which payload it was compared with
     Column("mismatch", Text),  # '' when they agree
 )  # fmt: skip
-# which evidence kinds each payload shows, worked out once per payload (engine/outcomes.py)
+# which evidence kinds each payload shows, worked out once per payload (engine/reporting/outcomes.py)
 evidence_kinds = Table(
     "evidence_kinds", metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
@@ -309,14 +309,14 @@ evidence_kinds = Table(
     Column("kinds", String(16), nullable=False),  # 'y'/'n' per kind
 )  # fmt: skip
 # v16: which argument points and exhibit kinds each dispute's letter used, worked out once per
-# payload and documents (engine/wins.py: what wins, by reason)
+# payload and documents (engine/reporting/wins.py: what wins, by reason)
 letter_points = Table(
     "letter_points", metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("payload_tag", String(32), nullable=False),  # the payload and documents it read
     Column("points", Text, nullable=False),  # space-separated keys (evidence/wins.py)
 )  # fmt: skip
-# what the last report showed, so the next says what changed (engine/picture.py)
+# what the last report showed, so the next says what changed (engine/reporting/picture.py)
 picture_disputes = Table(
     "picture_disputes", metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
@@ -326,7 +326,7 @@ picture_problems = Table(
     "picture_problems", metadata,
     Column("problem", Text, nullable=False),  # "kind: where: what"
 )  # fmt: skip
-# the review policy the state holds (engine/review_state.py): one row, 'state'
+# the review policy the state holds (engine/review/policy.py): one row, 'state'
 review_policy = Table(
     "review_policy", metadata,
     Column("name", String(16), primary_key=True),

@@ -1,5 +1,5 @@
 """Records by key: the rows of some disputes, orders or tracking numbers, and what arrived after
-an ingest. A night's build reads only what it rebuilds (engine/rebuild.py), so its cost follows
+an ingest. A night's build reads only what it rebuilds (engine/prepare/rebuild.py), so its cost follows
 the new work, not the history."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The states a dispute and an evidence file move through, and the moves allowed (dlt style).
 
-    (DISPUTE_MOVES below is the whole table: every write of a dispute's status checks it.)
+    (DISPUTE_MOVES and FILE_MOVES below are the tables; every write of a status takes its
+    from-set from them, in state/transitions.py only.)
     Dispute:  (new) -> pending | incomplete
               pending -> submitted | rejected | not_found | past_due
               submitted -> submitted            (files sent later, evidence re-sent)
@@ -19,14 +20,25 @@
               sending -> uploaded | rejected | pending
               pending <-> in_packet             ([evidence] upload = "packet": the document goes
                                                  inside the dispute's packet, not on its own)
+    Another API (SWITCH_*_MOVES, only StateStore.use_api): what another API holds counts as
+    not sent at this one:
+              submitted | rejected | not_found | closed -> pending      (dispute)
+              pending | sending | uploaded | rejected -> sending       (file: listed first)
 
-A new status is added here, in its enum and its moves; the store's named transitions refuse
-any other move loudly (IllegalTransition), so a wrong write fails in tests, not in reports.
+A new status is added here, in its enum and its moves. state/transitions.py is the only
+writer of a status (tests/test_status_writes.py): each of its writes takes its from-set from
+these tables, so a move they do not draw cannot be written (IllegalTransition, or a bulk
+UPDATE whose WHERE admits only the allowed from-states).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TypeVar
+
+from dispute_evidence.errors import DisputeEvidenceError
+
+S = TypeVar("S", bound=str)
 
 
 class DisputeStatus(StrEnum):
@@ -85,24 +97,42 @@ FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
     F.PENDING: frozenset({F.SENDING, F.IN_PACKET}),
     F.IN_PACKET: frozenset({F.PENDING}),
 }
+# The status a new row starts in (the "(new) ->" above).
+DISPUTE_STARTS = frozenset({D.PENDING, D.INCOMPLETE})
+FILE_STARTS = frozenset({F.PENDING, F.SENDING})
+# A run against another API (StateStore.use_api, state/apis.py); no other write makes these
+# moves. A dispute in a status only an API gives (its evidence there, refused there, unknown
+# there, ended there) has nothing at this API yet, so it is pending here: `closed` is what the
+# other API said, and this one is read back afresh (and closes it again if it ended). A file
+# the other API had is 'sending': looked up in this API's listing before any upload, so
+# nothing lands twice. An in_packet file stays in its packet.
+SWITCH_DISPUTE_MOVES: dict[DisputeStatus, frozenset[DisputeStatus]] = {
+    D.PENDING: frozenset({D.SUBMITTED, D.REJECTED, D.NOT_FOUND, D.CLOSED}),
+}
+SWITCH_FILE_MOVES: dict[FileStatus, frozenset[FileStatus]] = {
+    F.SENDING: frozenset({F.PENDING, F.SENDING, F.UPLOADED, F.REJECTED}),
+}
 # Disputes still open to evidence (what they lack is worth adding).
 OPEN_DISPUTE = frozenset({D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL})
 # Files still to send: not yet sent, or sent with no answer recorded (reconciled first).
 OPEN_FILE = frozenset({F.PENDING, F.SENDING})
 
 
-class IllegalTransition(RuntimeError):
+class IllegalTransition(DisputeEvidenceError, RuntimeError):
     """A write that the state machine does not allow: a bug, never a user error."""
-
-
-def check_dispute_move(pid: str, was: str, to: DisputeStatus) -> None:
-    """IllegalTransition unless a dispute may go from `was` to `to`."""
-    if was not in DISPUTE_MOVES[to]:
-        raise IllegalTransition(f"disputes ({pid!r},): {was} -> {to} is not allowed")
 
 
 def next_statuses(status: DisputeStatus) -> frozenset[DisputeStatus]:
     """Where a dispute in `status` may go (docs/architecture.md's "next" column): the moves
-    table, and for a held dispute the releases of an approval."""
-    moves = frozenset(to for to, sources in DISPUTE_MOVES.items() if status in sources)
+    table, for a held dispute the releases of an approval, and the switch to another API."""
+    moves = _targets(DISPUTE_MOVES, status) | _targets(SWITCH_DISPUTE_MOVES, status)
     return moves | (APPROVAL_RELEASES if status == D.AWAITING_APPROVAL else frozenset())
+
+
+def next_file_statuses(status: FileStatus) -> frozenset[FileStatus]:
+    """Where a file in `status` may go: the moves table and the switch to another API."""
+    return _targets(FILE_MOVES, status) | _targets(SWITCH_FILE_MOVES, status)
+
+
+def _targets(moves: dict[S, frozenset[S]], status: S) -> frozenset[S]:
+    return frozenset(to for to, sources in moves.items() if status in sources)

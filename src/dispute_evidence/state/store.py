@@ -4,21 +4,21 @@ killed at any moment leaves each dispute and file in a state the next run knows 
 
 `StateStore` is composed of the parts in state/: the connection (base), runs and meta,
 locks and leases, records, disputes and files, transitions, read-back and report tables,
-and what one build or report keeps for the next (kept)."""
+what one build or report keeps for the next (kept), and the rows alerts, review and retention
+read and write (alerts, approvals, retention). Its edge is state/errors.py: a
+database driver's error leaves the store as a StateError."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from dispute_evidence.state.alerts import AlertsSent
 from dispute_evidence.state.apis import ApiLedger
+from dispute_evidence.state.approvals import Approvals
 from dispute_evidence.state.base import (
     KEEPALIVE_SECONDS,
     LEASE_SECONDS,
     RUN_LOCK_SECONDS,
-    StateDamaged,
-    StateError,
-    StateOfAnotherInbox,
-    StateUnreachable,
     StoreBase,
     new_owner,
     new_run_id,
@@ -29,12 +29,22 @@ from dispute_evidence.state.base import (
     state_url,
 )
 from dispute_evidence.state.disputes import Disputes
+from dispute_evidence.state.errors import (
+    StateDamaged,
+    StateError,
+    StateFull,
+    StateOfAnotherInbox,
+    StateUnavailable,
+    StateUnreachable,
+    translate_errors,
+)
 from dispute_evidence.state.generated import Generated
 from dispute_evidence.state.kept import Kept
 from dispute_evidence.state.locks import Locks
 from dispute_evidence.state.readback import Readback
 from dispute_evidence.state.records import Records
 from dispute_evidence.state.reports import Reports
+from dispute_evidence.state.retention import Retention
 from dispute_evidence.state.runs import Runs
 from dispute_evidence.state.scoped import ScopedRecords
 from dispute_evidence.state.storedocs import StoreDocuments
@@ -46,7 +56,9 @@ __all__ = [
     "RUN_LOCK_SECONDS",
     "StateDamaged",
     "StateError",
+    "StateFull",
     "StateOfAnotherInbox",
+    "StateUnavailable",
     "StateUnreachable",
     "StateStore",
     "new_owner",
@@ -60,6 +72,7 @@ __all__ = [
 ]
 
 
+@translate_errors  # every public method: driver errors leave as state errors (state/errors.py)
 class StateStore(
     Runs,
     Locks,
@@ -73,6 +86,9 @@ class StateStore(
     Kept,
     ApiLedger,
     StoreDocuments,
+    AlertsSent,
+    Approvals,
+    Retention,
     StoreBase,
 ):
     """Run state: ingested files and records, one row per dispute and per evidence file, runs."""

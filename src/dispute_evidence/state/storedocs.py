@@ -1,4 +1,4 @@
-"""The store documents' versions (engine/storedocs.py): each name's versions, kept for good."""
+"""The store documents' versions (engine/prepare/storedocs.py): each name's versions, kept for good."""
 
 from __future__ import annotations
 

@@ -1,11 +1,26 @@
-"""Named transitions of disputes and files (state/status.py lists the moves they allow)."""
+"""The only writer of a dispute's or an evidence file's status (tests/test_status_writes.py):
+the store's named transitions, and the moves other store parts make inside their own
+transactions (a build's sync and holds, deadline expiries, packets, the switch to another
+API). Each write takes its allowed from-set from state/status.py's tables, so a move they do
+not draw cannot be written: one row that is not in an allowed state is IllegalTransition (a
+count check), a bulk UPDATE's WHERE admits only the allowed from-states."""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Select, Table, Update, bindparam, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Select,
+    Table,
+    Update,
+    bindparam,
+    select,
+    update,
+)
 
 from dispute_evidence.state.base import (
     StoreBase,
@@ -15,7 +30,9 @@ from dispute_evidence.state.schema import disputes, evidence_files
 from dispute_evidence.state.status import (
     APPROVAL_RELEASES,
     DISPUTE_MOVES,
+    DISPUTE_STARTS,
     FILE_MOVES,
+    FILE_STARTS,
     DisputeStatus,
     FileStatus,
     IllegalTransition,
@@ -46,7 +63,7 @@ class Transitions(StoreBase):
 
     def mark_awaiting_approval(self, pid: str, why: str | None = None) -> None:
         """Held for a person's approval; `why` when something other than the review policy
-        holds it (engine/review.py: "advice: accept (…)")."""
+        holds it (engine/review/approval.py: "advice: accept (…)")."""
         self._move_dispute(pid, D.AWAITING_APPROVAL, detail=why)
 
     def release_approval(self, pid: str, to: DisputeStatus) -> None:
@@ -152,6 +169,88 @@ class Transitions(StoreBase):
 
 
 TABLES = {"disputes": disputes, "evidence_files": evidence_files}
+Moves = Mapping[Any, frozenset[Any]]
+
+
+# -- moves inside a caller's transaction (`c`) -------------------------------------------------
+def new_disputes(c: Connection, rows: Sequence[tuple[dict[str, Any], DisputeStatus]]) -> None:
+    """Insert new disputes, each (row, its first status): pending or incomplete only."""
+    for row, status in rows:
+        if status not in DISPUTE_STARTS:
+            pid = row.get("provider_dispute_id")
+            raise IllegalTransition(f"disputes ({pid!r},): (new) -> {status} is not allowed")
+    if rows:
+        c.execute(disputes.insert(), [{**row, "status": str(to)} for row, to in rows])
+
+
+def new_files(c: Connection, rows: Sequence[dict[str, Any]], status: FileStatus) -> None:
+    """Insert new evidence files, all starting in `status`: pending, or sending (reconciled)."""
+    if status not in FILE_STARTS:
+        raise IllegalTransition(f"evidence_files: (new) -> {status} is not allowed")
+    if rows:
+        c.execute(evidence_files.insert(), [{**row, "status": str(status)} for row in rows])
+
+
+def move_disputes(
+    c: Connection,
+    to: DisputeStatus,
+    *where: ColumnElement[bool],
+    frm: Collection[DisputeStatus] | None = None,
+    moves: Moves = DISPUTE_MOVES,
+    params: list[dict[str, Any]] | None = None,
+    **values: Any,
+) -> int:
+    """Disputes matching `where` and in one of `frm` go to `to` (and take `values`); returns
+    how many moved. `frm` defaults to every state the table `moves` allows `to` from; one
+    outside it is IllegalTransition before anything is written."""
+    return _move(c, disputes, to, where, _from_set(moves, to, frm), params, values)
+
+
+def move_files(
+    c: Connection,
+    to: FileStatus,
+    *where: ColumnElement[bool],
+    frm: Collection[FileStatus] | None = None,
+    moves: Moves = FILE_MOVES,
+    params: list[dict[str, Any]] | None = None,
+    **values: Any,
+) -> int:
+    """Evidence files matching `where` and in one of `frm` go to `to`: as move_disputes."""
+    return _move(c, evidence_files, to, where, _from_set(moves, to, frm), params, values)
+
+
+def move_dispute(c: Connection, pid: str, to: DisputeStatus, **values: Any) -> None:
+    """One dispute to `to`: IllegalTransition unless it was in a state the table allows."""
+    key = disputes.c.provider_dispute_id == pid
+    if move_disputes(c, to, key, **values) != 1:
+        was = c.execute(select(disputes.c.status).where(key)).scalar()
+        raise IllegalTransition(
+            f"disputes ({pid!r},): {was or 'no such row'} -> {to} is not allowed"
+        )
+
+
+def _from_set(moves: Moves, to: str, frm: Collection[str] | None) -> tuple[str, ...]:
+    allowed = moves.get(to, frozenset())
+    chosen = frozenset(allowed if frm is None else frm)
+    if not chosen or not chosen <= allowed:
+        wrong = ", ".join(sorted(chosen - allowed)) or "nothing"
+        raise IllegalTransition(f"{wrong} -> {to} is not allowed")
+    return tuple(sorted(str(s) for s in chosen))
+
+
+def _move(
+    c: Connection,
+    table: Table,
+    to: str,
+    where: tuple[ColumnElement[bool], ...],
+    frm: tuple[str, ...],
+    params: list[dict[str, Any]] | None,
+    values: dict[str, Any],
+) -> int:
+    values = {"updated_at": now_iso(), **values, "status": str(to)}
+    stmt = update(table).where(*where, table.c.status.in_(frm)).values(values)
+    result = c.execute(stmt, params) if params is not None else c.execute(stmt)
+    return int(result.rowcount)
 
 
 @functools.cache
