@@ -38,7 +38,9 @@ def test_sigkill_at_random_moments_then_resume(sandbox_factory, tmp_path):
     )
     inbox, state = tmp_path / "inbox", tmp_path / "state.sqlite3"
     files = make_inbox(inbox, n, files=(1, 2), seed=3)
-    env = {**os.environ, "DISPUTE_API_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
+    # this checkout's code, not whichever the venv has installed (an editable install of another)
+    code = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
+    env = {**os.environ, "DISPUTE_API_TOKEN": TOKEN, "PYTHONPATH": code}
     cmd = [sys.executable, "-m", "tests.engine.crash_runner", str(inbox), str(state), sb.base_url]
     rng = random.Random(11)
     killed = finished_early = 0

@@ -49,7 +49,8 @@ def test_sigkill_while_packets_are_sending_then_resume_sends_each_once(sandbox_f
     for i in range(n):
         (inbox / "proofs" / f"dp_test_{i}_receipt.pdf").write_bytes(pdf_of(2, f"RECEIPT {i}"))
         (inbox / "proofs" / f"dp_test_{i}_parcel.png").write_bytes(png())
-    env = {**os.environ, "DISPUTE_API_TOKEN": TOKEN, "PYTHONPATH": str(ROOT),
+    code = os.pathsep.join([str(ROOT / "src"), str(ROOT)])  # this checkout's code (test_crash)
+    env = {**os.environ, "DISPUTE_API_TOKEN": TOKEN, "PYTHONPATH": code,
            "CRASH_UPLOAD": "packet"}  # fmt: skip
     cmd = [sys.executable, "-m", "tests.engine.crash_runner", str(inbox), str(state), sb.base_url]
     rng = random.Random(13)
