@@ -45,7 +45,7 @@ def write_nightly_report(store: StateStore, folder: Path) -> None:
     snap = Snapshot.read(store)
     table = dispute_table(store, snap=snap)
     sent = table.loc[table["dispute_id"].fillna("") != "", "provider_dispute_id"]
-    outcomes = outcomes_table(table, snap.payloads, remembered_kinds(store, sent, snap.payloads))
+    outcomes = outcomes_table(table, remembered_kinds(store, sent, snap.payloads))
     write_report(
         RunReport("r", "ok", False, {}, table, [], outcomes=outcomes, files=snap.files), folder
     )

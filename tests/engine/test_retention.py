@@ -137,6 +137,9 @@ def test_customer_data_goes_only_for_disputes_closed_longer_than_the_setting(sea
     after, files, orders = _state(inbox)
     # dp_test_0 closed on day 1 (34 days ago): cleared
     assert _personal_in(after["dp_test_0"]["payload"]) == set()
+    # its typed facts held the same names: dropped (the case reads the scrubbed payload)
+    assert before["dp_test_0"]["facts"] and after["dp_test_0"]["facts"] is None
+    assert after["dp_test_1"]["facts"] == before["dp_test_1"]["facts"] is not None  # not due
     kept = orjson.loads(after["dp_test_0"]["payload"])
     assert kept == scrub(orjson.loads(before["dp_test_0"]["payload"]))  # everything else kept
     assert kept["products"] and kept["shipping_tracking_numbers"] == ["1Z000000"]
