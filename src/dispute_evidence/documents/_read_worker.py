@@ -1,15 +1,22 @@
-"""The document-reading worker: a separate process that turns files into page texts.
+"""The document-reading worker: a separate process that turns files into page texts, and
+those into facts.
 
-Started by documents/reading.py as `python -I <this file> <memory MB>`; it imports nothing of
-the package (so it starts fast and cannot reach the engine). It caps its own address space
-first (RLIMIT_AS), and before each file its CPU time (RLIMIT_CPU): a hostile PDF that makes
-pypdf, pdftoppm or Tesseract spin or swell kills this process, never the run. The parent also
-kills it (its whole process group) when a file takes longer than its wall-clock budget.
+Started by documents/reading.py as `python -I <this file> <memory MB> <package root>`. It
+reads the text with pypdf (and Tesseract), then hands it to documents/reading.py's
+`worker_facts` (pure fact-finding, documents/ only: it cannot reach the engine), which covers
+card numbers, finds the facts and writes them to the documents cache: so that work runs on
+every worker at once, and no raw text comes back. It caps its own address space first
+(RLIMIT_AS), and before each file its CPU time (RLIMIT_CPU): a hostile PDF that makes pypdf,
+pdftoppm or Tesseract (or the patterns) spin or swell kills this process, never the run. The
+parent also kills it (its whole process group) when a file takes longer than its wall-clock
+budget.
 
 Protocol: one JSON request per line on stdin, one JSON answer per line on stdout.
   request: {"path", "mime", "max_pages", "max_chars", "ocr_pages", "seconds",
-            "tesseract": path or null, "pdftoppm": path or null}
-  answer:  {"read": ReadHow, "pages": int or null, "texts": [page text, ...], "note": str}
+            "tesseract": path or null, "pdftoppm": path or null,
+            and to get facts: "name", "sha256", "limits" (ReadLimits), "cache": folder or null}
+  answer:  {"read": ReadHow, "facts": DocumentFacts as a dict} (with "sha256"), else
+           {"read": ReadHow, "pages": int or null, "texts": [page text, ...], "note": str}
 """
 
 from __future__ import annotations
@@ -151,12 +158,30 @@ def handle(req: dict[str, Any]) -> dict[str, Any]:
         return {"read": "unreadable", "pages": None, "texts": [], "note": type(exc).__name__}
 
 
+def with_facts(req: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """The answer as facts (found and cached here, by documents/reading.py), when the request
+    names the file (its name and content hash); a fault there is the file's, never a crash."""
+    if "sha256" not in req:
+        return answer
+    try:
+        from dispute_evidence.documents.reading import worker_facts
+
+        return worker_facts(req, answer)
+    except MemoryError:
+        return {"read": "timeout", "pages": None, "texts": [], "note": "memory"}
+    except Exception as exc:  # noqa: BLE001 - as a file the reader cannot read
+        return {"read": "unreadable", "pages": None, "texts": [], "note": type(exc).__name__}
+
+
 def main() -> None:
     _limit_memory(int(sys.argv[1]))
+    if len(sys.argv) > 2:  # the package's root: this process runs isolated (-I)
+        sys.path.insert(0, sys.argv[2])
     logging.disable(logging.CRITICAL)  # pypdf's notes on damaged files: the answer says it
     _one_encoding_table()
     for line in sys.stdin:
-        answer = handle(json.loads(line))
+        req = json.loads(line)
+        answer = with_facts(req, handle(req))
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
 

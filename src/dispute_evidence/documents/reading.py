@@ -9,9 +9,11 @@ whole process group when a file takes longer than `seconds`: a hostile file (iss
 and is then used as a file only, with one plain line saying so.
 
 The facts (identifiers, and per kind: delivery, policy clause, messages, amount) are found in
-the text here, by documents/doctext.py (pure, linear-time patterns). `read_documents` reads many
-files on up to `workers` processes (2 cores: never more than the machine has), and keeps each
-answer in a cache folder by content hash, so a file is read (and OCR'd) once, ever.
+the text by documents/doctext.py (pure, linear-time patterns), in the worker (`worker_facts`).
+`read_documents` reads many files on up to `workers` processes (2 cores: never more than the
+machine has), each kept a few files ahead and all answered in one thread, and each answer is
+kept in a cache folder by content hash (by the worker), so a file is read (and OCR'd) once,
+ever.
 
 Pure of the engine: paths in, facts out.
 """
@@ -27,7 +29,6 @@ import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
@@ -42,6 +43,7 @@ from dispute_evidence.documents.facts import Delivery, DocumentFacts, Message, Q
 # 2026-12-02: a document's effective date ("Last updated: …"); a policy's clause per topic
 READER = "2026-12-02"
 WORKER = Path(__file__).with_name("_read_worker.py")
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # where the worker finds doctext & co.
 
 
 @dataclass(frozen=True)
@@ -78,12 +80,15 @@ class ToRead:
 
 class _Worker:
     """One reading process, asked ahead: the next requests go out before the answers to the
-    ones before them come back, so it never waits for this side between files."""
+    ones before them come back, so it never waits for this side between files. It finds the
+    facts in the text and writes them to `cache` itself: in parallel, and no raw text (or
+    card number) ever comes back to this side."""
 
-    def __init__(self, limits: ReadLimits) -> None:
+    def __init__(self, limits: ReadLimits, cache: Path | None) -> None:
         self.limits = limits
+        self.common = {"limits": asdict(limits), "cache": str(cache) if cache else None}
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(WORKER), str(limits.memory_mb)],
+            [sys.executable, "-I", str(WORKER), str(limits.memory_mb), str(PACKAGE_ROOT)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -101,12 +106,14 @@ class _Worker:
         if not self.asked:  # idle until now: its next file's clock starts here
             self.clock = time.monotonic()
         self.asked += items
-        body = b"".join(
-            json.dumps(self.limits.request(i.path, i.mime)).encode() + b"\n" for i in items
-        )
+        body = b"".join(json.dumps(self._request(i)).encode() + b"\n" for i in items)
         with contextlib.suppress(OSError):
             self.proc.stdin.write(body)
             self.proc.stdin.flush()
+
+    def _request(self, item: ToRead) -> dict[str, Any]:
+        return {**self.limits.request(item.path, item.mime), **self.common,
+                "name": item.name, "sha256": item.sha256}  # fmt: skip
 
     def deadline(self) -> float:
         """When its oldest file asked is over budget: the clock starts when the answer before
@@ -157,8 +164,9 @@ class _Pool:
     that answered "timeout" (it may still be busy) is killed; the files asked after it are
     asked again of a new one."""
 
-    def __init__(self, limits: ReadLimits, todo: list[ToRead]) -> None:
+    def __init__(self, limits: ReadLimits, todo: list[ToRead], cache: Path | None) -> None:
         self.limits = limits
+        self.cache = cache
         self.todo = todo  # popped from its end
         self.workers: list[_Worker] = []
         self.selector = selectors.DefaultSelector()
@@ -177,7 +185,7 @@ class _Pool:
         """Keep every worker PIPELINE files ahead (starting workers while files are left);
         False when nothing is asked and nothing left."""
         while self.todo and len(self.workers) < max(1, self.limits.workers):
-            worker = _Worker(self.limits)
+            worker = _Worker(self.limits, self.cache)
             self.selector.register(worker.fd, selectors.EVENT_READ, worker)
             self.workers.append(worker)
         for worker in self.workers:
@@ -234,15 +242,30 @@ def read_documents(
         else:
             queue[item.sha256] = item
     todo = list(reversed(queue.values()))  # popped from the end: read in the order given
-    # a new file costs the disk a millisecond or two: written beside the reading, not in turn
-    with ThreadPoolExecutor(2, thread_name_prefix="documents-cache") as writer:
-        for item, answer in _Pool(limits, todo).answers():  # made into facts while read
-            facts = to_facts(item, answer, limits)
-            # "no_ocr" is this machine's, not the file's: tried again next run
-            if cache is not None and facts.read != "no_ocr":
-                writer.submit(save_cached, cache, facts, limits.dayfirst)
-            out[item.sha256] = facts
+    for item, answer in _Pool(limits, todo, cache).answers():
+        if isinstance(answer.get("facts"), dict):  # found, and cached, by the worker
+            out[item.sha256] = replace(facts_from_dict(answer["facts"]), name=item.name)
+        else:  # over its budget, or the worker died: said here
+            out[item.sha256] = _keep(to_facts(item, answer, limits), limits, cache)
     return out
+
+
+def _keep(facts: DocumentFacts, limits: ReadLimits, cache: Path | None) -> DocumentFacts:
+    """`facts`, written to `cache` first; "no_ocr" is this machine's, not the file's: tried
+    again next run."""
+    if cache is not None and facts.read != "no_ocr":
+        save_cached(cache, facts, limits.dayfirst)
+    return facts
+
+
+def worker_facts(req: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """In the worker (documents/_read_worker.py): its answer to `req` made into facts, kept
+    in the request's cache folder; what goes back is the facts, never the text."""
+    limits = ReadLimits(**req["limits"])
+    item = ToRead(Path(req["path"]), str(req["name"]), str(req["mime"]), str(req["sha256"]))
+    facts = to_facts(item, answer, limits)
+    _keep(facts, limits, Path(req["cache"]) if req.get("cache") else None)
+    return {"read": facts.read, "facts": facts_to_dict(facts)}
 
 
 def read_document(
