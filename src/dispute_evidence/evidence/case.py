@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dispute_evidence.documents import kinds as K
@@ -131,6 +131,7 @@ class CaseFacts:
     credits: tuple[Credit, ...] = ()  # each refund with its date and reference (credits.py)
     statement: str = ""  # the merchant's own words (evidence/statement.py): never a fact
     as_sold: tuple[Listing, ...] = ()  # each line's listing as sold (evidence/products.py)
+    ce3_disputed: dict[str, Any] = field(default_factory=dict)  # its CE 3.0 values
 
     @property
     def reason(self) -> str:
@@ -290,6 +291,7 @@ def build_case(
         dispute=_dispute_view(extra),
         api=api,
         ce3_priors=tuple((extra.get("visa_ce3") or {}).get("prior_transactions") or ()),
+        ce3_disputed=dict((extra.get("visa_ce3") or {}).get("disputed_transaction") or {}),
         delivery=delivery,
         carrier_delivery=carrier,
         same_address=bool(customer.billing_address)

@@ -64,6 +64,7 @@ PLACEHOLDER_IP_OR_DEVICE = (
 )
 _TEXT = ("date", "currency", "brand", "fingerprint", *ELEMENTS)
 CHARGE_WINS = frozenset({"card_fingerprint", "brand"})  # the charge knows the card it charged
+SHOWN = tuple(f"shown_{c}" for c in ELEMENTS)  # each element's value as exported
 
 
 @dataclass(frozen=True)
@@ -75,14 +76,19 @@ class Prior:
     amount: float
     currency: str
     matched: tuple[str, ...]  # element keys, in ELEMENTS order
+    # (element key, its value as exported) for each element it has: shown side by side with
+    # the disputed order's (the keys are the payload's personal fields: retention clears them)
+    values: tuple[tuple[str, str], ...] = ()
 
-    def as_evidence(self) -> dict[str, Any]:
-        amount = int(self.amount) if float(self.amount).is_integer() else round(self.amount, 2)
+    def as_evidence(self, matched: bool = True) -> dict[str, Any]:
         entry: dict[str, Any] = {"order_number": self.order_number, "date": self.date}
-        entry.update(
-            {"amount": amount, "currency": self.currency} if self.currency else {"amount": amount}
-        )
-        entry["matched"] = [LABELS[m] for m in self.matched]
+        if self.amount == self.amount:  # (not NaN: an amount is known)
+            amount = int(self.amount) if float(self.amount).is_integer() else round(self.amount, 2)
+            entry.update({"amount": amount, "currency": self.currency} if self.currency
+                         else {"amount": amount})  # fmt: skip
+        if matched:
+            entry["matched"] = [LABELS[m] for m in self.matched]
+        entry.update((key, value) for key, value in self.values if value)
         return entry
 
 
@@ -94,6 +100,7 @@ class Ce3:
     why: str  # "" when it qualifies
     priors: tuple[Prior, ...] = ()
     with_ip_or_device: bool = False  # would qualify had IP or device ID been captured
+    disputed: Prior | None = None  # the disputed transaction's own values, when it qualifies
 
     @property
     def text(self) -> str:
@@ -103,10 +110,11 @@ class Ce3:
 
     def evidence(self) -> dict[str, Any]:
         """additional_evidence["visa_ce3"]: only for a dispute that qualifies."""
-        return {
-            "program": "Visa Compelling Evidence 3.0",
-            "prior_transactions": [p.as_evidence() for p in self.priors],
-        }
+        out: dict[str, Any] = {"program": "Visa Compelling Evidence 3.0"}
+        if self.disputed is not None:
+            out["disputed_transaction"] = self.disputed.as_evidence(matched=False)
+        out["prior_transactions"] = [p.as_evidence() for p in self.priors]
+        return out
 
 
 def is_fraud(reason: object) -> bool:
@@ -269,7 +277,9 @@ def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
     both["refunded"] = _flag(both["refunded"]) | _flag(both.get("refunded_c", empty))
     given = (both["customer_ip"] != "") | (both["device_id"] != "")
     for c in ELEMENTS:
+        raw = both[c].str.strip()
         both[c] = usable_identifiers(both[c], c)
+        both[f"shown_{c}"] = raw.where(both[c] != "", "")  # as exported; a placeholder: none
     both["placeholder_only"] = given & (both["customer_ip"] == "") & (both["device_id"] == "")
     listed = set(records["disputes"]["order_number"].astype(str))
     disputed = both.get("disputed", empty)
@@ -281,7 +291,7 @@ def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
     )
     both["day"] = (day.dt.floor("D") - pd.Timestamp("1970-01-01", tz="UTC")).dt.days
     flags = ["paid", "refunded", "disputed", "placeholder_only"]
-    return both[["key", *_TEXT, "amount", *flags, "day"]]
+    return both[["key", *_TEXT, "amount", *flags, "day", *SHOWN]]
 
 
 def _flag(s: pd.Series) -> pd.Series:
@@ -302,6 +312,8 @@ class History:
         self.dates = self.frame["date"].astype(str).str.slice(0, 10).tolist()
         self.amounts = pd.to_numeric(self.frame["amount"], errors="coerce").tolist()
         self.currencies = self.frame["currency"].tolist()
+        self.shown = {c: self.frame[f"shown_{c}"].tolist() if f"shown_{c}" in self.frame
+                      else [""] * len(self.keys) for c in ELEMENTS}  # fmt: skip
         fp_codes, _ = pd.factorize(self.frame["fingerprint"].where(self.frame["fingerprint"] != ""))
         day = self.frame["day"].fillna(-1).astype("int64").to_numpy()
         self.fp = fp_codes.astype("int64")
@@ -364,7 +376,8 @@ class History:
         good = window[(count >= NEEDED) & primary]
         if len(good) >= NEEDED:
             chosen = good[np.argsort(-self.day[good], kind="stable")][:NEEDED]
-            return Ce3(True, "", tuple(self._prior(i, at) for i in chosen))
+            priors = tuple(self._prior(i, at) for i in chosen)
+            return Ce3(True, "", priors, disputed=self._transaction(at, ()))
         return Ce3(False, self._why_not(len(window), len(good)), with_ip_or_device=could)
 
     def _window(self, at: int) -> np.ndarray:
@@ -385,7 +398,13 @@ class History:
         matched = tuple(
             c for c in ELEMENTS if self.codes[c][i] >= 0 and self.codes[c][i] == self.codes[c][at]
         )
-        return Prior(self.keys[i], self.dates[i], self.amounts[i], self.currencies[i], matched)
+        return self._transaction(i, matched)
+
+    def _transaction(self, i: int, matched: tuple[str, ...]) -> Prior:
+        """Transaction `i` as the evidence cites it, with its values as exported."""
+        values = tuple((c, str(self.shown[c][i])) for c in ELEMENTS)
+        return Prior(self.keys[i], self.dates[i], self.amounts[i], self.currencies[i], matched,
+                     values)  # fmt: skip
 
     @staticmethod
     def _why_not(in_window: int, matching: int) -> str:

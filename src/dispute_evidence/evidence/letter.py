@@ -22,6 +22,7 @@ from typing import Any
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line, build_case, documents_named
+from dispute_evidence.evidence.ce3_table import ce3_rows
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.exhibits import Exhibit
@@ -87,6 +88,8 @@ class Letter:
     made: tuple[str, ...] = ()  # the arguments that said something ("delivery", "ce3", ...)
     # the merchant's own words, a paragraph each, under their own heading: never a point
     statement: tuple[Sentence, ...] = ()
+    # Visa CE 3.0: the disputed order and the two earlier ones side by side (ce3_table.py)
+    ce3_table: tuple[tuple[str, ...], ...] = ()
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -383,8 +386,13 @@ class _Facts:
             f"order {p['order_number']} on {p['date']} (matching {_list(list(p['matched']))})"
             for p in priors
         ]
+        shown = (
+            "; their values beside this order's are in the table below"
+            if self.case.ce3_disputed
+            else ""
+        )
         return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders that were "
-                         f"never disputed, {_list(told)}.", "history")]  # fmt: skip
+                         f"never disputed, {_list(told)}{shown}.", "history")]  # fmt: skip
 
     def _cite(self, doc: str, page: int | None) -> str:
         return _page(doc, page, self.exhibits.get(doc))
@@ -550,4 +558,5 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
         header(case, code),
         tuple(made),
         tuple(facts.statement()),
+        ce3_rows(case.ce3_disputed, case.ce3_priors) if "ce3" in made else (),
     )
