@@ -23,8 +23,9 @@ def _label(key: str) -> str:
 def ce3_rows(
     disputed: Mapping[str, Any], priors: Sequence[Mapping[str, Any]]
 ) -> tuple[tuple[str, ...], ...]:
-    """The table: a header row (the orders), then date, amount, each element and what each
-    earlier order matches on; () without the disputed order's own values or two priors."""
+    """The table: a header row (the orders), then date, amount, each element any of them has
+    and what each earlier order matches on; () without the disputed order's own values or two
+    priors."""
     if not disputed or len(priors) < 2:
         return ()
     orders = [disputed, *priors]
@@ -35,7 +36,11 @@ def ce3_rows(
         ("Date", *(str(o.get("date") or NONE) for o in orders)),
         ("Amount", *(money(o.get("amount"), o.get("currency")) or NONE for o in orders)),
     ]
-    rows += [(_label(key), *(str(o.get(key) or NONE) for o in orders)) for key in ELEMENTS]
+    rows += [
+        (_label(key), *(str(o.get(key) or NONE) for o in orders))
+        for key in ELEMENTS
+        if any(o.get(key) for o in orders)
+    ]  # an element no export gives: no row
     rows.append(("Matches the disputed order on", NONE,
                  *(", ".join(p.get("matched") or ()) or NONE for p in priors)))  # fmt: skip
     return tuple(rows)

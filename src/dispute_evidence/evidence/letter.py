@@ -382,17 +382,17 @@ class _Facts:
         priors = self.case.ce3_priors
         if len(priors) < 2:
             return []
+        if self.case.ce3_disputed:  # the table under it shows what each matches on
+            told = [f"order {p['order_number']} on {p['date']}" for p in priors]
+            return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders "
+                             f"that were never disputed, {_list(told)}, which match this order "
+                             "on the values in the table below.", "history")]  # fmt: skip
         told = [
             f"order {p['order_number']} on {p['date']} (matching {_list(list(p['matched']))})"
             for p in priors
         ]
-        shown = (
-            "; their values beside this order's are in the table below"
-            if self.case.ce3_disputed
-            else ""
-        )
         return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders that were "
-                         f"never disputed, {_list(told)}{shown}.", "history")]  # fmt: skip
+                         f"never disputed, {_list(told)}.", "history")]  # fmt: skip
 
     def _cite(self, doc: str, page: int | None) -> str:
         return _page(doc, page, self.exhibits.get(doc))

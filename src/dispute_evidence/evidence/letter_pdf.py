@@ -44,7 +44,7 @@ _QUOTE = ParagraphStyle("lq", parent=_TEXT, leftIndent=10, rightIndent=6)
 _NOTE = ParagraphStyle(
     "ln", parent=_TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#555555")
 )
-_CELL = ParagraphStyle("lc", parent=_TEXT, fontSize=8.5, leading=10.5, spaceAfter=0)
+_CELL = ParagraphStyle("lc", parent=_TEXT, fontSize=8, leading=9.5, spaceAfter=0)
 _CELL_HEAD = ParagraphStyle("lch", parent=_CELL, fontName=fonts.BOLD)
 NO_CLAIMS = ("We hold no further facts that answer this dispute, so this letter makes no claim; "
              "the data sheet that follows shows the records we have for this order.")  # fmt: skip
@@ -106,10 +106,10 @@ def _ce3_table(rows: tuple[tuple[str, ...], ...]) -> list[Any]:
         ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#F0F0F0")),
         ("BACKGROUND", (1, 1), (1, -1), colors.HexColor("#FAFAFA")),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("TOPPADDING", (0, 0), (-1, -1), 2),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+        ("TOPPADDING", (0, 0), (-1, -1), 1),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
     ]))  # fmt: skip
-    return [Spacer(1, 1.5 * mm), table, Spacer(1, 2.5 * mm)]
+    return [Spacer(1, 0.5 * mm), table, Spacer(1, 2 * mm)]
 
 
 def _exhibit_list(exhibits: Mapping[str, Exhibit]) -> list[Any]:
@@ -175,8 +175,9 @@ def letter_story(
             NO_CLAIMS_ATTACHED if attached else NO_CLAIMS_STATED if letter.statement else NO_CLAIMS
         )
         story.append(Paragraph(_text(said), _TEXT))
-    story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.points]
-    story += _ce3_table(letter.ce3_table)
+    for point in letter.points:  # the CE 3.0 table right under the point it shows
+        story.append(Paragraph(_marked(point, numbers), _ITEM, bulletText="•"))
+        story += _ce3_table(letter.ce3_table) if point.source == "history" else []
     # the attachments listed: not a point of "why the payment stands", so not one of its bullets
     story += [
         Paragraph(_marked(s, numbers), _TEXT) for s in letter.sentences if s not in letter.points
