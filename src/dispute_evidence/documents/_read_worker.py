@@ -175,7 +175,10 @@ def with_facts(req: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     _limit_memory(int(sys.argv[1]))
-    if len(sys.argv) > 2:  # the package's root: this process runs isolated (-I)
+    # the package's root (this process runs isolated, -I): first, so the parent's own copy is
+    # the one imported; an installed package's site-packages is on the path already, and is
+    # never put before the standard library
+    if len(sys.argv) > 2 and sys.argv[2] not in sys.path:
         sys.path.insert(0, sys.argv[2])
     logging.disable(logging.CRITICAL)  # pypdf's notes on damaged files: the answer says it
     _one_encoding_table()
