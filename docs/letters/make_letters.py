@@ -43,7 +43,14 @@ EXTRA = {
     "accept_duplicate": ("dp_1052", "1052", "duplicate"),
     "partial_credit": ("dp_1053", "1053", "product_not_received"),
     "partial_shipment": ("dp_1054", "1054", "product_not_received"),
+    "fraud_ce3": ("dp_1055", "1055", "fraudulent"),
 }
+# Visa CE 3.0 for 1055: two earlier orders on the same card, never disputed, 150 and 210 days
+# before it, bought from the same device, shipped to the same address, on the same account
+CE3_PRIORS = {"955": "2026-05-05 14:21:09", "956": "2026-03-06 09:12:40"}
+DEVICE = "a41f0c9e-77b2-4d3e-9f51-2c8e6b1d0f3a"  # the checkout's device ID (Shopify's export)
+ACCOUNT = "cus_QbW8nS2kD7xLmZ"  # the customer's account (Stripe's Customer ID)
+CE3_ORDERS = ("1055", *CE3_PRIORS)
 ADDRESS = ("12 Elm Street", "Boston", "MA", "02108", "United States")
 
 
@@ -68,25 +75,28 @@ def _orders(inbox: Path) -> None:
               "Lineitem price", "Billing Name", "Billing Address1", "Billing City",
               "Billing Zip", "Billing Province", "Billing Country", "Shipping Address1",
               "Shipping City", "Shipping Zip", "Shipping Province", "Shipping Country",
-              "Shipping Method"]  # fmt: skip
+              "Shipping Method", "Device ID"]  # fmt: skip
     rows = []
     extra = [(name, (pid, order, name)) for name, (pid, order, _) in EXTRA.items()]
-    for reason, (_, order, _) in [*DISPUTES.items(), ("accept", ACCEPT), *extra]:
+    priors = [("prior", ("", order, "")) for order in CE3_PRIORS]
+    for reason, (_, order, _) in [*DISPUTES.items(), ("accept", ACCEPT), *extra, *priors]:
         refunded = "25.00" if reason in ("credit_not_processed", "partial_credit") else "0.00"
         fulfilled = "unfulfilled" if order == ACCEPT[1] else "fulfilled"
+        created = CE3_PRIORS.get(order, "2026-10-02 18:02:55")
         # Shopify's own billing lines: the province left empty, the street abbreviated
         rows.append([f"#{order}", "ann.smith@example.com", "paid", fulfilled,
-                     "2026-10-02 18:02:55 +0000", "USD", "129.00", "129.00", refunded, 1,
+                     f"{created} +0000", "USD", "129.00", "129.00", refunded, 1,
                      "Skateboard deck - Maple 8.25in", "129.00", "Ann Smith", "12 Elm St.",
                      "Boston", "02108", "", "US", *ADDRESS[:2], ADDRESS[3], ADDRESS[2],
-                     ADDRESS[4], "Standard"])  # fmt: skip
+                     ADDRESS[4], "Standard", DEVICE if order in CE3_ORDERS else ""])  # fmt: skip
     _csv(inbox / "orders_export_1.csv", header, rows)
 
 
 def _payments(inbox: Path) -> None:
     header = ["id", "Created date (UTC)", "Amount", "Amount Refunded", "Currency", "Captured",
               "Status", "Description", "Card Brand", "Card Last4", "Card AVS Line1 Status",
-              "Card AVS Zip Status", "Card CVC Status", "Customer Email", "order_id (metadata)"]  # fmt: skip
+              "Card AVS Zip Status", "Card CVC Status", "Customer Email", "order_id (metadata)",
+              "Card Fingerprint", "Customer ID"]  # fmt: skip
     rows = []
     for _, order, _ in [*DISPUTES.values(), ACCEPT]:
         rows.append([f"ch_{order}A", "2026-10-02 18:03:11", "129.00", "0.00", "usd", "true",
@@ -105,6 +115,13 @@ def _payments(inbox: Path) -> None:
     rows.append(["ch_1051B", "2026-11-02 18:03:11", "129.00", "0.00", "usd", "true", "Paid",
                  "Monthly box, November 2026", "Visa", "4242", "pass", "pass", "pass",
                  "ann.smith@example.com", "1051"])  # fmt: skip  # the renewal disputed
+    for order, created in CE3_PRIORS.items():  # the earlier orders 1055's card paid for
+        rows.append([f"ch_{order}A", created, "129.00", "0.00", "usd", "true", "Paid",
+                     f"Order #{order}", "Visa", "4242", "pass", "pass", "pass",
+                     "ann.smith@example.com", order])  # fmt: skip
+    for row in rows:  # the card (its fingerprint) and the account: 1055's and its priors'
+        ce3 = row[-1] in CE3_ORDERS
+        row += ["fp_Ann4242", ACCOUNT] if ce3 else ["", ""]
     _csv(inbox / "unified_payments.csv", header, rows)
 
 
@@ -120,7 +137,13 @@ def _shipments(inbox: Path) -> None:
             rows.append([order, track, "UPS", "2026-10-03", "2026-10-06", "Delivered"])
     for name, (_, order, _) in EXTRA.items():
         track = f"{TRACK[:-2]}{order[-2:]}"
-        if name in ("accept_defect", "accept_returned", "partial_credit", "partial_shipment"):
+        if name in (
+            "accept_defect",
+            "accept_returned",
+            "partial_credit",
+            "partial_shipment",
+            "fraud_ce3",
+        ):
             rows.append([order, track, "UPS", "2026-10-03", "2026-10-06", "Delivered"])
         if name == "partial_shipment":  # the second parcel of the order, still on its way
             rows.append([order, f"{TRACK[:-3]}954", "UPS", "2026-10-04", "", "In transit"])

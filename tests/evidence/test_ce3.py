@@ -84,12 +84,20 @@ def test_the_evidence_cites_exactly_the_two_prior_orders_that_qualify(tmp_path):
     built = _build(tmp_path)
     (payload,) = built.payloads
     ce3 = orjson.loads(payload.body)["additional_evidence"]["visa_ce3"]
+    home = "1 Main St, Boston, 02108, US"
     assert ce3["prior_transactions"] == [
         {"order_number": "2001", "date": "2024-11-13", "amount": 80, "currency": "USD",
-         "matched": ["device ID", "customer account ID", "shipping address"]},
+         "matched": ["device ID", "customer account ID", "shipping address"],
+         "device_id": "dev-1", "customer_account_id": "cus_1", "shipping_address": home},
         {"order_number": "2002", "date": "2024-08-05", "amount": 80, "currency": "USD",
-         "matched": ["device ID", "shipping address"]},
+         "matched": ["device ID", "shipping address"], "device_id": "dev-1",
+         "shipping_address": home},
     ]  # fmt: skip
+    # the disputed order's own values, to show beside them (issue 36, finding 9)
+    assert ce3["disputed_transaction"] == {
+        "order_number": "3000", "date": "2025-06-01", "amount": 80, "currency": "USD",
+        "device_id": "dev-1", "customer_account_id": "cus_1", "shipping_address": home,
+    }  # fmt: skip
     # the normal evidence goes too: the fallback if the network refuses CE 3.0
     extra = orjson.loads(payload.body)["additional_evidence"]
     assert extra["payments"][0]["payment_id"] == "ch_3000" and payload.evidence.products
@@ -180,3 +188,36 @@ def test_a_state_from_before_a_new_column_takes_exports_that_have_it(sandbox_fac
     sent = sb.snapshot()["dp_ce3_0"]["evidence"]["additional_evidence"]
     assert sent["dispute"]["network_reason_code"] == "10.4"
     assert [p["order_number"] for p in sent["visa_ce3"]["prior_transactions"]] == ["2001", "2002"]
+
+
+def test_the_letter_shows_the_disputed_order_and_the_two_priors_side_by_side(tmp_path):
+    """Issue 36, finding 9: the values that match (device, address, account) are on the
+    reviewer's page, in one table, not only named."""
+    import io
+
+    from pypdf import PdfReader
+
+    from dispute_evidence.evidence.summary_pdf import summary_pdf
+
+    (payload,) = _build(tmp_path).payloads
+    from dispute_evidence.evidence.facts import load_facts
+
+    facts = load_facts(payload.facts_json)
+    page = PdfReader(io.BytesIO(summary_pdf("dp_ce3_0", facts, []))).pages[0]
+    text = " ".join((page.extract_text() or "").split())
+    assert "which match this order on the values in the table below" in text, text
+    table = text.split("which match this order on the values in the table below", 1)[1]
+    for row in (
+        "Order 3000 (disputed) Earlier order 2001 Earlier order 2002",
+        "Date 2025-06-01 2024-11-13 2024-08-05",
+        "Amount 80.00 USD 80.00 USD 80.00 USD",
+        "Device ID dev-1 dev-1 dev-1",
+        "Customer account ID cus_1 cus_1 —",
+        "Matches the disputed order on — device ID, customer account ID, shipping address "
+        "device ID, shipping address",
+    ):
+        assert row in table, (row, table)
+    assert table.count("1 Main St, Boston, 02108, US") == 3, table
+    assert "IP address" not in table  # no export gives one: no row of dashes
+    # right under the point it shows, before the next point
+    assert table.index("Matches the disputed order on") < table.index("The order was placed")

@@ -1,19 +1,29 @@
 """For generated cases (issue 36): no fact whose stance concedes the claim is argued, the amount
 asked is the disputed amount less what was credited, and a case our records concede asks for
-nothing. Built on test_case_property's generators, with customer messages of every stance."""
+nothing; every exhibit the letter cites is in the packet with that label (its pages stamped
+so, its cited page there). Built on test_case_property's generators, with customer messages of
+every stance."""
 
 from __future__ import annotations
 
+import io
 import re
+from dataclasses import replace
 from datetime import date
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.case import build_case
-from dispute_evidence.evidence.letter import letter_for, partly_credited
+from dispute_evidence.evidence.letter import build_letter, letter_for, partly_credited
+from dispute_evidence.evidence.limits import PROFILES
+from dispute_evidence.evidence.packet import Document, Packet, build_packet
+from dispute_evidence.evidence.summary_pdf import summary_pdf
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
+from support.docfixtures import pdf_of
 from tests.evidence.test_case_property import documents, payloads
 
 MESSAGES = [
@@ -77,3 +87,56 @@ def test_nothing_conceded_is_argued_and_the_amount_asked_is_what_was_not_credite
     else:
         asked = letter.request.split("the payment of ")[1]
         assert abs(_amount(asked) - disputed) < 0.006, letter.request
+
+
+# -- every exhibit the letter cites is in the packet, with that label --------------------------
+RECEIPT = DocumentFacts("1001 receipt.pdf", "r", "receipt", "not_read", 2)
+_CITED = re.compile(r"Exhibit ([A-Z]{1,2})(?:, page (\d+))?(?: \(([a-z ]+)\))?")
+
+
+def _packet_pages(payload: dict[str, Any], docs: list[DocumentFacts]) -> tuple[Packet, list[str]]:
+    """The packet as the engine makes it (engine/generated.py): the letter's documents in the
+    order it names them, each a PDF whose every page says "DOC <its name> page <n>"."""
+    placed = [Document(d.name, "application/pdf", pdf_of(d.pages or 1, f"DOC {d.name}"), d.kind)
+              for d in docs]  # fmt: skip
+    packet = build_packet(
+        lambda pages: summary_pdf("dp_1", wire_facts(payload), docs, pages=pages),
+        placed,
+        PROFILES["visa"],
+        cited=build_letter(wire_facts(payload), docs).documents,
+        api_max_bytes=None,
+    )
+    pages = [" ".join((p.extract_text() or "").split()) for p in PdfReader(io.BytesIO(packet.body)).pages]  # fmt: skip
+    return packet, pages
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(payloads(), documents(), messages(), st.integers(1, 3), st.booleans())
+def test_every_exhibit_the_letter_cites_is_in_the_packet_with_that_label(
+    drawn, pods, said, pod_pages, receipt
+):
+    payload, _row = drawn
+    docs = [*(replace(d, pages=pod_pages) for d in pods), *said, *([RECEIPT] if receipt else [])]
+    packet, pages = _packet_pages(payload, docs)
+    front = [p for p in pages if "Response to the dispute — page" in p]
+    letter = " ".join(front).split("Evidence summary", 1)[0]  # the letter, before the data sheet
+    by_label = {x.label: x for x in packet.exhibits.values()}
+    for m in _CITED.finditer(letter):
+        label, page, words = m[1], int(m[2]) if m[2] else 1, m[3]
+        assert label in by_label, (m[0], sorted(by_label), letter)
+        exhibit = by_label[label]
+        stamped = [
+            i for i, p in enumerate(pages) if f"Exhibit {label} — {exhibit.words} — page" in p
+        ]
+        # its pages, and only its, carry its label, from where the packet says it starts
+        assert stamped and stamped[0] + 1 == packet.starts[exhibit.name], (label, stamped)
+        assert all(f"DOC {exhibit.name} page" in pages[i] for i in stamped), label
+        assert len(stamped) == (exhibit.pages or 1), (label, stamped)
+        assert (
+            page <= len(stamped) and f"DOC {exhibit.name} page {page}" in pages[stamped[page - 1]]
+        )
+        assert words is None or words == exhibit.words, (m[0], exhibit)
+    # each document the letter names is cited by the label the packet gave it
+    cited = {c[0] for c in _CITED.findall(letter)}
+    letter = build_letter(wire_facts(payload), docs)
+    assert {packet.exhibits[n].label for n in letter.documents} <= cited

@@ -229,3 +229,33 @@ def test_a_damaged_or_planted_cache_entry_is_read_again(tmp_path, body):
     item = ToRead(pdf, "a.pdf", PDF, "d" * 64)
     (cache / f"{item.sha256}.json").write_text(body.replace("%s", READER))
     assert read_documents([item], cache=cache)[item.sha256].order_numbers == ("7002",)
+
+
+def test_the_worker_answers_with_facts_and_keeps_them_the_text_never_comes_back(tmp_path):
+    """The worker finds the facts and writes the cache itself (both cores do that work): what
+    crosses the pipe to the run is the facts, with a card number in the text covered; the
+    text itself, and the number, never."""
+    import json
+    import subprocess
+    import sys
+    from dataclasses import asdict
+
+    from dispute_evidence.documents.reading import PACKAGE_ROOT, WORKER
+
+    pdf = text_pdf(tmp_path / "5003 email.pdf", [["From: ann@example.com", "Date: 2026-10-09",
+                   "Order number: 5003", "Please refund my card 4111 1111 1111 1111."]])  # fmt: skip
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    limits = ReadLimits(tesseract=None, pdftoppm=None)
+    request = {**limits.request(pdf, PDF), "limits": asdict(limits), "cache": str(cache),
+               "name": pdf.name, "sha256": "c" * 64}  # fmt: skip
+    worker = [sys.executable, "-I", str(WORKER), "1024", str(PACKAGE_ROOT)]
+    out = subprocess.run(worker, input=json.dumps(request) + "\n", capture_output=True,
+                         text=True, timeout=60, check=True).stdout  # fmt: skip
+    answer = json.loads(out)
+    assert answer["read"] == "text" and "texts" not in answer
+    assert answer["facts"]["order_numbers"] == ["5003"]
+    assert answer["facts"]["card_pages"] == [1]  # held by the run as a file problem
+    assert "4111" not in out and "1111 1111" not in out
+    kept = (cache / f"{'c' * 64}.json").read_text()
+    assert "5003" in kept and "1111 1111" not in kept

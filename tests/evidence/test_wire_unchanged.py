@@ -1,6 +1,8 @@
 """The wire payload is derived from the typed facts (issue 36): for the sample data, a CE 3.0
 scenario and an inbox that fills every fact, the bytes sent are those the builder sent before
-the facts were typed (fixtures/wire_before.json, recorded from commit 33e018b)."""
+the facts were typed (fixtures/wire_before.json, recorded from commit 33e018b; its CE 3.0
+entry from the branch that added each order's values to the CE 3.0 evidence, before the merge
+with the typed facts: issue 36, finding 9)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,22 @@
-"""The document-reading worker: a separate process that turns files into page texts.
+"""The document-reading worker: a separate process that turns files into page texts, and
+those into facts.
 
-Started by documents/reading.py as `python -I <this file> <memory MB>`; it imports nothing of
-the package (so it starts fast and cannot reach the engine). It caps its own address space
-first (RLIMIT_AS), and before each file its CPU time (RLIMIT_CPU): a hostile PDF that makes
-pypdf, pdftoppm or Tesseract spin or swell kills this process, never the run. The parent also
-kills it (its whole process group) when a file takes longer than its wall-clock budget.
+Started by documents/reading.py as `python -I <this file> <memory MB> <package root>`. It
+reads the text with pypdf (and Tesseract), then hands it to documents/reading.py's
+`worker_facts` (pure fact-finding, documents/ only: it cannot reach the engine), which covers
+card numbers, finds the facts and writes them to the documents cache: so that work runs on
+every worker at once, and no raw text comes back. It caps its own address space first
+(RLIMIT_AS), and before each file its CPU time (RLIMIT_CPU): a hostile PDF that makes pypdf,
+pdftoppm or Tesseract (or the patterns) spin or swell kills this process, never the run. The
+parent also kills it (its whole process group) when a file takes longer than its wall-clock
+budget.
 
 Protocol: one JSON request per line on stdin, one JSON answer per line on stdout.
   request: {"path", "mime", "max_pages", "max_chars", "ocr_pages", "seconds",
-            "tesseract": path or null, "pdftoppm": path or null}
-  answer:  {"read": ReadHow, "pages": int or null, "texts": [page text, ...], "note": str}
+            "tesseract": path or null, "pdftoppm": path or null,
+            and to get facts: "name", "sha256", "limits" (ReadLimits), "cache": folder or null}
+  answer:  {"read": ReadHow, "facts": DocumentFacts as a dict} (with "sha256"), else
+           {"read": ReadHow, "pages": int or null, "texts": [page text, ...], "note": str}
 """
 
 from __future__ import annotations
@@ -65,6 +72,33 @@ def _ocr_pdf_page(req: dict[str, Any], page: int, deadline: float) -> str:
         )  # fmt: skip
         png = prefix + ".png"
         return _ocr(req["tesseract"], png, deadline) if os.path.exists(png) else ""
+
+
+def _one_encoding_table() -> None:
+    """pypdf (7.x) builds the same 256-character WinAnsi table, one decode and one caught
+    error per byte, twice for every page whose text it extracts: a fifth of the time a
+    one-page PDF takes. Built once here; each caller still gets its own copy. Where pypdf's
+    modules no longer hold that function, nothing is changed (only slower)."""
+    import importlib
+    from functools import cache
+
+    try:
+        codecs = importlib.import_module("pypdf._codecs")
+        users = [importlib.import_module(name) for name in
+                 ("pypdf._text_extraction._text_extractor", "pypdf.generic._font")]  # fmt: skip
+    except ImportError:
+        return
+    build = getattr(codecs, "encoding_dict_from_named_encoding", None)
+    if build is None:
+        return
+    table = cache(build)
+
+    def copy(encoding: str) -> dict[int, str]:
+        return dict(table(encoding))
+
+    for module in users:
+        if getattr(module, "encoding_dict_from_named_encoding", None) is build:
+            setattr(module, "encoding_dict_from_named_encoding", copy)  # noqa: B010
 
 
 def _read_pdf(req: dict[str, Any], deadline: float) -> dict[str, Any]:
@@ -124,11 +158,33 @@ def handle(req: dict[str, Any]) -> dict[str, Any]:
         return {"read": "unreadable", "pages": None, "texts": [], "note": type(exc).__name__}
 
 
+def with_facts(req: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """The answer as facts (found and cached here, by documents/reading.py), when the request
+    names the file (its name and content hash); a fault there is the file's, never a crash."""
+    if "sha256" not in req:
+        return answer
+    try:
+        from dispute_evidence.documents.reading import worker_facts
+
+        return worker_facts(req, answer)
+    except MemoryError:
+        return {"read": "timeout", "pages": None, "texts": [], "note": "memory"}
+    except Exception as exc:  # noqa: BLE001 - as a file the reader cannot read
+        return {"read": "unreadable", "pages": None, "texts": [], "note": type(exc).__name__}
+
+
 def main() -> None:
     _limit_memory(int(sys.argv[1]))
+    # the package's root (this process runs isolated, -I): first, so the parent's own copy is
+    # the one imported; an installed package's site-packages is on the path already, and is
+    # never put before the standard library
+    if len(sys.argv) > 2 and sys.argv[2] not in sys.path:
+        sys.path.insert(0, sys.argv[2])
     logging.disable(logging.CRITICAL)  # pypdf's notes on damaged files: the answer says it
+    _one_encoding_table()
     for line in sys.stdin:
-        answer = handle(json.loads(line))
+        req = json.loads(line)
+        answer = with_facts(req, handle(req))
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
 

@@ -9,9 +9,11 @@ whole process group when a file takes longer than `seconds`: a hostile file (iss
 and is then used as a file only, with one plain line saying so.
 
 The facts (identifiers, and per kind: delivery, policy clause, messages, amount) are found in
-the text here, by documents/doctext.py (pure, linear-time patterns). `read_documents` reads many
-files on up to `workers` processes (2 cores: never more than the machine has), and keeps each
-answer in a cache folder by content hash, so a file is read (and OCR'd) once, ever.
+the text by documents/doctext.py (pure, linear-time patterns), in the worker (`worker_facts`).
+`read_documents` reads many files on up to `workers` processes (2 cores: never more than the
+machine has), each kept a few files ahead and all answered in one thread, and each answer is
+kept in a cache folder by content hash (by the worker), so a file is read (and OCR'd) once,
+ever.
 
 Pure of the engine: paths in, facts out.
 """
@@ -26,9 +28,8 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -42,6 +43,7 @@ from dispute_evidence.documents.facts import Delivery, DocumentFacts, Message, Q
 # 2026-12-02: a document's effective date ("Last updated: …"); a policy's clause per topic
 READER = "2026-12-02"
 WORKER = Path(__file__).with_name("_read_worker.py")
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # where the worker finds doctext & co.
 
 
 @dataclass(frozen=True)
@@ -77,62 +79,60 @@ class ToRead:
 
 
 class _Worker:
-    """One reading process; replaced after a file that overran (or killed it)."""
+    """One reading process, asked ahead: the next requests go out before the answers to the
+    ones before them come back, so it never waits for this side between files. It finds the
+    facts in the text and writes them to `cache` itself: in parallel, and no raw text (or
+    card number) ever comes back to this side."""
 
-    def __init__(self, limits: ReadLimits) -> None:
+    def __init__(self, limits: ReadLimits, cache: Path | None) -> None:
         self.limits = limits
+        self.common = {"limits": asdict(limits), "cache": str(cache) if cache else None}
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(WORKER), str(limits.memory_mb)],
+            [sys.executable, "-I", str(WORKER), str(limits.memory_mb), str(PACKAGE_ROOT)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # its own process group: pdftoppm/Tesseract die with it
         )
-        self.buffer = b""
-
-    def ask(self, items: list[ToRead]) -> list[dict[str, Any]]:
-        """Answers for the first files of `items`, in order: all of them, or up to the first
-        that overran its budget (answered "timeout"; the worker must then be killed). The
-        requests go out together, so the worker never waits for this side between files;
-        each answer's clock starts when the one before it arrived (the worker reads one file
-        at a time)."""
-        assert self.proc.stdin is not None
-        try:
-            for item in items:
-                self.proc.stdin.write(
-                    json.dumps(self.limits.request(item.path, item.mime)).encode()
-                )
-                self.proc.stdin.write(b"\n")
-            self.proc.stdin.flush()
-        except OSError:
-            return [{"read": "timeout", "note": "the reader stopped"}]
-        answers: list[dict[str, Any]] = []
-        for _ in items:
-            line = self._line(time.monotonic() + self.limits.seconds + 1.0)
-            if line is None:
-                return [*answers, {"read": "timeout", "note": ""}]
-            try:
-                answers.append(json.loads(line))
-            except ValueError:  # never from our worker; a broken line is no reason to stop
-                answers.append({"read": "unreadable", "note": "reader"})
-        return answers
-
-    def _line(self, deadline: float) -> bytes | None:
-        """The next answer line, or None past the deadline or when the worker died."""
         assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self.buffer:
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    return None
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    return None
-                self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line
+        self.fd = self.proc.stdout.fileno()
+        self.buffer = b""
+        self.asked: list[ToRead] = []  # sent, not answered yet, in the order sent
+        self.clock = time.monotonic()  # when it began the file it reads now
+
+    def send(self, items: list[ToRead]) -> None:
+        """Ask for `items` after those asked before (a worker gone shows when it is read)."""
+        assert self.proc.stdin is not None
+        if not self.asked:  # idle until now: its next file's clock starts here
+            self.clock = time.monotonic()
+        self.asked += items
+        body = b"".join(json.dumps(self._request(i)).encode() + b"\n" for i in items)
+        with contextlib.suppress(OSError):
+            self.proc.stdin.write(body)
+            self.proc.stdin.flush()
+
+    def _request(self, item: ToRead) -> dict[str, Any]:
+        return {**self.limits.request(item.path, item.mime), **self.common,
+                "name": item.name, "sha256": item.sha256}  # fmt: skip
+
+    def deadline(self) -> float:
+        """When its oldest file asked is over budget: the clock starts when the answer before
+        it arrived (a worker reads one file at a time)."""
+        return self.clock + self.limits.seconds + 1.0
+
+    def take(self, chunk: bytes) -> list[tuple[ToRead, dict[str, Any]]]:
+        """The files answered by what it wrote (`chunk`), each with its answer."""
+        self.buffer += chunk
+        out = []
+        while b"\n" in self.buffer and self.asked:
+            line, _, self.buffer = self.buffer.partition(b"\n")
+            self.clock = time.monotonic()
+            try:
+                answer = json.loads(line)
+            except ValueError:  # never from our worker; a broken line is no reason to stop
+                answer = {"read": "unreadable", "note": "reader"}
+            out.append((self.asked.pop(0), answer))
+        return out
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -142,7 +142,8 @@ class _Worker:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
         elif self.proc.stdin is not None:
-            self.proc.stdin.close()
+            with contextlib.suppress(OSError):  # gone already: nothing to tell it
+                self.proc.stdin.close()
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -153,34 +154,75 @@ class _Worker:
 
 
 PIPELINE = 8  # requests a worker holds at once (a few hundred bytes each: within a pipe)
+TIMEOUT: dict[str, Any] = {"read": "timeout", "note": ""}
 
 
-def _drain(queue: list[ToRead], lock: threading.Lock, limits: ReadLimits,
-           out: dict[str, DocumentFacts], cache: Path | None) -> None:  # fmt: skip
-    """Read files from the shared `queue` (popped from its end) until it is empty; each answer
-    is cached as it comes (while the worker reads the next files)."""
-    worker: _Worker | None = None
-    try:
-        while True:
-            with lock:
-                batch = [queue.pop() for _ in range(min(PIPELINE, len(queue)))]
-            if not batch:
-                return
-            worker = worker if worker is not None and worker.alive() else _Worker(limits)
-            answers = worker.ask(batch)
-            if answers[-1]["read"] == "timeout":  # it may still be busy: never reuse it
-                worker.close(kill=True)
-                worker = None
-            facts = [to_facts(item, a, limits) for item, a in zip(batch, answers, strict=False)]
-            for f in facts:  # "no_ocr" is this machine's, not the file's: tried again next run
-                if cache is not None and f.read != "no_ocr":
-                    save_cached(cache, f, limits.dayfirst)
-            with lock:
-                out.update((f.sha256, f) for f in facts)
-                queue.extend(reversed(batch[len(answers) :]))  # not reached: read them next
-    finally:
-        if worker is not None:
-            worker.close()
+class _Pool:
+    """Up to `limits.workers` reading processes, each kept PIPELINE files ahead, all answered
+    in the caller's one thread (no second thread to wait on for the interpreter lock while
+    it writes the cache). A worker whose oldest file overran its budget, or that died, or
+    that answered "timeout" (it may still be busy) is killed; the files asked after it are
+    asked again of a new one."""
+
+    def __init__(self, limits: ReadLimits, todo: list[ToRead], cache: Path | None) -> None:
+        self.limits = limits
+        self.cache = cache
+        self.todo = todo  # popped from its end
+        self.workers: list[_Worker] = []
+        self.selector = selectors.DefaultSelector()
+
+    def answers(self) -> Iterator[tuple[ToRead, dict[str, Any]]]:
+        """Every file of `todo` with its answer, in the order they come."""
+        try:
+            while self._ask():
+                yield from self._wait()
+        finally:
+            for worker in list(self.workers):
+                self._retire(worker, kill=bool(worker.asked))
+            self.selector.close()
+
+    def _ask(self) -> bool:
+        """Keep every worker PIPELINE files ahead (starting workers while files are left);
+        False when nothing is asked and nothing left."""
+        while self.todo and len(self.workers) < max(1, self.limits.workers):
+            worker = _Worker(self.limits, self.cache)
+            self.selector.register(worker.fd, selectors.EVENT_READ, worker)
+            self.workers.append(worker)
+        for worker in self.workers:
+            room = min(PIPELINE - len(worker.asked), len(self.todo))
+            if room > 0:
+                worker.send([self.todo.pop() for _ in range(room)])
+        return any(w.asked for w in self.workers)
+
+    def _wait(self) -> list[tuple[ToRead, dict[str, Any]]]:
+        """The answers that come before the soonest deadline; the file of a worker that died
+        or overran, answered "timeout"."""
+        soonest = min(w.deadline() for w in self.workers if w.asked)
+        out = []
+        for key, _ in self.selector.select(max(0.0, soonest - time.monotonic())):
+            worker: _Worker = key.data
+            chunk = os.read(worker.fd, 1 << 16)
+            got = worker.take(chunk)
+            out += got if chunk else self._fail(worker)  # no more: it died
+            if not chunk or any(a.get("read") == "timeout" for _, a in got):
+                self._retire(worker, kill=True)
+        now = time.monotonic()
+        for worker in [w for w in self.workers if w.asked and w.deadline() <= now]:
+            out += self._fail(worker)
+            self._retire(worker, kill=True)
+        return out
+
+    def _fail(self, worker: _Worker) -> list[tuple[ToRead, dict[str, Any]]]:
+        """Its oldest file asked, answered "timeout" (the file it was reading)."""
+        return [(worker.asked.pop(0), TIMEOUT)] if worker.asked else []
+
+    def _retire(self, worker: _Worker, kill: bool) -> None:
+        """Stop it; what it was asked and did not answer goes back to be read by another."""
+        self.todo.extend(reversed(worker.asked))
+        worker.asked = []
+        self.selector.unregister(worker.fd)
+        worker.close(kill=kill)
+        self.workers.remove(worker)
 
 
 def read_documents(
@@ -190,27 +232,40 @@ def read_documents(
     answers are written there."""
     limits = limits or ReadLimits()
     out: dict[str, DocumentFacts] = {}
-    queue: list[ToRead] = []
+    queue: dict[str, ToRead] = {}  # one read per content, whatever its names
     for item in items:
-        if item.sha256 in out:
+        if item.sha256 in out or item.sha256 in queue:
             continue
         cached = load_cached(cache, item, limits.dayfirst) if cache else None
         if cached is not None:
             out[item.sha256] = cached
-        elif all(q.sha256 != item.sha256 for q in queue):
-            queue.append(item)
-    fresh: dict[str, DocumentFacts] = {}
-    queue.reverse()  # popped from the end: read in the order given
-    lock = threading.Lock()
-    threads = [
-        threading.Thread(target=_drain, args=(queue, lock, limits, fresh, cache), daemon=True)
-        for _ in range(min(limits.workers, len(queue)))
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return {**out, **fresh}
+        else:
+            queue[item.sha256] = item
+    todo = list(reversed(queue.values()))  # popped from the end: read in the order given
+    for item, answer in _Pool(limits, todo, cache).answers():
+        if isinstance(answer.get("facts"), dict):  # found, and cached, by the worker
+            out[item.sha256] = replace(facts_from_dict(answer["facts"]), name=item.name)
+        else:  # over its budget, or the worker died: said here
+            out[item.sha256] = _keep(to_facts(item, answer, limits), limits, cache)
+    return out
+
+
+def _keep(facts: DocumentFacts, limits: ReadLimits, cache: Path | None) -> DocumentFacts:
+    """`facts`, written to `cache` first; "no_ocr" is this machine's, not the file's: tried
+    again next run."""
+    if cache is not None and facts.read != "no_ocr":
+        save_cached(cache, facts, limits.dayfirst)
+    return facts
+
+
+def worker_facts(req: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """In the worker (documents/_read_worker.py): its answer to `req` made into facts, kept
+    in the request's cache folder; what goes back is the facts, never the text."""
+    limits = ReadLimits(**req["limits"])
+    item = ToRead(Path(req["path"]), str(req["name"]), str(req["mime"]), str(req["sha256"]))
+    facts = to_facts(item, answer, limits)
+    _keep(facts, limits, Path(req["cache"]) if req.get("cache") else None)
+    return {"read": facts.read, "facts": facts_to_dict(facts)}
 
 
 def read_document(

@@ -394,7 +394,7 @@ def build_evidence(
         if is_fraud(reason):
             ce3[pid] = history().check(order_number)
             if ce3[pid].qualifies:  # on top of the normal evidence: the fallback if refused
-                facts = replace(facts, ce3_priors=ce3[pid].priors)
+                facts = replace(facts, ce3_priors=ce3[pid].priors, ce3_disputed=ce3[pid].disputed)
         body = canonical_json(wire_payload(facts))
         payloads.append(
             DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest(),

@@ -134,6 +134,7 @@ class CaseFacts:
     statement: str = ""  # the merchant's own words (evidence/statement.py): never a fact
     as_sold: tuple[Listing, ...] = ()  # each line's listing as sold (evidence/products.py)
     merchant: MerchantProfile | None = None  # who answers (the letter's head and signature)
+    ce3_disputed: Prior | None = None  # its CE 3.0 values, shown beside the priors'
 
     @property
     def reason(self) -> str:
@@ -285,6 +286,7 @@ def build_case(
         dispute=_dispute_view(facts),
         api=api,
         ce3_priors=facts.ce3_priors,
+        ce3_disputed=facts.ce3_disputed,
         delivery=delivery,
         carrier_delivery=carrier,
         same_address=bool(customer.billing_address)

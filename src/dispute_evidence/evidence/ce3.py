@@ -66,6 +66,7 @@ PLACEHOLDER_IP_OR_DEVICE = (
 )
 _TEXT = ("date", "currency", "brand", "fingerprint", *ELEMENTS)
 CHARGE_WINS = frozenset({"card_fingerprint", "brand"})  # the charge knows the card it charged
+SHOWN = tuple(f"shown_{c}" for c in ELEMENTS)  # each element's value as exported
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,9 @@ class Prior:
     amount: float
     currency: str
     matched: tuple[str, ...]  # element keys, in ELEMENTS order
+    # (element key, its value as exported) for each element it has: shown side by side with
+    # the disputed order's (the keys are the payload's personal fields: retention clears them)
+    values: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ class Ce3:
     why: str  # "" when it qualifies
     priors: tuple[Prior, ...] = ()
     with_ip_or_device: bool = False  # would qualify had IP or device ID been captured
+    disputed: Prior | None = None  # the disputed transaction's own values, when it qualifies
 
     @property
     def text(self) -> str:
@@ -326,7 +331,9 @@ def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
     both = _joined(orders, charges)
     given = (both["customer_ip"] != "") | (both["device_id"] != "")
     for c in ELEMENTS:
+        raw = both[c].str.strip()
         both[c] = usable_identifiers(both[c], c)
+        both[f"shown_{c}"] = raw.where(both[c] != "", "")  # as exported; a placeholder: none
     both["placeholder_only"] = given & (both["customer_ip"] == "") & (both["device_id"] == "")
     listed = records["disputes"]["order_number"].dropna().astype(str)
     both["disputed"] = both["disputed"] | members(both["key"], listed)
@@ -337,7 +344,7 @@ def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
     )
     both["day"] = (day.dt.floor("D") - pd.Timestamp("1970-01-01", tz="UTC")).dt.days
     flags = ["paid", "refunded", "disputed", "placeholder_only"]
-    return both[["key", *_TEXT, "amount", *flags, "day"]]
+    return both[["key", *_TEXT, "amount", *flags, "day", *SHOWN]]
 
 
 class History:
@@ -354,6 +361,8 @@ class History:
         self.dates = self.frame["date"].astype(str).str.slice(0, 10).tolist()
         self.amounts = pd.to_numeric(self.frame["amount"], errors="coerce").tolist()
         self.currencies = self.frame["currency"].tolist()
+        self.shown = {c: self.frame[f"shown_{c}"].tolist() if f"shown_{c}" in self.frame
+                      else [""] * len(self.keys) for c in ELEMENTS}  # fmt: skip
         fp_codes, _ = pd.factorize(self.frame["fingerprint"].where(self.frame["fingerprint"] != ""))
         day = self.frame["day"].fillna(-1).astype("int64").to_numpy()
         self.fp = fp_codes.astype("int64")
@@ -420,7 +429,8 @@ class History:
         good = window[(count >= NEEDED) & primary]
         if len(good) >= NEEDED:
             chosen = good[np.argsort(-self.day[good], kind="stable")][:NEEDED]
-            return Ce3(True, "", tuple(self._prior(i, at) for i in chosen))
+            priors = tuple(self._prior(i, at) for i in chosen)
+            return Ce3(True, "", priors, disputed=self._transaction(at, ()))
         return Ce3(False, self._why_not(len(window), len(good)), with_ip_or_device=could)
 
     def _window(self, at: int) -> np.ndarray:
@@ -441,7 +451,13 @@ class History:
         matched = tuple(
             c for c in ELEMENTS if self.codes[c][i] >= 0 and self.codes[c][i] == self.codes[c][at]
         )
-        return Prior(self.keys[i], self.dates[i], self.amounts[i], self.currencies[i], matched)
+        return self._transaction(i, matched)
+
+    def _transaction(self, i: int, matched: tuple[str, ...]) -> Prior:
+        """Transaction `i` as the evidence cites it, with its values as exported."""
+        values = tuple((c, v) for c in ELEMENTS if (v := str(self.shown[c][i])))  # given ones
+        return Prior(self.keys[i], self.dates[i], self.amounts[i], self.currencies[i], matched,
+                     values)  # fmt: skip
 
     @staticmethod
     def _why_not(in_window: int, matching: int) -> str:

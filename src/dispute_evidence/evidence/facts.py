@@ -142,6 +142,7 @@ class DisputeFacts:
     statement: Statement | None = None
     as_sold: tuple[Listing, ...] = ()  # each line's listing, `sku` the line's
     ce3_priors: tuple[Prior, ...] = ()  # only for a dispute that qualifies
+    ce3_disputed: Prior | None = None  # its own CE 3.0 values, shown beside the priors'
     merchant: MerchantProfile | None = None
 
 

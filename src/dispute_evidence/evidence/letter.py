@@ -23,6 +23,7 @@ from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line, build_case, documents_named
 from dispute_evidence.evidence.ce3 import LABELS
+from dispute_evidence.evidence.ce3_table import ce3_rows
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.exhibits import Exhibit
@@ -89,6 +90,8 @@ class Letter:
     made: tuple[str, ...] = ()  # the arguments that said something ("delivery", "ce3", ...)
     # the merchant's own words, a paragraph each, under their own heading: never a point
     statement: tuple[Sentence, ...] = ()
+    # Visa CE 3.0: the disputed order and the two earlier ones side by side (ce3_table.py)
+    ce3_table: tuple[tuple[str, ...], ...] = ()
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -383,6 +386,11 @@ class _Facts:
         priors = self.case.ce3_priors
         if len(priors) < 2:
             return []
+        if self.case.ce3_disputed:  # the table under it shows what each matches on
+            told = [f"order {p.order_number} on {p.date}" for p in priors]
+            return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders "
+                             f"that were never disputed, {_list(told)}, which match this order "
+                             "on the values in the table below.", "history")]  # fmt: skip
         told = [
             f"order {p.order_number} on {p.date} (matching {_list([LABELS[m] for m in p.matched])})"
             for p in priors
@@ -554,4 +562,5 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
         header(case, code),
         tuple(made),
         tuple(facts.statement()),
+        ce3_rows(case.ce3_disputed, case.ce3_priors) if "ce3" in made else (),
     )

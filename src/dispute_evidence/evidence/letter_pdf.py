@@ -45,6 +45,8 @@ _QUOTE = ParagraphStyle("lq", parent=_TEXT, leftIndent=10, rightIndent=6)
 _NOTE = ParagraphStyle(
     "ln", parent=_TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#555555")
 )
+_CELL = ParagraphStyle("lc", parent=_TEXT, fontSize=8, leading=9.5, spaceAfter=0)
+_CELL_HEAD = ParagraphStyle("lch", parent=_CELL, fontName=fonts.BOLD)
 NO_CLAIMS = ("We hold no further facts that answer this dispute, so this letter makes no claim; "
              "the data sheet that follows shows the records we have for this order.")  # fmt: skip
 # never "no further facts" beside documents it attaches (issue 36, finding 11)
@@ -91,6 +93,24 @@ def _header_table(letter: Letter) -> list[Any]:
                                ("TOPPADDING", (0, 0), (-1, -1), 1),
                                ("LINEBELOW", (0, -1), (-1, -1), 0.4, colors.HexColor("#999999"))]))  # fmt: skip
     return [Spacer(1, 2 * mm), table]
+
+
+def _ce3_table(rows: tuple[tuple[str, ...], ...]) -> list[Any]:
+    """Visa CE 3.0: the disputed order and the two earlier ones, side by side."""
+    if not rows:
+        return []
+    cells = [[Paragraph(_text(v), _CELL_HEAD if i == 0 or j == 0 else _CELL)
+              for j, v in enumerate(row)] for i, row in enumerate(rows)]  # fmt: skip
+    table = Table(cells, colWidths=[38 * mm, 44 * mm, 44 * mm, 44 * mm], hAlign="LEFT")
+    table.setStyle(TableStyle([
+        ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#BBBBBB")),
+        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#F0F0F0")),
+        ("BACKGROUND", (1, 1), (1, -1), colors.HexColor("#FAFAFA")),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("TOPPADDING", (0, 0), (-1, -1), 1),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+    ]))  # fmt: skip
+    return [Spacer(1, 0.5 * mm), table, Spacer(1, 2 * mm)]
 
 
 def _exhibit_list(exhibits: Mapping[str, Exhibit]) -> list[Any]:
@@ -157,7 +177,9 @@ def letter_story(
             NO_CLAIMS_ATTACHED if attached else NO_CLAIMS_STATED if letter.statement else NO_CLAIMS
         )
         story.append(Paragraph(_text(said), _TEXT))
-    story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.points]
+    for point in letter.points:  # the CE 3.0 table right under the point it shows
+        story.append(Paragraph(_marked(point, numbers), _ITEM, bulletText="•"))
+        story += _ce3_table(letter.ce3_table) if point.source == "history" else []
     # the attachments listed: not a point of "why the payment stands", so not one of its bullets
     story += [
         Paragraph(_marked(s, numbers), _TEXT) for s in letter.sentences if s not in letter.points

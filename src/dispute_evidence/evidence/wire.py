@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from dispute_evidence.api.models import MerchantProfile
-from dispute_evidence.evidence.ce3 import LABELS, Prior
+from dispute_evidence.evidence.ce3 import ELEMENTS, LABELS, Prior
 from dispute_evidence.evidence.facts import (
     Charge,
     Claim,
@@ -70,8 +70,11 @@ def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
     if facts.as_sold:
         extra[AS_SOLD] = [_listing(x) for x in facts.as_sold]
     if facts.ce3_priors:
-        extra[CE3] = {"program": CE3_PROGRAM,
-                      "prior_transactions": [_prior(p) for p in facts.ce3_priors]}  # fmt: skip
+        ce3: dict[str, Any] = {"program": CE3_PROGRAM}
+        if facts.ce3_disputed is not None:
+            ce3["disputed_transaction"] = _prior(facts.ce3_disputed, matched=False)
+        ce3["prior_transactions"] = [_prior(p) for p in facts.ce3_priors]
+        extra[CE3] = ce3
     evidence: dict[str, Any] = {
         "products": [
             {
@@ -104,12 +107,17 @@ def _listing(x: Listing) -> dict[str, Any]:
     return {k: v for k, v in said.items() if v}
 
 
-def _prior(p: Prior) -> dict[str, Any]:
-    amount = int(p.amount) if float(p.amount).is_integer() else round(p.amount, 2)
-    entry: dict[str, Any] = {"order_number": p.order_number, "date": p.date, "amount": amount}
-    if p.currency:
-        entry["currency"] = p.currency
-    entry["matched"] = [LABELS[m] for m in p.matched]
+def _prior(p: Prior, matched: bool = True) -> dict[str, Any]:
+    """One order of a CE 3.0 case: its date and amount, what it matches the disputed order on
+    (a prior's), and each element's value as exported (shown side by side)."""
+    entry: dict[str, Any] = {"order_number": p.order_number, "date": p.date}
+    if p.amount == p.amount:  # (not NaN: an amount is known)
+        entry["amount"] = int(p.amount) if float(p.amount).is_integer() else round(p.amount, 2)
+        if p.currency:
+            entry["currency"] = p.currency
+    if matched:
+        entry["matched"] = [LABELS[m] for m in p.matched]
+    entry.update((key, value) for key, value in p.values if value)
     return entry
 
 
@@ -154,6 +162,11 @@ def legacy_facts_from_payload(payload: Mapping[str, Any]) -> DisputeFacts:
         ce3_priors=tuple(
             _legacy_prior(p) for p in _mappings(_mapping(extra.get(CE3)).get("prior_transactions"))
         ),
+        ce3_disputed=(
+            _legacy_prior(disputed)
+            if (disputed := _mapping(_mapping(extra.get(CE3)).get("disputed_transaction")))
+            else None
+        ),
         merchant=_legacy_merchant(payload.get("merchant_profile")),
     )
 
@@ -186,8 +199,9 @@ def _legacy_prior(p: Mapping[str, Any]) -> Prior:
     keys = {label: key for key, label in LABELS.items()}
     matched = tuple(keys[m] for m in p.get("matched") or () if m in keys)
     amount = _number(p.get("amount"))
+    values = tuple((k, _text(p.get(k))) for k in ELEMENTS if p.get(k))
     return Prior(_text(p.get("order_number")), _text(p.get("date")),
-                 float(amount or 0), _text(p.get("currency")), matched)  # fmt: skip
+                 float(amount or 0), _text(p.get("currency")), matched, values)  # fmt: skip
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
