@@ -1,7 +1,7 @@
 """Issue 39 item 8: a proof of delivery is read for what it says of itself, through the real CLI
 against the local API: a POD saying "NOT delivered … returned to sender" is no delivery, a
 customer's complaint named as a POD is no POD, and a POD naming another dispute's parcel is
-not argued for the dispute its file is named for."""
+neither argued nor uploaded for the dispute its file is named for."""
 
 from __future__ import annotations
 
@@ -82,10 +82,19 @@ def test_a_pod_saying_not_delivered_a_complaint_and_another_parcels_pod_prove_no
 
     other = table.loc["dp_test_2"]
     assert other["Delivery"] == "not confirmed"
-    assert (
-        "proof of delivery for another parcel: 5002 proof of delivery.pdf names tracking number "
-        f"{TRACK}0 (this dispute's: {TRACK}2); it is not argued for this dispute"
-    ) in other["Contradictions"], other.to_dict()
+    # another parcel's proof is a file problem: never uploaded (it would argue against the
+    # claim it was dropped to answer), kept in rejected/ with its reason, said on the row
+    why = (
+        f"a proof of delivery for another parcel: it names tracking number {TRACK}0, and "
+        f"dp_test_2's shipment is {TRACK}2; not uploaded"
+    )
+    assert why in other["File problems"], other.to_dict()
+    files = [f["file_name"] for f in sb.snapshot()["dp_test_2"]["files"]]
+    assert not any("5002 proof" in name for name in files), files
+    kept = list((inbox / "rejected").rglob("5002 proof of delivery.pdf"))
+    assert len(kept) == 1
+    reason = next((inbox / "rejected").rglob("5002 proof of delivery.pdf.reason.txt"))
+    assert why in reason.read_text(encoding="utf-8")
     sent = _pdf_text(sb, "dp_test_2")
     assert "A. Smith" not in sent and "another parcel" not in sent  # never told the reviewer
-    assert "5002 proof of delivery.pdf" not in sent.split("Evidence summary: dispute")[0]
+    assert "5002 proof of delivery.pdf" not in sent

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from dispute_evidence import names
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.documents.kinds import POLICY, kind_of
+from dispute_evidence.documents.kinds import POLICY, PROOF_OF_DELIVERY, SIGNATURE, kind_of
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
 from dispute_evidence.inbox import unreadable_reason
 from dispute_evidence.names import NearNames
@@ -259,8 +259,9 @@ def match_evidence_files(
         else:
             by_name.append((owner, checked))
     facts = read([f for _, f in by_name] + by_content) if read is not None else {}
+    parcels = _parcels_of(tracking)
     for owner, f in by_name:
-        _take(matches, issues, owner, replace(f, facts=facts.get(f.sha256)))
+        _take(matches, issues, owner, replace(f, facts=facts.get(f.sha256)), parcels)
     index = ContentIndex.of(disputes, tracking)
     for f in by_content:
         _by_content(matches, issues, index, replace(f, facts=facts.get(f.sha256)), near, refused)
@@ -283,16 +284,62 @@ def _product_photo(
 
 
 def _take(
-    matches: dict[str, list[EvidenceFile]], issues: list[FileIssue], owner: str, f: EvidenceFile
+    matches: dict[str, list[EvidenceFile]],
+    issues: list[FileIssue],
+    owner: str,
+    f: EvidenceFile,
+    parcels: Callable[[str], set[str]] = lambda _pid: set(),
 ) -> None:
-    """The file goes to `owner`, unless no reviewer could open it or it shows a full card
-    number (a file problem: never uploaded as it is)."""
+    """The file goes to `owner`, unless no reviewer could open it, it shows a full card number,
+    or it proves the delivery of another parcel (a file problem: never uploaded as it is)."""
     if f.facts is not None and f.facts.read == "encrypted":
         issues.append(FileIssue(f.label, f.facts.note, dispute=owner, path=f.path))
     elif f.facts is not None and f.facts.card_pages:
         issues.append(FileIssue(f.label, card_number_note(f.facts), dispute=owner, path=f.path))
+    elif f.facts is not None and (other := another_parcel(f.facts, owner, parcels(owner))):
+        issues.append(FileIssue(f.label, other, dispute=owner, path=f.path))
     else:
         matches.setdefault(owner, []).append(f)
+
+
+def _plain_id(value: str) -> str:
+    return re.sub(r"[\s\-]", "", value).upper()
+
+
+def _parcels_of(
+    tracking: Callable[[], Mapping[str, set[str]]] | None,
+) -> Callable[[str], set[str]]:
+    """{dispute: its shipments' tracking numbers}, asked of `tracking` once, when first needed."""
+    kept: dict[str, set[str]] = {}
+    asked = False
+
+    def parcels(pid: str) -> set[str]:
+        nonlocal asked
+        if not asked and tracking is not None:
+            asked = True
+            for number, pids in tracking().items():
+                for p in pids:
+                    kept.setdefault(p, set()).add(_plain_id(number))
+        return kept.get(pid, set())
+
+    return parcels
+
+
+def another_parcel(facts: DocumentFacts, owner: str, ours: set[str]) -> str:
+    """Why a proof of delivery named for `owner` is another parcel's: its text names tracking
+    numbers and none is one of `owner`'s shipments' (""; when it names one, or either side
+    names none). Uploaded, it would argue against the claim it was meant to answer."""
+    if facts.kind not in (PROOF_OF_DELIVERY, SIGNATURE) or facts.read not in ("text", "ocr"):
+        return ""
+    named = [t for t in facts.tracking_numbers if t]
+    if not named or not ours or ours & {_plain_id(t) for t in named}:
+        return ""
+    return (
+        f"a proof of delivery for another parcel: it names tracking number {', '.join(named)}, "
+        f"and {owner}'s shipment is {', '.join(sorted(ours))}; not uploaded (a reviewer would "
+        "read it against the claim). If it is this dispute's parcel, correct the tracking "
+        "number in the shipments export and drop the file again"
+    )
 
 
 def card_number_note(facts: DocumentFacts) -> str:
