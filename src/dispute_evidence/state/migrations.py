@@ -426,6 +426,39 @@ def _v14(conn: Connection) -> None:
         record_table(kind, spec, MetaData()).create(conn, checkfirst=True)
 
 
+# v19's indexes: each record kind's ingest number and the keys the standing reads by
+V19_INDEXES = {"orders": ("_seq", "order_number"), "payments": ("_seq", "payment_id", "order_number"),
+               "disputes": ("_seq",)}  # fmt: skip
+
+
+def _v19(conn: Connection) -> None:
+    """The standing's kept counts (settled transactions per source, month and network; the
+    disputed charges; the last CE 3.0 coverage), and indexes on the record tables' ingest
+    number and keys, so a night reads the rows that arrived and their keys' other versions."""
+    meta19 = MetaData()
+    Table(
+        "standing_transactions", meta19,
+        Column("source", String(16), primary_key=True),
+        Column("month", String(7), primary_key=True),
+        Column("network", String(16), primary_key=True),
+        Column("transactions", Integer, nullable=False),
+    )  # fmt: skip
+    Table("standing_disputed_charges", meta19, Column("payment_id", String(255), primary_key=True))
+    Table(
+        "standing_coverage", meta19,
+        Column("name", String(16), primary_key=True),
+        Column("as_of", String(32), nullable=False),
+        Column("seq", Integer, nullable=False),
+        Column("transactions", Integer, nullable=False),
+        Column("body", Text, nullable=False),
+    )  # fmt: skip
+    meta19.create_all(conn)
+    for kind, columns in V19_INDEXES.items():
+        table = Table(f"rec_{kind}", MetaData(), autoload_with=conn)
+        for name in columns:
+            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -445,4 +478,5 @@ MIGRATIONS = {
     16: _v16,
     17: _v17,
     18: _v18,
+    19: _v19,
 }
