@@ -176,3 +176,17 @@ def test_the_ce3_coverage_is_kept_as_of_its_day_until_the_history_grows_or_a_wee
         assert grown.with_element == full_coverage(store, NOW).with_element
         assert kept_coverage(store, NOW + timedelta(days=8)).as_of == "2026-07-12"
         assert kept_coverage(store, NOW + timedelta(days=9)).as_of == "2026-07-19"
+
+
+def test_an_empty_fraud_sheet_is_told_from_none(tmp_path):
+    row = {"payment_id": "ch_1", "order_number": "1", "paid_at": "2026-02-05T10:00:00Z",
+           "payment_status": "Paid", "card_brand": "Visa"}  # fmt: skip
+    with StateStore(tmp_path / "s.sqlite3") as store:
+        ingest(store, "payments-1.csv", {"payments": pd.DataFrame([row])})
+        store.record_ingest("f" * 64, "orders_fraud_warnings.csv", "r", {}, [{"kind": "orders"}])
+        notes = merchant_standing(store, POLICY, NOW, ce3=False).notes
+        assert "fraud reports: not in your exports; the ratio counts disputes only" in notes
+        store.record_ingest("e" * 64, "efw.csv", "r", {}, [{"kind": "fraud_warnings", "rows": 0}])
+        notes = merchant_standing(store, POLICY, NOW, ce3=False).notes
+        assert "fraud reports: your fraud-warnings sheet lists none" in notes
+        assert notes == full_standing(store)[1]

@@ -5,6 +5,7 @@ reads are those ingested since, and the other versions of their keys (read by ke
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable
 from typing import Any, NamedTuple
 
@@ -17,6 +18,7 @@ from dispute_evidence.state.schema import (
     api_views,
     ce3_verdicts,
     disputes,
+    ingested_files,
     meta,
     standing_coverage,
     standing_disputed_charges,
@@ -101,6 +103,15 @@ class StandingKept(StoreBase):
                     .scalar() or 0)
                 for k in kinds
             )  # fmt: skip
+
+    def kind_read(self, kind: str) -> bool:
+        """Whether a file of `kind` was read (a sheet of no rows too): kinds_read() without
+        parsing every file's summary."""
+        q = select(ingested_files.c.sha256).where(
+            ingested_files.c.summary.contains(json.dumps({"kind": kind})[1:-1], autoescape=True)
+        )
+        with self.engine.connect() as c:
+            return c.execute(q.limit(1)).first() is not None
 
     def opened_dates(self) -> dict[str, str]:
         """Each dispute's opening date as the API gave it (those read back)."""

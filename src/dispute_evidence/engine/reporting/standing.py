@@ -45,7 +45,7 @@ def merchant_standing(
     counted, disputed = kept_transactions(store, keep)
     records = {kind: store.load_records([kind], cols)[kind] for kind, cols in READ.items()}
     fraud = records["fraud_warnings"]
-    given = not fraud.empty or "fraud_warnings" in store.kinds_read()
+    given = not fraud.empty or store.kind_read("fraud_warnings")
     named = disputed | {str(p) for p in fraud.get("payment_id", ()) if str(p)}
     inputs = StandingInputs(
         disputes=records["disputes"],
