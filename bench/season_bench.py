@@ -57,6 +57,7 @@ class Night:
     page_bytes: int
     gc_seconds: float = 0.0  # the collector's time during the run (all generations)
     standing_seconds: float = 0.0  # the run's own standing and CE 3.0 coverage (_StandingClock)
+    standing_cpu: float = 0.0  # the same in CPU seconds
 
 
 @dataclass
@@ -143,7 +144,7 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
     from dispute_evidence.engine.run import run_inbox
 
     STANDING.install()
-    standing0 = STANDING.total
+    standing0, standing_cpu0 = STANDING.total, STANDING.cpu
     thread = time.pthread_getcpuclockid(sb.thread.ident or 0)
     admitted = sb.call(lambda _s: sb.app[STATS_KEY]["admitted"])
     cpu0, api0, t0, gc0 = _cpu(), time.clock_gettime(thread), time.perf_counter(), GC.total
@@ -164,6 +165,7 @@ def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Ni
         _size(page),
         GC.total - gc0,
         standing,
+        STANDING.cpu - standing_cpu0,
     )
 
 
@@ -173,7 +175,8 @@ class _StandingClock:
     timed (engine/reporting/standing_alerts.py makes them, for the alerts and the report)."""
 
     def __init__(self) -> None:
-        self.total = 0.0
+        self.total = 0.0  # wall seconds
+        self.cpu = 0.0  # CPU seconds of the thread that ran it (others' load aside)
         self._installed = False
 
     def install(self) -> None:
@@ -184,11 +187,12 @@ class _StandingClock:
         work = standing_alerts.merchant_standing
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             try:
                 return work(*args, **kwargs)
             finally:
                 self.total += time.perf_counter() - t0
+                self.cpu += time.thread_time() - c0
 
         standing_alerts.merchant_standing = timed  # type: ignore[assignment]
         self._installed = True
@@ -226,7 +230,7 @@ def _size(path: Path) -> int:
 
 def print_header() -> None:
     print(f"  {'month':<6}{'wall s':>9}{'CPU s':>8}{'requests':>10}{'state MB':>10}"
-          f"{'report MB':>11}{'page KB':>9}{'GC s':>7}{'standing s':>12}")  # fmt: skip
+          f"{'report MB':>11}{'page KB':>9}{'GC s':>7}{'standing s':>12}{'its CPU':>10}")  # fmt: skip
 
 
 def print_month(nights: list[Night]) -> None:
@@ -240,7 +244,8 @@ def print_month(nights: list[Night]) -> None:
           f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>11.1f}"
           f"{last.page_bytes / 1e3:>9.0f}"
           f"{statistics.median(n.gc_seconds for n in month):>7.2f}"
-          f"{statistics.median(n.standing_seconds for n in month):>12.3f}", flush=True)  # fmt: skip
+          f"{statistics.median(n.standing_seconds for n in month):>12.3f}"
+          f"{statistics.median(n.standing_cpu for n in month):>10.3f}", flush=True)  # fmt: skip
 
 
 def profiled_night(
@@ -316,6 +321,10 @@ def run(quick: bool = False, profile_nights: tuple[int, ...] = ()) -> None:
     standing_last = statistics.median(n.standing_seconds for n in season.nights[-30:])
     figure("standing + CE 3.0 coverage per night, first 30 days (s)", f"{standing_first:.3f}")
     figure("the same, last 30 days (s)", f"{standing_last:.3f}")
+    cpu = [n.standing_cpu for n in season.nights]
+    figure("the same in CPU seconds, first 30 / days 91-120 / last 30 days",
+           f"{statistics.median(cpu[:30]):.3f} / {statistics.median(cpu[90:120]):.3f} / "
+           f"{statistics.median(cpu[-30:]):.3f}")  # fmt: skip
     figure("state bytes per dispute", f"{season.nights[-1].state_bytes / total:,.0f}")
     figure("peak memory (MB, max RSS of this process)",
            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}")  # fmt: skip
