@@ -190,3 +190,17 @@ def test_an_empty_fraud_sheet_is_told_from_none(tmp_path):
         notes = merchant_standing(store, POLICY, NOW, ce3=False).notes
         assert "fraud reports: your fraud-warnings sheet lists none" in notes
         assert notes == full_standing(store)[1]
+
+
+def test_counts_kept_by_another_process_meanwhile_are_not_added_twice(tmp_path):
+    row = {"payment_id": "ch_1", "order_number": "1", "paid_at": "2026-02-05T10:00:00Z",
+           "payment_status": "Paid", "card_brand": "Visa"}  # fmt: skip
+    with StateStore(tmp_path / "s.sqlite3") as store:
+        ingest(store, "payments-1.csv", {"payments": pd.DataFrame([row])})
+        change = pd.DataFrame([{"source": "payments", "month": "2026-02", "network": "visa",
+                                "transactions": 1}])  # fmt: skip
+        assert store.keep_standing_counts(0, 1, change, set(), set())
+        assert not store.keep_standing_counts(0, 1, change, set(), set())  # the slower one
+        assert list(store.standing_counts().counts["transactions"]) == [1]
+        table = merchant_standing(store, POLICY, NOW, ce3=False).table
+        assert list(table.loc[table["network"] == "visa", "transactions"]) == [1]

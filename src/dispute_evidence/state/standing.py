@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable
 from typing import Any, NamedTuple
 
 import pandas as pd
-from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy import ColumnElement, func, or_, select, update
 
 from dispute_evidence.state.base import StoreBase
 from dispute_evidence.state.schema import (
@@ -57,12 +57,15 @@ class StandingKept(StoreBase):
         return KeptCounts(int(seen or 0), counts, disputed)
 
     def keep_standing_counts(
-        self, seen: int, change: pd.DataFrame, disputed: set[str], undisputed: set[str]
-    ) -> None:
-        """Add `change` (source, month, network, transactions +/-) to the kept counts and mark
-        them as of ingest `seen`, in one transaction."""
+        self, since: int, seen: int, change: pd.DataFrame, disputed: set[str], undisputed: set[str]
+    ) -> bool:
+        """Add `change` (source, month, network, transactions +/-), worked out from the counts
+        as of ingest `since`, and mark them as of ingest `seen`, in one transaction; nothing
+        (False) when another process kept its own since (its change must not be added twice)."""
         t = standing_transactions
         with self.engine.begin() as c:
+            if not _moved(c, since, seen):
+                return False
             for r in change.itertuples(index=False):
                 at = (t.c.source == r.source) & (t.c.month == r.month) & (t.c.network == r.network)
                 was = c.execute(select(t.c.transactions).where(at)).scalar()
@@ -71,8 +74,7 @@ class StandingKept(StoreBase):
                     c.execute(t.insert().values(source=r.source, month=r.month,
                                                 network=r.network, transactions=now))  # fmt: skip
             _set_charges(c, disputed, undisputed)
-            c.execute(meta.delete().where(meta.c.key == SEEN))
-            c.execute(meta.insert().values(key=SEEN, value=str(seen)))
+        return True
 
     def rows_by_key(
         self, kind: str, key: str, values: Collection[str], columns: Iterable[str]
@@ -148,6 +150,20 @@ class StandingKept(StoreBase):
             c.execute(standing_coverage.insert().values(
                 name=MERCHANT, as_of=kept.as_of, seq=kept.seen, transactions=kept.transactions,
                 body=kept.body))  # fmt: skip
+
+
+def _moved(c: Any, since: int, seen: int) -> bool:
+    """The kept counts' ingest moved from `since` to `seen`; False if it was not `since`. The
+    update comes first, so the transaction holds the write lock before it reads anything."""
+    moved = c.execute(
+        update(meta).where(meta.c.key == SEEN, meta.c.value == str(since)).values(value=str(seen))
+    )
+    if moved.rowcount == 1:
+        return True
+    if since != 0 or c.execute(select(meta.c.value).where(meta.c.key == SEEN)).first():
+        return False
+    c.execute(meta.insert().values(key=SEEN, value=str(seen)))
+    return True
 
 
 def _set_charges(c: Any, disputed: set[str], undisputed: set[str]) -> None:

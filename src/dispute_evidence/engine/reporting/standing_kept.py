@@ -63,7 +63,7 @@ def kept_transactions(store: StateStore, keep: bool = True) -> tuple[Counted, se
         counts = _added(counts, change)
         disputed = (disputed - lost) | gained
         if keep:
-            store.keep_standing_counts(latest, change, gained, lost)
+            store.keep_standing_counts(kept.seen, latest, change, gained, lost)
     by_brand = store.any_record("payments")
     mine = counts.loc[counts["source"] == ("payments" if by_brand else "orders")]
     return Counted(by_brand, mine[COUNTS[1:]].reset_index(drop=True)), disputed
