@@ -98,6 +98,8 @@ ROWS: tuple[tuple[int, str, dict[str, Any]], ...] = (
                       "status": "pending", "attempts": 0, "payload": b'{"order": "1019"}',
                       "facts": b'{"order":{"order_number":"1019"},"products":[{"title":"Item",'
                                b'"price":9.5,"quantity":1,"currency":"USD"}]}'}),
+    (20, "standing_transactions", {"source": "payments", "month": "2026-10", "network": "visa",
+                                   "transactions": 3}),
 )  # fmt: skip
 # The schema each version's frozen steps build, on SQLite (fingerprint() of describe()): a step
 # changed after its version shipped changes what an old state is upgraded from, and fails here.
@@ -121,6 +123,7 @@ SCHEMAS = {
     17: "c313d6c6bbc14161",
     18: "f8ace353ddb6d1f1",
     19: "1e93a91df9845537",
+    20: "c1f608075ee6be56",
 }
 
 

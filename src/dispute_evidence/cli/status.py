@@ -125,7 +125,7 @@ def _ratio_lines(store: StateStore, settings: Settings) -> list[str]:
     from dispute_evidence.engine.reporting.standing import merchant_standing
     from dispute_evidence.evidence.standing import attention_lines
 
-    standing = merchant_standing(store, settings.standing.policy(), ce3=False)
+    standing = merchant_standing(store, settings.standing.policy(), ce3=False, keep=False)
     return attention_lines(standing.table, clock.now())
 
 

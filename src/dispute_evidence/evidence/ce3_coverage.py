@@ -17,7 +17,8 @@ Pure: the transactions frame (ce3.transactions) in, counts and plain lines out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
@@ -46,6 +47,20 @@ class Coverage:
     qualify: int = 0  # active cards that would qualify today
     if_captured: dict[str, int] = field(default_factory=dict)  # element -> cards that would
     lines: list[str] = field(default_factory=list)
+    as_of: str = ""  # the day it was worked out (YYYY-MM-DD), when kept for later runs
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Coverage:
+        return cls(**json.loads(text))
+
+    def dated(self, day: str, why: str) -> Coverage:
+        """The same figures, said to be as of `day` (`why`: when they are worked out again)."""
+        lines = [line for line in self.lines if not line.startswith("as of ")]
+        return Coverage(self.orders, dict(self.with_element), self.active_cards, self.qualify,
+                        dict(self.if_captured), [f"as of {day} ({why})", *lines], day)  # fmt: skip
 
     def table(self) -> pd.DataFrame:
         """One row per element, then one for today's cards."""

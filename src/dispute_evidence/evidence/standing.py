@@ -19,7 +19,7 @@ that denominator). Amex and Discover: disputes / the month's transactions.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -89,6 +89,18 @@ class StandingInputs:
     opened: Mapping[str, str] = field(default_factory=dict)  # pid -> the API's initiated_at
     ce3_qualified: frozenset[str] = frozenset()  # fraud disputes CE 3.0 covers (VAMP omits)
     api_status: Mapping[str, str] = field(default_factory=dict)  # pid -> the API's status
+    # settled transactions already counted (the engine keeps them night to night); then
+    # `payments` need hold only the charges disputes and fraud reports name
+    counted: Counted | None = None
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Settled transactions per (month, network) ('' where unknown), counted before: from the
+    payments export by card brand (`by_brand`), else from the orders export as `all`."""
+
+    by_brand: bool
+    counts: pd.DataFrame  # month, network, transactions
 
 
 @dataclass
@@ -148,6 +160,44 @@ def settled_orders(orders: pd.DataFrame) -> pd.DataFrame:
     status = _col(o, "financial_status").str.strip().str.lower().str.replace(" ", "_")
     o = o.loc[~status.isin(NOT_SETTLED)]
     return pd.DataFrame({"month": month_of(_col(o, "order_date")), "network": "all"})
+
+
+def transaction_counts(settled: pd.DataFrame) -> pd.DataFrame:
+    """Rows of settled_charges / settled_orders counted per (month, network)."""
+    counted = settled.groupby(["month", "network"], sort=False).size()
+    return counted.rename("transactions").reset_index()
+
+
+def transaction_delta(
+    rows: pd.DataFrame, seen: int, settle: Callable[[pd.DataFrame], pd.DataFrame]
+) -> pd.DataFrame:
+    """How the counts of `settle`d transactions change when the rows ingested after ingest
+    `seen` arrive: `rows` are every version (`_seq`) of the keys those rows touch, in ingest
+    order; the latest version of each key counts, so a row dropped again with a new date or
+    status moves or removes its key's count. Month, network, transactions (+/-)."""
+    after = transaction_counts(settle(rows))
+    before = transaction_counts(settle(rows.loc[rows["_seq"].astype("int64") <= seen]))
+    both = pd.concat([after, before.assign(transactions=-before["transactions"])])
+    change = both.groupby(["month", "network"], sort=False)["transactions"].sum()
+    return change.loc[change != 0].reset_index()
+
+
+def disputed_charge_ids(payments: pd.DataFrame) -> tuple[set[str], set[str]]:
+    """The charges whose latest row says they were disputed, and those whose latest does not."""
+    c = _charge_disputes(payments)
+    return set(c.loc[c["disputed"], "payment_id"]), set(c.loc[~c["disputed"], "payment_id"])
+
+
+def counted_transactions(inputs: StandingInputs) -> Counted:
+    """The inputs' settled transactions counted: by card brand from the payments export, else
+    the orders export's as `all`."""
+    if inputs.counted is not None:
+        return inputs.counted
+    if inputs.payments is not None and not inputs.payments.empty:
+        return Counted(True, transaction_counts(settled_charges(inputs.payments)))
+    if inputs.orders is not None and not inputs.orders.empty:
+        return Counted(False, transaction_counts(settled_orders(inputs.orders)))
+    return Counted(False, pd.DataFrame(columns=["month", "network", "transactions"]))
 
 
 def _disputed_charges(payments: pd.DataFrame | None) -> pd.DataFrame:
@@ -250,11 +300,10 @@ def _months(first: str, last: str) -> list[str]:
 def _counts(
     tx: pd.DataFrame, disputes: pd.DataFrame, fraud: pd.DataFrame, early: pd.DataFrame
 ) -> pd.DataFrame:
-    """transactions, disputes, fraud_reports, the CE 3.0-covered ones and the disputes left
-    out (resolved before a chargeback) per (month, network), every month from the first to the
-    last, zeros where nothing happened."""
+    """transactions (`tx`: counted per month and network), disputes, fraud_reports, the CE
+    3.0-covered ones and the disputes left out (resolved before a chargeback) per (month,
+    network), every month from the first to the last, zeros where nothing happened."""
     parts = {
-        "transactions": tx,
         "disputes": disputes,
         "early_disputes": early,
         "fraud_reports": fraud,
@@ -262,12 +311,12 @@ def _counts(
         "ce3_fraud": fraud.loc[fraud["ce3"].astype(bool)] if not fraud.empty else fraud,
     }
     counted = {
-        name: part.loc[(part["month"] != "") & part["network"].isin([*STANDING_NETWORKS, "all"])]
-        .groupby(["month", "network"])
-        .size()
+        name: part.loc[_counted(part)].groupby(["month", "network"]).size()
         for name, part in parts.items()
     }
-    frame = pd.DataFrame(counted).fillna(0).astype(int)
+    kept = tx.loc[_counted(tx)]
+    transactions = kept.groupby(["month", "network"])["transactions"].sum()
+    frame = pd.DataFrame({"transactions": transactions, **counted}).fillna(0).astype(int)
     if frame.empty:
         return frame
     months = frame.index.get_level_values("month")
@@ -276,6 +325,11 @@ def _counts(
         [_months(months.min(), months.max()), networks], names=["month", "network"]
     )
     return frame.reindex(full, fill_value=0)
+
+
+def _counted(part: pd.DataFrame) -> pd.Series:
+    """The rows with a month and one of the programs' networks (or `all`)."""
+    return (part["month"] != "") & part["network"].isin([*STANDING_NETWORKS, "all"])
 
 
 def network_order(net: str) -> int:
@@ -288,13 +342,8 @@ def standing(
 ) -> Standing:
     """Each month's ratio per network against its program, with what-if columns and notes."""
     now = (now or datetime.now(UTC)).astimezone(UTC)
-    by_brand = inputs.payments is not None and not inputs.payments.empty
-    if by_brand and inputs.payments is not None:
-        tx = settled_charges(inputs.payments)
-    elif inputs.orders is not None and not inputs.orders.empty:
-        tx = settled_orders(inputs.orders)
-    else:
-        tx = pd.DataFrame(columns=["month", "network"])
+    counted = counted_transactions(inputs)
+    by_brand, tx = counted.by_brand, counted.counts
     disputes = dispute_events(inputs, by_brand)
     ce3_orders = set(disputes.loc[disputes["ce3"], "order_number"]) - {""}
     fraud = fraud_events(inputs, by_brand, ce3_orders)
@@ -395,12 +444,13 @@ def _notes(
 ) -> list[str]:
     """Where the counts come from, and what they leave out, in plain lines."""
     notes = []
+    total = int(tx["transactions"].sum())
     if by_brand:
-        other = int((tx["network"] == "").sum())
-        notes.append(f"transactions: {len(tx):,} settled charge(s) from your payments export, "
+        other = int(tx.loc[tx["network"] == "", "transactions"].sum())
+        notes.append(f"transactions: {total:,} settled charge(s) from your payments export, "
                      "by card brand" + (f" ({other:,} on other cards, in no row)" if other else ""))  # fmt: skip
-    elif not tx.empty:
-        notes.append(f"transactions: {len(tx):,} order(s) from your orders export (no payments "
+    elif total:
+        notes.append(f"transactions: {total:,} order(s) from your orders export (no payments "
                      "export: no card brand, one row per month as 'all', held to Visa's level)")  # fmt: skip
     else:
         notes.append("transactions: no payments or orders export yet: no ratio can be worked out")

@@ -462,6 +462,39 @@ def _v14(conn: Connection) -> None:
         record_table(kind, spec, MetaData()).create(conn, checkfirst=True)
 
 
+# v20's indexes: each record kind's ingest number and the keys the standing reads by
+V20_INDEXES = {"orders": ("_seq", "order_number"), "payments": ("_seq", "payment_id", "order_number"),
+               "disputes": ("_seq",)}  # fmt: skip
+
+
+def _v20(conn: Connection) -> None:
+    """The standing's kept counts (settled transactions per source, month and network; the
+    disputed charges; the last CE 3.0 coverage), and indexes on the record tables' ingest
+    number and keys, so a night reads the rows that arrived and their keys' other versions."""
+    meta20 = MetaData()
+    Table(
+        "standing_transactions", meta20,
+        Column("source", String(16), primary_key=True),
+        Column("month", String(7), primary_key=True),
+        Column("network", String(16), primary_key=True),
+        Column("transactions", Integer, nullable=False),
+    )  # fmt: skip
+    Table("standing_disputed_charges", meta20, Column("payment_id", String(255), primary_key=True))
+    Table(
+        "standing_coverage", meta20,
+        Column("name", String(16), primary_key=True),
+        Column("as_of", String(32), nullable=False),
+        Column("seq", Integer, nullable=False),
+        Column("transactions", Integer, nullable=False),
+        Column("body", Text, nullable=False),
+    )  # fmt: skip
+    meta20.create_all(conn)
+    for kind, columns in V20_INDEXES.items():
+        table = Table(f"rec_{kind}", MetaData(), autoload_with=conn)
+        for name in columns:
+            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -482,4 +515,5 @@ MIGRATIONS = {
     17: _v17,
     18: _v18,
     19: _v19,
+    20: _v20,
 }

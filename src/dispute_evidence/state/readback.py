@@ -136,11 +136,3 @@ class Readback(StoreBase):
     def status_history(self) -> pd.DataFrame:
         with self.engine.connect() as c:
             return pd.read_sql(select(status_history).order_by(status_history.c.seen_at), c)
-
-    def api_statuses(self) -> dict[str, str]:
-        """The API's status of each dispute read back (an inquiry's `warning_*`, `prevented`...)."""
-        query = select(disputes.c.provider_dispute_id, disputes.c.api_status).where(
-            disputes.c.api_status.is_not(None), disputes.c.api_status != ""
-        )
-        with self.engine.connect() as c:
-            return {str(pid): str(status) for pid, status in c.execute(query)}

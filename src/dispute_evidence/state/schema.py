@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 19
+SCHEMA_VERSION = 20
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -334,4 +334,29 @@ review_policy = Table(
     Column("sweep_hours", Float),
     Column("since", String(32), nullable=False),
     Column("set_by", Text, nullable=False),
+)  # fmt: skip
+
+# v20: what
+# the merchant's standing keeps night to night (engine/reporting/standing_kept.py), so a night
+# reads what arrived, not the year. Settled transactions per source, month and network, as of
+# the ingest in meta `standing_seq`; the charges whose latest row says disputed; and the last
+# CE 3.0 coverage, as of a day. v20 also indexes the record tables' ingest and keys.
+standing_transactions = Table(
+    "standing_transactions", metadata,
+    Column("source", String(16), primary_key=True),  # payments | orders
+    Column("month", String(7), primary_key=True),  # YYYY-MM, '' when the row has no date
+    Column("network", String(16), primary_key=True),  # visa ... all, '' another brand
+    Column("transactions", Integer, nullable=False),
+)  # fmt: skip
+standing_disputed_charges = Table(
+    "standing_disputed_charges", metadata,
+    Column("payment_id", String(255), primary_key=True),
+)  # fmt: skip
+standing_coverage = Table(
+    "standing_coverage", metadata,
+    Column("name", String(16), primary_key=True),  # one row: 'merchant'
+    Column("as_of", String(32), nullable=False),  # when it was worked out (ISO)
+    Column("seq", Integer, nullable=False),  # the last ingest it read
+    Column("transactions", Integer, nullable=False),  # the orders and charges it counted
+    Column("body", Text, nullable=False),  # its figures (evidence/ce3_coverage.py), JSON
 )  # fmt: skip

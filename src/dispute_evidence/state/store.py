@@ -47,6 +47,7 @@ from dispute_evidence.state.reports import Reports
 from dispute_evidence.state.retention import Retention
 from dispute_evidence.state.runs import Runs
 from dispute_evidence.state.scoped import ScopedRecords
+from dispute_evidence.state.standing import StandingKept
 from dispute_evidence.state.storedocs import StoreDocuments
 from dispute_evidence.state.transitions import Transitions
 
@@ -89,6 +90,7 @@ class StateStore(
     AlertsSent,
     Approvals,
     Retention,
+    StandingKept,
     StoreBase,
 ):
     """Run state: ingested files and records, one row per dispute and per evidence file, runs."""
