@@ -1,6 +1,6 @@
 """Issue 11: many merchants on a Prefect server (PostgreSQL), two process workers, one killed.
 
-The same stack as tests/fleet/test_multi_worker.py at a larger size, keys lifted to a high
+The same stack as tests/e2e/fleet/test_multi_worker.py at a larger size, keys lifted to a high
 budget; the per-key request log is the local API's. The shared budget's overhead is measured
 in the same run by one client sending the same requests with and without it (A/B, alternated).
 """

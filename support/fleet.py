@@ -1,7 +1,7 @@
 """Many machines on one: PostgreSQL, `prefect server start` on it, process workers, the local
 API with one token per key, and a merchants file deployed with the real CLI.
 
-Used by tests/fleet/test_multi_worker.py and `python -m bench scale`."""
+Used by tests/e2e/fleet/test_multi_worker.py and `python -m bench scale`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A state with a long history (issue 32): disputes still open beside many that the provider
 closed long ago, and the whole nightly report written from it. Shared by
-tests/reports/test_report_growth.py (what the page lists and counts) and `python -m bench
+tests/unit/reports/test_report_growth.py (what the page lists and counts) and `python -m bench
 report` (what the report costs as the history grows)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Build time at N and 4N disputes, most without order lines (the "did you mean" path).
 
-Shared by tests/evidence/test_did_you_mean.py (a ratio, never a timed threshold) and
+Shared by tests/unit/evidence/test_did_you_mean.py (a ratio, never a timed threshold) and
 `python -m bench ingest`, which prints the same ratio at a larger N.
 """
 

@@ -6,6 +6,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -23,13 +24,17 @@ from tests.workers import (  # noqa: E402, F401  (hooks: which tests share an xd
 __all__ = ["TOKEN", "seed_rows"]  # tests import them from here too
 
 
-# Tiers (issue 38). `unit`: no socket, no subprocess, no Prefect server; `make test-fast` runs
-# only these. `integration`: a server over loopback (the sandbox, a Prefect server, a local
-# receiver). `e2e`: processes (the CLI as a subprocess, chromium, tesseract, PostgreSQL, fleet
-# workers). A test's tier follows from the fixtures it uses (below) or from its own or its
-# module's marker (`integration`, `e2e`, or `sandbox_server`, `prefect`, `fleet`, `slow`); every
-# other test is a unit test, and one that opens a socket or starts a process anyway fails
-# (`pytest_runtest_makereport` below).
+# Tiers (issue 38), one folder each: `tests/unit/` (no socket, no subprocess, no Prefect
+# server; `make test-fast` runs only these), `tests/integration/` (a server over loopback: the
+# sandbox, a Prefect server, a local receiver), `tests/e2e/` (processes: the CLI as a
+# subprocess, chromium, tesseract, PostgreSQL, fleet workers). Below each, the area
+# (`engine/`, `flows/`, ...); helpers shared across tiers stay in `tests/<area>/` (no tests).
+# A test's folder is its tier, marked `unit`, `integration` or `e2e` (so `-m unit` still
+# works). What a test needs is checked against its folder: the fixtures it uses (below) or its
+# own or its module's marker (`integration`, `e2e`, or `sandbox_server`, `prefect`, `fleet`,
+# `slow`) name the tier it needs, and a test in a lower tier's folder fails at collection; a
+# unit test that opens a socket or starts a process anyway fails when it does
+# (`pytest_runtest_makereport` below). A test outside the tier folders gets the tier it needs.
 SERVER_FIXTURES = {
     "prefect_harness": "prefect",
     "sandbox": "sandbox_server",
@@ -43,19 +48,43 @@ TIER_OF_MARKER = {
     "slow": "e2e",
     "e2e": "e2e",
 }
+TIERS = ("unit", "integration", "e2e")  # lowest first
+TESTS = Path(__file__).parent
+
+
+def folder_tier(item: pytest.Item) -> str | None:
+    """The tier folder `item` lives in (tests/unit/..., ...), None outside them."""
+    try:
+        top = item.path.relative_to(TESTS).parts[0]
+    except ValueError:
+        return None
+    return top if top in TIERS else None
+
+
+def needed_tier(item: pytest.Item) -> str:
+    """The tier `item`'s fixtures and markers need: the highest they name, else unit."""
+    fixtures = getattr(item, "fixturenames", ())
+    for fixture, marker in SERVER_FIXTURES.items():
+        if fixture in fixtures:
+            item.add_marker(getattr(pytest.mark, marker))
+    if item.path.parent.name == "fleet":
+        item.add_marker(pytest.mark.fleet)
+    named = {TIER_OF_MARKER[m.name] for m in item.iter_markers() if m.name in TIER_OF_MARKER}
+    return max(named, key=TIERS.index, default="unit")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    misplaced = []
     for item in items:
-        fixtures = getattr(item, "fixturenames", ())
-        for fixture, marker in SERVER_FIXTURES.items():
-            if fixture in fixtures:
-                item.add_marker(getattr(pytest.mark, marker))
-        if "tests/fleet/" in item.nodeid.replace("\\", "/"):
-            item.add_marker(pytest.mark.fleet)
-        tiers = {TIER_OF_MARKER[m.name] for m in item.iter_markers() if m.name in TIER_OF_MARKER}
-        for tier in sorted(tiers) or ["unit"]:
-            item.add_marker(getattr(pytest.mark, tier))
+        needed, folder = needed_tier(item), folder_tier(item)
+        if folder is not None and TIERS.index(needed) > TIERS.index(folder):
+            misplaced.append(f"{item.nodeid}: needs {needed}, lives in tests/{folder}/")
+        item.add_marker(getattr(pytest.mark, folder or needed))
+    if misplaced:
+        raise pytest.UsageError(
+            "tests in a lower tier's folder than they need (move the module to tests/<tier>/, "
+            "or drop what makes it need more):\n  " + "\n  ".join(misplaced)
+        )
     write_groups(config, items)
 
 
@@ -117,6 +146,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             f"{call.when} did {what}: mark it integration (a socket) or e2e (a process)"
         )
     return report
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    """One Prefect test server for the session (tests/workers.py keeps its users on one worker)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=60):
+        yield
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ The state keeps them as text (its columns do not change): the completeness verdi
 ("complete", "missing: X, Y", "weak: why"), why a dispute is held (its `detail`: "held: ...",
 "advice: accept (...)") and the fight-or-accept advice. Each type here has one `parse` from
 that text and one way back to it (`text`), so code asks `row.hold.kind` instead of testing
-prefixes of words (tests/test_structure.py refuses a new prefix test of these). The prefixes
+prefixes of words (tests/unit/test_structure.py refuses a new prefix test of these). The prefixes
 are defined here, low in the layers, so the store, the evidence and the engine share them."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A bare engine run (no Prefect) for the crash test: `python -m tests.engine.crash_runner INBOX STATE URL`.
 
 The test SIGKILLs it at random moments; the token comes from DISPUTE_API_TOKEN. With
-CRASH_UPLOAD=packet it runs in packet mode (tests/flows/test_packet_kill.py)."""
+CRASH_UPLOAD=packet it runs in packet mode (tests/e2e/flows/test_packet_kill.py)."""
 
 from __future__ import annotations
 

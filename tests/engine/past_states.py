@@ -1,4 +1,4 @@
-"""A state of every past schema version (tests/engine/test_upgrade_every_version.py): the
+"""A state of every past schema version (tests/unit/engine/test_upgrade_every_version.py): the
 tables built by the frozen migration steps 1..N (state/migrations.py), pinned by a fingerprint
 of each version's schema, and the data such a state could hold: a row or two per version,
 each written with the columns its version had."""

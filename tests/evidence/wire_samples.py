@@ -10,7 +10,7 @@ from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.evidence import BuildResult, build_evidence
 from dispute_evidence.ingest import ingest_paths
 from tests.engine.helpers import write_rows
-from tests.evidence.test_ce3 import write_scenario
+from tests.integration.evidence.test_ce3 import write_scenario
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 MERCHANT = MerchantProfile(

@@ -3,11 +3,11 @@ the typed facts (evidence/facts.py), and the one way back, for states written be
 were kept.
 
 `wire_payload` is the only writer of `additional_evidence`: its keys and shapes are those the
-API has always received (tests/evidence/test_wire_unchanged.py holds the bytes). Nothing reads
+API has always received (tests/unit/evidence/test_wire_unchanged.py holds the bytes). Nothing reads
 the payload back into facts except `legacy_facts_from_payload`, for a dispute whose stored
 state has a payload and no facts (written by a version before v19 of the state store) or a
 payload written by hand. No other module reads `additional_evidence`
-(tests/evidence/test_no_payload_reading.py). Pure: no I/O.
+(tests/unit/evidence/test_no_payload_reading.py). Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Numbers a setting may take: the bounds shared by several settings, and the line that says
 a number is out of its field's bounds. Every numeric setting has both bounds and is finite
-(tests/test_settings.py checks it): inf or 10^12 days overflow the timers and dates they reach.
+(tests/unit/test_settings.py checks it): inf or 10^12 days overflow the timers and dates they reach.
 Neutral module: imports nothing of ours."""
 
 from __future__ import annotations

@@ -213,7 +213,7 @@ store_documents = Table(
 # v12: the records read from the inbox's sheets, one table per kind (ingest/layouts.py FIELDS),
 # with where each row came from (_file, _sheet, _row) and which ingest (file version) gave it
 # (_seq). Money and quantities are numbers; the rest is text as read. Spelled out as written at
-# v12 (a field added to FIELDS needs a migration adding its column: tests/engine/test_records.py)
+# v12 (a field added to FIELDS needs a migration adding its column: tests/unit/engine/test_records.py)
 V12_RECORDS: dict[str, str] = {
     "disputes": "provider_dispute_id order_number amount:n currency reason response_due_by "
     "network_reason_code",

@@ -26,7 +26,7 @@
               pending | sending | uploaded | rejected -> sending       (file: listed first)
 
 A new status is added here, in its enum and its moves. state/transitions.py is the only
-writer of a status (tests/test_status_writes.py): each of its writes takes its from-set from
+writer of a status (tests/unit/test_status_writes.py): each of its writes takes its from-set from
 these tables, so a move they do not draw cannot be written (IllegalTransition, or a bulk
 UPDATE whose WHERE admits only the allowed from-states).
 """

@@ -1,4 +1,4 @@
-"""The only writer of a dispute's or an evidence file's status (tests/test_status_writes.py):
+"""The only writer of a dispute's or an evidence file's status (tests/unit/test_status_writes.py):
 the store's named transitions, and the moves other store parts make inside their own
 transactions (a build's sync and holds, deadline expiries, packets, the switch to another
 API). Each write takes its allowed from-set from state/status.py's tables, so a move they do

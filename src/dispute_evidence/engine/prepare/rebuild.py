@@ -10,7 +10,7 @@ problems of an order are replaced whole) every dispute sharing an order with the
 Everything is rebuilt (as the first build) when the last build's inputs changed, and whenever
 what one payload holds can rest on rows of other orders: a payments export (charges join orders
 by number or by payment reference, across the whole history) or a card fingerprint in any
-order (Visa CE 3.0 searches the card's whole history). tests/engine/test_rebuild.py checks
+order (Visa CE 3.0 searches the card's whole history). tests/unit/engine/test_rebuild.py checks
 that what is rebuilt equals a full rebuild on a changing inbox.
 """
 

@@ -1,0 +1,194 @@
+"""The engine on PostgreSQL (a throwaway cluster on a Unix socket), including two runs at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from dispute_evidence.api import DisputeEvidenceClient
+from dispute_evidence.engine.delivery.submit import Submitter
+from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
+from dispute_evidence.sandbox import SandboxConfig
+from dispute_evidence.settings import RunRequest
+from dispute_evidence.state.store import StateStore
+from support.pg import free_port, postgres_missing, throwaway_postgres
+from tests.conftest import TOKEN, seed_rows
+from tests.e2e.engine.test_engine import assert_exact
+from tests.engine.helpers import make_inbox, options, run_once
+
+# a PostgreSQL cluster of its own (a process), or loopback sockets that refuse or say nothing
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    if why := postgres_missing():
+        pytest.skip(why)
+    with throwaway_postgres(free_port()) as server:
+        yield f"postgresql+psycopg://{server}/postgres"
+
+
+def _fresh(url: str) -> StateStore:
+    from sqlalchemy import create_engine, text
+
+    eng = create_engine(url)
+    with eng.begin() as c:
+        c.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    eng.dispose()
+    return StateStore(url)
+
+
+async def test_engine_on_postgres_exactly_once_and_resumable(
+    postgres_url, sandbox_factory, tmp_path
+):
+    sb = sandbox_factory(SandboxConfig(tokens=(TOKEN,), fail_rate=0.1, seed=4), rows=seed_rows(25))
+    files = make_inbox(tmp_path / "inbox", 25, files=(1, 2))
+    store = _fresh(postgres_url)
+    await run_once(store, sb.base_url, tmp_path / "inbox", max_attempts=10)
+    assert_exact(sb.snapshot(), store, 25, files)
+    _, attempts = await run_once(store, sb.base_url, tmp_path / "inbox")
+    assert attempts == 1  # the run's first request (a one-dispute page), nothing sent
+    assert "postgres" in repr(store) and "***" not in repr(store)
+    store.close()
+
+
+async def test_two_runs_on_one_postgres_never_share_a_dispute(
+    postgres_url, sandbox_factory, tmp_path
+):
+    sb = sandbox_factory(
+        SandboxConfig(tokens=(TOKEN,), latency_rate=1.0, latency_ms=(5, 15)), rows=seed_rows(30)
+    )
+    files = make_inbox(tmp_path / "inbox", 30)
+    a, b = _fresh(postgres_url), StateStore(postgres_url)  # two machines' views of one database
+    opts = options(tmp_path / "inbox")
+    prepare_step(a, opts, ingest_inbox_step(a, opts, "r1"), "r1", rebuild=True)
+
+    async def run(store):
+        async with DisputeEvidenceClient(sb.base_url, TOKEN, rate_limit_per_hour=10**7) as c:
+            return await Submitter(store, c, concurrency=4).run()
+
+    sa, sb_stats = await asyncio.gather(run(a), run(b))
+    assert sa.evidence_sent + sb_stats.evidence_sent == 30
+    assert all(s["evidence_updates"] == 1 for s in sb.snapshot().values())
+    assert_exact(sb.snapshot(), a, 30, files)
+    a.close()
+    b.close()
+
+
+def _dump(url: str) -> dict[str, list[tuple]]:
+    """Every table's rows, sorted: the state's content, to compare before and after."""
+    from sqlalchemy import MetaData, create_engine, select
+
+    eng = create_engine(url)
+    meta = MetaData()
+    try:
+        with eng.connect() as c:
+            meta.reflect(c)
+            return {
+                t.name: sorted(tuple(map(str, r)) for r in c.execute(select(t)))
+                for t in meta.sorted_tables
+            }
+    finally:
+        eng.dispose()
+
+
+def test_a_dry_run_on_postgres_changes_nothing(postgres_url, sandbox_factory, tmp_path):
+    from dispute_evidence.engine.run import run_inbox
+    from dispute_evidence.settings import load_settings
+
+    sb = sandbox_factory(rows=seed_rows(3))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 3)
+    _fresh(postgres_url).close()
+    settings = load_settings(None, ingest={"settle_seconds": 0})
+    api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
+    run_inbox(
+        settings, RunRequest(inbox=inbox, state=postgres_url), api=api
+    )  # a real run: state to compare
+    (inbox / "dp_test_1 more.pdf").write_bytes(b"%PDF-1.4 more")
+    before = _dump(postgres_url)
+    result = run_inbox(
+        settings, RunRequest(inbox=inbox, state=postgres_url, dry_run=True)
+    )  # the file + summary v2
+    assert _dump(postgres_url) == before
+    assert result.counts["would_upload"] == 2 and (inbox / "dp_test_1 more.pdf").exists()
+
+
+def test_a_version_11_state_on_postgres_keeps_its_records(postgres_url):
+    """v12 rebuilds the record tables pandas made (TEXT numbers cast) on PostgreSQL too."""
+    from tests.unit.engine.test_records import _assert_migrated, _v11_state
+
+    _fresh(postgres_url).close()
+    _v11_state(postgres_url)
+    _assert_migrated(postgres_url)
+
+
+def _closed_port_url(password: str = "") -> str:
+    secret = f":{password}" if password else ""
+    return f"postgresql+psycopg://disputes{secret}@127.0.0.1:{free_port()}/disputes"
+
+
+def test_a_postgres_connection_lost_mid_work_is_state_unavailable(postgres_url):
+    """The server ends the store's connection (a restart, a failover, an admin): the next
+    call raises StateUnavailable with the driver's first line, never a sqlalchemy error."""
+    from sqlalchemy import create_engine, text
+
+    from dispute_evidence.state.store import StateUnavailable
+
+    store = _fresh(postgres_url)
+    store.set_meta("note", "kept")  # the store's pooled connection, open now
+    admin = create_engine(postgres_url)
+    with admin.begin() as c:
+        c.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE pid <> pg_backend_pid() AND datname = current_database()"))  # fmt: skip
+    admin.dispose()
+    with pytest.raises(StateUnavailable, match="stopped answering") as lost:
+        store.get_meta("note")
+    assert "nothing is sent twice" in str(lost.value)
+    assert store.get_meta("note") == "kept"  # the pool reconnects: the next call works
+    store.close()
+
+
+def test_a_postgres_state_that_does_not_answer_is_unreachable_not_damaged():
+    from dispute_evidence.state.store import StateDamaged, StateError, StateUnreachable
+
+    with pytest.raises(StateError) as refused:
+        StateStore(_closed_port_url("s3cret-pw"))
+    assert isinstance(refused.value, StateUnreachable)
+    assert not isinstance(refused.value, StateDamaged)
+    said = str(refused.value)
+    assert "damaged" not in said.replace("not damaged", "") and "backup" not in said
+    assert "Connection refused" in said and "127.0.0.1" in said and "s3cret" not in said
+    assert "check that PostgreSQL is running" in said
+
+
+def test_a_postgres_state_that_accepts_but_never_answers_is_given_up_on():
+    import socket
+
+    from dispute_evidence.state.store import StateUnreachable
+
+    with socket.socket() as silent:  # accepts connections (the kernel's backlog), says nothing
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        port = silent.getsockname()[1]
+        url = f"postgresql+psycopg://disputes@127.0.0.1:{port}/disputes?connect_timeout=1"
+        with pytest.raises(StateUnreachable, match="timeout"):
+            StateStore(url)
+
+
+def test_the_run_says_the_postgres_state_is_unreachable_in_one_line(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from dispute_evidence.cli import app
+
+    (tmp_path / "inbox").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISPUTE_API_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("DISPUTE_API_TOKEN", TOKEN)
+    url = _closed_port_url()
+    done = CliRunner().invoke(app, ["run", "--inbox", "inbox", "--state", url])
+    assert done.exit_code == 1, done.output
+    lines = [line for line in done.output.splitlines() if line.startswith("State store problem")]
+    assert len(lines) == 1 and "cannot connect to the state database" in lines[0], done.output
+    assert "damaged" not in lines[0].replace("not damaged", "") and "Traceback" not in done.output

@@ -1,0 +1,78 @@
+"""A state of every past schema version upgrades to today's (issue 38), on SQLite here and on
+PostgreSQL in tests/e2e/engine/test_upgrade_every_version_postgres.py: its data survive, and its schema is the one a new state gets. The old states are
+built by tests/engine/past_states.py from the frozen steps, each version's schema pinned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection, MetaData, Table, create_engine, func, select, text
+
+from dispute_evidence.state.schema import SCHEMA_VERSION
+from dispute_evidence.state.store import StateStore
+from tests.engine.past_states import ROWS, SCHEMAS, build, describe, fingerprint
+
+VERSIONS = range(1, SCHEMA_VERSION + 1)
+
+
+def test_every_version_has_its_schema_pinned():
+    assert sorted(SCHEMAS) == list(VERSIONS)  # a new version: pin what its steps build
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_each_past_version_is_what_its_frozen_steps_built(tmp_path, version):
+    engine = create_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    with engine.begin() as c:
+        build(c, version)
+    with engine.connect() as c:
+        assert fingerprint(describe(c)) == SCHEMAS[version], (
+            f"the steps up to v{version} no longer build what v{version} shipped with: a "
+            "migration step is frozen once released; change today's schema in a new step"
+        )
+    engine.dispose()
+
+
+def _count(c: Connection, name: str, row: dict[str, Any]) -> int:
+    table = Table(name, MetaData(), autoload_with=c)
+    same = [table.c[k].is_(None) if v is None else table.c[k] == v for k, v in row.items()]
+    return int(c.execute(select(func.count()).select_from(table).where(*same)).scalar_one())
+
+
+def _upgraded(url: str, version: int) -> dict[str, Any]:
+    """Build the state `version` left at `url` (an empty database), open it (the upgrade),
+    check every row it held survived; returns its schema as the database reports it."""
+    engine = create_engine(url)
+    with engine.begin() as c:
+        build(c, version)
+    StateStore(url).close()
+    with engine.connect() as c:
+        assert c.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == (
+            str(SCHEMA_VERSION)
+        )
+        lost = [(name, row) for since, name, row in ROWS if since <= version
+                if _count(c, name, row) != 1]  # fmt: skip
+        assert lost == [], f"v{version}: rows lost in the upgrade"
+        if 6 <= version < 10:  # v10: the approval in force is the approvals log's first entry
+            logged = {"provider_dispute_id": "dp_v6", "evidence_hash": "e6", "version": "ve6",
+                      "approved_by": "alice", "at": "2026-01-02T03:04:05Z", "applied": 1}  # fmt: skip
+            assert _count(c, "approvals", logged) == 1
+        found = describe(c)
+    engine.dispose()
+    return found
+
+
+@pytest.fixture(scope="module")
+def fresh_sqlite(tmp_path_factory) -> dict[str, Any]:
+    path = tmp_path_factory.mktemp("fresh") / "new.sqlite3"
+    StateStore(path).close()
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.connect() as c:
+        found = describe(c)
+    engine.dispose()
+    return found
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_sqlite_state_of_each_past_version_upgrades_to_todays(tmp_path, version, fresh_sqlite):
+    assert _upgraded(f"sqlite:///{tmp_path / 'old.sqlite3'}", version) == fresh_sqlite
