@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 from pypdf import PdfReader
+from pypdf.errors import PyPdfError as PdfError
 
 from dispute_evidence.documents.facts import Delivery, DocumentFacts, Quote
 from dispute_evidence.evidence import fonts
@@ -461,7 +462,10 @@ def _refusals(packet, docs: list[Document]) -> dict[str, str]:
     for d in docs:
         if placed[d.name] != 1 or d.content == HANG_PDF:
             continue
-        text = reader.pages[packet.starts[d.name] - 1].extract_text() or ""
+        try:
+            text = reader.pages[packet.starts[d.name] - 1].extract_text() or ""
+        except PdfError:  # a broken page placed as it is (a byte flip pypdf keeps): no note
+            continue
         if said := re.search(r"Not shown here: (.*?)\. It goes to the API as its own file", text):
             out[d.name] = said.group(1)
     return out
