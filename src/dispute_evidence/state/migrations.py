@@ -495,6 +495,13 @@ def _v20(conn: Connection) -> None:
             Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
 
 
+def _v21(conn: Connection) -> None:
+    """Disputes indexed by the API's dispute id: the submitter asks, once per dispute it sends,
+    which other dispute holds that id (a scan of every row, payloads and all, before)."""
+    table = Table("disputes", MetaData(), autoload_with=conn)
+    Index("disputes_by_api_id", table.c.dispute_id).create(conn, checkfirst=True)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -516,4 +523,5 @@ MIGRATIONS = {
     18: _v18,
     19: _v19,
     20: _v20,
+    21: _v21,
 }

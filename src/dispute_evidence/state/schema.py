@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 20
+SCHEMA_VERSION = 21
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -92,6 +92,9 @@ disputes = Table(
     # derived from them; NULL for a payload stored before (read by the legacy path)
     Column("facts", LargeBinary),
     Index("disputes_by_status", "status"),
+    # v21: the state's dispute under an API id (holder_of, asked once per dispute sent): a
+    # lookup, not a scan of every payload
+    Index("disputes_by_api_id", "dispute_id"),
 )  # fmt: skip
 
 evidence_files = Table(
