@@ -554,14 +554,14 @@ def _shipments_of(
     rows: Any, entries: list[ShipmentRow]
 ) -> tuple[tuple[ShipmentRow, ...], tuple[str, ...]]:
     """The order's shipments, each once, and every tracking number once, in order."""
-    tracking: list[str] = []
-    shipments: list[ShipmentRow] = []
+    tracking: dict[str, None] = {}  # (dicts: each once, in order)
+    shipments: dict[ShipmentRow, None] = {}
     for i in rows:
         entry = entries[i]
-        if entry != _NO_SHIPMENT and entry not in shipments:
-            shipments.append(entry)
-        if (t := entry.tracking_number) and t not in tracking:
-            tracking.append(t)
+        if entry is not _NO_SHIPMENT and entry != _NO_SHIPMENT:
+            shipments[entry] = None
+        if t := entry.tracking_number:
+            tracking[t] = None
     return tuple(shipments), tuple(tracking)
 
 

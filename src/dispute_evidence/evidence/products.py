@@ -128,6 +128,8 @@ class Catalogue:
     def as_sold(self, lines: list[tuple[str, str]]) -> tuple[Listing, ...]:
         """The listings of an order's lines, (sku, title) each, each listing once: as the line
         found it (its SKU, and its title where the listing has none)."""
+        if not (self.by_sku or self.by_title):  # no products export: nothing to look up
+            return ()
         out: list[Listing] = []
         seen: list[Listing] = []
         for sku, title in lines:

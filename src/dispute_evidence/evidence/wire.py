@@ -46,12 +46,7 @@ _REFUND = tuple(f.name for f in fields(Refund))
 
 def _filled(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:
     """The fields that carry a value: text not "", a number not None."""
-    out = {}
-    for name in names:
-        value = getattr(obj, name)
-        if value is not None and value != "":
-            out[name] = value
-    return out
+    return {n: v for n in names if (v := getattr(obj, n)) is not None and v != ""}
 
 
 def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
