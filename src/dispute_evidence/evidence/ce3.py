@@ -265,38 +265,69 @@ _JOINED = ("date", "currency", "brand", "card_fingerprint", *ELEMENTS)
 
 def _joined(orders: pd.DataFrame, charges: pd.DataFrame) -> pd.DataFrame:
     """Each order beside its charge's facts, then each charge no order claims (keys unique on
-    each side), by positions in Arrow: an outer merge sorted a million keys and moved every
-    column twice. Text: the order's first, the charge's where empty (the charge's first for
-    the card it charged); flags: either side's."""
-    mine = pa.Table.from_pandas(_joinable(orders), preserve_index=False)
-    theirs = pa.Table.from_pandas(_joinable(charges), preserve_index=False)
+    each side), by positions: an outer merge sorted a million keys and moved every column
+    twice. Text: the order's first, the charge's where empty (the charge's first for the card
+    it charged); flags: either side's."""
+    mine = pa.Table.from_pandas(_joinable(orders), preserve_index=False).combine_chunks()
+    theirs = pa.Table.from_pandas(_joinable(charges), preserve_index=False).combine_chunks()
     order_of = pc.index_in(theirs["key"], value_set=mine["key"]).to_numpy(zero_copy_only=False)
     claimed = ~np.isnan(order_of.astype("float64"))
     charge_of = np.full(len(orders), -1, dtype="int64")
     charge_of[order_of[claimed].astype("int64")] = np.flatnonzero(claimed)
     unclaimed = np.flatnonzero(~claimed)
-    nothing = pa.table({f.name: pa.nulls(len(unclaimed), f.type) for f in mine.schema})
-    mine = pa.concat_tables([mine, nothing])  # no copy: the unclaimed charges' empty orders
-    theirs = theirs.take(_positions(np.concatenate([charge_of, unclaimed])))
-    out = {"key": _first_text(mine["key"], theirs["key"])}
-    for c in _JOINED:
-        first, then = (theirs[c], mine[c]) if c in CHARGE_WINS else (mine[c], theirs[c])
-        out[c] = _first_text(first, then)
-    out["amount"] = pc.coalesce(mine["amount"], theirs["amount"])
+    out = {c: _either_text(mine[c], theirs[c], charge_of, unclaimed, c in CHARGE_WINS)
+           for c in ("key", *_JOINED)}  # fmt: skip
+    amount = mine["amount"].to_numpy(zero_copy_only=False)  # NaN where none
+    theirs_amount = theirs["amount"].to_numpy(zero_copy_only=False)
+    beside = _beside(theirs_amount, charge_of, np.nan)
+    out["amount"] = np.concatenate([np.where(np.isnan(amount), beside, amount),
+                                    theirs_amount[unclaimed]])  # fmt: skip
     for c in _FLAGS:
-        out[c] = pc.or_(mine[c].fill_null(False), theirs[c].fill_null(False))
+        flag, theirs_flag = _bools(mine[c]), _bools(theirs[c])
+        out[c] = np.concatenate([flag | _beside(theirs_flag, charge_of, False),
+                                 theirs_flag[unclaimed]])  # fmt: skip
     joined: pd.DataFrame = pa.table(out).to_pandas()
     return joined
 
 
-def _positions(at: np.ndarray) -> pa.Array:
-    """Row positions for Arrow's take, -1 as null (a row of nothing)."""
-    return pa.array(at, mask=at < 0, type=pa.int64())
+def _either_text(
+    mine: pa.ChunkedArray,
+    theirs: pa.ChunkedArray,
+    charge_of: np.ndarray,
+    unclaimed: np.ndarray,
+    charge_first: bool,
+) -> pa.Array:
+    """One text column of the join: per order its own value or its charge's (see _joined),
+    then the unclaimed charges'. Gathered by one take from both sides, only when some order
+    takes its charge's value (else the orders' column is kept as it is, no copy)."""
+    mine, theirs = (side.cast(pa.large_string()).fill_null("").combine_chunks()
+                    for side in (mine, theirs))  # fmt: skip
+    mine_empty = _bools(pc.equal(mine, ""))
+    theirs_given = ~_bools(pc.equal(theirs, ""))
+    from_charge = _beside(theirs_given, charge_of, False)
+    if not charge_first:
+        from_charge &= mine_empty
+    tail = len(mine) + unclaimed
+    if not from_charge.any():  # the orders' column as it is, the unclaimed charges' after it
+        return pa.concat_arrays([mine, theirs.take(pa.array(unclaimed, type=pa.int64()))])
+    picks = np.concatenate(
+        [np.where(from_charge, len(mine) + charge_of, np.arange(len(mine))), tail]
+    )
+    return pa.concat_arrays([mine, theirs]).take(pa.array(picks, type=pa.int64()))
 
 
-def _first_text(first: pa.ChunkedArray, then: pa.ChunkedArray) -> pa.ChunkedArray:
-    first, then = first.fill_null(""), then.fill_null("")
-    return pc.if_else(pc.equal(first, ""), then, first)
+def _beside(values: np.ndarray, charge_of: np.ndarray, none: object) -> np.ndarray:
+    """Each order's charge's value (`none` for an order without a charge)."""
+    out = np.full(len(charge_of), none, dtype=values.dtype)
+    has = charge_of >= 0
+    out[has] = values[charge_of[has]]
+    return out
+
+
+def _bools(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A true/false Arrow column as a NumPy array, null as false."""
+    flags: np.ndarray = values.fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+    return flags
 
 
 _FLAGS = ("paid", "refunded", "disputed")
