@@ -191,12 +191,12 @@ def _latest_first_lines(orders: pd.DataFrame) -> pd.DataFrame:
     else:
         version = pd.factorize(orders["_file"])[0]
     codes, uniques = pd.factorize(orders["order_number"])
+    if len(uniques) == len(orders):  # one line per order already: no copy of a million rows
+        return orders.reset_index(drop=True)
     latest = np.full(len(uniques), -1, dtype="int64")
     np.maximum.at(latest, codes, version)  # NumPy on integer codes: no string groupby
     keep = np.flatnonzero(version == latest[codes])
     _, first = np.unique(codes[keep], return_index=True)
-    if len(first) == len(orders):  # one line per order already: no copy of a million rows
-        return orders.reset_index(drop=True)
     return orders.iloc[np.sort(keep[first])].reset_index(drop=True)
 
 
@@ -228,7 +228,10 @@ def _refunded(
     said = _col(frame, status).str.lower().isin(REFUNDED)
     if refunded not in frame or amount is None:
         return said
-    back = pd.to_numeric(frame[refunded], errors="coerce")
+    back = frame[refunded]
+    if not back.fillna("").ne("").any():  # nothing written in it: nothing to parse
+        return said
+    back = pd.to_numeric(back, errors="coerce")
     return said | ((amount > 0) & (back >= amount)).fillna(False).astype(bool)
 
 

@@ -93,3 +93,12 @@ def test_an_order_listed_again_counts_once_as_its_first_line_in_its_latest_file_
     # order 1000 (card 0) dropped again without its IP; order 1002's second line not counted
     assert (c.orders, c.with_element["customer_ip"]) == (31, 12)
     assert (c.active_cards, c.qualify) == (10, 5)
+
+
+def test_a_refunded_amount_covering_the_order_is_a_refund_and_an_empty_column_is_none():
+    records = history()
+    orders = records["orders"]
+    orders["refunded_amount"] = ""
+    assert coverage(transactions(records, shown=False), NOW).qualify == 6
+    orders.loc[orders["order_number"] == "1000", "refunded_amount"] = "50.00"  # card 0
+    assert coverage(transactions(records, shown=False), NOW).qualify == 5
