@@ -235,18 +235,21 @@ def _refunded(
     return said | ((amount > 0) & (back >= amount)).fillna(False).astype(bool)
 
 
-def _order_of_charge(named: pd.Series, orders: pd.Series) -> pd.Series:
+def _order_of_charge(named: pd.Series, orders: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """The order each charge names: as written, or the one order with the same number under a
-    prefix ("SO-6001" is order 6001, and order "SO-6001" is charge "6001"); "" if none."""
-    known = members(named, orders)
+    prefix ("SO-6001" is order 6001, and order "SO-6001" is charge "6001"); "" if none. And
+    the position in `orders` of the one named as written (-1: none)."""
+    found = pc.index_in(_arrow_text(named), value_set=_arrow_text(orders))
+    at = found.fill_null(-1).to_numpy(zero_copy_only=False).astype("int64")
+    known = at >= 0
     if known.all():  # the usual export: every charge names its order as written
-        return named
+        return named, at
     digits = orders.str.extract(_PREFIXED, expand=False)
     unique = digits.dropna().drop_duplicates(keep=False)
     by_digits = pd.Series(orders[unique.index].to_numpy(), index=unique.to_numpy())
     unknown = named[~known]  # only these need an alias: the regex on a million costs seconds
     alias = unknown.str.extract(_PREFIXED, expand=False).map(by_digits).fillna("")
-    return named.where(known, alias.reindex(named.index))
+    return named.where(known, alias.reindex(named.index)), at
 
 
 def _charge_transactions(
@@ -257,7 +260,7 @@ def _charge_transactions(
         return pd.DataFrame(columns=["key"])
     p = payments.drop_duplicates("payment_id", keep="last").reset_index(drop=True)
     named = _col(p, "order_number")
-    key = _order_of_charge(named, orders)
+    key, at = _order_of_charge(named, orders)
     for col in ("payment_id", "payment_intent"):  # join through the order's payment reference
         if not refs.empty:
             key = key.where(key != "", _col(p, col).map(refs).fillna(""))
@@ -278,6 +281,8 @@ def _charge_transactions(
         }
     )
     if frame["key"].is_unique:  # one charge per order, the usual case: nothing to combine
+        if ((at >= 0) & (key == named).to_numpy()).all():  # each names its order as written:
+            frame["_order"] = at  # where it is, for the join (no second search)
         return frame
     by = frame.replace("", np.nan).groupby("key", sort=False)
     out = by.first()
@@ -297,10 +302,12 @@ def _joined(orders: pd.DataFrame, charges: pd.DataFrame) -> pd.DataFrame:
     it charged); flags: either side's."""
     mine = pa.Table.from_pandas(_joinable(orders), preserve_index=False).combine_chunks()
     theirs = pa.Table.from_pandas(_joinable(charges), preserve_index=False).combine_chunks()
-    # each order's charge (-1: none), the smaller side hashed: a key that names a charge is
-    # one order's (order numbers are distinct once _latest_first_lines has run)
-    found = pc.index_in(mine["key"], value_set=theirs["key"]).fill_null(-1)
-    pair = _Pairing(found.to_numpy(zero_copy_only=False).astype("int64"), len(charges))
+    if "_order" in charges:  # each charge's order, found as it was read
+        order_of = charges["_order"].to_numpy(dtype="int64")
+    else:
+        found = pc.index_in(theirs["key"], value_set=mine["key"]).fill_null(-1)
+        order_of = found.to_numpy(zero_copy_only=False).astype("int64")
+    pair = _Pairing(order_of, len(orders))
     out = {c: _either_text(mine[c], theirs[c], pair, c in CHARGE_WINS) for c in ("key", *_JOINED)}
     amount = mine["amount"].to_numpy(zero_copy_only=False)  # NaN where none
     theirs_amount = theirs["amount"].to_numpy(zero_copy_only=False)
@@ -338,12 +345,12 @@ def _either_text(
 class _Pairing:
     """Which charge each order has (charge_of, -1: none) and the charges no order claims."""
 
-    def __init__(self, charge_of: np.ndarray, n_charges: int) -> None:
-        self.charge_of = charge_of
-        self.has = charge_of >= 0
-        self.at = charge_of[self.has]
-        claimed = np.zeros(n_charges, dtype=bool)
-        claimed[self.at] = True
+    def __init__(self, order_of: np.ndarray, n_orders: int) -> None:
+        claimed = order_of >= 0  # keys unique on each side: no two charges claim one order
+        self.charge_of = np.full(n_orders, -1, dtype="int64")
+        self.charge_of[order_of[claimed]] = np.flatnonzero(claimed)
+        self.has = self.charge_of >= 0
+        self.at = self.charge_of[self.has]
         self.unclaimed = np.flatnonzero(~claimed)
 
     def beside(self, values: np.ndarray, none: object) -> np.ndarray:

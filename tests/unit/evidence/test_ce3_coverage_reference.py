@@ -170,3 +170,16 @@ def test_the_coverages_history_is_the_letters_without_the_values_as_exported(see
     assert set(SHOWN) <= set(full.columns) and not set(SHOWN) & set(narrow.columns)
     pd.testing.assert_frame_equal(narrow, full.drop(columns=list(SHOWN)))
     assert coverage(narrow, NOW) == coverage(full, NOW)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_charges_that_all_name_their_order_as_written_count_as_the_reference_counts(seed):
+    records = generated(seed)  # the join then reuses where each charge's order was found
+    charges = records["payments"]
+    records["payments"] = charges.loc[
+        charges["order_number"].isin(records["orders"]["order_number"])
+    ]
+    fast = coverage(ce3_transactions(records, shown=False), NOW)
+    active, qualify, if_captured = reference(records)
+    assert active > 10 and 0 < qualify < active
+    assert (fast.active_cards, fast.qualify, fast.if_captured) == (active, qualify, if_captured)
