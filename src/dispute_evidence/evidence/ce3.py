@@ -160,6 +160,28 @@ def usable_identifiers(s: pd.Series, element: str) -> pd.Series:
     return s.where(~members(s, bad), "") if bad else s
 
 
+def _identifiers(
+    values: pd.Series, element: str, shown: bool
+) -> tuple[pd.Series, pd.Series | None]:
+    """The column with every value that identifies no one blanked (an address normalised),
+    and (`shown`) each usable value as exported (stripped; "" for one that identifies no one).
+    Worked out once per distinct value, then spread by the values' integer codes: a regex and
+    a Python check per transaction cost seconds on a million."""
+    codes, distinct = pd.factorize(values.fillna(""))
+    at = pa.array(codes, type=pa.int64())
+    text = pd.Series(distinct, dtype=object).astype(str)
+    usable = usable_identifiers(text, element)
+    exported = text.str.strip().where(usable != "", "") if shown else None
+    if element == "shipping_address":
+        usable = _norm_address(usable)
+
+    def spread(per_value: pd.Series) -> pd.Series:
+        arrow = pa.array(per_value.to_numpy(dtype=object), type=pa.large_string())
+        return pd.Series(arrow.take(at).to_pandas(), index=values.index)
+
+    return spread(usable), None if exported is None else spread(exported)
+
+
 def _latest_first_lines(orders: pd.DataFrame) -> pd.DataFrame:
     """One row per order: its first line in the latest file that lists it."""
     if orders.empty:
@@ -169,6 +191,8 @@ def _latest_first_lines(orders: pd.DataFrame) -> pd.DataFrame:
     else:
         version = pd.factorize(orders["_file"])[0]
     codes, uniques = pd.factorize(orders["order_number"])
+    if len(uniques) == len(orders):  # one line per order already: no copy of a million rows
+        return orders.reset_index(drop=True)
     latest = np.full(len(uniques), -1, dtype="int64")
     np.maximum.at(latest, codes, version)  # NumPy on integer codes: no string groupby
     keep = np.flatnonzero(version == latest[codes])
@@ -204,22 +228,28 @@ def _refunded(
     said = _col(frame, status).str.lower().isin(REFUNDED)
     if refunded not in frame or amount is None:
         return said
-    back = pd.to_numeric(frame[refunded], errors="coerce")
+    back = frame[refunded]
+    if not back.fillna("").ne("").any():  # nothing written in it: nothing to parse
+        return said
+    back = pd.to_numeric(back, errors="coerce")
     return said | ((amount > 0) & (back >= amount)).fillna(False).astype(bool)
 
 
-def _order_of_charge(named: pd.Series, orders: pd.Series) -> pd.Series:
+def _order_of_charge(named: pd.Series, orders: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """The order each charge names: as written, or the one order with the same number under a
-    prefix ("SO-6001" is order 6001, and order "SO-6001" is charge "6001"); "" if none."""
-    known = members(named, orders)
+    prefix ("SO-6001" is order 6001, and order "SO-6001" is charge "6001"); "" if none. And
+    the position in `orders` of the one named as written (-1: none)."""
+    found = pc.index_in(_arrow_text(named), value_set=_arrow_text(orders))
+    at = found.fill_null(-1).to_numpy(zero_copy_only=False).astype("int64")
+    known = at >= 0
     if known.all():  # the usual export: every charge names its order as written
-        return named
+        return named, at
     digits = orders.str.extract(_PREFIXED, expand=False)
     unique = digits.dropna().drop_duplicates(keep=False)
     by_digits = pd.Series(orders[unique.index].to_numpy(), index=unique.to_numpy())
     unknown = named[~known]  # only these need an alias: the regex on a million costs seconds
     alias = unknown.str.extract(_PREFIXED, expand=False).map(by_digits).fillna("")
-    return named.where(known, alias.reindex(named.index))
+    return named.where(known, alias.reindex(named.index)), at
 
 
 def _charge_transactions(
@@ -230,7 +260,7 @@ def _charge_transactions(
         return pd.DataFrame(columns=["key"])
     p = payments.drop_duplicates("payment_id", keep="last").reset_index(drop=True)
     named = _col(p, "order_number")
-    key = _order_of_charge(named, orders)
+    key, at = _order_of_charge(named, orders)
     for col in ("payment_id", "payment_intent"):  # join through the order's payment reference
         if not refs.empty:
             key = key.where(key != "", _col(p, col).map(refs).fillna(""))
@@ -251,6 +281,8 @@ def _charge_transactions(
         }
     )
     if frame["key"].is_unique:  # one charge per order, the usual case: nothing to combine
+        if ((at >= 0) & (key == named).to_numpy()).all():  # each names its order as written:
+            frame["_order"] = at  # where it is, for the join (no second search)
         return frame
     by = frame.replace("", np.nan).groupby("key", sort=False)
     out = by.first()
@@ -265,38 +297,73 @@ _JOINED = ("date", "currency", "brand", "card_fingerprint", *ELEMENTS)
 
 def _joined(orders: pd.DataFrame, charges: pd.DataFrame) -> pd.DataFrame:
     """Each order beside its charge's facts, then each charge no order claims (keys unique on
-    each side), by positions in Arrow: an outer merge sorted a million keys and moved every
-    column twice. Text: the order's first, the charge's where empty (the charge's first for
-    the card it charged); flags: either side's."""
-    mine = pa.Table.from_pandas(_joinable(orders), preserve_index=False)
-    theirs = pa.Table.from_pandas(_joinable(charges), preserve_index=False)
-    order_of = pc.index_in(theirs["key"], value_set=mine["key"]).to_numpy(zero_copy_only=False)
-    claimed = ~np.isnan(order_of.astype("float64"))
-    charge_of = np.full(len(orders), -1, dtype="int64")
-    charge_of[order_of[claimed].astype("int64")] = np.flatnonzero(claimed)
-    unclaimed = np.flatnonzero(~claimed)
-    nothing = pa.table({f.name: pa.nulls(len(unclaimed), f.type) for f in mine.schema})
-    mine = pa.concat_tables([mine, nothing])  # no copy: the unclaimed charges' empty orders
-    theirs = theirs.take(_positions(np.concatenate([charge_of, unclaimed])))
-    out = {"key": _first_text(mine["key"], theirs["key"])}
-    for c in _JOINED:
-        first, then = (theirs[c], mine[c]) if c in CHARGE_WINS else (mine[c], theirs[c])
-        out[c] = _first_text(first, then)
-    out["amount"] = pc.coalesce(mine["amount"], theirs["amount"])
+    each side), by positions: an outer merge sorted a million keys and moved every column
+    twice. Text: the order's first, the charge's where empty (the charge's first for the card
+    it charged); flags: either side's."""
+    mine = pa.Table.from_pandas(_joinable(orders), preserve_index=False).combine_chunks()
+    theirs = pa.Table.from_pandas(_joinable(charges), preserve_index=False).combine_chunks()
+    if "_order" in charges:  # each charge's order, found as it was read
+        order_of = charges["_order"].to_numpy(dtype="int64")
+    else:
+        found = pc.index_in(theirs["key"], value_set=mine["key"]).fill_null(-1)
+        order_of = found.to_numpy(zero_copy_only=False).astype("int64")
+    pair = _Pairing(order_of, len(orders))
+    out = {c: _either_text(mine[c], theirs[c], pair, c in CHARGE_WINS) for c in ("key", *_JOINED)}
+    amount = mine["amount"].to_numpy(zero_copy_only=False)  # NaN where none
+    theirs_amount = theirs["amount"].to_numpy(zero_copy_only=False)
+    beside = pair.beside(theirs_amount, np.nan)
+    out["amount"] = np.concatenate([np.where(np.isnan(amount), beside, amount),
+                                    theirs_amount[pair.unclaimed]])  # fmt: skip
     for c in _FLAGS:
-        out[c] = pc.or_(mine[c].fill_null(False), theirs[c].fill_null(False))
+        flag, theirs_flag = _bools(mine[c]), _bools(theirs[c])
+        out[c] = np.concatenate([flag | pair.beside(theirs_flag, False),
+                                 theirs_flag[pair.unclaimed]])  # fmt: skip
     joined: pd.DataFrame = pa.table(out).to_pandas()
     return joined
 
 
-def _positions(at: np.ndarray) -> pa.Array:
-    """Row positions for Arrow's take, -1 as null (a row of nothing)."""
-    return pa.array(at, mask=at < 0, type=pa.int64())
+def _either_text(
+    mine: pa.ChunkedArray, theirs: pa.ChunkedArray, pair: _Pairing, charge_first: bool
+) -> pa.ChunkedArray:
+    """One text column of the join: per order its own value or its charge's (see _joined),
+    then the unclaimed charges'. The orders' column is kept as it is (no copy) unless some
+    order takes its charge's value: then only those values are taken and put in place."""
+    mine, theirs = (side.cast(pa.large_string()).fill_null("").combine_chunks()
+                    for side in (mine, theirs))  # fmt: skip
+    mine_empty = _bools(pc.equal(mine, ""))
+    theirs_given = ~_bools(pc.equal(theirs, ""))
+    from_charge = pair.beside(theirs_given, False)
+    if not charge_first:
+        from_charge &= mine_empty
+    if from_charge.any():  # else the orders' column as it is
+        taken = theirs.take(pa.array(pair.charge_of[from_charge], type=pa.int64()))
+        mine = pc.replace_with_mask(mine, pa.array(from_charge), taken)
+    unclaimed = theirs.take(pa.array(pair.unclaimed, type=pa.int64()))
+    return pa.chunked_array([mine, unclaimed])  # two chunks: no copy to put them end to end
 
 
-def _first_text(first: pa.ChunkedArray, then: pa.ChunkedArray) -> pa.ChunkedArray:
-    first, then = first.fill_null(""), then.fill_null("")
-    return pc.if_else(pc.equal(first, ""), then, first)
+class _Pairing:
+    """Which charge each order has (charge_of, -1: none) and the charges no order claims."""
+
+    def __init__(self, order_of: np.ndarray, n_orders: int) -> None:
+        claimed = order_of >= 0  # keys unique on each side: no two charges claim one order
+        self.charge_of = np.full(n_orders, -1, dtype="int64")
+        self.charge_of[order_of[claimed]] = np.flatnonzero(claimed)
+        self.has = self.charge_of >= 0
+        self.at = self.charge_of[self.has]
+        self.unclaimed = np.flatnonzero(~claimed)
+
+    def beside(self, values: np.ndarray, none: object) -> np.ndarray:
+        """Each order's charge's value (`none` for an order without a charge)."""
+        out = np.full(len(self.has), none, dtype=values.dtype)
+        out[self.has] = values[self.at]
+        return out
+
+
+def _bools(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A true/false Arrow column as a NumPy array, null as false."""
+    flags: np.ndarray = values.fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+    return flags
 
 
 _FLAGS = ("paid", "refunded", "disputed")
@@ -320,9 +387,10 @@ def _joinable(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
+def transactions(records: dict[str, pd.DataFrame], shown: bool = True) -> pd.DataFrame:
     """Every transaction the records know, one per order (or per unclaimed charge), orders in
-    their order, then unclaimed charges (History sorts what it needs sorted)."""
+    their order, then unclaimed charges (History sorts what it needs sorted). `shown`: with
+    each element's value as exported (SHOWN: what the letter cites; the coverage needs none)."""
     orders = _order_transactions(records["orders"])
     ref_counts = orders.loc[orders["ref"] != "", "ref"].value_counts()
     unique_refs = orders.loc[members(orders["ref"], ref_counts[ref_counts == 1].index)]
@@ -331,20 +399,19 @@ def transactions(records: dict[str, pd.DataFrame]) -> pd.DataFrame:
     both = _joined(orders, charges)
     given = (both["customer_ip"] != "") | (both["device_id"] != "")
     for c in ELEMENTS:
-        raw = both[c].str.strip()
-        both[c] = usable_identifiers(both[c], c)
-        both[f"shown_{c}"] = raw.where(both[c] != "", "")  # as exported; a placeholder: none
+        both[c], exported = _identifiers(both[c], c, shown)
+        if exported is not None:
+            both[f"shown_{c}"] = exported
     both["placeholder_only"] = given & (both["customer_ip"] == "") & (both["device_id"] == "")
     listed = records["disputes"]["order_number"].dropna().astype(str)
     both["disputed"] = both["disputed"] | members(both["key"], listed)
     both["fingerprint"] = both["card_fingerprint"]
-    both["shipping_address"] = _norm_address(both["shipping_address"])
     day = pd.to_datetime(
         both["date"].where(both["date"] != ""), utc=True, errors="coerce", format="ISO8601"
     )
     both["day"] = (day.dt.floor("D") - pd.Timestamp("1970-01-01", tz="UTC")).dt.days
     flags = ["paid", "refunded", "disputed", "placeholder_only"]
-    return both[["key", *_TEXT, "amount", *flags, "day", *SHOWN]]
+    return both[["key", *_TEXT, "amount", *flags, "day", *(SHOWN if shown else ())]]
 
 
 class History:

@@ -81,3 +81,24 @@ def test_no_orders_and_no_cards_are_said_plainly():
     c = coverage(transactions(records), NOW)
     assert c.active_cards == 0 and c.table().iloc[-1]["share of active cards (%)"] is None
     assert any(line.startswith("no card fingerprint on an order") for line in c.lines)
+
+
+def test_an_order_listed_again_counts_once_as_its_first_line_in_its_latest_file_says():
+    records = history()
+    orders = records["orders"]
+    again = orders.loc[orders["order_number"] == "1000"].assign(_seq=2, customer_ip="")
+    line_2 = orders.loc[orders["order_number"] == "1002"].assign(customer_ip="81.2.69.50")
+    records["orders"] = pd.concat([orders, again, line_2], ignore_index=True)
+    c = coverage(transactions(records, shown=False), NOW)
+    # order 1000 (card 0) dropped again without its IP; order 1002's second line not counted
+    assert (c.orders, c.with_element["customer_ip"]) == (31, 12)
+    assert (c.active_cards, c.qualify) == (10, 5)
+
+
+def test_a_refunded_amount_covering_the_order_is_a_refund_and_an_empty_column_is_none():
+    records = history()
+    orders = records["orders"]
+    orders["refunded_amount"] = ""
+    assert coverage(transactions(records, shown=False), NOW).qualify == 6
+    orders.loc[orders["order_number"] == "1000", "refunded_amount"] = "50.00"  # card 0
+    assert coverage(transactions(records, shown=False), NOW).qualify == 5

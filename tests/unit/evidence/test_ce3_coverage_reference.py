@@ -18,6 +18,7 @@ from dispute_evidence.evidence.ce3 import (
     ELEMENTS,
     PAID,
     REFUNDED,
+    SHOWN,
     History,
     is_placeholder,
     is_public_ip,
@@ -160,3 +161,25 @@ def test_same_day_priors_are_cited_by_order_number_whatever_the_exports_order(li
     verdict = History.from_records(records, NOW).check("2000")
     assert verdict.qualifies
     assert [p.order_number for p in verdict.priors] == ["1001", "1002"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_coverages_history_is_the_letters_without_the_values_as_exported(seed):
+    records = generated(seed)
+    full, narrow = ce3_transactions(records), ce3_transactions(records, shown=False)
+    assert set(SHOWN) <= set(full.columns) and not set(SHOWN) & set(narrow.columns)
+    pd.testing.assert_frame_equal(narrow, full.drop(columns=list(SHOWN)))
+    assert coverage(narrow, NOW) == coverage(full, NOW)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_charges_that_all_name_their_order_as_written_count_as_the_reference_counts(seed):
+    records = generated(seed)  # the join then reuses where each charge's order was found
+    charges = records["payments"]
+    records["payments"] = charges.loc[
+        charges["order_number"].isin(records["orders"]["order_number"])
+    ]
+    fast = coverage(ce3_transactions(records, shown=False), NOW)
+    active, qualify, if_captured = reference(records)
+    assert active > 10 and 0 < qualify < active
+    assert (fast.active_cards, fast.qualify, fast.if_captured) == (active, qualify, if_captured)

@@ -111,7 +111,7 @@ def kept_coverage(store: StateStore, now: datetime, keep: bool = True) -> Covera
     if kept is not None and _fresh(store, kept, now, latest):
         return Coverage.from_json(kept.body)
     records = {kind: store.load_records([kind], cols)[kind] for kind, cols in HISTORY.items()}
-    found = coverage(transactions(records), now).dated(
+    found = coverage(transactions(records, shown=False), now).dated(
         now.strftime("%Y-%m-%d"),
         f"worked out again when your orders and charges grow by {REFRESH_SHARE:.0%} "
         f"or after {REFRESH_DAYS} days",
