@@ -8,7 +8,8 @@ the log.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -117,10 +118,35 @@ def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
         raise steps.Terminated
 
     previous = signal.signal(signal.SIGTERM, terminated)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = said_again(previous_hook)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = previous_hook
+
+
+def said_again(
+    previous: Callable[[Any], object],
+) -> Callable[[Any], None]:
+    """An unraisable hook: a SIGTERM that landed while a finaliser ran (an event loop's
+    __del__, say) cannot leave it, and Python would print its traceback and go on. The run
+    must still stop: the signal is given to the main thread again, a moment later from another
+    thread, so it lands after the finaliser; anything else goes to `previous`."""
+    import _thread
+    import signal
+    import threading
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, steps.Terminated):
+            again = threading.Timer(0.1, _thread.interrupt_main, args=(signal.SIGTERM,))
+            again.daemon = True  # (a moment later: once the hook and the finaliser returned)
+            again.start()
+            return
+        previous(unraisable)
+
+    return hook
 
 
 def publish(
