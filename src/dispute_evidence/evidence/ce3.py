@@ -38,8 +38,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dispute_evidence import clock
+from dispute_evidence.evidence.playbooks import FRAUD_REASONS
 
-FRAUD_REASONS = frozenset({"fraudulent", "unrecognized"})
 ELEMENTS = ("customer_ip", "device_id", "customer_account_id", "shipping_address")
 PRIMARY = frozenset({"customer_ip", "device_id"})
 LABELS = {

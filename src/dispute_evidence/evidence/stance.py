@@ -20,22 +20,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+from dispute_evidence.evidence.playbooks import family_of
+
+__all__ = ["Stance", "family_of", "message_stance"]
+
 StanceKind = Literal["supports", "concedes", "neutral"]
-
-FAMILIES = {
-    "fraudulent": "fraud",
-    "unrecognized": "fraud",
-    "product_not_received": "not_received",
-    "product_unacceptable": "not_as_described",
-    "credit_not_processed": "credit_not_processed",
-    "subscription_canceled": "subscription_canceled",
-    "duplicate": "duplicate",
-}
-
-
-def family_of(reason: str) -> str:
-    return FAMILIES.get(reason.strip().lower(), "general")
-
 
 _NOT = r"(?:never|not|n't|no|still (?:have|has)n't|yet to|hasn't|haven't|didn't|did not)"
 _NON_RECEIPT = re.compile(
@@ -91,7 +80,7 @@ NEUTRAL = Stance("neutral", "")
 
 
 def message_stance(text: str, family: str, on: date | None = None, charged: str = "") -> Stance:
-    """A message's stance for a claim of `family` (evidence/letter.py FAMILIES); `on`: the
+    """A message's stance for a claim of `family` (evidence/playbooks.py); `on`: the
     message's date, `charged`: the disputed charge's date (YYYY-MM-DD), for cancellations."""
     t = " ".join(text.lower().replace("’", "'").split())
     if family == "not_as_described":

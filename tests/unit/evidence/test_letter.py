@@ -153,7 +153,7 @@ def test_a_list_of_attachments_is_not_a_claim_and_argues_nothing():
 def test_a_quote_that_ends_in_its_own_full_stop_or_question_mark_gets_no_second_one():
     """Seen in docs/letters: “…original packaging.”. and “…the 8.5in one?”. on the letter."""
     policy = DocumentFacts("policy.pdf", "", "policy", "text",
-                           policy_clause=Quote("Returns are accepted within 30 days.", 1))  # fmt: skip
+                           policy_clauses={"refund": Quote("Returns are accepted within 30 days.", 1)})  # fmt: skip
     email = DocumentFacts("email.pdf", "", "communication", "text", messages=(
         Message(date(2026, 10, 7), "ann@example.com", Quote("Can I swap it?", 1)),
         Message(None, None, Quote("I changed my mind", 1))))  # fmt: skip

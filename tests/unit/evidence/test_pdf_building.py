@@ -301,7 +301,7 @@ def test_the_packet_puts_the_documents_in_the_order_the_letter_names_them():
                         delivery=Delivery(date(2026, 10, 6), "A. Smith", None,
                                           Quote("Delivered on 2026-10-06, signed by A. Smith", 1)))  # fmt: skip
     policy = DocumentFacts("a_policy.pdf", "", "policy", "text", 1,
-                           policy_clause=Quote("Returns are accepted within 30 days.", 1))  # fmt: skip
+                           policy_clauses={"refund": Quote("Returns are accepted within 30 days.", 1)})  # fmt: skip
     read = [policy, DocumentFacts("m_receipt.pdf", "", "receipt", "not_read"), pod]  # by name
     facts = payload(
         dispute={"reason": "product_unacceptable", "amount": 49.5, "currency": "EUR"},
