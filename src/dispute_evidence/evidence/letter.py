@@ -32,6 +32,7 @@ from dispute_evidence.evidence.letter_facts import (
 from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.letter_head import money as _money
 from dispute_evidence.evidence.playbooks import CREDIT_NOT_PROCESSED, playbook_for
+from dispute_evidence.evidence.thesis import thesis
 
 __all__ = [
     "FILE",
@@ -89,6 +90,8 @@ class Letter:
     statement: tuple[Sentence, ...] = ()
     # Visa CE 3.0: the disputed order and the two earlier ones side by side (ce3_table.py)
     ce3_table: tuple[tuple[str, ...], ...] = ()
+    # the body's first sentence: the claim answered by the decisive proof (evidence/thesis.py)
+    thesis: Sentence | None = None
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -107,7 +110,15 @@ class Letter:
     def sources(self) -> list[str]:
         """The source keys, in first-use order (the appendix numbers them so)."""
         keys = [self.reason_source] if self.reason_source else []
-        said = (*self.context, *self.conceded, *self.sentences, *self.statement, *self.timeline)
+        opening = (self.thesis,) if self.thesis else ()
+        said = (
+            *opening,
+            *self.context,
+            *self.conceded,
+            *self.sentences,
+            *self.statement,
+            *self.timeline,
+        )
         keys += [s.source for s in said]
         return list(dict.fromkeys(keys))
 
@@ -140,6 +151,8 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     code = case.dispute.network_reason_code
     charge = case.disputed_charge
     brand = charge.card_brand if charge else ""  # never a declined attempt's
+    # first: what it quotes is argued, not listed again; the claim alone when records concede
+    opening = thesis(facts, argues=not facts.conceded())
     sentences: list[Sentence] = []
     made: list[str] = []  # what wins (evidence/wins.py) counts the arguments a letter used
     for name in playbook.decisive:  # the playbook's arguments, strongest first
@@ -175,9 +188,10 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
         timeline,
         tuple(conceded),
         request.replace("payment of disputed", "disputed payment"),
-        _cited([*conceded, *points, *rest, *timeline], facts.listed),
+        _cited([opening, *conceded, *points, *rest, *timeline], facts.listed),
         header(case, code),
         tuple(made),
         tuple(facts.statement()),
         ce3_rows(case.ce3_disputed, case.ce3_priors) if "ce3" in made else (),
+        opening,
     )

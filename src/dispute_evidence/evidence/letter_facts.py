@@ -148,7 +148,9 @@ class Facts:
         return out
 
     def delivery(self) -> list[Sentence]:
-        """The case's one delivery fact, quoted from its document when a document proves it."""
+        """The case's one delivery fact: a proof of delivery quoted (its date, place, signer
+        and words, by its exhibit), our shipment record used only to tie it to the order;
+        else our shipment record's delivery, said as ours."""
         d, c = self.case.delivery, self.case
         if not d.delivered:
             return []
@@ -160,21 +162,35 @@ class Facts:
             parcels = [s for s in c.shipments if s.tracking_number]
             open_ = [s.tracking_number for s in parcels if not s.delivery.delivered]
             if open_ and len(parcels) > 1:  # delivered in part: said as partial, never whole
-                return [Sentence(f"The carrier records parcel {d.tracking_number} of this order "
-                                 f"as delivered{on}; {_list(open_)} "
+                return [Sentence(f"Our shipment record shows parcel {d.tracking_number} of this "
+                                 f"order delivered{on}; {_list(open_)} "
                                  f"{'is' if len(open_) == 1 else 'are'} not shown delivered.",
                                  "shipments")]  # fmt: skip
-            return [
-                Sentence(f"The carrier records the order as delivered{on}{track}.", "shipments")
-            ]
+            return [Sentence(f"Our shipment record shows the order delivered{on}{track}.",
+                             "shipments")]  # fmt: skip
         self.argued.add(d.document)
         where = f" to {d.where}" if d.where else ""
         signed = f", signed for by {d.signed_by}" if d.signed_by else ""
-        said = f"delivery{on}{where}{signed}" + (f": {_quoted(d.quote)}" if d.quote else ".")
+        said = f"delivery{on}{where}{signed}" + (f": {quoted(d.quote)}" if d.quote else ".")
         # the shipments sheet's own status beside it (a stale "in transit") is the analyst's to
         # settle (the report names it), never set against the carrier's signed proof here
-        return [Sentence(f"The proof of delivery ({self._cite(d.document, d.page)}) records the "
-                         f"{said}", FILE + d.document)]  # fmt: skip
+        out = [Sentence(f"The proof of delivery ({self.cite(d.document, d.page)}) records the "
+                        f"{said}", FILE + d.document)]  # fmt: skip
+        return out + self._tied_to_order(d.document)
+
+    def _tied_to_order(self, document: str) -> list[Sentence]:
+        """Our shipment record's one use beside a carrier's proof: the proof's tracking number
+        is this order's parcel."""
+        doc = next((x for x in self.case.documents if x.name == document), None)
+        ours = {s.tracking_number: s for s in self.case.shipments if s.tracking_number}
+        named = [t for t in (doc.tracking_numbers if doc else ()) if t in ours]
+        if not named:
+            return []
+        s = ours[named[0]]
+        how = f"{s.carrier} " if s.carrier else ""
+        return [Sentence(f"The tracking number it names, {named[0]}, is the {how}parcel our "
+                         f"shipment record holds for order {self.case.order_number}.",
+                         "shipments")]  # fmt: skip
 
     def policy(self) -> list[Sentence]:
         """Each policy's clause that answers the reason (its playbook's topics, the best
@@ -188,14 +204,14 @@ class Facts:
             q = next((clauses[t] for t in playbook.policy_topics if t in clauses), None)
             if q := q or (doc.policy_clause if playbook.family == GENERAL else None):
                 self.argued.add(doc.name)
-                out.append(Sentence(f"Our policy ({self._cite(doc.name, q.page)}) says: {_quoted(q.text)}",
+                out.append(Sentence(f"Our policy ({self.cite(doc.name, q.page)}) says: {quoted(q.text)}",
                                     FILE + doc.name))  # fmt: skip
         return out[:2]
 
     def as_sold(self) -> list[Sentence]:
         """The product as its listing sold it: the description's opening, quoted."""
         return [Sentence(f"As sold, the listing of {x.title} described it as: "
-                         f"{_quoted(opening(x.description))}", "products")
+                         f"{quoted(opening(x.description))}", "products")
                 for x in self.case.as_sold[:2]]  # fmt: skip
 
     def statement(self) -> list[Sentence]:
@@ -223,8 +239,8 @@ class Facts:
             self.argued.add(doc.name)
             when = f"On {m.on.isoformat()}, " if m.on else ""
             who = m.author or "the customer"
-            out.append(Sentence(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
-                                f"{_quoted(m.quote.text)}", FILE + doc.name))  # fmt: skip
+            out.append(Sentence(f"{when}{who} wrote ({self.cite(doc.name, m.quote.page)}): "
+                                f"{quoted(m.quote.text)}", FILE + doc.name))  # fmt: skip
         return out[:3]
 
     def refund(self) -> list[Sentence]:
@@ -261,10 +277,10 @@ class Facts:
             return []
         parts = [_charge(c) for c in live]
         if len(parts) == 1:
-            text = f"Our payments export shows one charge for this order: {parts[0]}."
+            text = f"One charge was made for this order: {parts[0]}."
         else:
-            text = (f"Our payments export shows {len(parts)} charges for this order, each of a "
-                    f"different amount or day: {_list(parts)}.")  # fmt: skip
+            text = (f"{len(parts)} charges were made for this order, each of a different amount "
+                    f"or day: {_list(parts)}.")  # fmt: skip
         return [Sentence(text, "payments")]
 
     def delivered_to_verified_address(self) -> list[Sentence]:
@@ -286,10 +302,8 @@ class Facts:
         if not self.case.charges:
             return []
         parts = [_charge(c) for c in self.case.charges]
-        one = "one charge" if len(parts) == 1 else f"{len(parts)} charges"
-        return [
-            Sentence(f"Our payments export shows {one} for this order: {_list(parts)}.", "payments")
-        ]
+        one = "One charge was" if len(parts) == 1 else f"{len(parts)} charges were"
+        return [Sentence(f"{one} made for this order: {_list(parts)}.", "payments")]
 
     def descriptions(self) -> list[Sentence]:
         for c in self.case.charges:
@@ -313,7 +327,7 @@ class Facts:
         return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders that were "
                          f"never disputed, {_list(told)}.", "history")]  # fmt: skip
 
-    def _cite(self, doc: str, page: int | None) -> str:
+    def cite(self, doc: str, page: int | None) -> str:
         return _page(doc, page, self.exhibits.get(doc))
 
     def files(self) -> list[Sentence]:
@@ -341,8 +355,8 @@ class Facts:
                     continue
                 when = f"On {m.on.isoformat()}, " if m.on else ""
                 who = m.author or "the customer"
-                out.append(Sentence(_cap(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
-                                         f"{_quoted(m.quote.text)}"), FILE + doc.name))  # fmt: skip
+                out.append(Sentence(_cap(f"{when}{who} wrote ({self.cite(doc.name, m.quote.page)}): "
+                                         f"{quoted(m.quote.text)}"), FILE + doc.name))  # fmt: skip
         return out
 
     def timeline(self) -> list[Sentence]:
@@ -353,7 +367,7 @@ class Facts:
                 for e in events[:8]]  # fmt: skip
 
 
-def _quoted(text: str) -> str:
+def quoted(text: str) -> str:
     """A quote that ends the sentence: its own full stop or question mark ends it too."""
     return f"“{text}”" + ("" if text.rstrip().endswith((".", "!", "?")) else ".")
 

@@ -158,12 +158,10 @@ def letter_story(
         Spacer(1, 4 * mm),
         Paragraph("To the reviewer of this dispute,", _TEXT),
     ]  # fmt: skip
-    if letter.reason_source:
-        story.append(
-            Paragraph(_marked(Sentence(letter.reason_line, letter.reason_source), numbers), _TEXT)
-        )
-    else:
-        story.append(Paragraph(_text(letter.reason_line), _TEXT))
+    # the thesis first: the claim answered by the decisive proof (the header names the reason)
+    story.append(
+        Paragraph(_text(letter.thesis.text if letter.thesis else letter.reason_line), _TEXT)
+    )
     if letter.context:
         story.append(Paragraph("The order", _HEAD))
         story.append(Paragraph(" ".join(_marked(s, numbers) for s in letter.context), _TEXT))

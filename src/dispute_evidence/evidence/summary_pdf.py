@@ -343,11 +343,27 @@ def _by_label(words: str, fact: DeliveryFact, exhibits: dict[str, Exhibit]) -> s
     return words.replace(f"(per {fact.cite})", f"(per {x.cite(fact.page)})") if x else words
 
 
+def _proven(case: CaseFacts) -> set[str]:
+    """The parcels (tracking numbers) the case's signed or dated proof of delivery is for: the
+    ones it names, or the order's one parcel. Their row states the proof, never our record's
+    stale "in transit" beside it (issue 44, item 5: the analyst is told of the disagreement)."""
+    d = case.delivery
+    if d.source != "files" or not d.delivered:
+        return set()
+    doc = next((x for x in case.documents if x.name == d.document), None)
+    named = set(doc.tracking_numbers) if doc else set()
+    ours = {s.tracking_number for s in case.shipments}
+    return (named & ours) or (ours if len(case.shipments) == 1 else set())
+
+
 def _shipping_section(case: CaseFacts, exhibits: dict[str, Exhibit]) -> list[Any]:
     """The case's one delivery fact, then each carrier row as the carrier records it (a proof
     of delivery that outweighs it is the Delivery line, and the Note states both)."""
+    proven = _proven(case)
+    proof = _by_label(case.delivery_words, case.delivery, exhibits)
     ships: list[list[object]] = [
-        [s.carrier, s.tracking_number, _date(case, "shipped", s.shipped_on), case.said(s.delivery)]
+        [s.carrier, s.tracking_number, _date(case, "shipped", s.shipped_on),
+         proof if s.tracking_number in proven else case.said(s.delivery)]
         for s in case.shipments
     ]  # fmt: skip
     return _section(
@@ -365,7 +381,7 @@ def _shipping_section(case: CaseFacts, exhibits: dict[str, Exhibit]) -> list[Any
         Spacer(1, 2 * mm) if ships else None,
         _table(
             [
-                ["Carrier", "Tracking number", "Shipped (UTC)", "Status in our records"],
+                ["Carrier", "Tracking number", "Shipped (UTC)", "Delivery"],
                 *_cut(ships, "shipments"),
             ],
             [30 * mm, 60 * mm, 40 * mm, 40 * mm],

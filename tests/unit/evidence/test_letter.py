@@ -77,9 +77,7 @@ def test_each_family_argues_from_its_own_facts():
     refund = _claims(_payload("credit_not_processed", refunded_amount=25))
     assert refund == ["A refund of 25.00 USD was issued on this order."]
     dup = _claims(_payload("duplicate", "12.6.1", payments=[CHARGE]))
-    assert dup == [
-        "Our payments export shows one charge for this order: ch_1 (129.00 USD, 2026-10-02)."
-    ]
+    assert dup == ["One charge was made for this order: ch_1 (129.00 USD, 2026-10-02)."]
     sub = _claims(_payload("subscription_canceled", payments=[{**CHARGE, "description": "Box"}]),
                   ["1041 policy.pdf"])  # fmt: skip
     assert sub[1:] == ["The charge was described as: Box.", "The order was placed with the name Ann Smith "
