@@ -11,6 +11,7 @@ says what was entered at checkout (and observed: IP, device), never who the pers
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -24,7 +25,7 @@ from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.facts import Charge, ShipmentRow
 from dispute_evidence.evidence.letter_head import money as _money
-from dispute_evidence.evidence.playbooks import GENERAL, playbook_for
+from dispute_evidence.evidence.playbooks import playbook_for
 from dispute_evidence.evidence.products import opening
 
 MAX_ITEMS = 5  # products or files named in one sentence
@@ -195,17 +196,19 @@ class Facts:
     def policy(self) -> list[Sentence]:
         """Each policy's clause that answers the reason (its playbook's topics, the best
         first: the return window for a late return, the cancellation cutoff for a renewal);
-        a clause about something else is never quoted. Of two versions of one document, the
-        newer one's. Only a general dispute quotes a policy's general clause."""
+        a clause about something else is never quoted, nor a final-sale rule. Its number is
+        kept whole ("clause 4.2"). Of two versions of one document, the newer one's."""
         out = []
         playbook = playbook_for(self.case.dispute.reason)
         for doc in _newest_versions(self.case.documents):
             clauses = doc.policy_clauses
             q = next((clauses[t] for t in playbook.policy_topics if t in clauses), None)
-            if q := q or (doc.policy_clause if playbook.family == GENERAL else None):
+            if q is not None:
                 self.argued.add(doc.name)
-                out.append(Sentence(f"Our policy ({self.cite(doc.name, q.page)}) says: {quoted(q.text)}",
-                                    FILE + doc.name))  # fmt: skip
+                number, text = _clause_number(q.text)
+                clause = f", clause {number}," if number else ""
+                out.append(Sentence(f"Our policy ({self.cite(doc.name, q.page)}){clause} says: "
+                                    f"{quoted(text)}", FILE + doc.name))  # fmt: skip
         return out[:2]
 
     def as_sold(self) -> list[Sentence]:
@@ -365,6 +368,15 @@ class Facts:
             return []
         return [Sentence(f"{e.on}: {e.what}.", FILE + e.document if e.document else e.source)
                 for e in events[:8]]  # fmt: skip
+
+
+_NUMBER = re.compile(r"^(\d{1,2}(?:\.\d{1,2})+)\.?\s+(?=\S)")
+
+
+def _clause_number(text: str) -> tuple[str, str]:
+    """("4.2", "Returns are accepted …") of a numbered clause; ("", text) of another."""
+    m = _NUMBER.match(text)
+    return (m[1], text[m.end() :]) if m else ("", text)
 
 
 def quoted(text: str) -> str:

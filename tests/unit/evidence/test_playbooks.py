@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dispute_evidence.documents import policytext
 from dispute_evidence.evidence.completeness import ITEMS
 from dispute_evidence.evidence.letter_facts import Facts
 from dispute_evidence.evidence.playbooks import (
@@ -44,6 +45,8 @@ def test_every_name_a_playbook_holds_is_made_by_the_code(playbook) -> None:  # t
         assert callable(getattr(Facts, name, None)), f"{playbook.family}: no argument {name!r}"
     for item in (*playbook.core, *playbook.helps):
         assert item in ITEMS, f"{playbook.family}: no completeness item {item!r}"
+    topics = {*policytext.TOPICS, policytext.RETURN_WINDOW}  # a final-sale rule never
+    assert set(playbook.policy_topics) <= topics, playbook.policy_topics
     assert 0 < playbook.prior < 1
     assert "{amount}" in playbook.request
     assert playbook.concedes and playbook.thesis
