@@ -340,11 +340,15 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
         events.append(Event(d.on, f"Delivered{signed}", d.source, d.document))
     if case.cancelled_on:
         events.append(Event(case.cancelled_on, "Order cancelled", "order"))
-    for doc in case.documents:
-        for m in doc.messages:
-            if m.on:
-                who = m.author or "The customer"
-                events.append(Event(m.on.isoformat(), f"{who} wrote", "files", doc.name))
+    for x in case.credits:  # credits, with their reference (issue 44, item 11)
+        if x.on:
+            said = replace(x, on="").words()  # "20.00 USD (reference re_1)": dated by the line
+            events.append(Event(x.on, f"Refund of {said} issued", x.source))
+    for doc, m, st in case.stances():  # what each message says to the claim, when it says it
+        if m.on:
+            who = m.author or "The customer"
+            what = f" ({st.why})" if st.kind != "neutral" and st.why else ""
+            events.append(Event(m.on.isoformat(), f"{who} wrote{what}", "files", doc.name))
     if case.api and case.api.opened_on:
         events.append(Event(case.api.opened_on, "Dispute opened", "dispute"))
     return tuple(sorted(events, key=lambda e: e.on))

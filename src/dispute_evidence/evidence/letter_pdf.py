@@ -13,11 +13,11 @@ from typing import Any
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
-from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
+from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import CaseFacts
-from dispute_evidence.evidence.exhibits import Exhibit
+from dispute_evidence.evidence.exhibits import Exhibit, caption
 from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
 from dispute_evidence.names import visible
 
@@ -113,15 +113,18 @@ def _ce3_table(rows: tuple[tuple[str, ...], ...]) -> list[Any]:
     return [Spacer(1, 0.5 * mm), table, Spacer(1, 2 * mm)]
 
 
-def _exhibit_list(exhibits: Mapping[str, Exhibit]) -> list[Any]:
-    """The exhibits the letter cites by label: in a packet, what each is and where it begins;
-    else the file each one is, so the reviewer can match a label to a file sent on its own."""
+def _exhibit_list(exhibits: Mapping[str, Exhibit], case: CaseFacts) -> list[Any]:
+    """The exhibits the letter cites by label, each with a caption saying what it shows: in a
+    packet, where it begins; else the file each one is, so the reviewer can match a label to
+    a file sent on its own."""
     if not exhibits:
         return []
     shown = list(exhibits.values())[:MAX_EXHIBITS]
     packet = any(x.start for x in shown)
-    lines = [f"Exhibit {x.label}: {x.words}, page {x.start}" if packet
-             else f"Exhibit {x.label}: {x.name} ({x.words})" for x in shown]  # fmt: skip
+    read = {d.name: d for d in case.documents}
+    said = {x.label: caption(x, read.get(x.name)) for x in shown}
+    lines = [f"Exhibit {x.label}: {said[x.label]} (page {x.start})" if packet
+             else f"Exhibit {x.label}: {x.name} ({said[x.label]})" for x in shown]  # fmt: skip
     if len(exhibits) > MAX_EXHIBITS:
         lines.append(f"… and {len(exhibits) - MAX_EXHIBITS} more, listed on the data sheet")
     title = "Exhibits in this packet" if packet else "Exhibits (each sent as a file of its own)"
@@ -188,20 +191,30 @@ def letter_story(
     if letter.timeline:
         story.append(Paragraph("Timeline", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
-    if letter.request:
-        story.append(Paragraph(_text(letter.request), _TEXT))
-    # the exhibits it cites (a document it never argues, another parcel's proof, is not named
-    # here; the data sheet lists every exhibit)
+    closing = _closing(letter, case, exhibits or {})
+    # the closing never stands alone on a page: the body's last lines go over with it
+    body, carried = story[:-CARRIED], story[-CARRIED:]
+    return [*body, KeepTogether([*carried, *closing])]
+
+
+CARRIED = 3  # the body's last flowables kept on the closing's page
+
+
+def _closing(letter: Letter, case: CaseFacts, exhibits: Mapping[str, Exhibit]) -> list[Any]:
+    """The request, the exhibits it cites (a document it never argues, another parcel's proof,
+    is not named here; the data sheet lists every exhibit), and the signature."""
+    merchant = case.merchant
+    out: list[Any] = [Paragraph(_text(letter.request), _TEXT)] if letter.request else []
     cited = set(letter.documents)
-    story += _exhibit_list({n: x for n, x in (exhibits or {}).items() if n in cited})
-    story += [
+    out += _exhibit_list({n: x for n, x in exhibits.items() if n in cited}, case)
+    out += [
         Spacer(1, 3 * mm),
         Paragraph("The data sheet on the next page shows the order, payment checks, shipping "
-                  "and customer in full" + _cited_by(exhibits or {}), _NOTE),
+                  "and customer in full" + _cited_by(exhibits), _NOTE),
     ]  # fmt: skip
     if merchant and merchant.merchant_name:
-        story += [Spacer(1, 3 * mm), Paragraph(_text(merchant.merchant_name), _TEXT)]
-    return story
+        out += [Spacer(1, 3 * mm), Paragraph(_text(merchant.merchant_name), _TEXT)]
+    return out
 
 
 APPENDIX_TITLE = "For the merchant's records: where this response's statements come from"

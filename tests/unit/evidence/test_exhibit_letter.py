@@ -53,8 +53,10 @@ def test_the_letter_cites_each_document_by_its_exhibit_label_and_page():
 def test_in_files_mode_the_letters_page_maps_each_label_to_its_file():
     letter = _page_one(summary_pdf("dp_1", wire_facts(_payload()), [RECEIPT, POD, CHAT]))
     listed = letter.split("Exhibits (each sent as a file of its own)", 1)[1]
-    assert "Exhibit A: 5000 proof of delivery.pdf (proof of delivery)" in listed
-    assert "Exhibit B: 5000 chat.pdf (customer communication)" in listed
+    # each with a caption saying what it shows (issue 44, item 11)
+    assert ("Exhibit A: 5000 proof of delivery.pdf (proof of delivery: delivered 2026-10-06, "
+            "signed by J. Doe)") in listed  # fmt: skip
+    assert "Exhibit B: 5000 chat.pdf (customer communication: 1 message, 2026-10-07)" in listed
     assert "Exhibit C: 5000 receipt.pdf (receipt or invoice)" in listed
     # the files go as they were dropped: no stamp on them is promised
     assert "the list above names its file" in letter and "every page of it" not in letter

@@ -285,14 +285,15 @@ def _build(
     placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes(), a.kind)
               for f, a in zip(docs, attached, strict=True)]  # fmt: skip
     cited = build_letter(facts, attached).documents  # the packet's order, before its pages
-    back = sources_pdf(pid, facts, attached, sources)  # the merchant's: the packet's very end
+    back = sources_pdf(pid, facts, attached, sources)  # the merchant's: the review copy's end
     if policy.upload == "packet":
+        # uploaded: no page names an export file or its rows (issue 44, item 11), so the
+        # sources stay with the merchant (the review copy of `files` mode, the report)
         packet = build_packet(
             lambda pages: summary_pdf(pid, facts, attached, notice=notice, pages=pages),
             placed,
             profile,
             cited=cited,
-            back=back,
         )
         return _Made(packet.body, "packet", packet, packet.over)
     summary = summary_pdf(pid, facts, attached, notice=notice)
