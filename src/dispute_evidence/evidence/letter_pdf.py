@@ -8,6 +8,8 @@ record) is for the merchant's records, in an appendix at the very end of the pac
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from reportlab.lib import colors
@@ -79,14 +81,27 @@ def _cut(value: str, limit: int) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
-def _header_table(letter: Letter) -> list[Any]:
-    """The disputed transaction identified, in a small two-column block under the title."""
-    if not letter.header:
-        return []
+@dataclass(frozen=True)
+class LetterHead:
+    """What the engine knows and the payload does not: the date the letter was written, and
+    the merchant's contact (`[merchant] merchant_contact`)."""
+
+    dated: date | None = None
+    contact: str = ""
+
+
+def _header_table(letter: Letter, head: LetterHead) -> list[Any]:
+    """The disputed transaction identified, in a small two-column block under the title, with
+    the letter's date and who to contact."""
+    said = [("Date of this letter", head.dated.isoformat() if head.dated else ""),
+            *letter.header, ("Merchant contact", head.contact)]  # fmt: skip
     rows = [
         [Paragraph(_text(k), _NOTE), Paragraph(_text(_cut(v, HEADER_CHARS)), _TEXT)]
-        for k, v in letter.header
+        for k, v in said
+        if v
     ]
+    if not rows:
+        return []
     table = Table(rows, colWidths=[48 * mm, 122 * mm])
     table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
                                ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
@@ -144,6 +159,7 @@ def letter_story(
     letter: Letter,
     case: CaseFacts,
     exhibits: Mapping[str, Exhibit] | None = None,
+    head: LetterHead | None = None,
 ) -> list[Any]:
     """Page 1: to the reviewer, the dispute in plain words, the order, and our case, then the
     exhibits it cites by label (`exhibits`)."""
@@ -157,7 +173,7 @@ def letter_story(
     story: list[Any] = [
         Paragraph(_text(f"Response to dispute {pid}"), _TITLE),
         Paragraph(_text(" · ".join(x for x in (who, f"order {case.order_number}") if x)), _NOTE),
-        *_header_table(letter),
+        *_header_table(letter, head or LetterHead()),
         Spacer(1, 4 * mm),
         Paragraph("To the reviewer of this dispute,", _TEXT),
     ]  # fmt: skip

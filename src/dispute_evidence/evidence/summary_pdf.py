@@ -45,7 +45,7 @@ from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import Letter, letter_for
-from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
+from dispute_evidence.evidence.letter_pdf import LetterHead, appendix_story, letter_story
 from dispute_evidence.names import visible
 
 GENERATOR = "dispute-evidence summary v6"  # part of the input hash: a new layout, a new version
@@ -130,6 +130,7 @@ def summary_pdf(
     *,
     notice: str | None = None,
     pages: dict[str, int] | None = None,
+    head: LetterHead | None = None,
 ) -> bytes:
     """The summary of one dispute's evidence; `attached`: the other files sent with it (their
     names, or what was read from them).
@@ -138,7 +139,8 @@ def summary_pdf(
     DATA_SHEET_PAGES pages, cells clipped to fit). Both read one case (evidence/case.py), so
     they cannot disagree on delivery, dates or amounts; where their statements come from is
     `sources_pdf`, for the packet's very end. `notice`: what this version replaces and why, on
-    top of page 1; `pages`: each attached document's first page in the packet."""
+    top of page 1; `pages`: each attached document's first page in the packet; `head`: the
+    letter's date and the merchant's contact (none: neither is printed)."""
     case = build_case(facts, documents_named(attached))
     merchant = case.merchant
     letter, exhibits = lettered(case, pages)
@@ -149,7 +151,7 @@ def summary_pdf(
             start, end = _Mark(), _Mark()
             story: list[Any] = [
                 *_notice(notice),
-                *letter_story(provider_dispute_id, letter, case, exhibits),
+                *letter_story(provider_dispute_id, letter, case, exhibits, head),
             ]
             story += [
                 PageBreak(),
