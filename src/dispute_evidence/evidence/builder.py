@@ -370,14 +370,15 @@ def build_evidence(
             why = _no_order_lines(order_number, unclaimed_orders())
             incomplete.append(Incomplete(pid, order_number, due, why))
             continue
-        why = held_orders.get(order_number) or (
-            "" if send_partial else _lines_mismatch(lines, order_cols, order_facts[order_number])
+        facts_of_order = order_facts[order_number]
+        why, held_now = _waits(
+            lines, order_cols, facts_of_order, held_orders.get(order_number), send_partial
         )
         if why:
-            incomplete.append(Incomplete(pid, order_number, due, why, held=True))
+            incomplete.append(Incomplete(pid, order_number, due, why, held=held_now))
             continue
         statement, as_sold = known.of_dispute(pid, lines)
-        order, products = _order_parts(order_number, lines, order_cols, order_facts[order_number])
+        order, products = _order_parts(order_number, lines, order_cols, facts_of_order)
         shipments, tracking = _shipments_of(ship_rows.get(order_number, ()), ship_entries)
         facts = DisputeFacts(
             order,
@@ -488,6 +489,36 @@ def _merged_facts(lines: pd.DataFrame) -> dict[str, Any]:
     for f in NUMBER_FACTS:
         facts.update((f, v) for v in cols[f] if v is not None)
     return facts
+
+
+def _waits(
+    lines: list[int],
+    oc: dict[str, list[Any]],
+    facts: dict[str, Any],
+    held: str | None,
+    send_partial: bool,
+) -> tuple[str, bool]:
+    """Why the order's dispute is not sent yet ('' when it may go), and whether it is held
+    (a person decides: `send_partial` sends it) or waits for data (a line without a price:
+    the API takes none)."""
+    if unpriced := _unpriced(lines, oc):
+        return unpriced, False
+    return held or ("" if send_partial else _lines_mismatch(lines, oc, facts)), True
+
+
+def _unpriced(lines: list[int], oc: dict[str, list[Any]]) -> str:
+    """Why an order's lines cannot go yet: some have no price (an orders export without its
+    price columns: ingest says which); '' when every line has one."""
+    missing = [i for i in lines if oc["price"][i] is None]
+    if not missing:
+        return ""
+    titles = ", ".join(f"'{oc['product_title'][i]}'" for i in missing[:3])
+    source = oc["_file"][oc["_file_code"][missing[0]]]
+    return (
+        f"waiting for prices: {source} gives no price for {len(missing)} of the order's "
+        f"{len(lines)} line(s) ({titles}{' …' if len(missing) > 3 else ''}); export the orders "
+        "again with all their columns (prices included) and drop the file into the inbox"
+    )
 
 
 def _lines_mismatch(lines: list[int], oc: dict[str, list[Any]], facts: dict[str, Any]) -> str:
