@@ -51,8 +51,9 @@ class Rule:
 # In order: the first rule that holds decides.
 RULES = (
     Rule("disputes", frozenset({"provider_dispute_id"}), frozenset(),
-         "each row names a dispute ({provider_dispute_id}); its order columns name the "
-         "disputed order"),
+         "each row names a dispute ({provider_dispute_id}) and its order number joins it to "
+         "the order; the columns only {others} has are not read from this sheet (drop that "
+         "export too)"),
     Rule("refunds", frozenset({"refund_amount"}), frozenset({"payment_amount"}),
          "each row gives a refund amount ({refund_amount}) and no charge amount; a payment id "
          "there names the charge refunded, never a disputed charge, and a refund is no sale"),
@@ -84,7 +85,11 @@ def recognise(
         ruled = [(m, f) for m, f in fits if m.kind == rule.kind and rule.has <= f.keys()]
         if ruled and not rule.lacks & given:
             mapping, found = max(ruled, key=lambda mf: len(mf[1]))
-            why = rule.why.format(**{f: _shown(cells, found, f) for f in rule.has})
+            shown = {f: _shown(cells, found, f) for f in rule.has}
+            others = " or ".join(
+                sorted({KIND_WORDS[m.kind] for m, _ in fits} - {KIND_WORDS[rule.kind]})
+            )
+            why = rule.why.format(**shown, others=others)
             return Recognised(mapping, found, _note(mapping, fits, why))
     return Recognised(*best, _note(best[0], fits, "that layout reads the most of its columns"))
 
