@@ -7,10 +7,12 @@ columns found, and the report says which layout was taken and why (ingest/__init
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from dispute_evidence.ingest.layouts import CANONICAL, PRESETS, Kind, Mapping
+from dispute_evidence.ingest.layouts import CANONICAL, PRESETS, Kind, Mapping, norm_header
+from dispute_evidence.ingest.nearness import near
 
 # How the line starts: the engine tells it from a problem by this (engine/prepare/build.py)
 READ_AS = "read as"
@@ -77,6 +79,8 @@ def recognise(
     if not fits:
         return None
     own = [(m, f) for m, f in fits if m.signature]
+    if not own and near_layout(headers, cells, fits) is not None:
+        return None  # what it is, one typo away: explained (ingest/hints.py), never misread
     best = max(own or fits, key=lambda mf: len(mf[1]))
     if own or len({m.kind for m, _ in fits}) == 1:
         return Recognised(*best, _note(best[0], fits, "its headers are that export's own"))
@@ -92,6 +96,36 @@ def recognise(
             why = rule.why.format(**shown, others=others)
             return Recognised(mapping, found, _note(mapping, fits, why))
     return Recognised(*best, _note(best[0], fits, "that layout reads the most of its columns"))
+
+
+def near_layout(
+    headers: dict[str, int],
+    cells: Sequence[object] | None,
+    fits: list[tuple[Mapping, dict[str, tuple[int, ...]]]] | None = None,
+) -> Mapping | None:
+    """A canonical layout the rules pick over every layout that fits, missed only by headers
+    one edit from its required columns (a refunds log's `Refund Amout`): the sheet is told
+    against it, never read as the kind that fits (its payment ids as charges)."""
+    if fits is None:
+        fits = [(m, f) for m in (*PRESETS, *CANONICAL) if (f := m.resolve(headers)) is not None]
+    if not fits or any(m.signature for m, _ in fits):
+        return None
+    given = {fld for _, found in fits for fld in found}
+    texts = [str(c).strip() for c in cells or () if str(c).strip()]
+    for rule in RULES:
+        if rule.lacks & given:
+            continue
+        if any(m.kind == rule.kind and rule.has <= f.keys() for m, f in fits):
+            return None  # a layout that fits comes first
+        for m in (c for c in CANONICAL if c.kind == rule.kind):
+            missing = m.missing_required(headers)
+            nearly = {f for f in missing if any(near(t, n) for t in texts for n in m.columns[f])}
+            present = {
+                f for f, ns in m.columns.items() if any(norm_header(n) in headers for n in ns)
+            }
+            if missing and nearly == set(missing) and rule.has <= present | nearly:
+                return m
+    return None
 
 
 def _shown(cells: list[object] | None, found: dict[str, tuple[int, ...]], fld: str) -> str:

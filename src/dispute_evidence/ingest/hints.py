@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from dispute_evidence.ingest.choice import near_layout
 from dispute_evidence.ingest.layouts import CANONICAL, PRESETS, Mapping, norm_header
 from dispute_evidence.ingest.readers import Grid
 
@@ -28,7 +29,7 @@ def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
         )
 
     own = [p for p in PRESETS if p.signature <= headers.keys()]  # an export's own headers
-    best = max((*custom, *own, *CANONICAL), key=fit)
+    best = near_layout(headers, texts) or max((*custom, *own, *CANONICAL), key=fit)
     missing = best.missing_required(headers)
     read = {f: [texts[headers[norm_header(n)]] for n in names if norm_header(n) in headers]
             for f, names in best.columns.items()}  # fmt: skip

@@ -83,3 +83,23 @@ def test_a_stripe_export_with_refunds_is_a_payments_export(tmp_path):
     res = ingest_paths([write_csv(tmp_path / "unified_payments.csv", header, [charge])], tmp_path)
     assert (res.files[0].kind, res.files[0].layout) == ("payments", "Stripe payments export")
     assert res.records["refunds"].empty
+
+
+def test_a_near_miss_points_at_the_layout_that_fits_best(tmp_path):
+    """A refunds log whose refund amount header has a typo fits only the payments layout (a
+    payment id and an order number); it is not read as charges: the line says what it lacks as
+    a refunds log, did you mean 'Refund Amout', and the mapping to add."""
+    header = ["Order Number", "Payment ID", "Refund Amout", "Refunded On", "Reason"]
+    row = dict(
+        zip(
+            header,
+            ["#1001", "pay_PQx81LmA3nZc2k", "25792.00", "2025-12-10", "damaged"],
+            strict=True,
+        )
+    )
+    res = ingest_paths([write_csv(tmp_path / "refunds.csv", header, [row])], tmp_path)
+    assert res.records["payments"].empty and res.files[0].kind is None
+    (line,) = [r.line() for r in res.rejects]
+    assert "as refunds it lacks required column(s) refund_amount" in line, line
+    assert "did you mean 'Refund Amout' for refund_amount?" in line
+    assert 'kind = "refunds"' in line and 'refund_amount = "Refund Amout"' in line

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dispute_evidence.ingest import ingest_paths
-from dispute_evidence.ingest.near_headers import near, one_edit_apart
+from dispute_evidence.ingest.nearness import near, one_edit_apart
 from tests.ingest.layouts import SHIPSTATION, SHOPIFY_75, SHOPIFY_79, STRIPE_PAYMENTS, write_csv
 
 
