@@ -231,3 +231,21 @@ def cover(text: str, known: Collection[str] = ()) -> str:
     if "C" not in text.upper() or not _CODE.search(text):  # most text: no security code
         return text
     return _CODE.sub(lambda m: m.group(1) + m.group(2) + "•" * len(m.group(3)), text)
+
+
+def covered(value: object) -> object:
+    """`value` (JSON-like: text, mappings, lists) with a card number covered in every text it
+    holds, a bare number aside: a value that is only digits is an identifier its field names
+    (an order's own number), never a card typed into prose (ingest looked at it with its
+    column). What is unchanged is returned as it is (the same object)."""
+    if isinstance(value, str):
+        return cover(value) if may_hold_one(value) and not value.isdigit() else value
+    if isinstance(value, dict):
+        out = {k: covered(v) for k, v in value.items()}
+        return value if all(out[k] is v for k, v in value.items()) else out
+    if isinstance(value, list | tuple):
+        items = [covered(v) for v in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return type(value)(items) if isinstance(value, tuple) else items
+    return value
