@@ -49,8 +49,9 @@ from dispute_evidence.evidence.exhibits import (
     stamp_aside,
     stamp_text,
 )
-from dispute_evidence.evidence.inert_pdf import make_inert
+from dispute_evidence.evidence.inert_pdf import make_inert, strip_metadata
 from dispute_evidence.evidence.limits import Item, LimitProfile, over_api_limit, over_limit
+from dispute_evidence.evidence.plain_image import plain_jpeg
 from dispute_evidence.evidence.stamps import Mark, stamp_pages
 from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
@@ -215,8 +216,9 @@ def _starts(docs: Sequence[Document], counts: list[int], front_pages: int) -> di
 
 def _write(writer: PdfWriter) -> bytes:
     """The merged bytes, with a document id made from the content (no random id), and no
-    active content (evidence/inert_pdf.py), whatever a document brought."""
+    active content and no metadata (evidence/inert_pdf.py), whatever a document brought."""
     make_inert(writer)
+    strip_metadata(writer)
     out = io.BytesIO()
     writer.write(out)
     digest = hashlib.sha256(out.getvalue()).digest()[:16]
@@ -323,7 +325,10 @@ def _fitted_image(doc: Document, side: int, quality: int | None) -> tuple[Image.
     except Exception as exc:  # Pillow raises many kinds on a damaged image
         raise PacketError(f"{doc.name} cannot be read as an image ({type(exc).__name__})") from exc
     if quality is None and largest <= side and not turned:
-        return image, doc.content, False
+        # embedded byte for byte: a JPEG without its metadata (no EXIF carried on)
+        plain = plain_jpeg(doc.content) if source.format == "JPEG" else doc.content
+        if plain is not None:
+            return image, plain, False
     if image.mode not in ("RGB", "L"):
         flat = Image.new("RGB", image.size, "white")
         flat.paste(image.convert("RGBA"), mask=image.convert("RGBA").getchannel("A"))
