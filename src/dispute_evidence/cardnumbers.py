@@ -67,7 +67,7 @@ _SEP = rf"(?:{_H}{{1,4}}|{_H}{{0,3}}{_BREAK}(?:[ \t>]|{_H}){{0,6}})"
 # a run of letters and digits holding a digit, not inside a longer word
 _TOKEN = r"(?<![^\W_])[^\W_]*?\d[^\W_]*"
 _CHAIN = re.compile(rf"{_TOKEN}(?:{_SEP}{_TOKEN})*")
-_TOKENS = re.compile(r"[^\W_]+")
+_TOKENS = re.compile(r"&(?:nbsp|#160|#[xX][aA]0);|(?P<token>[^\W_]+)")  # entities skipped
 _HAS_BREAK = re.compile(_BREAK)
 _ID_PREFIX = re.compile(r"(?i)(?<![^\W_])(?:ch|pi|py|pm|re|dp|cus|in|src|tok|txn|evt|acct)_$")
 _CODE = re.compile(r"(?i)\b(CVV2?|CVC2?|CID|CSC|security\s+code)(\s*(?:[:#=]|is)?\s*)(\d{3,4})\b")
@@ -82,6 +82,8 @@ _LABELS = re.compile(
     r"reference|ref|booking|ticket|pnr|customer\s+id|member)(?![^\W_])"
 )
 _LABEL_REACH = 40
+# what may stand between a label and its number: "Order #", "AWB No.", "IMEI: ", "number is"
+_LABEL_GAP = re.compile(r"(?i)[\s#:.=\-]*(?:(?:no|nr|num(?:ber)?|id|code|is)\b\.?[\s#:.=\-]*){0,2}")
 
 
 def luhn_ok(digits: str) -> bool:
@@ -129,16 +131,20 @@ def _layouts(sizes: list[int], breaks: list[bool]) -> Iterator[list[int]]:
 
 
 def _labelled_otherwise(text: str, start: int) -> bool:
-    """Whether the nearest label before `start` on its line names another kind of number."""
+    """Whether the number at `start` follows a label that names another kind of number
+    ("Order #", "AWB No.", "IMEI: "), with nothing else between them."""
     line_start = max(text.rfind("\n", 0, start) + 1, start - _LABEL_REACH)
     labels = list(_LABELS.finditer(text, line_start, start))
-    return bool(labels) and labels[-1].group("card") is None
+    if not labels or labels[-1].group("card") is not None:
+        return False
+    return _LABEL_GAP.fullmatch(text, labels[-1].end(), start) is not None
 
 
 def _spans(text: str, known: Collection[str]) -> Iterator[tuple[int, int]]:
     """(start, end) of each card number in `text`, in order."""
     for chain in _CHAIN.finditer(text):
-        tokens = list(_TOKENS.finditer(text, chain.start(), chain.end()))
+        found = _TOKENS.finditer(text, chain.start(), chain.end())
+        tokens = [t for t in found if t.group("token") is not None]
         if len(tokens) == 1 and not 13 <= len(tokens[0].group()) <= 19:
             continue
         yield from _in_chain(text, tokens, known)
@@ -158,16 +164,30 @@ def _in_chain(
             groups.append((t.start(), t.end(), ""))  # a code: no number spans it
             continue
         groups.append((t.start(), t.end(), t.group()))
-    i = 0
+    i = fresh = 0  # fresh: the first group after a card found (no longer number goes on)
     while i < len(groups):
         end = None
-        if groups[i][2] and not _glued_to_an_id(text, groups[i][0]):
+        if (
+            groups[i][2]
+            and not _glued_to_an_id(text, groups[i][0])
+            and (i == fresh or not _inside(text, groups, i))
+        ):
             end = _card_from(text, groups, i, known)
         if end is None:
             i += 1
             continue
         yield groups[i][0], groups[end][1]
-        i = end + 1
+        i = fresh = end + 1
+
+
+def _inside(text: str, groups: list[tuple[int, int, str]], i: int) -> bool:
+    """Whether group `i` continues a longer number printed in groups of 4 (a 22-digit USPS
+    number, 9400 1118 9922 3100 0000 00): the group before it has 4 digits and the same
+    separator stands before and after it."""
+    if i == 0 or i + 1 >= len(groups) or len(groups[i - 1][2]) != 4:
+        return False
+    before = text[groups[i - 1][1] : groups[i][0]]
+    return before == text[groups[i][1] : groups[i + 1][0]] and "\n" not in before
 
 
 def _glued_to_an_id(text: str, start: int) -> bool:

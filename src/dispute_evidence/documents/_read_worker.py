@@ -33,6 +33,7 @@ from typing import Any
 
 MIN_PAGE_TEXT = 16  # fewer characters than this on a page: it is a scan, OCR it
 MAX_METADATA_PAGES, MAX_METADATA_CHARS = 50, 100_000  # pages' own XMP looked at; per field
+_EXIF_CHARSETS = (b"ASCII\x00\x00\x00", b"UNICODE\x00", b"JIS\x00\x00\x00\x00\x00", b"\x00" * 8)
 
 
 def _limit_memory(megabytes: int) -> None:
@@ -149,13 +150,21 @@ def _decoded(value: Any) -> str:
     UserComment and XP* tags), as UTF-16 too."""
     if isinstance(value, tuple):  # Pillow gives some byte tags as tuples of ints
         value = bytes(v for v in value if isinstance(v, int) and 0 <= v < 256)
+    if isinstance(value, str) and "\x00" in value:  # UTF-16 bytes Pillow read as Latin-1
+        try:
+            value = value.encode("latin-1")
+        except UnicodeEncodeError:
+            value = value.replace("\x00", "")
     if not isinstance(value, bytes | bytearray):
         return str(value)
-    out = bytes(value).decode("latin-1")
+    value = bytes(value)
+    if value[:8] in _EXIF_CHARSETS:  # UserComment: an 8-byte charset code, then the text
+        value = value[8:]
+    out = value.decode("latin-1")
     if b"\x00" in value:
-        out += "\n" + bytes(value).decode("utf-16-le", "ignore")
-        out += "\n" + bytes(value).decode("utf-16-be", "ignore")
-        out += "\n" + bytes(value).replace(b"\x00", b"").decode("latin-1")
+        out += "\n" + value.decode("utf-16-le", "ignore")
+        out += "\n" + value.decode("utf-16-be", "ignore")
+        out += "\n" + value.replace(b"\x00", b"").decode("latin-1")
     return out
 
 
