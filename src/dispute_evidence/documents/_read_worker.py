@@ -157,14 +157,14 @@ def _decoded(value: Any) -> str:
             value = value.replace("\x00", "")
     if not isinstance(value, bytes | bytearray):
         return str(value)
-    value = bytes(value)
-    if value[:8] in _EXIF_CHARSETS:  # UserComment: an 8-byte charset code, then the text
-        value = value[8:]
-    out = value.decode("latin-1")
-    if b"\x00" in value:
-        out += "\n" + value.decode("utf-16-le", "ignore")
-        out += "\n" + value.decode("utf-16-be", "ignore")
-        out += "\n" + value.replace(b"\x00", b"").decode("latin-1")
+    data = bytes(value)
+    if data[:8] in _EXIF_CHARSETS:  # UserComment: an 8-byte charset code, then the text
+        data = data[8:]
+    out = data.decode("latin-1")
+    if b"\x00" in data:
+        out += "\n" + data.decode("utf-16-le", "ignore")
+        out += "\n" + data.decode("utf-16-be", "ignore")
+        out += "\n" + data.replace(b"\x00", b"").decode("latin-1")
     return out
 
 
