@@ -253,13 +253,20 @@ def cover(text: str, known: Collection[str] = ()) -> str:
     return _CODE.sub(lambda m: m.group(1) + m.group(2) + "•" * len(m.group(3)), text)
 
 
+def cover_text(text: str) -> str:
+    """`text` covered as a door covers it: a text that is only digits is an identifier its
+    field names (an order's own 16-digit number), looked at by ingest with its column, and
+    is left as it is; any other text is covered (cover)."""
+    return cover(text) if may_hold_one(text) and not text.isdigit() else text
+
+
 def covered(value: object) -> object:
     """`value` (JSON-like: text, mappings, lists) with a card number covered in every text it
     holds, a bare number aside: a value that is only digits is an identifier its field names
     (an order's own number), never a card typed into prose (ingest looked at it with its
     column). What is unchanged is returned as it is (the same object)."""
     if isinstance(value, str):
-        return cover(value) if may_hold_one(value) and not value.isdigit() else value
+        return cover_text(value)
     if isinstance(value, dict):
         out = {k: covered(v) for k, v in value.items()}
         return value if all(out[k] is v for k, v in value.items()) else out

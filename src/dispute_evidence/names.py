@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
-from dispute_evidence.cardnumbers import cover, may_hold_one
+from dispute_evidence.cardnumbers import cover_text
 
 # the ASCII characters _is_invisible holds invisible that are not whitespace (\t\n\v\f\r and
 # \x1c-\x1f are whitespace to str.isspace)
@@ -31,8 +31,7 @@ def upload_name(name: str, fallback: str = "evidence") -> str:
     """The file name the API receives: invisible and control characters dropped, whitespace
     runs made one space, path separators and double quotes replaced, a card number covered;
     never empty."""
-    if may_hold_one(name):
-        name = cover(name)
+    name = cover_text(name)
     kept = (" " if ch.isspace() or ch in "/\\" else "'" if ch == '"' else ch for ch in name)
     clean = " ".join("".join(ch for ch in kept if not _is_invisible(ch)).split())
     stem, dot, suffix = clean.rpartition(".")
@@ -47,8 +46,7 @@ def visible(text: str) -> str:
     """Text for a person: each control or invisible character (whitespace aside) shown as
     <U+XXXX>, so a report or terminal shows what a name really holds and nothing in it can
     move the cursor or reverse the text. A card number is covered."""
-    if may_hold_one(text):
-        text = cover(text)
+    text = cover_text(text)
     if text.isascii() and not _ASCII_CONTROL.search(text):  # most text: one C-level scan
         return text
     shown = (_is_invisible(ch) and not ch.isspace() for ch in text)
@@ -64,8 +62,7 @@ def terminal(text: str) -> str:
     character shown as <U+XXXX> (visible() keeps \r, \x85 and U+2028, which rewrite or split
     a line); an escape sequence is printed, never obeyed. Spaces, NBSP among them, stay. A
     card number is covered."""
-    if may_hold_one(text):
-        text = cover(text)
+    text = cover_text(text)
     if text.isascii() and text.isprintable():  # most lines: one C-level scan
         return text
     return "".join(
@@ -78,8 +75,7 @@ def readable(text: str) -> str:
     it as a lone surrogate, U+DC80-U+DCFF) written as <0xE9>, so the name can be stored,
     reported and shown, and still tells the analyst which byte it was. A card number in it
     is covered: a file's name is kept, uploaded and printed."""
-    if may_hold_one(text):
-        text = cover(text)
+    text = cover_text(text)
     if text.isascii():
         return text
     return (

@@ -19,7 +19,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup, escape
 
-from dispute_evidence.cardnumbers import cover, may_hold_one
+from dispute_evidence.cardnumbers import cover_text
 from dispute_evidence.evidence.wins import TOO_FEW
 from dispute_evidence.problems import Problem
 from dispute_evidence.reports.columns import Column, Surface, columns, words
@@ -41,8 +41,9 @@ MAX_HTML_ROWS = 2000  # the page stays light; disputes.xlsx has every row
 def _shown(value: Any) -> Any:
     """The page's door for text: every value the template prints has its card numbers
     covered (markup we built is looked at as text too; covering keeps its tags)."""
-    if isinstance(value, str) and may_hold_one(value):
-        return Markup(cover(value)) if isinstance(value, Markup) else cover(value)
+    if isinstance(value, str):
+        shown = cover_text(value)
+        return value if shown is value else Markup(shown) if isinstance(value, Markup) else shown
     return value
 
 

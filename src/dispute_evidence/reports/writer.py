@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import xlsxwriter
 
-from dispute_evidence.cardnumbers import cover, may_hold_one
+from dispute_evidence.cardnumbers import cover_text
 from dispute_evidence.names import visible
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports.columns import Surface, columns, line, title
@@ -334,7 +334,7 @@ def _private_files(folder: Path) -> None:
 
 def _write_text(path: Path, text: str) -> None:
     """The report files' door for text: a card number is covered whatever wrote it."""
-    path.write_text(cover(text) if may_hold_one(text) else text, encoding="utf-8")
+    path.write_text(cover_text(text), encoding="utf-8")
 
 
 def write_report(
@@ -359,7 +359,8 @@ def write_report(
     shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "standing.xlsx", "file_matches.csv",
              "payloads/")  # fmt: skip
     links = [n for n in shown if (folder / n).exists()]  # a dry run's preview too
-    _write_text(folder / "summary.html", render_page(report, folder, links))
+    # the page: every value it prints went through its own door (reports/page.py _shown)
+    (folder / "summary.html").write_text(render_page(report, folder, links), encoding="utf-8")
     _private_files(folder)
     if not report.dry_run:
         _copy_latest(folder)
