@@ -39,6 +39,7 @@ from reportlab.lib.units import mm
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
+from dispute_evidence.cardnumbers import cover_text
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.evidence import fonts
@@ -252,9 +253,9 @@ def _note_page(title: str, text: str) -> bytes:
     buf = io.BytesIO()
     canvas = Canvas(buf, pagesize=A4, invariant=1)
     canvas.setFont(fonts.BODY, 10)
-    canvas.drawString(15 * mm, A4[1] - 15 * mm, title[:120])
+    canvas.drawString(15 * mm, A4[1] - 15 * mm, cover_text(title[:120]))
     canvas.setFont(fonts.BODY, 9)
-    canvas.drawString(15 * mm, A4[1] - 22 * mm, text[:150])
+    canvas.drawString(15 * mm, A4[1] - 22 * mm, cover_text(text[:150]))
     canvas.showPage()
     canvas.save()
     return buf.getvalue()
@@ -293,7 +294,7 @@ def _image_page(doc: Document, side: int, quality: int | None) -> tuple[bytes, i
     width, height = A4
     margin = 15 * mm
     canvas.setFont(fonts.BODY, 9)
-    canvas.drawString(margin, height - margin, doc.name[:120])
+    canvas.drawString(margin, height - margin, cover_text(doc.name[:120]))
     box_w, box_h = width - 2 * margin, height - 2 * margin - 8 * mm
     scale = min(box_w / image.width, box_h / image.height, 1.0 if image.width > 1200 else 2.0)
     w, h = image.width * scale, image.height * scale

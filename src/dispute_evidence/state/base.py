@@ -151,6 +151,14 @@ def cover_parameters(
     return statement, covered(parameters)
 
 
+def state_engine(url: str, **kw: Any) -> Engine:
+    """An engine on a state store: every text bound to its statements has its card numbers
+    covered (cover_parameters). The only way the state is opened for writing."""
+    engine = create_engine(url, future=True, **kw)
+    event.listen(engine, "before_cursor_execute", cover_parameters, retval=True)
+    return engine
+
+
 class StoreBase:
     """The connection, and what every part of the store uses."""
 
@@ -169,8 +177,7 @@ class StoreBase:
         unless a test gives another."""
         self.url = state_url(url)
         self.wall = wall
-        self.engine: Engine = create_engine(self.url, future=True, **_connect_args(self.url))
-        event.listen(self.engine, "before_cursor_execute", cover_parameters, retval=True)
+        self.engine: Engine = state_engine(self.url, **_connect_args(self.url))
         self._hot: Any = None  # one held connection for the submitter's per-dispute writes
         self._sql: dict[tuple[str, ...], Any] = {}
         created = False

@@ -9,13 +9,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self
 
-from sqlalchemy import create_engine, select
+from sqlalchemy import select
 from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence.state.base import (
     StoreBase,
     new_run_id,
     now_iso,
+    state_engine,
     state_url,
 )
 from dispute_evidence.state.errors import StateDamaged, StateOfAnotherInbox
@@ -150,7 +151,7 @@ class Runs(StoreBase):
 
     def copy_to(self, path: Path) -> Self:
         """Copy every table (records included) into a new SQLite file and open it there."""
-        target = create_engine(state_url(path), future=True)
+        target = state_engine(state_url(path))
         reflected = type(metadata)()
         try:
             with self.engine.connect() as src, target.begin() as dst:
