@@ -23,12 +23,25 @@ from dispute_evidence.documents._read_worker import metadata
 from tests.unit.test_cardnumbers import BRANDS, _number
 
 SEPARATORS = {
-    "space": " ", "no-break space": "\u00a0", "thin space": "\u2009",
-    "narrow no-break space": "\u202f", "figure space": "\u2007", "dot": ".", "dash": "-",
-    "en dash": "\u2013", "slash": "/", "tab": "\t", "double space": "  ", "spaced dash": " - ",
-    "zero-width space": "\u200b", "html nbsp": "&nbsp;", "underscore": "_",
-    "line break": "\n", "crlf and e-mail quote": "\r\n> ", "line break and indent": " \n   ",
-}  # fmt: skip
+    "space": " ",
+    "no-break space": "\u00a0",
+    "thin space": "\u2009",
+    "narrow no-break space": "\u202f",
+    "figure space": "\u2007",
+    "dot": ".",
+    "dash": "-",
+    "en dash": "\u2013",
+    "slash": "/",
+    "tab": "\t",
+    "double space": "  ",
+    "spaced dash": " - ",
+    "zero-width space": "\u200b",
+    "html nbsp": "&nbsp;",
+    "underscore": "_",
+    "line break": "\n",
+    "crlf and e-mail quote": "\r\n> ",
+    "line break and indent": " \n   ",
+}
 
 
 def _groups(digits: str) -> list[str]:
@@ -91,8 +104,9 @@ def _not_cards() -> list[tuple[str, str, frozenset[str]]]:
         add("USPS 22", " ".join(_groups("9400" + digits(18))) + " (USPS)")
         add("USPS IMpb 20", f"92055{digits(15)}")
         add("DHL Express 10", f"DHL Waybill {digits(10)}")
-        add("Royal Mail", f"Royal Mail {rng.choice('ABCDEFGHJK')}{rng.choice('ABCDE')}"
-                          f"{digits(9)}GB")  # fmt: skip
+        add(
+            "Royal Mail", f"Royal Mail {rng.choice('ABCDEFGHJK')}{rng.choice('ABCDE')}{digits(9)}GB"
+        )
         add("Delhivery 13", f"Delhivery AWB {digits(13)}")
         add("Delhivery 14", f"Delhivery consignment {digits(14)}")
         add("Blue Dart 11", f"Blue Dart AWB No. {digits(11)}")
@@ -108,24 +122,45 @@ def _not_cards() -> list[tuple[str, str, frozenset[str]]]:
         add("16-digit waybill passing Luhn", f"Waybill No.{n} / delivered")
         add("16-digit order number passing Luhn", f"Order #{n}")
         add("16-digit order number passing Luhn", f"Your order number {' '.join(_groups(n))}")
-        out.append(("16-digit number the document names as its own", f"Ref {n} delivered",
-                    frozenset({n})))  # fmt: skip
-    for tac in ("30023401", "30023406", "35332510", "35875010", "86144203", "01326300",
-                "99001234", "35290611", "30002505", "35425309"):  # fmt: skip
+        out.append(
+            ("16-digit number the document names as its own", f"Ref {n} delivered", frozenset({n}))
+        )
+    for tac in (
+        "30023401",
+        "30023406",
+        "35332510",
+        "35875010",
+        "86144203",
+        "01326300",
+        "99001234",
+        "35290611",
+        "30002505",
+        "35425309",
+    ):
         imei = _luhn(tac + digits(6))
         add("IMEI", f"IMEI: {imei}")
         add("IMEI", f"Iridium 9555 satellite phone, serial {imei}")
         add("IMEI (unlabelled)", f"{imei}")
-    for country, length in (("FR", 23), ("DE", 18), ("GB", 18), ("ES", 20), ("IT", 23),
-                            ("NL", 14), ("BE", 12), ("PT", 21)):  # fmt: skip
+    for country, length in (
+        ("FR", 23),
+        ("DE", 18),
+        ("GB", 18),
+        ("ES", 20),
+        ("IT", 23),
+        ("NL", 14),
+        ("BE", 12),
+        ("PT", 21),
+    ):
         for _ in range(4):
             bban = digits(length) if country not in ("GB", "NL") else "NWBK" + digits(length - 4)
             iban = _iban(country, bban)
             add("IBAN", f"IBAN {iban}")
             add("IBAN (unlabelled)", f"Please wire it to {iban} BIC AGRIFRPP")
     for _ in range(10):
-        add("phone", f"Call +1 ({digits(3)}) {digits(3)}-{digits(4)} or +44 20 {digits(4)} "
-                     f"{digits(4)}")  # fmt: skip
+        add(
+            "phone",
+            f"Call +1 ({digits(3)}) {digits(3)}-{digits(4)} or +44 20 {digits(4)} {digits(4)}",
+        )
         add("phone", f"+91 {digits(5)} {digits(5)} / +91 {digits(5)} {digits(5)}")
         add("phone", f"Tel. +33 6 {digits(2)} {digits(2)} {digits(2)} {digits(2)}")
     for day in range(1, 11):
@@ -170,29 +205,41 @@ def test_the_corpus_rates(tmp_path, capsys):
     caught = sum(_caught(d, t) for d, t in pans)
     # names: a file's label and its upload name
     named = [(d, f"proofs/dp_1 receipt {form}.pdf") for d, t in pans[::6] for form in [t]]
-    name_ok = sum(d not in "".join(filter(str.isdigit, names.upload_name(n)))
-                  and d not in "".join(filter(str.isdigit, names.readable(n)))
-                  for d, n in named)  # fmt: skip
+    name_ok = sum(
+        d not in "".join(filter(str.isdigit, names.upload_name(n)))
+        and d not in "".join(filter(str.isdigit, names.readable(n)))
+        for d, n in named
+    )
     # metadata: a PDF's Title, a photo's EXIF UserComment (UTF-16)
     some = pans[::37]
-    meta = [metadata({"path": str(_pdf_with_title(t, tmp_path)), "mime": "application/pdf"})
-            for _, t in some] + [
-            metadata({"path": str(_jpeg_with_comment(t, tmp_path)), "mime": "image/jpeg"})
-            for _, t in some]  # fmt: skip
+    meta = [
+        metadata({"path": str(_pdf_with_title(t, tmp_path)), "mime": "application/pdf"})
+        for _, t in some
+    ] + [
+        metadata({"path": str(_jpeg_with_comment(t, tmp_path)), "mime": "image/jpeg"})
+        for _, t in some
+    ]
     meta_ok = sum(any(has_card_number(v) for v in m.values()) for m in meta)
 
     not_cards = _not_cards()
-    held = [(kind, text) for kind, text, known in not_cards if has_card_number(text, known)
-            or cover(text, known) != text]  # fmt: skip
+    held = [
+        (kind, text)
+        for kind, text, known in not_cards
+        if has_card_number(text, known) or cover(text, known) != text
+    ]
     total = len(pans) + len(named) + len(meta)
     found = caught + name_ok + meta_ok
     with capsys.disabled():
-        print(f"\nPANs caught: {found}/{total} = {100 * found / total:.1f}% "
-              f"(text {caught}/{len(pans)}, names {name_ok}/{len(named)}, "
-              f"metadata and EXIF {meta_ok}/{len(meta)})")  # fmt: skip
-        print(f"false holds: {len(held)}/{len(not_cards)} = "
-              f"{100 * len(held) / len(not_cards):.1f}% "
-              f"({len({k for k, _, _ in not_cards})} kinds of number)")  # fmt: skip
+        print(
+            f"\nPANs caught: {found}/{total} = {100 * found / total:.1f}% "
+            f"(text {caught}/{len(pans)}, names {name_ok}/{len(named)}, "
+            f"metadata and EXIF {meta_ok}/{len(meta)})"
+        )
+        print(
+            f"false holds: {len(held)}/{len(not_cards)} = "
+            f"{100 * len(held) / len(not_cards):.1f}% "
+            f"({len({k for k, _, _ in not_cards})} kinds of number)"
+        )
     assert len(not_cards) >= 200
     assert found == total, [t for d, t in pans if not _caught(d, t)][:5]
     assert held == []

@@ -108,7 +108,17 @@ def test_the_api_package_imports_no_pipeline_code() -> None:
 
 # The layers, lowest first: a module may import its own layer and the ones below, never above.
 # (cli/, flows/, fleet/ and the sandbox are entry points and sit above all of these.)
-LOW = ("problems", "cardnumbers", "names", "filetypes", "exits", "errors", "policies", "states", "api")
+LOW = (
+    "problems",
+    "cardnumbers",
+    "names",
+    "filetypes",
+    "exits",
+    "errors",
+    "policies",
+    "states",
+    "api",
+)
 PURE = ("evidence", "documents", "ingest")  # the domain: no state, no network, no reports
 STORE = ("state", "state.schema", "state.migrations", "state.store", "state.status")
 UPWARD = {

@@ -93,15 +93,21 @@ def test_every_module_that_writes_a_file_has_its_door_named():
 
 def test_only_the_transport_talks_http_and_only_the_state_engine_writes_the_state():
     modules = _modules()
-    sessions = {m for m, t in modules.items() if any(_name(c.func) == "ClientSession"
-                                                     for c in _calls(t))}  # fmt: skip
+    sessions = {
+        m for m, t in modules.items() if any(_name(c.func) == "ClientSession" for c in _calls(t))
+    }
     assert sessions - {"sandbox/runner.py"} == {"api/transport.py"}
-    engines = {m for m, t in modules.items() if any(_name(c.func) == "create_engine"
-                                                    for c in _calls(t))}  # fmt: skip
+    engines = {
+        m for m, t in modules.items() if any(_name(c.func) == "create_engine" for c in _calls(t))
+    }
     assert engines == set(ENGINES)
     base = modules["state/base.py"]
-    makers = [f for f in ast.walk(base) if isinstance(f, ast.FunctionDef)
-              and any(_name(c.func) == "create_engine" for c in _calls(f))]  # fmt: skip
+    makers = [
+        f
+        for f in ast.walk(base)
+        if isinstance(f, ast.FunctionDef)
+        and any(_name(c.func) == "create_engine" for c in _calls(f))
+    ]
     assert [f.name for f in makers] == ["state_engine"]
 
 
@@ -119,8 +125,11 @@ def _door_or_literal(text: ast.expr) -> bool:
     if isinstance(text, ast.GeneratorExp | ast.ListComp):
         return _door_or_literal(text.elt)
     if isinstance(text, ast.JoinedStr):
-        return all(isinstance(v, ast.Constant) or (isinstance(v, ast.FormattedValue)
-                   and _door_or_literal(v.value)) for v in text.values)  # fmt: skip
+        return all(
+            isinstance(v, ast.Constant)
+            or (isinstance(v, ast.FormattedValue) and _door_or_literal(v.value))
+            for v in text.values
+        )
     return False
 
 
@@ -144,12 +153,23 @@ def test_every_pdf_text_goes_through_a_door():
 
 
 async def test_the_api_receives_every_json_text_covered():
-    fake = MockTransport(lambda r: respond(r, 200, {"message": "ok", "dispute_id": "dp_1",
-                                                    "provider_dispute_id": "pd_1"}))  # fmt: skip
-    client = DisputeEvidenceClient("https://api.example.com/v1", "sk_test_door", transport=fake,
-                                   rate_limit_per_hour=1_000_000)  # fmt: skip
-    evidence = Evidence.model_validate({"additional_evidence": {
-        "order_number": "1041", "note": f"card {SPACED}", "lines": [f"paid with {PAN}"]}})  # fmt: skip
+    fake = MockTransport(
+        lambda r: respond(
+            r, 200, {"message": "ok", "dispute_id": "dp_1", "provider_dispute_id": "pd_1"}
+        )
+    )
+    client = DisputeEvidenceClient(
+        "https://api.example.com/v1", "sk_test_door", transport=fake, rate_limit_per_hour=1_000_000
+    )
+    evidence = Evidence.model_validate(
+        {
+            "additional_evidence": {
+                "order_number": "1041",
+                "note": f"card {SPACED}",
+                "lines": [f"paid with {PAN}"],
+            }
+        }
+    )
     async with client:
         await client.update_evidence("pd_1", evidence)
     (sent,) = fake.requests
@@ -167,6 +187,9 @@ def test_the_state_keeps_every_text_covered(tmp_path):
     assert store.get_meta("an order") == "4929123456789015"
     store.close()
     with sqlite3.connect(path) as db:
-        rows = [repr(r) for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                for r in db.execute(f'SELECT * FROM "{t}"')]  # fmt: skip
+        rows = [
+            repr(r)
+            for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            for r in db.execute(f'SELECT * FROM "{t}"')
+        ]
     assert not [r for r in rows if PAN in r.replace("\\xa0", "")]

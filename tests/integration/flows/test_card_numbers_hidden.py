@@ -107,10 +107,18 @@ def test_a_card_number_split_over_two_lines_of_an_email_is_held(
     use_sandbox(sb, monkeypatch)
     inbox = _inbox(tmp_path, ["product_not_received"])
     name = "dp_test_0 customer email.pdf"
-    text_pdf(inbox / name, [["From: c0@example.com", "Date: 2026-10-20",
-                             "Subject: order #5000",
-                             "I never got it. Please refund it on my card 4539 1488",
-                             "0343 6467 (exp 12/28, CVV 123). Thanks"]])  # fmt: skip
+    text_pdf(
+        inbox / name,
+        [
+            [
+                "From: c0@example.com",
+                "Date: 2026-10-20",
+                "Subject: order #5000",
+                "I never got it. Please refund it on my card 4539 1488",
+                "0343 6467 (exp 12/28, CVV 123). Thanks",
+            ]
+        ],
+    )
     run_cli("--inbox", str(inbox))
     assert not [n for n in _uploaded(sb, "dp_test_0") if "email" in n]
     problems = _problems(tmp_path)
@@ -136,9 +144,14 @@ def test_a_card_number_written_otherwise_in_a_statement_is_covered(
     use_sandbox(sb, monkeypatch)
     inbox = _inbox(tmp_path, ["general"] * n)
     header = ["provider_dispute_id", "order_number", "reason", "amount", "currency", "Statement"]
-    write_rows(inbox / "disputes.csv", header, [
-        [f"dp_test_{i}", f"#{5000 + i}", "general", 129.0, "USD", s]
-        for i, s in enumerate(STATEMENTS)])  # fmt: skip
+    write_rows(
+        inbox / "disputes.csv",
+        header,
+        [
+            [f"dp_test_{i}", f"#{5000 + i}", "general", 129.0, "USD", s]
+            for i, s in enumerate(STATEMENTS)
+        ],
+    )
     run_cli("--inbox", str(inbox))
     snap = sb.snapshot()
     for i in range(n):  # the statement is still sent, the number covered
@@ -153,12 +166,29 @@ def test_a_card_number_with_no_break_spaces_in_a_product_description_is_covered(
     sb = sandbox_factory(rows=_rows(1))
     use_sandbox(sb, monkeypatch)
     inbox = _inbox(tmp_path, ["product_unacceptable"])
-    write_rows(inbox / "orders.csv", ["order_number", "product_title", "sku", "price",
-               "quantity", "currency_code", "customer_email", "order_date"],
-               [[5000, "Skateboard deck", "SKB-825", "129", 1, "USD", "a@x.com", "2026-10-01"]])  # fmt: skip
+    write_rows(
+        inbox / "orders.csv",
+        [
+            "order_number",
+            "product_title",
+            "sku",
+            "price",
+            "quantity",
+            "currency_code",
+            "customer_email",
+            "order_date",
+        ],
+        [[5000, "Skateboard deck", "SKB-825", "129", 1, "USD", "a@x.com", "2026-10-01"]],
+    )
     body = f"<p>Maple deck. Test card {NBSP.join(SPACED.split())} used for the demo.</p>"
-    cells = {"Handle": "deck", "Title": "Skateboard deck", "Body (HTML)": body,
-             "Variant SKU": "SKB-825", "Variant Price": "129.00", "Status": "active"}  # fmt: skip
+    cells = {
+        "Handle": "deck",
+        "Title": "Skateboard deck",
+        "Body (HTML)": body,
+        "Variant SKU": "SKB-825",
+        "Variant Price": "129.00",
+        "Status": "active",
+    }
     write_rows(inbox / "products_export_1.csv", HEADER, [[cells.get(h, "") for h in HEADER]])
     run_cli("--inbox", str(inbox))
     sold = sb.snapshot()["dp_test_0"]["evidence"]["additional_evidence"]["products_as_sold"]
@@ -169,8 +199,13 @@ def test_a_card_number_with_no_break_spaces_in_a_product_description_is_covered(
 def _receipt_with_metadata(path: Path) -> None:
     text_pdf(path, [["Receipt for order #5000", "Total 129.00 USD"]])
     writer = PdfWriter(clone_from=PdfReader(path))
-    writer.add_metadata({"/Title": f"Receipt {SPACED}", "/Subject": f"card {PAN}",
-                         "/Keywords": f"visa, {'.'.join(SPACED.split())}"})  # fmt: skip
+    writer.add_metadata(
+        {
+            "/Title": f"Receipt {SPACED}",
+            "/Subject": f"card {PAN}",
+            "/Keywords": f"visa, {'.'.join(SPACED.split())}",
+        }
+    )
     with path.open("wb") as fh:
         writer.write(fh)
 

@@ -25,22 +25,52 @@ def test_order_tracking_imei_and_iban_numbers_are_not_card_numbers(
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     orders = [ORDER, "5001", "5002", "5003"]
-    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason",
-               "amount", "currency"], [[f"dp_test_{i}", o, "product_not_received", 129.0, "USD"]
-                                       for i, o in enumerate(orders)])  # fmt: skip
-    write_rows(inbox / "orders.csv", ORDERS, [
-        [o, "Satellite phone", "129", 1, "USD", f"c{i}@example.com", f"C {i}",
-         "1 Elm St, Boston, MA 02108", "2026-10-01"] for i, o in enumerate(orders)])  # fmt: skip
-    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier",
-               "shipped_at", "delivered_at"], [
-        [o, TRACKING if i == 1 else f"1Z{i}", "UPS", "2026-10-02", "2026-10-05"]
-        for i, o in enumerate(orders)])  # fmt: skip
-    text_pdf(inbox / "dp_test_2 invoice.pdf", [[
-        "Invoice for order #5002", "Iridium 9555 satellite phone", f"IMEI: {IMEI}",
-        "Total 129.00 USD"]])  # fmt: skip
-    text_pdf(inbox / "dp_test_3 refund details.pdf", [[
-        "Order #5003: the customer's bank details for a refund",
-        f"IBAN {IBAN}  BIC AGRIFRPP"]])  # fmt: skip
+    write_rows(
+        inbox / "disputes.csv",
+        ["provider_dispute_id", "order_number", "reason", "amount", "currency"],
+        [[f"dp_test_{i}", o, "product_not_received", 129.0, "USD"] for i, o in enumerate(orders)],
+    )
+    write_rows(
+        inbox / "orders.csv",
+        ORDERS,
+        [
+            [
+                o,
+                "Satellite phone",
+                "129",
+                1,
+                "USD",
+                f"c{i}@example.com",
+                f"C {i}",
+                "1 Elm St, Boston, MA 02108",
+                "2026-10-01",
+            ]
+            for i, o in enumerate(orders)
+        ],
+    )
+    write_rows(
+        inbox / "shipments.csv",
+        ["order_number", "tracking_number", "carrier", "shipped_at", "delivered_at"],
+        [
+            [o, TRACKING if i == 1 else f"1Z{i}", "UPS", "2026-10-02", "2026-10-05"]
+            for i, o in enumerate(orders)
+        ],
+    )
+    text_pdf(
+        inbox / "dp_test_2 invoice.pdf",
+        [
+            [
+                "Invoice for order #5002",
+                "Iridium 9555 satellite phone",
+                f"IMEI: {IMEI}",
+                "Total 129.00 USD",
+            ]
+        ],
+    )
+    text_pdf(
+        inbox / "dp_test_3 refund details.pdf",
+        [["Order #5003: the customer's bank details for a refund", f"IBAN {IBAN}  BIC AGRIFRPP"]],
+    )
     out = run_cli("--inbox", str(inbox))
 
     snap = sb.snapshot()

@@ -42,8 +42,10 @@ def _receipt(tmp_path) -> bytes:
 def test_the_packet_carries_no_exif_and_no_pdf_metadata_on(tmp_path):
     photo, receipt = _photo(), _receipt(tmp_path)
     assert b"Exif\x00\x00" in photo and PAN.encode() in photo and PAN.encode() in receipt
-    docs = [Document("photo.jpg", "image/jpeg", photo, "photo"),
-            Document("r.pdf", "application/pdf", receipt, "receipt")]  # fmt: skip
+    docs = [
+        Document("photo.jpg", "image/jpeg", photo, "photo"),
+        Document("r.pdf", "application/pdf", receipt, "receipt"),
+    ]
     front = text_pdf(tmp_path / "front.pdf", [["Letter"]]).read_bytes()
     body = build_packet(lambda _starts: front, docs, PROFILES["visa"]).body
     assert b"Exif\x00\x00" not in body and b"holiday snapshot" not in body
