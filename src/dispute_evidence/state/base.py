@@ -136,7 +136,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 # the record tables' bulk inserts: their cells passed ingest's door (ingest/validate.py looks
 # at every text cell with the same detector, its column as the label)
-_RECORD_INSERTS = tuple(f"INSERT INTO {t.name} " for t in RECORD_TABLES.values())
+_RECORD_TABLES = frozenset(t.name for t in RECORD_TABLES.values())
 
 
 def cover_parameters(
@@ -146,7 +146,8 @@ def cover_parameters(
     covered before the database sees it (cardnumbers.covered; a bare number is an identifier,
     left as it is). The record tables' bulk inserts are not looked at twice."""
     if many:
-        if statement.startswith(_RECORD_INSERTS):
+        words = statement.split(None, 3)  # INSERT INTO <table> (…)
+        if words[:2] == ["INSERT", "INTO"] and len(words) > 2 and words[2] in _RECORD_TABLES:
             return statement, parameters
         return statement, [covered(p) for p in parameters]
     return statement, covered(parameters)
