@@ -64,8 +64,8 @@ def caption(exhibit: Exhibit, doc: DocumentFacts | None) -> str:
         n = len(doc.messages)
         shows = f"{n} message{'s' * (n != 1)}" + (
             f", {dated[0]}" + (f" to {dated[-1]}" if dated[-1] != dated[0] else "") if dated else "")  # fmt: skip
-    elif doc.policy_clauses or doc.policy_clause:
-        shows = f"as in force from {doc.effective.isoformat()}" if doc.effective else "its terms"
+    elif doc.effective is not None and (doc.policy_clauses or doc.policy_clause):
+        shows = f"as in force from {doc.effective.isoformat()}"
     elif doc.amount is not None:
         shows = f"{doc.amount[0]:,.2f} {doc.amount[1]}".strip()
     if doc.tracking_numbers and doc.kind in (K.PROOF_OF_DELIVERY, K.SIGNATURE, K.SHIPPING):

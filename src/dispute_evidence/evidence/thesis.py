@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dispute_evidence.evidence.letter_facts import FILE, Facts, Sentence, quoted
-from dispute_evidence.evidence.places import same_place
+from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
 from dispute_evidence.evidence.playbooks import claim_words, playbook_for
 
 
@@ -34,8 +34,17 @@ def _to(facts: Facts, where: str) -> str:
     entered = facts.case.customer.shipping_address
     if not where:
         return f" to {entered}, the shipping address entered at checkout" if entered else ""
-    same = entered and same_place(where, entered)
+    same = entered and (same_place(where, entered) or _without_country(where, entered))
     return f" to {where}" + (", the shipping address entered at checkout" if same else "")
+
+
+def _without_country(where: str, entered: str) -> bool:
+    """A proof's address that is the entered one, written without its last parts (the country:
+    "12 Elm Street, Boston, MA 02108" for "12 Elm Street, Boston, MA, 02108, United States")."""
+    pw, pe = place_parts(where), place_parts(entered)
+    said, whole = "".join(pw), "".join(pe)
+    rest = whole[len(said) :] if whole.startswith(said) else None
+    return bool(pw and pe) and pw[0] == pe[0] and rest in ("", *COUNTRIES.values())
 
 
 def signed_delivery(facts: Facts) -> Sentence | None:
@@ -177,7 +186,7 @@ def _lower(text: str) -> bool:
     """Whether a sentence's first word is a common word (lower-cased after the semicolon), not
     a name ("UPS's", "Ann Smith wrote")."""
     first = text.split(" ", 1)[0]
-    return first in ("The", "A", "An", "Our", "As", "On") or first.islower()
+    return first in ("The", "A", "An", "Our", "As", "On", "One", "It") or first.islower()
 
 
 __all__ = ["THESES", "thesis"]

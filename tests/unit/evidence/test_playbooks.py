@@ -19,6 +19,7 @@ from dispute_evidence.evidence.playbooks import (
     family_of,
     playbook_for,
 )
+from dispute_evidence.evidence.thesis import THESES
 from dispute_evidence.sandbox.seed import REASONS as API_REASONS
 
 SRC = Path(__file__).resolve().parents[3] / "src" / "dispute_evidence"
@@ -43,6 +44,8 @@ def test_each_family_is_one_playbook_and_each_reason_in_one() -> None:
 def test_every_name_a_playbook_holds_is_made_by_the_code(playbook) -> None:  # type: ignore[no-untyped-def]
     for name in playbook.decisive:
         assert callable(getattr(Facts, name, None)), f"{playbook.family}: no argument {name!r}"
+    for name in playbook.thesis:
+        assert name in THESES, f"{playbook.family}: no thesis maker {name!r}"
     for item in (*playbook.core, *playbook.helps):
         assert item in ITEMS, f"{playbook.family}: no completeness item {item!r}"
     topics = {*policytext.TOPICS, policytext.RETURN_WINDOW}  # a final-sale rule never
