@@ -29,11 +29,11 @@ def _carrier(facts: Facts, tracking: str) -> str:
 
 
 def _to(facts: Facts, where: str) -> str:
-    """ " to 12 Elm Street, the shipping address entered at checkout" (the second part only when
-    the two name one place)."""
+    """ " to 12 Elm Street, the shipping address entered at checkout": the place a proof states
+    (the second part only when the two name one place); "" when it states none."""
     entered = facts.case.customer.shipping_address
-    if not where:
-        return f" to {entered}, the shipping address entered at checkout" if entered else ""
+    if not where:  # a place the proof does not state is not said
+        return ""
     same = entered and (same_place(where, entered) or _without_country(where, entered))
     return f" to {where}" + (", the shipping address entered at checkout" if same else "")
 
@@ -70,8 +70,7 @@ def carrier_delivery(facts: Facts) -> Sentence | None:
     carrier = _carrier(facts, d.tracking_number)
     parcel = f"{carrier} tracking number {d.tracking_number}".strip() if d.tracking_number else ""
     what = parcel or "the parcel"
-    return Sentence(f"our shipment record shows {what} delivered on {d.on}"
-                    f"{_to(facts, '')}.", "shipments")  # fmt: skip
+    return Sentence(f"our shipment record shows {what} delivered on {d.on}.", "shipments")
 
 
 def customer_words(facts: Facts) -> Sentence | None:
