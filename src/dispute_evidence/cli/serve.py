@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,6 +22,7 @@ from dispute_evidence.cli._app import (
 from dispute_evidence.cli._common import (
     _inbox_or_exit,
     _settings_or_exit,
+    _stop_on_interrupt,
     exit_on,
 )
 from dispute_evidence.exits import EXIT_USAGE
@@ -47,13 +47,6 @@ def serve(
     from flows.serve import serve_deployments
 
     serve_deployments(inbox.resolve(), settings.config_file, state, settings)
-
-
-def _stop_on_interrupt() -> None:
-    """SIGINT stops serve as Ctrl-C does, however it was started. A shell starts a script's
-    background job (`serve &`) with SIGINT ignored, and Python keeps it ignored: `kill -INT`
-    did nothing. What serve starts after this (its Prefect server, its runs) gets the default."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @app.command()
