@@ -36,6 +36,15 @@ def serve(
     ] = None,
     config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
     state: Annotated[str | None, typer.Option(help="State store path or URL.")] = None,
+    prefect_port: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=65535,
+            help="The port of serve's own local Prefect server (its UI too). Default: 4200, or "
+            "a free port when 4200 answers already. Not used when PREFECT_API_URL is set.",
+        ),
+    ] = None,
 ) -> None:
     """Long-running: a nightly deployment and an inbox deployment, served from this process.
 
@@ -44,9 +53,13 @@ def serve(
     settings = _settings_or_exit(config, inbox)  # before any server starts: one line per problem
     inbox = _inbox_or_exit(settings, inbox)
     _stop_on_interrupt()
-    from flows.serve import serve_deployments
+    from flows.serve import PortTaken, serve_deployments
 
-    serve_deployments(inbox.resolve(), settings.config_file, state, settings)
+    try:
+        serve_deployments(inbox.resolve(), settings.config_file, state, settings, prefect_port)
+    except PortTaken as exc:
+        echo(f"serve: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
 
 
 @app.command()
