@@ -4,19 +4,15 @@ it was skipped without a word. The real CLI against the local API over loopback.
 
 from __future__ import annotations
 
-from support.docfixtures import text_pdf
-from tests.conftest import seed_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
-from tests.integration.flows.test_store_documents import POLICY_V1, _inbox, _problems
+from tests.flows.cli_helpers import run_cli
+from tests.integration.flows.test_state_lines import one_dispute_with_a_policy
+from tests.integration.flows.test_store_documents import _problems
 
 
 def test_a_linked_documents_cache_is_said_and_never_written_through(
     sandbox_factory, tmp_path, monkeypatch
 ):
-    sb = sandbox_factory(rows=seed_rows(1))
-    use_sandbox(sb, monkeypatch)
-    inbox = _inbox(tmp_path, [("dp_test_0", "credit_not_processed")], ["2025-11-01"])
-    text_pdf(inbox / "store" / "refund policy.pdf", [POLICY_V1])
+    inbox = one_dispute_with_a_policy(sandbox_factory, tmp_path, monkeypatch)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (inbox / ".dispute-evidence").mkdir(exist_ok=True)

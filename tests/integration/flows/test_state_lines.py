@@ -19,6 +19,16 @@ from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_store_documents import POLICY_V1, _inbox, _problems
 
 
+def one_dispute_with_a_policy(sandbox_factory, tmp_path, monkeypatch):
+    """The sandbox as the API with dp_test_0 (credit not processed, ordered 1 November 2025)
+    and a refund policy in store/; returns the inbox."""
+    sb = sandbox_factory(rows=seed_rows(1))
+    use_sandbox(sb, monkeypatch)
+    inbox = _inbox(tmp_path, [("dp_test_0", "credit_not_processed")], ["2025-11-01"])
+    text_pdf(inbox / "store" / "refund policy.pdf", [POLICY_V1])
+    return inbox
+
+
 def test_a_state_of_a_newer_schema_ends_in_one_line_and_changes_nothing(
     sandbox_factory, tmp_path, monkeypatch
 ):
@@ -46,10 +56,7 @@ def test_a_state_of_a_newer_schema_ends_in_one_line_and_changes_nothing(
 def test_a_damaged_store_document_row_is_one_line_and_the_run_goes_on(
     sandbox_factory, tmp_path, monkeypatch
 ):
-    sb = sandbox_factory(rows=seed_rows(1))
-    use_sandbox(sb, monkeypatch)
-    inbox = _inbox(tmp_path, [("dp_test_0", "credit_not_processed")], ["2025-11-01"])
-    text_pdf(inbox / "store" / "refund policy.pdf", [POLICY_V1])
+    inbox = one_dispute_with_a_policy(sandbox_factory, tmp_path, monkeypatch)
     run_cli("--inbox", str(inbox))
     with sqlite3.connect(default_state(inbox)) as db:
         db.execute("UPDATE store_documents SET dropped = 'yesterday'")
