@@ -92,9 +92,9 @@ class LetterHead:
 
 def _header_table(letter: Letter, head: LetterHead) -> list[Any]:
     """The disputed transaction identified, in a small two-column block under the title, with
-    the letter's date and who to contact."""
+    the letter's date (the merchant's contact is on the line above it)."""
     said = [("Date of this letter", head.dated.isoformat() if head.dated else ""),
-            *letter.header, ("Merchant contact", head.contact)]  # fmt: skip
+            *letter.header]  # fmt: skip
     rows = [
         [Paragraph(_text(k), _NOTE), Paragraph(_text(_cut(v, HEADER_CHARS)), _TEXT)]
         for k, v in said
@@ -165,15 +165,13 @@ def letter_story(
     exhibits it cites by label (`exhibits`)."""
     merchant = case.merchant
     numbers: dict[str, int] = {}  # no footnotes to our records on the reviewer's page
-    who = (
-        " · ".join(x for x in (merchant.merchant_name, merchant.merchant_website) if x)
-        if merchant
-        else ""
-    )
+    head = head or LetterHead()
+    named = (merchant.merchant_name, merchant.merchant_website) if merchant else ()
+    who = " · ".join(x for x in (*named, head.contact) if x)  # who answers, and how to reach them
     story: list[Any] = [
         Paragraph(_text(f"Response to dispute {pid}"), _TITLE),
         Paragraph(_text(" · ".join(x for x in (who, f"order {case.order_number}") if x)), _NOTE),
-        *_header_table(letter, head or LetterHead()),
+        *_header_table(letter, head),
         Spacer(1, 4 * mm),
         Paragraph("To the reviewer of this dispute,", _TEXT),
     ]  # fmt: skip

@@ -100,7 +100,9 @@ def test_the_page_has_its_date_contact_captions_and_no_internal_names(
     letter = pages[0]
     today = datetime.now(UTC).date().isoformat()
     assert f"Date of this letter {today}" in letter, letter
-    assert f"Merchant contact {CONTACT}" in letter
+    assert (
+        f"Acme · https://acme.test · {CONTACT} · order 5000" in letter
+    )  # who answers, how to reach
     # a caption per exhibit saying what it shows, where it begins in the packet
     assert (f"Exhibit A: proof of delivery: tracking number {TRACK}, delivered 2026-10-06 to "
             "12 Elm Street, Boston, MA 02108, signed by A. Smith (page ") in letter  # fmt: skip
