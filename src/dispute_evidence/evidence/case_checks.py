@@ -64,4 +64,4 @@ def _credit_words(credits: tuple[Credit, ...], refunded: float, currency: str) -
 
 
 def _money(value: float, currency: str) -> str:
-    return f"{value:.2f} {currency}".strip()
+    return f"{value:,.2f} {currency}".strip()
