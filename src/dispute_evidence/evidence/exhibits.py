@@ -44,17 +44,18 @@ class Exhibit:
         return f"Exhibit {self.label}, page {page}" if page and many else f"Exhibit {self.label}"
 
 
-def caption(exhibit: Exhibit, doc: DocumentFacts | None) -> str:
+def caption(exhibit: Exhibit, doc: DocumentFacts | None, dated: bool = True) -> str:
     """What the exhibit shows, from what was read from it (issue 44, item 11): "proof of
     delivery: delivered 2026-10-06 to 12 Elm Street, signed by A. Smith"; its kind alone when
-    nothing was read."""
+    nothing was read; `dated` False: the delivery date is withheld (the case's timeline puts
+    it out of order), so it is not stated here either."""
     if doc is None:
         return exhibit.words
     shows = ""
     if doc.kind in (K.PROOF_OF_DELIVERY, K.SIGNATURE) and doc.delivery is not None:
         d = doc.delivery
         if d.delivered:
-            shows = "delivered" + (f" {d.on.isoformat()}" if d.on else "")
+            shows = "delivered" + (f" {d.on.isoformat()}" if d.on and dated else "")
             shows += (f" to {d.address}" if d.address else "") + (
                 f", signed by {d.signed_by}" if d.signed_by else "")  # fmt: skip
         else:

@@ -20,18 +20,19 @@ from dataclasses import dataclass
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence.case import CaseFacts, build_case, documents_named
 from dispute_evidence.evidence.ce3_table import ce3_rows
+from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
 from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter_facts import (
     FILE,
     Facts,
-    Sentence,
     delivered,
     partly_credited,
 )
 from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.letter_head import money as _money
-from dispute_evidence.evidence.playbooks import CREDIT_NOT_PROCESSED, playbook_for
+from dispute_evidence.evidence.playbooks import CREDIT_NOT_PROCESSED, Playbook, playbook_for
+from dispute_evidence.evidence.sentence import Sentence
 from dispute_evidence.evidence.thesis import thesis
 
 __all__ = [
@@ -135,6 +136,20 @@ def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def _request(case: CaseFacts, amount: str, playbook: Playbook) -> str:
+    """The request a letter that goes always makes: the whole reversal (a credit before the
+    dispute answers it all), else the amount less what was credited in its currency; none for
+    a disputed amount of 0 (held: case.py's "nothing disputed")."""
+    disputed = case.dispute.amount
+    if disputed is not None and abs(disputed) < 0.005:
+        return ""
+    if partly_credited(case) and disputed is not None and not credit_lead(case):
+        currency, credited = case.dispute.currency or case.currency, case.credit_check.same
+        return REQUEST_REST.format(rest=_money(disputed - credited, currency), amount=amount,
+                                   credited=_money(credited, currency))  # fmt: skip
+    return playbook.request.format(amount=amount or "disputed")
+
+
 def build_letter(facts: DisputeFacts, attached: Sequence[str | DocumentFacts]) -> Letter:
     """The letter for one dispute's facts and the files attached to it (their names, or what
     was read from them)."""
@@ -155,6 +170,9 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     opening = thesis(facts, argues=not facts.conceded())
     sentences: list[Sentence] = []
     made: list[str] = []  # what wins (evidence/wins.py) counts the arguments a letter used
+    lead = credit_lead(case)  # a credit made before the dispute opened answers any reason
+    sentences += lead
+    made += ["credit_before_dispute"] if lead else []
     for name in playbook.decisive:  # the playbook's arguments, strongest first
         said = [s for s in getattr(facts, name)() if s not in sentences]
         made += [name] if said else []
@@ -165,17 +183,10 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     amount = _money(case.dispute.amount, case.dispute.currency)
     argued = any(s.source != "files" for s in sentences)
     # credit not processed argues the credit itself (a point): not said twice
-    credit = facts.credit() if family != CREDIT_NOT_PROCESSED else []
-    request = (
-        playbook.request.format(amount=amount or "disputed") if argued and not conceded else ""
-    )
-    if request and partly_credited(case) and case.dispute.amount is not None:  # the rest only
-        currency = case.dispute.currency or case.currency
-        request = REQUEST_REST.format(
-            rest=_money(case.dispute.amount - case.credited, currency),
-            amount=amount,
-            credited=_money(case.credited, currency),
-        )
+    credit = facts.credit() if family != CREDIT_NOT_PROCESSED else other_currency_credits(case)
+    # a letter that argues or concedes always asks (issue 44 item 1): one that claims nothing is
+    # held (engine/review/approval.py: NO_CLAIM_HELD) and asks for nothing
+    request = _request(case, amount, playbook) if argued or conceded else ""
     timeline = tuple(facts.timeline()) if sentences else ()
     points = [s for s in sentences if s.source != "files"]  # printed before the attachments
     rest = [s for s in sentences if s.source == "files"]

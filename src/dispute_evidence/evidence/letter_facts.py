@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line
 from dispute_evidence.evidence.ce3 import LABELS
+from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.exhibits import Exhibit
@@ -27,16 +27,11 @@ from dispute_evidence.evidence.facts import Charge, ShipmentRow
 from dispute_evidence.evidence.letter_head import money as _money
 from dispute_evidence.evidence.playbooks import playbook_for
 from dispute_evidence.evidence.products import opening
+from dispute_evidence.evidence.sentence import Sentence
 
 MAX_ITEMS = 5  # products or files named in one sentence
 STATEMENT_CHARS = 4000  # of the merchant's statement on the letter (the payload holds it all)
 FILE = "file:"  # a source key naming one document: "file:<its name>"
-
-
-@dataclass(frozen=True)
-class Sentence:
-    text: str
-    source: str  # a SOURCE_WORDS key, or FILE + a document's name
 
 
 def _list(items: list[str]) -> str:
@@ -90,6 +85,7 @@ class Facts:
         self.argued: set[str] = set()  # documents a sentence quotes (not listed again)
         self.listed: list[str] = []  # the documents the attachments line names, in its order
         self.tied = False  # delivery tied to the verified billing address: said once, there
+        self.led = bool(credit_lead(case))  # credited before the dispute: the credit leads
 
     def order(self) -> list[Sentence]:
         c, out = self.case, []
@@ -220,6 +216,8 @@ class Facts:
     def statement(self) -> list[Sentence]:
         """The merchant's statement, a sentence a paragraph, as the merchant wrote it."""
         out, left = [], STATEMENT_CHARS
+        if any(c.name == "statement vs records" for c in self.case.contradictions):
+            return []  # it says no refund beside a recorded credit: the analyst's to settle
         for part in self.case.statement.split("\n\n"):
             if left <= 0:
                 out.append(Sentence("(The statement continues in the evidence submitted with "
@@ -237,7 +235,7 @@ class Facts:
         message that concedes the claim, or says nothing to it, is never quoted here."""
         out = []
         for doc, m, st in self.case.stances():
-            if st.kind != "supports":
+            if st.kind != "supports" or not st.certain:  # uncertain: the analyst's to confirm
                 continue
             self.argued.add(doc.name)
             when = f"On {m.on.isoformat()}, " if m.on else ""
@@ -250,6 +248,8 @@ class Facts:
         """Each credit with its date and reference where the exports give them: a refunds
         log's, else the orders export's refunded amount and the charges that show one."""
         c = self.case
+        if self.led:  # the credit before the dispute leads the letter: not said twice
+            return []
         logged = [x for x in c.credits if x.source == "refunds"][:MAX_CREDITS]
         if logged:
             return [Sentence(f"A refund of {x.words()} was issued on this order.", "refunds") for x in logged]  # fmt: skip
@@ -265,13 +265,14 @@ class Facts:
     def credit(self) -> list[Sentence]:
         """A partial credit stated as what it is (never a defence), with what stays disputed."""
         c, disputed = self.case, self.case.dispute.amount
-        if not partly_credited(c) or disputed is None:
-            return []
-        currency = c.dispute.currency or c.currency
-        return [Sentence(f"A credit of {_money(c.credited, currency)} was already issued on this "
+        other = other_currency_credits(c)  # stated, never subtracted
+        if not partly_credited(c) or disputed is None or self.led:
+            return other
+        currency, credited = c.dispute.currency or c.currency, c.credit_check.same
+        return [Sentence(f"A credit of {_money(credited, currency)} was already issued on this "
                          f"order; this response contests the remaining "
-                         f"{_money(disputed - c.credited, currency)}.",
-                         "order" if c.refunded > 0 else "payments")]  # fmt: skip
+                         f"{_money(disputed - credited, currency)}.",
+                         "order" if c.refunded > 0 else "payments"), *other]  # fmt: skip
 
     def distinct_charges(self) -> list[Sentence]:
         """A duplicate claim answered: one charge, or charges that differ (amount or day)."""
@@ -335,6 +336,10 @@ class Facts:
 
     def files(self) -> list[Sentence]:
         skip = self.argued | {name for name, _ in self.case.other_parcels}  # never supporting
+        # nor a document whose words concede the claim, or wait for the analyst's reading
+        skip |= {
+            d.name for d, _, st in self.case.stances() if st.kind == "concedes" or st.to_confirm
+        }
         names = [d.name for d in self.case.documents if d.name not in skip]
         rank = {name: i for i, name in enumerate(self.exhibits)}  # in their labels' order
         names.sort(key=lambda n: rank.get(n, len(rank)))
@@ -354,7 +359,7 @@ class Facts:
                 out.append(Sentence(_cap(c.fact) + ".", "order"))
         if any(c.accept and c.name == WORDS for c in self.case.contradictions):
             for doc, m, st in self.case.stances():
-                if st.kind != "concedes":
+                if st.kind != "concedes" or not st.certain:
                     continue
                 when = f"On {m.on.isoformat()}, " if m.on else ""
                 who = m.author or "the customer"
@@ -414,8 +419,5 @@ def _qty(q: Any) -> str:
 def partly_credited(case: CaseFacts) -> bool:
     """A credit short of the disputed amount, in its currency (another currency's credit is
     stated, never subtracted)."""
-    disputed, credited = case.dispute.amount, case.credited
-    same = not (case.dispute.currency and case.currency) or (
-        case.dispute.currency.upper() == case.currency.upper()
-    )
-    return disputed is not None and same and 0 < credited < disputed
+    disputed, credited = case.dispute.amount, case.credit_check.same
+    return disputed is not None and 0 < credited < disputed

@@ -137,7 +137,8 @@ def _exhibit_list(exhibits: Mapping[str, Exhibit], case: CaseFacts) -> list[Any]
     shown = list(exhibits.values())[:MAX_EXHIBITS]
     packet = any(x.start for x in shown)
     read = {d.name: d for d in case.documents}
-    said = {x.label: caption(x, read.get(x.name)) for x in shown}
+    dated = not case.hidden("delivered")
+    said = {x.label: caption(x, read.get(x.name), dated) for x in shown}
     lines = [f"Exhibit {x.label}: {said[x.label]} (page {x.start})" if packet
              else f"Exhibit {x.label}: {x.name} ({said[x.label]})" for x in shown]  # fmt: skip
     if len(exhibits) > MAX_EXHIBITS:

@@ -42,6 +42,18 @@ REFUND, RETURN_WINDOW, CANCELLATION, DEFECT, SHIPPING = (
     "shipping",
 )
 
+# What a customer's message cue (evidence/messages.py) says of each family's claim: (stance,
+# why); a cue a family does not list is neutral (evidence/stance.py reads them)
+StanceKind = Literal["supports", "concedes", "neutral"]
+Signals = dict[str, tuple[StanceKind, str]]
+_S: StanceKind = "supports"
+_C: StanceKind = "concedes"
+_ARRIVED: Signals = {"receipt": (_S, "confirms the goods arrived"),
+                     "non_receipt": (_C, "says the goods never arrived"),
+                     "fine": (_S, "says they are happy with the goods"),
+                     "unhappy": (_C, "says they are not happy with the goods"),
+                     "defect": (_S, "confirms the goods arrived (and complains of them)")}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Codes:
@@ -74,6 +86,7 @@ class Playbook:
     core: tuple[str, ...]  # completeness items a reviewer expects (evidence/completeness.py)
     helps: tuple[str, ...]  # items that also help
     prior: float  # the cautious starting P(win) of the advice (not a measured rate)
+    signals: Signals  # what each message cue says of this claim
     request: str = (
         "For these reasons we ask that the dispute be reversed and the payment of {amount} stand."
     )
@@ -113,6 +126,11 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         core=_FRAUD_CORE,
         helps=("cvc_match", "delivered", "customer_email", "customer_name", "communication"),
         prior=0.20,
+        signals={
+            **{k: v for k, v in _ARRIVED.items() if k != "non_receipt"},
+            "not_me": (_C, "says they did not make the order"),
+            "household": (_S, "says someone in their household made the order"),
+        },
     ),
     Playbook(
         NOT_RECEIVED,
@@ -127,6 +145,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         core=("carrier", "tracking", "ship_date", "shipping_address", "delivered"),
         helps=("shipping_document", "customer_email", "communication"),
         prior=0.40,
+        signals=_ARRIVED,
     ),
     Playbook(
         NOT_AS_DESCRIBED,
@@ -144,6 +163,13 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         core=("products", "policy_document"),
         helps=("listing", "statement_return", "communication", "refund_record", "customer_email"),
         prior=0.30,
+        signals={
+            "defect": (_C, "says the goods were defective or not as described"),
+            "fine": (_S, "says the goods are fine"),
+            "changed_mind": (_S, "says they changed their mind"),
+            "unhappy": (_C, "says they still want to return the goods"),
+            "no_defect": (_S, "denies saying the goods were defective"),
+        },
     ),
     Playbook(
         CREDIT_NOT_PROCESSED,
@@ -161,6 +187,12 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         core=("policy_document", "refund_record"),
         helps=("statement_refund", "communication", "customer_email"),
         prior=0.30,
+        signals={
+            "returned": (_C, "says the goods were sent back"),
+            "refund_ask": (_C, "asks for the refund"),
+            "refund_got": (_S, "says the refund was received"),
+            "not_returned": (_S, "says the goods were not sent back"),
+        },
     ),
     Playbook(
         SUBSCRIPTION,
@@ -177,6 +209,10 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         core=("policy_document", "customer_email"),
         helps=("statement_cancellation", "communication", "payment_record"),
         prior=0.25,
+        signals={
+            "cancel": (_C, "asks to cancel before the disputed charge"),
+            "no_cancel": (_S, "says they did not cancel"),
+        },
     ),
     Playbook(
         DUPLICATE,
@@ -192,6 +228,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         core=("explanation_document", "payment_record"),
         helps=("statement_duplicate", "shipping_document", "communication"),
         prior=0.40,
+        signals={},
     ),
     Playbook(
         GENERAL,
@@ -205,6 +242,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         core=("products", "customer_name", "customer_email"),
         helps=("billing_address", "communication"),
         prior=0.25,
+        signals=_ARRIVED,
     ),
 )
 
@@ -216,6 +254,12 @@ def playbook_for(reason: str) -> Playbook:
     """The playbook of an API reason; a reason the API's list does not name is argued as
     "general" (the API may add reasons; the guard test names every one it sends today)."""
     return BY_REASON.get(reason.strip().lower(), BY_FAMILY[GENERAL])
+
+
+def signals_of(family: str) -> Signals:
+    """What each message cue says of a family's claim ({} for a family no playbook names)."""
+    p = BY_FAMILY.get(family)
+    return p.signals if p else {}
 
 
 def family_of(reason: str) -> str:

@@ -13,6 +13,8 @@ heading, never as a fact the exports show. Pure: records in.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from dispute_evidence.evidence.facts import Statement
@@ -68,3 +70,17 @@ def statements_by_dispute(
         elif text.strip():
             out[pid] = Statement(text.strip(), FROM_LIST)
     return out
+
+
+_DENIES_REFUND = re.compile(
+    r"\b(?:(?:did not|didn't|have not|haven't|has not|hasn't|never|not) (?:ever )?(?:issued?|give|"
+    r"given|gave|make|made|process(?:ed)?|send|sent) (?:a |any |the )?(?:refund|credit)|"
+    r"no (?:refund|credit) (?:was|has been|had been|is|was ever) (?:ever )?(?:issued|given|made|"
+    r"processed|sent)|(?:was|has been|were) (?:never|not) refunded|never refunded)\b",
+    re.I,
+)
+
+
+def denies_refund(text: str) -> bool:
+    """Whether the merchant's statement says no refund was ever given."""
+    return bool(_DENIES_REFUND.search(" ".join(text.split())))

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dispute_evidence.evidence.letter_facts import FILE, Facts, Sentence, quoted
+from dispute_evidence.evidence.credit_lead import credit_lead
+from dispute_evidence.evidence.letter_facts import FILE, Facts, quoted
 from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
 from dispute_evidence.evidence.playbooks import claim_words, playbook_for
+from dispute_evidence.evidence.sentence import Sentence
 
 
 def _carrier(facts: Facts, tracking: str) -> str:
@@ -76,7 +78,7 @@ def carrier_delivery(facts: Facts) -> Sentence | None:
 def customer_words(facts: Facts) -> Sentence | None:
     """The customer's own words that answer the claim, quoted with their exhibit."""
     for doc, m, st in facts.case.stances():
-        if st.kind == "supports":
+        if st.kind == "supports" and st.certain:  # an uncertain reading is the analyst's
             facts.argued.add(doc.name)
             when = f" on {m.on.isoformat()}" if m.on else ""
             who = m.author or "the customer"
@@ -173,6 +175,10 @@ def thesis(facts: Facts, argues: bool = True) -> Sentence:
     names that the case shows; the claim alone when it shows none, or when our own records
     concede it (`argues` False)."""
     reason = facts.case.dispute.reason
+    lead = credit_lead(facts.case)  # a credit before the dispute answers any reason: it leads
+    if lead:
+        first = lead[0]
+        return Sentence(f"{claim(reason)}; {first.text[:1].lower()}{first.text[1:]}", first.source)
     for name in playbook_for(reason).thesis if argues else ():
         said = THESES[name](facts)
         if said is not None:
