@@ -44,10 +44,10 @@ class Exhibit:
         return f"Exhibit {self.label}, page {page}" if page and many else f"Exhibit {self.label}"
 
 
-def caption(exhibit: Exhibit, doc: DocumentFacts | None, dated: bool = True) -> str:
+def caption(exhibit: Exhibit, doc: DocumentFacts | None, show_date: bool = True) -> str:
     """What the exhibit shows, from what was read from it (issue 44, item 11): "proof of
     delivery: delivered 2026-10-06 to 12 Elm Street, signed by A. Smith"; its kind alone when
-    nothing was read; `dated` False: the delivery date is withheld (the case's timeline puts
+    nothing was read; `show_date` False: the delivery date is withheld (the case's timeline puts
     it out of order), so it is not stated here either."""
     if doc is None:
         return exhibit.words
@@ -55,7 +55,7 @@ def caption(exhibit: Exhibit, doc: DocumentFacts | None, dated: bool = True) -> 
     if doc.kind in (K.PROOF_OF_DELIVERY, K.SIGNATURE) and doc.delivery is not None:
         d = doc.delivery
         if d.delivered:
-            shows = "delivered" + (f" {d.on.isoformat()}" if d.on and dated else "")
+            shows = "delivered" + (f" {d.on.isoformat()}" if d.on and show_date else "")
             shows += (f" to {d.address}" if d.address else "") + (
                 f", signed by {d.signed_by}" if d.signed_by else "")  # fmt: skip
         else:
