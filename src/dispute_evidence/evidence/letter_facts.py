@@ -175,6 +175,11 @@ class Facts:
                         f"{said}", FILE + d.document)]  # fmt: skip
         return out + self._tied_to_order(d.document)
 
+    def proof_of_delivery(self) -> list[Sentence]:
+        """The delivery, only when a document proves it: third-party proof outranks the
+        customer's words, which outrank our own shipment record (issue 44, item 5)."""
+        return self.delivery() if self.case.delivery.source == "files" else []
+
     def _tied_to_order(self, document: str) -> list[Sentence]:
         """Our shipment record's one use beside a carrier's proof: the proof's tracking number
         is this order's parcel."""

@@ -136,7 +136,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         NOT_RECEIVED,
         {"product_not_received": "the cardholder says the goods were not received"},
         Codes(("13.1",), ("4855",), ("C08",)),
-        decisive=("delivery", "messages", "shipped", "files"),
+        decisive=("proof_of_delivery", "messages", "delivery", "shipped", "files"),
         thesis=("signed_delivery", "customer_words", "carrier_delivery"),
         concedes="a parcel still in transit or returned; a proof of delivery for another "
         "parcel; the customer saying nothing arrived with no proof against it",
@@ -234,7 +234,15 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         GENERAL,
         {"general": "the cardholder disputes this payment (no specific reason given)"},
         Codes((), (), ()),
-        decisive=("messages", "delivery", "shipped", "customer", "policy", "files"),
+        decisive=(
+            "proof_of_delivery",
+            "messages",
+            "delivery",
+            "shipped",
+            "customer",
+            "policy",
+            "files",
+        ),  # fmt: skip
         thesis=("signed_delivery", "customer_words", "carrier_delivery"),
         concedes="nothing fixed: what our own records concede (a cancelled or refunded order)",
         words_concede="never",
