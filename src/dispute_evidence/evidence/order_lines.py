@@ -62,8 +62,8 @@ def _lines_mismatch(lines: list[int], oc: dict[str, list[Any]], facts: dict[str,
         return ""
     currency, source = oc["currency_code"][lines[0]], oc["_file"][oc["_file_code"][lines[0]]]
     return (
-        f"held: the order's {len(lines)} line(s) add up to {summed:.2f} {currency} but its "
-        f"{what} is {expected[0]:.2f} {currency} ({source}): a line is missing or was not "
+        f"held: the order's {len(lines)} line(s) add up to {summed:,.2f} {currency} but its "
+        f"{what} is {expected[0]:,.2f} {currency} ({source}): a line is missing or was not "
         "read; drop a corrected export of the order (or set [evidence] send_partial_orders = "
         "true to send it as it is)"
     )

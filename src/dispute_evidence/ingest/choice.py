@@ -108,10 +108,12 @@ def near_layout(
     against it, never read as the kind that fits (its payment ids as charges)."""
     if fits is None:
         fits = [(m, f) for m in (*PRESETS, *CANONICAL) if (f := m.resolve(headers)) is not None]
-    if not fits or any(m.signature for m, _ in fits):
+    ruled = {r.kind for r in RULES}  # only a kind the rules weigh is ever set aside (not orders)
+    if not fits or any(m.signature or m.kind not in ruled for m, _ in fits):
         return None
     given = {fld for _, found in fits for fld in found}
-    texts = [str(c).strip() for c in cells or () if str(c).strip()]
+    used = {p for _, found in fits for ps in found.values() for p in ps}
+    texts = [str(c).strip() for p, c in enumerate(cells or ()) if str(c).strip() and p not in used]
     for rule in RULES:
         if rule.lacks & given:
             continue

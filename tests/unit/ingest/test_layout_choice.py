@@ -103,3 +103,20 @@ def test_a_near_miss_points_at_the_layout_that_fits_best(tmp_path):
     assert "as refunds it lacks required column(s) refund_amount" in line, line
     assert "did you mean 'Refund Amout' for refund_amount?" in line
     assert 'kind = "refunds"' in line and 'refund_amount = "Refund Amout"' in line
+
+
+def test_a_column_one_edit_from_another_layouts_is_no_near_miss_when_it_is_read(tmp_path):
+    """An orders export's `refunded_amount` is one edit from a refunds log's `refund_amount`:
+    it is the orders' own column, so the sheet stays an orders export (orders are never set
+    aside for a kind one typo away)."""
+    header = [
+        "order_number",
+        "product_title",
+        "price",
+        "quantity",
+        "currency_code",
+        "refunded_amount",
+    ]
+    row = dict(zip(header, ["1001", "Linen shirt", "80.00", "1", "USD", "0"], strict=True))
+    res = ingest_paths([write_csv(tmp_path / "orders.csv", header, [row])], tmp_path)
+    assert (res.files[0].kind, res.files[0].rows_used, res.rejects) == ("orders", 1, [])

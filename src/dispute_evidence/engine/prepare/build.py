@@ -360,7 +360,9 @@ def prepare_step(
     rows = _file_rows(matches, blob_dir)
     out.evidence_read, out.evidence_repeated = _count_read(matches, store)
     reader = _reader(opts) if opts.read_limits is not None else None
-    shop = take_store_documents(store, opts.inbox, blob_dir, reader, opts.settle_seconds)
+    shop = take_store_documents(
+        store, opts.inbox, blob_dir, reader, opts.settle_seconds, disputes=orders
+    )
     out.file_issues += shop.issues
     out.evidence_read += shop.new_versions
     out.files_added = store.sync_files(rows + shop.rows)
