@@ -24,6 +24,8 @@ from reportlab.lib import colors
 from dispute_evidence import clock
 from dispute_evidence.evidence.ce3_coverage import Coverage
 from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
+from dispute_evidence.evidence.standing_ratios import IN_PROGRAM
+from dispute_evidence.networks import COLOURS
 from dispute_evidence.reports.run_report import StandingSection
 from dispute_evidence.reports.writer import (
     _XLSX_OPTIONS,
@@ -33,9 +35,7 @@ from dispute_evidence.reports.writer import (
 )
 
 CHART_MONTHS = 12
-COLOURS = {"visa": "#1a1f71", "mastercard": "#eb001b", "amex": "#2e77bc",
-           "discover": "#f58220", "all": "#444444"}  # fmt: skip
-STATUS_FILLS = {"ok": "#C6EFCE", "watch": "#FFEB9C", "over": "#FFC7CE"}
+STATUS_FILLS = {"ok": "#C6EFCE", "watch": "#FFEB9C", "over": "#FFC7CE", IN_PROGRAM: "#FFC7CE"}
 TITLES = {
     "ratio_without_ce3_percent": "ratio without CE 3.0 fraud (%)",
     "projected_percent": "at this pace by month end (%)",

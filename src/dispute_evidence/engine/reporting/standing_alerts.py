@@ -69,7 +69,7 @@ def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossi
         threshold = (
             float(r.threshold_percent) if r.threshold_percent == r.threshold_percent else None
         )
-        events = int(r.disputes) + (int(r.fraud_reports) if r.network in ("visa", "all") else 0)
+        events = int(r.events)
         out.append(Crossing(str(r.month), str(r.network), level, float(r.ratio_percent),
                             threshold, int(r.transactions), events, r))  # fmt: skip
     return sorted(out, key=lambda c: (-LEVELS[c.level], c.month, c.network))
