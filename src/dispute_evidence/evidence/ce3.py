@@ -43,7 +43,6 @@ from dispute_evidence.evidence.ce3_identifiers import (
     is_placeholder,
     is_public_ip,
     members,
-    shared_by_cards,
 )
 from dispute_evidence.networks import VISA, network_of
 
@@ -217,9 +216,10 @@ def _charge_transactions(
             **{c: _col(p, c) for c in ("card_fingerprint", *ELEMENTS)},
         }
     )
-    if frame["key"].is_unique:  # one charge per order, the usual case: nothing to combine
-        if ((at >= 0) & (key == named).to_numpy()).all():  # each names its order as written:
-            frame["_order"] = at  # where it is, for the join (no second search)
+    as_written = bool(((at >= 0) & (key == named).to_numpy()).all())
+    if _unique_keys(frame["key"], at if as_written else None):  # the usual case: one charge
+        if as_written:  # per order, each naming it as written: where it is, for the join
+            frame["_order"] = at  # (no second search)
         return frame
     by = frame.replace("", np.nan).groupby("key", sort=False)
     out = by.first()
@@ -227,6 +227,14 @@ def _charge_transactions(
     out["disputed"] = by["disputed"].any()
     out["refunded"] = by["refunded"].all()  # every charge of the order given back
     return out.reset_index()
+
+
+def _unique_keys(key: pd.Series, at: np.ndarray | None) -> bool:
+    """Whether no two charges share a key; where each names its order as written (`at`: the
+    order's position), counted on those integers, not by hashing the text again."""
+    if at is None:
+        return bool(key.is_unique)
+    return not len(at) or int(np.bincount(at).max()) <= 1
 
 
 _JOINED = ("date", "currency", "brand", "card_fingerprint", *ELEMENTS)
@@ -335,17 +343,11 @@ def transactions(records: dict[str, pd.DataFrame], shown: bool = True) -> pd.Dat
     charges = _charge_transactions(records.get("payments"), refs, orders["key"])
     both = _joined(orders, charges)
     given = (both["customer_ip"] != "") | (both["device_id"] != "")
-    for c in ELEMENTS:
-        both[c], exported = identifiers(both[c], c, shown)
+    card = pd.factorize(both["card_fingerprint"].where(both["card_fingerprint"] != ""))[0]
+    for c in ELEMENTS:  # an IP or device many cards share identifies no one buyer
+        both[c], exported = identifiers(both[c], c, shown, card if c in PRIMARY else None)
         if exported is not None:
             both[f"shown_{c}"] = exported
-    card = pd.factorize(both["card_fingerprint"].where(both["card_fingerprint"] != ""))[0]
-    for c in PRIMARY:  # an IP or device many cards share identifies no one buyer
-        shared = shared_by_cards(both[c], card)
-        if shared.any():
-            both[c] = both[c].where(~shared, "")
-            if shown:
-                both[f"shown_{c}"] = both[f"shown_{c}"].where(~shared, "")
     both["placeholder_only"] = given & (both["customer_ip"] == "") & (both["device_id"] == "")
     listed = records["disputes"]["order_number"].dropna().astype(str)
     both["disputed"] = both["disputed"] | members(both["key"], listed)
@@ -355,7 +357,8 @@ def transactions(records: dict[str, pd.DataFrame], shown: bool = True) -> pd.Dat
     )
     both["day"] = (day.dt.floor("D") - pd.Timestamp("1970-01-01", tz="UTC")).dt.days
     flags = ["paid", "refunded", "disputed", "placeholder_only"]
-    return both[["key", *_TEXT, "amount", *flags, "day", *(SHOWN if shown else ())]]
+    both["card"] = card  # the card as an integer code (-1: none), for the coverage
+    return both[["key", *_TEXT, "amount", *flags, "day", "card", *(SHOWN if shown else ())]]
 
 
 class History:

@@ -120,8 +120,11 @@ def coverage(tx: pd.DataFrame, now: datetime | None = None) -> Coverage:
 def visa_cards(tx: pd.DataFrame) -> np.ndarray:
     """Each transaction's card as an integer code, -1 for none or for a card another brand
     named (CE 3.0 is Visa's alone; a card of no known brand counts)."""
-    fingerprint = tx["fingerprint"].fillna("").astype(str)
-    card = pd.factorize(fingerprint.where(fingerprint != ""))[0].astype("int64")
+    if "card" in tx:  # ce3.transactions coded the cards already
+        card = tx["card"].to_numpy(dtype="int64")
+    else:
+        fingerprint = tx["fingerprint"].fillna("").astype(str)
+        card = pd.factorize(fingerprint.where(fingerprint != ""))[0].astype("int64")
     brand = tx["brand"] if "brand" in tx else pd.Series("", index=tx.index)
     codes, brands = pd.factorize(brand.fillna("").astype(str))  # a handful: work on those
     elsewhere = np.array([b != "" and network_of(b) != VISA.key for b in brands] + [False])

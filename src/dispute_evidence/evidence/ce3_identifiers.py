@@ -80,17 +80,22 @@ def usable_identifiers(s: pd.Series, element: str) -> pd.Series:
     return s.where(~members(s, bad), "") if bad else s
 
 
-def identifiers(values: pd.Series, element: str, shown: bool) -> tuple[pd.Series, pd.Series | None]:
+def identifiers(
+    values: pd.Series, element: str, shown: bool, card: np.ndarray | None = None
+) -> tuple[pd.Series, pd.Series | None]:
     """The column with every value that identifies no one blanked (an address normalised),
     and (`shown`) each usable value as exported (stripped; "" for one that identifies no one).
-    Worked out once per distinct value, then spread by the values' integer codes: a regex and
-    a Python check per transaction cost seconds on a million."""
+    With `card` (each row's card as an integer code, -1 none), a value more than SHARED_CARDS
+    cards used is blanked too. Worked out once per distinct value, then spread by the values'
+    integer codes: a regex and a Python check per transaction cost seconds on a million."""
     codes, distinct = pd.factorize(values.fillna(""))
     at = pa.array(codes, type=pa.int64())
     text = pd.Series(distinct, dtype=object).astype(str)
     usable = usable_identifiers(text, element)
     if element == "device_id":  # shorter than Visa's minimum: not used at all
         usable = usable.where(usable.str.strip().str.len() >= MIN_DEVICE, "")
+    if card is not None:  # many buyers behind one value: it identifies none of them
+        usable = usable.where(~shared_by_cards(codes, card, len(text)), "")
     exported = text.str.strip().where(usable != "", "") if shown else None
     if element == "shipping_address":
         usable = norm_address(usable)
@@ -102,15 +107,17 @@ def identifiers(values: pd.Series, element: str, shown: bool) -> tuple[pd.Series
     return spread(usable), None if exported is None else spread(exported)
 
 
-def shared_by_cards(values: pd.Series, card: np.ndarray, most: int = SHARED_CARDS) -> np.ndarray:
-    """Per row, whether its value ('' none) is seen with more than `most` distinct cards
-    (`card`: integer codes, -1 none): integer pairs made unique, then counted per value."""
-    codes = pd.factorize(values.where(values != ""))[0].astype("int64")
+def shared_by_cards(
+    codes: np.ndarray, card: np.ndarray, distinct: int, most: int = SHARED_CARDS
+) -> np.ndarray:
+    """Per distinct value (`codes`: each row's value as an integer code), whether more than
+    `most` distinct cards (`card`: each row's card code, -1 none) used it: integer pairs made
+    unique, then counted per value."""
+    codes = np.asarray(codes, dtype="int64")
     known = (codes >= 0) & (card >= 0)
     if not known.any():
-        return np.zeros(len(values), dtype=bool)
+        return np.zeros(distinct, dtype=bool)
     width = int(card.max()) + 1
-    pairs = np.unique(codes[known] * width + card[known])
-    per_value = np.bincount(pairs // width, minlength=int(codes.max()) + 1)
-    shared: np.ndarray = (codes >= 0) & (per_value > most)[codes.clip(0)]
+    pairs = pd.unique(codes[known] * width + card[known])  # hashed: no sort of a million
+    shared: np.ndarray = np.bincount(pairs // width, minlength=distinct) > most
     return shared

@@ -28,6 +28,12 @@ import pandas as pd
 
 from dispute_evidence.evidence.ce3 import is_fraud, members
 from dispute_evidence.evidence.ce3_coverage import Coverage
+from dispute_evidence.evidence.standing_efm import (
+    Sales,
+    efm_verdicts,
+    mastercard_sales,
+    usd_amounts,
+)
 from dispute_evidence.evidence.standing_ratios import ratios
 from dispute_evidence.evidence.standing_words import (
     Seen,
@@ -40,6 +46,7 @@ from dispute_evidence.networks import (
     ALL,
     FRAUD_REPORTS_COUNTED,
     LABELS,
+    MASTERCARD,
     code_network_of,
     is_fraud_code,
     network_of,
@@ -70,6 +77,7 @@ WHAT_IF = [
     "projected_percent",
     "projected_events",
     "note",
+    "efm",  # Mastercard's Excessive Fraud Merchant, where the exports can tell (standing_efm.py)
 ]
 NAMES = LABELS
 FRAUD_COUNTED = FRAUD_REPORTS_COUNTED  # VAMP counts fraud reports; the others do not
@@ -162,6 +170,19 @@ def settled_charges(payments: pd.DataFrame) -> pd.DataFrame:
                          "network": card_network(_col(p, "card_brand"))})  # fmt: skip
 
 
+def _settled_sales(payments: pd.DataFrame) -> Sales:
+    """Mastercard's settled sales by month, where the export holds amounts and 3-D Secure."""
+    p = payments.drop_duplicates("payment_id", keep="last")
+    mastercard = p.loc[card_network(_col(p, "card_brand")) == MASTERCARD.key]
+    settled = settled_charges(mastercard)
+    m = mastercard.loc[settled.index]
+    if "payment_amount" in m:
+        settled = settled.assign(amount=_col(m, "payment_amount"), currency=_col(m, "currency"))
+    if "three_d_secure" in m:
+        settled = settled.assign(three_d_secure=_col(m, "three_d_secure"))
+    return mastercard_sales(settled)
+
+
 def settled_orders(orders: pd.DataFrame) -> pd.DataFrame:
     """One row per order that settled (not voided, not only authorised), network `all`."""
     o = orders.drop_duplicates("order_number", keep="last")
@@ -208,17 +229,28 @@ def counted_transactions(inputs: StandingInputs) -> Counted:
     return Counted(False, pd.DataFrame(columns=["month", "network", "transactions"]))
 
 
-def _disputed_charges(payments: pd.DataFrame | None) -> pd.DataFrame:
+def _disputed_charges(charges: pd.DataFrame | None) -> pd.DataFrame:
     """Per order number: the disputed charge's brand network, dispute date and dispute status
-    (the charge with a dispute, else the order's last charge)."""
-    if payments is None or payments.empty:
+    (the charge with a dispute, else the order's last charge), from _charge_disputes."""
+    if charges is None or charges.empty:
         return pd.DataFrame(
-            columns=["network", "date", "status", "reason"],
+            columns=["network", "date", "status", "reason", "amount", "currency"],
             index=pd.Index([], name="order_number"),
         )
-    p = _charge_disputes(payments)
-    p = p.sort_values("disputed", kind="stable").drop_duplicates("order_number", keep="last")
-    return p.set_index(p["order_number"].astype(str))[["network", "date", "status", "reason"]]
+    p = charges.sort_values("disputed", kind="stable").drop_duplicates("order_number", keep="last")
+    columns = ["network", "date", "status", "reason", "amount", "currency"]
+    return p.set_index(p["order_number"].astype(str))[columns]
+
+
+def _named_or_disputed(payments: pd.DataFrame, orders: pd.Series) -> pd.DataFrame:
+    """Every row of the charges that name one of `orders` or say they were disputed in one of
+    their rows: all the disputes' side reads (a year of charges is large)."""
+    said = (_col(payments, "dispute_reason") != "") | (_col(payments, "dispute_date") != "")
+    said |= _col(payments, "dispute_status") != ""
+    said |= members(_col(payments, "order_number"), orders.loc[orders != ""])
+    if "payment_id" not in payments:
+        return payments.loc[said]
+    return payments.loc[members(payments["payment_id"], payments.loc[said, "payment_id"])]
 
 
 def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
@@ -233,6 +265,7 @@ def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
         "payment_id": _col(p, "payment_id"), "order_number": _col(p, "order_number"),
         "network": card_network(_col(p, "card_brand")), "date": _col(p, "dispute_date"),
         "status": status, "reason": _col(p, "dispute_reason"),
+        "amount": _col(p, "payment_amount"), "currency": _col(p, "currency"),
         "disputed": (_col(p, "dispute_reason") != "") | (_col(p, "dispute_date") != "")
         | (status != ""),
     })  # fmt: skip
@@ -246,7 +279,10 @@ def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
     d = inputs.disputes.drop_duplicates("provider_dispute_id", keep="last")
     pids = d["provider_dispute_id"].astype(str)
     orders = _col(d, "order_number")
-    charge = _disputed_charges(inputs.payments).reindex(orders.to_numpy())
+    charges = None
+    if inputs.payments is not None and not inputs.payments.empty:
+        charges = _charge_disputes(_named_or_disputed(inputs.payments, orders))
+    charge = _disputed_charges(charges).reindex(orders.to_numpy())
     charge.index = d.index
     opened = pids.map(inputs.opened).fillna("").astype(str)
     when = opened.where(opened != "", charge["date"].fillna("").astype(str))
@@ -260,11 +296,14 @@ def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
     status = status.where(status != "", charge["status"].fillna("").astype(str))
     code = _col(d, "network_reason_code")
     fraud = _fraud(_col(d, "reason"), code) | _fraud(charge["reason"].fillna("").astype(str))
+    amount_usd = usd_amounts(_col(d, "amount"), _col(d, "currency")).fillna(
+        usd_amounts(charge["amount"], charge["currency"].fillna(""))
+    )
     listed = pd.DataFrame({"month": month_of(when), "network": network, "order_number": orders,
                            "ce3": pids.isin(inputs.ce3_qualified), "early": is_early(status),
                            "prevented": is_prevented(status), "fraud": fraud,
-                           "unlisted": False})  # fmt: skip
-    return pd.concat([listed, _unlisted(inputs, set(orders))], ignore_index=True)
+                           "amount_usd": amount_usd, "unlisted": False})  # fmt: skip
+    return pd.concat([listed, _unlisted(charges, set(orders))], ignore_index=True)
 
 
 def _fraud(reason: pd.Series, code: pd.Series | None = None) -> pd.Series:
@@ -288,20 +327,20 @@ def is_early(status: pd.Series) -> pd.Series:
     return status.fillna("").astype(str).str.strip().str.lower().str.match(EARLY)
 
 
-def _unlisted(inputs: StandingInputs, listed_orders: set[str]) -> pd.DataFrame:
+def _unlisted(charges: pd.DataFrame | None, listed_orders: set[str]) -> pd.DataFrame:
     """Disputes the payments export shows on a charge (Dispute Date, Reason or Status) whose
     order the disputes list does not name: in the month of the charge's dispute date."""
-    if inputs.payments is None or inputs.payments.empty:
-        return pd.DataFrame(
-            columns=["month", "network", "order_number", "ce3", "early", "prevented", "fraud",
-                     "unlisted"]
-        )  # fmt: skip
-    c = _charge_disputes(inputs.payments)
+    if charges is None or charges.empty:
+        columns = ["month", "network", "order_number", "ce3", "early", "prevented", "fraud"]
+        return pd.DataFrame(columns=[*columns, "unlisted"])
+    c = charges
     c = c.loc[c["disputed"] & ~(c["order_number"].isin(listed_orders) & (c["order_number"] != ""))]
     return pd.DataFrame({"month": month_of(c["date"]), "network": c["network"],
                          "order_number": c["order_number"], "ce3": False,
                          "early": is_early(c["status"]), "prevented": is_prevented(c["status"]),
-                         "fraud": _fraud(c["reason"]), "unlisted": True})  # fmt: skip
+                         "fraud": _fraud(c["reason"]),
+                         "amount_usd": usd_amounts(c["amount"], c["currency"]),
+                         "unlisted": True})  # fmt: skip
 
 
 def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -> pd.DataFrame:
@@ -383,7 +422,12 @@ def standing(
     fraud = fraud_events(inputs, by_brand, ce3_orders)
     split = split_events(disputes, fraud)
     counts = _counts(tx, split)
+    sales = None
+    if inputs.counted is None and inputs.payments is not None and not inputs.payments.empty:
+        sales = _settled_sales(inputs.payments)
     table = _table(counts, policy, now) if not counts.empty else _empty()
+    if not table.empty:
+        _with_efm(table, split.chargebacks, sales)
     seen = Seen(by_brand, tx, disputes, split.reports, inputs.fraud, split.raised,
                 split.reported_once, len(split.left_out))  # fmt: skip
     return Standing(table, notes(seen))
@@ -422,6 +466,16 @@ def split_events(disputes: pd.DataFrame, fraud: pd.DataFrame) -> Split:
                  len(raised), int((prevented_fraud & in_sheet).sum()))  # fmt: skip
 
 
+def _with_efm(table: pd.DataFrame, chargebacks: pd.DataFrame, sales: Sales | None) -> None:
+    """Each Mastercard month's EFM verdict in its column; met or possible, in its note too."""
+    mastercard = table["network"] == MASTERCARD.key
+    verdicts = efm_verdicts(table, chargebacks, sales)
+    table.loc[mastercard, "efm"] = table.loc[mastercard, "month"].map(verdicts)
+    said = mastercard & table["efm"].fillna("").str.startswith(("EFM met", "EFM possible"))
+    note = table.loc[said, "note"]
+    table.loc[said, "note"] = note.where(note == "", note + "; ") + table.loc[said, "efm"]
+
+
 def _empty() -> pd.DataFrame:
     return pd.DataFrame(columns=[*COLUMNS, *WHAT_IF])
 
@@ -429,4 +483,5 @@ def _empty() -> pd.DataFrame:
 def _table(counts: pd.DataFrame, policy: StandingPolicy, now: datetime) -> pd.DataFrame:
     out = ratios(counts, policy, now)
     out["note"] = [row_note(r, policy, now) for r in out.itertuples(index=False)]
+    out["efm"] = ""
     return out[[*COLUMNS, *WHAT_IF]]

@@ -127,7 +127,11 @@ def _fines(
             fines.append(float("nan"))
             continue
         value = ratio.iloc[i]
-        tier = policy.tier(float(value), str(r.month)) if value == value else None
+        if value != value:  # no ratio: no tier, and no fine can be estimated
+            tiers.append("")
+            fines.append(float("nan"))
+            continue
+        tier = policy.tier(float(value), str(r.month))
         named = r.status in ("over", IN_PROGRAM)
         rate = max(tier.fine_usd if tier else 0.0, policy.merchant_fine(r.month) if named else 0.0)
         tiers.append(tier.name if tier else "")

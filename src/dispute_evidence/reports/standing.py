@@ -72,7 +72,7 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
     attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
     covered = list(result.coverage.lines) if result.coverage is not None else []
     return StandingSection(
-        PAGE_TITLES, page_rows(result), list(result.notes), chart, attention, covered
+        PAGE_TITLES, page_rows(result), list(result.notes), chart, attention, covered, PAGE_CLASSES
     )
 
 
@@ -202,13 +202,29 @@ def page_rows(result: Standing, months: int = CHART_MONTHS) -> list[list[str]]:
     return [
         [r.month, NAMES.get(r.network, r.network), f"{r.transactions:,}", f"{r.disputes:,}",
          f"{r.fraud_reports:,}", _pct(r.ratio_percent), _pct(r.threshold_percent), r.status,
-         _pct(r.ratio_without_ce3_percent), r.note]
+         r.acquirer_tier, _usd(r.estimated_fine_usd),
+         _without(r.ratio_without_ce3_percent, r.fine_without_ce3_usd, r.estimated_fine_usd),
+         r.note]
         for r in recent.itertuples(index=False)
     ]  # fmt: skip
 
 
 PAGE_TITLES = ["Month", "Network", "Transactions", "Disputes", "Fraud reports", "Ratio",
-               "Threshold", "Status", "Without CE 3.0 fraud", "Note"]  # fmt: skip
+               "Threshold", "Status", "Acquirer's tier", "Estimated fine",
+               "Without CE 3.0 fraud", "Note"]  # fmt: skip
+# the page's cell classes, column by column
+PAGE_CLASSES = ["nowrap", "nowrap", "num", "num", "num", "num", "num", "status", "nowrap", "num",
+                "num", "note"]  # fmt: skip
+
+
+def _usd(value: Any) -> str:
+    return "" if value is None or value != value else f"${float(value):,.0f}"
+
+
+def _without(ratio: Any, fine: Any, with_ce3: Any) -> str:
+    """The ratio without CE 3.0-qualified fraud, and the fine then where it differs."""
+    differs = fine == fine and with_ce3 == with_ce3 and fine != with_ce3
+    return " · ".join(part for part in (_pct(ratio), _usd(fine) if differs else "") if part)
 
 
 def _pct(value: Any) -> str:

@@ -233,3 +233,40 @@ def test_a_month_after_today_is_listed_with_a_note():
     table = standing(inputs, StandingPolicy(), NOW).table
     assert "a month still to come" in row(table, "2026-10", "visa")["note"]
     assert "a month still to come" not in row(table, "2026-07", "visa")["note"]
+
+
+def efm_history(fraud_disputes: int, secure: str | None) -> StandingInputs:
+    """May 2026, Mastercard: 1,200 settled charges of USD 5,000 (6,000,000), 60 of them 3-D
+    Secure (5%) when `secure` says so; `fraud_disputes` fraud chargebacks in May on charges of
+    USD 5,000 (their amount from the payments export); June: 10 charges (May's row follows)."""
+    extra = {"payment_amount": "5000", "currency": "usd"}
+    pay = charges("2026-05", "Mastercard", 1200, **extra)
+    if secure is not None:
+        for i, c in enumerate(pay):
+            c["three_d_secure"] = secure if i < 60 else "false"
+    pay += charges("2026-06", "Mastercard", 10, **extra)
+    paid, listed = disputed("2026-05", "Mastercard", fraud_disputes)
+    for c in paid:
+        c.update(extra)
+    return StandingInputs(disputes=frame(listed), payments=frame(pay + paid))
+
+
+def test_mastercard_excessive_fraud_merchant_is_flagged_from_the_exports():
+    """11 fraud chargebacks of USD 5,000 (55,000, 0.92% of sales), 1,200 transactions, 5% 3-D
+    Secure: met. Without a 3-D Secure flag: possible, and it says what is missing. With 9
+    (45,000): not met, whatever the rest."""
+    may = row(
+        standing(efm_history(11, "true"), StandingPolicy(), NOW).table, "2026-05", "mastercard"
+    )
+    assert may["efm"].startswith("EFM met")
+    assert "single secondary source" in may["efm"] and "EFM met" in may["note"]
+    unknown = row(
+        standing(efm_history(11, None), StandingPolicy(), NOW).table, "2026-05", "mastercard"
+    )
+    assert unknown["efm"].startswith("EFM possible")
+    assert "not in your exports: a 3-D Secure flag on the charges" in unknown["efm"]
+    low = row(
+        standing(efm_history(9, "true"), StandingPolicy(), NOW).table, "2026-05", "mastercard"
+    )
+    assert low["efm"].startswith("EFM not met ($45,000 of fraud chargebacks, under $50,000")
+    assert "EFM" not in low["note"]

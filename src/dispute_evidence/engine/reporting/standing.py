@@ -23,6 +23,8 @@ READ = {
     "disputes": (
         "provider_dispute_id",
         "order_number",
+        "amount",
+        "currency",
         "reason",
         "network_reason_code",
         "dispute_date",
