@@ -184,6 +184,23 @@ def _elsewhere(per_network: pd.Series) -> str:
     return ", ".join(parts)
 
 
+def cost_lines(table: pd.DataFrame) -> list[str]:
+    """Per network, its latest month with an acquirer's tier or an estimated fine, in one line
+    ('Visa 2026-02: acquirer's tier above standard; estimated fine $20 (5 counted events)')."""
+    priced = table.loc[(table["acquirer_tier"] != "") | (table["estimated_fine_usd"] > 0)]
+    lines = []
+    for net, rows in priced.groupby("network", sort=False):
+        r = rows.sort_values("month").iloc[-1]
+        parts = [f"acquirer's tier {r.acquirer_tier}" if r.acquirer_tier else "no acquirer's tier"]
+        fine = float(r.estimated_fine_usd)
+        parts.append(f"estimated fine ${fine:,.0f} ({int(r.events):,} counted events)")
+        without = float(r.fine_without_ce3_usd)
+        if without == without and without != fine:
+            parts.append(f"${without:,.0f} without CE 3.0-qualified fraud")
+        lines.append(f"{LABELS.get(str(net), str(net))} {r.month}: {'; '.join(parts)}")
+    return lines
+
+
 def attention_lines(table: pd.DataFrame, now: datetime) -> list[str]:
     """One plain line per network whose month (this one or last: older months are history)
     is at watch, over or still in the program; none when all is well."""

@@ -22,6 +22,7 @@ class StandingSection:
     attention: list[str] = field(default_factory=list)  # this or last month at watch or over
     coverage: list[str] = field(default_factory=list)  # CE 3.0 coverage, in words with counts
     classes: list[str] = field(default_factory=list)  # each column's cell class on the page
+    costs: list[str] = field(default_factory=list)  # each network's latest tier and fine
 
 
 @dataclass

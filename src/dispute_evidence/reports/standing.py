@@ -25,6 +25,7 @@ from dispute_evidence import clock
 from dispute_evidence.evidence.ce3_coverage import Coverage
 from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
 from dispute_evidence.evidence.standing_ratios import IN_PROGRAM
+from dispute_evidence.evidence.standing_words import cost_lines
 from dispute_evidence.networks import COLOURS
 from dispute_evidence.reports.run_report import StandingSection
 from dispute_evidence.reports.writer import (
@@ -71,8 +72,16 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
         chart = svg[svg.index("<svg") :]  # in the page itself: it stays self-contained
     attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
     covered = list(result.coverage.lines) if result.coverage is not None else []
+    costs = cost_lines(result.table) if not result.table.empty else []
     return StandingSection(
-        PAGE_TITLES, page_rows(result), list(result.notes), chart, attention, covered, PAGE_CLASSES
+        PAGE_TITLES,
+        page_rows(result),
+        list(result.notes),
+        chart,
+        attention,
+        covered,
+        PAGE_CLASSES,
+        costs,
     )
 
 
