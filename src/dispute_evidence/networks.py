@@ -206,9 +206,29 @@ PROFILE_NAMES: tuple[str, ...] = (
 PREFIXES = tuple((n.key, n.prefixes, n.lengths) for n in NETWORKS)
 _ALIASES = {alias: n.key for n in NETWORKS for alias in n.aliases}
 # the card's kind, written around its network's name ("Visa Debit", "Debit Mastercard")
-_KINDS = ("debit", "credit", "prepaid", "commercial", "business", "corporate", "consumer",
-          "classic", "gold", "platinum", "signature", "infinite", "world", "elite", "card",
-          "cards", "international", "purchasing", "fleet", "standard", "premium")  # fmt: skip
+_KINDS = (
+    "debit",
+    "credit",
+    "prepaid",
+    "commercial",
+    "business",
+    "corporate",
+    "consumer",
+    "classic",
+    "gold",
+    "platinum",
+    "signature",
+    "infinite",
+    "world",
+    "elite",
+    "card",
+    "cards",
+    "international",
+    "purchasing",
+    "fleet",
+    "standard",
+    "premium",
+)
 _NOT_LETTERS = re.compile(r"[^a-z]")
 
 

@@ -428,8 +428,16 @@ def standing(
     table = _table(counts, policy, now) if not counts.empty else _empty()
     if not table.empty:
         _with_efm(table, split.chargebacks, sales)
-    seen = Seen(by_brand, tx, disputes, split.reports, inputs.fraud, split.raised,
-                split.reported_once, len(split.left_out))  # fmt: skip
+    seen = Seen(
+        by_brand,
+        tx,
+        disputes,
+        split.reports,
+        inputs.fraud,
+        split.raised,
+        split.reported_once,
+        len(split.left_out),
+    )
     return Standing(table, notes(seen))
 
 
@@ -451,8 +459,11 @@ def split_events(disputes: pd.DataFrame, fraud: pd.DataFrame) -> Split:
     VAMP's count: a fraud dispute RDR resolved still counts its fraud report, once."""
     early = disputes["early"].astype(bool)
     order = disputes["order_number"].astype(str)
-    prevented_fraud = (disputes["prevented"].astype(bool) & disputes["fraud"].astype(bool)
-                       & disputes["network"].isin(FRAUD_COUNTED))  # fmt: skip
+    prevented_fraud = (
+        disputes["prevented"].astype(bool)
+        & disputes["fraud"].astype(bool)
+        & disputes["network"].isin(FRAUD_COUNTED)
+    )
     in_sheet = order.isin(set(fraud["order_number"].astype(str)) - {""})
     raised = disputes.loc[prevented_fraud & ~in_sheet, ["month", "network", "ce3", "order_number"]]
     reports = pd.concat([fraud, raised.assign(raised=True)], ignore_index=True)
@@ -462,8 +473,13 @@ def split_events(disputes: pd.DataFrame, fraud: pd.DataFrame) -> Split:
         reported=chargebacks["network"].isin(FRAUD_COUNTED)
         & chargebacks["order_number"].astype(str).isin(reported)
     )
-    return Split(chargebacks, reports, disputes.loc[early & ~prevented_fraud],
-                 len(raised), int((prevented_fraud & in_sheet).sum()))  # fmt: skip
+    return Split(
+        chargebacks,
+        reports,
+        disputes.loc[early & ~prevented_fraud],
+        len(raised),
+        int((prevented_fraud & in_sheet).sum()),
+    )
 
 
 def _with_efm(table: pd.DataFrame, chargebacks: pd.DataFrame, sales: Sales | None) -> None:

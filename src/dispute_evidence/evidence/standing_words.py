@@ -46,19 +46,26 @@ def row_note(r: Any, policy: StandingPolicy, now: datetime) -> str:
     name = LABELS.get(net, net)
     parts = [*_why_status(r, policy, name), *_cost(r, policy)]
     if r.left_out:
-        parts.append(f"{r.left_out:,} dispute(s) resolved before a chargeback (inquiry, or "
-                     "RDR on a non-fraud dispute) left out")  # fmt: skip
+        parts.append(
+            f"{r.left_out:,} dispute(s) resolved before a chargeback (inquiry, or "
+            "RDR on a non-fraud dispute) left out"
+        )
     if r.raised:
-        parts.append(f"{r.raised:,} fraud dispute(s) RDR resolved counted as fraud reports "
-                     "(no report in your exports: the issuer filed one to raise each)")  # fmt: skip
+        parts.append(
+            f"{r.raised:,} fraud dispute(s) RDR resolved counted as fraud reports "
+            "(no report in your exports: the issuer filed one to raise each)"
+        )
     twice, once = r.ratio_counted_twice_percent, r.ratio_counted_once_percent
     if twice == twice and once == once and twice != once:
         used = "twice" if policy.fraud_dispute_counts == "twice" else "once"
-        parts.append(f"a fraud dispute with its fraud report counted twice: {twice:.2f}%, once: "
-                     f"{once:.2f}%; the status uses {used} ([standing] fraud_dispute_counts)")  # fmt: skip
+        parts.append(
+            f"a fraud dispute with its fraud report counted twice: {twice:.2f}%, once: "
+            f"{once:.2f}%; the status uses {used} ([standing] fraud_dispute_counts)"
+        )
     if month > now.strftime("%Y-%m"):
-        parts.append("a month still to come: your exports date something after today; check "
-                     "the dates")  # fmt: skip
+        parts.append(
+            "a month still to come: your exports date something after today; check the dates"
+        )
     elif month == now.strftime("%Y-%m"):
         projected = r.projected_percent
         at_pace = (
@@ -72,17 +79,23 @@ def _why_status(r: Any, policy: StandingPolicy, name: str) -> list[str]:
     net, ratio, threshold = str(r.network), r.ratio_percent, r.threshold_percent
     if r.status == NO_RATIO:
         if net in LAST_MONTH_DENOMINATOR:
-            return [f"no {name} transactions the month before in your exports: no ratio "
-                    f"({name} divides by last month's)"]  # fmt: skip
+            return [
+                f"no {name} transactions the month before in your exports: no ratio "
+                f"({name} divides by last month's)"
+            ]
         return ["no transactions in your exports for this month: no ratio"]
     if threshold == threshold and ratio >= threshold and r.status == "watch":
         floor = policy.floor(net)
-        return [f"watch, not over: over {name}'s {threshold:g}% but at {int(r.events):,} "
-                f"{_counts(net)}, below its {floor:,}-a-month floor; the program does not name "
-                "you, your acquirer may"]  # fmt: skip
+        return [
+            f"watch, not over: over {name}'s {threshold:g}% but at {int(r.events):,} "
+            f"{_counts(net)}, below its {floor:,}-a-month floor; the program does not name "
+            "you, your acquirer may"
+        ]
     if r.status == IN_PROGRAM:
-        return [f"still in the program: named in an earlier month, it leaves after one month "
-                f"below both its {threshold:g}% and its {policy.floor(net):,}-a-month floor"]  # fmt: skip
+        return [
+            f"still in the program: named in an earlier month, it leaves after one month "
+            f"below both its {threshold:g}% and its {policy.floor(net):,}-a-month floor"
+        ]
     return []
 
 
@@ -95,8 +108,10 @@ def _cost(r: Any, policy: StandingPolicy) -> list[str]:
     if r.acquirer_tier:
         parts.append(f"acquirer's tier: {r.acquirer_tier}")
     if fine > 0:
-        parts.append(f"estimated fine ${fine:,.0f} ({int(r.events):,} counted events; confirm "
-                     "with your acquirer)")  # fmt: skip
+        parts.append(
+            f"estimated fine ${fine:,.0f} ({int(r.events):,} counted events; confirm "
+            "with your acquirer)"
+        )
     without = r.fine_without_ce3_usd
     if without == without and without != fine:
         parts.append(f"without CE 3.0-qualified fraud: ${without:,.0f}")
@@ -119,26 +134,36 @@ def notes(seen: Seen) -> list[str]:
         out.append(f"fraud reports: {len(seen.sheet):,} from your fraud-warnings sheet")
     disputes = seen.disputes
     if unlisted := int(disputes["unlisted"].astype(bool).sum()):
-        out.append(f"{unlisted:,} dispute(s) found only in your payments export (a dispute "
-                   "date, reason or status on the charge, not in the disputes list): counted "
-                   "in the month of that dispute date")  # fmt: skip
+        out.append(
+            f"{unlisted:,} dispute(s) found only in your payments export (a dispute "
+            "date, reason or status on the charge, not in the disputes list): counted "
+            "in the month of that dispute date"
+        )
     if seen.left_out:
-        out.append(f"{seen.left_out:,} dispute(s) resolved before they became chargebacks "
-                   "(inquiries and retrievals, status warning_*; non-fraud disputes RDR or "
-                   "another prevention program resolved, status prevented): left out, as the "
-                   "programs count chargebacks; a refund outside a prevention program removes "
-                   "nothing")  # fmt: skip
+        out.append(
+            f"{seen.left_out:,} dispute(s) resolved before they became chargebacks "
+            "(inquiries and retrievals, status warning_*; non-fraud disputes RDR or "
+            "another prevention program resolved, status prevented): left out, as the "
+            "programs count chargebacks; a refund outside a prevention program removes "
+            "nothing"
+        )
     if seen.raised:
-        out.append(f"{seen.raised:,} fraud dispute(s) RDR resolved with no fraud report in your "
-                   "exports: each counted as a fraud report under VAMP (since April 2025 RDR "
-                   "leaves out only non-fraud disputes; the issuer filed a report to raise "
-                   "it)")  # fmt: skip
+        out.append(
+            f"{seen.raised:,} fraud dispute(s) RDR resolved with no fraud report in your "
+            "exports: each counted as a fraud report under VAMP (since April 2025 RDR "
+            "leaves out only non-fraud disputes; the issuer filed a report to raise "
+            "it)"
+        )
     if seen.reported_once:
-        out.append(f"{seen.reported_once:,} fraud dispute(s) RDR resolved whose fraud report "
-                   "your sheet lists: counted once, as that report")  # fmt: skip
+        out.append(
+            f"{seen.reported_once:,} fraud dispute(s) RDR resolved whose fraud report "
+            "your sheet lists: counted once, as that report"
+        )
     if undated := int((disputes["month"] == "").sum()):
-        out.append(f"{undated:,} dispute(s) with no opening date (not read from the API yet, "
-                   "no dispute date in your exports): not counted")  # fmt: skip
+        out.append(
+            f"{undated:,} dispute(s) with no opening date (not read from the API yet, "
+            "no dispute date in your exports): not counted"
+        )
     if seen.by_brand:
         out.extend(_no_row(disputes, "dispute(s)"))
         out.extend(_no_row(seen.fraud, "fraud report(s)"))
@@ -150,8 +175,10 @@ def _transactions_note(seen: Seen) -> str:
     total = int(tx["transactions"].sum())
     if not seen.by_brand:
         if total:
-            return (f"transactions: {total:,} order(s) from your orders export (no payments "
-                    "export: no card brand, one row per month as 'all', held to Visa's level)")  # fmt: skip
+            return (
+                f"transactions: {total:,} order(s) from your orders export (no payments "
+                "export: no card brand, one row per month as 'all', held to Visa's level)"
+            )
         return "transactions: no payments or orders export yet: no ratio can be worked out"
     line = f"transactions: {total:,} settled charge(s) from your payments export, by card brand"
     if other := _elsewhere(tx.groupby("network")["transactions"].sum()):
@@ -224,8 +251,10 @@ def status_line(r: Any) -> str:
     )
     if r.status == "watch" and threshold == threshold and r.ratio_percent >= threshold:
         word = "on watch (over the threshold, below the program's count floor)"
-    line = (f"{name} {r.month}: {r.ratio_percent:.2f}% ({events:,} {_counts(net)} / "
-            f"{int(r.transactions):,} transactions) is {word} ({against})")  # fmt: skip
+    line = (
+        f"{name} {r.month}: {r.ratio_percent:.2f}% ({events:,} {_counts(net)} / "
+        f"{int(r.transactions):,} transactions) is {word} ({against})"
+    )
     tier, fine = getattr(r, "acquirer_tier", ""), getattr(r, "estimated_fine_usd", float("nan"))
     if tier:
         line += f"; acquirer's tier: {tier}"

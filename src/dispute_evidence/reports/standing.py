@@ -218,12 +218,35 @@ def page_rows(result: Standing, months: int = CHART_MONTHS) -> list[list[str]]:
     ]  # fmt: skip
 
 
-PAGE_TITLES = ["Month", "Network", "Transactions", "Disputes", "Fraud reports", "Ratio",
-               "Threshold", "Status", "Acquirer's tier", "Estimated fine",
-               "Without CE 3.0 fraud", "Note"]  # fmt: skip
+PAGE_TITLES = [
+    "Month",
+    "Network",
+    "Transactions",
+    "Disputes",
+    "Fraud reports",
+    "Ratio",
+    "Threshold",
+    "Status",
+    "Acquirer's tier",
+    "Estimated fine",
+    "Without CE 3.0 fraud",
+    "Note",
+]
 # the page's cell classes, column by column
-PAGE_CLASSES = ["nowrap", "nowrap", "num", "num", "num", "num", "num", "status", "nowrap", "num",
-                "num", "note"]  # fmt: skip
+PAGE_CLASSES = [
+    "nowrap",
+    "nowrap",
+    "num",
+    "num",
+    "num",
+    "num",
+    "num",
+    "status",
+    "nowrap",
+    "num",
+    "num",
+    "note",
+]
 
 
 def _usd(value: Any) -> str:
