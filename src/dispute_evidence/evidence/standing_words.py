@@ -107,6 +107,8 @@ def _cost(r: Any, policy: StandingPolicy) -> list[str]:
     parts = []
     if r.acquirer_tier:
         parts.append(f"acquirer's tier: {r.acquirer_tier}")
+    if r.network == ALL and (r.acquirer_tier or fine > 0):
+        parts.append("no card brand known: Visa's tiers over every card's disputes overstate them")
     if fine > 0:
         parts.append(
             f"estimated fine ${fine:,.0f} ({int(r.events):,} counted events; confirm "

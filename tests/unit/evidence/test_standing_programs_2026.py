@@ -270,3 +270,25 @@ def test_mastercard_excessive_fraud_merchant_is_flagged_from_the_exports():
     )
     assert low["efm"].startswith("EFM not met ($45,000 of fraud chargebacks, under $50,000")
     assert "EFM" not in low["note"]
+
+
+def test_a_tier_on_all_cards_says_it_overstates():
+    """No payments export: 1,000 orders in May, 6 disputes (0.6%): the acquirer's tier is
+    Visa's over every card's disputes, and the note says that overstates it."""
+    orders = pd.DataFrame(
+        {
+            "order_number": [str(i) for i in range(1000)],
+            "order_date": "2026-05-03",
+            "financial_status": "paid",
+        }
+    )
+    disputes = visa_disputes({"2026-05": 6}).drop(columns=["network_reason_code"])
+    may = row(
+        standing(StandingInputs(disputes, orders=orders), StandingPolicy(), NOW).table,
+        "2026-05",
+        "all",
+    )
+    assert may["acquirer_tier"] == "above standard"
+    assert (
+        "no card brand known: Visa's tiers over every card's disputes overstate them" in may["note"]
+    )
