@@ -130,3 +130,15 @@ def test_no_module_but_the_network_record_spells_a_brand() -> None:
         for spelled in brand_spellings(path)
     ]
     assert found == []
+
+
+def test_no_spelling_belongs_to_two_networks_and_every_record_is_whole() -> None:
+    """A spelling in two records would silently go to whichever comes last."""
+    seen: dict[str, str] = {}
+    for network in NETWORKS:
+        for alias in (*network.aliases, network.key):
+            assert seen.setdefault(alias, network.key) == network.key, alias
+            assert alias == "".join(ch for ch in alias if ch.isalpha() and ch.islower()), alias
+        assert network.label and network.prefixes and network.lengths and network.colour
+        if network.program is not None:
+            assert network.program.counts and network.program.name
