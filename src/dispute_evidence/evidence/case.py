@@ -39,6 +39,7 @@ from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
 from dispute_evidence.evidence.products import Listing
 from dispute_evidence.evidence.stance import Stance, family_of, message_stance
+from dispute_evidence.evidence.statement import others_addresses
 from dispute_evidence.evidence.views import DisputeView
 
 NOT_RECEIVED = "product_not_received"
@@ -360,7 +361,19 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
         *_words_against(case),
         *_shipped_in_part(case),
         *_other_parcels(case),
+        *_statement_names_another(case),
     ]
+
+
+def _statement_names_another(case: CaseFacts) -> list[Contradiction]:
+    """The merchant's statement names another customer's e-mail address (issue 45, item 11)."""
+    own = [case.customer.email, *(c.customer_email for c in case.charges)]
+    site = case.merchant.merchant_website if case.merchant else ""
+    if not case.statement or not (others := others_addresses(case.statement, own, site)):
+        return []
+    fact = f"the merchant's statement names {', '.join(others[:3])}, not this order's customer"
+    todo = "remove another customer's address from the statement, or confirm it is this one's"
+    return [Contradiction("statement names another", fact, todo, weakens=False, internal=True)]
 
 
 def _other_parcels(case: CaseFacts) -> list[Contradiction]:

@@ -13,6 +13,10 @@ heading, never as a fact the exports show. Pure: records in.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
 import pandas as pd
 
 from dispute_evidence.evidence.facts import Statement
@@ -68,3 +72,18 @@ def statements_by_dispute(
         elif text.strip():
             out[pid] = Statement(text.strip(), FROM_LIST)
     return out
+
+
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
+
+
+def others_addresses(statement: str, own: Iterable[str], website: str = "") -> list[str]:
+    """The e-mail addresses a statement names that are neither this order's customer's (`own`)
+    nor the merchant's (its website's domain): another customer's, as far as we can tell."""
+    mine = {a.strip().lower() for a in own if a and a.strip()}
+    host = (urlsplit(website if "//" in website else f"//{website}").hostname or "").lower()
+    shop = host.removeprefix("www.")
+    found = dict.fromkeys(m.group(0).rstrip(".").lower() for m in _EMAIL.finditer(statement))
+    return [
+        a for a in found if a not in mine and not (shop and a.endswith(("@" + shop, "." + shop)))
+    ]
