@@ -87,3 +87,22 @@ def others_addresses(statement: str, own: Iterable[str], website: str = "") -> l
     return [
         a for a in found if a not in mine and not (shop and a.endswith(("@" + shop, "." + shop)))
     ]
+
+
+def unclaimed_statements(
+    disputes: pd.DataFrame, statements: pd.DataFrame | None
+) -> list[tuple[str, str]]:
+    """(file, the order number or dispute id its name gives) of each statement file naming no
+    dispute of the disputes list as read (a row refused for a bad cell is not in it): it goes
+    nowhere, and the analyst is told (issue 45, item 11)."""
+    if statements is None or statements.empty:
+        return []
+    known = set(disputes["provider_dispute_id"].astype(str))
+    known |= {o.lstrip("#") for o in disputes["order_number"].astype(str)}
+    out: dict[tuple[str, str], None] = {}
+    for file, key in zip(
+        statements["_file"].astype(str), statements["provider_dispute_id"].astype(str), strict=True
+    ):
+        if key and key not in known and key.lstrip("#") not in known:  # "#1041" is 1041
+            out[(file, key)] = None
+    return list(out)
