@@ -52,7 +52,7 @@ from dispute_evidence.evidence.payments import (
     refunds_by_order,
     unjoined_charges,
 )
-from dispute_evidence.evidence.statement import unclaimed_statements
+from dispute_evidence.evidence.unused import skus_of_two_products, statements_for_no_dispute
 from dispute_evidence.evidence.wire import wire_payload
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import NearNames
@@ -353,7 +353,8 @@ def build_evidence(
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     refunds = refunds_by_order(records.get("refunds"), set(order_rows))
     known = KnownFacts.of(disputes, records, order_cols)  # statements, the products as sold
-    unlisted += _statements_for_no_dispute(disputes, records.get("statements"))
+    unlisted += statements_for_no_dispute(disputes, records.get("statements"))
+    conflicts += skus_of_two_products(records.get("products"))
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
@@ -533,19 +534,6 @@ def _claim(reason: Any, currency: Any, amount: Any, network_code: Any) -> Claim:
     given = amount not in (None, "") and amount == amount
     return Claim(reason or "", currency or "", _number(amount) if given else None,
                  network_code or "")  # fmt: skip
-
-
-def _statements_for_no_dispute(
-    disputes: pd.DataFrame, statements: pd.DataFrame | None
-) -> list[Reject]:
-    """A line per statement file whose name gives no dispute's order number or id."""
-    return [
-        Reject(file, None, None, "file name", key,
-               f"a statement for '{key}', which no dispute of the disputes list has (a row "
-               "refused for a bad cell is not in it): it is sent to no dispute. Name it for the "
-               "dispute's order number or dp_ id ('1041 statement.txt'), or fix the refused row")
-        for file, key in unclaimed_statements(disputes, statements)
-    ]  # fmt: skip
 
 
 def _order_parts(
