@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import repeat
@@ -42,6 +43,7 @@ from dispute_evidence.evidence.facts import (
     load_facts,
 )
 from dispute_evidence.evidence.known import KnownFacts
+from dispute_evidence.evidence.order_lines import waits
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
     PAYMENT_TEXT,
@@ -52,7 +54,7 @@ from dispute_evidence.evidence.payments import (
     refunds_by_order,
     unjoined_charges,
 )
-from dispute_evidence.evidence.unused import skus_of_two_products, statements_for_no_dispute
+from dispute_evidence.evidence.unused import said_unused
 from dispute_evidence.evidence.wire import wire_payload
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import NearNames
@@ -77,8 +79,6 @@ NUMBER_FACTS = (
     "tax_amount",
     "discount_amount",
 )
-# Lines that add up within this much of the order's subtotal (per line: each price is rounded)
-CENTS = 0.011
 SHIPMENT_FACTS = (
     "tracking_number",
     "carrier",
@@ -322,6 +322,7 @@ def _order_columns(orders: pd.DataFrame) -> dict[str, list[Any]]:
     codes, names = pd.factorize(orders["_file"].astype(str))
     cols["_file"] = [names[c] for c in range(len(names))]
     cols["_file_code"] = codes.tolist()
+    cols["_unpriced"] = [i for i, p in enumerate(cols["price"]) if p is None]  # (mostly none)
     return cols
 
 
@@ -353,14 +354,13 @@ def build_evidence(
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     refunds = refunds_by_order(records.get("refunds"), set(order_rows))
     known = KnownFacts.of(disputes, records, order_cols)  # statements, the products as sold
-    unlisted += statements_for_no_dispute(disputes, records.get("statements"))
-    conflicts += skus_of_two_products(records.get("products"))
+    unlisted, conflicts = said_unused(disputes, records, unlisted, conflicts)
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
-
     disputes = disputes.sort_values("provider_dispute_id")
     network_codes = _network_codes(disputes)
+    opened = _network_codes(disputes, "dispute_date")
     history = functools.cache(lambda: History.from_records(records))  # fraud disputes only
     ce3: dict[str, Ce3] = {}
     for pid, order_number, due, reason, currency, amount in zip(
@@ -373,21 +373,22 @@ def build_evidence(
             why = _no_order_lines(order_number, unclaimed_orders())
             incomplete.append(Incomplete(pid, order_number, due, why))
             continue
-        why = held_orders.get(order_number) or (
-            "" if send_partial else _lines_mismatch(lines, order_cols, order_facts[order_number])
+        facts_of_order = order_facts[order_number]
+        why, held_now = waits(
+            lines, order_cols, facts_of_order, held_orders.get(order_number), send_partial
         )
         if why:
-            incomplete.append(Incomplete(pid, order_number, due, why, held=True))
+            incomplete.append(Incomplete(pid, order_number, due, why, held=held_now))
             continue
         statement, as_sold = known.of_dispute(pid, lines)
-        order, products = _order_parts(order_number, lines, order_cols, order_facts[order_number])
+        order, products = _order_parts(order_number, lines, order_cols, facts_of_order)
         shipments, tracking = _shipments_of(ship_rows.get(order_number, ()), ship_entries)
         facts = DisputeFacts(
             order,
             products,
             tracking,
             shipments,
-            claim=_claim(reason, currency, amount, network_codes.get(pid)),
+            claim=_claim(reason, currency, amount, network_codes.get(pid), opened.get(pid)),
             charges=payment_facts(charges, pay_cols) if charges else (),
             refunds=tuple(refunds.get(order_number, ())),
             statement=statement,
@@ -493,47 +494,21 @@ def _merged_facts(lines: pd.DataFrame) -> dict[str, Any]:
     return facts
 
 
-def _lines_mismatch(lines: list[int], oc: dict[str, list[Any]], facts: dict[str, Any]) -> str:
-    """Why an order's lines cannot be the whole order ('' when they add up, or nothing says).
-
-    Shopify's Subtotal is the lines less the order's discount; without a subtotal, the total is
-    checked when the export also gives shipping and tax (refunds never change Total)."""
-    if "order_subtotal" not in facts and "order_total" not in facts:
-        return ""  # nothing to check against (most exports): no sum made
-    summed = sum(oc["price"][i] * oc["quantity"][i] for i in lines)
-    discount = facts.get("discount_amount", 0)
-    tolerance = CENTS * len(lines)
-    if (subtotal := facts.get("order_subtotal")) is not None:
-        expected, what = [subtotal, subtotal + discount], "subtotal"
-    elif "order_total" in facts and {"shipping_amount", "tax_amount"} <= facts.keys():
-        extra = facts["shipping_amount"] + facts["tax_amount"] - discount
-        expected, what = [facts["order_total"] - extra], "total less shipping, tax and discount"
-    else:
-        return ""
-    if any(abs(summed - e) <= tolerance for e in expected):
-        return ""
-    currency, source = oc["currency_code"][lines[0]], oc["_file"][oc["_file_code"][lines[0]]]
-    return (
-        f"held: the order's {len(lines)} line(s) add up to {summed:,.2f} {currency} but its "
-        f"{what} is {expected[0]:,.2f} {currency} ({source}): a line is missing or was not "
-        "read; drop a corrected export of the order (or set [evidence] send_partial_orders = "
-        "true to send it as it is)"
-    )
-
-
-def _network_codes(disputes: pd.DataFrame) -> dict[str, str]:
-    """The card network's reason code (e.g. Visa 10.4) where the disputes list gives one."""
-    if "network_reason_code" not in disputes:  # a state written before the column existed
+def _network_codes(disputes: pd.DataFrame, column: str = "network_reason_code") -> dict[str, str]:
+    """The card network's reason code (e.g. Visa 10.4) where the disputes list gives one (or
+    another of its text columns: the date it opened)."""
+    if column not in disputes:  # a state written before the column existed
         return {}
-    codes = disputes["network_reason_code"].fillna("").astype(str).str.strip()
+    codes = disputes[column].fillna("").astype(str).str.strip()
     return dict(zip(disputes["provider_dispute_id"], codes, strict=True)) if codes.any() else {}
 
 
-def _claim(reason: Any, currency: Any, amount: Any, network_code: Any) -> Claim:
-    """The disputes list's own facts, and its network reason code."""
+def _claim(reason: Any, currency: Any, amount: Any, network_code: Any, opened: Any = "") -> Claim:
+    """The disputes list's own facts, its network reason code and the day it opened."""
     given = amount not in (None, "") and amount == amount
+    day = str(opened or "")[:10]
     return Claim(reason or "", currency or "", _number(amount) if given else None,
-                 network_code or "")  # fmt: skip
+                 network_code or "", day if re.match(r"\d{4}-\d{2}-\d{2}$", day) else "")  # fmt: skip
 
 
 def _order_parts(

@@ -74,6 +74,20 @@ def statements_by_dispute(
     return out
 
 
+_DENIES_REFUND = re.compile(
+    r"\b(?:(?:did not|didn't|have not|haven't|has not|hasn't|never|not) (?:ever )?(?:issued?|give|"
+    r"given|gave|make|made|process(?:ed)?|send|sent) (?:a |any |the )?(?:refund|credit)|"
+    r"no (?:refund|credit) (?:was|has been|had been|is|was ever) (?:ever )?(?:issued|given|made|"
+    r"processed|sent)|(?:was|has been|were) (?:never|not) refunded|never refunded)\b",
+    re.I,
+)
+
+
+def denies_refund(text: str) -> bool:
+    """Whether the merchant's statement says no refund was ever given."""
+    return bool(_DENIES_REFUND.search(" ".join(text.split())))
+
+
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 
 

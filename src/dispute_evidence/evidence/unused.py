@@ -35,3 +35,17 @@ def skus_of_two_products(products: pd.DataFrame | None) -> list[Reject]:
                "names neither. Give each product its own SKU and export the products again")
         for file, sku, titles in shared_skus(products)
     ]  # fmt: skip
+
+
+def said_unused(
+    disputes: pd.DataFrame,
+    records: dict[str, pd.DataFrame],
+    unlisted: list[Reject],
+    conflicts: list[Reject],
+) -> tuple[list[Reject], list[Reject]]:
+    """The build's lines with these added: statements for no dispute beside the unlisted
+    disputes, SKUs of two products beside the rows and files not used."""
+    return (
+        unlisted + statements_for_no_dispute(disputes, records.get("statements")),
+        conflicts + skus_of_two_products(records.get("products")),
+    )
