@@ -144,7 +144,9 @@ def shipments_of(rows: Sequence[ShipmentRow]) -> tuple[Shipment, ...]:
 def one_delivery(
     shipments: Sequence[Shipment], documents: Sequence[DocumentFacts]
 ) -> tuple[DeliveryFact, DeliveryFact]:
-    """(the case's delivery fact, the carrier's): a document's proof wins over the carrier."""
+    """(the case's delivery fact, the carrier's): a document's proof wins over the carrier: a
+    read proof that dates or signs the delivery is third-party proof, quoted even when our
+    shipment record says delivered too (issue 44, item 5)."""
     carrier = [s.delivery for s in shipments]
     said = (
         next((d for d in carrier if d.delivered), None)
@@ -157,6 +159,8 @@ def one_delivery(
     proof = next((p for p in proofs if p.on or p.signed_by), proofs[0] if proofs else None)
     if proof is None and not said.delivered:  # the document's own "not delivered" is said
         proof = next(iter(stated), None)
+    if proof and proof.delivered and (proof.on or proof.signed_by):
+        return proof, said
     return (proof if proof and not said.delivered else said), said
 
 
