@@ -60,6 +60,13 @@ _BOILERPLATE = re.compile(
     r"(?:applies|describes|explains|sets\sout|is\spart))\b|©",
     re.I,
 )
+# A checkbox before "I agree" on a checkout screenshot, as OCR reads it ("i] | agree to the
+# Terms", "[VW | agree", "[x] I accept", "☑ I have read"): a short token with a bracket or a
+# mark in it, or one letter; the box is no words, and "|" there is "I".
+_CHECKBOX = re.compile(
+    r"^(?:(?:[^\sA-Za-z0-9]\S{0,3}|\S{0,3}[^\sA-Za-z0-9.,;:]|[A-Za-z])\s{1,2})?[|Il1]\s"
+    r"(?=(?:agree|accept|have\sread|consent|acknowledge|understand|confirm)\b)"
+)
 _BULLET = re.compile(r"^(?:[-–•*·▪]|\(?\d{1,2}[.)])\s{0,3}")
 _RUNS_ON = frozenset(("a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by",
                       "with", "within", "from", "are", "is", "be", "will", "your", "our", "via",
@@ -95,7 +102,7 @@ def _sentences(texts: list[str]) -> list[tuple[int, str]]:
     a bullet or a blank line ends one, then split at full stops."""
     out: list[tuple[int, str]] = []
     for page, text in enumerate(texts, 1):
-        lines = [" ".join(ln.split()) for ln in text.splitlines()]
+        lines = [_CHECKBOX.sub("I ", " ".join(ln.split())) for ln in text.splitlines()]
         para: list[str] = []
         for i, line in enumerate(lines):
             dated = DATED.search(line) or DATE_LINE.match(line)
