@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import lru_cache
 
 from dispute_evidence.documents.facts import Delivery, Quote
 from dispute_evidence.documents.textdates import first_date
@@ -39,8 +40,9 @@ TRACK_LABEL = (
 TRACK_VALUE = r"(\d{3,6}(?: \d{2,6}){2,7}(?![\w-])|[A-Z0-9]{6,34}\b)"
 # a value beside its label on the same line (one on a line below: `fields`, which pairs a
 # table's column of labels with its column of values by position, never the next line blindly)
-_SAME_LINE = r"[^\S\n]{0,3}"
-_ONE_LINE_LABEL = TRACK_LABEL.replace(r"\s", r"[^\S\n]")
+_SPACE = r"[ \t\f\v\r\xa0]"  # whitespace but a line break
+_SAME_LINE = _SPACE + "{0,3}"
+_ONE_LINE_LABEL = TRACK_LABEL.replace(r"\s", _SPACE)
 TRACKING = re.compile(rf"\b{_ONE_LINE_LABEL}{_SAME_LINE}[:#.\-]?{_SAME_LINE}{TRACK_VALUE}", re.I)
 
 _FIELDS: tuple[tuple[str, str], ...] = (
@@ -90,6 +92,8 @@ _OTHER = (
     r"|service\scent(?:re|er)|(?:delivery\s)?(?:type|method|office|depot|branch|hub|route)"
     r"|dimensions?|size|vehicle(?:\sno\.?)?|carrier|courier\spartner"
 )
+MAX_OTHER = 60  # such a label alone is short, and has no digit
+_DIGIT = re.compile(r"\d")
 _OTHER_LABEL = re.compile(
     rf"^[|\s]{{0,3}}(?:{_OTHER})\s{{0,3}}(?:\([^)]{{0,20}}\))?\s{{0,3}}:?$", re.I
 )
@@ -126,10 +130,11 @@ _ADDRESS = re.compile(
 )
 
 
+@lru_cache(maxsize=2048)  # each line is asked twice (its tracking numbers, then the delivery)
 def _label(line: str) -> tuple[str, str, str] | None:
     """(field, the label as written, the value beside it: "" when it is on a line below); a
     label of no field we read ("Pickup Date", "Relation") is ("", the label, "")."""
-    if _OTHER_LABEL.match(line):
+    if len(line) <= MAX_OTHER and not _DIGIT.search(line) and _OTHER_LABEL.match(line):
         return "", line.strip(" |:-–#."), ""
     for name, pattern in _LABELS:
         if m := pattern.match(line):
