@@ -15,17 +15,20 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence import clock
+from dispute_evidence.cardnumbers import covered
 from dispute_evidence.clock import Wall
 from dispute_evidence.state.errors import (
     StateDamaged,
     StateError,
     StateFull,
+    StateNewer,
     StateUnreachable,
     is_full,
     state_path,
+    translate_errors,
 )
 from dispute_evidence.state.migrations import migrate
-from dispute_evidence.state.schema import meta
+from dispute_evidence.state.schema import RECORD_TABLES, meta
 
 # A run's lock and its dispute leases are renewed every KEEPALIVE_SECONDS while its process
 # lives (engine.run.KeepAlive): wherever the process dies, another machine takes over within
@@ -132,6 +135,33 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
+# the record tables' bulk inserts: their cells passed ingest's door (ingest/validate.py looks
+# at every text cell with the same detector, its column as the label)
+_RECORD_TABLES = frozenset(t.name for t in RECORD_TABLES.values())
+
+
+def cover_parameters(
+    _conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, many: bool
+) -> tuple[str, Any]:
+    """The state's one door for text: every text bound to a statement has its card numbers
+    covered before the database sees it (cardnumbers.covered; a bare number is an identifier,
+    left as it is). The record tables' bulk inserts are not looked at twice."""
+    if many:
+        words = statement.split(None, 3)  # INSERT INTO <table> (…)
+        if words[:2] == ["INSERT", "INTO"] and len(words) > 2 and words[2] in _RECORD_TABLES:
+            return statement, parameters
+        return statement, [covered(p) for p in parameters]
+    return statement, covered(parameters)
+
+
+def state_engine(url: str, **kw: Any) -> Engine:
+    """An engine on a state store: every text bound to its statements has its card numbers
+    covered (cover_parameters). The only way the state is opened for writing."""
+    engine = create_engine(url, future=True, **kw)
+    event.listen(engine, "before_cursor_execute", cover_parameters, retval=True)
+    return engine
+
+
 class StoreBase:
     """The connection, and what every part of the store uses."""
 
@@ -150,7 +180,7 @@ class StoreBase:
         unless a test gives another."""
         self.url = state_url(url)
         self.wall = wall
-        self.engine: Engine = create_engine(self.url, future=True, **_connect_args(self.url))
+        self.engine: Engine = state_engine(self.url, **_connect_args(self.url))
         self._hot: Any = None  # one held connection for the submitter's per-dispute writes
         self._sql: dict[tuple[str, ...], Any] = {}
         created = False
@@ -176,6 +206,9 @@ class StoreBase:
                     conn.execute(select(func.count()).select_from(sql_table("sqlite_master")))
                 else:
                     migrate(conn)
+        except StateNewer as exc:  # said with where the state is; nothing was written
+            self.engine.dispose()
+            raise StateNewer(exc.found, exc.ours, f"{self._where()} ") from None
         except DatabaseError as exc:
             self.engine.dispose()
             if created:  # ours and never written whole (a full disk): no empty file left behind
@@ -268,3 +301,52 @@ class StoreBase:
         with self.engine.begin() as c:
             c.execute(meta.delete().where(meta.c.key == key))
             c.execute(meta.insert().values(key=key, value=value))
+
+
+class Part:
+    """One part of the store (its runs, locks, disputes, ...): its methods over the connection
+    every part shares (`base`). A part never calls another; the store holds them side by side
+    (state/store.py), and a stage is handed the parts it uses."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every part's public methods translate driver errors at the edge (state/errors.py)."""
+        super().__init_subclass__(**kwargs)
+        translate_errors(cls)
+
+    def __init__(self, base: StoreBase) -> None:
+        self._base = base
+
+    @property
+    def engine(self) -> Engine:
+        return self._base.engine
+
+    @property
+    def wall(self) -> Wall:
+        return self._base.wall
+
+    @property
+    def api_identity(self) -> str | None:
+        """The API this store sends to (state/apis.py: use_api), shared by every part."""
+        return self._base.api_identity
+
+    @api_identity.setter
+    def api_identity(self, value: str | None) -> None:
+        self._base.api_identity = value
+
+    def _run(self, sql: str | Executable, params: dict[str, Any], fetch: bool = False) -> Any:
+        return self._base._run(sql, params, fetch)
+
+    def _where(self) -> str:
+        return self._base._where()
+
+    def _damaged(self, exc: DatabaseError | str) -> str:
+        return self._base._damaged(exc)
+
+    def get_meta(self, key: str) -> str | None:
+        return self._base.get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._base.set_meta(key, value)
+
+    def __repr__(self) -> str:  # the base's, which hides a database password
+        return f"{type(self).__name__} of {self._base!r}"
