@@ -150,6 +150,8 @@ def is_label(text: str) -> bool:
 
 
 Fields = dict[str, list[tuple[int, str, str]]]
+# a run with a delivery-date label whose values could not be placed: no date is guessed then
+UNPAIRED = "unpaired_date"
 
 
 def fields(lines: Lines, skip: frozenset[int] = frozenset()) -> Fields:
@@ -181,9 +183,12 @@ def fields(lines: Lines, skip: frozenset[int] = frozenset()) -> Fields:
         while stop < len(kept) and _value_line(found[stop], end - at):
             stop += 1
         values = [kept[i][2] for i in range(end, stop)]
-        for (page, (name, written, _)), value in _paired(labels, values):
+        pairs = _paired(labels, values)
+        for (page, (name, written, _)), value in pairs:
             if name:
                 out.setdefault(name, []).append((page, written, value))
+        if not pairs and any(name == "on" for _, (name, _, _) in labels):
+            out.setdefault(UNPAIRED, []).append((labels[0][0], "", ""))
         at = end + min(len(labels), len(values))
     return out
 
@@ -254,7 +259,7 @@ def _statements(lines: Lines, voiced: frozenset[int]) -> tuple[int | None, int |
         if failed is None and _FAILED.search(line):
             failed = i
         elif said is None and _DELIVERED.search(line) and not _FAILED.search(line):
-            said = i
+            said = None if is_label(line) else i  # "Delivered Date" alone says nothing
     return failed, said
 
 
@@ -279,7 +284,7 @@ def delivery(lines: Lines, dayfirst: bool | None = None) -> Delivery | None:
     else:
         quote = Quote(dated[0][1][:MAX_QUOTE], dated[0][0])
     return Delivery(
-        _date(lines, said, dated, dayfirst),
+        _date(lines, said, dated, dayfirst, guess=UNPAIRED not in found),
         _signer(lines, found, voiced),
         _address(lines, found, voiced),
         quote,
@@ -287,21 +292,24 @@ def delivery(lines: Lines, dayfirst: bool | None = None) -> Delivery | None:
 
 
 def _date(
-    lines: Lines, said: int | None, dated: list[tuple[int, str, date]], dayfirst: bool | None
+    lines: Lines,
+    said: int | None,
+    dated: list[tuple[int, str, date]],
+    dayfirst: bool | None,
+    guess: bool = True,
 ) -> date | None:
-    """The date under a delivery-date label, else the first near the line that says it."""
+    """The date under a delivery-date label, else the one on the line that says it, else (when
+    `guess`: no delivery-date label was left without its value) the first near it."""
     if dated:
         return dated[0][2]
     at = said if said is not None else 0
     line = lines[at][1]
     word = _DELIVERED.search(line)  # "shipped 25/11, delivered 10/12": the date after it first
+    own = first_date(line[word.start() :] if word else line, dayfirst) or first_date(line, dayfirst)
+    if own or not guess:
+        return own
     near = " ".join(ln for _, ln in lines[at : at + 3])
-    return (
-        first_date(line[word.start() :] if word else line, dayfirst)
-        or first_date(line, dayfirst)
-        or first_date(near, dayfirst)
-        or first_date(" ".join(ln for _, ln in lines), dayfirst)
-    )
+    return first_date(near, dayfirst) or first_date(" ".join(ln for _, ln in lines), dayfirst)
 
 
 def _signer(lines: Lines, found: Fields, voiced: frozenset[int]) -> str | None:

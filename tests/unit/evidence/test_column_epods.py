@@ -188,3 +188,13 @@ def test_a_held_proof_of_another_parcel_is_said_beside_the_delivery():
         "another parcel, not sent"
     )
     assert with_held_proofs("not confirmed", []) == "not confirmed"
+
+
+def test_a_signature_image_in_the_column_leaves_every_field_unsaid_never_wrong():
+    """A label whose value is an image (no text): the values are one fewer than the labels,
+    so none is placed; the pickup date is never taken for the delivery's."""
+    at = BLUE_DART.index("Receiver Name")
+    lines = [*BLUE_DART[:at], "Signature", *BLUE_DART[at:]]
+    d = _facts(lines).delivery
+    assert d is not None and d.quote.text == "DELIVERED"  # the carrier's word, not a label
+    assert (d.on, d.signed_by, d.address) == (None, None, None)
