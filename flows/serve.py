@@ -22,6 +22,7 @@ from dispute_evidence import prefect_env
 from dispute_evidence.names import terminal
 from dispute_evidence.served import healthy, serve_token_name, write_server_marker
 from dispute_evidence.settings import RunRequest, Settings, load_settings
+from dispute_evidence.settings.environment import environment
 from dispute_evidence.watch import InboxWatcher
 from flows.pipeline import approve_evidence, evidence_run
 
@@ -38,7 +39,7 @@ def local_timezone() -> str:
         link = os.readlink("/etc/localtime")
         if "zoneinfo/" in link:
             return link.split("zoneinfo/", 1)[1]
-    return os.environ.get("TZ") or "UTC"
+    return environment().timezone or "UTC"
 
 
 def build_deployments(
@@ -166,7 +167,7 @@ class PortTaken(RuntimeError):
 def ensure_prefect_server(port: int | None = None) -> subprocess.Popen[bytes] | None:
     """Prefect's ephemeral mode cannot schedule: start a local server unless one is configured;
     `port`: on that port only (`serve --prefect-port`), else 4200 or a free one."""
-    if os.environ.get("PREFECT_API_URL"):
+    if environment().prefect_api_url:
         return None
     if port is not None and healthy(f"http://127.0.0.1:{port}/api"):
         raise PortTaken(
@@ -174,7 +175,7 @@ def ensure_prefect_server(port: int | None = None) -> subprocess.Popen[bytes] | 
             "choose a free port, or set PREFECT_API_URL to use that server"
         )
     log_path = (
-        Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect")).expanduser()
+        Path(environment().prefect_home or Path.home() / ".prefect").expanduser()
         / "dispute-evidence-server.log"
     )
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -245,15 +246,17 @@ def serve_deployments(
         mode=settings.schedule.inbox_watch,
         poll_seconds=settings.schedule.inbox_poll_seconds,
     )
+    api_url = environment().prefect_api_url  # ours, started above, or the one configured
+    assert api_url, "ensure_prefect_server names the server it started"
     try:
         # Prefect read its settings at import: point it at the server through its own API
-        with temporary_settings(updates={PREFECT_API_URL: os.environ["PREFECT_API_URL"]}):
+        with temporary_settings(updates={PREFECT_API_URL: api_url}):
             context = contextvars.copy_context()  # the thread must see these settings too
             threading.Thread(
                 target=context.run, args=(watcher.run, stop), daemon=True, name="inbox-watcher"
             ).start()
             deployments = build_deployments(inbox, config, state, settings)
-            marker = write_server_marker(inbox, os.environ["PREFECT_API_URL"], _serve_token(inbox))
+            marker = write_server_marker(inbox, api_url, _serve_token(inbox))
             for line in serve_banner(inbox, config, settings):
                 print(terminal(line), flush=True)  # the inbox's and config's paths
             _serve_quietly(deployments)
@@ -372,7 +375,7 @@ def serve_banner(inbox: Path, config: Path | None, settings: Settings) -> list[s
 
     bin_dir = Path(sys.executable).parent
     tz = settings.schedule.timezone or local_timezone()
-    api = os.environ.get("PREFECT_API_URL", LOCAL_PREFECT)
+    api = environment().prefect_api_url or LOCAL_PREFECT
     where = f"--inbox {shlex.quote(str(inbox))}" + (
         f" --config {shlex.quote(str(config))}" if config else ""
     )

@@ -82,6 +82,7 @@ _LABELS = re.compile(
     r"reference|ref|booking|ticket|pnr|customer\s+id|member)(?![^\W_])"
 )
 _LABEL_REACH = 40
+_BRAND_FIRST_DIGITS = frozenset("2345689")  # what a number the table above issues begins with
 # what may stand between a label and its number: "Order #", "AWB No.", "IMEI: ", "number is"
 _LABEL_GAP = re.compile(r"(?i)[\s#:.=\-]*(?:(?:no|nr|num(?:ber)?|id|code|is)\b\.?[\s#:.=\-]*){0,2}")
 
@@ -198,20 +199,32 @@ def _card_from(
     text: str, groups: list[tuple[int, int, str]], i: int, known: Collection[str]
 ) -> int | None:
     """The last group of the card number starting at group `i` (the longest that fits), or
-    None."""
+    None. Cheap on a page of numbers: a start no brand uses, or groups no card is printed as
+    (unless up to 3 line breaks could join them into such groups) end the look."""
+    if groups[i][2][0] not in _BRAND_FIRST_DIGITS:
+        return None
     sizes: list[int] = []
     breaks: list[bool] = []
-    best = None
+    best, total = None, 0
     for j in range(i, min(len(groups), i + 19)):
         if not groups[j][2]:
             break
         if j > i:
             breaks.append(bool(_HAS_BREAK.search(text, groups[j - 1][1], groups[j][0])))
+            if not _may_go_on(sizes) and (not any(breaks) or sum(breaks) > 3):
+                break
         sizes.append(len(groups[j][2]))
-        total = sum(sizes)
+        total += sizes[-1]
         if total > 19:
             break
-        if total < 13 or not any(map(_printed_as_a_card, _layouts(sizes, breaks))):
+        if total < 13:
+            continue
+        printed = (
+            _printed_as_a_card(sizes)
+            if not any(breaks)
+            else any(map(_printed_as_a_card, _layouts(sizes, breaks)))
+        )
+        if not printed:
             continue
         digits = _ascii("".join(g[2] for g in groups[i : j + 1]))
         if is_card_number(digits) and digits not in known:
@@ -219,6 +232,12 @@ def _card_from(
     if best is None or _labelled_otherwise(text, groups[i][0]):
         return None
     return best
+
+
+def _may_go_on(sizes: list[int]) -> bool:
+    """Whether groups of these sizes (none split by a line break) can begin a card number
+    printed in groups: 4-4-4…, or 4-6-…"""
+    return all(s == 4 for s in sizes) or sizes == [4, 6]
 
 
 def may_hold_one(text: str) -> bool:

@@ -11,6 +11,22 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from dispute_evidence.networks import (
+    ALL,
+    DEFAULT_LIMITS,
+    NETWORKS,
+    PROGRAM_NETWORKS,
+    VISA,
+    Schedule,
+    program_of,
+)
+from dispute_evidence.networks import (
+    PROFILE_NAMES as PROFILE_NAMES,
+)
+from dispute_evidence.networks import (
+    LimitProfile as LimitProfile,
+)
+
 Hold = Literal["none", "incomplete", "all"]
 Outcome = Literal["won", "lost", "open"]
 WON = frozenset({"won"})
@@ -114,62 +130,87 @@ class RetentionPolicy:
         )
 
 
-Schedule = tuple[tuple[str, float], ...]  # (from this day, YYYY-MM-DD: this percent), ascending
-STANDING_NETWORKS = ("visa", "mastercard", "amex", "discover")
+STANDING_NETWORKS = PROGRAM_NETWORKS
+FraudDisputeCounts = Literal["twice", "once"]
+
+
+@dataclass(frozen=True)
+class Tier:
+    """An acquirer's tier under VAMP: from this ratio, this fine per counted event, from this
+    day (YYYY-MM-DD: before it, a month falls to the tiers below that were in force)."""
+
+    name: str
+    percent: float
+    fine_usd: float
+    since: str
+    source: str = ""
+
+
+# Braintree's Fall 2025 VAMP guide (../shared/spec/monitoring-programs.md)
+ACQUIRER_TIERS = (
+    Tier("early warning", 0.40, 0.0, "2025-04-01", "Braintree Fall 2025 VAMP guide"),
+    Tier("above standard", 0.50, 4.0, "2026-01-01", "Braintree Fall 2025 VAMP guide"),
+    Tier("excessive", 0.70, 8.0, "2025-10-01", "Braintree Fall 2025 VAMP guide"),
+)
+
+
+def _program_thresholds() -> dict[str, Schedule]:
+    return {n: p.thresholds for n in PROGRAM_NETWORKS if (p := program_of(n)) and p.thresholds}
+
+
+def _program_floors() -> dict[str, int]:
+    return {n: p.floor for n in PROGRAM_NETWORKS if (p := program_of(n)) and p.floor}
 
 
 @dataclass(frozen=True)
 class StandingPolicy:
     """`[standing]`: each card program's threshold by the day it took effect, the count a
-    program names a merchant from, and the level the report warns at (evidence/standing.py)."""
+    program names a merchant from, the level the report warns at, how a fraud dispute with a
+    fraud report is counted, and what a month costs (evidence/standing.py; the defaults are
+    the network records' programs, networks.py)."""
 
     warn_percent: float = 0.9
-    # Visa VAMP, merchant "excessive": 2.2% from 1 June 2025, 1.5% from 1 April 2026
-    thresholds: Mapping[str, Schedule] = field(
-        default_factory=lambda: {
-            "visa": (("2025-06-01", 2.2), ("2026-04-01", 1.5)),
-            "mastercard": (("2025-01-01", 1.5),),  # ECM: 1.5%, long standing
-        }
-    )
-    # named only from this many events a month: Visa more than 1,500 fraud reports + disputes,
-    # Mastercard 100 chargebacks
-    floors: Mapping[str, int] = field(default_factory=lambda: {"visa": 1501, "mastercard": 100})
+    thresholds: Mapping[str, Schedule] = field(default_factory=_program_thresholds)
+    floors: Mapping[str, int] = field(default_factory=_program_floors)
+    # "twice": a fraud dispute counts as its fraud report and its dispute (most sources);
+    # "once": a fraud report that became a dispute counts once (Rapyd)
+    fraud_dispute_counts: FraudDisputeCounts = "twice"
+    merchant_fine_usd: float = 8.0  # VAMP "excessive" merchant, per counted event...
+    merchant_fine_from: str = "2025-10-01"  # ... from this day
+    acquirer_tiers: tuple[Tier, ...] = ACQUIRER_TIERS
 
     def threshold(self, network: str, month: str) -> float | None:
         """The program's percent for a month (YYYY-MM); the first entry for months before it;
         `all` (no card brand known) is held to Visa's, the strictest; None: no program."""
-        schedule = self.thresholds.get("visa" if network == "all" else network, ())
+        schedule = self.thresholds.get(VISA.key if network == ALL else network, ())
         if not schedule:
             return None
         first_day = f"{month}-01"
         return next((pct for day, pct in reversed(schedule) if day <= first_day), schedule[0][1])
 
     def floor(self, network: str) -> int:
-        return self.floors.get("visa" if network == "all" else network, 0)
+        return self.floors.get(VISA.key if network == ALL else network, 0)
+
+    def tier(self, percent: float, month: str) -> Tier | None:
+        """The acquirer's highest tier in force in `month` that `percent` reaches."""
+        first_day = f"{month}-01"
+        reached = [t for t in self.acquirer_tiers if t.since <= first_day and percent >= t.percent]
+        return max(reached, key=lambda t: t.percent, default=None)
+
+    def merchant_fine(self, month: str) -> float:
+        """VAMP's fine per counted event for a merchant named "excessive" in `month`."""
+        return self.merchant_fine_usd if f"{month}-01" >= self.merchant_fine_from else 0.0
 
 
 # -- [evidence] upload and limits (evidence/limits.py checks them; docs/packet.md) -------------
 Upload = Literal["files", "packet"]
-MB = 1_000_000
-PROFILE_NAMES = ("visa", "mastercard", "amex", "default")
-
-
-@dataclass(frozen=True)
-class LimitProfile:
-    name: str
-    max_pages: int  # all of one dispute's evidence together
-    max_total_bytes: int  # all of one dispute's evidence together
-    max_file_bytes: int  # any one file
-    max_files: int  # files one dispute may carry
-    max_image_side: int  # longest side of a placed image, pixels (300 DPI on A4: 3508)
 
 
 LIMIT_FIGURES = ("max_pages", "max_total_bytes", "max_file_bytes", "max_files", "max_image_side")
+# Stripe's figures as `default`, then each network's own (its record in networks.py)
 PROFILES: dict[str, LimitProfile] = {
-    "default": LimitProfile("default", 49, 4_500_000, 5 * MB, 50, 3508),
-    "visa": LimitProfile("visa", 49, 4_500_000, 5 * MB, 50, 3508),
-    "mastercard": LimitProfile("mastercard", 19, 14_500_000, 14_500_000, 50, 3508),
-    "amex": LimitProfile("amex", 20, 25 * MB, 5 * MB, 5, 3508),
+    DEFAULT_LIMITS.name: DEFAULT_LIMITS,
+    **{n.limits.name: n.limits for n in NETWORKS},
 }
 
 

@@ -31,4 +31,6 @@ def use_server(api_url: str) -> None:
 
 def server() -> str | None:
     """The Prefect server this process records in (PREFECT_API_URL), if one is named."""
-    return os.environ.get("PREFECT_API_URL") or None
+    from dispute_evidence.settings.environment import environment
+
+    return environment().prefect_api_url

@@ -49,3 +49,37 @@ def test_a_wrong_threshold_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="standing.visa_percent") as caught:
         load_settings(config)
     assert "YYYY-MM-DD" in str(caught.value)
+
+
+@pytest.mark.parametrize("day", ["2026-02-30", "2026-13-01", "2025-04-31"])
+def test_an_impossible_day_in_the_threshold_schedule_is_named(tmp_path: Path, day: str) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(f'[standing]\nvisa_percent = {{"{day}" = 1.5}}\n')
+    with pytest.raises(ConfigError, match="standing.visa_percent") as caught:
+        load_settings(config)
+    assert day in str(caught.value) and "real day" in str(caught.value)
+
+
+def test_the_counting_choice_fines_and_tiers_are_settings_with_their_defaults(
+    tmp_path: Path,
+) -> None:
+    policy = load_settings().standing.policy()
+    assert policy.fraud_dispute_counts == "twice"
+    assert (policy.merchant_fine_usd, policy.merchant_fine_from) == (8.0, "2025-10-01")
+    assert [(t.name, t.percent, t.fine_usd, t.since) for t in policy.acquirer_tiers] == [
+        ("early warning", 0.40, 0.0, "2025-04-01"),
+        ("above standard", 0.50, 4.0, "2026-01-01"),
+        ("excessive", 0.70, 8.0, "2025-10-01"),
+    ]
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[standing]\nfraud_dispute_counts = "once"\n'
+        '[standing.acquirer_tiers."above standard"]\npercent = 0.5\nfine_usd = 5\nfrom = "2026-02-01"\n'
+    )
+    mine = load_settings(config).standing.policy()
+    assert mine.fraud_dispute_counts == "once"
+    assert [t.name for t in mine.acquirer_tiers] == ["above standard"]
+    assert mine.tier(0.6, "2026-02") is not None and mine.tier(0.6, "2026-01") is None
+    config.write_text('[standing.acquirer_tiers.x]\npercent = 0.5\nfrom = "2026-02-31"\n')
+    with pytest.raises(ConfigError, match="real day"):
+        load_settings(config)

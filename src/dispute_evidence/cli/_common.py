@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import os
 import signal
 import sys
 import threading
@@ -22,6 +21,7 @@ from dispute_evidence.exits import (
     EXIT_UNREACHABLE,
     EXIT_USAGE,
 )
+from dispute_evidence.settings.environment import environment
 
 if TYPE_CHECKING:
     from dispute_evidence.settings import RunRequest, Settings
@@ -81,9 +81,7 @@ def _prefect_api(inbox: Path, settings: Settings) -> str | None:
     user's server must not receive this inbox's runs. None: the run stays in-process."""
     from dispute_evidence.served import served_prefect_api
 
-    return (
-        os.environ.get("PREFECT_API_URL") or settings.prefect.api_url or served_prefect_api(inbox)
-    )
+    return environment().prefect_api_url or settings.prefect.api_url or served_prefect_api(inbox)
 
 
 def _utf8_path_or_exit(inbox: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -11,6 +10,7 @@ import typer
 
 from dispute_evidence.exits import EXIT_FAILED, EXIT_NEEDS_YOU, EXIT_OK, EXIT_USAGE, exit_help
 from dispute_evidence.settings import RunRequest
+from dispute_evidence.settings.environment import environment
 
 if TYPE_CHECKING:
     from dispute_evidence.settings import Settings
@@ -112,9 +112,7 @@ def sandbox(
     if evidence_mode not in ("replace", "merge"):
         raise typer.BadParameter("must be 'replace' or 'merge'", param_hint="--evidence-mode")
     tokens = tuple(token) or tuple(
-        t.strip()
-        for t in os.environ.get("DISPUTE_SANDBOX_TOKENS", "sk_test_sandbox").split(",")
-        if t.strip()
+        t.strip() for t in environment().sandbox_tokens.split(",") if t.strip()
     )
     terminal_logging(log_level.upper(), "%(asctime)s %(levelname)s %(name)s %(message)s")
     rows = generate_disputes(generate, seed=seed) if generate else []

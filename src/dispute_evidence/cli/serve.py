@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,6 +25,7 @@ from dispute_evidence.cli._common import (
     exit_on,
 )
 from dispute_evidence.exits import EXIT_USAGE
+from dispute_evidence.settings.environment import environment
 
 
 @app.command()
@@ -232,7 +232,7 @@ def deploy(
     if pool is None:
         echo("Give --pool NAME (the process work pool the workers serve).", err=True)
         raise typer.Exit(EXIT_USAGE)
-    if not os.environ.get("PREFECT_API_URL"):
+    if not environment().prefect_api_url:
         echo(
             "Set PREFECT_API_URL to your Prefect server (workers on other machines use it too).",
             err=True,

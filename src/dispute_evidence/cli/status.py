@@ -271,9 +271,9 @@ def _fleet_hint(inbox: Path, merchants: Path | None) -> str:
 
 def _merchants_path(merchants: Path | None) -> Path:
     """--merchants, else $DISPUTE_EVIDENCE_MERCHANTS, else ./config/merchants.toml."""
-    import os
+    from dispute_evidence.settings.environment import environment
 
-    return merchants or Path(os.environ.get("DISPUTE_EVIDENCE_MERCHANTS") or MERCHANTS_DEFAULT)
+    return merchants or Path(environment().merchants_file or MERCHANTS_DEFAULT)
 
 
 def _merchant_or_exit(name: str, merchants: Path | None) -> MerchantRun:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import repeat
@@ -53,6 +54,7 @@ from dispute_evidence.evidence.payments import (
     refunds_by_order,
     unjoined_charges,
 )
+from dispute_evidence.evidence.unused import said_unused
 from dispute_evidence.evidence.wire import wire_payload
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import NearNames
@@ -352,12 +354,13 @@ def build_evidence(
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     refunds = refunds_by_order(records.get("refunds"), set(order_rows))
     known = KnownFacts.of(disputes, records, order_cols)  # statements, the products as sold
+    unlisted, conflicts = said_unused(disputes, records, unlisted, conflicts)
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
-
     disputes = disputes.sort_values("provider_dispute_id")
     network_codes = _network_codes(disputes)
+    opened = _network_codes(disputes, "dispute_date")
     history = functools.cache(lambda: History.from_records(records))  # fraud disputes only
     ce3: dict[str, Ce3] = {}
     for pid, order_number, due, reason, currency, amount in zip(
@@ -385,7 +388,7 @@ def build_evidence(
             products,
             tracking,
             shipments,
-            claim=_claim(reason, currency, amount, network_codes.get(pid)),
+            claim=_claim(reason, currency, amount, network_codes.get(pid), opened.get(pid)),
             charges=payment_facts(charges, pay_cols) if charges else (),
             refunds=tuple(refunds.get(order_number, ())),
             statement=statement,
@@ -491,19 +494,21 @@ def _merged_facts(lines: pd.DataFrame) -> dict[str, Any]:
     return facts
 
 
-def _network_codes(disputes: pd.DataFrame) -> dict[str, str]:
-    """The card network's reason code (e.g. Visa 10.4) where the disputes list gives one."""
-    if "network_reason_code" not in disputes:  # a state written before the column existed
+def _network_codes(disputes: pd.DataFrame, column: str = "network_reason_code") -> dict[str, str]:
+    """The card network's reason code (e.g. Visa 10.4) where the disputes list gives one (or
+    another of its text columns: the date it opened)."""
+    if column not in disputes:  # a state written before the column existed
         return {}
-    codes = disputes["network_reason_code"].fillna("").astype(str).str.strip()
+    codes = disputes[column].fillna("").astype(str).str.strip()
     return dict(zip(disputes["provider_dispute_id"], codes, strict=True)) if codes.any() else {}
 
 
-def _claim(reason: Any, currency: Any, amount: Any, network_code: Any) -> Claim:
-    """The disputes list's own facts, and its network reason code."""
+def _claim(reason: Any, currency: Any, amount: Any, network_code: Any, opened: Any = "") -> Claim:
+    """The disputes list's own facts, its network reason code and the day it opened."""
     given = amount not in (None, "") and amount == amount
+    day = str(opened or "")[:10]
     return Claim(reason or "", currency or "", _number(amount) if given else None,
-                 network_code or "")  # fmt: skip
+                 network_code or "", day if re.match(r"\d{4}-\d{2}-\d{2}$", day) else "")  # fmt: skip
 
 
 def _order_parts(

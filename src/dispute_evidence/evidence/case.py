@@ -16,6 +16,7 @@ claim. Addresses are compared as places (evidence/places.py). Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -24,8 +25,21 @@ from typing import Any
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts, Message
+from dispute_evidence.evidence.case_checks import money_against_words, to_confirm
+from dispute_evidence.evidence.case_parts import Contradiction as Contradiction
+from dispute_evidence.evidence.case_parts import Customer as Customer
+from dispute_evidence.evidence.case_parts import Event as Event
+from dispute_evidence.evidence.case_parts import Line as Line
 from dispute_evidence.evidence.ce3 import Prior
-from dispute_evidence.evidence.credits import Credit, credits_of, currency_of_order, logged_total
+from dispute_evidence.evidence.credits import (
+    CENT,
+    Credit,
+    CreditCheck,
+    credit_check,
+    credits_of,
+    currency_of_order,
+    logged_total,
+)
 from dispute_evidence.evidence.delivery import (
     DeliveryFact,
     Shipment,
@@ -39,66 +53,22 @@ from dispute_evidence.evidence.facts import Charge, DisputeFacts
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
 from dispute_evidence.evidence.products import Listing
-from dispute_evidence.evidence.stance import Stance, family_of, message_stance
+from dispute_evidence.evidence.stance import (
+    CHOICES,
+    Author,
+    Stance,
+    family_of,
+    merchant_names,
+    message_key,
+    message_stance,
+)
+from dispute_evidence.evidence.statement import others_addresses
 from dispute_evidence.evidence.views import DisputeView
 
 NOT_RECEIVED = "product_not_received"
 WORDS = "the customer's words"  # a contradiction: what the customer wrote concedes the claim
 _FAILED = re.compile(r"fail|declin|cancel|void|incomplete|requires", re.I)
 FRAUD = ("fraudulent", "unrecognized")
-
-
-@dataclass(frozen=True)
-class Line:
-    title: str
-    quantity: float | None  # None: the export gives none (never stated as 0)
-    price: float | None
-    currency: str
-
-
-@dataclass(frozen=True)
-class Customer:
-    """What was entered at checkout (or observed: IP, device), never who the person was."""
-
-    name: str = ""
-    email: str = ""
-    billing_address: str = ""
-    shipping_address: str = ""
-    ip: str = ""
-    device: str = ""
-
-
-@dataclass(frozen=True)
-class Event:
-    on: str  # YYYY-MM-DD
-    what: str
-    source: str  # a letter source key ("order", "shipments", "files", ...)
-    document: str = ""  # the document it stands in (source "files")
-
-
-@dataclass(frozen=True)
-class Contradiction:
-    """A named inconsistency in the case, with what to do about it."""
-
-    name: str  # "shipped before ordered", "carrier vs document", "order unfulfilled", ...
-    fact: str  # the facts, both stated
-    todo: str
-    accept: bool = False  # the merchant's own data says the cardholder is right: accept
-    weakens: bool = True  # the verdict says "weak: ..." (False: stated, the case stands)
-    hides: tuple[str, ...] = ()  # dates no page states as fact: "ordered", "shipped", ...
-    internal: bool = False  # for the analyst only: no page sent to the reviewer states it
-
-    @property
-    def stated(self) -> str:
-        """What a page sent to the reviewer says of it: its facts, or, when it withholds dates,
-        which dates and why (never their values)."""
-        if not self.hides:
-            return f"{self.name}: {self.fact}"
-        dates = " and ".join(_DATE_WORDS[h] for h in self.hides)
-        return f"{self.name}: the {dates} dates are withheld until the records agree"
-
-
-_DATE_WORDS = {"ordered": "order", "shipped": "ship", "delivered": "delivery"}
 
 
 @dataclass(frozen=True)
@@ -136,6 +106,7 @@ class CaseFacts:
     as_sold: tuple[Listing, ...] = ()  # each line's listing as sold (evidence/products.py)
     merchant: MerchantProfile | None = None  # who answers (the letter's head and signature)
     ce3_disputed: Prior | None = None  # its CE 3.0 values, shown beside the priors'
+    stance_choices: tuple[tuple[str, str], ...] = ()  # the analyst's, per message key
 
     @property
     def reason(self) -> str:
@@ -177,16 +148,48 @@ class CaseFacts:
         """Whether the fulfilment status contradicts a recorded shipment (not printed)."""
         return any(c.name == "fulfilment status" for c in self.contradictions)
 
+    @property
+    def opened_on(self) -> str:
+        """When the dispute opened (the disputes list's, else the API's), "" when not known."""
+        return self.dispute.opened_on or (self.api.opened_on if self.api else "")
+
+    @property
+    def credit_check(self) -> CreditCheck:
+        """The credits against the disputed amount, by currency and date (credits.py)."""
+        return credit_check(self.credits, self.refunded, self.currency, self.dispute.currency,
+                            self.opened_on)  # fmt: skip
+
     def stances(self) -> list[tuple[DocumentFacts, Message, Stance]]:
-        """Each message of the case's documents with its stance for the claim."""
+        """Each message of the case's documents with its stance for the claim, read whole
+        (evidence/stance.py); the analyst's choice, where made, stands for the reading."""
+        return list(self._stances)
+
+    @functools.cached_property
+    def _stances(self) -> tuple[tuple[DocumentFacts, Message, Stance], ...]:
+        """stances(), read once per case (the checks, the letter and the verdict all ask)."""
         family = family_of(self.reason)
         charge = self.disputed_charge
         charged = day(charge.paid_at if charge else "")
-        return [
-            (doc, m, message_stance(m.quote.text, family, m.on, charged))
-            for doc in self.documents
-            for m in doc.messages
-        ]
+        cu, chosen = self.customer, dict(self.stance_choices)
+        # words older than the order (or its first charge: a subscription's) are not about it
+        dates = [self.order_date, *(day(c.paid_at) for c in self.charges)]
+        since = min((d for d in dates if d), default="")
+        who = Author(
+            tuple(x for x in (cu.email, cu.name) if x),
+            merchant_names(self.merchant.merchant_name, self.merchant.merchant_website)
+            if self.merchant
+            else (),
+        )
+        out = []
+        for doc in self.documents:
+            for m in doc.messages:
+                st = message_stance(m.quote.text, family, m.on, charged, m.author, who,
+                                    since)  # fmt: skip
+                pick = chosen.get(message_key(m.quote.text))
+                if pick in CHOICES and not st.merchant:
+                    st = Stance(CHOICES[pick], f"the analyst confirmed: {pick}")
+                out.append((doc, m, st))
+        return tuple(out)
 
     def hidden(self, what: str) -> bool:
         """A date no page states as fact ("ordered", "shipped", "delivered"): the timeline
@@ -225,7 +228,7 @@ def _dispute_view(facts: DisputeFacts) -> DisputeView:
     claim = facts.claim
     reason = claim.reason or next((c.dispute_reason for c in facts.charges if c.dispute_reason), "")
     amount = None if claim.amount is None else float(claim.amount)
-    return DisputeView(reason, amount, claim.currency, claim.network_reason_code)
+    return DisputeView(reason, amount, claim.currency, claim.network_reason_code, claim.opened_on)
 
 
 def documents_named(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts, ...]:
@@ -303,6 +306,7 @@ def build_case(
         statement=facts.statement.text.strip() if facts.statement else "",
         as_sold=facts.as_sold,
         merchant=facts.merchant,
+        stance_choices=facts.stance_choices,
     )
     return _checked(case)
 
@@ -345,8 +349,11 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
             if m.on:
                 who = m.author or "The customer"
                 events.append(Event(m.on.isoformat(), f"{who} wrote", "files", doc.name))
-    if case.api and case.api.opened_on:
-        events.append(Event(case.api.opened_on, "Dispute opened", "dispute"))
+    for x in case.credits:  # a credit before the dispute is its answer: dated, on the timeline
+        if x.on and x.amount:
+            events.append(Event(x.on, f"Credit of {_money(x.amount, x.currency)} issued", x.source))
+    if case.opened_on:
+        events.append(Event(case.opened_on, "Dispute opened", "dispute"))
     return tuple(sorted(events, key=lambda e: e.on))
 
 
@@ -362,7 +369,23 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
         *_words_against(case),
         *_shipped_in_part(case),
         *_other_parcels(case),
+        *to_confirm(case.stances()),
+        *money_against_words(
+            case.credits, case.refunded, case.currency, case.statement, case.dispute
+        ),  # fmt: skip
+        *_statement_names_another(case),
     ]
+
+
+def _statement_names_another(case: CaseFacts) -> list[Contradiction]:
+    """The merchant's statement names another customer's e-mail address (issue 45, item 11)."""
+    own = [case.customer.email, *(c.customer_email for c in case.charges)]
+    site = case.merchant.merchant_website if case.merchant else ""
+    if not case.statement or not (others := others_addresses(case.statement, own, site)):
+        return []
+    fact = f"the merchant's statement names {', '.join(others[:3])}, not this order's customer"
+    todo = "remove another customer's address from the statement, or confirm it is this one's"
+    return [Contradiction("statement names another", fact, todo, weakens=False, internal=True)]
 
 
 def _other_parcels(case: CaseFacts) -> list[Contradiction]:
@@ -460,7 +483,9 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
             "carrier says not delivered", f"carrier shows {case.carrier_delivery.status}",
             "proof of delivery (a delivery confirmation or signature), or consider accepting "
             "the dispute"))  # fmt: skip
-    if reason == "credit_not_processed" and case.credited > 0:
+    if case.credit_check.covers_before(case.dispute.amount):
+        pass  # credited before the dispute opened: the letter's answer, never a concession
+    elif reason == "credit_not_processed" and case.credited > 0:
         full = _fully_credited(case)
         out.append(Contradiction(
             "refund recorded", f"a refund of {_money(case.credited, _currency(case))} is recorded"
@@ -505,22 +530,16 @@ def _shipped_in_part(case: CaseFacts) -> list[Contradiction]:
 
 
 def _fully_credited(case: CaseFacts) -> str | None:
-    """ "order" or "disputed amount" when a credit covers it, else None (a credit in another
-    currency than the dispute's is measured against the order only)."""
-    credited = case.credited
+    """ "order" or "disputed amount" when a credit covers it, else None: only a credit in the
+    dispute's currency counts (one in another currency is stated, never converted)."""
+    credited = case.credit_check.same
     if credited <= 0:
         return None
-    same = not (case.dispute.currency and case.currency) or (
-        case.dispute.currency.upper() == case.currency.upper()
-    )
-    if same and case.dispute.amount is not None and credited + CENT >= case.dispute.amount:
+    if case.dispute.amount is not None and credited + CENT >= case.dispute.amount:
         return "disputed amount"
     if case.total and credited + CENT >= case.total:
         return "order"
     return None
-
-
-CENT = 0.005
 
 
 def _charged_twice(case: CaseFacts) -> list[Contradiction]:
@@ -548,10 +567,10 @@ def _words_against(case: CaseFacts) -> list[Contradiction]:
     advice "accept" where the reason turns on those words (a defect with nothing saying the
     goods are fine, a return with no credit, a cancellation before the charge)."""
     stances = case.stances()
-    supported = any(st.kind == "supports" for _, _, st in stances)
+    supported = any(st.kind == "supports" and st.certain for _, _, st in stances)
     out = []
     for doc, m, st in stances:
-        if st.kind != "concedes":
+        if st.kind != "concedes" or not st.certain:
             continue
         when = f"on {m.on.isoformat()} " if m.on else ""
         who = m.author or "the customer"

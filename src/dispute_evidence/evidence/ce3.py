@@ -26,9 +26,6 @@ the few transactions in its window, never a scan of the history. Pure: no I/O.
 
 from __future__ import annotations
 
-import ipaddress
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -38,6 +35,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dispute_evidence import clock
+from dispute_evidence.evidence.ce3_identifiers import (
+    MIN_DEVICE,
+    SHARED_CARDS,
+    arrow_text,
+    identifiers,
+    is_placeholder,
+    is_public_ip,
+    members,
+)
+from dispute_evidence.networks import VISA, network_of
+
+# what identifies a buyer lives in ce3_identifiers.py; these are read from here too
+__all__ = ["MIN_DEVICE", "is_placeholder", "is_public_ip", "members"]
 
 FRAUD_REASONS = frozenset({"fraudulent", "unrecognized"})
 ELEMENTS = ("customer_ip", "device_id", "customer_account_id", "shipping_address")
@@ -52,17 +62,14 @@ MIN_DAYS, MAX_DAYS = 120, 365
 NEEDED = 2
 PAID = frozenset({"paid", "partially_refunded", "partially refunded", "succeeded"})
 REFUNDED = frozenset({"refunded", "voided", "fully_refunded", "fully refunded"})
-# values that name nobody, compared with everything but letters and digits removed
-PLACEHOLDERS = frozenset({
-    "", "unknown", "unk", "na", "none", "null", "nil", "undefined", "notavailable", "notprovided",
-    "notapplicable", "notset", "guest", "anonymous", "redacted", "tbd", "test", "default", "nan",
-})  # fmt: skip
 # an order number under a short prefix ("SO-6001", "Order #6001", "ORD6001"): its digits
 _PREFIXED = r"^[A-Za-z]{0,8}[\s#:_\-]*0*(\d+)$"
 NO_IP_OR_DEVICE = "no IP or device ID in your exports: capture it at checkout"
 PLACEHOLDER_IP_OR_DEVICE = (
     "its IP address and device ID are placeholders or not public (such as 0.0.0.0, a private "
-    'address or "unknown"): they identify no one; capture the real ones at checkout'
+    'address or "unknown"), a device ID shorter than 15 characters, or used by more than '
+    f"{SHARED_CARDS} cards in your history: they identify no one, and Visa withdraws CE 3.0 "
+    "from a merchant that sends data that does not qualify; capture the real ones at checkout"
 )
 _TEXT = ("date", "currency", "brand", "fingerprint", *ELEMENTS)
 CHARGE_WINS = frozenset({"card_fingerprint", "brand"})  # the charge knows the card it charged
@@ -109,77 +116,6 @@ def _col(frame: pd.DataFrame, name: str) -> pd.Series:
     if name in frame:
         return frame[name].fillna("").astype(str).str.strip()
     return pd.Series("", index=frame.index, dtype=object)
-
-
-def members(values: pd.Series, pool: Iterable[str]) -> np.ndarray:
-    """values.isin(pool) for text (missing counts as ""), in Arrow: pandas' isin on Arrow
-    strings makes a Python scalar of every value of the pool first (13 s of 28 on a million
-    orders)."""
-    found = pc.is_in(_arrow_text(values), value_set=_arrow_text(pool))
-    flags: np.ndarray = found.to_numpy(zero_copy_only=False).astype(bool)
-    return flags
-
-
-def _arrow_text(values: Iterable[str]) -> pa.Array:
-    if not isinstance(values, pd.Series | pd.Index | np.ndarray):
-        values = list(values)
-    text = pd.Series(values, dtype=object if not len(values) else None).fillna("").astype(str)
-    arrow = pa.array(text, from_pandas=True)
-    if isinstance(arrow, pa.ChunkedArray):
-        arrow = arrow.combine_chunks()
-    return arrow.cast(pa.large_string())
-
-
-def _norm_address(s: pd.Series) -> pd.Series:
-    return s.str.lower().str.replace(r"[^0-9a-z]", "", regex=True)
-
-
-def is_placeholder(value: str) -> bool:
-    """Whether an identifier names nobody: empty, a placeholder word, or one repeated
-    character once separators are removed ("0", "00000000-0000-...", "--", "xxxx")."""
-    bare = re.sub(r"[^0-9a-z]", "", value.lower())
-    return bare in PLACEHOLDERS or len(set(bare)) == 1
-
-
-def is_public_ip(value: str) -> bool:
-    """A public (globally routable, unicast) IP address; anything else identifies no one."""
-    try:
-        ip = ipaddress.ip_address(value.strip().strip("[]"))
-    except ValueError:
-        return False
-    return ip.is_global and not ip.is_multicast
-
-
-def usable_identifiers(s: pd.Series, element: str) -> pd.Series:
-    """The column with every value that identifies no one blanked (never a match)."""
-    values = s.unique()
-    if element == "customer_ip":
-        bad = [v for v in values if v and not is_public_ip(v)]
-    else:
-        bad = [v for v in values if v and is_placeholder(v)]
-    return s.where(~members(s, bad), "") if bad else s
-
-
-def _identifiers(
-    values: pd.Series, element: str, shown: bool
-) -> tuple[pd.Series, pd.Series | None]:
-    """The column with every value that identifies no one blanked (an address normalised),
-    and (`shown`) each usable value as exported (stripped; "" for one that identifies no one).
-    Worked out once per distinct value, then spread by the values' integer codes: a regex and
-    a Python check per transaction cost seconds on a million."""
-    codes, distinct = pd.factorize(values.fillna(""))
-    at = pa.array(codes, type=pa.int64())
-    text = pd.Series(distinct, dtype=object).astype(str)
-    usable = usable_identifiers(text, element)
-    exported = text.str.strip().where(usable != "", "") if shown else None
-    if element == "shipping_address":
-        usable = _norm_address(usable)
-
-    def spread(per_value: pd.Series) -> pd.Series:
-        arrow = pa.array(per_value.to_numpy(dtype=object), type=pa.large_string())
-        return pd.Series(arrow.take(at).to_pandas(), index=values.index)
-
-    return spread(usable), None if exported is None else spread(exported)
 
 
 def _latest_first_lines(orders: pd.DataFrame) -> pd.DataFrame:
@@ -239,7 +175,7 @@ def _order_of_charge(named: pd.Series, orders: pd.Series) -> tuple[pd.Series, np
     """The order each charge names: as written, or the one order with the same number under a
     prefix ("SO-6001" is order 6001, and order "SO-6001" is charge "6001"); "" if none. And
     the position in `orders` of the one named as written (-1: none)."""
-    found = pc.index_in(_arrow_text(named), value_set=_arrow_text(orders))
+    found = pc.index_in(arrow_text(named), value_set=arrow_text(orders))
     at = found.fill_null(-1).to_numpy(zero_copy_only=False).astype("int64")
     known = at >= 0
     if known.all():  # the usual export: every charge names its order as written
@@ -280,9 +216,10 @@ def _charge_transactions(
             **{c: _col(p, c) for c in ("card_fingerprint", *ELEMENTS)},
         }
     )
-    if frame["key"].is_unique:  # one charge per order, the usual case: nothing to combine
-        if ((at >= 0) & (key == named).to_numpy()).all():  # each names its order as written:
-            frame["_order"] = at  # where it is, for the join (no second search)
+    as_written = bool(((at >= 0) & (key == named).to_numpy()).all())
+    if _unique_keys(frame["key"], at if as_written else None):  # the usual case: one charge
+        if as_written:  # per order, each naming it as written: where it is, for the join
+            frame["_order"] = at  # (no second search)
         return frame
     by = frame.replace("", np.nan).groupby("key", sort=False)
     out = by.first()
@@ -290,6 +227,14 @@ def _charge_transactions(
     out["disputed"] = by["disputed"].any()
     out["refunded"] = by["refunded"].all()  # every charge of the order given back
     return out.reset_index()
+
+
+def _unique_keys(key: pd.Series, at: np.ndarray | None) -> bool:
+    """Whether no two charges share a key; where each names its order as written (`at`: the
+    order's position), counted on those integers, not by hashing the text again."""
+    if at is None:
+        return bool(key.is_unique)
+    return not len(at) or int(np.bincount(at).max()) <= 1
 
 
 _JOINED = ("date", "currency", "brand", "card_fingerprint", *ELEMENTS)
@@ -398,8 +343,9 @@ def transactions(records: dict[str, pd.DataFrame], shown: bool = True) -> pd.Dat
     charges = _charge_transactions(records.get("payments"), refs, orders["key"])
     both = _joined(orders, charges)
     given = (both["customer_ip"] != "") | (both["device_id"] != "")
-    for c in ELEMENTS:
-        both[c], exported = _identifiers(both[c], c, shown)
+    card = pd.factorize(both["card_fingerprint"].where(both["card_fingerprint"] != ""))[0]
+    for c in ELEMENTS:  # an IP or device many cards share identifies no one buyer
+        both[c], exported = identifiers(both[c], c, shown, card if c in PRIMARY else None)
         if exported is not None:
             both[f"shown_{c}"] = exported
     both["placeholder_only"] = given & (both["customer_ip"] == "") & (both["device_id"] == "")
@@ -411,7 +357,8 @@ def transactions(records: dict[str, pd.DataFrame], shown: bool = True) -> pd.Dat
     )
     both["day"] = (day.dt.floor("D") - pd.Timestamp("1970-01-01", tz="UTC")).dt.days
     flags = ["paid", "refunded", "disputed", "placeholder_only"]
-    return both[["key", *_TEXT, "amount", *flags, "day", *(SHOWN if shown else ())]]
+    both["card"] = card  # the card as an integer code (-1: none), for the coverage
+    return both[["key", *_TEXT, "amount", *flags, "day", "card", *(SHOWN if shown else ())]]
 
 
 class History:
@@ -438,7 +385,7 @@ class History:
         # by card and day, then by order number as text: which of two same-day priors is cited
         # must not hang on the order the exports listed them in
         by_key = np.empty(len(keys), dtype="int64")
-        by_key[pc.sort_indices(_arrow_text(self.frame["key"])).to_numpy()] = np.arange(len(keys))
+        by_key[pc.sort_indices(arrow_text(self.frame["key"])).to_numpy()] = np.arange(len(keys))
         self.order = np.lexsort((by_key, keys))
         self.sorted_keys = keys[self.order]
         self.day = day
@@ -480,7 +427,7 @@ class History:
             )
         if not brand:
             return Ce3(False, "card brand unknown: drop the Stripe payments export (Card Brand)")
-        if brand != "visa":
+        if network_of(brand) != VISA.key:
             return Ce3(False, f"not a Visa card ({brand.title()}): CE 3.0 is Visa only")
         if self.day[at] < 0:
             return Ce3(False, "no date for the disputed order")

@@ -24,9 +24,9 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
-from dispute_evidence.evidence.ce3 import ELEMENTS, LABELS, MAX_DAYS, MIN_DAYS
+from dispute_evidence.evidence.ce3 import ELEMENTS, LABELS, MAX_DAYS, MIN_DAYS, MIN_DEVICE
+from dispute_evidence.networks import VISA, network_of
 
-MIN_DEVICE = 15  # Stripe asks for a device ID of at least 15 characters (a fingerprint: 20)
 NEEDED = 2
 CAPTURE = {
     "customer_ip": "capture the customer's IP address at checkout",
@@ -120,11 +120,15 @@ def coverage(tx: pd.DataFrame, now: datetime | None = None) -> Coverage:
 def visa_cards(tx: pd.DataFrame) -> np.ndarray:
     """Each transaction's card as an integer code, -1 for none or for a card another brand
     named (CE 3.0 is Visa's alone; a card of no known brand counts)."""
-    fingerprint = tx["fingerprint"].fillna("").astype(str)
-    card = pd.factorize(fingerprint.where(fingerprint != ""))[0].astype("int64")
+    if "card" in tx:  # ce3.transactions coded the cards already
+        card = tx["card"].to_numpy(dtype="int64")
+    else:
+        fingerprint = tx["fingerprint"].fillna("").astype(str)
+        card = pd.factorize(fingerprint.where(fingerprint != ""))[0].astype("int64")
     brand = tx["brand"] if "brand" in tx else pd.Series("", index=tx.index)
-    brand = brand.fillna("").astype(str).str.lower()
-    named = card[~brand.isin(["visa", ""]).to_numpy() & (card >= 0)]
+    codes, brands = pd.factorize(brand.fillna("").astype(str))  # a handful: work on those
+    elsewhere = np.array([b != "" and network_of(b) != VISA.key for b in brands] + [False])
+    named = card[elsewhere[codes] & (card >= 0)]
     other = np.zeros(int(card.max(initial=-1)) + 2, dtype=bool)  # never empty: card.clip(0)
     other[named] = True
     return np.where((card >= 0) & ~other[card.clip(0)], card, -1)

@@ -75,3 +75,47 @@ def _amount(value: Any) -> float | None:
 def _day(value: Any) -> str:
     text = str(value or "").strip()
     return text[:10] if re.match(r"\d{4}-\d{2}-\d{2}", text) else ""
+
+
+CENT = 0.005
+
+
+def same_currency(a: str, b: str) -> bool:
+    """Two currencies that are one (a currency not given is taken as the other's)."""
+    return not (a and b) or a.strip().upper() == b.strip().upper()
+
+
+@dataclass(frozen=True)
+class CreditCheck:
+    """The credits against the disputed amount (issue 44 items 1 and 12): only a credit in the
+    dispute's currency is subtracted or counts as covering it; one in another currency is
+    stated, never converted."""
+
+    same: float  # credited in the dispute's currency
+    other: tuple[Credit, ...]  # in another currency: stated, never subtracted
+    before: tuple[Credit, ...]  # in the dispute's currency, dated before the dispute opened
+    opened_on: str  # YYYY-MM-DD, "" when not known
+
+    def covers_before(self, disputed: float | None) -> bool:
+        """The disputed amount was credited back before the dispute opened: the answer."""
+        if disputed is None or disputed <= 0 or not self.before:
+            return False
+        return sum(x.amount or 0.0 for x in self.before) + CENT >= disputed
+
+
+def credit_check(
+    credits: tuple[Credit, ...],
+    refunded: float,
+    order_currency: str,
+    dispute_currency: str,
+    opened_on: str,
+) -> CreditCheck:
+    """The credits read against the dispute: the exports' credits (each with its currency),
+    else the orders export's refunded amount (in the order's currency)."""
+    if not credits and refunded > 0:
+        credits = (Credit(refunded, order_currency, "", "", "order"),)
+    mine = dispute_currency or order_currency
+    same = [x for x in credits if same_currency(x.currency or order_currency, mine)]
+    other = tuple(x for x in credits if x not in same and (x.amount or 0) > 0)
+    before = tuple(x for x in same if x.on and opened_on and x.on < opened_on)
+    return CreditCheck(sum(x.amount or 0.0 for x in same), other, before, opened_on)

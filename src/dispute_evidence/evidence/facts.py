@@ -118,6 +118,7 @@ class Claim:
     currency: str = ""
     amount: Number | None = None
     network_reason_code: str = ""  # e.g. Visa 10.4
+    opened_on: str = ""  # YYYY-MM-DD: when the dispute opened (its `dispute_date`), "" unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,9 @@ class DisputeFacts:
     ce3_priors: tuple[Prior, ...] = ()  # only for a dispute that qualifies
     ce3_disputed: Prior | None = None  # its own CE 3.0 values, shown beside the priors'
     merchant: MerchantProfile | None = None
+    # the analyst's stance per message to confirm: (message key, "supports" | "concedes" |
+    # "leave out"), kept in the state (engine/prepare/stances.py), never in the payload
+    stance_choices: tuple[tuple[str, str], ...] = ()
 
 
 _ADAPTER: TypeAdapter[DisputeFacts] = TypeAdapter(DisputeFacts)

@@ -24,6 +24,7 @@ from dispute_evidence.documents.policytext import CANCELLATION, DEFECT, REFUND, 
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line, build_case, documents_named
 from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.ce3_table import ce3_rows
+from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.exhibits import Exhibit
@@ -31,6 +32,7 @@ from dispute_evidence.evidence.facts import Charge, DisputeFacts, ShipmentRow
 from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.letter_head import money as _money
 from dispute_evidence.evidence.products import opening
+from dispute_evidence.evidence.sentence import Sentence
 from dispute_evidence.evidence.stance import FAMILIES, family_of
 
 __all__ = ["FAMILIES", "Letter", "Sentence", "build_letter", "family_of", "letter_for"]
@@ -66,12 +68,6 @@ REQUEST = ("For these reasons we ask that the dispute be reversed and the paymen
 REQUEST_REST = ("For these reasons we ask that the dispute be reversed and the remaining {rest} "
                 "of the payment stand (the {amount} disputed, less the {credited} already "
                 "credited).")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Sentence:
-    text: str
-    source: str  # a SOURCE_WORDS key, or FILE + a document's name
 
 
 @dataclass(frozen=True)
@@ -176,6 +172,7 @@ class _Facts:
         self.argued: set[str] = set()  # documents a sentence quotes (not listed again)
         self.listed: list[str] = []  # the documents the attachments line names, in its order
         self.tied = False  # delivery tied to the verified billing address: said once, there
+        self.led = bool(credit_lead(case))  # credited before the dispute: the credit leads
 
     def order(self) -> list[Sentence]:
         c, out = self.case, []
@@ -286,6 +283,8 @@ class _Facts:
     def statement(self) -> list[Sentence]:
         """The merchant's statement, a sentence a paragraph, as the merchant wrote it."""
         out, left = [], STATEMENT_CHARS
+        if any(c.name == "statement vs records" for c in self.case.contradictions):
+            return []  # it says no refund beside a recorded credit: the analyst's to settle
         for part in self.case.statement.split("\n\n"):
             if left <= 0:
                 out.append(Sentence("(The statement continues in the evidence submitted with "
@@ -303,7 +302,7 @@ class _Facts:
         message that concedes the claim, or says nothing to it, is never quoted here."""
         out = []
         for doc, m, st in self.case.stances():
-            if st.kind != "supports":
+            if st.kind != "supports" or not st.certain:  # uncertain: the analyst's to confirm
                 continue
             self.argued.add(doc.name)
             when = f"On {m.on.isoformat()}, " if m.on else ""
@@ -316,6 +315,8 @@ class _Facts:
         """Each credit with its date and reference where the exports give them: a refunds
         log's, else the orders export's refunded amount and the charges that show one."""
         c = self.case
+        if self.led:  # the credit before the dispute leads the letter: not said twice
+            return []
         logged = [x for x in c.credits if x.source == "refunds"][:MAX_CREDITS]
         if logged:
             return [Sentence(f"A refund of {x.words()} was issued on this order.", "refunds") for x in logged]  # fmt: skip
@@ -331,13 +332,14 @@ class _Facts:
     def credit(self) -> list[Sentence]:
         """A partial credit stated as what it is (never a defence), with what stays disputed."""
         c, disputed = self.case, self.case.dispute.amount
-        if not partly_credited(c) or disputed is None:
-            return []
-        currency = c.dispute.currency or c.currency
-        return [Sentence(f"A credit of {_money(c.credited, currency)} was already issued on this "
+        other = other_currency_credits(c)  # stated, never subtracted
+        if not partly_credited(c) or disputed is None or self.led:
+            return other
+        currency, credited = c.dispute.currency or c.currency, c.credit_check.same
+        return [Sentence(f"A credit of {_money(credited, currency)} was already issued on this "
                          f"order; this response contests the remaining "
-                         f"{_money(disputed - c.credited, currency)}.",
-                         "order" if c.refunded > 0 else "payments")]  # fmt: skip
+                         f"{_money(disputed - credited, currency)}.",
+                         "order" if c.refunded > 0 else "payments"), *other]  # fmt: skip
 
     def distinct_charges(self) -> list[Sentence]:
         """A duplicate claim answered: one charge, or charges that differ (amount or day)."""
@@ -403,6 +405,10 @@ class _Facts:
 
     def files(self) -> list[Sentence]:
         skip = self.argued | {name for name, _ in self.case.other_parcels}  # never supporting
+        # nor a document whose words concede the claim, or wait for the analyst's reading
+        skip |= {
+            d.name for d, _, st in self.case.stances() if st.kind == "concedes" or st.to_confirm
+        }
         names = [d.name for d in self.case.documents if d.name not in skip]
         rank = {name: i for i, name in enumerate(self.exhibits)}  # in their labels' order
         names.sort(key=lambda n: rank.get(n, len(rank)))
@@ -422,7 +428,7 @@ class _Facts:
                 out.append(Sentence(_cap(c.fact) + ".", "order"))
         if any(c.accept and c.name == WORDS for c in self.case.contradictions):
             for doc, m, st in self.case.stances():
-                if st.kind != "concedes":
+                if st.kind != "concedes" or not st.certain:
                     continue
                 when = f"On {m.on.isoformat()}, " if m.on else ""
                 who = m.author or "the customer"
@@ -503,11 +509,22 @@ _ARGUMENTS: dict[str, tuple[Callable[[_Facts], list[Sentence]], ...]] = {
 def partly_credited(case: CaseFacts) -> bool:
     """A credit short of the disputed amount, in its currency (another currency's credit is
     stated, never subtracted)."""
-    disputed, credited = case.dispute.amount, case.credited
-    same = not (case.dispute.currency and case.currency) or (
-        case.dispute.currency.upper() == case.currency.upper()
-    )
-    return disputed is not None and same and 0 < credited < disputed
+    disputed, credited = case.dispute.amount, case.credit_check.same
+    return disputed is not None and 0 < credited < disputed
+
+
+def _request(case: CaseFacts, amount: str) -> str:
+    """The request a letter that goes always makes: the whole reversal (a credit before the
+    dispute answers it all), else the amount less what was credited in its currency; none for
+    a disputed amount of 0 (held: case.py's "nothing disputed")."""
+    disputed = case.dispute.amount
+    if disputed is not None and abs(disputed) < 0.005:
+        return ""
+    if partly_credited(case) and disputed is not None and not credit_lead(case):
+        currency, credited = case.dispute.currency or case.currency, case.credit_check.same
+        return REQUEST_REST.format(rest=_money(disputed - credited, currency), amount=amount,
+                                   credited=_money(credited, currency))  # fmt: skip
+    return REQUEST.format(amount=amount or "disputed")
 
 
 def build_letter(facts: DisputeFacts, attached: Sequence[str | DocumentFacts]) -> Letter:
@@ -527,6 +544,9 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     brand = charge.card_brand if charge else ""  # never a declined attempt's
     sentences: list[Sentence] = []
     made: list[str] = []  # what wins (evidence/wins.py) counts the arguments a letter used
+    lead = credit_lead(case)  # a credit made before the dispute opened answers any reason
+    sentences += lead
+    made += ["credit_before_dispute"] if lead else []
     for make in _ARGUMENTS[family]:
         said = [s for s in make(facts) if s not in sentences]
         made += [make.__name__] if said else []
@@ -537,15 +557,10 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     amount = _money(case.dispute.amount, case.dispute.currency)
     argued = any(s.source != "files" for s in sentences)
     # credit not processed argues the credit itself (a point): not said twice
-    credit = facts.credit() if family != "credit_not_processed" else []
-    request = REQUEST.format(amount=amount or "disputed") if argued and not conceded else ""
-    if request and partly_credited(case) and case.dispute.amount is not None:  # the rest only
-        currency = case.dispute.currency or case.currency
-        request = REQUEST_REST.format(
-            rest=_money(case.dispute.amount - case.credited, currency),
-            amount=amount,
-            credited=_money(case.credited, currency),
-        )
+    credit = facts.credit() if family != "credit_not_processed" else other_currency_credits(case)
+    # a letter that argues or concedes always asks (issue 44 item 1): one that claims nothing is
+    # held (engine/review/approval.py: NO_CLAIM_HELD) and asks for nothing
+    request = _request(case, amount) if argued or conceded else ""
     timeline = tuple(facts.timeline()) if sentences else ()
     points = [s for s in sentences if s.source != "files"]  # printed before the attachments
     rest = [s for s in sentences if s.source == "files"]

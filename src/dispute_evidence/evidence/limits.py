@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
+from dispute_evidence.networks import limits_profile
 from dispute_evidence.policies import (
     LIMIT_FIGURES,
     PROFILE_NAMES,
@@ -52,17 +53,6 @@ __all__ = [
 
 MB = 1_000_000
 
-_BRANDS = {
-    "visa": "visa",
-    "mastercard": "mastercard",
-    "master card": "mastercard",
-    "mc": "mastercard",
-    "maestro": "mastercard",
-    "amex": "amex",
-    "american express": "amex",
-    "americanexpress": "amex",
-}
-
 
 def card_brand(facts: DisputeFacts) -> str:
     """The disputed card's brand as the payments export gives it ('' when none does): the
@@ -74,11 +64,10 @@ def card_brand(facts: DisputeFacts) -> str:
 
 
 def profile_for(facts: DisputeFacts, choice: str, known: dict[str, LimitProfile]) -> LimitProfile:
-    """`choice` ('auto': from the card brand in the exports, else 'default')."""
+    """`choice` ('auto': the card brand's network's, networks.py, else 'default')."""
     if choice != "auto":
         return known[choice]
-    name = _BRANDS.get(card_brand(facts).lower(), "default")
-    return known.get(name, known["default"])
+    return known.get(limits_profile(card_brand(facts)), known["default"])
 
 
 @dataclass(frozen=True)

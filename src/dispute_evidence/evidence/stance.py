@@ -3,24 +3,33 @@ the claim the dispute makes (issue 36; the networks' conditions: shared spec
 rebuttal-by-reason.md).
 
 A message *supports* the merchant when it answers the claim (the goods came, the customer is
-happy or changed their mind, the cardholder knew the order); it *concedes* when it says what
-the cardholder's claim needs (a defect, a return, a cancellation before the charge, goods that
-never came, an order they did not make); else it is *neutral* and the letter leaves it out. A
-conceding message is never quoted under an arguing heading.
+happy or changed their mind, the cardholder's household made the order); it *concedes* when it
+says what the cardholder's claim needs (a defect, a return, a cancellation before the charge,
+goods that never came, an order they did not make); else it is *neutral* and the letter leaves
+it out. A conceding message is never quoted under an arguing heading.
 
-Pure and deterministic: words in, a stance out. The patterns are plain alternations (linear
-time) over the lower-cased text; a negation before "arrived" or "received" turns receipt into
-its denial.
+The message is read whole (evidence/messages.py: its author, its sentences in order, negation,
+contrast, retractions); each reading carries whether it is certain. An uncertain one is the
+analyst's to confirm (supports / concedes / leave out: engine/prepare/stances.py) and is neither
+argued nor conceded before. The merchant's own reply is never the customer's word. Pure.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+from dispute_evidence.evidence.messages import Cue, by_merchant, message_cues
+
 StanceKind = Literal["supports", "concedes", "neutral"]
+CHOICES: dict[str, StanceKind] = {
+    "supports": "supports",
+    "concedes": "concedes",
+    "leave out": "neutral",
+}
 
 FAMILIES = {
     "fraudulent": "fraud",
@@ -37,93 +46,123 @@ def family_of(reason: str) -> str:
     return FAMILIES.get(reason.strip().lower(), "general")
 
 
-_NOT = r"(?:never|not|n't|no|still (?:have|has)n't|yet to|hasn't|haven't|didn't|did not)"
-_NON_RECEIPT = re.compile(
-    rf"\b{_NOT}\s+(?:\w+\s+){{0,2}}(?:arrived|received|receive|come|came|got|get|delivered|"
-    r"turned up|shown up|showed up)\b|\bstill waiting\b|\bwhere is my\b|\bnever (?:got|came)\b|"
-    r"\bhas(?:n't| not) (?:arrived|come)\b|\bnot (?:yet )?(?:arrived|delivered|received)\b"
-)
-_RECEIPT = re.compile(
-    r"\b(?:arrived|came (?:yesterday|today|this morning|on)|(?:deck|parcel|package|order|item|"
-    r"board|box) came|received (?:it|the|my|your|our)|got (?:it|the|my)|has been delivered)\b"
-)
-_SATISFIED = re.compile(
-    r"\b(?:love (?:it|the|my)|works (?:great|fine|perfectly|well)|is (?:fine|great|perfect)|"
-    r"happy with|nothing wrong|no problem with|changed my mind|don't need it|do not need it|"
-    r"no longer (?:want|need)|not needed any ?more|found (?:it|one) cheaper)\b"
-)
-_CHANGED_MIND = re.compile(
-    r"\b(?:changed my mind|don't need it|do not need it|no longer (?:want|need)|"
-    r"not needed any ?more|found (?:it|one) cheaper|is fine|nothing wrong)\b"
-)
-_DEFECT = re.compile(
-    r"\b(?:cracked|broken|broke|damaged|defective|faulty|torn|scratched|dented|leaking|"
-    r"not as described|doesn't work|does not work|stopped working|won't turn on|"
-    r"wrong (?:item|size|colou?r|product|model)|not what i ordered|fake|counterfeit)\b"
-)
-_RETURNED = re.compile(
-    r"\b(?:sent (?:it|them|the \w+(?: \w+)?) back|returned (?:it|them|the)|shipped (?:it|them) "
-    r"back|return (?:label|tracking)|posted (?:it|them) back|mailed (?:it|them) back)\b"
-)
-_REFUND_ASK = re.compile(
-    r"\b(?:my refund|refund me|(?:want|need|get|like) (?:my|a) refund|money back|"
-    r"(?:still|not) (?:been )?refunded)\b"
-)
-_CANCEL = re.compile(
-    r"\b(?:(?:please |i want to |i'd like to |i would like to |i )?cancel(?:led|ed)? "
-    r"(?:my|the|this) (?:subscription|membership|plan|order|renewal|account)|"
-    r"please cancel|i (?:have )?cancel(?:led|ed))\b"
-)
-_NOT_ME = re.compile(
-    r"\b(?:(?:didn't|did not|never) (?:order|make|place|authori[sz]e|buy|purchase)|not me\b|"
-    r"don't recogni[sz]e|do not recogni[sz]e|stolen card|unauthori[sz]ed|someone (?:else )?used "
-    r"my card)"
-)
-
-
 @dataclass(frozen=True)
 class Stance:
     kind: StanceKind
     why: str  # in words: "confirms receipt", "claims a defect", ...
+    certain: bool = True  # False: the analyst confirms it before anything argues it
+    merchant: bool = False  # the merchant's own reply: never the customer's word
+
+    @property
+    def to_confirm(self) -> bool:
+        """A reading the analyst decides (it would argue or concede, were it certain)."""
+        return not self.certain
 
 
 NEUTRAL = Stance("neutral", "")
+_S: StanceKind = "supports"
+_C: StanceKind = "concedes"
+_ARRIVED = {"receipt": (_S, "confirms the goods arrived"),
+            "non_receipt": (_C, "says the goods never arrived"),
+            "fine": (_S, "says they are happy with the goods"),
+            "unhappy": (_C, "says they are not happy with the goods"),
+            "defect": (_S, "confirms the goods arrived (and complains of them)")}  # fmt: skip
+# Per family: what each cue (evidence/messages.py) says of the claim; a cue not listed is neutral
+SIGNALS: dict[str, dict[str, tuple[StanceKind, str]]] = {
+    "not_as_described": {
+        "defect": (_C, "says the goods were defective or not as described"),
+        "fine": (_S, "says the goods are fine"),
+        "changed_mind": (_S, "says they changed their mind"),
+        "unhappy": (_C, "says they still want to return the goods"),
+        "no_defect": (_S, "denies saying the goods were defective"),
+    },
+    "credit_not_processed": {
+        "returned": (_C, "says the goods were sent back"),
+        "refund_ask": (_C, "asks for the refund"),
+        "refund_got": (_S, "says the refund was received"),
+        "not_returned": (_S, "says the goods were not sent back"),
+    },
+    "subscription_canceled": {
+        "cancel": (_C, "asks to cancel before the disputed charge"),
+        "no_cancel": (_S, "says they did not cancel"),
+    },
+    "not_received": _ARRIVED,
+    "general": _ARRIVED,
+    "fraud": {
+        **{k: v for k, v in _ARRIVED.items() if k != "non_receipt"},
+        "not_me": (_C, "says they did not make the order"),
+        "household": (_S, "says someone in their household made the order"),
+    },  # fmt: skip
+    "duplicate": {},
+}
+_RETRACTED_BY = {"household": "not_me"}  # a cue that takes back another, said before it
 
 
-def message_stance(text: str, family: str, on: date | None = None, charged: str = "") -> Stance:
-    """A message's stance for a claim of `family` (evidence/letter.py FAMILIES); `on`: the
-    message's date, `charged`: the disputed charge's date (YYYY-MM-DD), for cancellations."""
-    t = " ".join(text.lower().replace("’", "'").split())
-    if family == "not_as_described":
-        if _CHANGED_MIND.search(t):
-            return Stance("supports", "says the goods are fine or they changed their mind")
-        if _DEFECT.search(t):
-            return Stance("concedes", "says the goods were defective or not as described")
-        return _receipt_only(t)
-    if family == "credit_not_processed":
-        if _RETURNED.search(t):
-            return Stance("concedes", "says the goods were sent back")
-        if _REFUND_ASK.search(t):
-            return Stance("concedes", "asks for the refund")
-        return NEUTRAL
-    if family == "subscription_canceled":
-        if _CANCEL.search(t):
-            if on is not None and charged and on.isoformat() >= charged:
-                return Stance("neutral", "asks to cancel after the disputed charge")
-            return Stance("concedes", "asks to cancel before the disputed charge")
-        return NEUTRAL
-    if family in ("not_received", "fraud", "general"):
-        if family == "fraud" and _NOT_ME.search(t):
-            return Stance("concedes", "says they did not make the order")
-        return _receipt_only(t)
-    return NEUTRAL
+@dataclass(frozen=True)
+class Author:
+    """Who may have written a message: the customer's names and the merchant's."""
+
+    customer: tuple[str, ...] = ()
+    merchant: tuple[str, ...] = ()
 
 
-def _receipt_only(t: str) -> Stance:
-    if _NON_RECEIPT.search(t):
-        return Stance("concedes", "says the goods never arrived")
-    if _RECEIPT.search(t):
-        return Stance("supports", "confirms the goods arrived")
-    if _SATISFIED.search(t):
-        return Stance("supports", "says they are happy with the goods")
-    return NEUTRAL
+def merchant_names(name: str, website: str) -> tuple[str, ...]:
+    """How the merchant signs a message: its name and its website's domain."""
+    site = re.sub(r"^[a-z]+://|^www\.|/.*$", "", website.strip().lower())
+    return tuple(x for x in (name.strip(), site.removeprefix("www.")) if x)
+
+
+def message_key(text: str) -> str:
+    """The message's key for the analyst's choice: from its words alone, so a re-dropped or
+    renamed file keeps the choice."""
+    words = " ".join(text.lower().split())
+    return "m" + hashlib.sha256(words.encode()).hexdigest()[:8]
+
+
+def message_stance(
+    text: str,
+    family: str,
+    on: date | None = None,
+    charged: str = "",
+    author: str | None = None,
+    who: Author = Author(),
+    ordered: str = "",
+) -> Stance:
+    """A message's stance for a claim of `family`; `on`: the message's date, `charged`: the
+    disputed charge's date and `ordered` the order's (YYYY-MM-DD); `author` as the message
+    names them, told from the merchant by `who`."""
+    if by_merchant(author, who.customer, who.merchant):
+        return Stance("neutral", "the merchant's own reply", merchant=True)
+    stance = _read(message_cues(text), SIGNALS.get(family, {}))
+    if stance.kind == "neutral":
+        return stance
+    if on is not None and ordered and on.isoformat() < ordered:
+        return Stance("neutral", f"written on {on.isoformat()}, before the order ({ordered}): "
+                      f"not about it; read as: {stance.why}", certain=False)  # fmt: skip
+    cancel = family == "subscription_canceled" and stance.why.startswith("asks to cancel")
+    if cancel and on is not None and charged and on.isoformat() >= charged:
+        return Stance("neutral", "asks to cancel after the disputed charge")
+    return stance
+
+
+def _read(cues: list[Cue], signals: dict[str, tuple[StanceKind, str]]) -> Stance:
+    """The stance left once each retraction drops what was said before it."""
+    kept: list[tuple[Cue, StanceKind, str]] = []
+    taken_back = False
+    for cue in cues:
+        if cue.retract:
+            taken_back |= any(k[1] == _C for k in kept)
+            kept = [k for k in kept if k[1] != _C]  # "never mind": the complaint is taken back
+            continue
+        if taken := _RETRACTED_BY.get(cue.name):
+            kept = [k for k in kept if k[0].name != taken]
+        if cue.name in signals:
+            kept.append((cue, *signals[cue.name]))
+    if not kept:  # a complaint taken back, and nothing said in its place: the analyst's
+        return Stance(_S, "takes back the complaint", certain=False) if taken_back else NEUTRAL
+    kinds = {k for _, k, _ in kept}
+    last_cue, last_kind, why = kept[-1]
+    certain = len(kinds) == 1 and any(c.plain for c, _, _ in kept)
+    if len(kinds) > 1:
+        why = f"mixed: {'; '.join(dict.fromkeys(w for _, _, w in kept))}"
+    return Stance(last_kind, why, certain=certain)

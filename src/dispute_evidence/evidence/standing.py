@@ -22,14 +22,38 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from dispute_evidence.evidence.ce3 import members
+from dispute_evidence.evidence.ce3 import is_fraud, members
 from dispute_evidence.evidence.ce3_coverage import Coverage
+from dispute_evidence.evidence.standing_efm import (
+    Sales,
+    efm_verdicts,
+    mastercard_sales,
+    usd_amounts,
+)
+from dispute_evidence.evidence.standing_ratios import ratios
+from dispute_evidence.evidence.standing_words import (
+    Seen,
+    attention_lines,
+    notes,
+    row_note,
+    status_line,
+)
+from dispute_evidence.networks import (
+    ALL,
+    FRAUD_REPORTS_COUNTED,
+    LABELS,
+    MASTERCARD,
+    code_network_of,
+    is_fraud_code,
+    network_of,
+)
 from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
+
+__all__ = ["attention_lines", "status_line"]
 
 COLUMNS = [
     "month",
@@ -40,18 +64,23 @@ COLUMNS = [
     "ratio_percent",
     "threshold_percent",
     "status",
+    "acquirer_tier",
+    "estimated_fine_usd",
 ]
 # what-if and plain words, beside the file's columns (the page, the sheet's second tab)
-WHAT_IF = ["ratio_without_ce3_percent", "projected_percent", "projected_events", "note"]
-NAMES = {
-    "visa": "Visa",
-    "mastercard": "Mastercard",
-    "amex": "American Express",
-    "discover": "Discover",
-    "all": "all cards",
-}
-FRAUD_COUNTED = frozenset({"visa", "all"})  # VAMP counts fraud reports; the others do not
-LAST_MONTH_DENOMINATOR = frozenset({"mastercard"})
+WHAT_IF = [
+    "ratio_without_ce3_percent",
+    "fine_without_ce3_usd",
+    "ratio_counted_twice_percent",
+    "ratio_counted_once_percent",
+    "events",
+    "projected_percent",
+    "projected_events",
+    "note",
+    "efm",  # Mastercard's Excessive Fraud Merchant, where the exports can tell (standing_efm.py)
+]
+NAMES = LABELS
+FRAUD_COUNTED = FRAUD_REPORTS_COUNTED  # VAMP counts fraud reports; the others do not
 # a charge or order in these states never settled (voided, refunded before capture, failed)
 NOT_SETTLED = frozenset(
     {"failed", "canceled", "cancelled", "voided", "void", "uncaptured", "pending",
@@ -59,23 +88,14 @@ NOT_SETTLED = frozenset(
      "requires_action", "requires_confirmation", "processing", "blocked"}
 )  # fmt: skip
 FALSE = frozenset({"false", "no", "0", "n", "f"})
-_BRANDS = {
-    "visa": "visa",
-    "mastercard": "mastercard",
-    "mc": "mastercard",
-    "americanexpress": "amex",
-    "amex": "amex",
-    "discover": "discover",
-}
-_VISA_CODE = re.compile(r"^1[0-3]\.\d{1,2}$")
-_MASTERCARD_CODE = re.compile(r"^4[89]\d\d$")
-_AMEX_CODE = re.compile(r"^([ACMPR]\d{2}|F\d{2}|FR\d)$")
-_DISCOVER_CODE = re.compile(r"^(UA\d{2}|AA|AP|AW|CD|DP|IC|IN|LP|NF|PM|RG|RM|RN2|TF)$")
 _MONTH = re.compile(r"^\d{4}-\d{2}")
 # a dispute resolved before it became a chargeback: an inquiry or retrieval (Stripe's
 # `warning_*`: it becomes needs_response if it escalates) or one a prevention program such as
 # RDR resolved (`prevented`). The programs count chargebacks: these are left out.
 EARLY = re.compile(r"^(warning_\w*|prevented|inquiry\w*|retrieval\w*|rdr\w*)$")
+# ... of which a prevention program resolved these: since April 2025 VAMP still counts a
+# fraud dispute's TC40 fraud report when RDR resolved it (its TC15 only is left out)
+PREVENTED = re.compile(r"^(prevented|rdr\w*)$")
 
 
 @dataclass(frozen=True)
@@ -114,22 +134,18 @@ class Standing:
 
 
 def card_network(brand: pd.Series) -> pd.Series:
-    """visa|mastercard|amex|discover from a card brand as exports write it ('' otherwise)."""
+    """The network of each card brand as exports write it (networks.py; '' for none known)."""
     codes, brands = pd.factorize(brand.astype(str))  # a handful of brands: work on those
-    key = pd.Series(brands, dtype=object).str.lower().str.replace(r"[^a-z]", "", regex=True)
-    networks = np.append(key.map(_BRANDS).fillna("").to_numpy(dtype=object), "")
+    networks = np.array([*(network_of(b) for b in brands), ""], dtype=object)
     return pd.Series(networks[codes], index=brand.index, dtype=object).astype(str)
 
 
 def code_network(code: pd.Series) -> pd.Series:
     """The network a reason code belongs to (Visa 10.4, Mastercard 4853, Amex F29, Discover
     UA02), '' when it names none."""
-    text = code.astype(str).str.strip().str.upper()
-    out = pd.Series("", index=code.index, dtype=object)
-    for net, pattern in (("visa", _VISA_CODE), ("mastercard", _MASTERCARD_CODE),
-                         ("amex", _AMEX_CODE), ("discover", _DISCOVER_CODE)):  # fmt: skip
-        out = out.mask((out == "") & text.str.match(pattern), net)
-    return out.astype(str)
+    codes, distinct = pd.factorize(code.astype(str))
+    networks = np.array([*(code_network_of(c) for c in distinct), ""], dtype=object)
+    return pd.Series(networks[codes], index=code.index, dtype=object).astype(str)
 
 
 def month_of(when: pd.Series) -> pd.Series:
@@ -152,6 +168,19 @@ def settled_charges(payments: pd.DataFrame) -> pd.DataFrame:
     p = p.loc[~never]
     return pd.DataFrame({"month": month_of(_col(p, "paid_at")),
                          "network": card_network(_col(p, "card_brand"))})  # fmt: skip
+
+
+def _settled_sales(payments: pd.DataFrame) -> Sales:
+    """Mastercard's settled sales by month, where the export holds amounts and 3-D Secure."""
+    p = payments.drop_duplicates("payment_id", keep="last")
+    mastercard = p.loc[card_network(_col(p, "card_brand")) == MASTERCARD.key]
+    settled = settled_charges(mastercard)
+    m = mastercard.loc[settled.index]
+    if "payment_amount" in m:
+        settled = settled.assign(amount=_col(m, "payment_amount"), currency=_col(m, "currency"))
+    if "three_d_secure" in m:
+        settled = settled.assign(three_d_secure=_col(m, "three_d_secure"))
+    return mastercard_sales(settled)
 
 
 def settled_orders(orders: pd.DataFrame) -> pd.DataFrame:
@@ -200,16 +229,28 @@ def counted_transactions(inputs: StandingInputs) -> Counted:
     return Counted(False, pd.DataFrame(columns=["month", "network", "transactions"]))
 
 
-def _disputed_charges(payments: pd.DataFrame | None) -> pd.DataFrame:
+def _disputed_charges(charges: pd.DataFrame | None) -> pd.DataFrame:
     """Per order number: the disputed charge's brand network, dispute date and dispute status
-    (the charge with a dispute, else the order's last charge)."""
-    if payments is None or payments.empty:
+    (the charge with a dispute, else the order's last charge), from _charge_disputes."""
+    if charges is None or charges.empty:
         return pd.DataFrame(
-            columns=["network", "date", "status"], index=pd.Index([], name="order_number")
+            columns=["network", "date", "status", "reason", "amount", "currency"],
+            index=pd.Index([], name="order_number"),
         )
-    p = _charge_disputes(payments)
-    p = p.sort_values("disputed", kind="stable").drop_duplicates("order_number", keep="last")
-    return p.set_index(p["order_number"].astype(str))[["network", "date", "status"]]
+    p = charges.sort_values("disputed", kind="stable").drop_duplicates("order_number", keep="last")
+    columns = ["network", "date", "status", "reason", "amount", "currency"]
+    return p.set_index(p["order_number"].astype(str))[columns]
+
+
+def _named_or_disputed(payments: pd.DataFrame, orders: pd.Series) -> pd.DataFrame:
+    """Every row of the charges that name one of `orders` or say they were disputed in one of
+    their rows: all the disputes' side reads (a year of charges is large)."""
+    said = (_col(payments, "dispute_reason") != "") | (_col(payments, "dispute_date") != "")
+    said |= _col(payments, "dispute_status") != ""
+    said |= members(_col(payments, "order_number"), orders.loc[orders != ""])
+    if "payment_id" not in payments:
+        return payments.loc[said]
+    return payments.loc[members(payments["payment_id"], payments.loc[said, "payment_id"])]
 
 
 def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
@@ -223,7 +264,8 @@ def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "payment_id": _col(p, "payment_id"), "order_number": _col(p, "order_number"),
         "network": card_network(_col(p, "card_brand")), "date": _col(p, "dispute_date"),
-        "status": status,
+        "status": status, "reason": _col(p, "dispute_reason"),
+        "amount": _col(p, "payment_amount"), "currency": _col(p, "currency"),
         "disputed": (_col(p, "dispute_reason") != "") | (_col(p, "dispute_date") != "")
         | (status != ""),
     })  # fmt: skip
@@ -231,12 +273,16 @@ def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
 
 def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
     """One row per dispute: its month ('' unknown), network ('' unknown), its order, whether
-    CE 3.0 covers it, whether it was resolved before a chargeback (`early`) and whether only
-    the payments export knows it (`unlisted`)."""
+    CE 3.0 covers it, whether it was resolved before a chargeback (`early`), by a prevention
+    program (`prevented`), whether it is a fraud dispute (its reason or reason code), and
+    whether only the payments export knows it (`unlisted`)."""
     d = inputs.disputes.drop_duplicates("provider_dispute_id", keep="last")
     pids = d["provider_dispute_id"].astype(str)
     orders = _col(d, "order_number")
-    charge = _disputed_charges(inputs.payments).reindex(orders.to_numpy())
+    charges = None
+    if inputs.payments is not None and not inputs.payments.empty:
+        charges = _charge_disputes(_named_or_disputed(inputs.payments, orders))
+    charge = _disputed_charges(charges).reindex(orders.to_numpy())
     charge.index = d.index
     opened = pids.map(inputs.opened).fillna("").astype(str)
     when = opened.where(opened != "", charge["date"].fillna("").astype(str))
@@ -248,10 +294,32 @@ def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
         network = pd.Series("all", index=d.index)
     status = pids.map(inputs.api_status).fillna("").astype(str).str.strip().str.lower()
     status = status.where(status != "", charge["status"].fillna("").astype(str))
+    code = _col(d, "network_reason_code")
+    fraud = _fraud(_col(d, "reason"), code) | _fraud(charge["reason"].fillna("").astype(str))
+    amount_usd = usd_amounts(_col(d, "amount"), _col(d, "currency")).fillna(
+        usd_amounts(charge["amount"], charge["currency"].fillna(""))
+    )
     listed = pd.DataFrame({"month": month_of(when), "network": network, "order_number": orders,
                            "ce3": pids.isin(inputs.ce3_qualified), "early": is_early(status),
-                           "unlisted": False})  # fmt: skip
-    return pd.concat([listed, _unlisted(inputs, set(orders))], ignore_index=True)
+                           "prevented": is_prevented(status), "fraud": fraud,
+                           "amount_usd": amount_usd, "unlisted": False})  # fmt: skip
+    return pd.concat([listed, _unlisted(charges, set(orders))], ignore_index=True)
+
+
+def _fraud(reason: pd.Series, code: pd.Series | None = None) -> pd.Series:
+    """Whether each dispute is a fraud dispute: its reason (fraudulent, unrecognized) or its
+    network reason code (Visa 10.x, Mastercard 4837...: networks.py)."""
+    codes, distinct = pd.factorize(reason.astype(str))
+    said = np.array([*(is_fraud(r) for r in distinct), False])[codes]
+    if code is not None:
+        codes, distinct = pd.factorize(code.astype(str))
+        said = said | np.array([*(is_fraud_code(c) for c in distinct), False])[codes]
+    return pd.Series(said, index=reason.index, dtype=bool)
+
+
+def is_prevented(status: pd.Series) -> pd.Series:
+    """Whether each status says a prevention program (RDR) resolved the dispute."""
+    return status.fillna("").astype(str).str.strip().str.lower().str.match(PREVENTED)
 
 
 def is_early(status: pd.Series) -> pd.Series:
@@ -259,25 +327,27 @@ def is_early(status: pd.Series) -> pd.Series:
     return status.fillna("").astype(str).str.strip().str.lower().str.match(EARLY)
 
 
-def _unlisted(inputs: StandingInputs, listed_orders: set[str]) -> pd.DataFrame:
+def _unlisted(charges: pd.DataFrame | None, listed_orders: set[str]) -> pd.DataFrame:
     """Disputes the payments export shows on a charge (Dispute Date, Reason or Status) whose
     order the disputes list does not name: in the month of the charge's dispute date."""
-    if inputs.payments is None or inputs.payments.empty:
-        return pd.DataFrame(
-            columns=["month", "network", "order_number", "ce3", "early", "unlisted"]
-        )
-    c = _charge_disputes(inputs.payments)
+    if charges is None or charges.empty:
+        columns = ["month", "network", "order_number", "ce3", "early", "prevented", "fraud"]
+        return pd.DataFrame(columns=[*columns, "unlisted"])
+    c = charges
     c = c.loc[c["disputed"] & ~(c["order_number"].isin(listed_orders) & (c["order_number"] != ""))]
     return pd.DataFrame({"month": month_of(c["date"]), "network": c["network"],
                          "order_number": c["order_number"], "ce3": False,
-                         "early": is_early(c["status"]), "unlisted": True})  # fmt: skip
+                         "early": is_early(c["status"]), "prevented": is_prevented(c["status"]),
+                         "fraud": _fraud(c["reason"]),
+                         "amount_usd": usd_amounts(c["amount"], c["currency"]),
+                         "unlisted": True})  # fmt: skip
 
 
 def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -> pd.DataFrame:
     """One row per fraud report: its month, network, and whether CE 3.0 covers its dispute."""
     f = inputs.fraud if inputs.fraud is not None else pd.DataFrame()
     if f.empty:
-        return pd.DataFrame(columns=["month", "network", "ce3"])
+        return pd.DataFrame(columns=["month", "network", "ce3", "order_number", "raised"])
     order = _col(f, "order_number")
     network = pd.Series("all", index=f.index)
     if by_brand and inputs.payments is not None:
@@ -290,25 +360,28 @@ def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -
         network = charge.map(brands).fillna("").astype(str)
         order = order.where(order != "", charge.map(orders).fillna("").astype(str))
     return pd.DataFrame({"month": month_of(_col(f, "reported_at")), "network": network,
-                         "ce3": order.isin(ce3_orders) & (order != "")})  # fmt: skip
+                         "ce3": order.isin(ce3_orders) & (order != ""), "order_number": order,
+                         "raised": False})  # fmt: skip
 
 
 def _months(first: str, last: str) -> list[str]:
     return [str(p) for p in pd.period_range(first, last, freq="M")]
 
 
-def _counts(
-    tx: pd.DataFrame, disputes: pd.DataFrame, fraud: pd.DataFrame, early: pd.DataFrame
-) -> pd.DataFrame:
-    """transactions (`tx`: counted per month and network), disputes, fraud_reports, the CE
-    3.0-covered ones and the disputes left out (resolved before a chargeback) per (month,
-    network), every month from the first to the last, zeros where nothing happened."""
+def _counts(tx: pd.DataFrame, split: Split) -> pd.DataFrame:
+    """transactions (`tx`: counted per month and network), disputes (chargebacks),
+    fraud_reports, the CE 3.0-covered ones, the disputes whose fraud report is known, those
+    left out and the reports fraud disputes RDR resolved raised, per (month, network), every
+    month from the first to the last, zeros where nothing happened."""
+    disputes, fraud = split.chargebacks, split.reports
     parts = {
         "disputes": disputes,
-        "early_disputes": early,
+        "early_disputes": split.left_out,
         "fraud_reports": fraud,
         "ce3_disputes": disputes.loc[disputes["ce3"].astype(bool)],
-        "ce3_fraud": fraud.loc[fraud["ce3"].astype(bool)] if not fraud.empty else fraud,
+        "ce3_fraud": fraud.loc[fraud["ce3"].astype(bool)],
+        "reported_disputes": disputes.loc[disputes["reported"].astype(bool)],
+        "raised_reports": fraud.loc[fraud["raised"].astype(bool)],
     }
     counted = {
         name: part.loc[_counted(part)].groupby(["month", "network"]).size()
@@ -329,11 +402,11 @@ def _counts(
 
 def _counted(part: pd.DataFrame) -> pd.Series:
     """The rows with a month and one of the programs' networks (or `all`)."""
-    return (part["month"] != "") & part["network"].isin([*STANDING_NETWORKS, "all"])
+    return (part["month"] != "") & part["network"].isin([*STANDING_NETWORKS, ALL])
 
 
 def network_order(net: str) -> int:
-    order = [*STANDING_NETWORKS, "all"]
+    order = [*STANDING_NETWORKS, ALL]
     return order.index(net) if net in order else len(order)
 
 
@@ -347,156 +420,84 @@ def standing(
     disputes = dispute_events(inputs, by_brand)
     ce3_orders = set(disputes.loc[disputes["ce3"], "order_number"]) - {""}
     fraud = fraud_events(inputs, by_brand, ce3_orders)
-    counts = _counts(tx, disputes.loc[~disputes["early"].astype(bool)], fraud,
-                     disputes.loc[disputes["early"].astype(bool)])  # fmt: skip
-    table = _ratios(counts, policy, now) if not counts.empty else _empty()
-    return Standing(table, _notes(inputs, by_brand, tx, disputes, fraud))
+    split = split_events(disputes, fraud)
+    counts = _counts(tx, split)
+    sales = None
+    if inputs.counted is None and inputs.payments is not None and not inputs.payments.empty:
+        sales = _settled_sales(inputs.payments)
+    table = _table(counts, policy, now) if not counts.empty else _empty()
+    if not table.empty:
+        _with_efm(table, split.chargebacks, sales)
+    seen = Seen(
+        by_brand,
+        tx,
+        disputes,
+        split.reports,
+        inputs.fraud,
+        split.raised,
+        split.reported_once,
+        len(split.left_out),
+    )
+    return Standing(table, notes(seen))
+
+
+@dataclass(frozen=True)
+class Split:
+    """The disputes as the programs count them: chargebacks (TC15, each with whether its
+    fraud report is known), fraud reports (the sheet's, and the TC40 each fraud dispute RDR
+    resolved stands for when the sheet lists none for it), and those left out."""
+
+    chargebacks: pd.DataFrame
+    reports: pd.DataFrame
+    left_out: pd.DataFrame
+    raised: int
+    reported_once: int
+
+
+def split_events(disputes: pd.DataFrame, fraud: pd.DataFrame) -> Split:
+    """Since April 2025 a prevention program (RDR) keeps only a non-fraud dispute out of
+    VAMP's count: a fraud dispute RDR resolved still counts its fraud report, once."""
+    early = disputes["early"].astype(bool)
+    order = disputes["order_number"].astype(str)
+    prevented_fraud = (
+        disputes["prevented"].astype(bool)
+        & disputes["fraud"].astype(bool)
+        & disputes["network"].isin(FRAUD_COUNTED)
+    )
+    in_sheet = order.isin(set(fraud["order_number"].astype(str)) - {""})
+    raised = disputes.loc[prevented_fraud & ~in_sheet, ["month", "network", "ce3", "order_number"]]
+    reports = pd.concat([fraud, raised.assign(raised=True)], ignore_index=True)
+    chargebacks = disputes.loc[~early]
+    reported = set(reports["order_number"].astype(str)) - {""}
+    chargebacks = chargebacks.assign(
+        reported=chargebacks["network"].isin(FRAUD_COUNTED)
+        & chargebacks["order_number"].astype(str).isin(reported)
+    )
+    return Split(
+        chargebacks,
+        reports,
+        disputes.loc[early & ~prevented_fraud],
+        len(raised),
+        int((prevented_fraud & in_sheet).sum()),
+    )
+
+
+def _with_efm(table: pd.DataFrame, chargebacks: pd.DataFrame, sales: Sales | None) -> None:
+    """Each Mastercard month's EFM verdict in its column; met or possible, in its note too."""
+    mastercard = table["network"] == MASTERCARD.key
+    verdicts = efm_verdicts(table, chargebacks, sales)
+    table.loc[mastercard, "efm"] = table.loc[mastercard, "month"].map(verdicts)
+    said = mastercard & table["efm"].fillna("").str.startswith(("EFM met", "EFM possible"))
+    note = table.loc[said, "note"]
+    table.loc[said, "note"] = note.where(note == "", note + "; ") + table.loc[said, "efm"]
 
 
 def _empty() -> pd.DataFrame:
     return pd.DataFrame(columns=[*COLUMNS, *WHAT_IF])
 
 
-def _ratios(counts: pd.DataFrame, policy: StandingPolicy, now: datetime) -> pd.DataFrame:
-    c = counts.reset_index()
-    net, month = c["network"], c["month"]
-    fraud_in = net.isin(FRAUD_COUNTED)
-    events = c["disputes"] + c["fraud_reports"].where(fraud_in, 0)
-    covered = c["ce3_disputes"] + c["ce3_fraud"].where(fraud_in, 0)
-    last_month = c.groupby("network")["transactions"].shift(1)  # months are consecutive
-    denominator = c["transactions"].where(~net.isin(LAST_MONTH_DENOMINATOR), last_month)
-    has = denominator.fillna(0) > 0
-    ratio = (events / denominator * 100).where(has)
-    threshold = pd.Series([policy.threshold(n, m) for n, m in zip(net, month, strict=True)],
-                          dtype=float)  # fmt: skip
-    floor = net.map(policy.floor)
-    over = (ratio >= threshold) & (events >= floor)
-    watch = ratio >= policy.warn_percent
-    pace = _pace(month, now)
-    projected_events = events / pace
-    projected_denominator = denominator.where(net.isin(LAST_MONTH_DENOMINATOR), denominator / pace)
-    out = pd.DataFrame(
-        {
-            "month": month,
-            "network": net,
-            "transactions": denominator.fillna(0).astype(int),
-            "disputes": c["disputes"],
-            "fraud_reports": c["fraud_reports"],
-            "ratio_percent": ratio.round(3),
-            "threshold_percent": threshold,
-            "status": np.select([over.to_numpy(), watch.to_numpy()], ["over", "watch"], "ok"),
-            "ratio_without_ce3_percent": ((events - covered) / denominator * 100)
-            .where(has)
-            .round(3),
-            "projected_percent": (projected_events / projected_denominator * 100)
-            .where(has)
-            .round(3),
-            "projected_events": projected_events.round().astype(int),
-            "left_out": c["early_disputes"],
-        }
-    )
-    out["note"] = [_row_note(r, policy, now) for r in out.itertuples(index=False)]
-    return out.drop(columns="left_out")
-
-
-def _pace(month: pd.Series, now: datetime) -> pd.Series:
-    """The share of each month gone by: 1 for a past month, the elapsed part of this one."""
-    start = pd.Timestamp(now.year, now.month, 1, tz="UTC")
-    length = (start + pd.offsets.MonthBegin(1)) - start
-    elapsed = max((pd.Timestamp(now) - start) / length, 1 / (31 * 24))  # never divide by 0
-    return pd.Series(np.where(month == start.strftime("%Y-%m"), elapsed, 1.0), index=month.index)
-
-
-def _row_note(r: Any, policy: StandingPolicy, now: datetime) -> str:
-    """Plain words for one row: why no ratio, a floor that keeps it from `over`, the pace."""
-    net, month = str(r.network), str(r.month)
-    name, ratio = NAMES.get(net, net), r.ratio_percent
-    threshold = r.threshold_percent
-    parts = []
-    if ratio != ratio:  # NaN: nothing to divide by
-        if net in LAST_MONTH_DENOMINATOR:
-            parts.append(f"no {name} transactions the month before in your exports: no ratio "
-                         "(Mastercard divides by last month's)")  # fmt: skip
-        else:
-            parts.append("no transactions in your exports for this month: no ratio")
-    elif threshold == threshold and ratio >= threshold and r.status != "over":
-        floor = policy.floor(net)
-        parts.append(f"over {name}'s {threshold:g}% but below its {floor:,}-a-month floor: the "
-                     "program does not name you, your acquirer may")  # fmt: skip
-    if r.left_out:
-        parts.append(f"{r.left_out:,} dispute(s) resolved before a chargeback (inquiry, RDR) "
-                     "left out")  # fmt: skip
-    if month == now.strftime("%Y-%m"):
-        projected = r.projected_percent
-        at_pace = (
-            f": at this pace {projected:.2f}% by the month's end" if projected == projected else ""
-        )
-        parts.append(f"month so far (to {now:%d %B}){at_pace}")
-    return "; ".join(parts)
-
-
-def _notes(
-    inputs: StandingInputs,
-    by_brand: bool,
-    tx: pd.DataFrame,
-    disputes: pd.DataFrame,
-    fraud: pd.DataFrame,
-) -> list[str]:
-    """Where the counts come from, and what they leave out, in plain lines."""
-    notes = []
-    total = int(tx["transactions"].sum())
-    if by_brand:
-        other = int(tx.loc[tx["network"] == "", "transactions"].sum())
-        notes.append(f"transactions: {total:,} settled charge(s) from your payments export, "
-                     "by card brand" + (f" ({other:,} on other cards, in no row)" if other else ""))  # fmt: skip
-    elif total:
-        notes.append(f"transactions: {total:,} order(s) from your orders export (no payments "
-                     "export: no card brand, one row per month as 'all', held to Visa's level)")  # fmt: skip
-    else:
-        notes.append("transactions: no payments or orders export yet: no ratio can be worked out")
-    if inputs.fraud is None:
-        notes.append("fraud reports: not in your exports; the ratio counts disputes only")
-    elif inputs.fraud.empty:
-        notes.append("fraud reports: your fraud-warnings sheet lists none")
-    else:
-        notes.append(f"fraud reports: {len(fraud):,} from your fraud-warnings sheet")
-    if unlisted := int(disputes["unlisted"].astype(bool).sum()):
-        notes.append(f"{unlisted:,} dispute(s) found only in your payments export (a dispute "
-                     "date, reason or status on the charge, not in the disputes list): counted "
-                     "in the month of that dispute date")  # fmt: skip
-    if early := int(disputes["early"].astype(bool).sum()):
-        notes.append(f"{early:,} dispute(s) resolved before they became chargebacks (inquiries "
-                     "and retrievals, status warning_*; RDR and other prevention, status "
-                     "prevented): left out, as the programs count chargebacks")  # fmt: skip
-    if undated := int((disputes["month"] == "").sum()):
-        notes.append(f"{undated:,} dispute(s) with no opening date (not read from the API yet, "
-                     "no dispute date in your exports): not counted")  # fmt: skip
-    if by_brand and (
-        unknown := int(((disputes["month"] != "") & (disputes["network"] == "")).sum())
-    ):
-        notes.append(f"{unknown:,} dispute(s) on no known card brand or reason code: not counted")
-    return notes
-
-
-ATTENTION = ("watch", "over")
-
-
-def attention_lines(table: pd.DataFrame, now: datetime) -> list[str]:
-    """One plain line per network whose month (this one or last: older months are history)
-    is at watch or over; none when all is well."""
-    this = pd.Period(now.strftime("%Y-%m"), freq="M")
-    recent = table.loc[table["month"].isin({str(this), str(this - 1)})]
-    recent = recent.loc[recent["status"].isin(ATTENTION)]
-    return [status_line(r) for r in recent.itertuples(index=False)]
-
-
-def status_line(r: Any) -> str:
-    """'Visa 2026-11: 2.00% (2 fraud reports and disputes / 100 transactions) is on watch
-    (threshold 1.5%)' for one row of the table."""
-    name = NAMES.get(str(r.network), str(r.network))
-    events = int(r.disputes) + (int(r.fraud_reports) if r.network in FRAUD_COUNTED else 0)
-    threshold = r.threshold_percent
-    against = f"threshold {threshold:g}%" if threshold == threshold else "no program threshold"
-    word = "over the program's threshold" if r.status == "over" else "on watch"
-    return (f"{name} {r.month}: {r.ratio_percent:.2f}% ({events:,} fraud reports and disputes / "
-            f"{int(r.transactions):,} transactions) is {word} ({against})")  # fmt: skip
+def _table(counts: pd.DataFrame, policy: StandingPolicy, now: datetime) -> pd.DataFrame:
+    out = ratios(counts, policy, now)
+    out["note"] = [row_note(r, policy, now) for r in out.itertuples(index=False)]
+    out["efm"] = ""
+    return out[[*COLUMNS, *WHAT_IF]]

@@ -7,10 +7,10 @@ a password in a database URL is never shown.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from dispute_evidence.fleet.merchants import MerchantRun
+from dispute_evidence.settings.environment import environment
 from dispute_evidence.state.database import answer_problem, database_of, shown
 
 CONNECT_TIMEOUT = 5  # seconds: a database that does not answer in this time is reported
@@ -32,7 +32,7 @@ def fleet_problems(runs: list[MerchantRun]) -> tuple[list[str], list[str]]:
             who = ", ".join(sorted(set(ids)))
             problems.append(f"database {shown(database)} (used by {who}) {why}")
     blocks = sorted({r.token_secret_block for r in runs if r.token_secret_block})
-    if blocks and not os.environ.get("PREFECT_API_URL"):
+    if blocks and not environment().prefect_api_url:
         return problems, [
             f"Secret block '{b}': not checked (set PREFECT_API_URL to your Prefect server)"
             for b in blocks

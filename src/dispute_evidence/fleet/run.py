@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from dispute_evidence.engine.session import AlertSink, Progress, StepRunner, pla
 from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.settings import ConfigError, RunRequest, Settings, load_settings
+from dispute_evidence.settings.environment import variable
 from dispute_evidence.state.database import create_schema
 
 LOCK_POLL_SECONDS = 5.0
@@ -34,7 +34,7 @@ def resolve_token(run: MerchantRun) -> str | None:
     """The key's token from the worker's environment; None when a Secret block holds it."""
     if run.token_secret_block:
         return None  # Settings.api_settings loads the block
-    value = os.environ.get(str(run.token_env), "").strip()
+    value = variable(str(run.token_env)).strip()
     if not value:
         raise ConfigError(
             f"merchant {run.id!r}: key {run.key!r}: environment variable {run.token_env} is not "

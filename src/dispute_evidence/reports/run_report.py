@@ -21,6 +21,8 @@ class StandingSection:
     chart: str = ""  # the chart, an <svg> we drew from numbers ('' none)
     attention: list[str] = field(default_factory=list)  # this or last month at watch or over
     coverage: list[str] = field(default_factory=list)  # CE 3.0 coverage, in words with counts
+    classes: list[str] = field(default_factory=list)  # each column's cell class on the page
+    costs: list[str] = field(default_factory=list)  # each network's latest tier and fine
 
 
 @dataclass

@@ -24,6 +24,9 @@ from reportlab.lib import colors
 from dispute_evidence import clock
 from dispute_evidence.evidence.ce3_coverage import Coverage
 from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
+from dispute_evidence.evidence.standing_ratios import IN_PROGRAM
+from dispute_evidence.evidence.standing_words import cost_lines
+from dispute_evidence.networks import COLOURS
 from dispute_evidence.reports.run_report import StandingSection
 from dispute_evidence.reports.writer import (
     _XLSX_OPTIONS,
@@ -33,9 +36,7 @@ from dispute_evidence.reports.writer import (
 )
 
 CHART_MONTHS = 12
-COLOURS = {"visa": "#1a1f71", "mastercard": "#eb001b", "amex": "#2e77bc",
-           "discover": "#f58220", "all": "#444444"}  # fmt: skip
-STATUS_FILLS = {"ok": "#C6EFCE", "watch": "#FFEB9C", "over": "#FFC7CE"}
+STATUS_FILLS = {"ok": "#C6EFCE", "watch": "#FFEB9C", "over": "#FFC7CE", IN_PROGRAM: "#FFC7CE"}
 TITLES = {
     "ratio_without_ce3_percent": "ratio without CE 3.0 fraud (%)",
     "projected_percent": "at this pace by month end (%)",
@@ -71,8 +72,16 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
         chart = svg[svg.index("<svg") :]  # in the page itself: it stays self-contained
     attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
     covered = list(result.coverage.lines) if result.coverage is not None else []
+    costs = cost_lines(result.table) if not result.table.empty else []
     return StandingSection(
-        PAGE_TITLES, page_rows(result), list(result.notes), chart, attention, covered
+        PAGE_TITLES,
+        page_rows(result),
+        list(result.notes),
+        chart,
+        attention,
+        covered,
+        PAGE_CLASSES,
+        costs,
     )
 
 
@@ -202,13 +211,52 @@ def page_rows(result: Standing, months: int = CHART_MONTHS) -> list[list[str]]:
     return [
         [r.month, NAMES.get(r.network, r.network), f"{r.transactions:,}", f"{r.disputes:,}",
          f"{r.fraud_reports:,}", _pct(r.ratio_percent), _pct(r.threshold_percent), r.status,
-         _pct(r.ratio_without_ce3_percent), r.note]
+         r.acquirer_tier, _usd(r.estimated_fine_usd),
+         _without(r.ratio_without_ce3_percent, r.fine_without_ce3_usd, r.estimated_fine_usd),
+         r.note]
         for r in recent.itertuples(index=False)
     ]  # fmt: skip
 
 
-PAGE_TITLES = ["Month", "Network", "Transactions", "Disputes", "Fraud reports", "Ratio",
-               "Threshold", "Status", "Without CE 3.0 fraud", "Note"]  # fmt: skip
+PAGE_TITLES = [
+    "Month",
+    "Network",
+    "Transactions",
+    "Disputes",
+    "Fraud reports",
+    "Ratio",
+    "Threshold",
+    "Status",
+    "Acquirer's tier",
+    "Estimated fine",
+    "Without CE 3.0 fraud",
+    "Note",
+]
+# the page's cell classes, column by column
+PAGE_CLASSES = [
+    "nowrap",
+    "nowrap",
+    "num",
+    "num",
+    "num",
+    "num",
+    "num",
+    "status",
+    "nowrap",
+    "num",
+    "num",
+    "note",
+]
+
+
+def _usd(value: Any) -> str:
+    return "" if value is None or value != value else f"${float(value):,.0f}"
+
+
+def _without(ratio: Any, fine: Any, with_ce3: Any) -> str:
+    """The ratio without CE 3.0-qualified fraud, and the fine then where it differs."""
+    differs = fine == fine and with_ce3 == with_ce3 and fine != with_ce3
+    return " · ".join(part for part in (_pct(ratio), _usd(fine) if differs else "") if part)
 
 
 def _pct(value: Any) -> str:

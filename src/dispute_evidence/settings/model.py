@@ -191,10 +191,12 @@ class EvidenceSection(_Section):
         "is, plus the generated summary PDF) or 'packet' (one PDF: the letter, the data sheet "
         "and every matched document; at most 2 requests on a dispute's first send).",
     )
-    limits: Literal["auto", "visa", "mastercard", "amex", "default"] = Field(
+    limits: str = Field(
         "auto",
         description="The card network limits what goes out is checked against (pages, MB, "
-        "files): 'auto' picks by the card brand in the payments export, else 'default'.",
+        "files): 'auto' picks by the card brand in the payments export, else 'default'; or "
+        f"one of {', '.join(PROFILE_NAMES)} (networks.py).",
+        json_schema_extra={"enum": ["auto", *PROFILE_NAMES]},
     )
     limit_profiles: dict[str, dict[str, int]] = Field(
         default_factory=dict,
@@ -202,6 +204,13 @@ class EvidenceSection(_Section):
         "mastercard] max_pages = 19 (max_pages, max_total_bytes, max_file_bytes, max_files, "
         "max_image_side); docs/packet.md lists the defaults and their sources.",
     )
+
+    @field_validator("limits")
+    @classmethod
+    def _known_profile(cls, value: str) -> str:
+        if value not in ("auto", *PROFILE_NAMES):
+            raise ValueError(f"{value!r}: use auto or one of {', '.join(PROFILE_NAMES)}")
+        return value
 
     @field_validator("limit_profiles")
     @classmethod

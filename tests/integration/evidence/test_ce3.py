@@ -27,12 +27,12 @@ ELSEWHERE = {"Shipping Address Line1": "9 Dock Rd", "Shipping Address City": "Mi
              "Shipping Address Postal Code": "33101", "Shipping Address Country": "US"}  # fmt: skip
 # order number -> (days before the disputed order, device, customer id, home?, dispute status)
 HISTORY = {
-    "2001": (200, "dev-1", "cus_1", True, ""),  # qualifies: device + account + address
-    "2002": (300, "dev-1", "", True, ""),  # qualifies: device + address
-    "2003": (30, "dev-1", "cus_1", True, ""),  # too recent
-    "2004": (400, "dev-1", "cus_1", True, ""),  # too old
-    "2005": (150, "dev-1", "cus_1", True, "lost"),  # disputed
-    "2006": (180, "dev-9", "cus_9", False, ""),  # same card and email only
+    "2001": (200, "dev-1-4f8a2c7e9", "cus_1", True, ""),  # qualifies: device + account + address
+    "2002": (300, "dev-1-4f8a2c7e9", "", True, ""),  # qualifies: device + address
+    "2003": (30, "dev-1-4f8a2c7e9", "cus_1", True, ""),  # too recent
+    "2004": (400, "dev-1-4f8a2c7e9", "cus_1", True, ""),  # too old
+    "2005": (150, "dev-1-4f8a2c7e9", "cus_1", True, "lost"),  # disputed
+    "2006": (180, "dev-9-9d41b6e0a", "cus_9", False, ""),  # same card and email only
 }
 
 
@@ -58,7 +58,7 @@ def _charge(number: str, when: datetime, customer: str, home: bool, status: str)
 
 
 def write_scenario(folder: Path, history: dict[str, tuple[int, str, str, bool, str]] = HISTORY,
-                   device: str = "dev-1", pid: str = "dp_ce3_0") -> list[Path]:  # fmt: skip
+                   device: str = "dev-1-4f8a2c7e9", pid: str = "dp_ce3_0") -> list[Path]:  # fmt: skip
     """The Shopify orders export, the Stripe payments export and the disputes list."""
     folder.mkdir(parents=True, exist_ok=True)
     orders = [_order("3000", DISPUTED_AT, device, True)]
@@ -88,15 +88,15 @@ def test_the_evidence_cites_exactly_the_two_prior_orders_that_qualify(tmp_path):
     assert ce3["prior_transactions"] == [
         {"order_number": "2001", "date": "2024-11-13", "amount": 80, "currency": "USD",
          "matched": ["device ID", "customer account ID", "shipping address"],
-         "device_id": "dev-1", "customer_account_id": "cus_1", "shipping_address": home},
+         "device_id": "dev-1-4f8a2c7e9", "customer_account_id": "cus_1", "shipping_address": home},
         {"order_number": "2002", "date": "2024-08-05", "amount": 80, "currency": "USD",
-         "matched": ["device ID", "shipping address"], "device_id": "dev-1",
+         "matched": ["device ID", "shipping address"], "device_id": "dev-1-4f8a2c7e9",
          "shipping_address": home},
     ]  # fmt: skip
     # the disputed order's own values, to show beside them (issue 36, finding 9)
     assert ce3["disputed_transaction"] == {
         "order_number": "3000", "date": "2025-06-01", "amount": 80, "currency": "USD",
-        "device_id": "dev-1", "customer_account_id": "cus_1", "shipping_address": home,
+        "device_id": "dev-1-4f8a2c7e9", "customer_account_id": "cus_1", "shipping_address": home,
     }  # fmt: skip
     # the normal evidence goes too: the fallback if the network refuses CE 3.0
     extra = orjson.loads(payload.body)["additional_evidence"]
@@ -211,7 +211,7 @@ def test_the_letter_shows_the_disputed_order_and_the_two_priors_side_by_side(tmp
         "Order 3000 (disputed) Earlier order 2001 Earlier order 2002",
         "Date 2025-06-01 2024-11-13 2024-08-05",
         "Amount 80.00 USD 80.00 USD 80.00 USD",
-        "Device ID dev-1 dev-1 dev-1",
+        "Device ID dev-1-4f8a2c7e9 dev-1-4f8a2c7e9 dev-1-4f8a2c7e9",
         "Customer account ID cus_1 cus_1 —",
         "Matches the disputed order on — device ID, customer account ID, shipping address "
         "device ID, shipping address",

@@ -64,7 +64,7 @@ def test_standing_csv_has_its_columns_in_order_and_the_months_counts(report):
     table = pd.read_csv(report / "standing.csv", dtype={"month": str})
     assert list(table.columns) == COLUMNS
     assert set(table["network"]) == {"visa", "mastercard"}
-    assert set(table["status"]) <= {"ok", "watch", "over"}
+    assert set(table["status"]) <= {"ok", "watch", "over", "in program", "no ratio"}
     jan, feb = _row(table, "2026-01", "visa"), _row(table, "2026-02", "visa")
     assert (jan["transactions"], feb["transactions"], feb["fraud_reports"]) == (301, 300, 3)
     # Mastercard's March ratio divides by February's 100 charges

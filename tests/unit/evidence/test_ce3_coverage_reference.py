@@ -25,10 +25,24 @@ from dispute_evidence.evidence.ce3 import (
 )
 from dispute_evidence.evidence.ce3 import transactions as ce3_transactions
 from dispute_evidence.evidence.ce3_coverage import coverage
+from dispute_evidence.evidence.ce3_identifiers import (
+    SHARED_CARDS,
+)
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
-IPS = ("", "81.2.69.160", "81.2.69.161", "10.0.0.1", "0.0.0.0")
-DEVICES = ("", "device-0123456789abcdef", "short-dev", "unknown", "device-fedcba9876543210")
+# "{card}": the card's own value (one buyer's); the others are shared by many cards (over
+# SHARED_CARDS: identify no one), placeholders, private or too short
+IPS = (
+    "",
+    "81.2.{card}.160",
+    "81.2.{card}.160",
+    "81.2.{card}.161",
+    "81.2.69.160",
+    "10.0.0.1",
+    "0.0.0.0",
+)
+DEVICES = ("", "device-{card:0>16}", "short-dev", "unknown", "device-fedcba9876543210",
+           "device-{card:0>15}x")  # fmt: skip
 ACCOUNTS = ("", "acct_1", "acct_2", "n/a")
 ADDRESSES = ("", "1 Main St", "2 Elm Rd", "unknown")
 BRANDS = ("Visa", "Visa", "Visa", "MasterCard", "")  # by card: fp3 is a Mastercard
@@ -47,7 +61,7 @@ def generated(seed: int) -> dict[str, pd.DataFrame]:
                        "order_total": rng.choice((50.0, 0.0, 20.0)), "price": 50.0, "quantity": 1,
                        "currency_code": "USD", "payment_reference": ref,
                        "card_fingerprint": card if rng.random() < 0.3 else "",
-                       **_elements(rng), "_seq": 1})  # fmt: skip
+                       **_elements(rng, card), "_seq": 1})  # fmt: skip
         if rng.random() < 0.1:
             disputed.append(number)
         if rng.random() < 0.7:
@@ -60,8 +74,10 @@ def generated(seed: int) -> dict[str, pd.DataFrame]:
             "disputes": pd.DataFrame({"order_number": disputed})}  # fmt: skip
 
 
-def _elements(rng: random.Random) -> dict[str, str]:
-    return {"customer_ip": rng.choice(IPS), "device_id": rng.choice(DEVICES),
+def _elements(rng: random.Random, card: str) -> dict[str, str]:
+    number = card[2:]
+    return {"customer_ip": rng.choice(IPS).format(card=number),
+            "device_id": rng.choice(DEVICES).format(card=number),
             "customer_account_id": rng.choice(ACCOUNTS),
             "shipping_address": rng.choice(ADDRESSES)}  # fmt: skip
 
@@ -69,7 +85,7 @@ def _elements(rng: random.Random) -> dict[str, str]:
 def _charge(
     rng: random.Random, pid: str, named: str, intent: str, card: str, date: str
 ) -> dict[str, object]:
-    own = _elements(rng) if rng.random() < 0.5 else dict.fromkeys(ELEMENTS, "")
+    own = _elements(rng, card) if rng.random() < 0.5 else dict.fromkeys(ELEMENTS, "")
     return {"payment_id": pid, "payment_intent": intent, "order_number": named, "paid_at": date,
             "payment_amount": 50.0, "amount_refunded": 0.0, "currency": "usd",
             "payment_status": rng.choice(("Paid", "Paid", "Failed", "refunded")),
@@ -128,7 +144,15 @@ def _joined(records: dict[str, pd.DataFrame]) -> list[dict[str, object]]:
             value = str(o.get(e) or c.get(e) or "")
             usable = is_public_ip(value) if e == "customer_ip" else not is_placeholder(value)
             row[e] = usable and (e != "device_id" or len(value) >= 15)
+            row[f"value_{e}"] = value
         rows.append(row)
+    for e in ("customer_ip", "device_id"):  # a value more than SHARED_CARDS cards used: none
+        cards: dict[str, set[object]] = defaultdict(set)
+        for r in rows:
+            if r[e] and r["card"]:
+                cards[str(r[f"value_{e}"])].add(r["card"])
+        for r in rows:
+            r[e] = r[e] and len(cards[str(r[f"value_{e}"])]) <= SHARED_CARDS
     return rows
 
 

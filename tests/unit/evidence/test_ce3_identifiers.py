@@ -105,9 +105,9 @@ def test_placeholder_and_private_identifiers_never_match_while_real_ones_do(tmp_
 def test_a_shared_placeholder_ip_is_not_the_primary_element(tmp_path):
     """The disputed order and its priors share the customer account and IP 0.0.0.0 (their
     devices differ): the account alone is one element, and no IP or device matches."""
-    orders = [order("4000", 0, customer_ip="0.0.0.0"),
-              order("4001", 150, customer_ip="0.0.0.0", device_id="dev-aa01"),
-              order("4002", 200, customer_ip="0.0.0.0", device_id="dev-bb02")]  # fmt: skip
+    orders = [order("4000", 0, customer_ip="0.0.0.0", device_id="dev-7f3a-0000-0001"),
+              order("4001", 150, customer_ip="0.0.0.0", device_id="dev-aa01-0000-0001"),
+              order("4002", 200, customer_ip="0.0.0.0", device_id="dev-bb02-0000-0001")]  # fmt: skip
     charges = [charge(f"ch_{o['order_number']}", o["order_number"], d)
                for o, d in zip(orders, (0, 150, 200), strict=True)]  # fmt: skip
     ce3, _ = verdicts(tmp_path / "in", orders, charges, ["4000"])
@@ -166,3 +166,35 @@ def test_the_payments_exports_card_wins_over_the_orders(tmp_path):
     ce3, _ = verdicts(tmp_path / "in", orders, charges, ["6300"])
     assert not ce3["dp_6300"].qualifies
     assert ce3["dp_6300"].why.startswith("no earlier paid, undisputed order on this card")
+
+
+def test_near_matches_are_not_ce3_matches(tmp_path):
+    """Visa's FDMP withdraws CE 3.0 from a merchant that sends qualification data that does not
+    hold: three fraud disputes whose two earlier orders match only nearly. Card A: the same
+    account and a 14-character device ID (Visa's minimum is 15); card B: the same account and
+    an IP address 50 other cards also used; card C: the same public IP and a shipping address
+    that differs once normalised ("12 Main St" against "12 Main Street"). None qualifies."""
+    near = {
+        "A": ({"device_id": "dev-0123456789", "customer_ip": ""}, {}),
+        "B": ({"customer_ip": "81.2.69.200", "device_id": ""}, {}),
+        "C": ({"customer_account_id": "", "device_id": "", "customer_ip": "81.2.69.201"},
+              {"shipping_address": "12 Main Street"}),
+    }  # fmt: skip
+    assert len(near["A"][0]["device_id"]) == 14
+    orders, charges = [], []
+    for n, (base, (ids, prior_extra)) in enumerate(near.items()):
+        card = {"card_fingerprint": f"fp_{base}"}
+        for i, days in enumerate((0, 150, 200)):
+            number = str(5000 + n * 10 + i)
+            extra = {"shipping_address": "12 Main St"} if i == 0 else prior_extra
+            orders.append(order(number, days, **{**ids, **extra}, **card))
+            charges.append(charge(f"ch_{number}", number, days, **card))
+    for k in range(50):  # 50 other cards' orders from card B's IP address
+        number = str(9000 + k)
+        others = {"card_fingerprint": f"fp_other{k}", "customer_ip": "81.2.69.200"}
+        orders.append(order(number, 30, **others))
+        charges.append(charge(f"ch_{number}", number, 30, card_fingerprint=f"fp_other{k}"))
+    ce3, bodies = verdicts(tmp_path / "in", orders, charges, ["5000", "5010", "5020"])
+    for pid in ("dp_5000", "dp_5010", "dp_5020"):
+        assert not ce3[pid].qualifies, (pid, ce3[pid].text)
+        assert "visa_ce3" not in bodies[pid]["additional_evidence"]

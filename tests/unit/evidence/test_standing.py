@@ -102,7 +102,7 @@ def test_the_floor_keeps_a_small_merchant_from_over_and_says_so():
     table = standing(history(), StandingPolicy(), NOW).table
     may = row(table, "2026-05", "visa")  # 1.5%: at Visa's threshold, 15 events << 1,501
     assert may["status"] == "watch"
-    assert "below its 1,501-a-month floor: the program does not name you" in may["note"]
+    assert "below its 1,501-a-month floor; the program does not name you" in may["note"]
     june_mc = row(table, "2026-06", "mastercard")  # 1.5% with 3 chargebacks (< 100)
     assert june_mc["status"] == "watch"
     low_floor = StandingPolicy(floors={"visa": 10, "mastercard": 3})
@@ -171,7 +171,7 @@ def test_a_month_without_transactions_has_no_ratio_and_says_so():
     april = row(table, "2026-04", "visa")
     assert april["transactions"] == 0 and april["disputes"] == 2
     assert april["ratio_percent"] != april["ratio_percent"]  # NaN, never inf
-    assert april["status"] == "ok"
+    assert april["status"] == "no ratio"
     assert april["note"] == "no transactions in your exports for this month: no ratio"
     assert row(table, "2026-02", "visa")["transactions"] == 0  # every month in between listed
 
@@ -205,7 +205,7 @@ def test_a_dispute_opens_when_the_api_says_else_the_exports():
 
 def test_brands_and_reason_codes_name_their_network():
     brands = pd.Series(["Visa", "MasterCard", "American Express", "Discover", "JCB", ""])
-    assert card_network(brands).tolist() == ["visa", "mastercard", "amex", "discover", "", ""]
+    assert card_network(brands).tolist() == ["visa", "mastercard", "amex", "discover", "jcb", ""]
     codes = pd.Series(["10.4", "13.1", "4853", "F29", "UA02", "fraud", ""])
     assert code_network(codes).tolist() == [
         "visa",
@@ -252,6 +252,7 @@ def test_disputes_resolved_before_a_chargeback_are_left_out_and_counted_in_the_n
     pay = charges("2026-05", "Visa", 1000)
     paid, listed = disputed("2026-05", "Visa", 11)
     paid[3]["dispute_status"] = "warning_closed"
+    paid[2]["dispute_reason"] = "product_not_received"  # RDR keeps out a non-fraud dispute only
     statuses = {listed[0]["provider_dispute_id"]: "warning_closed",
                 listed[1]["provider_dispute_id"]: "warning_needs_response",
                 listed[2]["provider_dispute_id"]: "prevented",
@@ -263,6 +264,9 @@ def test_disputes_resolved_before_a_chargeback_are_left_out_and_counted_in_the_n
     may = row(result.table, "2026-05", "visa")
     assert may["disputes"] == 6
     assert may["ratio_percent"] == 0.6  # 6 / the 1,000 May charges (the disputed: January)
-    assert "5 dispute(s) resolved before a chargeback (inquiry, RDR) left out" in may["note"]
+    assert (
+        "5 dispute(s) resolved before a chargeback (inquiry, or RDR on a non-fraud dispute) left out"
+        in may["note"]
+    )
     assert any(n.startswith("5 dispute(s) resolved before they became chargebacks")
                for n in result.notes)  # fmt: skip

@@ -35,6 +35,7 @@ from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.engine.prepare.case import case_documents
 from dispute_evidence.engine.prepare.facts import facts_of
 from dispute_evidence.engine.prepare.rebuild import source_records
+from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import (
@@ -100,9 +101,14 @@ def packet_file_name(pid: str, version: int) -> str:
     return f"{pid}-evidence-packet{suffix}.pdf"
 
 
-def material_facts(payload: dict[str, Any], docs: list[dict[str, Any]]) -> dict[str, Any]:
-    """What a reviewer's decision rests on: the evidence less the cosmetic, and the documents."""
+def material_facts(
+    payload: dict[str, Any], docs: list[dict[str, Any]], picks: tuple[tuple[str, str], ...] = ()
+) -> dict[str, Any]:
+    """What a reviewer's decision rests on: the evidence less the cosmetic, the documents, and
+    the analyst's stance on a message (it changes what the letter argues)."""
     facts = {k: v for k, v in payload.items() if k not in COSMETIC}
+    if picks:
+        facts["message_stances"] = dict(picks)
     documents: dict[str, str] = {}
     for name, sha in sorted((d["file_name"], d["sha256"][:16]) for d in docs):
         seen = sum(k == name or k.startswith(f"{name} (version ") for k in documents)
@@ -184,17 +190,20 @@ def refresh_generated(
     store.pack_documents(policy.upload == "packet", alone=late)  # (statuses: not read below)
     out.problems += [_sent_alone(pid, name) for (pid, _), name in late.items()]
     todo: list[tuple[dict[str, Any], list[dict[str, Any]], str]] = []
+    picks = chosen(store, due)  # the analyst's stances: a new choice rebuilds the letter
+    opened = opened_at_api(store, due)  # when the disputes list does not say
     for d in work:
         pid = d["provider_dispute_id"]
         docs = [f for f in files.get(pid, []) if f["kind"] not in GENERATED_KINDS
                 and f["status"] != F.REJECTED]  # fmt: skip
-        made_from = _made_from(d, docs, policy)
+        made_from = _made_from(d, docs, policy, picks.get(pid, ()), opened.get(pid, ""))
         if made_from != d["summary_input"]:
             todo.append((d, docs, made_from))
         elif d["generated_held"]:  # still over: a rebuild may have released it
             store.hold_over_limit(pid, d["generated_held"])
             out.held[pid] = d["generated_held"]
-    payloads = facts_of(store, {d["provider_dispute_id"]: d["payload"] for d, _, _ in todo})
+    payloads = {pid: with_choices(f, picks.get(pid, ()), opened.get(pid, "")) for pid, f in facts_of(
+        store, {d["provider_dispute_id"]: d["payload"] for d, _, _ in todo}).items()}  # fmt: skip
     where: dict[str, dict[str, str]] = {}
     if todo:  # the rows the letters cite (read by key when the build read only what changed)
         where = fact_sources(records or source_records(store, payloads), payloads)
@@ -244,8 +253,16 @@ def _sent_alone(pid: str, name: str) -> Problem:
     )
 
 
-def _made_from(d: dict[str, Any], docs: list[dict[str, Any]], policy: PacketPolicy) -> str:
+def _made_from(
+    d: dict[str, Any],
+    docs: list[dict[str, Any]],
+    policy: PacketPolicy,
+    picks: tuple[tuple[str, str], ...] = (),
+    opened: str = "",
+) -> str:
     parts = [GENERATOR, PACKET_VERSION, policy.signature(), d["payload_hash"] or ""]
+    parts += [f"stance {key}: {choice}" for key, choice in picks]
+    parts += [f"opened {opened}"] if opened else []  # the API's day, when the list had none
     parts += [f"{f['file_name']}:{f['sha256']}" for f in docs]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -266,7 +283,9 @@ def _one(
     """(the limit line holding it or None, its material hash; None when nothing was decided)."""
     pid = d["provider_dispute_id"]
     # what the PDF states, as the payload sent says it (the hash earlier versions were kept by)
-    material_text, material = _digest(material_facts(orjson.loads(d["payload"]), docs))
+    material_text, material = _digest(
+        material_facts(orjson.loads(d["payload"]), docs, facts.stance_choices)
+    )
     sent = [v for v in history if v["status"] in SENT]
     if sent and (stated_hash(sent[-1]["material"]) == material or len(sent) >= 2):
         return None, material  # cosmetic, or the one superseding version already went

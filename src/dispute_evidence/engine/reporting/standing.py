@@ -20,7 +20,15 @@ from dispute_evidence.state.store import StateStore
 
 # what the disputes' side reads of the disputes list and the fraud-warnings sheet
 READ = {
-    "disputes": ("provider_dispute_id", "order_number", "network_reason_code", "dispute_date"),
+    "disputes": (
+        "provider_dispute_id",
+        "order_number",
+        "amount",
+        "currency",
+        "reason",
+        "network_reason_code",
+        "dispute_date",
+    ),
     "fraud_warnings": ("payment_id", "order_number", "reported_at"),
 }
 

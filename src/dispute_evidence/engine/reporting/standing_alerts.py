@@ -23,7 +23,7 @@ from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.reporting import alerts
 from dispute_evidence.engine.reporting.standing import merchant_standing
 from dispute_evidence.engine.session import AlertSink
-from dispute_evidence.evidence.standing import NAMES, Standing, status_line
+from dispute_evidence.evidence.standing import FRAUD_COUNTED, NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
 from dispute_evidence.state.ports import AlertLedger
 from dispute_evidence.state.store import StateStore
@@ -69,7 +69,8 @@ def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossi
         threshold = (
             float(r.threshold_percent) if r.threshold_percent == r.threshold_percent else None
         )
-        events = int(r.disputes) + (int(r.fraud_reports) if r.network in ("visa", "all") else 0)
+        counted = int(r.disputes) + (int(r.fraud_reports) if r.network in FRAUD_COUNTED else 0)
+        events = int(getattr(r, "events", counted))
         out.append(Crossing(str(r.month), str(r.network), level, float(r.ratio_percent),
                             threshold, int(r.transactions), events, r))  # fmt: skip
     return sorted(out, key=lambda c: (-LEVELS[c.level], c.month, c.network))

@@ -36,7 +36,9 @@ SOURCES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.DataFrame], tuple[str,
                   "dispute_reason", "dispute_date", "dispute_status")),
     "orders": ("order_number", settled_orders, ("order_date", "financial_status")),
 }  # fmt: skip
-PAYMENTS = SOURCES["payments"][2]
+# what the disputes' side reads of the charges it names: the counts' columns, and the amounts
+# a fraud chargeback only the payments export knows is priced by (Mastercard EFM)
+PAYMENTS = (*SOURCES["payments"][2], "payment_amount", "currency")
 # what ce3.transactions reads of each kind, for the CE 3.0 coverage
 HISTORY = {
     "orders": ("order_number", "order_date", "order_total", "price", "quantity", "currency_code",

@@ -26,6 +26,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.prepare.case import CaseReader, case_reader
+from dispute_evidence.engine.prepare.stances import to_confirm
 from dispute_evidence.engine.review.log import approved_words
 from dispute_evidence.engine.review.preview import write_dry_run_preview
 from dispute_evidence.evidence.case import CaseFacts
@@ -123,6 +124,11 @@ class Candidate:
         if no_claim and not letter_for(case).claims:
             return f"{ADVICE_ACCEPT} ({NO_CLAIM_HELD})"
         return ""
+
+    def unconfirmed(self, cases: CaseReader) -> bool:
+        """A message whose reading waits for the analyst's stance (engine/prepare/stances.py):
+        held for approval (never swept) until chosen, or until approved without it."""
+        return bool(to_confirm(self.case(cases)))
 
     def released_to(self) -> DisputeStatus:
         return D.SUBMITTED if self.payload_hash == self.submitted_hash else D.PENDING
@@ -258,10 +264,12 @@ def review_step(
     for c in looked:
         complete = c.complete(cases) if policy.needs_verdict else True
         accept = c.concedes(cases, policy.hold_no_claim)
-        if not (policy.holds(complete) or accept) or c.approved_hash == c.evidence_hash:
+        confirm = c.unconfirmed(cases)  # a message's stance for the analyst to choose first
+        held = policy.holds(complete) or accept or confirm
+        if not held or c.approved_hash == c.evidence_hash:
             _release(store, c)
             continue
-        sweep = None if accept else sweep_time(policy, c, complete, out)
+        sweep = None if accept or confirm else sweep_time(policy, c, complete, out)
         in_window = (
             sweep is not None and c.confirmed_due is not None and sweep <= now < c.confirmed_due
         )
@@ -426,6 +434,7 @@ def approve(
             c for c in found.values()
             if c.status == D.AWAITING_APPROVAL and c.pid not in pids and c.complete(cases)
             and not c.concedes(cases, policy.hold_no_claim)  # advised accept: fighting it is approved one by one
+            and not c.unconfirmed(cases)  # a message's stance to choose: approved one by one
         ]  # fmt: skip
     for c in chosen:
         if why := give_approval(store, c, by, source, policy):

@@ -1,0 +1,67 @@
+"""Checks of a case that name what the analyst settles (evidence/case.py's contradictions): a
+message whose reading is not certain (issue 44 item 2), and money and words that disagree
+(issue 44 item 12). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dispute_evidence.documents.facts import DocumentFacts, Message
+from dispute_evidence.evidence.case_parts import Contradiction
+from dispute_evidence.evidence.credits import CENT, Credit
+from dispute_evidence.evidence.stance import Stance, message_key
+from dispute_evidence.evidence.statement import denies_refund
+from dispute_evidence.evidence.views import DisputeView
+
+STANCE = "message to confirm"  # a reading the analyst decides (engine/prepare/stances.py)
+
+
+def to_confirm(stances: Sequence[tuple[DocumentFacts, Message, Stance]]) -> list[Contradiction]:
+    """Each message whose reading is not certain: the analyst's to confirm (supports, concedes
+    or leave out), neither argued nor conceded until then; never printed for the reviewer."""
+    out = []
+    for doc, m, st in stances:
+        if not st.to_confirm:
+            continue
+        when = f" on {m.on.isoformat()}" if m.on else ""
+        out.append(Contradiction(
+            STANCE, f"{m.author or 'the customer'} wrote{when} ({doc.name}, page {m.quote.page}): "
+            f"“{m.quote.text}”; read as {st.kind} ({st.why}), not certain",
+            f"confirm it: dispute-evidence stance <this dispute> {message_key(m.quote.text)} "
+            "supports|concedes|leave-out (until then the letter neither argues nor concedes it)",
+            weakens=False, internal=True))  # fmt: skip
+    return out
+
+
+def money_against_words(
+    credits: tuple[Credit, ...],
+    refunded: float,
+    currency: str,
+    statement: str,
+    dispute: DisputeView,
+) -> list[Contradiction]:
+    """Money and words that disagree (issue 44 item 12): a statement denying any refund beside a
+    recorded credit (the letter quotes neither until they agree); a disputed amount of 0."""
+    out = []
+    if (credits or refunded > 0) and denies_refund(statement):
+        out.append(Contradiction(
+            "statement vs records", f"the merchant's statement says no refund was issued, but "
+            f"{_credit_words(credits, refunded, currency)} is recorded",
+            "correct the statement or the refund data; until they agree the letter states the "
+            "credit and leaves the statement out", internal=True))  # fmt: skip
+    if dispute.amount is not None and abs(dispute.amount) < CENT:
+        out.append(Contradiction(
+            "nothing disputed", f"the disputed amount is {_money(0.0, dispute.currency)}",
+            "check the dispute's amount in the disputes list; nothing is sent asking for "
+            f"{_money(0.0, dispute.currency)}", accept=True))  # fmt: skip
+    return out
+
+
+def _credit_words(credits: tuple[Credit, ...], refunded: float, currency: str) -> str:
+    if credits:
+        return " and ".join(f"a credit of {x.words()}" for x in credits[:3])
+    return f"a refund of {_money(refunded, currency)}"
+
+
+def _money(value: float, currency: str) -> str:
+    return f"{value:,.2f} {currency}".strip()
