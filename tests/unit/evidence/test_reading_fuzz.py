@@ -34,13 +34,16 @@ TEXT = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(TEXT, min_size=1, max_size=3))
 def test_facts_from_any_text_are_bounded_and_never_crash(texts):
     for kind in ("proof_of_delivery", "policy", "communication", "receipt"):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()  # this thread's CPU: a busy machine does not inflate it
         facts = doctext.facts(DocumentFacts(**{**BASE.__dict__, "kind": kind}), texts)
-        assert time.perf_counter() - t0 < 1.5  # linear patterns: no catastrophic backtracking
+        # linear patterns: no catastrophic backtracking (that takes minutes, not seconds). CPU
+        # time, far from the ~0.1 s a text takes, and no hypothesis deadline: under load (2
+        # cores at load 16) wall-clock bounds failed this test with nothing wrong
+        assert time.thread_time() - t0 < 10
         quotes = [m.quote for m in facts.messages]
         quotes += [q for q in (facts.policy_clause, facts.delivery and facts.delivery.quote) if q]
         assert all(len(q.text) <= doctext.MAX_QUOTE and 1 <= q.page <= len(texts) for q in quotes)
