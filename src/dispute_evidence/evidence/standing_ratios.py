@@ -91,9 +91,9 @@ def _statuses(
     floor: pd.Series,
     warn: float,
 ) -> pd.Series:
-    """Each month's status; `in program` for each month after an `over` one, per network,
+    """Each month's status; on VAMP's rows, `in program` for each month after an `over` one
     until a month below both the threshold and the floor (its ratio under it, or none; its
-    events under it): that month the merchant leaves."""
+    events under it): that month the merchant leaves (ECM's exit is not modelled here)."""
     over = (ratio >= threshold) & (events >= floor)
     watch = (ratio >= warn) | (ratio >= threshold)
     chosen = np.select(
@@ -103,7 +103,8 @@ def _statuses(
     )
     status = pd.Series(chosen, index=ratio.index, dtype=object)
     below_both = ~(ratio >= threshold) & (events < floor)
-    for rows in network.groupby(network, sort=False).groups.values():
+    vamp = network.loc[network.isin(FRAUD_REPORTS_COUNTED)]  # VAMP's exit rule: not ECM's
+    for rows in vamp.groupby(vamp, sort=False).groups.values():
         named = False
         for i in rows:
             if status[i] == "over":
