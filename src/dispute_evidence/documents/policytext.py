@@ -71,6 +71,13 @@ _NUMBERED = re.compile(r"^\d{1,2}(?:\.\d{1,2})+\.?\s")
 _FINAL = re.compile(r"\bfinal\s{1,3}sale\b|\bnon-?returnable\b|\bclearance\b", re.I)
 _WINDOW = re.compile(r"\b\d{1,3}\s{0,2}(?:business\s|working\s|calendar\s)?(?:days?|weeks?|months?)\b",
                      re.I)  # fmt: skip
+# A checkbox before "I agree" on a checkout screenshot, as OCR reads it ("i] | agree to the
+# Terms", "[VW | agree", "[x] I accept", "☑ I have read"): a short token with a bracket or a
+# mark in it, or one letter; the box is no words, and "|" there is "I".
+_CHECKBOX = re.compile(
+    r"^(?:(?:[^\sA-Za-z0-9]\S{0,3}|\S{0,3}[^\sA-Za-z0-9.,;:]|[A-Za-z])\s{1,2})?[|Il1]\s"
+    r"(?=(?:agree|accept|have\sread|consent|acknowledge|understand|confirm)\b)"
+)
 _RUNS_ON = frozenset(("a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by",
                       "with", "within", "from", "are", "is", "be", "will", "your", "our", "via",
                       "per", "than", "as", "if", "that", "which", "before", "after", "until",
@@ -117,7 +124,7 @@ def _sentences(texts: list[str]) -> list[tuple[int, str]]:
     a bullet or a blank line ends one, then split at full stops."""
     out: list[tuple[int, str]] = []
     for page, text in enumerate(texts, 1):
-        lines = [" ".join(ln.split()) for ln in text.splitlines()]
+        lines = [_CHECKBOX.sub("I ", " ".join(ln.split())) for ln in text.splitlines()]
         para: list[str] = []
         for i, line in enumerate(lines):
             dated = DATED.search(line) or DATE_LINE.match(line)

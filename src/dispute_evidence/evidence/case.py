@@ -44,6 +44,7 @@ from dispute_evidence.evidence.delivery import (
     DeliveryFact,
     Shipment,
     day,
+    in_part,
     one_delivery,
     other_parcel,
     shipments_of,
@@ -214,7 +215,8 @@ class CaseFacts:
         line, the report's Delivery column); "" when no shipment or document speaks of it."""
         if not (self.shipments or self.delivery.delivered or self.delivery.source == "files"):
             return ""
-        return self.said(self.delivery)
+        said = self.said(self.delivery)  # one parcel of several delivered: said as partial
+        return in_part(said, self.delivery, self.shipments) or said
 
 
 def _number(value: Any) -> float | None:
