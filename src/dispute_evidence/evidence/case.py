@@ -25,6 +25,7 @@ from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts, Message
 from dispute_evidence.evidence.ce3 import Prior
+from dispute_evidence.evidence.contradiction import Contradiction, fraud_concessions
 from dispute_evidence.evidence.credits import Credit, credits_of, logged_total
 from dispute_evidence.evidence.delivery import (
     DeliveryFact,
@@ -34,10 +35,11 @@ from dispute_evidence.evidence.delivery import (
     other_parcel,
     shipments_of,
 )
-from dispute_evidence.evidence.facts import Charge, DisputeFacts
+from dispute_evidence.evidence.facts import Activity, Charge, DisputeFacts, Purchase
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
 from dispute_evidence.evidence.products import Listing
+from dispute_evidence.evidence.reason_checks import split_payment
 from dispute_evidence.evidence.stance import Stance, family_of, message_stance
 from dispute_evidence.evidence.views import DisputeView
 
@@ -73,31 +75,7 @@ class Event:
     what: str
     source: str  # a letter source key ("order", "shipments", "files", ...)
     document: str = ""  # the document it stands in (source "files")
-
-
-@dataclass(frozen=True)
-class Contradiction:
-    """A named inconsistency in the case, with what to do about it."""
-
-    name: str  # "shipped before ordered", "carrier vs document", "order unfulfilled", ...
-    fact: str  # the facts, both stated
-    todo: str
-    accept: bool = False  # the merchant's own data says the cardholder is right: accept
-    weakens: bool = True  # the verdict says "weak: ..." (False: stated, the case stands)
-    hides: tuple[str, ...] = ()  # dates no page states as fact: "ordered", "shipped", ...
-    internal: bool = False  # for the analyst only: no page sent to the reviewer states it
-
-    @property
-    def stated(self) -> str:
-        """What a page sent to the reviewer says of it: its facts, or, when it withholds dates,
-        which dates and why (never their values)."""
-        if not self.hides:
-            return f"{self.name}: {self.fact}"
-        dates = " and ".join(_DATE_WORDS[h] for h in self.hides)
-        return f"{self.name}: the {dates} dates are withheld until the records agree"
-
-
-_DATE_WORDS = {"ordered": "order", "shipped": "ship", "delivered": "delivery"}
+    key: bool = False  # never left out of a shortened timeline (the disputed charge, ...)
 
 
 @dataclass(frozen=True)
@@ -135,6 +113,11 @@ class CaseFacts:
     as_sold: tuple[Listing, ...] = ()  # each line's listing as sold (evidence/products.py)
     merchant: MerchantProfile | None = None  # who answers (the letter's head and signature)
     ce3_disputed: Prior | None = None  # its CE 3.0 values, shown beside the priors'
+    charges_elided: int = 0  # the order's charges between its first and latest not kept
+    other_purchases: tuple[Purchase, ...] = ()  # a duplicate claim's other charge, its order
+    activity: tuple[Activity, ...] = ()  # the account's use (evidence/activity.py)
+    activity_total: int = 0
+    merchant_country: str = ""
 
     @property
     def reason(self) -> str:
@@ -162,6 +145,15 @@ class CaseFacts:
         return sum(_number(c.amount_refunded) or 0.0 for c in self.charges)
 
     @property
+    def order_value(self) -> float | None:
+        """The order's total, else its lines' sum (price x quantity) when every line gives both."""
+        if self.total is not None:
+            return self.total
+        sums = [x.price * x.quantity for x in self.lines
+                if x.price is not None and x.quantity is not None]  # fmt: skip
+        return sum(sums) if self.lines and len(sums) == len(self.lines) else None
+
+    @property
     def live_charges(self) -> tuple[Charge, ...]:
         """The charges that took money (a failed or declined attempt took none)."""
         return tuple(c for c in self.charges if not _FAILED.search(c.payment_status))
@@ -169,7 +161,8 @@ class CaseFacts:
     @property
     def disputed_charge(self) -> Charge | None:
         """The charge the dispute is about (evidence/payments.py: disputed_charge)."""
-        return disputed_charge(self.charges, self.dispute.amount, self.dispute.currency)
+        view = self.dispute
+        return disputed_charge(self.charges, view.amount, view.currency, view.opened_on)
 
     @property
     def hidden_fulfilment(self) -> bool:
@@ -223,7 +216,8 @@ def _dispute_view(facts: DisputeFacts) -> DisputeView:
     claim = facts.claim
     reason = claim.reason or next((c.dispute_reason for c in facts.charges if c.dispute_reason), "")
     amount = None if claim.amount is None else float(claim.amount)
-    return DisputeView(reason, amount, claim.currency, claim.network_reason_code)
+    return DisputeView(reason, amount, claim.currency, claim.network_reason_code,
+                       day(claim.opened_on))  # fmt: skip
 
 
 def documents_named(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts, ...]:
@@ -298,6 +292,11 @@ def build_case(
         statement=facts.statement.text.strip() if facts.statement else "",
         as_sold=facts.as_sold,
         merchant=facts.merchant,
+        charges_elided=facts.charges_elided,
+        other_purchases=facts.other_purchases,
+        activity=facts.activity,
+        activity_total=facts.activity_total,
+        merchant_country=facts.merchant_country,
     )
     return _checked(case)
 
@@ -321,10 +320,14 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
     """The dated facts of the case, oldest first (a date a contradiction hides is left out)."""
     events: list[Event] = []
     if case.order_date and not case.hidden("ordered"):
-        events.append(Event(case.order_date, f"Order {case.order_number} placed", "order"))
-    for c in case.charges:
+        events.append(Event(case.order_date, f"Order {case.order_number} placed", "order",
+                            key=True))  # fmt: skip
+    disputed, live = case.disputed_charge, case.live_charges
+    first = min(live, key=lambda c: c.paid_at) if live else None
+    for c in case.charges:  # the disputed one and the first (a subscription's sign-up) are key
         if paid := day(c.paid_at):
-            events.append(Event(paid, f"Charge {c.payment_id} paid", "payments"))
+            events.append(Event(paid, f"Charge {c.payment_id} paid", "payments",
+                                key=c is disputed or c is first))  # fmt: skip
     for s in case.shipments:
         if s.shipped_on and not case.hidden("shipped"):
             how = f" with {s.carrier}" if s.carrier else ""
@@ -334,14 +337,14 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
         signed = f", signed by {d.signed_by}" if d.signed_by else ""
         events.append(Event(d.on, f"Delivered{signed}", d.source, d.document))
     if case.cancelled_on:
-        events.append(Event(case.cancelled_on, "Order cancelled", "order"))
+        events.append(Event(case.cancelled_on, "Order cancelled", "order", key=True))
     for doc in case.documents:
         for m in doc.messages:
             if m.on:
                 who = m.author or "The customer"
-                events.append(Event(m.on.isoformat(), f"{who} wrote", "files", doc.name))
+                events.append(Event(m.on.isoformat(), f"{who} wrote", "files", doc.name, True))
     if case.api and case.api.opened_on:
-        events.append(Event(case.api.opened_on, "Dispute opened", "dispute"))
+        events.append(Event(case.api.opened_on, "Dispute opened", "dispute", key=True))
     return tuple(sorted(events, key=lambda e: e.on))
 
 
@@ -354,6 +357,7 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
         *_carrier_vs_document(case, hidden),
         *_status_vs_claim(case),
         *_charged_twice(case),
+        *fraud_concessions(case.reason, case.live_charges, case.customer.shipping_address),
         *_words_against(case),
         *_shipped_in_part(case),
         *_other_parcels(case),
@@ -519,7 +523,7 @@ def _charged_twice(case: CaseFacts) -> list[Contradiction]:
     for c in case.live_charges:
         seen.setdefault((_number(c.payment_amount), day(c.paid_at)), []).append(c)
     for (amount, on), same in seen.items():
-        if len(same) > 1 and amount is not None:
+        if len(same) > 1 and amount is not None and not split_payment(same, case.order_value):
             ids = " and ".join(c.payment_id or "?" for c in same)
             currency = (same[0].currency or case.currency).upper()
             return [Contradiction(

@@ -21,6 +21,7 @@ from typing import Any
 
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
+from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line, build_case, documents_named
 from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.ce3_table import ce3_rows
@@ -31,6 +32,7 @@ from dispute_evidence.evidence.facts import Charge, DisputeFacts, ShipmentRow
 from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.letter_head import money as _money
 from dispute_evidence.evidence.products import opening
+from dispute_evidence.evidence.sentence import Sentence
 from dispute_evidence.evidence.stance import FAMILIES, family_of
 
 __all__ = ["FAMILIES", "Letter", "Sentence", "build_letter", "family_of", "letter_for"]
@@ -46,6 +48,8 @@ SOURCE_WORDS = {
     "files": "the files attached to this dispute",
     "products": "the products export (the product's listing as sold)",
     "statement": "the merchant's own statement: its words, not a record the exports show",
+    R.PURCHASES: "the orders, payments and shipments exports (both orders)",
+    R.ACTIVITY: "the access or activity log (the account's logins, downloads and sessions)",
 }
 SOURCE_TITLES = {
     "dispute": "The dispute",
@@ -57,6 +61,8 @@ SOURCE_TITLES = {
     "files": "Attached documents",
     "products": "The product as sold",
     "statement": "The merchant's statement",
+    R.PURCHASES: "The two purchases",
+    R.ACTIVITY: "The account's use",
 }
 MAX_ITEMS = 5  # products or files named in one sentence
 STATEMENT_CHARS = 4000  # of the merchant's statement on the letter (the payload holds it all)
@@ -66,12 +72,6 @@ REQUEST = ("For these reasons we ask that the dispute be reversed and the paymen
 REQUEST_REST = ("For these reasons we ask that the dispute be reversed and the remaining {rest} "
                 "of the payment stand (the {amount} disputed, less the {credited} already "
                 "credited).")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Sentence:
-    text: str
-    source: str  # a SOURCE_WORDS key, or FILE + a document's name
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,8 @@ class Letter:
     statement: tuple[Sentence, ...] = ()
     # Visa CE 3.0: the disputed order and the two earlier ones side by side (ce3_table.py)
     ce3_table: tuple[tuple[str, ...], ...] = ()
+    # a duplicate claim's two purchases side by side (reason_points.purchase_rows)
+    purchases: tuple[tuple[str, ...], ...] = ()
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -215,7 +217,7 @@ class _Facts:
 
     def same_address(self) -> list[Sentence]:
         cu = self.case.customer
-        if self.case.same_address and not self.tied:
+        if self.case.same_address and not self.tied and not _address_conceded(self.case):
             return [Sentence("The billing address entered at checkout is the shipping address: "
                              f"{cu.shipping_address}.", "order")]  # fmt: skip
         return []
@@ -344,6 +346,8 @@ class _Facts:
         live = self.case.live_charges
         if not live or any(x.name == "charged twice" for x in self.case.contradictions):
             return []
+        if self.case.other_purchases or R.paid_in_parts(self):  # said there, side by side
+            return []
         parts = [_charge(c) for c in live]
         if len(parts) == 1:
             text = f"Our payments export shows one charge for this order: {parts[0]}."
@@ -356,6 +360,8 @@ class _Facts:
         """Fraud's strongest sentence: delivered to the billing address the issuer verified."""
         c = self.case
         if not (c.delivery.delivered and c.same_address and c.customer.shipping_address):
+            return []
+        if _address_conceded(c):
             return []
         for ch in c.charges:
             if ch.avs_line1_check.lower() == "pass":
@@ -401,6 +407,8 @@ class _Facts:
     def _cite(self, doc: str, page: int | None) -> str:
         return _page(doc, page, self.exhibits.get(doc))
 
+    cite = _cite  # reason_points' sentences cite documents as the letter does
+
     def files(self) -> list[Sentence]:
         skip = self.argued | {name for name, _ in self.case.other_parcels}  # never supporting
         names = [d.name for d in self.case.documents if d.name not in skip]
@@ -431,11 +439,11 @@ class _Facts:
         return out
 
     def timeline(self) -> list[Sentence]:
-        events = self.case.timeline
-        if len(events) < 2:
+        if len(self.case.timeline) < 2:
             return []
+        events, left = R.kept_timeline(self.case.timeline)
         return [Sentence(f"{e.on}: {e.what}.", FILE + e.document if e.document else e.source)
-                for e in events[:8]]  # fmt: skip
+                for e in events] + ([Sentence(left, "payments")] if left else [])  # fmt: skip
 
 
 def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:
@@ -484,20 +492,29 @@ def _qty(q: Any) -> str:
 
 # Per family: which facts argue the case, in the order a reviewer reads them.
 _ARGUMENTS: dict[str, tuple[Callable[[_Facts], list[Sentence]], ...]] = {
-    "fraud": (_Facts.messages, _Facts.delivered_to_verified_address, _Facts.ce3,
-              _Facts.card_checks, _Facts.same_address, _Facts.customer, _Facts.shipped,
-              _Facts.delivery, _Facts.files),
-    "not_received": (_Facts.messages, _Facts.delivery, _Facts.shipped, _Facts.files),
+    "fraud": (R.avs_rule, _Facts.messages, _Facts.delivered_to_verified_address, _Facts.ce3,
+              _Facts.card_checks, _Facts.same_address, _Facts.customer, R.use_after_purchase,
+              _Facts.shipped, _Facts.delivery, _Facts.files),
+    "not_received": (_Facts.messages, _Facts.delivery, _Facts.shipped, R.use_after_purchase,
+                     _Facts.files),
     "not_as_described": (_Facts.messages, _Facts.as_sold, _Facts.policy, _Facts.delivery,
                          _Facts.files),
     "credit_not_processed": (_Facts.refund, _Facts.messages, _Facts.policy, _Facts.delivery,
                              _Facts.files),
-    "subscription_canceled": (_Facts.messages, _Facts.policy, _Facts.charge_list,
+    "subscription_canceled": (R.renewal, R.no_cancellation, R.use_after_cancellation,
+                              _Facts.messages, _Facts.policy, R.use_after_purchase,
                               _Facts.descriptions, _Facts.customer, _Facts.files),
-    "duplicate": (_Facts.distinct_charges, _Facts.files),
-    "general": (_Facts.messages, _Facts.delivery, _Facts.shipped, _Facts.customer,
-                _Facts.policy, _Facts.files),
+    "duplicate": (R.two_purchases, R.paid_in_parts, _Facts.distinct_charges,
+                  R.statement_answers, _Facts.files),
+    "general": (_Facts.messages, _Facts.delivery, _Facts.shipped, R.use_after_purchase,
+                _Facts.customer, _Facts.policy, _Facts.files),
 }  # fmt: skip
+
+
+def _address_conceded(case: CaseFacts) -> bool:
+    """A failed card check or a freight forwarder (evidence/contradiction.py): the address is
+    never argued as a match then."""
+    return any(x.name in ("card check failed", "freight forwarder") for x in case.contradictions)
 
 
 def partly_credited(case: CaseFacts) -> bool:
@@ -563,4 +580,5 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
         tuple(made),
         tuple(facts.statement()),
         ce3_rows(case.ce3_disputed, case.ce3_priors) if "ce3" in made else (),
+        R.purchase_rows(case) if "two_purchases" in made else (),
     )

@@ -104,6 +104,13 @@ class MerchantSection(_Section):
     merchant_id: str = Field("", description="Your merchant id at the provider.")
     merchant_name: str = Field("", description="Name shown on the evidence.")
     merchant_website: str = Field("", description="Shop URL shown on the evidence.")
+    country: str = Field(
+        "",
+        max_length=3,
+        description="Your country as an ISO code (US, CA, GB, ...): a card issued there is a "
+        "domestic transaction, which Visa's April 2026 address-match rule for fraud disputes "
+        "turns on (empty: the rule is never claimed).",
+    )
 
     def profile(self) -> MerchantProfile | None:
         if not (self.merchant_id or self.merchant_name or self.merchant_website):

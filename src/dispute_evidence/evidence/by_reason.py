@@ -1,0 +1,35 @@
+"""What some reasons add to a dispute's facts as the builder makes them (evidence/builder.py):
+a duplicate claim's other purchase (evidence/duplicates.py), a fraud dispute's Visa CE 3.0
+priors (evidence/ce3.py). Each source is read only when a dispute of its reason asks. Pure."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+import pandas as pd
+
+from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
+from dispute_evidence.evidence.duplicates import SameDayCharges
+from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.payments import disputed_of
+
+
+class ByReason:
+    """What some reasons add to a dispute's facts, each source read only when one asks: a
+    duplicate's other purchase (evidence/duplicates.py), a fraud dispute's Visa CE 3.0 priors."""
+
+    def __init__(self, records: dict[str, pd.DataFrame]) -> None:
+        self.history = functools.cache(lambda: History.from_records(records))
+        self.same_day = SameDayCharges(records)  # indexed when first asked
+        self.ce3: dict[str, Ce3] = {}  # every fraud dispute's verdict
+
+    def added(self, pid: str, reason: str, facts: DisputeFacts) -> DisputeFacts:
+        if reason == "duplicate":  # the other charge's order, when it is another purchase
+            others = self.same_day.others(facts.order, disputed_of(facts))
+            facts = replace(facts, other_purchases=others)
+        if is_fraud(reason):
+            verdict = self.ce3[pid] = self.history().check(facts.order.order_number)
+            if verdict.qualifies:  # on top of the normal evidence: the fallback if refused
+                facts = replace(facts, ce3_priors=verdict.priors, ce3_disputed=verdict.disputed)
+        return facts
