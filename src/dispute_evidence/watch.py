@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from watchfiles import Change, watch
 
@@ -112,8 +113,13 @@ class InboxWatcher:
         poll_seconds: float = 30.0,
         rescan_seconds: float = 600.0,
         tick_seconds: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        events: Callable[..., Iterable[set[tuple[Change, str]]]] = watch,
     ) -> None:
+        """`clock` and `events` (watchfiles' `watch`: batches of changes, an empty one each
+        tick) are the watcher's time and its source of file events; tests hand in their own."""
         self.inbox, self.state, self.settle = inbox, state, settle_seconds
+        self.clock, self.events = clock, events
         self.start_run, self.mode = start_run, mode
         self.poll_seconds, self.rescan_seconds = poll_seconds, rescan_seconds
         self.tick_ms = int(tick_seconds * 1000)  # how often a due check is looked at
@@ -141,22 +147,22 @@ class InboxWatcher:
 
     def run(self, stop: threading.Event) -> None:
         """Until `stop` is set: wait for events (or poll), then check once files have settled."""
-        due: float | None = time.monotonic()  # look once at start: files dropped while down
-        last_full = time.monotonic()
+        due: float | None = self.clock()  # look once at start: files dropped while down
+        last_full = self.clock()
         polling = self.mode == "polling"
         while not stop.is_set():
             try:
-                for changes in watch(
-                    self.inbox,
-                    watch_filter=self._ours,
-                    stop_event=stop,
-                    rust_timeout=self.tick_ms,
-                    yield_on_timeout=True,
-                    force_polling=polling,
-                    poll_delay_ms=int(self.poll_seconds * 1000),
-                    raise_interrupt=False,
-                ):
-                    now = time.monotonic()
+                options: dict[str, Any] = {
+                    "watch_filter": self._ours,
+                    "stop_event": stop,
+                    "rust_timeout": self.tick_ms,
+                    "yield_on_timeout": True,
+                    "force_polling": polling,
+                    "poll_delay_ms": int(self.poll_seconds * 1000),
+                    "raise_interrupt": False,
+                }
+                for changes in self.events(self.inbox, **options):
+                    now = self.clock()
                     if changes:  # wait until the drop has settled, then look
                         due = now + self.settle + 0.5
                     if now - last_full >= self.rescan_seconds:

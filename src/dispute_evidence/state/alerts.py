@@ -8,11 +8,11 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
-from dispute_evidence.state.base import StoreBase, now_iso
+from dispute_evidence.state.base import Part, now_iso
 from dispute_evidence.state.schema import alerts_sent, disputes
 
 
-class AlertsSent(StoreBase):
+class AlertsSent(Part):
     """What engine/reporting/alerts.py and engine/reporting/standing_alerts.py read and record."""
 
     def watched_deadlines(self, statuses: Iterable[str]) -> list[tuple[Any, ...]]:

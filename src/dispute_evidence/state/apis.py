@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import and_, or_, select
 
-from dispute_evidence.state.base import StoreBase, now_iso
+from dispute_evidence.state.base import Part, now_iso
 from dispute_evidence.state.schema import disputes, evidence_files, meta
 from dispute_evidence.state.status import SWITCH_DISPUTE_MOVES, SWITCH_FILE_MOVES
 from dispute_evidence.state.status import DisputeStatus as D
@@ -37,7 +37,7 @@ def sandbox_identity(where: str) -> str:
     return f"sandbox {where}"
 
 
-class ApiLedger(StoreBase):
+class ApiLedger(Part):
     """The API this store is working with, and what counts as sent there."""
 
     def recorded_api(self) -> str | None:

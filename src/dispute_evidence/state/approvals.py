@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import or_, select
 
-from dispute_evidence.state.base import StoreBase, now_iso
+from dispute_evidence.state.base import Part, now_iso
 from dispute_evidence.state.schema import approvals, disputes, evidence_files
 from dispute_evidence.state.status import DisputeStatus
 
@@ -18,7 +18,7 @@ SECOND_WANTED = "waits for a second approver"  # an approval's note: applied onc
 FileRow = tuple[str, str, str, str]  # (sha256, file name, status, kind)
 
 
-class Approvals(StoreBase):
+class Approvals(Part):
     """What engine/review/approval.py and engine/review/log.py read and record."""
 
     def review_rows(

@@ -23,6 +23,7 @@ from dispute_evidence.state.errors import (
     StateUnreachable,
     is_full,
     state_path,
+    translate_errors,
 )
 from dispute_evidence.state.migrations import migrate
 from dispute_evidence.state.schema import meta
@@ -268,3 +269,52 @@ class StoreBase:
         with self.engine.begin() as c:
             c.execute(meta.delete().where(meta.c.key == key))
             c.execute(meta.insert().values(key=key, value=value))
+
+
+class Part:
+    """One part of the store (its runs, locks, disputes, ...): its methods over the connection
+    every part shares (`base`). A part never calls another; the store holds them side by side
+    (state/store.py), and a stage is handed the parts it uses."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every part's public methods translate driver errors at the edge (state/errors.py)."""
+        super().__init_subclass__(**kwargs)
+        translate_errors(cls)
+
+    def __init__(self, base: StoreBase) -> None:
+        self._base = base
+
+    @property
+    def engine(self) -> Engine:
+        return self._base.engine
+
+    @property
+    def wall(self) -> Wall:
+        return self._base.wall
+
+    @property
+    def api_identity(self) -> str | None:
+        """The API this store sends to (state/apis.py: use_api), shared by every part."""
+        return self._base.api_identity
+
+    @api_identity.setter
+    def api_identity(self, value: str | None) -> None:
+        self._base.api_identity = value
+
+    def _run(self, sql: str | Executable, params: dict[str, Any], fetch: bool = False) -> Any:
+        return self._base._run(sql, params, fetch)
+
+    def _where(self) -> str:
+        return self._base._where()
+
+    def _damaged(self, exc: DatabaseError | str) -> str:
+        return self._base._damaged(exc)
+
+    def get_meta(self, key: str) -> str | None:
+        return self._base.get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._base.set_meta(key, value)
+
+    def __repr__(self) -> str:  # the base's, which hides a database password
+        return f"{type(self).__name__} of {self._base!r}"

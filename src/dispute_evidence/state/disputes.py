@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, or_, select
 
 from dispute_evidence.state.base import (
-    StoreBase,
+    Part,
     now_iso,
 )
 from dispute_evidence.state.schema import (
@@ -32,7 +32,7 @@ from dispute_evidence.state.transitions import (
 from dispute_evidence.states import Hold
 
 
-class Disputes(StoreBase):
+class Disputes(Part):
     """Dispute and evidence-file rows: sync, deadlines, summaries, the work queue."""
 
     def set_reconcile_uploads(self, on: bool) -> None:

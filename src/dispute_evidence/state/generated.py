@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, delete, or_, select
 
-from dispute_evidence.state.base import StoreBase, now_iso
+from dispute_evidence.state.base import Part, now_iso
 from dispute_evidence.state.schema import disputes, evidence_files, generated_docs
 from dispute_evidence.state.scoped import chunks
 from dispute_evidence.state.status import DisputeStatus as D
@@ -20,7 +20,7 @@ GENERATED_KINDS = ("summary", "packet")
 LIMIT_HOLDS_FROM = (D.PENDING, D.AWAITING_APPROVAL, D.REJECTED, D.NOT_FOUND)
 
 
-class Generated(StoreBase):
+class Generated(Part):
     """Rows of generated PDFs and the documents they carry."""
 
     def generated_work(self) -> list[dict[str, Any]]:
@@ -180,7 +180,7 @@ class Generated(StoreBase):
 
 
 def _by_dispute(
-    store: StoreBase, q: Select[Any], key: ColumnElement[str], pids: Iterable[str] | None
+    store: Part, q: Select[Any], key: ColumnElement[str], pids: Iterable[str] | None
 ) -> dict[str, list[dict[str, Any]]]:
     """The rows of `q` grouped by dispute, in its order; of the disputes `pids` when given (a
     bounded IN list at a time)."""

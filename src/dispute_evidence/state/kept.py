@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Table, select
 from sqlalchemy.engine import Connection
 
-from dispute_evidence.state.base import StoreBase
+from dispute_evidence.state.base import Part
 from dispute_evidence.state.schema import (
     api_views,
     ce3_verdicts,
@@ -69,7 +69,7 @@ class KeptPolicyRow(NamedTuple):
     by: str
 
 
-class Kept(StoreBase):
+class Kept(Part):
     """What a build or a report keeps in the state for the next one."""
 
     def ce3_verdicts(self) -> dict[str, KeptVerdict]:

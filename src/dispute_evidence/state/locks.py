@@ -12,7 +12,7 @@ from sqlalchemy import Delete, Select, Update, bindparam, or_, select
 from dispute_evidence.state.base import (
     LEASE_SECONDS,
     RUN_LOCK_SECONDS,
-    StoreBase,
+    Part,
     now_iso,
     owner_is_dead,
 )
@@ -53,7 +53,7 @@ _RELEASE: Update = (
 _DROP_LOCK: Delete = run_lock.delete().where(run_lock.c.name == RUN)
 
 
-class Locks(StoreBase):
+class Locks(Part):
     """The run lock and the dispute leases."""
 
     def acquire_run_lock(self, owner: str, ttl: float = RUN_LOCK_SECONDS) -> str | None:

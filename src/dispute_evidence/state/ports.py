@@ -1,11 +1,14 @@
 """The narrow parts of the store a stage uses (Dagster's IO managers, the Singer SDK's sinks):
 a stage typed with one of these can be given anything that has those methods, and a reader
-sees at once what of the state it touches. `StateStore` has them all."""
+sees at once what of the state it touches. `StateStore` has them all, each under the part
+that holds it (`store.locks` is Leases, `store.disputes` DisputeRows, `store.transitions`
+Moves, `store.readback` Deadlines); tests hand in an in-memory ledger that passes the same
+contract suite (tests/unit/state/test_ledger_contract.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from dispute_evidence.state.retention import Clearing, ClosedRow
 
@@ -40,3 +43,75 @@ class RetentionStore(Protocol):
     def stored_copies_of(self, pids: list[str]) -> tuple[set[tuple[str, str]], set[str]]: ...
 
     def clear_customer_data(self, clearing: Clearing) -> None: ...
+
+
+class Leases(Protocol):
+    """A dispute's lease: one run works on one dispute at a time (state/locks.py)."""
+
+    def claim_and_load(
+        self, pid: str, owner: str
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None: ...
+
+    def release(self, pid: str, owner: str) -> None: ...
+
+
+class DisputeRows(Protocol):
+    """What the ledger holds of a dispute and its files, and what has work to send."""
+
+    def work_queue(self) -> list[str]: ...
+
+    def dispute(self, pid: str) -> dict[str, Any]: ...
+
+    def files_of(self, pid: str) -> list[dict[str, Any]]: ...
+
+    def holder_of(self, dispute_id: str, *, besides: str) -> str | None: ...
+
+
+class Moves(Protocol):
+    """The named status moves of a dispute and its files (state/transitions.py)."""
+
+    def mark_submitted(
+        self, pid: str, *, submitted_hash: str, dispute_id: str, attempts: int
+    ) -> None: ...
+
+    def mark_rejected(self, pid: str, detail: str, attempts: int) -> None: ...
+
+    def mark_not_found(self, pid: str, detail: str, attempts: int) -> None: ...
+
+    def mark_past_due(self, pid: str, detail: str) -> None: ...
+
+    def record_failed_attempt(self, pid: str, attempts: int, error: str) -> None: ...
+
+    def mark_file_sending(self, pid: str, sha256: str) -> None: ...
+
+    def mark_file_uploaded(self, pid: str, sha256: str, remote_file_id: str) -> None: ...
+
+    def mark_file_rejected(self, pid: str, sha256: str, error: str) -> None: ...
+
+    def mark_file_pending(self, pid: str, sha256: str, error: str) -> None: ...
+
+    def note_dispute(self, pid: str, detail: str | None) -> None: ...
+
+    def note_file_error(self, pid: str, sha256: str, error: str) -> None: ...
+
+
+class Deadlines(Protocol):
+    """The API's deadlines, kept as a run first sees them (state/readback.py)."""
+
+    def record_api_deadlines(self, dues: dict[str, str]) -> dict[str, str]: ...
+
+
+class DeliveryLedger(Protocol):
+    """The parts the submitter is handed: leases, the disputes' rows, their moves, deadlines."""
+
+    @property
+    def locks(self) -> Leases: ...
+
+    @property
+    def disputes(self) -> DisputeRows: ...
+
+    @property
+    def transitions(self) -> Moves: ...
+
+    @property
+    def readback(self) -> Deadlines: ...

@@ -9,7 +9,7 @@ import pandas as pd
 from sqlalchemy import bindparam, select
 
 from dispute_evidence.state.base import (
-    StoreBase,
+    Part,
     now_iso,
 )
 from dispute_evidence.state.schema import (
@@ -42,7 +42,7 @@ def _hours_apart(a: str | None, b: str | None) -> float:
     return abs((ta - tb).total_seconds()) / 3600
 
 
-class Readback(StoreBase):
+class Readback(Part):
     """What the API says of each dispute we sent."""
 
     def known_at_api(self) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ import pandas as pd
 from sqlalchemy import Float, Table, func, select
 
 from dispute_evidence.state.base import (
-    StoreBase,
+    Part,
     now_iso,
 )
 from dispute_evidence.state.schema import (
@@ -20,7 +20,7 @@ from dispute_evidence.state.schema import (
 )
 
 
-class Records(StoreBase):
+class Records(Part):
     """Ingested files and their records."""
 
     def is_ingested(self, sha256: str, inputs: str | None = None) -> bool:

@@ -6,7 +6,7 @@ import pandas as pd
 from sqlalchemy import func, select
 
 from dispute_evidence.state.base import (
-    StoreBase,
+    Part,
 )
 from dispute_evidence.state.schema import (
     disputes,
@@ -14,7 +14,7 @@ from dispute_evidence.state.schema import (
 )
 
 
-class Reports(StoreBase):
+class Reports(Part):
     """Raw rows for reports (engine/reporting/report.py assembles them)."""
 
     def dispute_rows(self) -> pd.DataFrame:

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
 
-from dispute_evidence.state.base import StoreBase
+from dispute_evidence.state.base import Part
 from dispute_evidence.state.schema import (
     RECORD_TABLES,
     disputes,
@@ -46,7 +46,7 @@ def _closed_since() -> Any:
     return func.coalesce(disputes.c.api_status_at, disputes.c.updated_at)
 
 
-class Retention(StoreBase):
+class Retention(Part):
     """What engine/prepare/retention.py reads and clears."""
 
     def closed_for_clearing(

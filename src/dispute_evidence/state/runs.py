@@ -1,5 +1,5 @@
 """Runs of the pipeline, the inbox a state belongs to, what the watcher saw, open problems
-and the dry run's throwaway copy."""
+and what the dry run copies."""
 
 from __future__ import annotations
 
@@ -7,30 +7,27 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
-from sqlalchemy import create_engine, select
-from sqlalchemy.exc import DatabaseError
+from sqlalchemy import select
 
 from dispute_evidence.state.base import (
-    StoreBase,
+    Part,
     new_run_id,
     now_iso,
-    state_url,
 )
-from dispute_evidence.state.errors import StateDamaged, StateOfAnotherInbox
+from dispute_evidence.state.errors import StateOfAnotherInbox
 from dispute_evidence.state.schema import (
     evidence_files,
     evidence_seen,
     meta,
-    metadata,
     open_problems,
     runs,
 )
 
 
-class Runs(StoreBase):
-    """Runs and their outcomes, the inbox binding, the watcher's memory, open problems, the dry-run copy."""
+class Runs(Part):
+    """Runs and their outcomes, the inbox binding, the watcher's memory, open problems."""
 
     def start_run(self, trigger: str = "manual", run_id: str | None = None) -> str:
         run_id = run_id or new_run_id()
@@ -147,28 +144,3 @@ class Runs(StoreBase):
                 select(open_problems.c.body).order_by(open_problems.c.source, open_problems.c.seq)
             ).all()
         return [json.loads(r[0]) for r in rows]
-
-    def copy_to(self, path: Path) -> Self:
-        """Copy every table (records included) into a new SQLite file and open it there."""
-        target = create_engine(state_url(path), future=True)
-        reflected = type(metadata)()
-        try:
-            with self.engine.connect() as src, target.begin() as dst:
-                reflected.reflect(src)
-                for table in reflected.sorted_tables:
-                    if table.name in metadata.tables:  # ours: as defined (any dialect to SQLite)
-                        made = metadata.tables[table.name]
-                        made.create(dst)
-                    else:  # record tables (pandas made them): the same columns, generic types
-                        for column in table.columns:
-                            column.type = column.type.as_generic()
-                        made = table
-                        made.create(dst)
-                    rows = [dict(r) for r in src.execute(select(table)).mappings()]
-                    if rows:
-                        dst.execute(made.insert(), rows)
-        except DatabaseError as exc:
-            raise StateDamaged(self._damaged(exc)) from None
-        finally:
-            target.dispose()
-        return type(self)(path, wall=self.wall)  # migrates a copy of an older state to this version

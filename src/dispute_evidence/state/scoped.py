@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import distinct, func, literal, select
 
-from dispute_evidence.state.base import StoreBase
+from dispute_evidence.state.base import Part
 from dispute_evidence.state.schema import RECORD_TABLES, disputes, ingested_files, open_problems
 
 CHUNK = 500  # values per IN (SQLite's bound-parameter limit is 999 on old builds)
@@ -23,7 +23,7 @@ def chunks(values: Collection[str]) -> Iterator[list[str]]:
         yield ordered[i : i + CHUNK]
 
 
-class ScopedRecords(StoreBase):
+class ScopedRecords(Part):
     """Record rows picked by key, in ingest order (as load_records gives them all)."""
 
     def records_where(self, kind: str, key: str, values: Collection[str]) -> pd.DataFrame:

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 from sqlalchemy import ColumnElement, func, or_, select, update
 
-from dispute_evidence.state.base import StoreBase
+from dispute_evidence.state.base import Part
 from dispute_evidence.state.schema import (
     RECORD_TABLES,
     api_views,
@@ -46,7 +46,7 @@ class KeptCoverage(NamedTuple):
     body: str
 
 
-class StandingKept(StoreBase):
+class StandingKept(Part):
     """The standing's kept counts and coverage, and the narrow reads it makes."""
 
     def standing_counts(self) -> KeptCounts:

@@ -6,11 +6,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-from dispute_evidence.state.base import StoreBase
+from dispute_evidence.state.base import Part
 from dispute_evidence.state.schema import store_documents
 
 
-class StoreDocuments(StoreBase):
+class StoreDocuments(Part):
     """Every version of each document of the inbox's store/ folder."""
 
     def store_document_versions(self) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 
 from dispute_evidence.state.base import (
-    StoreBase,
+    Part,
     now_iso,
 )
 from dispute_evidence.state.schema import disputes, evidence_files
@@ -41,7 +41,7 @@ from dispute_evidence.state.status import DisputeStatus as D
 from dispute_evidence.state.status import FileStatus as F
 
 
-class Transitions(StoreBase):
+class Transitions(Part):
     """Named status moves of disputes and files, checked against state/status.py."""
 
     def mark_submitted(

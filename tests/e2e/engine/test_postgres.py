@@ -16,6 +16,7 @@ from support.pg import free_port, postgres_missing, throwaway_postgres
 from tests.conftest import TOKEN, seed_rows
 from tests.e2e.engine.test_engine import assert_exact
 from tests.engine.helpers import make_inbox, options, run_once
+from tests.support.ledger_contract import CONTRACT, Clock, store_seeded
 
 # a PostgreSQL cluster of its own (a process), or loopback sockets that refuse or say nothing
 pytestmark = pytest.mark.e2e
@@ -29,14 +30,26 @@ def postgres_url():
         yield f"postgresql+psycopg://{server}/postgres"
 
 
-def _fresh(url: str) -> StateStore:
+def _fresh(url: str, **kwargs) -> StateStore:
     from sqlalchemy import create_engine, text
 
     eng = create_engine(url)
     with eng.begin() as c:
         c.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
     eng.dispose()
-    return StateStore(url)
+    return StateStore(url, **kwargs)
+
+
+@pytest.mark.parametrize("check", CONTRACT, ids=[c.__name__ for c in CONTRACT])
+def test_the_ledger_keeps_its_contract_on_postgres(postgres_url, check):
+    """The contract the in-memory ledger of the submitter's unit tests is held to, here on
+    PostgreSQL (tests/unit/state/test_ledger_contract.py: SQLite and the fake)."""
+    clock = Clock()
+    store = _fresh(postgres_url, wall=clock)
+    try:
+        check(store_seeded(store, clock))
+    finally:
+        store.close()
 
 
 async def test_engine_on_postgres_exactly_once_and_resumable(

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.exits import EXIT_USAGE
 from dispute_evidence.sandbox.workload import make_inbox
-from dispute_evidence.state.store import StateStore
+from dispute_evidence.state.records import Records
 
 
 def test_an_unexpected_value_error_in_the_run_is_not_a_configuration_error(tmp_path, monkeypatch):
@@ -19,7 +19,7 @@ def test_an_unexpected_value_error_in_the_run_is_not_a_configuration_error(tmp_p
     def pandas_fails(*a, **k):  # the kind of ValueError pandas raises on a bug of ours
         raise ValueError("Length mismatch: Expected axis has 3 elements, new values have 2")
 
-    monkeypatch.setattr(StateStore, "record_ingest", pandas_fails)
+    monkeypatch.setattr(Records, "record_ingest", pandas_fails)  # the store's records part
     r = CliRunner().invoke(app, ["run", "--inbox", str(inbox), "--dry-run"])
     assert isinstance(r.exception, ValueError) and "Length mismatch" in str(r.exception)
     assert r.exit_code != EXIT_USAGE and "Configuration error" not in r.output

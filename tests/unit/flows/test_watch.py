@@ -1,59 +1,116 @@
-"""The inbox watcher: nothing is started while nothing arrives; a settled drop starts one run;
-a half-written file waits; our own folders do not count; polling works where events do not."""
+"""The inbox watcher on its own clock: nothing is started while nothing arrives; a drop is
+looked at once it has settled, and starts one run; our own folders do not count; a run that
+cannot start yet is retried; the full rescan finds what no event announced. Events and time
+are the test's (a scripted event source and clock), so nothing here sleeps; the same watcher
+on real inotify and polling: tests/integration/flows/test_watch_real_events.py."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
-import pytest
+from watchfiles import Change
 
 from dispute_evidence.watch import InboxWatcher
 from tests.engine.helpers import make_inbox
 
 
-def _wait_for(predicate, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return predicate()
+class Script:
+    """The watcher's clock and event source: each step advances the clock, may act on the
+    inbox, and yields one batch of changes (empty: a tick with nothing new)."""
+
+    def __init__(self, steps: list[tuple[float, Callable[[], set[tuple[Change, str]]]]]):
+        self.now = 1_000.0
+        self.steps = steps
+        self.looked_at: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def events(self, inbox: Path, *, stop_event: threading.Event, **_: object) -> Iterator[set]:
+        for seconds, act in self.steps:
+            self.now += seconds
+            yield act()
+        stop_event.set()
 
 
-@pytest.mark.parametrize("mode", ["events", "polling"])
-def test_a_drop_starts_one_run_and_an_idle_inbox_none(tmp_path, mode):
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    started: list[list[str]] = []
+def _aged(folder: Path, seconds: float = 60) -> None:
+    """Every file under `folder` last written `seconds` ago (settled)."""
+    past = time.time() - seconds
+    for path in folder.rglob("*"):
+        if path.is_file():
+            os.utime(path, (past, past))
+
+
+def _watch(inbox: Path, script: Script, start_run, **kwargs) -> InboxWatcher:
+    settle = kwargs.pop("settle", 1.0)
     watcher = InboxWatcher(
         inbox,
         state=None,
-        settle_seconds=1.0,
-        start_run=lambda files: started.append(files) or True,
-        mode=mode,
-        poll_seconds=2,
-        tick_seconds=0.5,
+        settle_seconds=settle,
+        start_run=start_run,
+        clock=script.clock,
+        events=script.events,
+        **kwargs,
     )
-    stop = threading.Event()
-    thread = threading.Thread(target=watcher.run, args=(stop,), daemon=True)
-    thread.start()
-    try:
-        assert _wait_for(lambda: watcher.checks >= 1, 10)  # it looked once at start
-        (inbox / "archive").mkdir()  # our own folders do not count as a drop
+    watcher.run(threading.Event())
+    return watcher
+
+
+def test_an_idle_inbox_is_looked_at_once_and_starts_nothing(tmp_path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    started: list[list[str]] = []
+    ticks = [(5.0, set) for _ in range(100)]  # 500 s of nothing
+    watcher = _watch(inbox, Script(ticks), lambda files: started.append(files) or True)
+    assert watcher.checks == 1 and started == []  # the look at start, and no other
+
+
+def test_our_own_folders_do_not_count_as_a_drop(tmp_path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    started: list[list[str]] = []
+
+    def archive() -> set[tuple[Change, str]]:
+        (inbox / "archive").mkdir()
         (inbox / "archive" / "old.csv").write_text("a,b\n1,2\n")
-        time.sleep(3)
-        assert started == []  # idle: no run
+        _aged(inbox)
+        return set()  # the watcher's filter drops events under archive/
+
+    script = Script([(5.0, archive), *[(5.0, set) for _ in range(10)]])
+    watcher = _watch(inbox, script, lambda files: started.append(files) or True)
+    assert started == [] and watcher.checks == 1
+
+
+def test_a_drop_is_looked_at_once_settled_and_starts_one_run(tmp_path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    started: list[tuple[float, list[str]]] = []
+    script: Script
+
+    def drop() -> set[tuple[Change, str]]:
         make_inbox(inbox, 2)
-        assert _wait_for(lambda: started, 40), "a settled drop must start a run"
-        assert len(started) == 1
-        assert any(f.endswith("disputes.csv") for f in started[0])
-    finally:
-        stop.set()
-        thread.join(10)
+        _aged(inbox)
+        return {(Change.added, str(p)) for p in inbox.rglob("*") if p.is_file()}
+
+    script = Script([(1.0, set), (1.0, drop), *[(0.5, set) for _ in range(20)]])
+
+    def start(files: list[str]) -> bool:
+        started.append((script.now, files))
+        return True
+
+    _watch(inbox, script, start, settle=3.0)
+    assert len(started) == 1, "a settled drop starts exactly one run"
+    when, files = started[0]
+    assert when >= 1_002.0 + 3.0, "not before the drop has had settle_seconds to finish"
+    assert when <= 1_002.0 + 3.0 + 1.0, "and soon after"
+    assert any(f.endswith("disputes.csv") for f in files)
 
 
-def test_a_run_that_cannot_start_yet_is_retried(tmp_path, monkeypatch):
+def test_a_run_that_cannot_start_yet_is_retried(tmp_path):
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)
     answers = iter([False, True])
@@ -68,34 +125,31 @@ def test_a_run_that_cannot_start_yet_is_retried(tmp_path, monkeypatch):
     assert calls == [4, 4] and watcher.runs_started == 1
 
 
-def test_an_approve_sheet_dropped_starts_a_run_as_any_drop_does(tmp_path):
-    """Under `serve`, approving by dropping the report's disputes.xlsx back is a drop like any
-    other: the watcher starts a run, which applies (and sends) the approval."""
-    from openpyxl import Workbook
+def test_a_run_refused_at_a_drop_is_tried_again_fifteen_seconds_later(tmp_path):
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 1)
+    _aged(inbox)
+    script = Script([(1.0, set) for _ in range(40)])
+    tries: list[float] = []
 
+    def start(files: list[str]) -> bool:
+        tries.append(script.now)
+        return len(tries) > 1  # busy the first time
+
+    _watch(inbox, script, start)
+    assert len(tries) == 2 and tries[1] - tries[0] == 15.0
+
+
+def test_the_full_rescan_finds_a_file_no_event_announced(tmp_path):
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     started: list[list[str]] = []
-    watcher = InboxWatcher(
-        inbox,
-        state=None,
-        settle_seconds=1.0,
-        start_run=lambda files: started.append(files) or True,
-        mode="polling",
-        poll_seconds=1,
-        tick_seconds=0.5,
-    )
-    stop = threading.Event()
-    thread = threading.Thread(target=watcher.run, args=(stop,), daemon=True)
-    thread.start()
-    try:
-        assert _wait_for(lambda: watcher.checks >= 1, 10)
-        book = Workbook()
-        book.active.append(["Dispute", "Approve", "Evidence version"])
-        book.active.append(["dp_test_0", "yes", "v0123456789ab"])
-        book.save(inbox / "disputes.xlsx")
-        assert _wait_for(lambda: started, 30), "an Approve sheet must start a run"
-        assert [f.rsplit("/", 1)[-1] for f in started[0]] == ["disputes.xlsx"]
-    finally:
-        stop.set()
-        thread.join(10)
+
+    def silent_drop() -> set[tuple[Change, str]]:
+        make_inbox(inbox, 1)
+        _aged(inbox)
+        return set()  # the event was missed (a network share)
+
+    script = Script([(1.0, set), (1.0, silent_drop), *[(30.0, set) for _ in range(30)]])
+    _watch(inbox, script, lambda files: started.append(files) or True, rescan_seconds=600.0)
+    assert len(started) == 1, "the rescan every rescan_seconds finds the missed drop"

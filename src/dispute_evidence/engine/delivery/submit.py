@@ -9,6 +9,7 @@ died ('sending'), is reconciled by listing the dispute's files before sending it
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import uuid
@@ -43,8 +44,12 @@ from dispute_evidence.engine.prepare.api_views import record_views
 from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import EXIT_AUTH
+from dispute_evidence.state.ports import DeliveryLedger
 from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.store import StateStore, new_owner
+
+# a dispute's (payload, the API's view) by provider id -> why each that differs is held
+CompareViews = Callable[[dict[str, tuple[bytes | None, Dispute]]], dict[str, str]]
 
 log = logging.getLogger("dispute_evidence.engine")
 MAX_UPLOAD_TRIES = 3
@@ -94,7 +99,7 @@ class Submitter:
 
     def __init__(
         self,
-        store: StateStore,
+        ledger: DeliveryLedger,
         client: DisputeEvidenceClient,
         *,
         concurrency: int = 8,
@@ -102,8 +107,13 @@ class Submitter:
         on_done: Callable[[str], None] | None = None,
         stats: SubmitStats | None = None,
         listing: dict[str, Dispute] | None = None,
+        compare: CompareViews | None = None,
     ) -> None:
-        self.store = store
+        """`ledger`: the parts of the state it works on (the run's store, or a test's fake);
+        `compare`: how a first POST's API view is held against the disputes list (None: it
+        is not compared here, the next read-back compares it)."""
+        self.ledger = ledger
+        self._compare = compare
         self.client = client
         self.concurrency = concurrency
         self.owner = new_owner(uuid.uuid4().hex[:8])
@@ -120,7 +130,7 @@ class Submitter:
     async def run(self, queue: list[str] | None = None) -> SubmitStats:
         """Process every dispute with work to do; raises RunAborted on a refused API key,
         WaitTooLong when the API asks to wait longer than the run may (the next run resumes)."""
-        pending = list(queue if queue is not None else self.store.work_queue())
+        pending = list(queue if queue is not None else self.ledger.disputes.work_queue())
         pending.reverse()  # pop() from the end keeps due-date order
 
         async def worker() -> None:
@@ -144,7 +154,7 @@ class Submitter:
         return self.stats
 
     async def _one(self, pid: str) -> None:
-        loaded = self.store.claim_and_load(pid, self.owner)
+        loaded = self.ledger.locks.claim_and_load(pid, self.owner)
         if loaded is None:
             self.stats.locked += 1  # another run holds it: never work on one dispute twice
             return
@@ -153,13 +163,15 @@ class Submitter:
         except (AuthenticationFailed, PermissionDenied, WaitTooLong) as exc:
             self._abort = exc
         finally:
-            self.store.release(pid, self.owner)
+            self.ledger.locks.release(pid, self.owner)
             if self._on_done:
                 self._on_done(pid)
 
     async def _process(self, pid: str, d: dict[str, Any], files: list[dict[str, Any]]) -> None:
         if d["status"] == DisputeStatus.PENDING and _past_due(d["response_due_by"], self._now()):
-            self.store.mark_past_due(pid, f"response was due by {d['response_due_by']}; not sent")
+            self.ledger.transitions.mark_past_due(
+                pid, f"response was due by {d['response_due_by']}; not sent"
+            )
             self.stats.past_due += 1
             return
         dispute_id = d["dispute_id"]
@@ -179,28 +191,28 @@ class Submitter:
         try:
             evidence = Evidence.model_validate(orjson.loads(d["payload"]))
         except ValidationError as exc:  # our own check refuses it: this dispute only, not the run
-            self.store.mark_rejected(pid, _invalid(exc), attempts)
+            self.ledger.transitions.mark_rejected(pid, _invalid(exc), attempts)
             self.stats.rejected += 1
             return None
         try:
             result = await self.client.update_evidence(pid, evidence)
         except NotFound as exc:
-            self.store.mark_not_found(pid, _describe(exc), attempts)
+            self.ledger.transitions.mark_not_found(pid, _describe(exc), attempts)
             self.stats.not_found += 1
             return None
         except InvalidRequest as exc:
-            self.store.mark_rejected(pid, _describe(exc), attempts)
+            self.ledger.transitions.mark_rejected(pid, _describe(exc), attempts)
             self.stats.rejected += 1
             return None
         except (TransientError, UnexpectedResponse) as exc:
-            self.store.record_failed_attempt(pid, attempts, str(exc))
+            self.ledger.transitions.record_failed_attempt(pid, attempts, str(exc))
             self.stats.failed += 1
             self.stats.errors.append(f"{pid}: {exc}")
             return None
         if (other := self._answered_for(pid, result)) is not None:
             self._clash(pid, d, attempts, result.dispute_id, other)
             return None
-        self.store.mark_submitted(
+        self.ledger.transitions.mark_submitted(
             pid, submitted_hash=d["payload_hash"], dispute_id=result.dispute_id, attempts=attempts
         )
         self.stats.evidence_sent += 1
@@ -211,7 +223,7 @@ class Submitter:
         records for another dispute), else None."""
         if result.provider_dispute_id != pid:
             return result.provider_dispute_id
-        return self.store.holder_of(result.dispute_id, besides=pid)
+        return self.ledger.disputes.holder_of(result.dispute_id, besides=pid)
 
     def _clash(self, pid: str, d: dict[str, Any], attempts: int, api_id: str, other: str) -> None:
         """Never record one dispute through another's object: were it recorded, the other's
@@ -223,17 +235,17 @@ class Submitter:
         )
         log.warning("%s: %s", pid, why)
         if d["status"] == DisputeStatus.PENDING:
-            self.store.mark_rejected(pid, why, attempts)
+            self.ledger.transitions.mark_rejected(pid, why, attempts)
             self.stats.rejected += 1
         else:  # sent before under its own id: kept as it was, said again by the next run
-            self.store.record_failed_attempt(pid, attempts, why)
+            self.ledger.transitions.record_failed_attempt(pid, attempts, why)
             self.stats.failed += 1
 
     async def _view_differs(self, pid: str, d: dict[str, Any], dispute_id: str) -> bool:
         """The first POST named the API's dispute: compare its reason, amount and currency
         with the disputes list's (from this run's listing, else one GET); hold it on a
         mismatch. A read that fails leaves the comparison to the next read-back."""
-        if self.listing is None:
+        if self.listing is None or self._compare is None:
             return False
         api = self.listing.get(dispute_id)
         if api is None:
@@ -245,9 +257,9 @@ class Submitter:
                 )
                 return False
         self._use_deadline(pid, api)
-        held = record_views(self.store, {pid: (d["payload"], api)})
+        held = self._compare({pid: (d["payload"], api)})
         if pid in held:
-            self.store.note_dispute(pid, held[pid])
+            self.ledger.transitions.note_dispute(pid, held[pid])
             self.held_by_view[pid] = held[pid]
             log.warning("%s: %s", pid, held[pid])
         return pid in held
@@ -257,7 +269,7 @@ class Submitter:
         zone); said on this run's report when it moved."""
         if (due := api_deadline(api)) is None:
             return
-        if (was := self.store.record_api_deadlines({pid: due}).get(pid)) is not None:
+        if (was := self.ledger.readback.record_api_deadlines({pid: due}).get(pid)) is not None:
             self.stats.deadlines_moved.append((pid, was, due))
 
     async def _upload(self, pid: str, dispute_id: str | None, f: dict[str, Any]) -> None:
@@ -276,34 +288,34 @@ class Submitter:
             content = self._verified(pid, f)
             if content is None:
                 return
-            self.store.mark_file_sending(pid, sha)  # durable before the request leaves
+            self.ledger.transitions.mark_file_sending(pid, sha)  # durable before the request leaves
             f["status"] = FileStatus.SENDING
             try:
                 result = await self.client.upload_file(
                     pid, Path(f["path"]), file_name=f["file_name"], content=content
                 )
             except OutcomeUnknown:
-                dispute_id = dispute_id or self.store.dispute(pid)["dispute_id"]
+                dispute_id = dispute_id or self.ledger.disputes.dispute(pid)["dispute_id"]
                 continue  # loop: reconcile, then send again only if it did not land
             except WaitTooLong as exc:  # a 503 or 429: it did not land; the run stops
-                self.store.mark_file_pending(pid, sha, exc.message)
+                self.ledger.transitions.mark_file_pending(pid, sha, exc.message)
                 raise
             except NotFound as exc:
-                self.store.mark_file_rejected(pid, sha, _describe(exc))
+                self.ledger.transitions.mark_file_rejected(pid, sha, _describe(exc))
                 return
             except InvalidRequest as exc:  # FileRejected included: too big, wrong type, no field
-                self.store.mark_file_rejected(pid, sha, _describe(exc))
+                self.ledger.transitions.mark_file_rejected(pid, sha, _describe(exc))
                 self.stats.rejected += 1
                 return
             except (TransientError, UnexpectedResponse, OSError) as exc:
-                self.store.mark_file_pending(pid, sha, str(exc))
+                self.ledger.transitions.mark_file_pending(pid, sha, str(exc))
                 self.stats.failed += 1
                 self.stats.errors.append(f"{pid} {f['file_name']}: {exc}")
                 return
-            self.store.mark_file_uploaded(pid, sha, result.file.id)
+            self.ledger.transitions.mark_file_uploaded(pid, sha, result.file.id)
             self.stats.files_uploaded += 1
             return
-        self.store.note_file_error(
+        self.ledger.transitions.note_file_error(
             pid, sha, "outcome unknown after retries; will reconcile next run"
         )
         self.stats.failed += 1
@@ -322,7 +334,9 @@ class Submitter:
                 f"its stored copy {f['path']} is not the file registered (its content "
                 "changed); not uploaded: drop the original file again"
             )
-        self.store.note_file_error(pid, f["sha256"], why)  # stays as it is: tried next run
+        self.ledger.transitions.note_file_error(
+            pid, f["sha256"], why
+        )  # stays as it is: tried next run
         self.stats.failed += 1
         self.stats.errors.append(f"{pid} {f['file_name']}: {why}")
         return None
@@ -330,21 +344,23 @@ class Submitter:
     async def _reconcile(self, pid: str, dispute_id: str, f: dict[str, Any]) -> bool:
         """Did an earlier, unanswered upload land? Match the dispute's files we have not claimed."""
         self.stats.reconcile_checks += 1
-        known = self.store.files_of(pid)
+        known = self.ledger.disputes.files_of(pid)
         claimed = {x["remote_file_id"] for x in known if x["remote_file_id"]}
         try:
             remote = await self._listed_files(pid, dispute_id, len(known))
         except (TransientError, UnexpectedResponse) as exc:
-            self.store.note_file_error(pid, f["sha256"], f"could not check earlier upload: {exc}")
+            self.ledger.transitions.note_file_error(
+                pid, f["sha256"], f"could not check earlier upload: {exc}"
+            )
             raise _Skip from None
         for r in remote:
             # an earlier version sent names percent-encoded: either spelling is this file
             if r.id not in claimed and f["file_name"] in (r.file_name, unquote(r.file_name)):
-                self.store.mark_file_uploaded(pid, f["sha256"], r.id)
+                self.ledger.transitions.mark_file_uploaded(pid, f["sha256"], r.id)
                 self.stats.files_reconciled += 1
                 return True
         if dispute_id in self._endless:  # not found in what was read: it may lie past the cut
-            self.store.note_file_error(pid, f["sha256"], self._endless[dispute_id])
+            self.ledger.transitions.note_file_error(pid, f["sha256"], self._endless[dispute_id])
             raise _Skip
         return False
 
@@ -389,6 +405,12 @@ async def submit_step(
     into `stats` (so a run stopped part way still knows what it sent); `listing`: the API's
     disputes this run has listed (the first POST's dispute is compared from it)."""
     submitter = Submitter(
-        store, client, concurrency=opts.concurrency, on_done=on_done, stats=stats, listing=listing
+        store,
+        client,
+        concurrency=opts.concurrency,
+        on_done=on_done,
+        stats=stats,
+        listing=listing,
+        compare=functools.partial(record_views, store),
     )
     return await submitter.run(queue)

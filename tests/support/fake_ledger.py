@@ -1,0 +1,273 @@
+"""An in-memory ledger with the parts the submitter is handed (state/ports.py DeliveryLedger):
+leases, the disputes' and files' rows, their moves and the API's deadlines, held in dicts.
+
+It keeps the store's rules, not only its shape: a move the state machine does not draw
+(state/status.py DISPUTE_MOVES, FILE_MOVES) is IllegalTransition, a lease another live owner
+holds is refused until it runs out (on the ledger's own wall clock), and the work queue is
+ordered as the store orders it. tests/unit/state/test_ledger_contract.py runs one contract
+over this and the real store (SQLite here, PostgreSQL in tests/e2e), so a unit test that
+passes on the fake holds on the store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dispute_evidence.state.base import LEASE_SECONDS, now_iso, owner_is_dead
+from dispute_evidence.state.status import (
+    DISPUTE_MOVES,
+    FILE_MOVES,
+    OPEN_FILE,
+    DisputeStatus,
+    FileStatus,
+    IllegalTransition,
+)
+
+D, F = DisputeStatus, FileStatus
+
+DISPUTE_ROW = {
+    "order_number": None,
+    "response_due_by": None,
+    "payload": None,
+    "payload_hash": None,
+    "submitted_hash": None,
+    "dispute_id": None,
+    "status": "pending",
+    "detail": None,
+    "attempts": 0,
+    "last_error": None,
+    "lease_owner": None,
+    "lease_expires": None,
+    "api_due_by": None,
+    "sent_to": None,
+    "updated_at": None,
+}
+FILE_ROW = {
+    "status": "pending",
+    "remote_file_id": None,
+    "last_error": None,
+    "sent_to": None,
+    "kind": None,
+    "mime": None,
+    "matched": None,
+    "updated_at": None,
+}
+
+
+@dataclass
+class Rows:
+    """What every part of the fake shares, as the store's parts share one database."""
+
+    wall: Callable[[], float]
+    disputes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    files: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    api_identity: str | None = None
+    writes: list[tuple[str, str, str]] = field(default_factory=list)  # (table, key, to) in order
+
+    def dispute(self, pid: str) -> dict[str, Any]:
+        if pid not in self.disputes:
+            raise KeyError(f"no dispute {pid!r} in the ledger")
+        return self.disputes[pid]
+
+
+class FakeLeases:
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+
+    def claim_and_load(
+        self, pid: str, owner: str, ttl: float = LEASE_SECONDS
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        d = self.rows.dispute(pid)
+        holder, now = d["lease_owner"], self.rows.wall()
+        free = holder is None or holder == owner or (d["lease_expires"] or 0) < now
+        if not free and not owner_is_dead(holder):
+            return None
+        d["lease_owner"], d["lease_expires"] = owner, now + ttl
+        return dict(d), FakeDisputeRows(self.rows).files_of(pid)
+
+    def release(self, pid: str, owner: str) -> None:
+        d = self.rows.dispute(pid)
+        if d["lease_owner"] == owner:
+            d["lease_owner"], d["lease_expires"] = None, None
+
+
+class FakeDisputeRows:
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+
+    def work_queue(self) -> list[str]:
+        with_open_files = {
+            pid for (pid, _), f in self.rows.files.items() if f["status"] in OPEN_FILE
+        }
+        due = [
+            (d["response_due_by"] is None, d["response_due_by"] or "", pid)
+            for pid, d in self.rows.disputes.items()
+            if d["status"] == D.PENDING or (d["status"] == D.SUBMITTED and pid in with_open_files)
+        ]
+        return [pid for *_, pid in sorted(due)]
+
+    def dispute(self, pid: str) -> dict[str, Any]:
+        return dict(self.rows.dispute(pid))
+
+    def files_of(self, pid: str) -> list[dict[str, Any]]:
+        mine = [dict(f) for (p, _), f in self.rows.files.items() if p == pid]
+        return sorted(mine, key=lambda f: f["file_name"])
+
+    def holder_of(self, dispute_id: str, *, besides: str) -> str | None:
+        for pid, d in self.rows.disputes.items():
+            if d["dispute_id"] == dispute_id and pid != besides:
+                return pid
+        return None
+
+
+class FakeMoves:
+    """The named transitions, each checked against the state machine's tables."""
+
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+
+    def _dispute(self, pid: str, to: DisputeStatus | None, **values: Any) -> None:
+        d = self.rows.dispute(pid)
+        if to is not None:
+            if d["status"] not in DISPUTE_MOVES[to]:
+                raise IllegalTransition(
+                    f"disputes ({pid!r},): {d['status']} -> {to} is not allowed"
+                )
+            values["status"] = str(to)
+            self.rows.writes.append(("disputes", pid, str(to)))
+        d.update(values, updated_at=now_iso())
+
+    def _file(self, pid: str, sha: str, to: FileStatus | None, **values: Any) -> None:
+        f = self.rows.files.get((pid, sha))
+        if f is None or (to is not None and f["status"] not in FILE_MOVES[to]):
+            was = f["status"] if f else "no such row"
+            raise IllegalTransition(
+                f"evidence_files ({pid!r}, {sha!r}): {was} -> {to} is not allowed"
+            )
+        if to is not None:
+            values["status"] = str(to)
+            self.rows.writes.append(("evidence_files", f"{pid}/{f['file_name']}", str(to)))
+        f.update(values, updated_at=now_iso())
+
+    def mark_submitted(
+        self, pid: str, *, submitted_hash: str, dispute_id: str, attempts: int
+    ) -> None:
+        self._dispute(
+            pid,
+            D.SUBMITTED,
+            submitted_hash=submitted_hash,
+            dispute_id=dispute_id,
+            attempts=attempts,
+            detail=None,
+            last_error=None,
+            sent_to=self.rows.api_identity,
+        )
+
+    def mark_rejected(self, pid: str, detail: str, attempts: int) -> None:
+        self._dispute(
+            pid, D.REJECTED, detail=detail, attempts=attempts, sent_to=self.rows.api_identity
+        )
+
+    def mark_not_found(self, pid: str, detail: str, attempts: int) -> None:
+        self._dispute(
+            pid, D.NOT_FOUND, detail=detail, attempts=attempts, sent_to=self.rows.api_identity
+        )
+
+    def mark_past_due(self, pid: str, detail: str) -> None:
+        self._dispute(pid, D.PAST_DUE, detail=detail)
+
+    def record_failed_attempt(self, pid: str, attempts: int, error: str) -> None:
+        self._dispute(pid, None, attempts=attempts, last_error=error)
+
+    def mark_file_sending(self, pid: str, sha256: str) -> None:
+        self._file(pid, sha256, F.SENDING, sent_to=self.rows.api_identity)
+
+    def mark_file_uploaded(self, pid: str, sha256: str, remote_file_id: str) -> None:
+        self._file(
+            pid,
+            sha256,
+            F.UPLOADED,
+            remote_file_id=remote_file_id,
+            last_error=None,
+            sent_to=self.rows.api_identity,
+        )
+
+    def mark_file_rejected(self, pid: str, sha256: str, error: str) -> None:
+        self._file(pid, sha256, F.REJECTED, last_error=error, sent_to=self.rows.api_identity)
+
+    def mark_file_pending(self, pid: str, sha256: str, error: str) -> None:
+        self._file(pid, sha256, F.PENDING, last_error=error)
+
+    def note_dispute(self, pid: str, detail: str | None) -> None:
+        self._dispute(pid, None, detail=detail)
+
+    def note_file_error(self, pid: str, sha256: str, error: str) -> None:
+        self._file(pid, sha256, None, last_error=error)
+
+
+class FakeDeadlines:
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+
+    def record_api_deadlines(self, dues: dict[str, str]) -> dict[str, str]:
+        from dispute_evidence.state.readback import _hours_apart as hours_apart
+
+        moved: dict[str, str] = {}
+        for pid, due_by in dues.items():
+            if (d := self.rows.disputes.get(pid)) is None:
+                continue
+            if d["response_due_by"] and hours_apart(d["response_due_by"], due_by) > 1:
+                moved[pid] = d["response_due_by"]
+            d["response_due_by"] = d["api_due_by"] = due_by
+        return moved
+
+
+class FakeLedger:
+    """The parts, side by side over shared rows, as StateStore holds them."""
+
+    def __init__(self, wall: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.rows = Rows(wall=wall or time.time)
+        self.locks = FakeLeases(self.rows)
+        self.disputes = FakeDisputeRows(self.rows)
+        self.transitions = FakeMoves(self.rows)
+        self.readback = FakeDeadlines(self.rows)
+
+    # seeding, as a build and a file match would (the store's sync_disputes / sync_files)
+    def add_dispute(
+        self,
+        pid: str,
+        payload: bytes,
+        payload_hash: str,
+        due: str | None = None,
+        order_number: str | None = None,
+    ) -> None:
+        self.rows.disputes[pid] = {
+            **DISPUTE_ROW,
+            "provider_dispute_id": pid,
+            "payload": payload,
+            "payload_hash": payload_hash,
+            "response_due_by": due,
+            "order_number": order_number,
+        }
+
+    def add_file(
+        self,
+        pid: str,
+        sha256: str,
+        file_name: str,
+        path: str,
+        size: int,
+        status: FileStatus = F.PENDING,
+    ) -> None:
+        self.rows.files[(pid, sha256)] = {
+            **FILE_ROW,
+            "provider_dispute_id": pid,
+            "sha256": sha256,
+            "file_name": file_name,
+            "path": path,
+            "size": size,
+            "status": str(status),
+        }
