@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from dispute_evidence.evidence.activity import ActivityLog
 from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
 from dispute_evidence.evidence.duplicates import SameDayCharges
 from dispute_evidence.evidence.facts import DisputeFacts
@@ -20,11 +21,21 @@ class ByReason:
     duplicate's other purchase (evidence/duplicates.py), a fraud dispute's Visa CE 3.0 priors."""
 
     def __init__(self, records: dict[str, pd.DataFrame]) -> None:
-        self.history = functools.cache(lambda: History.from_records(records))
+        self.log = ActivityLog(records)  # an access log: the account's use, its checkout IP
+        self.history = functools.cache(lambda: History.from_records(self._observed(records)))
         self.same_day = SameDayCharges(records)  # indexed when first asked
         self.ce3: dict[str, Ce3] = {}  # every fraud dispute's verdict
 
+    def _observed(self, records: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+        """The records with each order's checkout IP and device from the access log where the
+        orders export lacks them (evidence/activity.py): they feed CE 3.0 as the export's."""
+        if not self.log.given:
+            return records
+        return {**records, "orders": self.log.observed_orders(records["orders"])}
+
     def added(self, pid: str, reason: str, facts: DisputeFacts) -> DisputeFacts:
+        if self.log.given:
+            facts = self._used(facts)
         if reason == "duplicate":  # the other charge's order, when it is another purchase
             others = self.same_day.others(facts.order, disputed_of(facts))
             facts = replace(facts, other_purchases=others)
@@ -33,3 +44,14 @@ class ByReason:
             if verdict.qualifies:  # on top of the normal evidence: the fallback if refused
                 facts = replace(facts, ce3_priors=verdict.priors, ce3_disputed=verdict.disputed)
         return facts
+
+    def _used(self, facts: DisputeFacts) -> DisputeFacts:
+        """The account's use from the order's day on, and its checkout IP and device where
+        the orders export gives none."""
+        o = facts.order
+        events, total = self.log.events(o.order_number, o.customer_email, o.order_date)
+        seen = self.log.at_checkout(o.order_number, o.customer_email, o.order_date)
+        if seen is not None:
+            o = replace(o, customer_ip=o.customer_ip or seen.ip,
+                        device_id=o.device_id or seen.device)  # fmt: skip
+        return replace(facts, order=o, activity=events, activity_total=total)

@@ -202,10 +202,17 @@ def avs_rule(f: Cites) -> list[Sentence]:
 
 
 # -- digital goods and services: what was delivered is use ----------------------------------
+def _when(at: str) -> str:
+    """ "2026-11-20T08:05:00Z" as "2026-11-20 08:05 UTC" (the ingest writes times in UTC)."""
+    if len(at) >= 16 and at[10] == "T":
+        return f"{at[:10]} {at[11:16]} UTC"
+    return at
+
+
 def _use(a: Activity) -> str:
     seen = ", ".join(x for x in (f"IP address {a.ip}" if a.ip else "",
                                  f"device {a.device}" if a.device else "") if x)  # fmt: skip
-    return f"{a.event} on {a.at}" + (f" from {seen}" if seen else "")
+    return f"{a.event} on {_when(a.at)}" + (f" from {seen}" if seen else "")
 
 
 def use_after_purchase(f: Cites) -> list[Sentence]:
