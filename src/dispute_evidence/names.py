@@ -2,7 +2,9 @@
 
 An analyst's file name may hold control characters, line breaks or bidirectional marks
 (U+202E turns `rtl\u202egnp.pdf` into what reads as `rtlpng.pdf`). They must not reach an
-HTTP header, a terminal or a report as they are. Neutral module: imports nothing of ours.
+HTTP header, a terminal or a report as they are. Nor may a full card number
+(`receipt 4111 1111 1111 1111.pdf`): every name and text these functions give is covered
+(cardnumbers.py: its last 4 digits kept). Neutral module: imports only cardnumbers.py.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
+
+from dispute_evidence.cardnumbers import cover_text
 
 # the ASCII characters _is_invisible holds invisible that are not whitespace (\t\n\v\f\r and
 # \x1c-\x1f are whitespace to str.isspace)
@@ -25,7 +29,9 @@ def _is_invisible(ch: str) -> bool:
 
 def upload_name(name: str, fallback: str = "evidence") -> str:
     """The file name the API receives: invisible and control characters dropped, whitespace
-    runs made one space, path separators and double quotes replaced; never empty."""
+    runs made one space, path separators and double quotes replaced, a card number covered;
+    never empty."""
+    name = cover_text(name)
     kept = (" " if ch.isspace() or ch in "/\\" else "'" if ch == '"' else ch for ch in name)
     clean = " ".join("".join(ch for ch in kept if not _is_invisible(ch)).split())
     stem, dot, suffix = clean.rpartition(".")
@@ -39,7 +45,8 @@ def upload_name(name: str, fallback: str = "evidence") -> str:
 def visible(text: str) -> str:
     """Text for a person: each control or invisible character (whitespace aside) shown as
     <U+XXXX>, so a report or terminal shows what a name really holds and nothing in it can
-    move the cursor or reverse the text."""
+    move the cursor or reverse the text. A card number is covered."""
+    text = cover_text(text)
     if text.isascii() and not _ASCII_CONTROL.search(text):  # most text: one C-level scan
         return text
     shown = (_is_invisible(ch) and not ch.isspace() for ch in text)
@@ -53,7 +60,9 @@ def visible(text: str) -> str:
 def terminal(text: str) -> str:
     """Text for a terminal: line breaks and tabs kept, every other control or invisible
     character shown as <U+XXXX> (visible() keeps \r, \x85 and U+2028, which rewrite or split
-    a line); an escape sequence is printed, never obeyed. Spaces, NBSP among them, stay."""
+    a line); an escape sequence is printed, never obeyed. Spaces, NBSP among them, stay. A
+    card number is covered."""
+    text = cover_text(text)
     if text.isascii() and text.isprintable():  # most lines: one C-level scan
         return text
     return "".join(
@@ -64,7 +73,9 @@ def terminal(text: str) -> str:
 def readable(text: str) -> str:
     """Text that is valid Unicode: each byte a file name held that was not UTF-8 (Python keeps
     it as a lone surrogate, U+DC80-U+DCFF) written as <0xE9>, so the name can be stored,
-    reported and shown, and still tells the analyst which byte it was."""
+    reported and shown, and still tells the analyst which byte it was. A card number in it
+    is covered: a file's name is kept, uploaded and printed."""
+    text = cover_text(text)
     if text.isascii():
         return text
     return (

@@ -10,11 +10,12 @@ passes on the fake holds on the store."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from dispute_evidence.state.base import LEASE_SECONDS, now_iso, owner_is_dead
+from dispute_evidence.state.readback import hours_apart
 from dispute_evidence.state.status import (
     DISPUTE_MOVES,
     FILE_MOVES,
@@ -40,6 +41,9 @@ DISPUTE_ROW = {
     "lease_owner": None,
     "lease_expires": None,
     "api_due_by": None,
+    "api_status": None,
+    "api_status_at": None,
+    "api_read_at": None,
     "sent_to": None,
     "updated_at": None,
 }
@@ -64,6 +68,8 @@ class Rows:
     files: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     api_identity: str | None = None
     writes: list[tuple[str, str, str]] = field(default_factory=list)  # (table, key, to) in order
+    meta: dict[str, str] = field(default_factory=dict)
+    history: list[tuple[str, str, str]] = field(default_factory=list)  # (pid, status, run)
 
     def dispute(self, pid: str) -> dict[str, Any]:
         if pid not in self.disputes:
@@ -174,6 +180,9 @@ class FakeMoves:
             pid, D.NOT_FOUND, detail=detail, attempts=attempts, sent_to=self.rows.api_identity
         )
 
+    def mark_closed(self, pid: str, detail: str) -> None:
+        self._dispute(pid, D.CLOSED, detail=detail, sent_to=self.rows.api_identity)
+
     def mark_past_due(self, pid: str, detail: str) -> None:
         self._dispute(pid, D.PAST_DUE, detail=detail)
 
@@ -206,13 +215,13 @@ class FakeMoves:
         self._file(pid, sha256, None, last_error=error)
 
 
-class FakeDeadlines:
+class FakeApiReads:
+    """The API's deadlines and statuses as read, and the meta a listing keeps its place in."""
+
     def __init__(self, rows: Rows) -> None:
         self.rows = rows
 
     def record_api_deadlines(self, dues: dict[str, str]) -> dict[str, str]:
-        from dispute_evidence.state.readback import _hours_apart as hours_apart
-
         moved: dict[str, str] = {}
         for pid, due_by in dues.items():
             if (d := self.rows.disputes.get(pid)) is None:
@@ -221,6 +230,58 @@ class FakeDeadlines:
                 moved[pid] = d["response_due_by"]
             d["response_due_by"] = d["api_due_by"] = due_by
         return moved
+
+    def known_at_api(self) -> list[dict[str, Any]]:
+        keys = (
+            "provider_dispute_id",
+            "dispute_id",
+            "status",
+            "api_status",
+            "api_read_at",
+            "response_due_by",
+        )
+        known = [
+            d
+            for d in self.rows.disputes.values()
+            if d["dispute_id"] is not None and d["status"] != D.CLOSED
+        ]
+        known.sort(key=lambda d: (d["response_due_by"] is None, d["response_due_by"] or ""))
+        return [{k: d[k] for k in keys} for d in known]
+
+    def record_api_reads(
+        self, read: dict[str, tuple[str | None, str | None]], run_id: str
+    ) -> dict[str, str]:
+        now, moved = now_iso(), {}
+        for pid, (status, due_by) in read.items():
+            if (d := self.rows.disputes.get(pid)) is None:
+                continue
+            d["api_read_at"] = now
+            if status and status != d["api_status"]:
+                d["api_status"], d["api_status_at"] = status, now
+                self.rows.history.append((pid, status, run_id))
+            if due_by and d["response_due_by"] and hours_apart(d["response_due_by"], due_by) > 1:
+                moved[pid] = d["response_due_by"]
+            if due_by:
+                d["response_due_by"] = d["api_due_by"] = due_by
+        return moved
+
+    def get_meta(self, key: str) -> str | None:
+        return self.rows.meta.get(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.rows.meta[key] = value
+
+
+class FakePayloads:
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+
+    def payloads_of(self, pids: Collection[str]) -> dict[str, bytes]:
+        return {
+            p: self.rows.disputes[p]["payload"]
+            for p in pids
+            if p in self.rows.disputes and self.rows.disputes[p]["payload"] is not None
+        }
 
 
 class FakeLedger:
@@ -233,7 +294,8 @@ class FakeLedger:
         self.locks = FakeLeases(self.rows)
         self.disputes = FakeDisputeRows(self.rows)
         self.transitions = FakeMoves(self.rows)
-        self.readback = FakeDeadlines(self.rows)
+        self.readback = FakeApiReads(self.rows)
+        self.scoped = FakePayloads(self.rows)
 
     # seeding, as a build and a file match would (the store's sync_disputes / sync_files)
     def add_dispute(

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from dispute_evidence.state.base import LEASE_SECONDS
-from dispute_evidence.state.ports import DeliveryLedger
 from dispute_evidence.state.status import FileStatus, IllegalTransition
 
 F = FileStatus
@@ -35,7 +34,7 @@ class Clock:
 
 @dataclass
 class Seeded:
-    ledger: DeliveryLedger
+    ledger: Any  # DeliveryLedger and ReadbackLedger: the store, or the fake
     add_dispute: Callable[..., None]  # (pid, payload, payload_hash, due=None)
     add_file: Callable[..., None]  # (pid, sha256, file_name, path, size, status=pending)
     clock: Clock
@@ -163,7 +162,37 @@ def a_failed_attempt_keeps_the_status(s: Seeded) -> None:
     assert s.ledger.disputes.work_queue() == []
 
 
+def the_api_reads_are_kept_and_an_ended_dispute_leaves_them(s: Seeded) -> None:
+    s.add_dispute("dp_1", b'{"a":1}', "h1", "2026-12-05T23:59:59Z")
+    s.add_dispute("dp_2", b'{"a":2}', "h2", "2026-12-01T23:59:59Z")
+    s.add_dispute("dp_3", b'{"a":3}', "h3")  # never sent: the API's id is unknown
+    moves, reads = s.ledger.transitions, s.ledger.readback
+    moves.mark_submitted("dp_1", submitted_hash="h1", dispute_id="api_1", attempts=1)
+    moves.mark_submitted("dp_2", submitted_hash="h2", dispute_id="api_2", attempts=1)
+    known = reads.known_at_api()
+    assert [(d["provider_dispute_id"], d["api_read_at"]) for d in known] == [
+        ("dp_2", None),
+        ("dp_1", None),
+    ]
+    moved = reads.record_api_reads(
+        {"dp_1": ("under_review", "2026-12-09T23:59:59Z"), "dp_2": ("won", None)}, "r1"
+    )
+    assert moved == {"dp_1": "2026-12-05T23:59:59Z"}
+    after = {d["provider_dispute_id"]: d for d in reads.known_at_api()}
+    assert after["dp_1"]["api_status"] == "under_review" and after["dp_1"]["api_read_at"]
+    assert after["dp_1"]["response_due_by"] == "2026-12-09T23:59:59Z"
+    moves.mark_closed("dp_2", "closed at the API: won")
+    assert [d["provider_dispute_id"] for d in reads.known_at_api()] == ["dp_1"]
+    assert s.ledger.scoped.payloads_of(["dp_1", "dp_3", "dp_x"]) == {
+        "dp_1": b'{"a":1}',
+        "dp_3": b'{"a":3}',
+    }
+    reads.set_meta("api_listing_from", "200")
+    assert reads.get_meta("api_listing_from") == "200" and reads.get_meta("nothing") is None
+
+
 CONTRACT = [
+    the_api_reads_are_kept_and_an_ended_dispute_leaves_them,
     queue_orders_by_deadline_unknown_last,
     a_sent_dispute_stays_queued_only_while_a_file_is_open,
     a_lease_is_one_owners_until_released_or_run_out,

@@ -32,6 +32,8 @@ import time
 from typing import Any
 
 MIN_PAGE_TEXT = 16  # fewer characters than this on a page: it is a scan, OCR it
+MAX_METADATA_PAGES, MAX_METADATA_CHARS = 50, 100_000  # pages' own XMP looked at; per field
+_EXIF_CHARSETS = (b"ASCII\x00\x00\x00", b"UNICODE\x00", b"JIS\x00\x00\x00\x00\x00", b"\x00" * 8)
 
 
 def _limit_memory(megabytes: int) -> None:
@@ -143,7 +145,81 @@ def _read_image(req: dict[str, Any], deadline: float) -> dict[str, Any]:
             "note": ""}  # fmt: skip
 
 
+def _decoded(value: Any) -> str:
+    """Metadata as text: bytes read as Latin-1 and, where they hold NULs (UTF-16: EXIF's
+    UserComment and XP* tags), as UTF-16 too."""
+    if isinstance(value, tuple):  # Pillow gives some byte tags as tuples of ints
+        value = bytes(v for v in value if isinstance(v, int) and 0 <= v < 256)
+    if isinstance(value, str) and "\x00" in value:  # UTF-16 bytes Pillow read as Latin-1
+        try:
+            value = value.encode("latin-1")
+        except UnicodeEncodeError:
+            value = value.replace("\x00", "")
+    if not isinstance(value, bytes | bytearray):
+        return str(value)
+    data = bytes(value)
+    if data[:8] in _EXIF_CHARSETS:  # UserComment: an 8-byte charset code, then the text
+        data = data[8:]
+    out = data.decode("latin-1")
+    if b"\x00" in data:
+        out += "\n" + data.decode("utf-16-le", "ignore")
+        out += "\n" + data.decode("utf-16-be", "ignore")
+        out += "\n" + data.replace(b"\x00", b"").decode("latin-1")
+    return out
+
+
+def _pdf_metadata(path: str) -> dict[str, str]:
+    from pypdf import PdfReader
+
+    reader = PdfReader(path, strict=False)
+    if reader.is_encrypted and not reader.decrypt(""):
+        return {}
+    out = {str(k).lstrip("/"): _decoded(v) for k, v in (reader.metadata or {}).items()}
+    xmp = reader.root_object.get("/Metadata")
+    if xmp is not None:
+        out["XMP"] = _decoded(xmp.get_object().get_data())
+    for n, page in enumerate(reader.pages[:MAX_METADATA_PAGES], 1):
+        if (own := page.get("/Metadata")) is not None:
+            out[f"XMP of page {n}"] = _decoded(own.get_object().get_data())
+    return out
+
+
+def _image_metadata(path: str) -> dict[str, str]:
+    from PIL import ExifTags, Image
+
+    with Image.open(path) as image:
+        out = {
+            f"{k}": _decoded(v) for k, v in image.info.items() if k not in ("dpi", "icc_profile")
+        }
+        exif = image.getexif()
+        tags = {**dict(exif), **dict(exif.get_ifd(0x8769))}
+        out.update({ExifTags.TAGS.get(k, f"EXIF {k:#06x}"): _decoded(v) for k, v in tags.items()})
+    if "exif" in out:  # the whole block as stored: a tag Pillow does not name is in it
+        out["EXIF (raw)"] = out.pop("exif")
+    return out
+
+
+def metadata(req: dict[str, Any]) -> dict[str, str]:
+    """Every text a file's metadata holds (PDF Info and XMP; EXIF, PNG text chunks, JPEG
+    comments and XMP of an image), by field, each at most MAX_METADATA_CHARS: looked at for
+    card numbers (documents/reading.py), never kept. A fault here reads as none."""
+    try:
+        if req["mime"] == "application/pdf":
+            found = _pdf_metadata(req["path"])
+        else:
+            found = _image_metadata(req["path"])
+    except Exception:  # noqa: BLE001 - damaged metadata: the file's reading says the rest
+        return {}
+    return {k: v[:MAX_METADATA_CHARS] for k, v in found.items() if v}
+
+
 def handle(req: dict[str, Any]) -> dict[str, Any]:
+    answer = _handle(req)
+    answer["metadata"] = metadata(req)
+    return answer
+
+
+def _handle(req: dict[str, Any]) -> dict[str, Any]:
     deadline = time.monotonic() + float(req["seconds"])
     _limit_cpu(float(req["seconds"]))
     try:

@@ -82,4 +82,7 @@ class DocumentFacts:
     # pages whose text shows a full card number (cardnumbers.py): never uploaded; every fact
     # above was read from the text with the numbers and security codes covered
     card_pages: tuple[int, ...] = ()
+    # the metadata fields (a PDF's Title, Subject, Keywords, XMP; an image's EXIF, PNG text)
+    # that hold a full card number: the file is held as one whose pages show one
+    card_metadata: tuple[str, ...] = ()
     extra: dict[str, str] = field(default_factory=dict)  # room for more, never required

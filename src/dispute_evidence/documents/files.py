@@ -294,7 +294,7 @@ def _take(
     or it proves the delivery of another parcel (a file problem: never uploaded as it is)."""
     if f.facts is not None and f.facts.read == "encrypted":
         issues.append(FileIssue(f.label, f.facts.note, dispute=owner, path=f.path))
-    elif f.facts is not None and f.facts.card_pages:
+    elif f.facts is not None and shows_a_card_number(f.facts):
         issues.append(FileIssue(f.label, card_number_note(f.facts), dispute=owner, path=f.path))
     elif f.facts is not None and (other := another_parcel(f.facts, owner, parcels(owner))):
         issues.append(FileIssue(f.label, other, dispute=owner, path=f.path))
@@ -342,14 +342,29 @@ def another_parcel(facts: DocumentFacts, owner: str, ours: set[str]) -> str:
     )
 
 
+def shows_a_card_number(facts: DocumentFacts) -> bool:
+    """Whether a page's text or a metadata field of the file shows a full card number."""
+    return bool(facts.card_pages or facts.card_metadata)
+
+
 def card_number_note(facts: DocumentFacts) -> str:
-    """One line for a document that shows a full card number."""
+    """One line for a document that shows a full card number, on a page or in its metadata."""
     pages = ", ".join(map(str, facts.card_pages))
-    where = f"page {pages}" if len(facts.card_pages) == 1 else f"pages {pages}"
+    where = []
+    if pages:
+        where.append(f"page {pages}" if len(facts.card_pages) == 1 else f"pages {pages}")
+    if facts.card_metadata:
+        where.append(f"its metadata: {', '.join(facts.card_metadata)}")
+    what = (
+        " and remove it from the file's properties (PDF: Title, Subject, Keywords; photo: "
+        "EXIF description and comment; or print it to a new PDF / screenshot it)"
+        if facts.card_metadata
+        else ""
+    )
     return (
-        f"shows a full card number ({where}): never uploaded as it is (PCI DSS; processors "
-        "refuse it). Black out the number (the last 4 digits may stay) and any security code, "
-        "then drop the file again"
+        f"shows a full card number ({'; '.join(where)}): never uploaded as it is (PCI DSS; "
+        "processors refuse it). Black out the number (the last 4 digits may stay) and any "
+        f"security code{what}, then drop the file again"
     )
 
 
@@ -361,7 +376,7 @@ def _by_content(
     near: NearNames,
     refused: Mapping[str, str],
 ) -> None:
-    if f.facts is not None and f.facts.card_pages:
+    if f.facts is not None and shows_a_card_number(f.facts):
         issues.append(FileIssue(f.label, card_number_note(f.facts)))
         return
     named = index.owners(f.facts) if f.facts is not None else {}

@@ -41,7 +41,8 @@ from dispute_evidence.documents.facts import Delivery, DocumentFacts, Message, Q
 
 # Bump when what is read from a file changes: cached answers of another version are read again.
 # 2026-12-02: a document's effective date ("Last updated: …"); a policy's clause per topic
-READER = "2026-12-02"
+# 2026-12-03: card numbers written with any space, dot, dash or line break; in metadata too
+READER = "2026-12-03"
 WORKER = Path(__file__).with_name("_read_worker.py")
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # where the worker finds doctext & co.
 
@@ -325,6 +326,8 @@ def to_facts(item: ToRead, answer: dict[str, Any], limits: ReadLimits) -> Docume
     read = str(answer.get("read", "unreadable"))
     texts = [str(t) for t in answer.get("texts") or []]
     card_pages = tuple(i for i, t in enumerate(texts, 1) if has_card_number(t))
+    meta = answer.get("metadata") or {}
+    card_metadata = tuple(sorted(str(k) for k, v in meta.items() if has_card_number(str(v))))
     texts = [cover(t) for t in texts]  # nothing below sees a card number or security code
     pages = answer.get("pages")
     base = DocumentFacts(
@@ -335,6 +338,7 @@ def to_facts(item: ToRead, answer: dict[str, Any], limits: ReadLimits) -> Docume
         pages=int(pages) if isinstance(pages, int) else None,
         note=not_read_note(read, limits, str(answer.get("note") or "")),
         card_pages=card_pages,
+        card_metadata=card_metadata,
     )
     if read not in ("text", "ocr"):
         return base
@@ -438,4 +442,5 @@ def facts_from_dict(d: dict[str, Any]) -> DocumentFacts:
         note=str(d.get("note") or ""),
         extra={str(k): str(v) for k, v in (d.get("extra") or {}).items()},
         card_pages=tuple(int(p) for p in d.get("card_pages") or ()),
+        card_metadata=tuple(str(k) for k in d.get("card_metadata") or ()),
     )

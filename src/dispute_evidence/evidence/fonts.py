@@ -18,6 +18,8 @@ from reportlab.lib.fonts import addMapping
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
+from dispute_evidence.cardnumbers import cover_text
+
 FONT_DIR = Path(__file__).parent / "fonts"
 BODY = "DejaVuSans"
 BOLD = "DejaVuSans-Bold"
@@ -62,7 +64,10 @@ def _needs_fallback(ch: str) -> bool:
 
 
 def markup(text: str) -> str:
-    """`text` escaped for a Paragraph, with the runs the body font lacks set in the fallback."""
+    """`text` escaped for a Paragraph, with the runs the body font lacks set in the fallback;
+    a card number covered (the door every Paragraph's text goes through: see
+    tests/unit/test_one_door.py)."""
+    text = cover_text(text)
     if text.isascii():
         return escape(text)
     out: list[str] = []

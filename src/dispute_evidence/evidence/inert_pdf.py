@@ -37,6 +37,27 @@ ACTIVE_ANNOTATIONS = frozenset({"/FileAttachment", "/Screen", "/Movie", "/Sound"
                                 "/3D"})  # fmt: skip
 
 
+# metadata a document brings (XMP of the catalog, a page or an image; an application's private
+# data): never passed on; the document information is ours alone (strip_metadata)
+METADATA_KEYS = frozenset({"/Metadata", "/PieceInfo"})
+
+
+def strip_metadata(writer: PdfWriter) -> None:
+    """Remove every XMP stream and private application data `writer` holds, and leave its
+    document information with the producer alone: what documents brought (a Title, Subject,
+    Keywords holding a card number, issue 45 item 6) never reaches the packet."""
+    for obj in writer._objects:
+        if isinstance(obj, DictionaryObject):
+            for key in [k for k in obj if k in METADATA_KEYS]:
+                del obj[key]
+    if writer._info is not None:
+        info = writer._info.get_object()
+        if isinstance(info, DictionaryObject):
+            for key in [k for k in info if k != "/Producer"]:
+                del info[key]
+    _drop_unreachable(writer)
+
+
 def make_inert(writer: PdfWriter) -> int:
     """Remove the active content from every object `writer` holds; how many were changed.
 

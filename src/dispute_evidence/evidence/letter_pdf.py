@@ -127,7 +127,7 @@ def _exhibit_list(exhibits: Mapping[str, Exhibit]) -> list[Any]:
     if len(exhibits) > MAX_EXHIBITS:
         lines.append(f"… and {len(exhibits) - MAX_EXHIBITS} more, listed on the data sheet")
     title = "Exhibits in this packet" if packet else "Exhibits (each sent as a file of its own)"
-    return [Paragraph(title, _HEAD), *(Paragraph(_text(line), _TEXT) for line in lines)]
+    return [Paragraph(_text(title), _HEAD), *(Paragraph(_text(line), _TEXT) for line in lines)]
 
 
 def _cited_by(exhibits: Mapping[str, Exhibit]) -> str:

@@ -39,6 +39,7 @@ from reportlab.lib.units import mm
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
+from dispute_evidence.cardnumbers import cover_text
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.evidence import fonts
@@ -49,8 +50,9 @@ from dispute_evidence.evidence.exhibits import (
     stamp_aside,
     stamp_text,
 )
-from dispute_evidence.evidence.inert_pdf import make_inert
+from dispute_evidence.evidence.inert_pdf import make_inert, strip_metadata
 from dispute_evidence.evidence.limits import Item, LimitProfile, over_api_limit, over_limit
+from dispute_evidence.evidence.plain_image import plain_jpeg
 from dispute_evidence.evidence.stamps import Mark, stamp_pages
 from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
@@ -215,8 +217,9 @@ def _starts(docs: Sequence[Document], counts: list[int], front_pages: int) -> di
 
 def _write(writer: PdfWriter) -> bytes:
     """The merged bytes, with a document id made from the content (no random id), and no
-    active content (evidence/inert_pdf.py), whatever a document brought."""
+    active content and no metadata (evidence/inert_pdf.py), whatever a document brought."""
     make_inert(writer)
+    strip_metadata(writer)
     out = io.BytesIO()
     writer.write(out)
     digest = hashlib.sha256(out.getvalue()).digest()[:16]
@@ -250,9 +253,9 @@ def _note_page(title: str, text: str) -> bytes:
     buf = io.BytesIO()
     canvas = Canvas(buf, pagesize=A4, invariant=1)
     canvas.setFont(fonts.BODY, 10)
-    canvas.drawString(15 * mm, A4[1] - 15 * mm, title[:120])
+    canvas.drawString(15 * mm, A4[1] - 15 * mm, cover_text(title[:120]))
     canvas.setFont(fonts.BODY, 9)
-    canvas.drawString(15 * mm, A4[1] - 22 * mm, text[:150])
+    canvas.drawString(15 * mm, A4[1] - 22 * mm, cover_text(text[:150]))
     canvas.showPage()
     canvas.save()
     return buf.getvalue()
@@ -291,7 +294,7 @@ def _image_page(doc: Document, side: int, quality: int | None) -> tuple[bytes, i
     width, height = A4
     margin = 15 * mm
     canvas.setFont(fonts.BODY, 9)
-    canvas.drawString(margin, height - margin, doc.name[:120])
+    canvas.drawString(margin, height - margin, cover_text(doc.name[:120]))
     box_w, box_h = width - 2 * margin, height - 2 * margin - 8 * mm
     scale = min(box_w / image.width, box_h / image.height, 1.0 if image.width > 1200 else 2.0)
     w, h = image.width * scale, image.height * scale
@@ -323,7 +326,10 @@ def _fitted_image(doc: Document, side: int, quality: int | None) -> tuple[Image.
     except Exception as exc:  # Pillow raises many kinds on a damaged image
         raise PacketError(f"{doc.name} cannot be read as an image ({type(exc).__name__})") from exc
     if quality is None and largest <= side and not turned:
-        return image, doc.content, False
+        # embedded byte for byte: a JPEG without its metadata (no EXIF carried on)
+        plain = plain_jpeg(doc.content) if source.format == "JPEG" else doc.content
+        if plain is not None:
+            return image, plain, False
     if image.mode not in ("RGB", "L"):
         flat = Image.new("RGB", image.size, "white")
         flat.paste(image.convert("RGBA"), mask=image.convert("RGBA").getchannel("A"))

@@ -31,6 +31,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
+from dispute_evidence.cardnumbers import cover_text
 from dispute_evidence.evidence import fonts
 
 A4_WIDTH = A4[0]
@@ -202,7 +203,7 @@ def _draw(canvas: Canvas, wide: float, size: float, lines: list[tuple[str, str]]
     canvas.setFont(fonts.BODY, size)
     y = band - size * (PAD + 0.95)
     for left, right in lines:
-        canvas.drawString(2 * size, y, left)
+        canvas.drawString(2 * size, y, cover_text(left))
         if right:
-            canvas.drawRightString(wide - 2 * size, y, right)
+            canvas.drawRightString(wide - 2 * size, y, cover_text(right))
         y -= size * LEADING

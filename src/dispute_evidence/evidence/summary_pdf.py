@@ -30,6 +30,7 @@ from reportlab.platypus import (
 from reportlab.platypus.doctemplate import LayoutError
 
 from dispute_evidence.api.models import MerchantProfile
+from dispute_evidence.cardnumbers import cover
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
@@ -419,8 +420,8 @@ def _render(story: list[Any], provider_dispute_id: str, merchant: MerchantProfil
         rightMargin=18 * mm,
         topMargin=15 * mm,
         bottomMargin=15 * mm,
-        title=f"Evidence summary {provider_dispute_id}",
-        author=merchant.merchant_name if merchant else "",
+        title=cover(f"Evidence summary {provider_dispute_id}"),
+        author=cover(merchant.merchant_name) if merchant else "",
         creator=GENERATOR,
         invariant=True,
     ).build(story)

@@ -182,42 +182,71 @@ CARD_CELL = (
     "a full card number: never read, sent or kept (PCI DSS); the rest of the row is used. "
     "Remove the number from the cell (the last 4 digits may stay) in the source system"
 )
-# 13 digits in a row, or the start of a card's printed groups (4-4-4, 4-6-4): the cells worth
-# a look (a date, a phone number or an address never is)
-_MAYBE_CARD = r"\d{13}|\d{4}[ \-]\d{4}[ \-]\d{4}|\d{4}[ \-]\d{6}[ \-]\d{4}"
+CARD_IN_TEXT = (
+    "a full card number: covered (its last 4 digits kept), the rest of the text is used "
+    "(PCI DSS). Remove the number in the source system"
+)
+# 13 digits anywhere in the cell, whatever stands between them: the cells worth a look
+_MAYBE_CARD = r"(?:[^0-9]*[0-9]){13}"
+# a column that names what kind of number its cells hold: a bare number there is that
+# number (an order's own 16-digit number, a tracking number passing Luhn), never a card
+_OWN_NUMBER_FIELDS = frozenset(
+    ("order_number", "tracking_number", "payment_id", "payment_intent", "provider_dispute_id")
+    + ("refund_reference", "sku", "device_id", "customer_account_id")
+)
+
+
+def _own_numbers(frame: pd.DataFrame, columns: list[str]) -> set[str]:
+    """The bare numbers of 13 to 19 digits the table's identifier columns hold: the same
+    digits in another of its cells are that order's or parcel's number."""
+    out: set[str] = set()
+    for fld in (f for f in columns if f in _OWN_NUMBER_FIELDS):
+        col = frame[fld]
+        if _may_be_longer(col, 12):
+            values = col.astype(str).str.strip()
+            out.update(values[values.str.fullmatch(r"[0-9]{13,19}")].tolist())
+    return out
+
+
+def _candidates(col: pd.Series) -> np.ndarray:
+    if isinstance(col.array, pd.arrays.ArrowStringArray):
+        maybe = pc.match_substring_regex(col.array.__arrow_array__(), _MAYBE_CARD)
+        return np.asarray(maybe.to_numpy(zero_copy_only=False), dtype=bool)
+    return np.asarray(col.astype(str).str.contains(_MAYBE_CARD, regex=True), dtype=bool)
 
 
 def _card_numbers(
     frame: pd.DataFrame, columns: list[str], file: str, sheet: str | None, shown: dict[str, str]
 ) -> list[Reject]:
-    """Cells holding a full card number are emptied, in place, before anything reads them;
-    one Reject each, naming the cell by its last 4 digits. The row itself is not refused (a
+    """Cells holding a full card number are emptied, in place, before anything reads them
+    (prose, a statement or a description, is covered instead: its last 4 digits kept); one
+    Reject each, naming the cell by its last 4 digits. The row itself is not refused (a
     required cell emptied refuses it as missing). Arrow's regex engine picks the candidates,
     so a million-row export costs one vectorised pass per column. Number and date cells are
     parsed, and a card number there refuses the row (its value covered on the line): only the
     text cells, which would be kept, are looked at."""
     out: list[Reject] = []
+    own = _own_numbers(frame, columns)
     for fld in (f for f in columns if f not in NUMBER_FIELDS and f not in DATE_FIELDS):
         col = frame[fld]
         if not _may_be_longer(col, 12):  # no cell of 13 bytes or more: nothing to look for
             continue
-        if isinstance(col.array, pd.arrays.ArrowStringArray):
-            maybe = pc.match_substring_regex(col.array.__arrow_array__(), _MAYBE_CARD)
-            candidates = np.asarray(maybe.to_numpy(zero_copy_only=False), dtype=bool)
-        else:
-            candidates = col.astype(str).str.contains(_MAYBE_CARD, regex=True).to_numpy(bool)
+        candidates = _candidates(col)
         if not candidates.any():
             continue
         picked = col[candidates]
-        cards = picked[picked.map(has_card_number).astype(bool)]
+        cards = picked[picked.map(lambda v: has_card_number(str(v), own)).astype(bool)]
         if cards.empty:
             continue
         rows = frame.loc[cards.index, "_row"].tolist()
+        prose = fld in LONG_TEXT_FIELDS
+        why = CARD_IN_TEXT if prose else CARD_CELL
+        name = shown.get(fld, fld)
         out += [
-            Reject(file, sheet, int(row), shown.get(fld, fld), cover(str(v))[:80], CARD_CELL)
+            Reject(file, sheet, int(row), name, cover(str(v), own)[:80], why)
             for row, v in zip(rows, cards.tolist(), strict=True)
         ]
-        frame.loc[cards.index, fld] = ""
+        frame.loc[cards.index, fld] = cards.map(lambda v: cover(str(v), own)) if prose else ""
     return out
 
 

@@ -19,6 +19,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup, escape
 
+from dispute_evidence.cardnumbers import cover_text
 from dispute_evidence.evidence.wins import TOO_FEW
 from dispute_evidence.problems import Problem
 from dispute_evidence.reports.columns import Column, Surface, columns, words
@@ -36,9 +37,20 @@ if TYPE_CHECKING:
 
 MAX_HTML_ROWS = 2000  # the page stays light; disputes.xlsx has every row
 
+
+def _shown(value: Any) -> Any:
+    """The page's door for text: every value the template prints has its card numbers
+    covered (markup we built is looked at as text too; covering keeps its tags)."""
+    if isinstance(value, str):
+        shown = cover_text(value)
+        return value if shown is value else Markup(shown) if isinstance(value, Markup) else shown
+    return value
+
+
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
     autoescape=True,
+    finalize=_shown,
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import xlsxwriter
 
+from dispute_evidence.cardnumbers import cover_text
 from dispute_evidence.names import visible
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports.columns import Surface, columns, line, title
@@ -331,6 +332,11 @@ def _private_files(folder: Path) -> None:
             path.chmod(0o700 if path.is_dir() else 0o600)
 
 
+def _write_text(path: Path, text: str) -> None:
+    """The report files' door for text: a card number is covered whatever wrote it."""
+    path.write_text(cover_text(text), encoding="utf-8")
+
+
 def write_report(
     report: RunReport, folder: Path, more: Callable[[Path], None] | None = None
 ) -> Path:
@@ -348,11 +354,12 @@ def write_report(
         _write_table(report.outcomes, folder, "outcomes", "Outcomes")
     if more is not None:  # what another module writes (what wins), before latest/ is copied
         more(folder)
-    (folder / "summary.md").write_text("\n".join(_md(report)) + "\n", encoding="utf-8")
-    (folder / "summary.txt").write_text(summary_text(report), encoding="utf-8")
+    _write_text(folder / "summary.md", "\n".join(_md(report)) + "\n")
+    _write_text(folder / "summary.txt", summary_text(report))
     shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "standing.xlsx", "file_matches.csv",
              "payloads/")  # fmt: skip
     links = [n for n in shown if (folder / n).exists()]  # a dry run's preview too
+    # the page: every value it prints went through its own door (reports/page.py _shown)
     (folder / "summary.html").write_text(render_page(report, folder, links), encoding="utf-8")
     _private_files(folder)
     if not report.dry_run:

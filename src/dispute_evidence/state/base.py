@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence import clock
+from dispute_evidence.cardnumbers import covered
 from dispute_evidence.clock import Wall
 from dispute_evidence.state.errors import (
     StateDamaged,
@@ -26,7 +27,7 @@ from dispute_evidence.state.errors import (
     translate_errors,
 )
 from dispute_evidence.state.migrations import migrate
-from dispute_evidence.state.schema import meta
+from dispute_evidence.state.schema import RECORD_TABLES, meta
 
 # A run's lock and its dispute leases are renewed every KEEPALIVE_SECONDS while its process
 # lives (engine.run.KeepAlive): wherever the process dies, another machine takes over within
@@ -133,6 +134,33 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
+# the record tables' bulk inserts: their cells passed ingest's door (ingest/validate.py looks
+# at every text cell with the same detector, its column as the label)
+_RECORD_TABLES = frozenset(t.name for t in RECORD_TABLES.values())
+
+
+def cover_parameters(
+    _conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, many: bool
+) -> tuple[str, Any]:
+    """The state's one door for text: every text bound to a statement has its card numbers
+    covered before the database sees it (cardnumbers.covered; a bare number is an identifier,
+    left as it is). The record tables' bulk inserts are not looked at twice."""
+    if many:
+        words = statement.split(None, 3)  # INSERT INTO <table> (…)
+        if words[:2] == ["INSERT", "INTO"] and len(words) > 2 and words[2] in _RECORD_TABLES:
+            return statement, parameters
+        return statement, [covered(p) for p in parameters]
+    return statement, covered(parameters)
+
+
+def state_engine(url: str, **kw: Any) -> Engine:
+    """An engine on a state store: every text bound to its statements has its card numbers
+    covered (cover_parameters). The only way the state is opened for writing."""
+    engine = create_engine(url, future=True, **kw)
+    event.listen(engine, "before_cursor_execute", cover_parameters, retval=True)
+    return engine
+
+
 class StoreBase:
     """The connection, and what every part of the store uses."""
 
@@ -151,7 +179,7 @@ class StoreBase:
         unless a test gives another."""
         self.url = state_url(url)
         self.wall = wall
-        self.engine: Engine = create_engine(self.url, future=True, **_connect_args(self.url))
+        self.engine: Engine = state_engine(self.url, **_connect_args(self.url))
         self._hot: Any = None  # one held connection for the submitter's per-dispute writes
         self._sql: dict[tuple[str, ...], Any] = {}
         created = False

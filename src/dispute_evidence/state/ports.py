@@ -101,6 +101,40 @@ class Deadlines(Protocol):
     def record_api_deadlines(self, dues: dict[str, str]) -> dict[str, str]: ...
 
 
+class ApiReads(Deadlines, Protocol):
+    """What the API said of each dispute sent, and where the last listing met ours (meta)."""
+
+    def known_at_api(self) -> list[dict[str, Any]]: ...
+
+    def record_api_reads(
+        self, read: dict[str, tuple[str | None, str | None]], run_id: str
+    ) -> dict[str, str]: ...
+
+    def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+
+class ClosingMoves(Protocol):
+    """The moves a read-back makes: a dispute ended at the API, a note on why one waits."""
+
+    def mark_closed(self, pid: str, detail: str) -> None: ...
+
+    def note_dispute(self, pid: str, detail: str | None) -> None: ...
+
+
+class Payloads(Protocol):
+    def payloads_of(self, pids: Collection[str]) -> dict[str, bytes]: ...
+
+
+class ViewCheck(Protocol):
+    """The API's view of a dispute held against the disputes list's (engine/prepare/api_views)."""
+
+    def held(self) -> dict[str, str]: ...
+
+    def record(self, seen: dict[str, tuple[bytes | None, Any]]) -> dict[str, str]: ...
+
+
 class DeliveryLedger(Protocol):
     """The parts the submitter is handed: leases, the disputes' rows, their moves, deadlines."""
 
@@ -115,3 +149,19 @@ class DeliveryLedger(Protocol):
 
     @property
     def readback(self) -> Deadlines: ...
+
+
+class ReadbackLedger(Protocol):
+    """The parts the read-back is handed: the API's reads, the queue, closing moves, payloads."""
+
+    @property
+    def readback(self) -> ApiReads: ...
+
+    @property
+    def disputes(self) -> DisputeRows: ...
+
+    @property
+    def transitions(self) -> ClosingMoves: ...
+
+    @property
+    def scoped(self) -> Payloads: ...

@@ -32,7 +32,7 @@ _READ_UPDATE = (
 )
 
 
-def _hours_apart(a: str | None, b: str | None) -> float:
+def hours_apart(a: str | None, b: str | None) -> float:
     """Hours between two ISO times (infinite when one is missing or unreadable)."""
     try:
         ta = datetime.fromisoformat(str(a).replace("Z", "+00:00"))
@@ -92,7 +92,7 @@ class Readback(Part):
                             provider_dispute_id=pid, status=status, seen_at=now, run_id=run_id
                         )
                     )
-                if due_by and row[1] and _hours_apart(row[1], due_by) > 1:
+                if due_by and row[1] and hours_apart(row[1], due_by) > 1:
                     moved[pid] = row[1]  # (a deadline the sheet lacked is filled in)
                 values["b_api_due"] = due_by or row[3]
                 rows.append(values)
@@ -111,7 +111,7 @@ class Readback(Part):
             for pid, due_by in dues.items():
                 if (row := known.get(pid)) is None:
                     continue
-                if row[1] and _hours_apart(row[1], due_by) > 1:
+                if row[1] and hours_apart(row[1], due_by) > 1:
                     moved[pid] = row[1]
                 c.execute(
                     disputes.update()

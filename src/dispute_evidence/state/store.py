@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from sqlalchemy import create_engine, select
+from sqlalchemy import select
 from sqlalchemy.exc import DatabaseError
 
 from dispute_evidence.state.alerts import AlertsSent
@@ -30,6 +30,7 @@ from dispute_evidence.state.base import (
     now_iso,
     owner_is_dead,
     process_owner_prefix,
+    state_engine,
     state_exists,
     state_url,
 )
@@ -174,7 +175,7 @@ class StateStore(StoreBase, _Facade):
 
     def copy_to(self, path: Path) -> Self:
         """Copy every table (records included) into a new SQLite file and open it there."""
-        target = create_engine(state_url(path), future=True)
+        target = state_engine(state_url(path))
         reflected = type(metadata)()
         try:
             with self.engine.connect() as src, target.begin() as dst:

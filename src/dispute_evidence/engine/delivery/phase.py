@@ -19,7 +19,7 @@ from dispute_evidence.api.errors import (
     WaitTooLong,
 )
 from dispute_evidence.engine.delivery.listings import listing_for, reconcile_if_sent_before
-from dispute_evidence.engine.delivery.readback import ReadOutcome, read_back
+from dispute_evidence.engine.delivery.readback import ReadOutcome, StoreViews, read_back
 from dispute_evidence.engine.delivery.submit import RunAborted, SubmitOutcome, submit_step
 from dispute_evidence.engine.prepare.api_views import held_by_api_view
 from dispute_evidence.engine.prepare.case import held_by_advice
@@ -88,6 +88,7 @@ async def _submit(
                     budget_per_hour=api.rate_limit_per_hour,
                     run_id=session.run_id,
                     only=session.only,
+                    views=StoreViews(store),
                 )
             held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
             held |= held_by_api_view(store)  # the API's reason/amount/currency differ from the list

@@ -33,6 +33,7 @@ from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import NotFound
 from dispute_evidence.engine.prepare.api_views import held_by_api_view, record_views
 from dispute_evidence.policies import ReadPolicy
+from dispute_evidence.state.ports import ReadbackLedger, ViewCheck
 from dispute_evidence.state.store import StateStore
 
 log = logging.getLogger("dispute_evidence.readback")
@@ -53,20 +54,35 @@ class ReadOutcome:
     listed: dict[str, Any] = field(default_factory=dict)  # the API's disputes listed, by its id
 
 
-def _compare_views(store: StateStore, read: dict[str, Any], out: ReadOutcome) -> None:
+class StoreViews:
+    """The view comparison on the run's store (engine/prepare/api_views.py)."""
+
+    def __init__(self, store: StateStore) -> None:
+        self.store = store
+
+    def held(self) -> dict[str, str]:
+        return held_by_api_view(self.store)
+
+    def record(self, seen: dict[str, tuple[bytes | None, Any]]) -> dict[str, str]:
+        return record_views(self.store, seen)
+
+
+def _compare_views(
+    ledger: ReadbackLedger, views: ViewCheck | None, read: dict[str, Any], out: ReadOutcome
+) -> None:
     """The API's reason, amount and currency against the disputes list's, each read: a
     mismatch holds the dispute (named on its row); agreement again releases it."""
-    if not read:
+    if not read or views is None:
         return
-    before = held_by_api_view(store)
-    payloads = store.payloads_of(read)
-    held = record_views(store, {pid: (payloads.get(pid), api) for pid, api in read.items()})
+    before = views.held()
+    payloads = ledger.scoped.payloads_of(read)
+    held = views.record({pid: (payloads.get(pid), api) for pid, api in read.items()})
     for pid in read:
         if pid in held:
             out.held[pid] = held[pid]
-            store.note_dispute(pid, held[pid])
+            ledger.transitions.note_dispute(pid, held[pid])
         elif pid in before:
-            store.note_dispute(pid, None)
+            ledger.transitions.note_dispute(pid, None)
 
 
 def _read_due(read_at: str | None, stale: datetime) -> bool:
@@ -85,14 +101,14 @@ def api_deadline(api: Any) -> str | None:
 
 
 async def _list(
-    store: StateStore, client: DisputeEvidenceClient, out: ReadOutcome, wanted: set[str]
+    ledger: ReadbackLedger, client: DisputeEvidenceClient, out: ReadOutcome, wanted: set[str]
 ) -> None:
     """Page through GET /disputes (within the read budget) into `out.listed` until every
     dispute in `wanted` (API ids) was met: from LIST_FROM to the end, then from the first page
     up to LIST_FROM. Where it first met one is kept for the next run's start, and the count at
     the end for its estimate. Never more pages than `wanted` has disputes (reading each by id
     costs that): a listing that never ends, or never shows ours, is cut there."""
-    start = offset = min(int(store.get_meta(LIST_FROM) or 0), _estimate(store, 0))
+    start = offset = min(int(ledger.readback.get_meta(LIST_FROM) or 0), _estimate(ledger, 0))
     missing, first_met, wrapped = set(wanted), None, start == 0
     while (
         missing
@@ -110,36 +126,39 @@ async def _list(
                 first_met = offset + i if first_met is None else min(first_met, offset + i)
         offset += MAX_PAGE
         if len(page) < MAX_PAGE:  # the end
-            store.set_meta(API_COUNT, str(offset - MAX_PAGE + len(page)))
+            ledger.readback.set_meta(API_COUNT, str(offset - MAX_PAGE + len(page)))
             if wrapped:
                 break
             offset, wrapped = 0, True
     if first_met is not None:
-        store.set_meta(LIST_FROM, str(first_met))
+        ledger.readback.set_meta(LIST_FROM, str(first_met))
 
 
-def _estimate(store: StateStore, default: int) -> int:
+def _estimate(ledger: ReadbackLedger, default: int) -> int:
     """Disputes at the API when a listing last reached the end (`default` before any did)."""
-    return int(store.get_meta(API_COUNT) or default)
+    return int(ledger.readback.get_meta(API_COUNT) or default)
 
 
 async def read_back(
-    store: StateStore,
+    ledger: ReadbackLedger,
     client: DisputeEvidenceClient,
     policy: ReadPolicy,
     *,
     budget_per_hour: int,
     run_id: str,
     only: Collection[str] | None = None,
+    views: ViewCheck | None = None,
 ) -> ReadOutcome:
-    """`only`: read just these disputes (an approval sent at once reads what it sends)."""
+    """`ledger`: the parts of the state it reads and moves (the run's store, or a test's
+    fake); `only`: read just these disputes (an approval sent at once reads what it sends);
+    `views`: how each API view read is held against the disputes list (None: not here)."""
     out = ReadOutcome(budget=max(1, math.floor(budget_per_hour * policy.read_share)))
-    known = store.known_at_api()
+    known = ledger.readback.known_at_api()
     if only is not None:
         known = [d for d in known if d["provider_dispute_id"] in only]
     if not known:
         return out
-    work = set(store.work_queue())
+    work = set(ledger.disputes.work_queue())
     if only is not None:
         work &= set(only)
     stale = clock.now() - timedelta(hours=policy.refresh_hours)
@@ -153,10 +172,10 @@ async def read_back(
     if not need:
         return out
     # the pages a listing is expected to read: from where it last met a needed dispute
-    unread = _estimate(store, len(known)) - int(store.get_meta(LIST_FROM) or 0)
+    unread = _estimate(ledger, len(known)) - int(ledger.readback.get_meta(LIST_FROM) or 0)
     pages = max(unread, 0) // MAX_PAGE + 1
     if pages < len(need) and pages <= out.budget:
-        await _list(store, client, out, {d["dispute_id"] for d in need})
+        await _list(ledger, client, out, {d["dispute_id"] for d in need})
     seen = dict(out.listed)
     ids = {d["dispute_id"] for d in need} - set(seen)
     if out.listed_pages and ids:
@@ -179,17 +198,17 @@ async def read_back(
     read = {d["provider_dispute_id"]: seen[d["dispute_id"]] for d in known
             if d["dispute_id"] in seen}  # fmt: skip
     dues = {pid: api_deadline(api) for pid, api in read.items()}
-    moved = store.record_api_reads({pid: (api.status, dues[pid]) for pid, api in read.items()},
+    moved = ledger.readback.record_api_reads({pid: (api.status, dues[pid]) for pid, api in read.items()},
                                    run_id)  # fmt: skip
     for pid, api in read.items():
         if (was := moved.get(pid)) is not None and dues[pid]:
             out.moved.append((pid, was, str(dues[pid])))
         if policy.is_closed(api.status):
-            store.mark_closed(pid, f"closed at the API: {api.status}")
+            ledger.transitions.mark_closed(pid, f"closed at the API: {api.status}")
             out.closed.append((pid, str(api.status)))
         elif pid in work and policy.holds(api.status):
             out.held[pid] = f"under review at the API ({api.status}): not sent again"
-    _compare_views(store, read, out)
+    _compare_views(ledger, views, read, out)
     for d in must:  # the budget ran out before its status was read: nothing new goes to it
         if d["dispute_id"] not in seen and d["provider_dispute_id"] not in out.held:
             out.held[d["provider_dispute_id"]] = (

@@ -18,7 +18,13 @@ import pandas as pd
 
 from dispute_evidence import clock, names
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.documents.files import EvidenceFile, FileIssue, card_number_note, check_file
+from dispute_evidence.documents.files import (
+    EvidenceFile,
+    FileIssue,
+    card_number_note,
+    check_file,
+    shows_a_card_number,
+)
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.engine.prepare.facts import facts_of
 from dispute_evidence.evidence.delivery import day
@@ -105,7 +111,7 @@ def _keep(
     if facts is not None and facts.read == "encrypted":
         out.issues.append(FileIssue(f.label, facts.note))
         return
-    if facts is not None and facts.card_pages:
+    if facts is not None and shows_a_card_number(facts):
         out.issues.append(FileIssue(f.label, card_number_note(facts)))
         return
     kind = facts.kind if facts is not None else kind_of(f.path.name)

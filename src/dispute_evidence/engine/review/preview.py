@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 
+from dispute_evidence.cardnumbers import covered
 from dispute_evidence.reports.writer import escape_cell, private_folder
 from dispute_evidence.state.status import DisputeStatus, FileStatus
 from dispute_evidence.state.store import StateStore
@@ -30,7 +31,7 @@ def write_dry_run_preview(
         body = store.dispute(pid).get("payload")
         if body:
             (payloads / f"{_safe(pid)}.json").write_bytes(
-                orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2)
+                orjson.dumps(covered(orjson.loads(body)), option=orjson.OPT_INDENT_2)
             )
     files = store.file_table() if files is None else files
     if pids is not None:
