@@ -324,7 +324,8 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
                             key=True))  # fmt: skip
     disputed, live = case.disputed_charge, case.live_charges
     first = min(live, key=lambda c: c.paid_at) if live else None
-    for c in case.charges:  # the disputed one and the first (a subscription's sign-up) are key
+    for c in live:  # the disputed one and the first (a subscription's sign-up) are key; a
+        # failed attempt took no money: never "paid"
         if paid := day(c.paid_at):
             events.append(Event(paid, f"Charge {c.payment_id} paid", "payments",
                                 key=c is disputed or c is first))  # fmt: skip

@@ -66,7 +66,10 @@ class SameDayCharges:
             if str(r.get("order_number") or "") not in ("", order.order_number)
             and r.get("payment_id") != charge.payment_id and _same_payer(mine, r)
         ]  # fmt: skip
-        return tuple(self._purchase(r) for r in found[:MAX_OTHERS])
+        first: dict[str, dict[str, Any]] = {}  # one charge per order: its first
+        for r in found:
+            first.setdefault(str(r["order_number"]), r)
+        return tuple(self._purchase(r) for r in list(first.values())[:MAX_OTHERS])
 
     def _purchase(self, row: dict[str, Any]) -> Purchase:
         number = str(row["order_number"])

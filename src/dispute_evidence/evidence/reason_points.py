@@ -135,12 +135,21 @@ def two_purchases(f: Cites) -> list[Sentence]:
     c, charge = f.case, f.case.disputed_charge
     if not c.other_purchases or charge is None:
         return []
+    if any(x.name == "charged twice" for x in c.contradictions):  # this order's own two
+        return []
     others = [f"order {p.order_number} ({p.payment_id})" for p in c.other_purchases]
+    ours = set(x.title for x in c.lines)
+    differ = all(p.items and not ours & set(p.items) for p in c.other_purchases)
+    shipped = bool(c.tracking_numbers) and all(p.tracking_numbers for p in c.other_purchases)
+    what = (
+        "separate purchases"
+        + (" of different items" if ours and differ else "")
+        + (", each shipped on its own" if shipped else "")
+    )
     return [Sentence(
         f"The charge disputed, {_charge(charge)}, paid for order {c.order_number}; the other "
         f"charge of {money(charge.payment_amount, charge.currency.upper())} that day paid for "
-        f"{_and(others)}: separate purchases of different items, each shipped on its own, as "
-        "the table below shows.", PURCHASES)]  # fmt: skip
+        f"{_and(others)}: {what}, as the table below shows.", PURCHASES)]  # fmt: skip
 
 
 def purchase_rows(case: CaseFacts) -> tuple[tuple[str, ...], ...]:
