@@ -159,18 +159,29 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
-    """Prefect's ephemeral mode cannot schedule: start a local server unless one is configured."""
+class PortTaken(RuntimeError):
+    """The port `serve --prefect-port` names answers already, or ours could not start on it."""
+
+
+def ensure_prefect_server(port: int | None = None) -> subprocess.Popen[bytes] | None:
+    """Prefect's ephemeral mode cannot schedule: start a local server unless one is configured;
+    `port`: on that port only (`serve --prefect-port`), else 4200 or a free one."""
     if os.environ.get("PREFECT_API_URL"):
         return None
+    if port is not None and healthy(f"http://127.0.0.1:{port}/api"):
+        raise PortTaken(
+            f"--prefect-port {port}: a Prefect server answers there already (someone else's); "
+            "choose a free port, or set PREFECT_API_URL to use that server"
+        )
     log_path = (
         Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect")).expanduser()
         / "dispute-evidence-server.log"
     )
     log_path.parent.mkdir(parents=True, exist_ok=True)
     # a server already on 4200 is someone else's: ours goes on a free port, never into theirs
-    port = 4200 if not healthy(LOCAL_PREFECT) else _free_port()
-    for _attempt in range(3):
+    chosen = port
+    port = chosen or (4200 if not healthy(LOCAL_PREFECT) else _free_port())
+    for _attempt in range(1 if chosen else 3):
         proc = _start_server(port, log_path)
         url = f"http://127.0.0.1:{port}/api"
         for _ in range(360):  # a first start migrates its database: minutes on a busy machine
@@ -187,6 +198,11 @@ def ensure_prefect_server() -> subprocess.Popen[bytes] | None:
             proc.terminate()
             break
         port = _free_port()
+    if chosen:
+        raise PortTaken(
+            f"--prefect-port {chosen}: the local Prefect server did not start on it (in use, or "
+            "not allowed); choose another port (its log says why)"
+        )
     raise RuntimeError(
         "the local Prefect server did not start; set PREFECT_API_URL to an existing one"
     )
@@ -206,7 +222,11 @@ def _start_server(port: int, log_path: Path) -> subprocess.Popen[bytes]:
 
 
 def serve_deployments(
-    inbox: Path, config: Path | None, state: str | None, settings: Settings
+    inbox: Path,
+    config: Path | None,
+    state: str | None,
+    settings: Settings,
+    prefect_port: int | None = None,
 ) -> None:
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
@@ -214,7 +234,7 @@ def serve_deployments(
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     if settings.prefect.api_url:
         prefect_env.use_server(settings.prefect.api_url)
-    server = ensure_prefect_server()
+    server = ensure_prefect_server(prefect_port)
     stop = threading.Event()
     marker = None
     watcher = InboxWatcher(

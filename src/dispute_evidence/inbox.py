@@ -78,6 +78,14 @@ class InboxLayout:
                 _check_folder(self.root / name, name)
             except UnsafeFolder as exc:
                 problems[name] = str(exc)
+        if PRIVATE not in problems:  # its documents cache: skipped, so said (issue 45, item 11)
+            try:
+                _check_folder(self.root / PRIVATE / "documents", f"{PRIVATE}/documents")
+            except UnsafeFolder as exc:
+                problems[f"{PRIVATE}/documents"] = (
+                    f"{exc} Until then what was read from each document is not kept: every run "
+                    "reads the documents again (slower, never wrong)."
+                )
         return problems
 
 

@@ -22,6 +22,9 @@ class ProblemKind(StrEnum):
     ROW_NOT_USED = "row_not_used"
     SHEET_WITHOUT_TABLE = "sheet_without_table"  # a "Read me" beside the workbook's tables
     COLUMN_NOT_READ = "column_not_read"  # a header one edit from a column the layout reads
+    LAYOUT_CHOSEN = "layout_chosen"  # a sheet that fits two layouts: which it was read as, why
+    FILE_NOT_USED = "file_not_used"  # nothing of the file was read (no table, unreadable)
+    EXPORT_INCOMPLETE = "export_incomplete"  # read without columns it has when exported whole
     UNLISTED_DISPUTE = "unlisted_dispute"
     CHARGES_WITHOUT_ORDER = "charges_without_order"  # not one charge of a file joins an order
     CHARGES_OUTSIDE_ORDERS = "charges_outside_orders"  # some do not: orders the export lacks

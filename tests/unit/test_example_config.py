@@ -31,3 +31,14 @@ def test_every_ingest_setting_is_in_the_example_with_a_comment():
 def test_the_example_timezone_is_the_default():
     data = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
     assert data["ingest"]["timezone"] == IngestSection().timezone
+
+
+def test_the_example_mapping_kind_comment_names_every_kind():
+    """Issue 45 item 4: the comment omitted `products` (and every kind added since)."""
+    from dispute_evidence.ingest.layouts import FIELDS
+
+    text = EXAMPLE.read_text(encoding="utf-8")
+    start = text.index('# kind = "orders"')
+    comment = text[start : text.index("# columns =", start)]
+    named = set(re.findall(r"[a-z_]+", comment.split("#", 2)[2]))
+    assert set(FIELDS) <= named, sorted(set(FIELDS) - named)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -97,6 +99,15 @@ def _utf8_path_or_exit(inbox: Path) -> None:
             err=True,
         )
         raise typer.Exit(EXIT_USAGE)
+
+
+def _stop_on_interrupt() -> None:
+    """SIGINT stops `serve` and `run` as Ctrl-C does, however they were started. A shell starts
+    a script's background job (`run &`, `serve &`) with SIGINT ignored, and Python keeps it
+    ignored: `kill -INT` did nothing. What they start after this (a Prefect server, runs) gets
+    the default."""
+    if threading.current_thread() is threading.main_thread():  # (only there can it be set)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _stopped_before_the_run(exc: KeyboardInterrupt) -> NoReturn:

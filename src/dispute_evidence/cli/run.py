@@ -30,6 +30,7 @@ from dispute_evidence.cli._common import (
     _print_result,
     _run,
     _settings_or_exit,
+    _stop_on_interrupt,
     _stopped_before_the_run,
     _utf8_path_or_exit,
     _wait_for_files_being_written,
@@ -231,6 +232,7 @@ def run(
     ] = False,
 ) -> None:
     _console_logging()
+    _stop_on_interrupt()
     settings = _settings_or_exit(config, inbox)
     inbox = _inbox_or_exit(settings, inbox)
     _utf8_path_or_exit(inbox.resolve())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,6 +22,7 @@ from dispute_evidence.cli._app import (
 from dispute_evidence.cli._common import (
     _inbox_or_exit,
     _settings_or_exit,
+    _stop_on_interrupt,
     exit_on,
 )
 from dispute_evidence.exits import EXIT_USAGE
@@ -36,6 +36,15 @@ def serve(
     ] = None,
     config: Annotated[Path | None, typer.Option(help=CONFIG_HELP)] = None,
     state: Annotated[str | None, typer.Option(help="State store path or URL.")] = None,
+    prefect_port: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=65535,
+            help="The port of serve's own local Prefect server (its UI too). Default: 4200, or "
+            "a free port when 4200 answers already. Not used when PREFECT_API_URL is set.",
+        ),
+    ] = None,
 ) -> None:
     """Long-running: a nightly deployment and an inbox deployment, served from this process.
 
@@ -44,16 +53,13 @@ def serve(
     settings = _settings_or_exit(config, inbox)  # before any server starts: one line per problem
     inbox = _inbox_or_exit(settings, inbox)
     _stop_on_interrupt()
-    from flows.serve import serve_deployments
+    from flows.serve import PortTaken, serve_deployments
 
-    serve_deployments(inbox.resolve(), settings.config_file, state, settings)
-
-
-def _stop_on_interrupt() -> None:
-    """SIGINT stops serve as Ctrl-C does, however it was started. A shell starts a script's
-    background job (`serve &`) with SIGINT ignored, and Python keeps it ignored: `kill -INT`
-    did nothing. What serve starts after this (its Prefect server, its runs) gets the default."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        serve_deployments(inbox.resolve(), settings.config_file, state, settings, prefect_port)
+    except PortTaken as exc:
+        echo(f"serve: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
 
 
 @app.command()

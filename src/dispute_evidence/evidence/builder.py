@@ -43,6 +43,7 @@ from dispute_evidence.evidence.facts import (
     load_facts,
 )
 from dispute_evidence.evidence.known import KnownFacts
+from dispute_evidence.evidence.order_lines import waits
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
     PAYMENT_TEXT,
@@ -79,8 +80,6 @@ NUMBER_FACTS = (
     "tax_amount",
     "discount_amount",
 )
-# Lines that add up within this much of the order's subtotal (per line: each price is rounded)
-CENTS = 0.011
 SHIPMENT_FACTS = (
     "tracking_number",
     "carrier",
@@ -324,6 +323,7 @@ def _order_columns(orders: pd.DataFrame) -> dict[str, list[Any]]:
     codes, names = pd.factorize(orders["_file"].astype(str))
     cols["_file"] = [names[c] for c in range(len(names))]
     cols["_file_code"] = codes.tolist()
+    cols["_unpriced"] = [i for i, p in enumerate(cols["price"]) if p is None]  # (mostly none)
     return cols
 
 
@@ -375,14 +375,15 @@ def build_evidence(
             why = _no_order_lines(order_number, unclaimed_orders())
             incomplete.append(Incomplete(pid, order_number, due, why))
             continue
-        why = held_orders.get(order_number) or (
-            "" if send_partial else _lines_mismatch(lines, order_cols, order_facts[order_number])
+        facts_of_order = order_facts[order_number]
+        why, held_now = waits(
+            lines, order_cols, facts_of_order, held_orders.get(order_number), send_partial
         )
         if why:
-            incomplete.append(Incomplete(pid, order_number, due, why, held=True))
+            incomplete.append(Incomplete(pid, order_number, due, why, held=held_now))
             continue
         statement, as_sold = known.of_dispute(pid, lines)
-        order, products = _order_parts(order_number, lines, order_cols, order_facts[order_number])
+        order, products = _order_parts(order_number, lines, order_cols, facts_of_order)
         shipments, tracking = _shipments_of(ship_rows.get(order_number, ()), ship_entries)
         kept, elided = payment_facts(charges, pay_cols) if charges else ((), 0)
         facts = DisputeFacts(
@@ -493,34 +494,6 @@ def _merged_facts(lines: pd.DataFrame) -> dict[str, Any]:
     for f in NUMBER_FACTS:
         facts.update((f, v) for v in cols[f] if v is not None)
     return facts
-
-
-def _lines_mismatch(lines: list[int], oc: dict[str, list[Any]], facts: dict[str, Any]) -> str:
-    """Why an order's lines cannot be the whole order ('' when they add up, or nothing says).
-
-    Shopify's Subtotal is the lines less the order's discount; without a subtotal, the total is
-    checked when the export also gives shipping and tax (refunds never change Total)."""
-    if "order_subtotal" not in facts and "order_total" not in facts:
-        return ""  # nothing to check against (most exports): no sum made
-    summed = sum(oc["price"][i] * oc["quantity"][i] for i in lines)
-    discount = facts.get("discount_amount", 0)
-    tolerance = CENTS * len(lines)
-    if (subtotal := facts.get("order_subtotal")) is not None:
-        expected, what = [subtotal, subtotal + discount], "subtotal"
-    elif "order_total" in facts and {"shipping_amount", "tax_amount"} <= facts.keys():
-        extra = facts["shipping_amount"] + facts["tax_amount"] - discount
-        expected, what = [facts["order_total"] - extra], "total less shipping, tax and discount"
-    else:
-        return ""
-    if any(abs(summed - e) <= tolerance for e in expected):
-        return ""
-    currency, source = oc["currency_code"][lines[0]], oc["_file"][oc["_file_code"][lines[0]]]
-    return (
-        f"held: the order's {len(lines)} line(s) add up to {summed:.2f} {currency} but its "
-        f"{what} is {expected[0]:.2f} {currency} ({source}): a line is missing or was not "
-        "read; drop a corrected export of the order (or set [evidence] send_partial_orders = "
-        "true to send it as it is)"
-    )
 
 
 def _network_codes(disputes: pd.DataFrame) -> dict[str, str]:

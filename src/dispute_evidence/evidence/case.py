@@ -26,7 +26,7 @@ from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts, Message
 from dispute_evidence.evidence.ce3 import Prior
 from dispute_evidence.evidence.contradiction import Contradiction, fraud_concessions
-from dispute_evidence.evidence.credits import Credit, credits_of, logged_total
+from dispute_evidence.evidence.credits import Credit, credits_of, currency_of_order, logged_total
 from dispute_evidence.evidence.delivery import (
     DeliveryFact,
     Shipment,
@@ -272,7 +272,10 @@ def build_case(
         lines=tuple(
             Line(p.title, _number(p.quantity), _number(p.price), p.currency) for p in facts.products
         ),  # fmt: skip
-        charges=facts.charges,
+        charges=tuple(
+            c if c.currency else replace(c, currency=currency_of_order(facts))
+            for c in facts.charges
+        ),
         customer=customer,
         shipments=ships,
         tracking_numbers=tracking,
@@ -428,7 +431,14 @@ def _carrier_vs_document(case: CaseFacts, date_hidden: bool) -> list[Contradicti
 
 
 def _money(value: float, currency: str) -> str:
-    return f"{value:.2f} {currency}".strip()
+    """As every amount we print reads: thousands separated, two decimals, its currency."""
+    return f"{value:,.2f} {currency}".strip()
+
+
+def _currency(case: CaseFacts) -> str:
+    """The order's currency: its total's, else its lines', else the dispute's."""
+    lines = next((x.currency for x in case.lines if x.currency), "")
+    return case.currency or str(lines or "") or case.dispute.currency
 
 
 def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
@@ -456,14 +466,14 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
     if reason == "credit_not_processed" and case.credited > 0:
         full = _fully_credited(case)
         out.append(Contradiction(
-            "refund recorded", f"a refund of {_money(case.credited, case.currency)} is recorded"
+            "refund recorded", f"a refund of {_money(case.credited, _currency(case))} is recorded"
             + (f": the {full} was credited" if full else ""),
             "if the refund went out before the dispute, send its receipt (date and reference): a "
             "chargeback would pay twice; else accept the dispute", accept=full is not None))  # fmt: skip
     elif (full := _fully_credited(case)) is not None:
         out.append(Contradiction(
             "order fully refunded",
-            f"the {full} was fully refunded ({_money(case.credited, case.currency)})",
+            f"the {full} was fully refunded ({_money(case.credited, _currency(case))})",
             "accept the dispute, or send the refund receipt showing it was refunded before "
             "the dispute", accept=True))  # fmt: skip
     if case.cancelled_on:

@@ -31,10 +31,18 @@ class Credit:
         return text.strip()
 
 
+def currency_of_order(facts: DisputeFacts) -> str:
+    """The order's currency: its total's, else its lines'. A charge or credit whose record
+    names no currency is in it (never printed bare: "25,792.00 INR", not "25,792.00")."""
+    return facts.order.order_currency or next(
+        (str(p.currency) for p in facts.products if p.currency), ""
+    )
+
+
 def credits_of(facts: DisputeFacts) -> tuple[Credit, ...]:
     """The dispute's credits: a refunds log's when it has any, else the refunded amounts of the
     order's charges."""
-    order_currency = facts.order.order_currency
+    order_currency = currency_of_order(facts)
     logged = [
         Credit(_amount(r.refund_amount), r.currency or order_currency, _day(r.refunded_at),
                r.refund_reference, "refunds")
@@ -43,8 +51,8 @@ def credits_of(facts: DisputeFacts) -> tuple[Credit, ...]:
     if logged:
         return tuple(logged)
     return tuple(
-        Credit(_amount(c.amount_refunded), c.currency, _day(c.refunded_at), c.payment_id,
-               "payments")
+        Credit(_amount(c.amount_refunded), c.currency or order_currency, _day(c.refunded_at),
+               c.payment_id, "payments")
         for c in facts.charges
         if (_amount(c.amount_refunded) or 0) > 0
     )  # fmt: skip

@@ -1,6 +1,9 @@
 """The product as sold: each order line's listing (title, description, vendor, type) from the
 products records (Shopify's products export, or a sheet of the canonical `products` layout),
-found by the line's SKU, else by its title (Shopify names a line "Title - Variant").
+found by the line's SKU, else by its title (Shopify names a line "Title - Variant"). A SKU
+listed under two products (a merchant's copy-paste) is told apart by the line's title: the
+listing whose title the line's names; when none does, no listing is quoted (never the other
+product's).
 
 The description is HTML as exported: made plain text here with the standard library's parser
 (tags dropped, entities decoded, script and style left out). Image URLs are kept as listed and
@@ -12,7 +15,7 @@ product. Pure: records in.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 
 import pandas as pd
@@ -88,6 +91,7 @@ class Catalogue:
 
     by_sku: dict[str, Listing]
     by_title: dict[str, Listing]
+    shared: dict[str, tuple[Listing, ...]] = field(default_factory=dict)  # SKUs of 2+ products
 
     @classmethod
     def of(cls, products: pd.DataFrame | None) -> Catalogue:
@@ -102,20 +106,25 @@ class Catalogue:
             rows, product = rows.loc[rows["_seq"] == latest], product.loc[rows["_seq"] == latest]
         by_sku: dict[str, Listing] = {}
         by_title: dict[str, Listing] = {}
+        shared: dict[str, tuple[Listing, ...]] = {}
         for _, group in rows.groupby(product, sort=False):
             listing = _listing(group)
             if listing is None:
                 continue
-            for sku in dict.fromkeys(group["sku"].astype(str)):
-                if sku.strip():
-                    by_sku[_key(sku)] = listing
+            for sku in dict.fromkeys(_key(s) for s in group["sku"].astype(str) if s.strip()):
+                if sku in by_sku and by_sku[sku] is not listing:
+                    shared[sku] = (*shared.get(sku, (by_sku[sku],)), listing)
+                by_sku[sku] = listing
             if listing.title:
                 by_title.setdefault(_key(listing.title), listing)
-        return cls(by_sku, by_title)
+        return cls(by_sku, by_title, shared)
 
     def find(self, sku: str, title: str) -> Listing | None:
         """The listing of one order line: by SKU, else by title, else by the title before a
-        variant ("Skateboard deck - Maple 8.25in" is "Skateboard deck")."""
+        variant ("Skateboard deck - Maple 8.25in" is "Skateboard deck"). A SKU of two
+        products: the one the title names, else none."""
+        if sku.strip() and _key(sku) in self.shared:
+            return _named(self.shared[_key(sku)], title)
         if sku.strip() and (hit := self.by_sku.get(_key(sku))):
             return hit
         name = _key(title)
@@ -139,6 +148,18 @@ class Catalogue:
             seen.append(listing)
             out.append(replace(listing, title=listing.title or title, sku=sku))
         return tuple(out[:MAX_PRODUCTS])
+
+
+def _named(listings: tuple[Listing, ...], title: str) -> Listing | None:
+    """Of the listings sharing a SKU, the one whose title the line's title is (or begins
+    with, before " - " and its variant); None when no one, or several, fit."""
+    name = _key(title)
+    while name:
+        hits = [x for x in listings if _key(x.title) == name]
+        if hits:
+            return hits[0] if len(hits) == 1 else None
+        name = name.rpartition(" - ")[0]
+    return None
 
 
 def _listing(group: pd.DataFrame) -> Listing | None:

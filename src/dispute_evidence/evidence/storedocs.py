@@ -37,6 +37,8 @@ class StoreVersion:
     path: str  # the stored copy it is uploaded from
     size: int
     mime: str
+    mtime: int = 0  # the file's modification time when last seen (epoch seconds; 0: unknown)
+    current: bool = False  # the content of the file in store/ now (it replaced the others)
 
     @property
     def since(self) -> date:
@@ -68,7 +70,7 @@ class Order:
 
 def in_force(versions: Iterable[StoreVersion], ordered: date | None) -> StoreVersion | None:
     """The version of one document in force on `ordered` (see the module's rules)."""
-    ordered_versions = sorted(versions, key=lambda v: (v.since, v.dropped, v.sha256))
+    ordered_versions = sorted(versions, key=lambda v: (v.since, v.dropped, v.current, v.mtime))
     if not ordered_versions:
         return None
     if ordered is None:
@@ -87,7 +89,8 @@ def attach(
     order's date, when its reason needs that version's kind."""
     by_name: dict[str, list[StoreVersion]] = {}
     for v in versions:
-        by_name.setdefault(v.name, []).append(v)
+        if v.kind == K.POLICY:  # one order's or one customer's document is never spread
+            by_name.setdefault(v.name, []).append(v)
     out: dict[str, list[StoreVersion]] = {}
     for pid, order in disputes.items():
         wanted = kinds_needed(order.reason)

@@ -13,6 +13,8 @@ import pandas as pd
 
 from dispute_evidence.filetypes import EVIDENCE_SUFFIXES
 from dispute_evidence.inbox import OWN_FOLDERS, STORE, unreadable_reason
+from dispute_evidence.ingest.choice import incomplete_export
+from dispute_evidence.ingest.hints import closest_miss
 from dispute_evidence.ingest.layouts import FIELDS, Mapping
 from dispute_evidence.ingest.near_headers import near_miss_headers
 from dispute_evidence.ingest.readers import (
@@ -34,7 +36,6 @@ from dispute_evidence.ingest.tables import (
     SOURCE_COLUMNS,
     Reject,
     Table,
-    closest_miss,
     find_header,
     repeated_headers,
     to_canonical,
@@ -209,7 +210,7 @@ def ingest_file(
             rejects.append(Reject(label, grid.sheet, None, None, None, reason))
             summaries.append(FileSummary(label, grid.sheet, None, None, 0, problem=reason))
             continue
-        header_at, mapping, found = hit
+        header_at, (mapping, found, note) = hit
         if mapping.kind == "approvals" and grid.hidden:
             why = (
                 "a hidden sheet approves nothing: approvals are read from the visible sheet "
@@ -220,7 +221,8 @@ def ingest_file(
                 FileSummary(label, grid.sheet, mapping.kind, mapping.name, problem=why)
             )
             continue
-        usable, repeated = repeated_headers(grid, header_at, mapping, hit[2], label)
+        rejects += [Reject(label, grid.sheet, None, None, None, note)] if note else []
+        usable, repeated = repeated_headers(grid, header_at, mapping, found, label)
         rejects.extend(repeated)
         if usable is None:
             summaries.append(
@@ -230,9 +232,7 @@ def ingest_file(
             )
             continue
         found = usable
-        rejects += near_miss_headers(
-            grid.preview.iloc[header_at].tolist(), mapping, found, label, grid.sheet
-        )
+        rejects += _column_lines(grid, header_at, mapping, found, label)
         try:
             frame, shown = to_canonical(grid, header_at, mapping, found, label)
         except UnreadableFile as exc:
@@ -257,6 +257,17 @@ def ingest_file(
         rejects.extend(table.rejects)
         summaries.append(_table_summary(label, grid.sheet, mapping, table, len(grid.problems)))
     return tables, rejects, summaries
+
+
+def _column_lines(
+    grid: Grid, header_at: int, mapping: Mapping, found: dict[str, tuple[int, ...]], label: str
+) -> list[Reject]:
+    """The lines about a recognised table's columns: the export lacks columns it has when
+    whole (what is read until then), a header is one edit from a column it reads."""
+    missing = incomplete_export(mapping, found)
+    lines = [Reject(label, grid.sheet, None, None, None, missing)] if missing else []
+    cells = grid.preview.iloc[header_at].tolist()
+    return lines + near_miss_headers(cells, mapping, found, label, grid.sheet)
 
 
 def _ingest_statement(

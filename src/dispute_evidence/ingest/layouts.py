@@ -190,6 +190,9 @@ class Mapping:
     dayfirst: bool | None = None  # numeric dates: 01/12 is 1 December (None: decide per column)
     fill_by: str = "order_number"  # the field whose rows `forward_fill` carries values down
     any_of: frozenset[str] = frozenset()  # fields of which one at least must be found
+    # fields the export has when exported whole: a sheet without them is read for what it has,
+    # with one line naming what it lacks (Shopify's orders export without its price columns)
+    wanted: frozenset[str] = frozenset()
 
     def required(self) -> set[str]:
         if self.required_override is not None:
@@ -224,6 +227,12 @@ CANONICAL_ALIASES: dict[tuple[Kind, str], tuple[str, ...]] = {
     ("products", "product_title"): ("product_title", "title"),
     ("products", "image_url"): ("image_url", "image"),
     ("fraud_warnings", "payment_id"): ("payment_id", "charge"),
+    # a refunds log's own words for when and under what (`Refunded On`, `Refund ID`)
+    ("refunds", "refunded_at"): ("refunded_at", "refunded_on", "refund_date", "refunded_date"),
+    ("refunds", "refund_reference"): ("refund_reference", "refund_id"),
+    # a payments sheet's refund amount is its charge's refunded amount (a charge amount beside
+    # it makes the sheet a payments export: ingest/choice.py)
+    ("payments", "amount_refunded"): ("amount_refunded", "refund_amount", "refunded_amount"),
     **{("activity", f): names for f, names in ACTIVITY_ALIASES.items()},
 }
 
@@ -261,6 +270,11 @@ SHOPIFY_ORDERS = Mapping(
         "device_id": ("Device ID",),  # no IP column in the export: `customer_ip` via a mapping
     },
     forward_fill=ORDER_LEVEL,
+    # Shopify's own columns: the export is read even without its price columns (a 34-column
+    # export from a real store has none), for its items, quantities, shipping and customer
+    signature=frozenset(map(norm_header, ("Name", "Lineitem name", "Lineitem quantity"))),
+    required_override=frozenset({"order_number", "product_title", "quantity", "currency_code"}),
+    wanted=frozenset({"price", "order_total"}),
 )  # fmt: skip
 
 # The ShipStation orders grid has no tracking column (its shipment exports add one), so the

@@ -2,7 +2,7 @@
 
 [[mapping]]
 name = "Retail invoice sheet"
-kind = "orders"                      # disputes | orders | shipments | payments | refunds
+kind = "orders"                      # any kind of layouts.FIELDS: disputes, orders, products, ...
 [mapping.columns]                    # canonical field = header (or list of headers to join)
 order_number = "InvoiceNo"
 [mapping.defaults]                   # canonical field = value for every row

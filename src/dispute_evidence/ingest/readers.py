@@ -11,8 +11,9 @@ import csv
 import io
 import itertools
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -200,17 +201,34 @@ def csv_text(path: Path) -> CsvText:
     return CsvText(path, encoding)
 
 
+DELIMITERS = (",", ";", "\t", "|")
+SNIFF_RECORDS = 50  # records of the file's head that vote on the delimiter
+
+
+def _field_counts(sample: str, delimiter: str) -> list[int]:
+    """Fields per record of the sample's head, quotes respected (a quoted cell may hold the
+    delimiter or a line break); a record the sample cuts off is left out."""
+    counts: list[int] = []
+    reader = csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter)
+    with suppress(csv.Error):  # a NUL byte, a field over the limit: the rest votes
+        for row in itertools.islice(reader, SNIFF_RECORDS + 1):
+            if row:
+                counts.append(len(row))
+    return counts[:SNIFF_RECORDS] if sample.endswith(("\n", "\r")) else counts[:-1] or counts
+
+
 def _sniff_delimiter(sample: str) -> str:
-    """The delimiter that splits the first lines into the most, and most consistent, fields."""
-    lines = [ln for ln in sample.splitlines()[:HEADER_SCAN_ROWS] if ln.strip()]
-    best, best_score = ",", -1
-    for delim in (",", ";", "\t", "|"):
-        counts = [len(row) for row in csv.reader(lines, delimiter=delim)]
+    """The delimiter that splits the most records into one same number of fields (more than
+    one): a prose cell's nine semicolons split one record, the commas split every one the same.
+    A tie goes to the wider split."""
+    best, best_score = ",", (0, 0)
+    for delim in DELIMITERS:
+        counts = Counter(c for c in _field_counts(sample, delim) if c > 1)
         if not counts:
             continue
-        score = max(counts) * 10 + sum(c == counts[0] for c in counts)
-        if max(counts) > 1 and score > best_score:
-            best, best_score = delim, score
+        width, support = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+        if (support, width) > best_score:
+            best, best_score = delim, (support, width)
     return best
 
 

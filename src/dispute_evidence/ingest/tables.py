@@ -3,20 +3,14 @@ every row: good rows go through, bad ones become reject lines an analyst can act
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from dispute_evidence.ingest.layouts import (
-    CANONICAL,
-    FIELDS,
-    PRESETS,
-    Mapping,
-    norm_header,
-)
+from dispute_evidence.ingest.choice import Recognised, recognise
+from dispute_evidence.ingest.layouts import FIELDS, Mapping, norm_header
 from dispute_evidence.ingest.readers import HEADER_SCAN_ROWS, Grid
 
 SOURCE_COLUMNS = ["_file", "_sheet", "_row"]
@@ -59,91 +53,19 @@ class Table:
     rows_blank: int = 0
 
 
-def recognise(
-    headers: dict[str, int], custom: tuple[Mapping, ...]
-) -> tuple[Mapping, dict[str, tuple[int, ...]]] | None:
-    """The mapping that fits these headers: custom ones first, then presets, then canonical."""
-    for mapping in custom:
-        if (found := mapping.resolve(headers)) is not None:
-            return mapping, found
-    best: tuple[Mapping, dict[str, tuple[int, ...]]] | None = None
-    for mapping in (*PRESETS, *CANONICAL):
-        found = mapping.resolve(headers)
-        if found is not None and (best is None or len(found) > len(best[1])):
-            best = mapping, found
-    return best
-
-
-def find_header(
-    grid: Grid, custom: tuple[Mapping, ...]
-) -> tuple[int, Mapping, dict[str, tuple[int, ...]]] | None:
-    """The first of the top rows that reads as a recognised header (title rows above are skipped)."""
+def find_header(grid: Grid, custom: tuple[Mapping, ...]) -> tuple[int, Recognised] | None:
+    """The first of the top rows that reads as a recognised header (title rows above are
+    skipped), and how it is read."""
     for i in range(min(HEADER_SCAN_ROWS, len(grid.preview))):
+        cells = grid.preview.iloc[i].tolist()
         headers: dict[str, int] = {}
-        for pos, text in enumerate(grid.preview.iloc[i].tolist()):
+        for pos, text in enumerate(cells):
             key = norm_header(text)
             if key and key not in headers:
                 headers[key] = pos
-        if (hit := recognise(headers, custom)) is not None:
-            return i, *hit
+        if (hit := recognise(headers, custom, cells)) is not None:
+            return i, hit
     return None
-
-
-def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
-    """Why no layout fits, told against the layout that came closest: which required columns
-    it lacks, which it recognised, and which header may be meant for each missing one."""
-    if grid.preview.empty:
-        return "the sheet is empty."
-    texts = [str(t).strip() for t in grid.preview.iloc[0].tolist() if norm_header(t)]
-    headers = {norm_header(t): p for p, t in enumerate(texts)}
-
-    def fit(
-        m: Mapping,
-    ) -> tuple[int, int, int]:  # required present, then guessed, then fewest missing
-        missing = m.missing_required(headers)
-        return len(m.required()) - len(missing), len(guess_headers(missing, texts)), -len(missing)
-
-    best = max((*custom, *CANONICAL), key=fit)
-    missing = best.missing_required(headers)
-    recognised = sorted(
-        f for f, names in best.columns.items() if any(norm_header(n) in headers for n in names)
-    )
-    guesses = guess_headers(missing, [t for t in texts if norm_header(t) not in recognised])
-    hint = ", ".join(f"{h!r} for {f}" for f, h in guesses.items())
-    seen = f"recognised: {', '.join(recognised) or 'none'}" + (
-        f"; did you mean {hint}?" if hint else ""
-    )
-    mapping = ", ".join(f'{f} = "{h}"' for f, h in guesses.items())
-    return (
-        f"no recognised table: as {best.kind} it lacks required column(s) {', '.join(missing)} "
-        f"({seen}). Rename the headers or add a mapping in config (see README, 'Your own "
-        "sheets')" + (f": columns = {{ {mapping} }}." if mapping else ".")
-    )
-
-
-# Words headers use for a canonical field's words ("Order #" is order_number).
-_SYNONYMS = {"#": "number", "no": "number", "num": "number", "nr": "number", "ref": "id"}
-
-
-def _words(text: str) -> set[str]:
-    words = re.findall(r"[a-z]+|#", text.lower().replace("_", " "))
-    return {_SYNONYMS.get(w, w) for w in words}
-
-
-def guess_headers(fields: list[str], texts: list[str]) -> dict[str, str]:
-    """{missing field: the header that most likely holds it}, by shared words (`Dispute ID`
-    for provider_dispute_id, `Order #` for order_number); each header guessed once."""
-    out: dict[str, str] = {}
-    for fld in fields:
-        want = _words(fld)
-        scored = [
-            (len(want & _words(t)) / len(want | _words(t)), t)
-            for t in texts
-            if t not in out.values() and len(want & _words(t) - {"id", "number"}) >= 1
-        ]
-        if scored:
-            out[fld] = max(scored)[1]
-    return out
 
 
 def column_letter(position: int) -> str:

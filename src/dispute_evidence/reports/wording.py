@@ -31,6 +31,9 @@ HEADING = {
     K.ROW_NOT_USED: "Rows or files not used",
     K.SHEET_WITHOUT_TABLE: "Sheets with no table (the workbook's other sheets were read)",
     K.COLUMN_NOT_READ: "Columns not read (did you mean a column we read?)",
+    K.LAYOUT_CHOSEN: "Sheets that fit two layouts (which one each was read as, and why)",
+    K.FILE_NOT_USED: "Files not used",
+    K.EXPORT_INCOMPLETE: "Exports without columns they have when exported whole",
     K.UNLISTED_DISPUTE: "Disputed charges missing from the disputes list",
     K.CHARGES_WITHOUT_ORDER: "Payments exports whose charges join no order",
     K.CHARGES_OUTSIDE_ORDERS: "Charges that join no order of the orders export",
@@ -82,6 +85,12 @@ WHAT_TO_DO = {
                     "the file's other rows were used.",
     K.SHEET_WITHOUT_TABLE: "Nothing: notes, pivots and charts are not data; rename a sheet's headers "
                            "(or add a mapping) only if it does hold a table.",
+    K.LAYOUT_CHOSEN: "Nothing: the line says which layout the sheet was read as and why; if that "
+                     "is wrong, map it in the config (README, 'Your own sheets') and drop it again.",
+    K.FILE_NOT_USED: "Fix what the line says (or map the sheet in the config: README, 'Your own "
+                     "sheets') and drop the file again; nothing of this file was used.",
+    K.EXPORT_INCOMPLETE: "Export it again with all its columns (the line names those missing) and "
+                         "drop it into the inbox; until then what it has is used.",
     K.COLUMN_NOT_READ: "Rename the header to the one suggested (or map it in the config) and drop "
                        "the file again; the rest of the file was used.",
     K.UNLISTED_DISPUTE: "Add the dispute to the disputes list (its dp_… id and order number) before its deadline.",

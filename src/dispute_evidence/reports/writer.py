@@ -35,6 +35,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>!|~])")
 
 # Fill colours by status code (Excel and HTML).
+NEEDS = "needs you"  # the colour key of a row that needs something (sent but weak, ...)
 STATUS_COLOURS = {
     "submitted": "#C6EFCE",
     "pending": "#FFEB9C",
@@ -43,6 +44,7 @@ STATUS_COLOURS = {
     "not_found": "#FFC7CE",
     "past_due": "#D9D9D9",
     "awaiting_approval": "#DDEBF7",
+    NEEDS: "#FFEB9C",  # whatever its state, a dispute that needs something: as the page colours it
 }
 
 
@@ -348,6 +350,8 @@ def write_report(
         write_history_books(disputes.loc[books != ""], folder.parent / HISTORY)
     disputes = disputes.loc[books == ""]
     status = disputes.get("status")
+    if status is not None and "needs_something" in disputes:  # yellow, as on the page
+        status = status.where(~disputes["needs_something"].fillna(False).astype(bool), NEEDS)
     _write_table(disputes_frame(disputes), folder, "disputes", "Disputes", status)
     _write_table(problems_frame(report.problems), folder, "problems", "Problems")
     if report.outcomes is not None and not report.outcomes.empty:

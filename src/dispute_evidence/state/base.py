@@ -21,6 +21,7 @@ from dispute_evidence.state.errors import (
     StateDamaged,
     StateError,
     StateFull,
+    StateNewer,
     StateUnreachable,
     is_full,
     state_path,
@@ -205,6 +206,9 @@ class StoreBase:
                     conn.execute(select(func.count()).select_from(sql_table("sqlite_master")))
                 else:
                     migrate(conn)
+        except StateNewer as exc:  # said with where the state is; nothing was written
+            self.engine.dispose()
+            raise StateNewer(exc.found, exc.ours, f"{self._where()} ") from None
         except DatabaseError as exc:
             self.engine.dispose()
             if created:  # ours and never written whole (a full disk): no empty file left behind

@@ -6,6 +6,7 @@ or reads a driver's message.
                                 under the root error, DisputeEvidenceError (errors.py), exit 1
     ├── StateDamaged            not a readable database (truncated, overwritten, corrupt)
     ├── StateOfAnotherInbox     it records another inbox than the one given
+    ├── StateNewer              a newer version of the program wrote it (its schema is ahead)
     ├── StateUnreachable        its database server does not answer when the store opens
     ├── StateUnavailable        its database stopped answering part way (connection lost), exit 1
     └── StateFull               the disk it is on is full: nothing was lost (exit 74)
@@ -42,6 +43,20 @@ class StateError(DisputeEvidenceError):
 
 class StateDamaged(StateError):
     """The state file is not a readable database (truncated, overwritten, corrupt)."""
+
+
+class StateNewer(StateError):
+    """The state was written by a newer version of the program (its schema version is ahead of
+    ours): nothing is changed; the newer version reads it."""
+
+    def __init__(self, found: int, ours: int, where: str = "") -> None:
+        self.found, self.ours = found, ours
+        super().__init__(
+            f"the state store {where or ''}was written by a newer version of dispute-evidence "
+            f"(its schema is v{found}; this version reads up to v{ours}), and nothing was "
+            "changed. Run the version that wrote it (upgrade this installation to it), or give "
+            "--state another state store."
+        )
 
 
 class StateUnreachable(StateError):

@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.types import TypeEngine
 
+from dispute_evidence.state.errors import StateNewer
 from dispute_evidence.state.schema import (
     SCHEMA_VERSION,
     V12_RECORDS,
@@ -51,9 +52,7 @@ def migrate(conn: Connection) -> int:
     row = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).first()
     found = int(row[0]) if row else 0
     if found > SCHEMA_VERSION:
-        raise RuntimeError(
-            f"state store schema v{found} is newer than this program (v{SCHEMA_VERSION}); upgrade it"
-        )
+        raise StateNewer(found, SCHEMA_VERSION)
     for step in range(found + 1, SCHEMA_VERSION + 1):
         MIGRATIONS[step](conn)
         conn.execute(meta.delete().where(meta.c.key == "schema_version"))

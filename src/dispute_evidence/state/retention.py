@@ -18,6 +18,7 @@ from dispute_evidence.state.schema import (
     evidence_files,
     generated_docs,
     open_problems,
+    store_documents,
 )
 from dispute_evidence.state.scoped import chunks
 from dispute_evidence.state.status import DisputeStatus
@@ -82,7 +83,9 @@ class Retention(Part):
 
     def stored_copies_of(self, pids: list[str]) -> tuple[set[tuple[str, str]], set[str]]:
         """(content hash, path) of `pids`' evidence files, ("", path) of their packets; and
-        the hashes and paths of those contents that another dispute still uses."""
+        the hashes and paths of those contents that another dispute still uses, or that are a
+        version of a store document (the store's own, no customer's: an older order still
+        argues an old version after store/ holds a newer one)."""
         ef, g = evidence_files.c, generated_docs.c
         mine: set[tuple[str, str]] = set()
         with self.engine.connect() as c:
@@ -92,7 +95,8 @@ class Retention(Part):
                 mine |= {("", path) for (path,) in c.execute(
                     select(g.packet_path).where(g.provider_dispute_id.in_(chunk)))}  # fmt: skip
             shas, cleared = sorted({sha for sha, _ in mine if sha}), set(pids)
-            used: set[str] = set()
+            s_ = store_documents.c
+            used = {v for row in c.execute(select(s_.sha256, s_.path)) for v in row if v}
             for chunk in chunks(shas):
                 for pid, sha, path in c.execute(
                     select(ef.provider_dispute_id, ef.sha256, ef.path)

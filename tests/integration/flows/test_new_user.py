@@ -253,8 +253,9 @@ def test_a_sheet_with_other_headers_is_told_which_column_is_which(tmp_path):
         "disputes.csv: no recognised table: as disputes it lacks required column(s) "
         "order_number, provider_dispute_id (recognised: amount; did you mean 'Order #' for "
         "order_number, 'Dispute ID' for provider_dispute_id?). Rename the headers or add a "
-        "mapping in config (see README, 'Your own sheets'): columns = { order_number = "
-        '"Order #", provider_dispute_id = "Dispute ID" }.'
+        "mapping in config (see README, 'Your own sheets'): [[ingest.mapping]] kind = "
+        '"disputes", columns = { amount = "Amount", order_number = "Order #", '
+        'provider_dispute_id = "Dispute ID" }.'
     )
 
 

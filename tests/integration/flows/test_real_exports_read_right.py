@@ -113,19 +113,19 @@ def test_information_notes_are_not_counted_as_new_problems(sandbox_factory, tmp_
 def test_a_header_one_edit_from_a_known_column_gets_did_you_mean(
     sandbox_factory, tmp_path, monkeypatch
 ):
-    """A refunds log read as a payments table: its `Refund Amount` column was ignored without
-    a word. Now one line on the report names it and the column it is likely meant for; the
-    rest of the file is used."""
+    """A payments sheet's misspelt refund column was ignored without a word. Now one line on
+    the report names it and the column it is likely meant for; the rest of the file is used.
+    (A refunds log's `Refund Amount` is read: test_layouts_read_right.py.)"""
     sb = sandbox_factory(rows=seed_rows(1))
     use_sandbox(sb, monkeypatch)
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1, files=(0, 0))
-    write_rows(inbox / "refunds_log.csv", ["payment_id", "order_number", "Refund Amount"],
-               [["ch_9", "5000", "9.50"]])  # fmt: skip
+    write_rows(inbox / "payments.csv", ["payment_id", "order_number", "payment_amount",
+               "Amount Refundd"], [["ch_9", "5000", "9.50", "1.00"]])  # fmt: skip
     out = run_cli("--inbox", str(inbox))
-    lines = [ln for ln in _problems(tmp_path).splitlines() if "Refund Amount" in ln]
+    lines = [ln for ln in _problems(tmp_path).splitlines() if "Amount Refundd" in ln]
     assert len(lines) == 1, _problems(tmp_path)
-    assert "did you mean 'amount_refunded'" in lines[0] and "refunds_log.csv" in lines[0]
+    assert "did you mean 'amount_refunded'" in lines[0] and "payments.csv" in lines[0]
     assert "Columns not read" in out, out
     payments = sb.snapshot()["dp_test_0"]["evidence"]["additional_evidence"]["payments"]
     assert [p["payment_id"] for p in payments] == ["ch_9"]  # the rest of the file was used

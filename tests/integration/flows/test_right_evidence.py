@@ -220,11 +220,8 @@ def _pdf_text(sb, pid: str) -> str:
     return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages).split())
 
 
-def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_is_not_done(
-    sandbox_factory, tmp_path, monkeypatch
-):
-    sb = sandbox_factory(rows=seed_rows(1))
-    _api(sb, monkeypatch)
+def in_transit_inbox(tmp_path):
+    """One not-received dispute whose parcel the carrier shows in transit (weak, still sent)."""
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1, files=(0, 0))
     write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
@@ -233,6 +230,15 @@ def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_
                [[5000, "Shirt", "30", 1, "USD", "c0@example.com", "C 0", "1 Elm St, Boston"]])  # fmt: skip
     write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier", "shipped_at",
                "delivery_status"], [[5000, "1Z000000", "UPS", "2026-11-01", "In transit"]])  # fmt: skip
+    return inbox
+
+
+def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_is_not_done(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    sb = sandbox_factory(rows=seed_rows(1))
+    _api(sb, monkeypatch)
+    inbox = in_transit_inbox(tmp_path)
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__LOCALE", "en_GB")
     out = _run("--inbox", str(inbox))
     row = _latest(tmp_path).loc["dp_test_0"]

@@ -45,3 +45,23 @@ def test_only_reasons_that_need_the_kind_get_it():
     )
     assert got == {"dp_refund": [policy], "dp_sub": [policy]}
     assert policy.words() == "store policy: refund policy.pdf, version of 2025-10-01"
+
+
+def test_of_two_versions_with_one_date_the_one_that_replaced_the_other_wins_not_the_hash():
+    """Issue 45 item 10: the later drop, then the file in store/ now, then the newer file."""
+    from dataclasses import replace
+
+    day = date(2025, 10, 2)
+    replaced, correction = _v("f" * 64, OCT, day), _v("0" * 64, OCT, day)  # the hash: "f" wins
+    assert in_force([replaced, replace(correction, current=True)], None).sha256 == "0" * 64
+    older, newer = replace(replaced, mtime=100), replace(correction, mtime=200)
+    assert in_force([older, newer], date(2025, 11, 1)) == newer
+    assert in_force([_v("f" * 64, OCT, date(2025, 10, 3)), correction], None).sha256 == "f" * 64
+
+
+def test_a_kept_version_of_an_orders_kind_goes_to_no_dispute():
+    """Issue 45 item 7: a proof of delivery or a message kept by an older run is never spread."""
+    pod, message = _v("a", None, OCT, "proof_of_delivery"), _v("b", None, OCT, "communication")
+    got = attach({"dp_nr": Order("product_not_received", date(2025, 11, 1)),
+                  "dp_fraud": Order("fraudulent", date(2025, 11, 1))}, [pod, message])  # fmt: skip
+    assert got == {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dispute_evidence.ingest import ingest_paths
-from dispute_evidence.ingest.near_headers import near, one_edit_apart
+from dispute_evidence.ingest.nearness import near, one_edit_apart
 from tests.ingest.layouts import SHIPSTATION, SHOPIFY_75, SHOPIFY_79, STRIPE_PAYMENTS, write_csv
 
 
@@ -37,17 +37,19 @@ def test_near_after_the_readers_header_normalisation():
     assert near("Card Brands", "Card Brand")
 
 
-def test_a_refunds_log_says_which_column_it_did_not_read(tmp_path):
+def test_a_payments_sheet_says_which_column_it_did_not_read(tmp_path):
+    """A typo in a payments sheet's refund column (a refund amount spelled right is read:
+    test_layout_choice.py)."""
     f = write_csv(
-        tmp_path / "refunds_log.csv",
-        ["payment_id", "order_number", "Refund Amount", "payment_amount"],
-        [{"payment_id": "ch_1", "order_number": "1001", "Refund Amount": "20.00",
+        tmp_path / "payments.csv",
+        ["payment_id", "order_number", "Amount Refundd", "payment_amount"],
+        [{"payment_id": "ch_1", "order_number": "1001", "Amount Refundd": "20.00",
           "payment_amount": "50.00"}],
     )  # fmt: skip
     res = ingest_paths([f], tmp_path)
     assert res.files[0].kind == "payments"
     (line,) = [r.line() for r in res.rejects]
-    assert line.startswith("refunds_log.csv, column 'Refund Amount': not read: did you mean "
+    assert line.startswith("payments.csv, column 'Amount Refundd': not read: did you mean "
                            "'amount_refunded'?"), line  # fmt: skip
     assert "ignored until" in line
 

@@ -57,6 +57,7 @@ from dispute_evidence.inbox import (
     unreadable_reason,
 )
 from dispute_evidence.ingest import FileSummary, ingest_file, scan_inbox
+from dispute_evidence.ingest.choice import INCOMPLETE_EXPORT, READ_AS
 from dispute_evidence.ingest.near_headers import NEAR_HEADER
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
@@ -278,6 +279,12 @@ def _reject_kind(r: Reject, file_has_tables: bool) -> ProblemKind:
     whole_sheet = r.sheet and r.row is None and r.reason.startswith("no recognised table")
     if r.row is None and r.reason.startswith(NEAR_HEADER):
         return ProblemKind.COLUMN_NOT_READ
+    if r.row is None and r.reason.startswith(READ_AS):
+        return ProblemKind.LAYOUT_CHOSEN
+    if r.row is None and r.reason.startswith(INCOMPLETE_EXPORT):
+        return ProblemKind.EXPORT_INCOMPLETE
+    if r.row is None and not file_has_tables:  # the whole file refused: no "other rows" used
+        return ProblemKind.FILE_NOT_USED
     return (
         ProblemKind.SHEET_WITHOUT_TABLE
         if file_has_tables and whole_sheet
@@ -353,7 +360,9 @@ def prepare_step(
     rows = _file_rows(matches, blob_dir)
     out.evidence_read, out.evidence_repeated = _count_read(matches, store)
     reader = _reader(opts) if opts.read_limits is not None else None
-    shop = take_store_documents(store, opts.inbox, blob_dir, reader, opts.settle_seconds)
+    shop = take_store_documents(
+        store, opts.inbox, blob_dir, reader, opts.settle_seconds, disputes=orders
+    )
     out.file_issues += shop.issues
     out.evidence_read += shop.new_versions
     out.files_added = store.sync_files(rows + shop.rows)

@@ -76,7 +76,6 @@ _WORDS = {
     "shipments": "the delivery facts",
     "shipping_tracking_numbers": "the tracking numbers",
     "products": "the order's lines",
-    "payments": "the payment checks",
     "visa_ce3": "the Visa CE 3.0 evidence",
 }
 
@@ -138,8 +137,34 @@ def why_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
     for key in sorted(set(flat_old) | set(flat_new)):
         if key == "documents" or flat_old.get(key) == flat_new.get(key):
             continue
+        if key == "payments":  # name what of the charges changed: a refund is no check
+            said += _charges_changed(flat_old.get(key), flat_new.get(key))
+            continue
         said.append(_WORDS.get(key, "the " + key.replace("_", " ")) + " changed")
-    return "; ".join(said) or "the facts it states changed"
+    return "; ".join(dict.fromkeys(said)) or "the facts it states changed"
+
+
+# The charges' fields by what a reviewer reads them as (any other: "the payments")
+_CHARGE_PARTS = (
+    ("a refund", ("amount_refunded", "refunded_at")),
+    ("the payment checks", ("avs_line1_check", "avs_zip_check", "cvc_check")),
+)
+
+
+def _charges_changed(old: Any, new: Any) -> list[str]:
+    """What of the charges changed, in words: a refund, the payment checks, the payments."""
+    before, after = _charge_list(old), _charge_list(new)
+    if len(before) != len(after):
+        return ["the payments changed"]
+    keys = {k for a, b in zip(before, after, strict=True) for k in {*a, *b} if a.get(k) != b.get(k)}
+    said = [f"{what} changed" for what, fields in _CHARGE_PARTS if keys & set(fields)]
+    if keys - {f for _, fields in _CHARGE_PARTS for f in fields}:
+        said.append("the payments changed")
+    return said or ["the payments changed"]
+
+
+def _charge_list(value: Any) -> list[dict[str, Any]]:
+    return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
 
 
 def refresh_generated(

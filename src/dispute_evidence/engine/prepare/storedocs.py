@@ -8,7 +8,7 @@ dispute needs them again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -27,6 +27,12 @@ from dispute_evidence.documents.files import (
 )
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.engine.prepare.facts import facts_of
+from dispute_evidence.engine.prepare.storeheld import (
+    Owners,
+    damaged_row,
+    dated_later,
+    not_the_stores,
+)
 from dispute_evidence.evidence.delivery import day
 from dispute_evidence.evidence.storedocs import (
     STORE_MATCH,
@@ -35,7 +41,14 @@ from dispute_evidence.evidence.storedocs import (
     attach,
     needed_by_some_reason,
 )
-from dispute_evidence.inbox import STORE, is_settled, signature, store_blob, unreadable_reason
+from dispute_evidence.inbox import (
+    STORE,
+    file_sha256,
+    is_settled,
+    signature,
+    store_blob,
+    unreadable_reason,
+)
 from dispute_evidence.ingest import scan_store
 from dispute_evidence.names import upload_name
 from dispute_evidence.state.store import StateStore
@@ -56,9 +69,15 @@ class StoreTaken:
 
 
 def take_store_documents(
-    store: StateStore, inbox: Path, blob_dir: Path, read: Reader | None, settle: float
+    store: StateStore,
+    inbox: Path,
+    blob_dir: Path,
+    read: Reader | None,
+    settle: float,
+    disputes: Mapping[str, str] | None = None,
 ) -> StoreTaken:
-    """Take in store/'s files (new versions kept) and the rows attaching them to disputes."""
+    """Take in store/'s files (new versions kept) and the rows attaching them to disputes;
+    `disputes` (dispute -> order number): a file naming one of them is that order's, held."""
     out = StoreTaken()
     paths, skipped = scan_store(inbox)
     out.issues += [FileIssue(label, why) for label, why in skipped]
@@ -83,17 +102,21 @@ def take_store_documents(
         else:
             checked.append(found)
     facts = read(checked) if read is not None and checked else {}
+    owners = Owners.of(disputes or {})
+    current: set[tuple[str, str]] = set()
     for f in checked:
-        _keep(store, inbox, blob_dir, f, facts.get(f.sha256), out)
+        if _keep(store, inbox, blob_dir, f, facts.get(f.sha256), out, owners):
+            current.add((names.label(f.path, inbox / STORE), f.sha256))
     out.new_versions = len({(r["name"], r["sha256"]) for r in store.store_document_versions()}
                            - before)  # fmt: skip
-    out.rows = attachment_rows(store)
+    out.rows = attachment_rows(store, current, out.issues)
     return out
 
 
 def _unchanged(path: Path, label: str, kept: dict[str, Any] | None) -> EvidenceFile | None:
-    """The file as kept, when its signature is the one kept with a version (not hashed again)."""
-    if kept is None or not Path(kept["path"]).is_file():
+    """The file as kept, when its signature is the one kept with a version and its content
+    still hashes to it (a replacement of the same size and time is a new version)."""
+    if kept is None or not Path(kept["path"]).is_file() or file_sha256(path) != kept["sha256"]:
         return None
     return EvidenceFile(path, label, kept["sha256"], int(kept["size"]), kept["mime"])
 
@@ -105,50 +128,79 @@ def _keep(
     f: EvidenceFile,
     facts: DocumentFacts | None,
     out: StoreTaken,
-) -> None:
+    owners: Owners,
+) -> bool:
     """Keep one checked file as a version of its name, unless no reviewer may see it (a
-    password, a card number) or no reason asks for its kind (one line each)."""
+    password, a card number), it is not the store's own (one order's or customer's document),
+    or no reason asks for its kind (one line each). A policy dated after today is kept (it
+    holds from its date) with a line saying why it goes to no dispute yet."""
     if facts is not None and facts.read == "encrypted":
         out.issues.append(FileIssue(f.label, facts.note))
-        return
+        return False
     if facts is not None and shows_a_card_number(facts):
         out.issues.append(FileIssue(f.label, card_number_note(facts)))
-        return
+        return False
     kind = facts.kind if facts is not None else kind_of(f.path.name)
+    held = not_the_stores(kind, owners.named(f.path.stem, facts))
+    if held:
+        out.issues.append(FileIssue(f.label, held))
+        return False
     if not needed_by_some_reason(kind):
         out.issues.append(FileIssue(f.label, NO_KIND))
-        return
+        return False
+    effective = facts.effective if facts is not None else None
+    if effective is not None and effective > clock.now().date():
+        out.issues.append(FileIssue(f.label, dated_later(effective)))
     store.keep_store_document({
         "name": names.label(f.path, inbox / STORE), "sha256": f.sha256, "kind": kind,
-        "effective": facts.effective.isoformat() if facts and facts.effective else None,
+        "effective": effective.isoformat() if effective else None,
         "dropped": clock.now().date().isoformat(),
         "path": str(store_blob(blob_dir, f.path, f.sha256)), "size": f.size, "mime": f.mime,
         "signature": signature(inbox, f.path),
     })  # fmt: skip
+    return True
 
 
-def versions(store: StateStore) -> list[StoreVersion]:
-    """Every version kept whose stored copy is still there to upload."""
-    return [
-        StoreVersion(
-            r["name"],
-            r["sha256"],
-            r["kind"],
-            date.fromisoformat(r["effective"]) if r["effective"] else None,
-            date.fromisoformat(r["dropped"]),
-            r["path"],
-            int(r["size"]),
-            r["mime"],
-        )  # fmt: skip
-        for r in store.store_document_versions()
-        if Path(r["path"]).is_file()
-    ]
+def versions(
+    store: StateStore,
+    current: Collection[tuple[str, str]] = (),
+    issues: list[FileIssue] | None = None,
+) -> list[StoreVersion]:
+    """Every version kept whose stored copy is still there to upload; `current`: the (name,
+    sha256) of the files in store/ now. A damaged row is left out with a line in `issues`."""
+    out: list[StoreVersion] = []
+    for r in store.store_document_versions():
+        try:
+            v = _version(r, (r["name"], r["sha256"]) in current)
+        except (TypeError, ValueError, KeyError) as exc:
+            if issues is not None:
+                issues.append(FileIssue(f"{STORE}/{r.get('name') or '?'}", damaged_row(exc)))
+            continue
+        if Path(v.path).is_file():
+            out.append(v)
+    return out
 
 
-def attachment_rows(store: StateStore) -> list[dict[str, Any]]:
+def _version(r: Mapping[str, Any], current: bool) -> StoreVersion:
+    """One kept row as a version (ValueError, TypeError: a damaged row)."""
+    sig = str(r.get("signature") or "")
+    mtime = sig.rsplit("|", 1)[-1] if "|" in sig else ""
+    return StoreVersion(
+        str(r["name"]), str(r["sha256"]), str(r["kind"]),
+        date.fromisoformat(r["effective"]) if r["effective"] else None,
+        date.fromisoformat(r["dropped"]), str(r["path"]), int(r["size"]), str(r["mime"]),
+        int(mtime) if mtime.isdigit() else 0, current,
+    )  # fmt: skip
+
+
+def attachment_rows(
+    store: StateStore,
+    current: Collection[tuple[str, str]] = (),
+    issues: list[FileIssue] | None = None,
+) -> list[dict[str, Any]]:
     """The evidence_files rows of every store document each dispute still to be answered
     needs (sync_files keeps one per dispute and content: a second run adds nothing)."""
-    kept = versions(store)
+    kept = versions(store, current, issues)
     if not kept:
         return []
     orders: dict[str, Order] = {}
