@@ -363,8 +363,7 @@ def build_evidence(
     disputes = disputes.sort_values("provider_dispute_id")
     network_codes = _network_codes(disputes)
     opened = _opened(disputes)
-    by_reason = ByReason(records)
-    ce3 = by_reason.ce3
+    by_reason = ByReason(records, merchant_country)
     for pid, order_number, due, reason, currency, amount in zip(
         *(disputes[c].tolist() for c in _DISPUTE_COLUMNS), strict=True
     ):
@@ -398,7 +397,6 @@ def build_evidence(
             as_sold=as_sold,
             merchant=merchant,
             charges_elided=elided,
-            merchant_country=merchant_country.strip().upper(),
         )
         facts = by_reason.added(pid, reason, facts)
         body = canonical_json(wire_payload(facts))
@@ -407,7 +405,7 @@ def build_evidence(
                            dump_facts(facts))
         )  # fmt: skip
     unjoined = unjoined_charges(records.get("payments"), records["orders"])
-    return BuildResult(payloads, incomplete, conflicts, unlisted, ce3, unjoined)
+    return BuildResult(payloads, incomplete, conflicts, unlisted, by_reason.ce3, unjoined)
 
 
 def _unclaimed(records: dict[str, pd.DataFrame], claimed: set[str]) -> NearNames:

@@ -20,7 +20,8 @@ class ByReason:
     """What some reasons add to a dispute's facts, each source read only when one asks: a
     duplicate's other purchase (evidence/duplicates.py), a fraud dispute's Visa CE 3.0 priors."""
 
-    def __init__(self, records: dict[str, pd.DataFrame]) -> None:
+    def __init__(self, records: dict[str, pd.DataFrame], merchant_country: str = "") -> None:
+        self.country = merchant_country.strip().upper()  # Visa's domestic AVS rule turns on it
         self.log = ActivityLog(records)  # an access log: the account's use, its checkout IP
         self.history = functools.cache(lambda: History.from_records(self._observed(records)))
         self.same_day = SameDayCharges(records)  # indexed when first asked
@@ -34,6 +35,8 @@ class ByReason:
         return {**records, "orders": self.log.observed_orders(records["orders"])}
 
     def added(self, pid: str, reason: str, facts: DisputeFacts) -> DisputeFacts:
+        if self.country:
+            facts = replace(facts, merchant_country=self.country)
         if self.log.given:
             facts = self._used(facts)
         if reason == "duplicate":  # the other charge's order, when it is another purchase
