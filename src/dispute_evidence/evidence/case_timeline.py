@@ -3,14 +3,41 @@ shortened timeline must keep it (evidence/reason_points.py kept_timeline). Pure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from dispute_evidence.documents.facts import DocumentFacts, Message
 from dispute_evidence.evidence.case_parts import Event
-from dispute_evidence.evidence.delivery import day
+from dispute_evidence.evidence.credits import Credit
+from dispute_evidence.evidence.delivery import DeliveryFact, Shipment, day
+from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.stance import Stance
 
-if TYPE_CHECKING:
-    from dispute_evidence.evidence.case import CaseFacts
+
+class CaseFacts(Protocol):
+    """What the timeline reads of a case (evidence/case.py CaseFacts)."""
+
+    @property
+    def order_number(self) -> str: ...
+    @property
+    def order_date(self) -> str: ...
+    @property
+    def cancelled_on(self) -> str: ...
+    @property
+    def shipments(self) -> Sequence[Shipment]: ...
+    @property
+    def delivery(self) -> DeliveryFact: ...
+    @property
+    def credits(self) -> Sequence[Credit]: ...
+    @property
+    def live_charges(self) -> Sequence[Charge]: ...
+    @property
+    def disputed_charge(self) -> Charge | None: ...
+    @property
+    def opened_on(self) -> str: ...
+    def stances(self) -> list[tuple[DocumentFacts, Message, Stance]]: ...
+    def hidden(self, what: str) -> bool: ...
 
 
 def case_timeline(case: CaseFacts) -> tuple[Event, ...]:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.networks import VISA, network_of
 
 # Address checks a card issuer answers (Stripe's words; the canonical layout's too)
 PASS, FAIL = "pass", "fail"
@@ -91,11 +92,11 @@ def visa_avs_rule(charge: Charge | None, merchant_country: str, brand_hint: str 
     charge's date, and street and postcode both verified."""
     if charge is None or not full_avs_match(charge):
         return ""
-    brand = (charge.card_brand or brand_hint).strip().lower()
+    brand = network_of(charge.card_brand or brand_hint)  # Visa Debit, Visa Electron: Visa
     issued, home = country_code(charge.card_country), country_code(merchant_country)
     since = VISA_AVS_RULE_FROM.get(home, "")
     paid = charge.paid_at[:10]
-    if brand != "visa" or not since or issued != home or not paid or paid < since:
+    if brand != VISA.key or not since or issued != home or not paid or paid < since:
         return ""
     return (
         f"charge {charge.payment_id} of {paid} is a card-absent Visa transaction, domestic to "
