@@ -89,7 +89,7 @@ def test_the_logs_ip_and_device_feed_visa_ce3(sandbox_factory, tmp_path, monkeyp
     }
     write_csv(inbox / "activity.csv", LOG, [
         {"Time": at.strftime("%Y-%m-%d %H:%M:%S"), "Account": "ann@example.com",
-         "Event": "checkout", "IP": "", "Device": "dev-1"} for at in when.values()])  # fmt: skip
+         "Event": "checkout", "IP": "", "Device": "dev-1-4f8a2c7e9"} for at in when.values()])  # fmt: skip
     run_cli("--inbox", str(inbox))
     row = latest_disputes(tmp_path).loc["dp_ce3_0"]
     assert row["Visa CE 3.0"].startswith("qualifies"), row.to_dict()
