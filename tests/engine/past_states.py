@@ -100,6 +100,9 @@ ROWS: tuple[tuple[int, str, dict[str, Any]], ...] = (
                                b'"price":9.5,"quantity":1,"currency":"USD"}]}'}),
     (20, "standing_transactions", {"source": "payments", "month": "2026-10", "network": "visa",
                                    "transactions": 3}),
+    (22, "rec_activity", {"activity_at": AT, "account": "a@x.test", "event": "login",
+                          "ip": "203.0.113.7", "device": "dev-1", "_file": "log.csv", "_row": 2,
+                          "_seq": 7}),
 )  # fmt: skip
 # The schema each version's frozen steps build, on SQLite (fingerprint() of describe()): a step
 # changed after its version shipped changes what an old state is upgraded from, and fails here.
@@ -125,6 +128,7 @@ SCHEMAS = {
     19: "1e93a91df9845537",
     20: "c1f608075ee6be56",
     21: "0a7277a0991c46e4",
+    22: "9ef9a6c50580705b",
 }
 
 

@@ -26,13 +26,17 @@ from dispute_evidence.policies import (
 
 # The build's own rules: bump when a change to the builder changes what payloads hold
 # (a state from before v19 is rebuilt once: its payloads, unchanged, gain their typed facts)
-BUILD_RULES = "2026-11-24 the builder emits typed facts; the payload is derived from them"
+BUILD_RULES = (
+    "2026-11-28 an order's latest charges kept, a duplicate's other purchase, the "
+    "checkout IP and device, the account's activity (issue 44 items 7-10)"
+)
 
 
 @dataclass
 class RunOptions:
     inbox: Path
     merchant: MerchantProfile | None = None
+    merchant_country: str = ""  # ISO code ([merchant] country): Visa's domestic AVS rule
     mappings: tuple[Mapping, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     settle_seconds: float = 5.0
@@ -51,6 +55,8 @@ class RunOptions:
         """What shapes a payload besides the records: a change rebuilds (and re-sends) them."""
         merchant = self.merchant.model_dump() if self.merchant else None
         shape = {"rules": BUILD_RULES, "merchant": merchant, "send_partial": self.send_partial}
+        if self.merchant_country:
+            shape["country"] = self.merchant_country.strip().upper()
         return hashlib.sha256(orjson.dumps(shape, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def ingest_inputs(self) -> str:

@@ -240,6 +240,7 @@ def run_options(
     return RunOptions(
         inbox=inbox,
         merchant=settings.merchant.profile(),
+        merchant_country=settings.merchant.country,
         mappings=config_mappings(ingest.mapping, ingest.mapping_files, settings.config_folder),
         max_file_bytes=int(ingest.max_file_mb * 1e6),
         settle_seconds=ingest.settle_seconds,

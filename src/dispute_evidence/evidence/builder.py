@@ -22,7 +22,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
@@ -32,7 +32,8 @@ import pandas as pd
 
 from dispute_evidence.api.models import Evidence, MerchantProfile
 from dispute_evidence.evidence.amounts import EXACT_INT, payload_numbers, price_codes
-from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
+from dispute_evidence.evidence.by_reason import ByReason
+from dispute_evidence.evidence.ce3 import Ce3
 from dispute_evidence.evidence.facts import (
     Claim,
     DisputeFacts,
@@ -70,6 +71,8 @@ TEXT_FACTS = (
     "fulfillment_status",
     "shipping_method",
     "cancelled_at",
+    "customer_ip",  # observed at checkout: argued in a fraud letter (issue 44 item 9)
+    "device_id",
 )
 NUMBER_FACTS = (
     "order_total",
@@ -333,6 +336,7 @@ def build_evidence(
     *,
     send_partial: bool = False,
     unclaimed: Callable[[], NearNames] | None = None,
+    merchant_country: str = "",
 ) -> BuildResult:
     """Payloads for every dispute whose order is known; the rest are listed as incomplete.
 
@@ -360,9 +364,8 @@ def build_evidence(
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
     disputes = disputes.sort_values("provider_dispute_id")
     network_codes = _network_codes(disputes)
-    opened = _network_codes(disputes, "dispute_date")
-    history = functools.cache(lambda: History.from_records(records))  # fraud disputes only
-    ce3: dict[str, Ce3] = {}
+    opened = _opened(disputes)
+    by_reason = ByReason(records, merchant_country)
     for pid, order_number, due, reason, currency, amount in zip(
         *(disputes[c].tolist() for c in _DISPUTE_COLUMNS), strict=True
     ):
@@ -383,29 +386,28 @@ def build_evidence(
         statement, as_sold = known.of_dispute(pid, lines)
         order, products = _order_parts(order_number, lines, order_cols, facts_of_order)
         shipments, tracking = _shipments_of(ship_rows.get(order_number, ()), ship_entries)
+        kept, elided = payment_facts(charges, pay_cols) if charges else ((), 0)
         facts = DisputeFacts(
             order,
             products,
             tracking,
             shipments,
             claim=_claim(reason, currency, amount, network_codes.get(pid), opened.get(pid)),
-            charges=payment_facts(charges, pay_cols) if charges else (),
+            charges=kept,
             refunds=tuple(refunds.get(order_number, ())),
             statement=statement,
             as_sold=as_sold,
             merchant=merchant,
+            charges_elided=elided,
         )
-        if is_fraud(reason):
-            ce3[pid] = history().check(order_number)
-            if ce3[pid].qualifies:  # on top of the normal evidence: the fallback if refused
-                facts = replace(facts, ce3_priors=ce3[pid].priors, ce3_disputed=ce3[pid].disputed)
+        facts = by_reason.added(pid, reason, facts)
         body = canonical_json(wire_payload(facts))
         payloads.append(
             DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest(),
                            dump_facts(facts))
         )  # fmt: skip
     unjoined = unjoined_charges(records.get("payments"), records["orders"])
-    return BuildResult(payloads, incomplete, conflicts, unlisted, ce3, unjoined)
+    return BuildResult(payloads, incomplete, conflicts, unlisted, by_reason.ce3, unjoined)
 
 
 def _unclaimed(records: dict[str, pd.DataFrame], claimed: set[str]) -> NearNames:
@@ -501,6 +503,14 @@ def _network_codes(disputes: pd.DataFrame, column: str = "network_reason_code") 
         return {}
     codes = disputes[column].fillna("").astype(str).str.strip()
     return dict(zip(disputes["provider_dispute_id"], codes, strict=True)) if codes.any() else {}
+
+
+def _opened(disputes: pd.DataFrame) -> dict[str, str]:
+    """When each dispute opened (YYYY-MM-DD), where the disputes list says."""
+    if "dispute_date" not in disputes:
+        return {}
+    days = disputes["dispute_date"].fillna("").astype(str).str[:10]
+    return {p: d for p, d in zip(disputes["provider_dispute_id"], days, strict=True) if d}
 
 
 def _claim(reason: Any, currency: Any, amount: Any, network_code: Any, opened: Any = "") -> Claim:

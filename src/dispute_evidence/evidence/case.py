@@ -30,7 +30,9 @@ from dispute_evidence.evidence.case_parts import Contradiction as Contradiction
 from dispute_evidence.evidence.case_parts import Customer as Customer
 from dispute_evidence.evidence.case_parts import Event as Event
 from dispute_evidence.evidence.case_parts import Line as Line
+from dispute_evidence.evidence.case_timeline import case_timeline
 from dispute_evidence.evidence.ce3 import Prior
+from dispute_evidence.evidence.contradiction import fraud_concessions
 from dispute_evidence.evidence.credits import (
     CENT,
     Credit,
@@ -49,7 +51,7 @@ from dispute_evidence.evidence.delivery import (
     other_parcel,
     shipments_of,
 )
-from dispute_evidence.evidence.facts import Charge, DisputeFacts
+from dispute_evidence.evidence.facts import Activity, Charge, DisputeFacts, Purchase
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
 from dispute_evidence.evidence.playbooks import (
@@ -60,6 +62,7 @@ from dispute_evidence.evidence.playbooks import (
     playbook_for,
 )
 from dispute_evidence.evidence.products import Listing
+from dispute_evidence.evidence.reason_checks import split_payment
 from dispute_evidence.evidence.stance import (
     CHOICES,
     Author,
@@ -111,6 +114,11 @@ class CaseFacts:
     merchant: MerchantProfile | None = None  # who answers (the letter's head and signature)
     ce3_disputed: Prior | None = None  # its CE 3.0 values, shown beside the priors'
     stance_choices: tuple[tuple[str, str], ...] = ()  # the analyst's, per message key
+    charges_elided: int = 0  # the order's charges between its first and latest not kept
+    other_purchases: tuple[Purchase, ...] = ()  # a duplicate claim's other charge, its order
+    activity: tuple[Activity, ...] = ()  # the account's use (evidence/activity.py)
+    activity_total: int = 0
+    merchant_country: str = ""
 
     @property
     def reason(self) -> str:
@@ -138,6 +146,15 @@ class CaseFacts:
         return sum(_number(c.amount_refunded) or 0.0 for c in self.charges)
 
     @property
+    def order_value(self) -> float | None:
+        """The order's total, else its lines' sum (price x quantity) when every line gives both."""
+        if self.total is not None:
+            return self.total
+        sums = [x.price * x.quantity for x in self.lines
+                if x.price is not None and x.quantity is not None]  # fmt: skip
+        return sum(sums) if self.lines and len(sums) == len(self.lines) else None
+
+    @property
     def live_charges(self) -> tuple[Charge, ...]:
         """The charges that took money (a failed or declined attempt took none)."""
         return tuple(c for c in self.charges if not _FAILED.search(c.payment_status))
@@ -145,7 +162,8 @@ class CaseFacts:
     @property
     def disputed_charge(self) -> Charge | None:
         """The charge the dispute is about (evidence/payments.py: disputed_charge)."""
-        return disputed_charge(self.charges, self.dispute.amount, self.dispute.currency)
+        view = self.dispute
+        return disputed_charge(self.charges, view.amount, view.currency, view.opened_on)
 
     @property
     def hidden_fulfilment(self) -> bool:
@@ -232,7 +250,8 @@ def _dispute_view(facts: DisputeFacts) -> DisputeView:
     claim = facts.claim
     reason = claim.reason or next((c.dispute_reason for c in facts.charges if c.dispute_reason), "")
     amount = None if claim.amount is None else float(claim.amount)
-    return DisputeView(reason, amount, claim.currency, claim.network_reason_code, claim.opened_on)
+    return DisputeView(reason, amount, claim.currency, claim.network_reason_code,
+                       day(claim.opened_on))  # fmt: skip
 
 
 def documents_named(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts, ...]:
@@ -311,6 +330,11 @@ def build_case(
         as_sold=facts.as_sold,
         merchant=facts.merchant,
         stance_choices=facts.stance_choices,
+        charges_elided=facts.charges_elided,
+        other_purchases=facts.other_purchases,
+        activity=facts.activity,
+        activity_total=facts.activity_total,
+        merchant_country=facts.merchant_country,
     )
     return _checked(case)
 
@@ -318,7 +342,7 @@ def build_case(
 def _checked(case: CaseFacts) -> CaseFacts:
     """The case with its contradictions, then its timeline (which leaves out what they hide)."""
     case = replace(case, contradictions=tuple(contradictions(case)))
-    return replace(case, timeline=timeline(case))
+    return replace(case, timeline=case_timeline(case))
 
 
 def for_reason(case: CaseFacts, reason: str) -> CaseFacts:
@@ -329,39 +353,7 @@ def for_reason(case: CaseFacts, reason: str) -> CaseFacts:
     return _checked(replace(case, dispute=replace(case.dispute, reason=reason)))
 
 
-# -- the timeline and its checks ----------------------------------------------------------
-def timeline(case: CaseFacts) -> tuple[Event, ...]:
-    """The dated facts of the case, oldest first (a date a contradiction hides is left out)."""
-    events: list[Event] = []
-    if case.order_date and not case.hidden("ordered"):
-        events.append(Event(case.order_date, f"Order {case.order_number} placed", "order"))
-    for c in case.charges:
-        if paid := day(c.paid_at):
-            events.append(Event(paid, f"Charge {c.payment_id} paid", "payments"))
-    for s in case.shipments:
-        if s.shipped_on and not case.hidden("shipped"):
-            how = f" with {s.carrier}" if s.carrier else ""
-            events.append(Event(s.shipped_on, f"Shipped{how}", "shipments"))
-    d = case.delivery
-    if d.delivered and d.on and not case.hidden("delivered"):
-        signed = f", signed by {d.signed_by}" if d.signed_by else ""
-        events.append(Event(d.on, f"Delivered{signed}", d.source, d.document))
-    if case.cancelled_on:
-        events.append(Event(case.cancelled_on, "Order cancelled", "order"))
-    for x in case.credits:  # a credit before the dispute is its answer: dated, with its reference
-        if x.on and x.amount:
-            said = replace(x, on="").words()  # "20.00 USD (reference re_1)": dated by the line
-            events.append(Event(x.on, f"Credit of {said} issued", x.source))
-    for doc, m, st in case.stances():  # what each message says to the claim, when it says it
-        if m.on:
-            who = m.author or "The customer"
-            what = f" ({st.why})" if st.kind != "neutral" and st.why else ""
-            events.append(Event(m.on.isoformat(), f"{who} wrote{what}", "files", doc.name))
-    if case.opened_on:
-        events.append(Event(case.opened_on, "Dispute opened", "dispute"))
-    return tuple(sorted(events, key=lambda e: e.on))
-
-
+# -- the checks ----------------------------------------------------------------------------
 def contradictions(case: CaseFacts) -> list[Contradiction]:
     """Every named inconsistency of the case, in the order a reviewer would notice them."""
     dates = _timeline_checks(case)
@@ -371,6 +363,7 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
         *_carrier_vs_document(case, hidden),
         *_status_vs_claim(case),
         *_charged_twice(case),
+        *fraud_concessions(case.reason, case.live_charges, case.customer.shipping_address),
         *_words_against(case),
         *_shipped_in_part(case),
         *_other_parcels(case),
@@ -555,7 +548,7 @@ def _charged_twice(case: CaseFacts) -> list[Contradiction]:
     for c in case.live_charges:
         seen.setdefault((_number(c.payment_amount), day(c.paid_at)), []).append(c)
     for (amount, on), same in seen.items():
-        if len(same) > 1 and amount is not None:
+        if len(same) > 1 and amount is not None and not split_payment(same, case.order_value):
             ids = " and ".join(c.payment_id or "?" for c in same)
             currency = (same[0].currency or case.currency).upper()
             return [Contradiction(

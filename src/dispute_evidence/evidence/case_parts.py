@@ -32,6 +32,7 @@ class Event:
     what: str
     source: str  # a letter source key ("order", "shipments", "files", ...)
     document: str = ""  # the document it stands in (source "files")
+    key: bool = False  # never left out of a shortened timeline (the disputed charge, ...)
 
 
 @dataclass(frozen=True)

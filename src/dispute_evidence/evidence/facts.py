@@ -56,8 +56,8 @@ class OrderFacts:
     tax_amount: Number | None = None
     discount_amount: Number | None = None
     order_currency: str = ""  # the lines' currency, stated with a total only
-    # observed at checkout; the builder sends neither (evidence/ce3.py reads them from the
-    # records), only a payload written by hand may carry them
+    # observed at checkout (the orders export's, when it has them): sent, and argued in a fraud
+    # letter whether CE 3.0 applies or not (issue 44 item 9)
     customer_ip: str = ""
     device_id: str = ""
 
@@ -130,6 +130,34 @@ class Statement:
 
 
 @dataclass(frozen=True, slots=True)
+class Purchase:
+    """Another order the same card paid the same amount on the same day: what a duplicate
+    claim calls a second charge, shown beside this order's (evidence/duplicates.py)."""
+
+    order_number: str
+    payment_id: str = ""
+    paid_at: str = ""
+    amount: Number | None = None
+    currency: str = ""
+    items: tuple[str, ...] = ()  # its lines' titles, each once
+    tracking_numbers: tuple[str, ...] = ()
+    shipped_at: str = ""
+    delivered_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """One event of the merchant's access or activity log on the customer's account (a
+    login, a download, a licence activation), as exported (evidence/activity.py)."""
+
+    at: str  # YYYY-MM-DD HH:MM[:SS] as read
+    event: str
+    account: str = ""
+    ip: str = ""
+    device: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class DisputeFacts:
     """Every fact the builder knows about one dispute."""
 
@@ -148,6 +176,11 @@ class DisputeFacts:
     # the analyst's stance per message to confirm: (message key, "supports" | "concedes" |
     # "leave out"), kept in the state (engine/prepare/stances.py), never in the payload
     stance_choices: tuple[tuple[str, str], ...] = ()
+    charges_elided: int = 0  # the order's charges not kept between its first and latest
+    other_purchases: tuple[Purchase, ...] = ()  # a duplicate claim's other charge, its order
+    activity: tuple[Activity, ...] = ()  # the account's use from the activity log, oldest first
+    activity_total: int = 0  # the log's events on the account from the order on (kept or not)
+    merchant_country: str = ""  # ISO code of the merchant's country ([merchant] country)
 
 
 _ADAPTER: TypeAdapter[DisputeFacts] = TypeAdapter(DisputeFacts)

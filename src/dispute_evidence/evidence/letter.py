@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.case import CaseFacts, build_case, documents_named
 from dispute_evidence.evidence.ce3_table import ce3_rows
 from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
@@ -56,6 +57,8 @@ SOURCE_WORDS = {
     "files": "the files attached to this dispute",
     "products": "the products export (the product's listing as sold)",
     "statement": "the merchant's own statement: its words, not a record the exports show",
+    R.PURCHASES: "the orders, payments and shipments exports (both orders)",
+    R.ACTIVITY: "the access or activity log (the account's logins, downloads and sessions)",
 }
 SOURCE_TITLES = {
     "dispute": "The dispute",
@@ -67,6 +70,8 @@ SOURCE_TITLES = {
     "files": "Attached documents",
     "products": "The product as sold",
     "statement": "The merchant's statement",
+    R.PURCHASES: "The two purchases",
+    R.ACTIVITY: "The account's use",
 }
 REQUEST_REST = ("For these reasons we ask that the dispute be reversed and the remaining {rest} "
                 "of the payment stand (the {amount} disputed, less the {credited} already "
@@ -93,6 +98,8 @@ class Letter:
     ce3_table: tuple[tuple[str, ...], ...] = ()
     # the body's first sentence: the claim answered by the decisive proof (evidence/thesis.py)
     thesis: Sentence | None = None
+    # a duplicate claim's two purchases side by side (reason_points.purchase_rows)
+    purchases: tuple[tuple[str, ...], ...] = ()
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -205,4 +212,5 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
         tuple(facts.statement()),
         ce3_rows(case.ce3_disputed, case.ce3_priors) if "ce3" in made else (),
         opening,
+        R.purchase_rows(case) if "two_purchases" in made else (),
     )

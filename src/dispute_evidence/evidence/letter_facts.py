@@ -17,6 +17,7 @@ from datetime import date
 from typing import Any
 
 from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line
 from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
@@ -125,7 +126,7 @@ class Facts:
 
     def same_address(self) -> list[Sentence]:
         cu = self.case.customer
-        if self.case.same_address and not self.tied:
+        if self.case.same_address and not self.tied and not address_conceded(self.case):
             return [Sentence("The billing address entered at checkout is the shipping address: "
                              f"{cu.shipping_address}.", "order")]  # fmt: skip
         return []
@@ -284,6 +285,8 @@ class Facts:
         live = self.case.live_charges
         if not live or any(x.name == "charged twice" for x in self.case.contradictions):
             return []
+        if self.case.other_purchases or R.paid_in_parts(self):  # said there, side by side
+            return []
         parts = [_charge(c) for c in live]
         if len(parts) == 1:
             text = f"One charge was made for this order: {parts[0]}."
@@ -296,6 +299,8 @@ class Facts:
         """Fraud's strongest sentence: delivered to the billing address the issuer verified."""
         c = self.case
         if not (c.delivery.delivered and c.same_address and c.customer.shipping_address):
+            return []
+        if address_conceded(c):
             return []
         for ch in c.charges:
             if ch.avs_line1_check.lower() == "pass":
@@ -373,11 +378,42 @@ class Facts:
         return out
 
     def timeline(self) -> list[Sentence]:
-        events = self.case.timeline
-        if len(events) < 2:
+        if len(self.case.timeline) < 2:
             return []
+        events, left = R.kept_timeline(self.case.timeline)
         return [Sentence(f"{e.on}: {e.what}.", FILE + e.document if e.document else e.source)
-                for e in events[:8]]  # fmt: skip
+                for e in events] + ([Sentence(left, "payments")] if left else [])  # fmt: skip
+
+    # the reasons' own arguments (evidence/reason_points.py), by the names playbooks give them
+    def avs_rule(self) -> list[Sentence]:
+        return R.avs_rule(self)
+
+    def renewal(self) -> list[Sentence]:
+        return R.renewal(self)
+
+    def no_cancellation(self) -> list[Sentence]:
+        return R.no_cancellation(self)
+
+    def use_after_purchase(self) -> list[Sentence]:
+        return R.use_after_purchase(self)
+
+    def use_after_cancellation(self) -> list[Sentence]:
+        return R.use_after_cancellation(self)
+
+    def two_purchases(self) -> list[Sentence]:
+        return R.two_purchases(self)
+
+    def paid_in_parts(self) -> list[Sentence]:
+        return R.paid_in_parts(self)
+
+    def statement_answers(self) -> list[Sentence]:
+        return R.statement_answers(self)
+
+
+def address_conceded(case: CaseFacts) -> bool:
+    """A failed card check or a freight forwarder (evidence/contradiction.py): the address is
+    never argued as a match then."""
+    return any(x.name in ("card check failed", "freight forwarder") for x in case.contradictions)
 
 
 _NUMBER = re.compile(r"^(\d{1,2}(?:\.\d{1,2})+)\.?\s+(?=\S)")

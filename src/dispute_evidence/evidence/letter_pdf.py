@@ -21,6 +21,7 @@ from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.exhibits import Exhibit, caption
 from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
+from dispute_evidence.evidence.reason_points import PURCHASES
 from dispute_evidence.names import visible
 
 TEXT_CHARS = 2000  # a sentence or source line longer than this is clipped with "…"
@@ -116,7 +117,8 @@ def _ce3_table(rows: tuple[tuple[str, ...], ...]) -> list[Any]:
         return []
     cells = [[Paragraph(_text(v), _CELL_HEAD if i == 0 or j == 0 else _CELL)
               for j, v in enumerate(row)] for i, row in enumerate(rows)]  # fmt: skip
-    table = Table(cells, colWidths=[38 * mm, 44 * mm, 44 * mm, 44 * mm], hAlign="LEFT")
+    widths = [38 * mm, *[132 * mm / (len(rows[0]) - 1)] * (len(rows[0]) - 1)]
+    table = Table(cells, colWidths=widths, hAlign="LEFT")
     table.setStyle(TableStyle([
         ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#BBBBBB")),
         ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#F0F0F0")),
@@ -196,6 +198,7 @@ def letter_story(
     for point in letter.points:  # the CE 3.0 table right under the point it shows
         story.append(Paragraph(_marked(point, numbers), _ITEM, bulletText="•"))
         story += _ce3_table(letter.ce3_table) if point.source == "history" else []
+        story += _ce3_table(letter.purchases) if point.source == PURCHASES else []
     # the attachments listed: not a point of "why the payment stands", so not one of its bullets
     story += [
         Paragraph(_marked(s, numbers), _TEXT) for s in letter.sentences if s not in letter.points

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence.evidence.amounts import payload_numbers
-from dispute_evidence.evidence.facts import Charge, Refund
+from dispute_evidence.evidence.facts import Charge, DisputeFacts, Refund
 from dispute_evidence.ingest.tables import Reject
 
 PAYMENT_TEXT = (
@@ -38,7 +38,9 @@ OPEN_DISPUTE_STATUSES = ("needs_response", "warning_needs_response")  # Stripe's
 # a charge in one of these states took no money: it cannot be the one disputed
 NOT_CHARGED = frozenset({"failed", "canceled", "cancelled", "incomplete", "uncaptured",
                          "blocked", "declined", "expired", "requires_payment_method"})  # fmt: skip
-MAX_PAYMENTS = 5  # an order with more charges than this is unusual; the first few tell the story
+# an order's charges kept: the first (a subscription's sign-up) and the latest, every charge the
+# export flags as disputed among them; the ones between are counted, never silently lost
+MAX_PAYMENTS = 13  # a sign-up and a year of monthly renewals
 
 
 def payments_by_order(
@@ -169,13 +171,34 @@ def unlisted_disputes(charges: pd.DataFrame) -> list[Reject]:
     return out
 
 
-def payment_facts(rows: list[int], pc: dict[str, list[Any]]) -> tuple[Charge, ...]:
-    """The order's first few charges, as typed facts."""
-    return tuple(
+def payment_facts(rows: list[int], pc: dict[str, list[Any]]) -> tuple[tuple[Charge, ...], int]:
+    """The order's charges as typed facts, oldest first, and how many were left out: of more
+    than MAX_PAYMENTS, the first (the sign-up) and the latest are kept, and every charge the
+    export flags as disputed (issue 44 item 7: a sixth renewal was lost from the letter)."""
+    kept = kept_charges(rows, pc["paid_at"], pc["dispute_status"], pc["dispute_reason"])
+    charges = tuple(
         Charge(**{f: v for f in PAYMENT_TEXT if (v := pc[f][i])},
                **{f: v for f in PAYMENT_NUMBERS if (v := pc[f][i]) is not None})
-        for i in rows[:MAX_PAYMENTS]
+        for i in kept
     )  # fmt: skip
+    return charges, len(rows) - len(kept)
+
+
+def kept_charges(
+    rows: list[int], paid: list[str], *flags: list[str], limit: int = MAX_PAYMENTS
+) -> list[int]:
+    """Which of an order's charge rows are kept, oldest first (an undated one last, in the
+    export's order): all of them up to `limit`; else the first, the latest and the flagged."""
+    ordered = sorted(rows, key=lambda i: (not paid[i], paid[i]))
+    if len(ordered) <= limit:
+        return ordered
+    flagged = [i for i in ordered if any(f[i] for f in flags)]
+    chosen = {ordered[0], *flagged[: limit - 1]}
+    for i in reversed(ordered):
+        if len(chosen) >= limit:
+            break
+        chosen.add(i)
+    return [i for i in ordered if i in chosen]
 
 
 def due_from_payments(rows: list[int], pc: dict[str, list[Any]]) -> str | None:
@@ -185,19 +208,29 @@ def due_from_payments(rows: list[int], pc: dict[str, list[Any]]) -> str | None:
 
 
 def disputed_charge(
-    charges: Sequence[Charge], amount: float | None, currency: str | None
+    charges: Sequence[Charge], amount: float | None, currency: str | None, opened: str = ""
 ) -> Charge | None:
     """The charge of an order that the dispute is about: the one the payments export marks as
     disputed, else one that took money, preferring the one whose amount (and currency) is the
-    dispute's, and of those the latest (a subscription's renewal, not its first charge). Never
-    a failed attempt: an order's first charge is often a declined card."""
+    dispute's, and of those the latest (a subscription's renewal, not its first charge) made
+    before the dispute opened (`opened`, YYYY-MM-DD, when known: a renewal after it is not the
+    one disputed). Never a failed attempt: an order's first charge is often a declined card."""
     flagged = [c for c in charges if c.dispute_status or c.dispute_reason]
     taken = [c for c in charges if c.payment_status.lower() not in NOT_CHARGED]
+    if opened and not flagged:
+        taken = [c for c in taken if c.paid_at[:10] <= opened] or taken
     candidates = sorted(flagged or taken, key=lambda c: c.paid_at, reverse=True)
     for c in candidates:
         if _same_amount(c, amount, currency):
             return c
     return candidates[0] if candidates else None
+
+
+def disputed_of(facts: DisputeFacts) -> Charge | None:
+    """The disputed charge of a dispute's facts (as its case finds it)."""
+    c = facts.claim
+    amount = None if c.amount is None else float(c.amount)
+    return disputed_charge(facts.charges, amount, c.currency, c.opened_on[:10])
 
 
 def _same_amount(charge: Charge, amount: float | None, currency: str | None) -> bool:

@@ -48,9 +48,19 @@ def place_parts(address: str) -> list[str]:
 def same_place(a: str, b: str) -> bool:
     """Whether two addresses name one place (see the module docstring)."""
     pa, pb = place_parts(a), place_parts(b)
-    if not pa or not pb:
+    if not pa or not pb or _no_place(pa) or _no_place(pb):
         return False
     if "".join(pa) == "".join(pb):  # the same, split differently
         return True
     small, large = sorted((pa, pb), key=len)
     return pa[0] == pb[0] and set(small) <= set(large)
+
+
+_CODES = frozenset(COUNTRIES.values())
+
+
+def _no_place(parts: list[str]) -> bool:
+    """A country alone ("IN", "India") names no place: two of them are no address match
+    (issue 44 item 9); nor is an address with no street line (a first part of letters only,
+    two or three of them: a country or state code)."""
+    return all(p in _CODES or (p.isalpha() and len(p) <= 3) for p in parts)

@@ -108,12 +108,14 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         },
         Codes(("10.4",), ("4837",), ("F29",)),
         decisive=(
+            "avs_rule",
             "messages",
             "delivered_to_verified_address",
             "ce3",
             "card_checks",
             "same_address",
             "customer",
+            "use_after_purchase",
             "shipped",
             "delivery",
             "files",
@@ -136,7 +138,14 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         NOT_RECEIVED,
         {"product_not_received": "the cardholder says the goods were not received"},
         Codes(("13.1",), ("4855",), ("C08",)),
-        decisive=("proof_of_delivery", "messages", "delivery", "shipped", "files"),
+        decisive=(
+            "proof_of_delivery",
+            "messages",
+            "delivery",
+            "shipped",
+            "use_after_purchase",
+            "files",
+        ),  # fmt: skip
         thesis=("signed_delivery", "customer_words", "carrier_delivery"),
         concedes="a parcel still in transit or returned; a proof of delivery for another "
         "parcel; the customer saying nothing arrived with no proof against it",
@@ -201,7 +210,17 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "subscription"
         },
         Codes(("13.2", "13.7"), ("4841",), ("C28",)),
-        decisive=("messages", "policy", "charge_list", "descriptions", "customer", "files"),
+        decisive=(
+            "renewal",
+            "no_cancellation",
+            "use_after_cancellation",
+            "messages",
+            "policy",
+            "use_after_purchase",
+            "descriptions",
+            "customer",
+            "files",
+        ),  # fmt: skip
         thesis=("customer_words", "policy_terms"),
         concedes="a cancellation message dated before the disputed charge",
         words_concede="always",
@@ -220,7 +239,13 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "duplicate": "the cardholder says they were charged more than once for one purchase",
         },
         Codes(("12.6.1",), ("4834",), ("P08",)),
-        decisive=("distinct_charges", "files"),
+        decisive=(
+            "two_purchases",
+            "paid_in_parts",
+            "distinct_charges",
+            "statement_answers",
+            "files",
+        ),  # fmt: skip
         thesis=("distinct_charges",),
         concedes="two charges of the same amount on the same card, order and day with one delivery",
         words_concede="never",
@@ -239,6 +264,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "messages",
             "delivery",
             "shipped",
+            "use_after_purchase",
             "customer",
             "policy",
             "files",

@@ -33,13 +33,8 @@ from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.cardnumbers import cover
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence import fonts
-from dispute_evidence.evidence.case import (
-    CaseFacts,
-    Contradiction,
-    Line,
-    build_case,
-    documents_named,
-)
+from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
+from dispute_evidence.evidence.case_parts import Contradiction
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import DeliveryFact
 from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for

@@ -64,6 +64,11 @@ def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
         extra[STATEMENT] = {"text": facts.statement.text, "from": facts.statement.source}
     if facts.as_sold:
         extra[AS_SOLD] = [_listing(x) for x in facts.as_sold]
+    if facts.other_purchases:  # a duplicate claim's other charge: another order's (issue 44)
+        extra["other_purchases"] = [_plain(p) for p in facts.other_purchases]
+    if facts.activity:  # the account's use, from the access log (issue 44 item 10)
+        extra["account_activity"] = {"events": [_plain(a) for a in facts.activity],
+                                     "total": max(facts.activity_total, len(facts.activity))}  # fmt: skip
     if facts.ce3_priors:
         ce3: dict[str, Any] = {"program": CE3_PROGRAM}
         if facts.ce3_disputed is not None:
@@ -86,6 +91,12 @@ def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
     if facts.merchant:
         evidence["merchant_profile"] = facts.merchant.model_dump()
     return evidence
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    """A small facts record as the wire writes it: its filled fields, tuples as lists."""
+    return {n: list(v) if isinstance(v, tuple) else v
+            for n, v in _filled(obj, tuple(f.name for f in fields(obj))).items() if v != ()}  # fmt: skip
 
 
 def wire_fields(evidence: Mapping[str, Any]) -> dict[str, Any]:

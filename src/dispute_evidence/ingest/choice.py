@@ -27,6 +27,7 @@ KIND_WORDS: dict[str, str] = {
     "fraud_warnings": "early fraud warnings",
     "statements": "statements",
     "products": "a products export",
+    "activity": "an access or activity log",
 }
 
 

@@ -17,6 +17,7 @@ Kind = Literal[
     "fraud_warnings",
     "statements",
     "products",
+    "activity",
 ]
 
 # canonical field -> required?
@@ -83,6 +84,22 @@ FIELDS: dict[str, dict[str, bool]] = {
         "image_url": False, "vendor": False, "product_type": False,
     },
 }  # fmt: skip
+# An access or activity log (issue 44 item 10): one row per login, download, licence activation
+# or session of a customer's account, as a SaaS or licence server exports it; joined to an order
+# by its account (the order's email or customer account id, evidence/activity.py). Headers:
+# time, account, event, IP, device (ACTIVITY_ALIASES: the names such exports use).
+FIELDS["activity"] = {
+    "activity_at": True, "account": True, "event": True, "ip": False, "device": False,
+}  # fmt: skip
+ACTIVITY_ALIASES: dict[str, tuple[str, ...]] = {
+    "activity_at": ("activity_at", "time", "timestamp", "event_time", "occurred_at", "datetime",
+                    "date_time", "logged_at", "time_utc"),
+    "account": ("account", "account_email", "user", "user_email", "account_id", "login",
+                "username"),
+    "event": ("event", "action", "activity", "event_type"),
+    "ip": ("ip", "ip_address", "client_ip", "remote_ip"),
+    "device": ("device", "device_id", "user_agent", "client"),
+}  # fmt: skip
 # Fields that hold prose, not a value: a cell may be as long as a spreadsheet allows (32,767
 # characters; other fields stop at 2,000). A product description is HTML as exported.
 LONG_TEXT_FIELDS = frozenset({"statement", "description"})
@@ -98,6 +115,7 @@ DATE_FIELDS = frozenset(
         "dispute_date",
         "reported_at",
         "refunded_at",
+        "activity_at",
     }
 )
 NUMBER_FIELDS = frozenset(
@@ -215,6 +233,7 @@ CANONICAL_ALIASES: dict[tuple[Kind, str], tuple[str, ...]] = {
     # a payments sheet's refund amount is its charge's refunded amount (a charge amount beside
     # it makes the sheet a payments export: ingest/choice.py)
     ("payments", "amount_refunded"): ("amount_refunded", "refund_amount", "refunded_amount"),
+    **{("activity", f): names for f, names in ACTIVITY_ALIASES.items()},
 }
 
 
@@ -363,4 +382,5 @@ CANONICAL: tuple[Mapping, ...] = (
     _canonical("fraud_warnings"),
     _canonical("refunds"),
     _canonical("products"),
+    _canonical("activity"),
 )

@@ -109,6 +109,13 @@ class MerchantSection(_Section):
         description="An e-mail or phone a reviewer can reach you at, on the letter's head "
         "(not part of the API's merchant_profile).",
     )
+    country: str = Field(
+        "",
+        max_length=3,
+        description="Your country as an ISO code (US, CA, GB, ...): a card issued there is a "
+        "domestic transaction, which Visa's April 2026 address-match rule for fraud disputes "
+        "turns on (empty: the rule is never claimed).",
+    )
 
     def profile(self) -> MerchantProfile | None:
         if not (self.merchant_id or self.merchant_name or self.merchant_website):

@@ -37,6 +37,7 @@ from dispute_evidence.state.schema import (
     V14_NEW,
     V15_RECORDS,
     V18_RECORDS,
+    V22_RECORDS,
     meta,
     record_table,
 )
@@ -501,6 +502,13 @@ def _v21(conn: Connection) -> None:
     Index("disputes_by_api_id", table.c.dispute_id).create(conn, checkfirst=True)
 
 
+def _v22(conn: Connection) -> None:
+    """An access or activity log, a record kind of its own (issue 44 item 10)."""
+    table = record_table("activity", V22_RECORDS["activity"], MetaData())
+    table.create(conn, checkfirst=True)
+    Index("rec_activity_by_seq", table.c["_seq"]).create(conn, checkfirst=True)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -523,4 +531,5 @@ MIGRATIONS = {
     19: _v19,
     20: _v20,
     21: _v21,
+    22: _v22,
 }

@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 21
+SCHEMA_VERSION = 22
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -264,7 +264,11 @@ V18_RECORDS: dict[str, str] = {
 }
 
 
-RECORD_COLUMNS = V18_RECORDS  # today's (a later step adding one spells out its own)
+# v22: an access or activity log (issue 44 item 10): the account's logins, downloads, sessions
+V22_RECORDS: dict[str, str] = {**V18_RECORDS, "activity": "activity_at account event ip device"}
+
+
+RECORD_COLUMNS = V22_RECORDS  # today's (a later step adding one spells out its own)
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:

@@ -121,7 +121,10 @@ def test_finding_1_two_charges_of_one_amount_on_one_day_concede_a_duplicate(
     assert "ch_A and ch_B" in table.loc["dp_test_0", "Status"]
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 0
     letter = _letter(sb, "dp_test_1")  # a failed attempt took no money: one charge
-    assert "One charge was made for this order: ch_C (129.00 USD, 2026-10-02)" in _arguing(letter)
+    # (and the same card's charge of that amount that day paid for order 5000, its own
+    # purchase: shown side by side since issue 44 item 8)
+    assert "ch_C (129.00 USD, 2026-10-02), paid for order 5001" in _arguing(letter), letter
+    assert "ch_D" not in _arguing(letter)  # not argued, and not "paid" in the timeline
     letter = _approve_and_read(sb, inbox, "dp_test_0")
     assert "ch_A" not in _arguing(letter) and "2 charges of 129.00 USD" in letter, letter
 

@@ -46,10 +46,10 @@ def test_fraud_cites_only_the_checks_that_passed_and_the_network_code():
     claims = [s.text for s in letter.sentences]
     assert claims[0] == ("The card issuer's checks on charge ch_1 (Visa ending 4242) passed for "
                          "the billing street address.")  # fmt: skip
-    assert (
-        "The billing address entered at checkout is the shipping address: 12 ELM ST, Boston."
-        in claims
-    )
+    # the postcode check failed: the address is never argued as a match, the failure is
+    # stated as what it is (issue 44 item 9; the shared spec: AVS failures concede)
+    assert not any("billing address" in c for c in claims)
+    assert any("the billing postcode check fail" in s.text for s in letter.conceded)
     assert not any("postcode" in c or "CVC" in c or "Compelling" in c for c in claims)
     assert {s.source for s in letter.sentences} == {"payments", "order"}
 
@@ -80,7 +80,11 @@ def test_each_family_argues_from_its_own_facts():
     assert dup == ["One charge was made for this order: ch_1 (129.00 USD, 2026-10-02)."]
     sub = _claims(_payload("subscription_canceled", payments=[{**CHARGE, "description": "Box"}]),
                   ["1041 policy.pdf"])  # fmt: skip
-    assert sub[1:] == ["The charge was described as: Box.", "The order was placed with the name Ann Smith "
+    assert sub[:2] == [  # the renewal disputed, and no cancellation before it (issue 44, 7)
+        "The disputed charge is the renewal of 2026-10-02: ch_1 (129.00 USD, 2026-10-02).",
+        "Our records hold no request to cancel before the renewal of 2026-10-02.",
+    ]
+    assert sub[2:] == ["The charge was described as: Box.", "The order was placed with the name Ann Smith "
                        "and the email ann@example.com as entered at checkout.", "Attached as supporting documents: 1041 policy.pdf."]  # fmt: skip
     other = build_letter(wire_facts(_payload("something_new")), [])
     assert other.family == "general" and "reason given: something_new" in other.reason_line

@@ -53,9 +53,16 @@ def test_with_nothing_decisive_the_thesis_is_the_claim_alone():
 
 
 def test_fraud_leads_with_the_issuers_check_and_the_verified_address():
-    letter = _letter("fraudulent", [_pod("12 Elm Street, Boston, MA 02108")], payments=[CHARGE])
+    verified = {**CHARGE, "avs_zip_check": "pass"}  # a failed check concedes (issue 44 item 9)
+    letter = _letter("fraudulent", [_pod("12 Elm Street, Boston, MA 02108")], payments=[verified])
     assert letter.thesis is not None
     assert letter.thesis.text.startswith(
         "The cardholder says they did not authorise this payment; the card issuer's address "
-        "check passed (street) for charge ch_1, and the order was delivered (pod.pdf, page 1) "
-        f"to that verified billing address, {ENTERED}.")  # fmt: skip
+        "check passed (street and postcode) for charge ch_1, and the order was delivered (pod.pdf, "
+        f"page 1) to that verified billing address, {ENTERED}.")  # fmt: skip
+
+
+def test_a_failed_check_leaves_the_fraud_thesis_the_claim_alone():
+    letter = _letter("fraudulent", [_pod("12 Elm Street, Boston, MA 02108")], payments=[CHARGE])
+    assert letter.thesis is not None and "verified" not in letter.thesis.text
+    assert any("checks failed" in s.text for s in letter.conceded)

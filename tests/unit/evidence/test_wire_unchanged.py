@@ -2,7 +2,8 @@
 scenario and an inbox that fills every fact, the bytes sent are those the builder sent before
 the facts were typed (fixtures/wire_before.json, recorded from commit 33e018b; its CE 3.0
 entry from the branch that added each order's values to the CE 3.0 evidence, before the merge
-with the typed facts: issue 36, finding 9)."""
+with the typed facts: issue 36, finding 9; since issue 44 item 9 the orders export's checkout
+device and IP go out with the order's fields, `device_id` in that entry the only change)."""
 
 from __future__ import annotations
 

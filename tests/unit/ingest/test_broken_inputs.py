@@ -129,7 +129,7 @@ def test_excel_rows_numbered_as_excel_shows_them(tmp_path):
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    ({"mapping": [{"kind": "returns"}]}, "m.toml: mapping #1: kind must be one of disputes, orders, shipments, payments, refunds, approvals, fraud_warnings, statements, products, got 'returns'"),
+    ({"mapping": [{"kind": "returns"}]}, "m.toml: mapping #1: kind must be one of disputes, orders, shipments, payments, refunds, approvals, fraud_warnings, statements, products, activity, got 'returns'"),
     ({"mapping": [{"kind": "orders", "columns": {"colour": "C"}}]}, "m.toml: mapping #1: columns.colour is not a orders field"),
     ({"mapping": [{"kind": "shipments", "columns": {"order_number": "O"}}]},
      "m.toml: mapping #1: no column or default for required field(s) tracking_number"),

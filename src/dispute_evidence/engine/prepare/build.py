@@ -401,6 +401,7 @@ def _build(
         opts.merchant,
         held,
         send_partial=opts.send_partial,
+        merchant_country=opts.merchant_country,
         unclaimed=None if scope is None else unclaimed_orders(store),
     )
     out.scope = None if scope is None else len(scope.disputes)

@@ -69,8 +69,13 @@ def changed_scope(store: StateStore, inputs: str, held: dict[str, str]) -> Scope
 
 
 def _joins_across_orders(store: StateStore) -> bool:
-    """A payments export, or a card named on an order: a payload may rest on other orders."""
-    return store.any_record("payments") or store.any_record("orders", "card_fingerprint")
+    """A payments export, a card named on an order, or an access log (joined by account): a
+    payload may rest on other orders."""
+    return (
+        store.any_record("payments")
+        or store.any_record("orders", "card_fingerprint")
+        or store.any_record("activity")
+    )
 
 
 def _widen(store: StateStore, pids: set[str], orders: set[str]) -> Scope | None:

@@ -1,0 +1,256 @@
+"""The points a letter argues for four reason families (issue 44 items 7 to 10; shared spec
+rebuttal-by-reason.md), each a small named function of the case that says something only when
+its fact is there: the disputed renewal and no cancellation before it (subscriptions), the two
+purchases side by side or one order paid in parts (duplicates), Visa's AVS full-match rule
+(fraud), and the account's use after the purchase and after a claimed cancellation (digital
+goods). evidence/letter.py lists them per family, in the order a reviewer reads them.
+
+Every sentence states what the case (evidence/case.py) shows and names its source; none says
+who a person was. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from dispute_evidence.evidence.case import CaseFacts, Event
+from dispute_evidence.evidence.delivery import day
+from dispute_evidence.evidence.facts import Activity, Charge, Purchase
+from dispute_evidence.evidence.letter_head import money
+from dispute_evidence.evidence.reason_checks import VISA_AVS_RULE, split_payment, visa_avs_rule
+from dispute_evidence.evidence.sentence import Sentence
+from dispute_evidence.evidence.stance import message_stance
+
+TIMELINE_EVENTS = 8  # a letter's timeline: the key events always, the latest others to fill it
+USES_SHOWN = 3  # events of the activity log quoted in one sentence
+PURCHASES = "purchases"  # source key: the orders, payments and shipments exports, both orders
+ACTIVITY = "activity"  # source key: the access or activity log
+FILE = "file:"  # a source key naming one document (evidence/letter.py's)
+
+
+class Cites(Protocol):
+    """What a point needs of the letter being written: the case, and how it cites a document."""
+
+    case: CaseFacts
+
+    def cite(self, doc: str, page: int | None) -> str: ...
+
+
+def _charge(c: Charge) -> str:
+    said = f"{c.payment_id} ({money(c.payment_amount, c.currency.upper())}, {day(c.paid_at)})"
+    return said.replace(", )", ")").replace(" ()", "")
+
+
+def _and(items: Sequence[str]) -> str:
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+# -- subscriptions: the renewal disputed, and no cancellation before it ----------------------
+def renewal(f: Cites) -> list[Sentence]:
+    """The disputed renewal named as the header names it (the charge of the disputed amount
+    before the dispute opened), with the charges of the subscription before it."""
+    c = f.case
+    charge = c.disputed_charge
+    if charge is None or not charge.paid_at:
+        return []
+    live = sorted(c.live_charges, key=lambda x: x.paid_at)
+    before = [x for x in live if x.paid_at < charge.paid_at]
+    text = f"The disputed charge is the renewal of {day(charge.paid_at)}: {_charge(charge)}."
+    if before:
+        count = len(before) + c.charges_elided
+        text += (f" It follows {count} earlier charge{'s' * (count != 1)} of the same "
+                 f"subscription, the first on {day(before[0].paid_at)}"
+                 f" ({before[0].payment_id}).")  # fmt: skip
+    return [Sentence(text, "payments")]
+
+
+def cancel_requests(case: CaseFacts) -> list[tuple[str, str, int, str]]:
+    """The customer's messages asking to cancel: (date, document, page, text), oldest first."""
+    charge = case.disputed_charge
+    charged = day(charge.paid_at) if charge else ""
+    return sorted(
+        (m.on.isoformat() if m.on else "", doc.name, m.quote.page, m.quote.text)
+        for doc in case.documents
+        for m in doc.messages
+        if "cancel" in message_stance(m.quote.text, "subscription_canceled", m.on, charged).why
+    )
+
+
+def claimed_cancellation(case: CaseFacts) -> str:
+    """The date a cancellation was first claimed (a message asking to cancel, else the order's
+    cancellation), "" when none is on record."""
+    dated = [on for on, *_ in cancel_requests(case) if on]
+    return min([*dated, *([case.cancelled_on] if case.cancelled_on else [])], default="")
+
+
+def no_cancellation(f: Cites) -> list[Sentence]:
+    """That no cancellation came before the disputed renewal: the first request on record and
+    its date after it, or none on record at all (a request before it concedes: not said here)."""
+    c = f.case
+    charge = c.disputed_charge
+    paid = day(charge.paid_at) if charge else ""
+    if not paid:
+        return []
+    asks = cancel_requests(c)
+    if any(on and on < paid for on, *_ in asks) or (c.cancelled_on and c.cancelled_on < paid):
+        return []  # conceded (evidence/case.py names it), never argued
+    if asks:
+        on, doc, page, _text = asks[0]
+        when = f" is dated {on}" if on else " is undated"
+        return [Sentence(f"The customer's first request to cancel on record ({f.cite(doc, page)})"
+                         f"{when}, after the renewal of {paid}: no cancellation came before "
+                         "the disputed charge.", FILE + doc)]  # fmt: skip
+    return [Sentence(f"Our records hold no request to cancel before the renewal of {paid}.",
+                     "order")]  # fmt: skip
+
+
+def kept_timeline(events: Sequence[Event], limit: int = TIMELINE_EVENTS) -> tuple[list[Event], str]:
+    """The events a letter's timeline shows, oldest first, and a note of those left out ("" when
+    none is): every key event (the order, the disputed charge, a cancellation, a message, the
+    dispute's opening), then the latest others up to `limit` (issue 44 item 7: a timeline cut
+    at 8 lost the renewal disputed)."""
+    if len(events) <= limit:
+        return list(events), ""
+    keep = {i for i, e in enumerate(events) if e.key}
+    for i in reversed(range(len(events))):
+        if len(keep) >= limit:
+            break
+        keep.add(i)
+    left = [e for i, e in enumerate(events) if i not in keep]
+    if not left:
+        return list(events), ""
+    charges = sum(e.source == "payments" for e in left)
+    what = "charges" if charges == len(left) else "events"
+    span = left[0].on if len(left) == 1 else f"{left[0].on} to {left[-1].on}"
+    return [e for i, e in enumerate(events) if i in keep], (
+        f"{len(left)} other {what[:-1] if len(left) == 1 else what} ({span}) not listed here."
+    )
+
+
+# -- duplicates: two purchases side by side, or one order paid in parts ----------------------
+def two_purchases(f: Cites) -> list[Sentence]:
+    """A duplicate claim's other charge is another order's: both named, side by side (the
+    table under this point shows orders, items, tracking and amounts: `purchase_rows`)."""
+    c, charge = f.case, f.case.disputed_charge
+    if not c.other_purchases or charge is None:
+        return []
+    if any(x.name == "charged twice" for x in c.contradictions):  # this order's own two
+        return []
+    others = [f"order {p.order_number} ({p.payment_id})" for p in c.other_purchases]
+    ours = set(x.title for x in c.lines)
+    differ = all(p.items and not ours & set(p.items) for p in c.other_purchases)
+    shipped = bool(c.tracking_numbers) and all(p.tracking_numbers for p in c.other_purchases)
+    what = (
+        "separate purchases"
+        + (" of different items" if ours and differ else "")
+        + (", each shipped on its own" if shipped else "")
+    )
+    return [Sentence(
+        f"The charge disputed, {_charge(charge)}, paid for order {c.order_number}; the other "
+        f"charge of {money(charge.payment_amount, charge.currency.upper())} that day paid for "
+        f"{_and(others)}: {what}, as the table below shows.", PURCHASES)]  # fmt: skip
+
+
+def purchase_rows(case: CaseFacts) -> tuple[tuple[str, ...], ...]:
+    """The disputed order and each other purchase side by side: order, charge, amount, items,
+    tracking, shipped."""
+    charge = case.disputed_charge
+    if not case.other_purchases or charge is None:
+        return ()
+    ours = Purchase(case.order_number, charge.payment_id, charge.paid_at, charge.payment_amount,
+                    charge.currency, tuple(dict.fromkeys(x.title for x in case.lines)),
+                    case.tracking_numbers, min((s.shipped_on for s in case.shipments
+                                                if s.shipped_on), default=""))  # fmt: skip
+    shown = (ours, *case.other_purchases[:2])
+    rows = [
+        ("", *(f"Order {p.order_number}" for p in shown)),
+        ("Charge", *(f"{p.payment_id} · {day(p.paid_at)}".strip(" ·") for p in shown)),
+        ("Amount", *(money(p.amount, p.currency.upper()) for p in shown)),
+        ("Items", *(", ".join(p.items) for p in shown)),
+        ("Tracking", *(", ".join(p.tracking_numbers) for p in shown)),
+        ("Shipped", *(day(p.shipped_at) for p in shown)),
+    ]
+    return tuple(r for r in rows if any(r[1:]))
+
+
+def paid_in_parts(f: Cites) -> list[Sentence]:
+    """Two charges of one amount that together pay the order's total: one purchase paid in
+    parts (a 128.00 order paid by two 64.00 charges), not charged twice."""
+    c = f.case
+    live = sorted(c.live_charges, key=lambda x: x.paid_at)
+    total = c.order_value
+    if c.other_purchases or not split_payment(live, total):
+        return []
+    return [Sentence(
+        f"Order {c.order_number} came to {money(total, (c.currency or live[0].currency).upper())} "
+        f"and was paid in {len(live)} parts: {_and([_charge(x) for x in live])}. Together they "
+        "pay the one order once; no charge was taken twice.", "payments")]  # fmt: skip
+
+
+def statement_answers(f: Cites) -> list[Sentence]:
+    """A duplicate claim answered by the merchant's statement (why the charges differ): a
+    point that the statement below makes, so the letter argues and asks for the reversal."""
+    if not f.case.statement:
+        return []
+    return [Sentence("Why the charges are not a duplicate is set out in the merchant's "
+                     "statement below.", "statement")]  # fmt: skip
+
+
+# -- fraud: Visa's April 2026 rule, before the merits ---------------------------------------
+def avs_rule(f: Cites) -> list[Sentence]:
+    """Visa's AVS full-match rule: the dispute does not meet the condition (said first)."""
+    c = f.case
+    why = visa_avs_rule(c.disputed_charge, c.merchant_country)
+    if not why:
+        return []
+    return [Sentence(f"This dispute does not meet Visa's condition for reason 10.4: under "
+                     f"{VISA_AVS_RULE}, a card-absent fraud dispute on a domestic US, Canada or "
+                     f"UK transaction whose address verification fully matched is invalid, and "
+                     f"{why}.", "payments")]  # fmt: skip
+
+
+# -- digital goods and services: what was delivered is use ----------------------------------
+def _when(at: str) -> str:
+    """ "2026-11-20T08:05:00Z" as "2026-11-20 08:05 UTC" (the ingest writes times in UTC)."""
+    if len(at) >= 16 and at[10] == "T":
+        return f"{at[:10]} {at[11:16]} UTC"
+    return at
+
+
+def _use(a: Activity) -> str:
+    seen = ", ".join(x for x in (f"IP address {a.ip}" if a.ip else "",
+                                 f"device {a.device}" if a.device else "") if x)  # fmt: skip
+    return f"{a.event} on {_when(a.at)}" + (f" from {seen}" if seen else "")
+
+
+def use_after_purchase(f: Cites) -> list[Sentence]:
+    """The account's use after the purchase, from the merchant's access log: how many events,
+    the first and the latest, with their IP and device."""
+    c = f.case
+    charge = c.disputed_charge
+    start = day(charge.paid_at) if charge else c.order_date
+    used = [a for a in c.activity if a.at[:10] >= start] if start else list(c.activity)
+    if not used:
+        return []
+    count = max(c.activity_total, len(used)) if len(used) == len(c.activity) else len(used)
+    account = used[0].account
+    shown = [used[0], *used[-(USES_SHOWN - 1) :]] if len(used) > USES_SHOWN else used
+    since = f" after the purchase on {start}" if start else ""
+    whose = f"The account {account}" if account else "The customer's account"
+    return [Sentence(f"{whose} was used {count} time{'s' * (count != 1)}{since}, per the "
+                     f"access log: {_and([_use(a) for a in dict.fromkeys(shown)])}.",
+                     ACTIVITY)]  # fmt: skip
+
+
+def use_after_cancellation(f: Cites) -> list[Sentence]:
+    """The account's use after the cancellation the customer claims (subscriptions)."""
+    c = f.case
+    claimed = claimed_cancellation(c)
+    after = [a for a in c.activity if claimed and a.at[:10] > claimed]
+    if not after:
+        return []
+    last = after[-1]
+    return [Sentence(f"After the cancellation claimed on {claimed}, the account was used "
+                     f"{len(after)} more time{'s' * (len(after) != 1)}, per the access log, the "
+                     f"latest {_use(last)}.", ACTIVITY)]  # fmt: skip
