@@ -100,6 +100,12 @@ ROWS: tuple[tuple[int, str, dict[str, Any]], ...] = (
                                b'"price":9.5,"quantity":1,"currency":"USD"}]}'}),
     (20, "standing_transactions", {"source": "payments", "month": "2026-10", "network": "visa",
                                    "transactions": 3}),
+    (18, "rec_products", {"handle": "boot", "sku": "B-38", "product_title": "Boot",
+                          "description": "Leather", "_file": "products_export.csv", "_row": 2,
+                          "_seq": 5}),
+    (22, "rec_products", {"handle": "boot", "sku": "B-39", "product_title": "Boot",
+                          "description": "Leather", "price": 129.0,
+                          "_file": "products_export.csv", "_row": 3, "_seq": 6}),
 )  # fmt: skip
 # The schema each version's frozen steps build, on SQLite (fingerprint() of describe()): a step
 # changed after its version shipped changes what an old state is upgraded from, and fails here.
@@ -125,6 +131,7 @@ SCHEMAS = {
     19: "1e93a91df9845537",
     20: "c1f608075ee6be56",
     21: "0a7277a0991c46e4",
+    22: "4bb3d0e3c2088f35",
 }
 
 

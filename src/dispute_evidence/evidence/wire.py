@@ -36,6 +36,7 @@ from dispute_evidence.evidence.products import Listing
 
 STATEMENT = "merchant_statement"
 AS_SOLD = "products_as_sold"
+LINE_PRICES = "line_prices"  # where a price the orders export gives none came from
 CE3 = "visa_ce3"
 CE3_PROGRAM = "Visa Compelling Evidence 3.0"
 _ORDER = tuple(f.name for f in fields(OrderFacts))
@@ -64,6 +65,10 @@ def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
         extra[STATEMENT] = {"text": facts.statement.text, "from": facts.statement.source}
     if facts.as_sold:
         extra[AS_SOLD] = [_listing(x) for x in facts.as_sold]
+    if said := [p for p in facts.products if p.price_from]:
+        extra[LINE_PRICES] = [
+            {"product_title": p.title, "price": p.price, "source": p.price_from} for p in said
+        ]
     if facts.ce3_priors:
         ce3: dict[str, Any] = {"program": CE3_PROGRAM}
         if facts.ce3_disputed is not None:

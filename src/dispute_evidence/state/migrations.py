@@ -37,6 +37,7 @@ from dispute_evidence.state.schema import (
     V14_NEW,
     V15_RECORDS,
     V18_RECORDS,
+    V22_RECORDS,
     meta,
     record_table,
 )
@@ -501,6 +502,16 @@ def _v21(conn: Connection) -> None:
     Index("disputes_by_api_id", table.c.dispute_id).create(conn, checkfirst=True)
 
 
+def _v22(conn: Connection) -> None:
+    """Products gain `price` (rebuilt with their rows, so columns stay in FIELDS' order): a
+    line its orders export gives no price takes its product's (issue 45 item 3)."""
+    table = record_table("products", V22_RECORDS["products"], MetaData())
+    if inspect(conn).has_table(table.name):
+        _rebuild(conn, table, "_v21")
+    else:
+        table.create(conn)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -523,4 +534,5 @@ MIGRATIONS = {
     19: _v19,
     20: _v20,
     21: _v21,
+    22: _v22,
 }

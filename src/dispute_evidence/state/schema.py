@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 21
+SCHEMA_VERSION = 22
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -264,7 +264,15 @@ V18_RECORDS: dict[str, str] = {
 }
 
 
-RECORD_COLUMNS = V18_RECORDS  # today's (a later step adding one spells out its own)
+# v22: a product's price as listed (Shopify's `Variant Price`): the price of an order line its
+# orders export gives none (an export without its price columns), found by SKU (issue 45 item 3)
+V22_RECORDS: dict[str, str] = {
+    **V18_RECORDS,
+    "products": V18_RECORDS["products"] + " price:n",
+}
+
+
+RECORD_COLUMNS = V22_RECORDS  # today's (a later step adding one spells out its own)
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:
