@@ -21,14 +21,17 @@ def _key(text: Any) -> str:
     return " ".join(str(text).split()).casefold()
 
 
+Listed = tuple[float | None, str]  # a price (None: two listed) and the file that lists it
+
+
 @dataclass(frozen=True)
 class ListedPrices:
-    """Each SKU's and each title's price as the products export lists it; None where the
-    export lists two prices for it (told, never picked)."""
+    """Each SKU's and each title's price as the products export lists it, with the file that
+    lists it; None where that file lists two prices for it (told, never picked)."""
 
-    by_sku: dict[str, float | None]
-    by_title: dict[str, float | None]
-    file: str  # the products file named in a line's source ('' none read)
+    by_sku: dict[str, Listed]
+    by_title: dict[str, Listed]
+    file: str  # the latest products file read, named where a line finds no price ('' none)
 
     @classmethod
     def of(cls, products: pd.DataFrame | None) -> ListedPrices:
@@ -47,26 +50,27 @@ class ListedPrices:
         where = f"the products export ({self.file})" if self.file else ""
         if sku.strip():
             if _key(sku) in self.by_sku:
-                return self._said(self.by_sku[_key(sku)], where, f"SKU {sku.strip()}")
+                return self._said(self.by_sku[_key(sku)], f"SKU {sku.strip()}")
             if not where:
                 return None, "no products export was read"
             return None, f"{where} lists no price for SKU {sku.strip()}"
         if not where:
             return None, "no SKU, and no products export was read"
-        if (price := self.by_title.get(_key(title))) is not None:
-            return self._said(price, where, f"title '{title}'")
-        if _key(title) in self.by_title:
+        if (hit := self.by_title.get(_key(title))) and hit[0] is not None:
+            return self._said(hit, f"title '{title}'")
+        if hit:
             return None, f"no SKU, and {where} has more than one priced row titled '{title}'"
         return None, f"no SKU, and no product of {where} is titled '{title}' with a price"
 
     @staticmethod
-    def _said(price: float | None, where: str, by: str) -> tuple[float | None, str]:
+    def _said(hit: Listed, by: str) -> tuple[float | None, str]:
+        price, where = hit[0], f"the products export ({hit[1]})"
         if price is None:
             return None, f"{where} lists {by} at more than one price"
         return price, f"price from {where}, {by} (the listing's price when exported)"
 
 
-def _priced(rows: pd.DataFrame, field: str) -> dict[str, float | None]:
+def _priced(rows: pd.DataFrame, field: str) -> dict[str, Listed]:
     """Each value of `field` (case- and space-insensitive) with its one price, or None when
     the latest file listing it gives more than one (a title: more than one priced row)."""
     if field not in rows:
@@ -76,11 +80,12 @@ def _priced(rows: pd.DataFrame, field: str) -> dict[str, float | None]:
     rows = rows.loc[rows["_k"] != ""]
     if "_seq" in rows:
         rows = rows.loc[rows["_seq"] == rows.groupby("_k")["_seq"].transform("max")]
-    out: dict[str, float | None] = {}
+    out: dict[str, Listed] = {}
     for key, group in rows.groupby("_k", sort=False):
         prices = set(group["_p"].tolist())
         one = len(prices) == 1 and (field == "sku" or len(group) == 1)
-        out[str(key)] = float(group["_p"].iloc[0]) if one else None
+        file = str(group["_file"].iloc[-1]) if "_file" in group else "as read"
+        out[str(key)] = (float(group["_p"].iloc[0]) if one else None, file)
     return out
 
 

@@ -6,6 +6,7 @@ waiting, and the reason names what is missing. Real exports read by ingest, then
 from __future__ import annotations
 
 import orjson
+import pandas as pd
 
 from dispute_evidence.evidence.builder import build_evidence
 from dispute_evidence.evidence.line_prices import ListedPrices
@@ -76,3 +77,18 @@ def test_no_price_is_guessed_from_a_sku_missing_or_listed_twice_or_a_shared_titl
     said = "the products export (p2.csv) lists SKU BH-39 at more than one price"
     assert twice.find("BH-39", "") == (None, said)
     assert twice.find("BH-38", "")[0] == 189.0
+
+
+def test_a_price_names_the_products_file_that_lists_it_and_the_latest_file_wins(tmp_path):
+    def read(name, rows, seq):
+        frame = ingest_paths([write_csv(tmp_path / name, PRODUCTS, rows)], tmp_path)
+        return frame.records["products"].assign(_seq=seq)
+
+    old = read("products_may.csv", LISTED, 1)
+    new = read("products_june.csv", [{**LISTED[0], "Variant Price": "179.00"}], 2)
+    listed = ListedPrices.of(pd.concat([old, new], ignore_index=True))
+    assert listed.find("BH-38", "") == (179.0, "price from the products export "
+                                        "(products_june.csv), SKU BH-38 (the listing's price "
+                                        "when exported)")  # fmt: skip
+    assert listed.find("BH-39", "")[1].startswith("price from the products export "
+                                                  "(products_may.csv), SKU BH-39")  # fmt: skip
