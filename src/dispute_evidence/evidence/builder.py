@@ -55,6 +55,7 @@ from dispute_evidence.evidence.payments import (
     refunds_by_order,
     unjoined_charges,
 )
+from dispute_evidence.evidence.unused import said_unused
 from dispute_evidence.evidence.wire import wire_payload
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import NearNames
@@ -356,10 +357,10 @@ def build_evidence(
     pay_cols = _columns(pays, (*PAYMENT_TEXT, "dispute_evidence_due"), PAYMENT_NUMBERS)
     refunds = refunds_by_order(records.get("refunds"), set(order_rows))
     known = KnownFacts.of(disputes, records, order_cols)  # statements, the products as sold
+    unlisted, conflicts = said_unused(disputes, records, unlisted, conflicts)
     payloads, incomplete = [], held
     claimed = set(disputes["order_number"].tolist())  # not 100,000 Arrow scalars
     unclaimed_orders = functools.cache(unclaimed or (lambda: _unclaimed(records, claimed)))
-
     disputes = disputes.sort_values("provider_dispute_id")
     network_codes = _network_codes(disputes)
     opened = _network_codes(disputes, "dispute_date")

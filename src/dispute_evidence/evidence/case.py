@@ -61,6 +61,7 @@ from dispute_evidence.evidence.stance import (
     message_key,
     message_stance,
 )
+from dispute_evidence.evidence.statement import others_addresses
 from dispute_evidence.evidence.views import DisputeView
 
 NOT_RECEIVED = "product_not_received"
@@ -370,7 +371,19 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
         *money_against_words(
             case.credits, case.refunded, case.currency, case.statement, case.dispute
         ),  # fmt: skip
+        *_statement_names_another(case),
     ]
+
+
+def _statement_names_another(case: CaseFacts) -> list[Contradiction]:
+    """The merchant's statement names another customer's e-mail address (issue 45, item 11)."""
+    own = [case.customer.email, *(c.customer_email for c in case.charges)]
+    site = case.merchant.merchant_website if case.merchant else ""
+    if not case.statement or not (others := others_addresses(case.statement, own, site)):
+        return []
+    fact = f"the merchant's statement names {', '.join(others[:3])}, not this order's customer"
+    todo = "remove another customer's address from the statement, or confirm it is this one's"
+    return [Contradiction("statement names another", fact, todo, weakens=False, internal=True)]
 
 
 def _other_parcels(case: CaseFacts) -> list[Contradiction]:

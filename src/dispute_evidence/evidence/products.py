@@ -150,6 +150,23 @@ class Catalogue:
         return tuple(out[:MAX_PRODUCTS])
 
 
+def shared_skus(products: pd.DataFrame | None) -> list[tuple[str, str, list[str]]]:
+    """(file, SKU, the products' titles) of each SKU the latest products records list under
+    more than one product: the analyst is told (the catalogue tells them apart by title)."""
+    catalogue = Catalogue.of(products)
+    if not catalogue.shared or products is None:
+        return []
+    rows = products.fillna("").astype({"sku": str, "_file": str})
+    keys = rows["sku"].map(_key)
+    out = []
+    for sku, listings in sorted(catalogue.shared.items()):
+        listed = rows.loc[keys == sku]
+        if len(listed):  # as the export writes it (the key is casefolded)
+            out.append((listed["_file"].iloc[-1], listed["sku"].iloc[-1].strip(),
+                        [x.title for x in listings]))  # fmt: skip
+    return out
+
+
 def _named(listings: tuple[Listing, ...], title: str) -> Listing | None:
     """Of the listings sharing a SKU, the one whose title the line's title is (or begins
     with, before " - " and its variant); None when no one, or several, fit."""

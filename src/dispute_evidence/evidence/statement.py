@@ -14,6 +14,8 @@ heading, never as a fact the exports show. Pure: records in.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 import pandas as pd
 
@@ -84,3 +86,37 @@ _DENIES_REFUND = re.compile(
 def denies_refund(text: str) -> bool:
     """Whether the merchant's statement says no refund was ever given."""
     return bool(_DENIES_REFUND.search(" ".join(text.split())))
+
+
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
+
+
+def others_addresses(statement: str, own: Iterable[str], website: str = "") -> list[str]:
+    """The e-mail addresses a statement names that are neither this order's customer's (`own`)
+    nor the merchant's (its website's domain): another customer's, as far as we can tell."""
+    mine = {a.strip().lower() for a in own if a and a.strip()}
+    host = (urlsplit(website if "//" in website else f"//{website}").hostname or "").lower()
+    shop = host.removeprefix("www.")
+    found = dict.fromkeys(m.group(0).rstrip(".").lower() for m in _EMAIL.finditer(statement))
+    return [
+        a for a in found if a not in mine and not (shop and a.endswith(("@" + shop, "." + shop)))
+    ]
+
+
+def unclaimed_statements(
+    disputes: pd.DataFrame, statements: pd.DataFrame | None
+) -> list[tuple[str, str]]:
+    """(file, the order number or dispute id its name gives) of each statement file naming no
+    dispute of the disputes list as read (a row refused for a bad cell is not in it): it goes
+    nowhere, and the analyst is told (issue 45, item 11)."""
+    if statements is None or statements.empty:
+        return []
+    known = set(disputes["provider_dispute_id"].astype(str))
+    known |= {o.lstrip("#") for o in disputes["order_number"].astype(str)}
+    out: dict[tuple[str, str], None] = {}
+    for file, key in zip(
+        statements["_file"].astype(str), statements["provider_dispute_id"].astype(str), strict=True
+    ):
+        if key and key not in known and key.lstrip("#") not in known:  # "#1041" is 1041
+            out[(file, key)] = None
+    return list(out)

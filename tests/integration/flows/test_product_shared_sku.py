@@ -4,6 +4,8 @@ whose title names neither gets no listing. The real CLI against the local API ov
 
 from __future__ import annotations
 
+import pandas as pd
+
 from tests.engine.helpers import write_rows
 from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import _inbox, _letter, _rows
@@ -39,3 +41,9 @@ def test_a_sku_of_two_products_quotes_the_product_the_order_line_names(
     other = sb.snapshot()["dp_test_1"]["evidence"]["additional_evidence"]
     assert "products_as_sold" not in other
     assert "urethane" not in _letter(sb, "dp_test_1")
+    # and the analyst is told, once, of the products export
+    problems = pd.read_csv(tmp_path / "inbox.reports" / "latest" / "problems.csv", dtype=str)
+    said = problems.loc[problems["problem"].fillna("").str.startswith("SKU 'SKB-825'")]
+    assert len(said) == 1, problems
+    assert said["file"].iloc[0] == "products_export_1.csv"
+    assert "listed under 2 products (Skateboard deck, Cruiser wheels)" in said["problem"].iloc[0]

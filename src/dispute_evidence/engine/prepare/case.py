@@ -16,7 +16,7 @@ from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.documents.reading import facts_from_cache
 from dispute_evidence.engine.prepare.api_views import api_views
 from dispute_evidence.engine.prepare.facts import facts_lookup, facts_reader
-from dispute_evidence.engine.prepare.stances import chosen, with_choices
+from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
@@ -63,9 +63,11 @@ def case_reader(
     `within`: the disputes it will be asked about (their files are read at once)."""
     read, facts = documents_reader(store, inbox, within), facts_reader(store, within)
     picks = chosen(store, within)  # the analyst's stance on messages not read with certainty
+    opened = opened_at_api(store, within)
 
     def case(pid: str, payload: bytes) -> CaseFacts:
-        return build_case(with_choices(facts(pid, payload), picks.get(pid, ())), read(pid))
+        told = with_choices(facts(pid, payload), picks.get(pid, ()), opened.get(pid, ""))
+        return build_case(told, read(pid))
 
     return case
 

@@ -35,7 +35,7 @@ from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.engine.prepare.case import case_documents
 from dispute_evidence.engine.prepare.facts import facts_of
 from dispute_evidence.engine.prepare.rebuild import source_records
-from dispute_evidence.engine.prepare.stances import chosen, with_choices
+from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import (
@@ -191,17 +191,18 @@ def refresh_generated(
     out.problems += [_sent_alone(pid, name) for (pid, _), name in late.items()]
     todo: list[tuple[dict[str, Any], list[dict[str, Any]], str]] = []
     picks = chosen(store, due)  # the analyst's stances: a new choice rebuilds the letter
+    opened = opened_at_api(store, due)  # when the disputes list does not say
     for d in work:
         pid = d["provider_dispute_id"]
         docs = [f for f in files.get(pid, []) if f["kind"] not in GENERATED_KINDS
                 and f["status"] != F.REJECTED]  # fmt: skip
-        made_from = _made_from(d, docs, policy, picks.get(pid, ()))
+        made_from = _made_from(d, docs, policy, picks.get(pid, ()), opened.get(pid, ""))
         if made_from != d["summary_input"]:
             todo.append((d, docs, made_from))
         elif d["generated_held"]:  # still over: a rebuild may have released it
             store.hold_over_limit(pid, d["generated_held"])
             out.held[pid] = d["generated_held"]
-    payloads = {pid: with_choices(f, picks.get(pid, ())) for pid, f in facts_of(
+    payloads = {pid: with_choices(f, picks.get(pid, ()), opened.get(pid, "")) for pid, f in facts_of(
         store, {d["provider_dispute_id"]: d["payload"] for d, _, _ in todo}).items()}  # fmt: skip
     where: dict[str, dict[str, str]] = {}
     if todo:  # the rows the letters cite (read by key when the build read only what changed)
@@ -257,9 +258,11 @@ def _made_from(
     docs: list[dict[str, Any]],
     policy: PacketPolicy,
     picks: tuple[tuple[str, str], ...] = (),
+    opened: str = "",
 ) -> str:
     parts = [GENERATOR, PACKET_VERSION, policy.signature(), d["payload_hash"] or ""]
     parts += [f"stance {key}: {choice}" for key, choice in picks]
+    parts += [f"opened {opened}"] if opened else []  # the API's day, when the list had none
     parts += [f"{f['file_name']}:{f['sha256']}" for f in docs]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 

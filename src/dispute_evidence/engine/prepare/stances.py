@@ -35,9 +35,21 @@ def chosen(store: StateStore, pids: Collection[str] | None = None) -> Choices:
     }
 
 
-def with_choices(facts: DisputeFacts, picks: tuple[tuple[str, str], ...]) -> DisputeFacts:
-    """The facts with the analyst's choices, which the case's readings follow."""
+def with_choices(
+    facts: DisputeFacts, picks: tuple[tuple[str, str], ...], opened_at_api: str = ""
+) -> DisputeFacts:
+    """The facts with the analyst's choices, which the case's readings follow, and the day the
+    API says the dispute opened when the disputes list does not say (a credit before it is the
+    letter's answer: evidence/credit_lead.py)."""
+    if opened_at_api and not facts.claim.opened_on:
+        facts = replace(facts, claim=replace(facts.claim, opened_on=opened_at_api))
     return replace(facts, stance_choices=picks) if picks else facts
+
+
+def opened_at_api(store: StateStore, pids: Collection[str] | None = None) -> dict[str, str]:
+    """{dispute: the day the API says it opened} of the disputes read back so far."""
+    views = store.api_views(None if pids is None else set(pids))
+    return {pid: v.opened_on for pid, v in views.items() if v.opened_on}
 
 
 def choice_word(given: str) -> str | None:

@@ -1,0 +1,22 @@
+"""A statement file for no dispute, or for a disputes row that was refused, gets a line (issue
+45, item 11): it is sent nowhere, and the report says which file and what to do, where before
+nothing was said. A statement for a listed dispute gets no such line. The real CLI against the
+local API over loopback."""
+
+from __future__ import annotations
+
+from tests.flows.cli_helpers import run_cli
+from tests.integration.flows.test_state_lines import one_dispute_with_a_policy
+from tests.integration.flows.test_store_documents import _problems
+
+
+def test_a_statement_for_no_dispute_is_said(sandbox_factory, tmp_path, monkeypatch):
+    inbox = one_dispute_with_a_policy(sandbox_factory, tmp_path, monkeypatch)
+    (inbox / "5000 statement.txt").write_text("We refunded nothing because nothing came back.")
+    (inbox / "7777 statement.txt").write_text("The customer of 7777 kept the goods.")
+    (inbox / "dp_nowhere statement.txt").write_text("Another dispute's words.")
+    run_cli("--inbox", str(inbox))
+    problems = _problems(tmp_path)
+    said = problems.loc[problems["problem"].str.contains("a statement for '"), ["file", "problem"]]
+    assert sorted(said["file"]) == ["7777 statement.txt", "dp_nowhere statement.txt"], problems
+    assert all("it is sent to no dispute" in p for p in said["problem"])
