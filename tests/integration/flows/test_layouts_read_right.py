@@ -165,6 +165,9 @@ def test_shopify_orders_without_prices_take_the_products_exports_price(
     assert said["source"].startswith(
         "price from the products export (products_export.csv), SKU BH-38"), said  # fmt: skip
     assert "waiting for prices" not in latest_disputes(tmp_path).loc["dp_test_0"].to_csv()
+    text = _pdf_text(sb, "dp_test_0")  # the data sheet says where the price came from
+    assert "Botte d'hiver - 38: price from the products export (products_export.csv), SKU " \
+        "BH-38" in text, text  # fmt: skip
 
 
 def test_a_whole_refused_file_is_not_told_its_other_rows_were_used(
