@@ -202,21 +202,28 @@ def ocr_bench(pages: int) -> None:
 
 
 def pod_corpus_bench() -> None:
-    """Proofs of delivery of every carrier's layout (tests/evidence/pod_corpus.py, images by
-    OCR): the share read right per field (issue 37 item 3)."""
+    """Proofs of delivery of every carrier's layout (support/pod_corpus.py, images by OCR): the
+    share read right per field (issue 37 item 3), the column-ordered ePODs' alone (issue 45
+    item 1), and how many fields were read as a label (must be 0)."""
     import shutil
 
-    from tests.evidence.pod_corpus import FIELDS, LAYOUTS, read_rates
+    from support.pod_corpus import COLUMNS, FIELDS, LAYOUTS, read_corpus, summed
 
     heading(f"evidence: proofs of delivery read right, {len(LAYOUTS)} carrier layouts")
     if not shutil.which("tesseract") or not shutil.which("pdftoppm"):
         figure("POD fields read right", "n/a", "(tesseract or pdftoppm not installed)")
         return
     with tempfile.TemporaryDirectory() as tmp:
-        rates, wrong = read_rates(Path(tmp))
+        results = read_corpus(Path(tmp))
+    every, columns = summed(results), summed([r for r in results if r[0] in COLUMNS])
     for name in FIELDS:
-        figure(f"POD {name} read right", f"{rates[name]:.0%}")
-    for line in wrong:
+        figure(
+            f"POD {name} read right",
+            f"{every.rates[name]:.0%}",
+            f"(column-ordered ePODs, {columns.layouts}: {columns.rates[name]:.0%})",
+        )
+    figure("POD fields read as a label", str(len(every.labels)))
+    for line in every.wrong:
         figure("POD read wrong", line)
 
 

@@ -29,42 +29,85 @@ def text_pdf(path: Path, pages: list[list[str]]) -> Path:
     return path
 
 
-def table_pdf(path: Path, title: list[str], rows: list[tuple[str, str]]) -> Path:
+def table_pdf(
+    path: Path, title: list[str], rows: list[tuple[str, str]], by_column: bool = False
+) -> Path:
     """A PDF of a carrier's label/value table: title lines, then each label with its value
-    beside it in a second column (as a two-column form prints them)."""
+    beside it in a second column (as a two-column form prints them); `by_column`: written
+    column by column (`columns_pdf`)."""
     c = canvas.Canvas(str(path), pagesize=A4, invariant=True)
     y = 780
     for line in title:
         c.setFont("Helvetica-Bold", 16)
         c.drawString(60, y, line)
         y -= 28
-    for label, value in rows:
-        c.setFont("Helvetica", 13)
-        c.drawString(60, y, label)
-        c.drawString(250, y, value)
-        y -= 24
+    c.setFont("Helvetica", 13)
+    cells = [(r, k) for r in range(len(rows)) for k in (0, 1)]
+    for r, k in sorted(cells, key=lambda cell: cell[::-1]) if by_column else cells:
+        c.drawString(60 + 190 * k, y - 24 * r, rows[r][k])
     c.showPage()
     c.save()
     return path
 
 
-def scan_png(
-    path: Path, lines: list[str], dpi: int = 200, table: list[tuple[str, str]] | None = None
-) -> Path:
-    """An image of the lines (a photo or scan of a paper document): no text layer at all;
-    with `table`, the lines are a title over that label/value table."""
+def columns_pdf(path: Path, title: list[str], rows: list[tuple[str, str]]) -> Path:
+    """A carrier's label/value table written column by column, as many ePOD generators write
+    it (Blue Dart's among them): every label top to bottom, then every value top to bottom, so
+    a PDF's text comes out as N labels, then N values; each value on its label's row."""
+    return table_pdf(path, title, rows, by_column=True)
+
+
+def page_png(pdf: Path, dpi: int) -> bytes:
+    """The PDF's first page as a grey PNG (pdftoppm), as a scanner or a screenshot gives it."""
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "src.pdf"
-        pdf = text_pdf(src, [lines]) if table is None else table_pdf(src, lines, table)
         subprocess.run(["pdftoppm", "-r", str(dpi), "-png", "-singlefile", "-gray", str(pdf),
                         str(Path(tmp) / "page")], check=True)  # fmt: skip
-        data = (Path(tmp) / "page.png").read_bytes()
+        return (Path(tmp) / "page.png").read_bytes()
+
+
+def scan_png(
+    path: Path,
+    lines: list[str],
+    dpi: int = 200,
+    table: list[tuple[str, str]] | None = None,
+    columns: bool = False,
+) -> Path:
+    """An image of the lines (a photo or scan of a paper document): no text layer at all;
+    with `table`, the lines are a title over that label/value table (`columns`: written column
+    by column, as `columns_pdf`; the image is the same, what OCR makes of it may differ)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "src.pdf"
+        if table is None:
+            pdf = text_pdf(src, [lines])
+        else:
+            pdf = (columns_pdf if columns else table_pdf)(src, lines, table)
+        data = page_png(pdf, dpi)
     if path.suffix.lower() in (".jpg", ".jpeg"):
         from PIL import Image
 
         Image.open(io.BytesIO(data)).convert("L").save(path, "JPEG", quality=90)
     else:
         path.write_bytes(data)
+    return path
+
+
+def checkout_png(path: Path, clause: str, dpi: int = 150) -> Path:
+    """A checkout page's screenshot: the order summary, and a ticked box before `clause`
+    ("I agree to the Terms of Service …"), as a shop prints where its terms are accepted."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pdf = Path(tmp) / "checkout.pdf"
+        c = canvas.Canvas(str(pdf), pagesize=A4, invariant=True)
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(60, 780, "Checkout")
+        c.setFont("Helvetica", 13)
+        c.drawString(60, 750, "Order summary: 1 x Trail Shoe 129.00 USD")
+        c.rect(60, 716, 12, 12)
+        c.setLineWidth(2)
+        c.lines([(62, 722, 66, 717), (66, 717, 71, 727)])  # the tick
+        c.drawString(80, 718, clause)
+        c.showPage()
+        c.save()
+        path.write_bytes(page_png(pdf, dpi))
     return path
 
 

@@ -216,6 +216,7 @@ def run_sandbox(inbox: Path, **env: str) -> None:
         "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_ID": "acct_1Acme",
         "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME": "Acme Outfitters",
         "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_WEBSITE": "https://acme-outfitters.example",
+        "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_CONTACT": "disputes@acme-outfitters.example",
         **env,
     })  # fmt: skip
 

@@ -230,6 +230,9 @@ class PacketPolicy:
     upload: Upload = "files"
     limits: str = "auto"  # a profile name, or 'auto': from the card brand in the exports
     profiles: Mapping[str, LimitProfile] = field(default_factory=lambda: dict(PROFILES))
+    # the merchant's contact on the letter's head (`[merchant] merchant_contact`): cosmetic, so
+    # not in the signature (a new contact makes no new version)
+    contact: str = ""
 
     def signature(self) -> str:
         """What a generated PDF depends on here (a change may make a new one)."""

@@ -2,7 +2,8 @@
 
 A file belongs to a dispute when its name holds the provider_dispute_id or the order number
 as a whole token: `dp_123_receipt.pdf`, `#1001 invoice.pdf`, `1001-label.png` — not
-`10010.pdf`. A file whose name names no dispute (`scan_0007.pdf`, `IMG_1234.jpg`) belongs to
+`10010.pdf`; else when it holds the tracking number of that dispute's shipment
+(`BlueDart ePOD 77312345690.pdf`: a carrier's proof is named for its waybill). A file whose name names no dispute (`scan_0007.pdf`, `IMG_1234.jpg`) belongs to
 one when its text (read by documents/reading.py, OCR for images and scans) names a dispute id,
 an order number or a tracking number of exactly that one dispute; a text naming two disputes
 is ambiguous and matches neither. Each match says how it was made (`EvidenceFile.matched`).
@@ -21,7 +22,13 @@ from pathlib import Path
 
 from dispute_evidence import names
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.documents.kinds import POLICY, PROOF_OF_DELIVERY, SIGNATURE, kind_of
+from dispute_evidence.documents.kinds import (
+    ANOTHER_PARCEL,
+    POLICY,
+    PROOF_OF_DELIVERY,
+    SIGNATURE,
+    kind_of,
+)
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES, sniff
 from dispute_evidence.inbox import unreadable_reason
 from dispute_evidence.names import NearNames
@@ -224,9 +231,11 @@ def match_evidence_files(
     near = NearNames(by_token)  # indexed on the first file that matches nothing
     by_name: list[tuple[str, EvidenceFile]] = []
     by_content: list[EvidenceFile] = []
+    parcels = Parcels(tracking)
     for path in sorted(paths):
         label = names.label(path, root)
         owners = set().union(*(by_token.get(t, set()) for t in name_tokens(path.stem)))
+        owners = owners or parcels.named(path.stem)
         if not owners and (photo := _product_photo(path, label, sku_owners)) is not None:
             pids, checked = photo
             if isinstance(checked, FileIssue):
@@ -259,13 +268,56 @@ def match_evidence_files(
         else:
             by_name.append((owner, checked))
     facts = read([f for _, f in by_name] + by_content) if read is not None else {}
-    parcels = _parcels_of(tracking)
     for owner, f in by_name:
         _take(matches, issues, owner, replace(f, facts=facts.get(f.sha256)), parcels)
     index = ContentIndex.of(disputes, tracking)
     for f in by_content:
         _by_content(matches, issues, index, replace(f, facts=facts.get(f.sha256)), near, refused)
     return matches, issues
+
+
+MIN_TRACKING = 8  # a name's token this long (with a digit) may be a tracking number
+
+
+class Parcels:
+    """The disputes' shipments by tracking number, asked of `tracking` once, when first
+    needed (it reads every payload): whose a number is, a dispute's numbers, and the disputes
+    a file's name names by one (`BlueDart ePOD 77312345690.pdf`: a carrier's proof is named
+    for its waybill)."""
+
+    def __init__(self, tracking: Callable[[], Mapping[str, set[str]]] | None) -> None:
+        self._tracking = tracking
+        self._owners: dict[str, set[str]] | None = None
+        self._numbers: dict[str, set[str]] = {}
+
+    def _index(self) -> dict[str, set[str]]:
+        if self._owners is None:
+            self._owners = {}
+            for number, pids in (self._tracking() if self._tracking else {}).items():
+                self._owners.setdefault(_plain_id(number), set()).update(pids)
+                for pid in pids:
+                    self._numbers.setdefault(pid, set()).add(_plain_id(number))
+        return self._owners
+
+    def of(self, pid: str) -> set[str]:
+        """The dispute's shipments' tracking numbers (plain)."""
+        self._index()
+        return self._numbers.get(pid, set())
+
+    def owners(self, number: str) -> set[str]:
+        """The disputes whose shipment has this tracking number."""
+        return self._index().get(_plain_id(number), set())
+
+    def named(self, stem: str) -> set[str]:
+        """The disputes whose tracking number the name holds as a whole token."""
+        tokens = {
+            _plain_id(t)
+            for t in name_tokens(stem)
+            if len(t) >= MIN_TRACKING and any(c.isdigit() for c in t)
+        }
+        if not tokens or self._tracking is None:
+            return set()
+        return set().union(*(self.owners(t) for t in tokens))
 
 
 def _product_photo(
@@ -288,7 +340,7 @@ def _take(
     issues: list[FileIssue],
     owner: str,
     f: EvidenceFile,
-    parcels: Callable[[str], set[str]] = lambda _pid: set(),
+    parcels: Parcels | None = None,
 ) -> None:
     """The file goes to `owner`, unless no reviewer could open it, it shows a full card number,
     or it proves the delivery of another parcel (a file problem: never uploaded as it is)."""
@@ -296,7 +348,11 @@ def _take(
         issues.append(FileIssue(f.label, f.facts.note, dispute=owner, path=f.path))
     elif f.facts is not None and shows_a_card_number(f.facts):
         issues.append(FileIssue(f.label, card_number_note(f.facts), dispute=owner, path=f.path))
-    elif f.facts is not None and (other := another_parcel(f.facts, owner, parcels(owner))):
+    elif (
+        f.facts is not None
+        and parcels is not None
+        and (other := another_parcel(f.facts, owner, parcels))
+    ):
         issues.append(FileIssue(f.label, other, dispute=owner, path=f.path))
     else:
         matches.setdefault(owner, []).append(f)
@@ -306,39 +362,29 @@ def _plain_id(value: str) -> str:
     return re.sub(r"[\s\-]", "", value).upper()
 
 
-def _parcels_of(
-    tracking: Callable[[], Mapping[str, set[str]]] | None,
-) -> Callable[[str], set[str]]:
-    """{dispute: its shipments' tracking numbers}, asked of `tracking` once, when first needed."""
-    kept: dict[str, set[str]] = {}
-    asked = False
-
-    def parcels(pid: str) -> set[str]:
-        nonlocal asked
-        if not asked and tracking is not None:
-            asked = True
-            for number, pids in tracking().items():
-                for p in pids:
-                    kept.setdefault(p, set()).add(_plain_id(number))
-        return kept.get(pid, set())
-
-    return parcels
-
-
-def another_parcel(facts: DocumentFacts, owner: str, ours: set[str]) -> str:
+def another_parcel(facts: DocumentFacts, owner: str, parcels: Parcels) -> str:
     """Why a proof of delivery named for `owner` is another parcel's: its text names tracking
     numbers and none is one of `owner`'s shipments' (""; when it names one, or either side
-    names none). Uploaded, it would argue against the claim it was meant to answer."""
+    names none), and whose parcel it is when another dispute's. Uploaded, it would argue
+    against the claim it was meant to answer."""
     if facts.kind not in (PROOF_OF_DELIVERY, SIGNATURE) or facts.read not in ("text", "ocr"):
         return ""
     named = [t for t in facts.tracking_numbers if t]
+    ours = parcels.of(owner)
     if not named or not ours or ours & {_plain_id(t) for t in named}:
         return ""
+    theirs = sorted(set().union(*(parcels.owners(t) for t in named)) - {owner})
+    todo = (
+        f"It is {' and '.join(theirs)}'s parcel: name the file for "
+        f"{'that dispute' if len(theirs) == 1 else 'one of them'} and drop it again"
+        if theirs
+        else "If it is this dispute's parcel, correct the tracking number in the shipments "
+        "export and drop the file again"
+    )
     return (
-        f"a proof of delivery for another parcel: it names tracking number {', '.join(named)}, "
-        f"and {owner}'s shipment is {', '.join(sorted(ours))}; not uploaded (a reviewer would "
-        "read it against the claim). If it is this dispute's parcel, correct the tracking "
-        "number in the shipments export and drop the file again"
+        f"{ANOTHER_PARCEL}: it names tracking number {', '.join(named)}, and {owner}'s "
+        f"shipment is {', '.join(sorted(ours))}; not uploaded (a reviewer would read it "
+        f"against the claim). {todo}"
     )
 
 

@@ -24,6 +24,10 @@ COMMUNICATION = "communication"
 SHIPPING = "shipping_document"
 OTHER = "other"
 
+# a proof of delivery whose text names only another parcel's tracking number: held, never sent
+# (documents/files.py), and said so where the dispute's delivery is (evidence/delivery.py)
+ANOTHER_PARCEL = "a proof of delivery for another parcel"
+
 LABELS = {
     PROOF_OF_DELIVERY: "proof of delivery",
     SIGNATURE: "signature",
@@ -38,7 +42,7 @@ LABELS = {
 # more specific kinds come first ("delivery confirmation label" is proof of delivery).
 NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (SIGNATURE, ("signature", "signed", "sig")),
-    (PROOF_OF_DELIVERY, ("proof of delivery", "pod", "delivery confirmation", "delivered",
+    (PROOF_OF_DELIVERY, ("proof of delivery", "pod", "epod", "delivery confirmation", "delivered",
                          "delivery proof", "proof delivery")),
     (POLICY, ("policy", "terms", "tos", "terms of service", "refund policy", "return policy",
               "cancellation", "checkout")),  # a checkout page: where the terms were accepted

@@ -15,8 +15,13 @@ from datetime import date
 from dispute_evidence.documents.facts import Quote
 from dispute_evidence.documents.textdates import first_date
 
-# The topics a policy clause answers (DocumentFacts.policy_clauses' keys)
+# The topics a policy clause answers (DocumentFacts.policy_clauses' keys); a playbook
+# (evidence/playbooks.py) names the ones that answer its reason
 REFUND, CANCELLATION, DEFECT, SHIPPING = "refund", "cancellation", "defect", "shipping"
+# a refund clause that sets the window for a return ("Returns are accepted within 30 days of
+# delivery"): what answers a late return; a final-sale rule answers only an item sold as final
+# sale, which no export tells us, so no playbook quotes it
+RETURN_WINDOW, FINAL_SALE = "return_window", "final_sale"
 
 # Words that date the document ("Last updated: 1 October 2025"): never part of a clause, and
 # where its effective date is read. At a line's start more words count than within a line.
@@ -60,7 +65,19 @@ _BOILERPLATE = re.compile(
     r"(?:applies|describes|explains|sets\sout|is\spart))\b|©",
     re.I,
 )
-_BULLET = re.compile(r"^(?:[-–•*·▪]|\(?\d{1,2}[.)])\s{0,3}")
+_BULLET = re.compile(r"^(?:[-–•*·▪]|\(?\d{1,2}[.)](?!\d))\s{0,3}")
+# a clause's number ("4.2 Returns are accepted …"): kept whole with its clause, never cut to "2"
+_NUMBERED = re.compile(r"^\d{1,2}(?:\.\d{1,2})+\.?\s")
+_FINAL = re.compile(r"\bfinal\s{1,3}sale\b|\bnon-?returnable\b|\bclearance\b", re.I)
+_WINDOW = re.compile(r"\b\d{1,3}\s{0,2}(?:business\s|working\s|calendar\s)?(?:days?|weeks?|months?)\b",
+                     re.I)  # fmt: skip
+# A checkbox before "I agree" on a checkout screenshot, as OCR reads it ("i] | agree to the
+# Terms", "[VW | agree", "[x] I accept", "☑ I have read"): a short token with a bracket or a
+# mark in it, or one letter; the box is no words, and "|" there is "I".
+_CHECKBOX = re.compile(
+    r"^(?:(?:[^\sA-Za-z0-9]\S{0,3}|\S{0,3}[^\sA-Za-z0-9.,;:]|[A-Za-z])\s{1,2})?[|Il1]\s"
+    r"(?=(?:agree|accept|have\sread|consent|acknowledge|understand|confirm)\b)"
+)
 _RUNS_ON = frozenset(("a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by",
                       "with", "within", "from", "are", "is", "be", "will", "your", "our", "via",
                       "per", "than", "as", "if", "that", "which", "before", "after", "until",
@@ -80,14 +97,26 @@ def clauses(texts: list[str]) -> dict[str, Quote]:
         if not hits[topic]:
             continue
         score = hits[topic] + 2 * bool(_CONDITION.search(sentence))
+        topic = _narrowed(topic, sentence)
         if topic not in best or score > best[topic][0]:
             best[topic] = (score, Quote(sentence[:MAX_QUOTE], page))
-    return {t: q for t in TOPICS if (q := best.get(t, (0, None))[1]) is not None}
+    return {t: q for t in (*TOPICS, RETURN_WINDOW, FINAL_SALE)
+            if (q := best.get(t, (0, None))[1]) is not None}  # fmt: skip
+
+
+def _narrowed(topic: str, sentence: str) -> str:
+    """A refund clause named by what it answers: a final-sale rule, or a return window."""
+    if topic != REFUND:
+        return topic
+    if _FINAL.search(sentence):
+        return FINAL_SALE
+    return RETURN_WINDOW if _WINDOW.search(sentence) else REFUND
 
 
 def general_clause(found: dict[str, Quote]) -> Quote | None:
     """The clause a letter quotes when its reason prefers no topic: refund, then the rest."""
-    return next((found[t] for t in TOPICS if t in found), None)
+    order = (REFUND, RETURN_WINDOW, *(t for t in TOPICS if t != REFUND))  # never final sale
+    return next((found[t] for t in order if t in found), None)
 
 
 def _sentences(texts: list[str]) -> list[tuple[int, str]]:
@@ -95,17 +124,18 @@ def _sentences(texts: list[str]) -> list[tuple[int, str]]:
     a bullet or a blank line ends one, then split at full stops."""
     out: list[tuple[int, str]] = []
     for page, text in enumerate(texts, 1):
-        lines = [" ".join(ln.split()) for ln in text.splitlines()]
+        lines = [_CHECKBOX.sub("I ", " ".join(ln.split())) for ln in text.splitlines()]
         para: list[str] = []
         for i, line in enumerate(lines):
             dated = DATED.search(line) or DATE_LINE.match(line)
             body = line[: dated.start()].strip() if dated else line
             nxt = next((ln for ln in lines[i + 1 :] if ln), "")
-            if not body or _BULLET.match(body) or dated or _heading(body, nxt):
+            starts = _BULLET.match(body) or _NUMBERED.match(body)
+            if not body or starts or dated or _heading(body, nxt):
                 out += _split(page, para)
                 para = []
             if body and not _heading(body, nxt):
-                para.append(_BULLET.sub("", body))
+                para.append(body if _NUMBERED.match(body) else _BULLET.sub("", body))
         out += _split(page, para)
     return out
 
@@ -124,7 +154,7 @@ def _heading(line: str, nxt: str) -> bool:
     """A title line ("Returns, Refunds & Cancellation Policy", "Acme Box subscription terms"):
     no full stop at its end, and words mostly capitalised, or not running on into a next line
     that starts a sentence."""
-    line = _BULLET.sub("", line)
+    line = _NUMBERED.sub("", _BULLET.sub("", line))
     if not line or re.search(r"[.!?;,]$", line):
         return False
     words = [w for w in line.split() if w[:1].isalpha()]

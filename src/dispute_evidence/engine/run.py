@@ -15,7 +15,7 @@ import signal
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
@@ -251,7 +251,9 @@ def run_options(
         summary_pdf=settings.evidence.summary_pdf,
         read_limits=read_limits(settings.evidence, ingest.dayfirst()),
         send_partial=settings.evidence.send_partial_orders,
-        packet=settings.evidence.packet_policy(),
+        packet=replace(
+            settings.evidence.packet_policy(), contact=settings.merchant.merchant_contact
+        ),
         read_policy=settings.readback.policy(),
         review=settings.review.policy(),
         alerts=settings.alerts.policy(),

@@ -22,21 +22,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dispute_evidence.evidence.letter import family_of
+from dispute_evidence.evidence.playbooks import PLAYBOOKS, family_of
 from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.states import HELD, HELD_UNKNOWN
 
 MIN_CLOSED = 10  # decided disputes (won + lost) before our own rate counts (what wins' floor)
 PRIOR_WEIGHT = 10  # the prior weighs as this many decided disputes
-PRIORS = {
-    "fraud": 0.20,
-    "not_received": 0.40,
-    "not_as_described": 0.30,
-    "credit_not_processed": 0.30,
-    "subscription_canceled": 0.25,
-    "duplicate": 0.40,
-    "general": 0.25,
-}
+PRIORS = {p.family: p.prior for p in PLAYBOOKS}  # each playbook's (evidence/playbooks.py)
 MISSING_FACTOR = 0.5  # evidence that misses what the reason needs wins about half as often
 VISA_CE3 = 0.70
 ACCEPT = "accept"

@@ -44,6 +44,7 @@ from dispute_evidence.evidence.delivery import (
     DeliveryFact,
     Shipment,
     day,
+    in_part,
     one_delivery,
     other_parcel,
     shipments_of,
@@ -51,12 +52,18 @@ from dispute_evidence.evidence.delivery import (
 from dispute_evidence.evidence.facts import Charge, DisputeFacts
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.places import same_place
+from dispute_evidence.evidence.playbooks import (
+    CREDIT_NOT_PROCESSED,
+    DUPLICATE,
+    NOT_RECEIVED,
+    family_of,
+    playbook_for,
+)
 from dispute_evidence.evidence.products import Listing
 from dispute_evidence.evidence.stance import (
     CHOICES,
     Author,
     Stance,
-    family_of,
     merchant_names,
     message_key,
     message_stance,
@@ -64,10 +71,8 @@ from dispute_evidence.evidence.stance import (
 from dispute_evidence.evidence.statement import others_addresses
 from dispute_evidence.evidence.views import DisputeView
 
-NOT_RECEIVED = "product_not_received"
 WORDS = "the customer's words"  # a contradiction: what the customer wrote concedes the claim
 _FAILED = re.compile(r"fail|declin|cancel|void|incomplete|requires", re.I)
-FRAUD = ("fraudulent", "unrecognized")
 
 
 @dataclass(frozen=True)
@@ -210,7 +215,8 @@ class CaseFacts:
         line, the report's Delivery column); "" when no shipment or document speaks of it."""
         if not (self.shipments or self.delivery.delivered or self.delivery.source == "files"):
             return ""
-        return self.said(self.delivery)
+        said = self.said(self.delivery)  # one parcel of several delivered: said as partial
+        return in_part(said, self.delivery, self.shipments) or said
 
 
 def _number(value: Any) -> float | None:
@@ -343,14 +349,15 @@ def timeline(case: CaseFacts) -> tuple[Event, ...]:
         events.append(Event(d.on, f"Delivered{signed}", d.source, d.document))
     if case.cancelled_on:
         events.append(Event(case.cancelled_on, "Order cancelled", "order"))
-    for doc in case.documents:
-        for m in doc.messages:
-            if m.on:
-                who = m.author or "The customer"
-                events.append(Event(m.on.isoformat(), f"{who} wrote", "files", doc.name))
-    for x in case.credits:  # a credit before the dispute is its answer: dated, on the timeline
+    for x in case.credits:  # a credit before the dispute is its answer: dated, with its reference
         if x.on and x.amount:
-            events.append(Event(x.on, f"Credit of {_money(x.amount, x.currency)} issued", x.source))
+            said = replace(x, on="").words()  # "20.00 USD (reference re_1)": dated by the line
+            events.append(Event(x.on, f"Credit of {said} issued", x.source))
+    for doc, m, st in case.stances():  # what each message says to the claim, when it says it
+        if m.on:
+            who = m.author or "The customer"
+            what = f" ({st.why})" if st.kind != "neutral" and st.why else ""
+            events.append(Event(m.on.isoformat(), f"{who} wrote{what}", "files", doc.name))
     if case.opened_on:
         events.append(Event(case.opened_on, "Dispute opened", "dispute"))
     return tuple(sorted(events, key=lambda e: e.on))
@@ -463,28 +470,28 @@ def _currency(case: CaseFacts) -> str:
 def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
     """The order's own status against the claim: what the merchant's data concedes."""
     out = []
-    reason, d = case.reason, case.delivery
+    family, d = family_of(case.reason), case.delivery
     shipped = any(s.shipped_on or s.tracking_number for s in case.shipments)
     unfulfilled = case.fulfillment_status.strip().lower() in ("unfulfilled", "not fulfilled")
-    if reason == NOT_RECEIVED and unfulfilled and not shipped and not d.delivered:
+    if family == NOT_RECEIVED and unfulfilled and not shipped and not d.delivered:
         out.append(Contradiction(
             "order unfulfilled",
             f"the order was never fulfilled (fulfilment status: {case.fulfillment_status}) and "
             "no shipment is recorded",
             "accept the dispute (the goods did not go out); if they did, drop the shipments "
             "sheet with the tracking number", accept=True))  # fmt: skip
-    elif reason == NOT_RECEIVED and d.state == "not_delivered" and d.source == "files":
+    elif family == NOT_RECEIVED and d.state == "not_delivered" and d.source == "files":
         out.append(Contradiction(
             "document says not delivered", f"{d.cite} says “{d.quote}”",
             "a proof of the delivery that followed, or consider accepting the dispute"))  # fmt: skip
-    elif reason == NOT_RECEIVED and case.carrier_delivery.status and not d.delivered:
+    elif family == NOT_RECEIVED and case.carrier_delivery.status and not d.delivered:
         out.append(Contradiction(
             "carrier says not delivered", f"carrier shows {case.carrier_delivery.status}",
             "proof of delivery (a delivery confirmation or signature), or consider accepting "
             "the dispute"))  # fmt: skip
     if case.credit_check.covers_before(case.dispute.amount):
         pass  # credited before the dispute opened: the letter's answer, never a concession
-    elif reason == "credit_not_processed" and case.credited > 0:
+    elif family == CREDIT_NOT_PROCESSED and case.credited > 0:
         full = _fully_credited(case)
         out.append(Contradiction(
             "refund recorded", f"a refund of {_money(case.credited, _currency(case))} is recorded"
@@ -543,7 +550,7 @@ def _fully_credited(case: CaseFacts) -> str | None:
 
 def _charged_twice(case: CaseFacts) -> list[Contradiction]:
     """A duplicate claim the payments export proves: two charges of one amount on one day."""
-    if case.reason != "duplicate":
+    if family_of(case.reason) != DUPLICATE:
         return []
     seen: dict[tuple[float | None, str], list[Charge]] = {}
     for c in case.live_charges:
@@ -576,10 +583,11 @@ def _words_against(case: CaseFacts) -> list[Contradiction]:
         fact = (f"{who} wrote {when}({doc.name}, page {m.quote.page}): “{m.quote.text}” "
                 f"({st.why})")  # fmt: skip
         accept = {
-            "product_unacceptable": not supported,
-            "credit_not_processed": case.credited <= 0,
-            "subscription_canceled": True,
-        }.get(case.reason, False)
+            "always": True,
+            "unless_supported": not supported,
+            "unless_credited": case.credited <= 0,
+            "never": False,
+        }[playbook_for(case.reason).words_concede]
         out.append(Contradiction(
             WORDS, fact,
             "accept the dispute, or answer it in a merchant statement (why no refund is owed, "

@@ -44,12 +44,12 @@ from dispute_evidence.evidence.ce3_identifiers import (
     is_public_ip,
     members,
 )
+from dispute_evidence.evidence.playbooks import FRAUD_REASONS
 from dispute_evidence.networks import VISA, network_of
 
 # what identifies a buyer lives in ce3_identifiers.py; these are read from here too
 __all__ = ["MIN_DEVICE", "is_placeholder", "is_public_ip", "members"]
 
-FRAUD_REASONS = frozenset({"fraudulent", "unrecognized"})
 ELEMENTS = ("customer_ip", "device_id", "customer_account_id", "shipping_address")
 PRIMARY = frozenset({"customer_ip", "device_id"})
 LABELS = {

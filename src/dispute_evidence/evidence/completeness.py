@@ -30,6 +30,7 @@ from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence.case import CaseFacts, build_case, documents_of_kinds, for_reason
 from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.playbooks import PLAYBOOKS
 
 Files = Sequence[str | DocumentFacts]  # the files attached: their kinds, or what was read
 
@@ -121,40 +122,9 @@ ITEMS = {
     )
 }  # fmt: skip
 
-_FRAUD = (
-    ("billing_address", "shipping_address", "billing_matches_shipping", "avs_match",
-     "carrier", "tracking", "ship_date"),
-    ("cvc_match", "delivered", "customer_email", "customer_name", "communication"),
-)  # fmt: skip
-
-# reason -> (core items, also helps)
+# reason -> (core items, also helps): each reason's playbook's (evidence/playbooks.py)
 REASONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "fraudulent": _FRAUD,
-    "unrecognized": _FRAUD,
-    "product_not_received": (
-        ("carrier", "tracking", "ship_date", "shipping_address", "delivered"),
-        ("shipping_document", "customer_email", "communication"),
-    ),
-    "product_unacceptable": (
-        ("products", "policy_document"),
-        ("listing", "statement_return", "communication", "refund_record", "customer_email"),
-    ),
-    "subscription_canceled": (
-        ("policy_document", "customer_email"),
-        ("statement_cancellation", "communication", "payment_record"),
-    ),
-    "duplicate": (
-        ("explanation_document", "payment_record"),
-        ("statement_duplicate", "shipping_document", "communication"),
-    ),
-    "credit_not_processed": (
-        ("policy_document", "refund_record"),
-        ("statement_refund", "communication", "customer_email"),
-    ),
-    "general": (
-        ("products", "customer_name", "customer_email"),
-        ("billing_address", "communication"),
-    ),
+    reason: (p.core, p.helps) for p in PLAYBOOKS for reason in p.reasons
 }
 GENERAL = "general"
 

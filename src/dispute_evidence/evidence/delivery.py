@@ -144,7 +144,9 @@ def shipments_of(rows: Sequence[ShipmentRow]) -> tuple[Shipment, ...]:
 def one_delivery(
     shipments: Sequence[Shipment], documents: Sequence[DocumentFacts]
 ) -> tuple[DeliveryFact, DeliveryFact]:
-    """(the case's delivery fact, the carrier's): a document's proof wins over the carrier."""
+    """(the case's delivery fact, the carrier's): a document's proof wins over the carrier: a
+    read proof that dates or signs the delivery is third-party proof, quoted even when our
+    shipment record says delivered too (issue 44, item 5)."""
     carrier = [s.delivery for s in shipments]
     said = (
         next((d for d in carrier if d.delivered), None)
@@ -157,7 +159,34 @@ def one_delivery(
     proof = next((p for p in proofs if p.on or p.signed_by), proofs[0] if proofs else None)
     if proof is None and not said.delivered:  # the document's own "not delivered" is said
         proof = next(iter(stated), None)
+    if proof and proof.delivered and (proof.on or proof.signed_by):
+        return proof, said
     return (proof if proof and not said.delivered else said), said
+
+
+def in_part(said: str, delivery: DeliveryFact, shipments: Sequence[Shipment]) -> str:
+    """The case's delivery in words when the carrier shows only some of its parcels delivered
+    ("delivered in part, 1 of 2 parcels: …; not delivered: 1Z…2 (in transit)"); "" when it is
+    not so (one parcel, all delivered, or a document's proof, which names no parcel)."""
+    parcels = [s for s in shipments if s.tracking_number]
+    open_ = [s for s in parcels if not s.delivery.delivered]
+    if not (delivery.delivered and delivery.source != "files" and open_ and len(parcels) > 1):
+        return ""
+    left = ", ".join(
+        f"{s.tracking_number} ({s.delivery.status or 'no delivery recorded'})" for s in open_
+    )
+    done = f"{delivery.tracking_number} {said}" if delivery.tracking_number else said
+    return (
+        f"delivered in part, {len(parcels) - len(open_)} of {len(parcels)} parcels: {done}; "
+        f"not delivered: {left}"
+    )
+
+
+def with_held_proofs(words: str, files: Sequence[str]) -> str:
+    """The Delivery column's words, and each proof of delivery named for the dispute but held
+    as another parcel's (documents/files.py: another_parcel): why it confirms nothing."""
+    held = "; ".join(f"{f}: {K.ANOTHER_PARCEL}, not sent" for f in files)
+    return "; ".join(w for w in (words or ("not confirmed" if held else ""), held) if w)
 
 
 def _plain_id(value: str) -> str:

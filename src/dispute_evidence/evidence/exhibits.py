@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from string import ascii_uppercase
 
+from dispute_evidence.documents import kinds as K
+from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.kinds import LABELS, OTHER
 
 PICTURES = (".jpg", ".jpeg", ".png")  # what the packet places as a picture on a page
@@ -40,6 +42,36 @@ class Exhibit:
         """ "Exhibit A, page 2"; "Exhibit A" alone for a one-page exhibit or no page."""
         many = self.pages is None or self.pages > 1
         return f"Exhibit {self.label}, page {page}" if page and many else f"Exhibit {self.label}"
+
+
+def caption(exhibit: Exhibit, doc: DocumentFacts | None, show_date: bool = True) -> str:
+    """What the exhibit shows, from what was read from it (issue 44, item 11): "proof of
+    delivery: delivered 2026-10-06 to 12 Elm Street, signed by A. Smith"; its kind alone when
+    nothing was read; `show_date` False: the delivery date is withheld (the case's timeline puts
+    it out of order), so it is not stated here either."""
+    if doc is None:
+        return exhibit.words
+    shows = ""
+    if doc.kind in (K.PROOF_OF_DELIVERY, K.SIGNATURE) and doc.delivery is not None:
+        d = doc.delivery
+        if d.delivered:
+            shows = "delivered" + (f" {d.on.isoformat()}" if d.on and show_date else "")
+            shows += (f" to {d.address}" if d.address else "") + (
+                f", signed by {d.signed_by}" if d.signed_by else "")  # fmt: skip
+        else:
+            shows = "not delivered: " + d.quote.text
+    elif doc.messages:
+        dated = sorted(m.on.isoformat() for m in doc.messages if m.on)
+        n = len(doc.messages)
+        shows = f"{n} message{'s' * (n != 1)}" + (
+            f", {dated[0]}" + (f" to {dated[-1]}" if dated[-1] != dated[0] else "") if dated else "")  # fmt: skip
+    elif doc.effective is not None and (doc.policy_clauses or doc.policy_clause):
+        shows = f"as in force from {doc.effective.isoformat()}"
+    elif doc.amount is not None:
+        shows = f"{doc.amount[0]:,.2f} {doc.amount[1]}".strip()
+    if doc.tracking_numbers and doc.kind in (K.PROOF_OF_DELIVERY, K.SIGNATURE, K.SHIPPING):
+        shows = f"tracking number {doc.tracking_numbers[0]}" + (f", {shows}" if shows else "")
+    return f"{exhibit.words}: {shows}" if shows else exhibit.words
 
 
 def label(index: int) -> str:

@@ -14,28 +14,36 @@ asks for nothing. Deterministic: the same facts give the same sentences. Pure: n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
-from typing import Any
 
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.documents.policytext import CANCELLATION, DEFECT, REFUND, SHIPPING
-from dispute_evidence.evidence.case import WORDS, CaseFacts, Line, build_case, documents_named
-from dispute_evidence.evidence.ce3 import LABELS
+from dispute_evidence.evidence.case import CaseFacts, build_case, documents_named
 from dispute_evidence.evidence.ce3_table import ce3_rows
 from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
-from dispute_evidence.evidence.credits import MAX_CREDITS
-from dispute_evidence.evidence.delivery import carrier_delivery, day
 from dispute_evidence.evidence.exhibits import Exhibit
-from dispute_evidence.evidence.facts import Charge, DisputeFacts, ShipmentRow
+from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.letter_facts import (
+    FILE,
+    Facts,
+    delivered,
+    partly_credited,
+)
 from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.letter_head import money as _money
-from dispute_evidence.evidence.products import opening
+from dispute_evidence.evidence.playbooks import CREDIT_NOT_PROCESSED, Playbook, playbook_for
 from dispute_evidence.evidence.sentence import Sentence
-from dispute_evidence.evidence.stance import FAMILIES, family_of
+from dispute_evidence.evidence.thesis import thesis
 
-__all__ = ["FAMILIES", "Letter", "Sentence", "build_letter", "family_of", "letter_for"]
+__all__ = [
+    "FILE",
+    "Letter",
+    "Sentence",
+    "build_letter",
+    "delivered",
+    "letter_for",
+    "partly_credited",
+]
 
 # Source keys: what a sentence rests on. The engine may name the file and row of each.
 SOURCE_WORDS = {
@@ -60,11 +68,6 @@ SOURCE_TITLES = {
     "products": "The product as sold",
     "statement": "The merchant's statement",
 }
-MAX_ITEMS = 5  # products or files named in one sentence
-STATEMENT_CHARS = 4000  # of the merchant's statement on the letter (the payload holds it all)
-FILE = "file:"  # a source key naming one document: "file:<its name>"
-REQUEST = ("For these reasons we ask that the dispute be reversed and the payment of "
-           "{amount} stand.")  # fmt: skip
 REQUEST_REST = ("For these reasons we ask that the dispute be reversed and the remaining {rest} "
                 "of the payment stand (the {amount} disputed, less the {credited} already "
                 "credited).")  # fmt: skip
@@ -88,6 +91,8 @@ class Letter:
     statement: tuple[Sentence, ...] = ()
     # Visa CE 3.0: the disputed order and the two earlier ones side by side (ce3_table.py)
     ce3_table: tuple[tuple[str, ...], ...] = ()
+    # the body's first sentence: the claim answered by the decisive proof (evidence/thesis.py)
+    thesis: Sentence | None = None
 
     @property
     def points(self) -> tuple[Sentence, ...]:
@@ -106,342 +111,17 @@ class Letter:
     def sources(self) -> list[str]:
         """The source keys, in first-use order (the appendix numbers them so)."""
         keys = [self.reason_source] if self.reason_source else []
-        said = (*self.context, *self.conceded, *self.sentences, *self.statement, *self.timeline)
+        opening = (self.thesis,) if self.thesis else ()
+        said = (
+            *opening,
+            *self.context,
+            *self.conceded,
+            *self.sentences,
+            *self.statement,
+            *self.timeline,
+        )
         keys += [s.source for s in said]
         return list(dict.fromkeys(keys))
-
-
-def _list(items: list[str]) -> str:
-    shown = items[:MAX_ITEMS]
-    more = f" and {len(items) - MAX_ITEMS} more" if len(items) > MAX_ITEMS else ""
-    return (", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]) + more
-
-
-def _card(c: Charge) -> str:
-    """ " (Visa ending 4242)", or "" unless both are known."""
-    return f" ({c.card_brand} ending {c.card_last4})" if c.card_brand and c.card_last4 else ""
-
-
-def _charge(c: Charge) -> str:
-    """ "ch_1 (129.00 USD, 2026-10-02)": a charge as the letter lists it."""
-    said = f"{c.payment_id} ({_money(c.payment_amount, c.currency)}, {day(c.paid_at)})"
-    return said.replace(", )", ")")
-
-
-def delivered(shipment: ShipmentRow) -> str | None:
-    """The delivery date (or "" when only the status says so), or None when not shown delivered."""
-    fact = carrier_delivery(shipment)
-    return fact.on if fact.delivered else None
-
-
-def _page(doc: str, page: int | None, exhibit: Exhibit | None = None) -> str:
-    """A document cited: by its exhibit label ("Exhibit A, page 2": the page of it the fact
-    stands on, as its stamps number it), or by its name when it has no label."""
-    if exhibit is not None:
-        return exhibit.cite(page)
-    return f"{doc}, page {page}" if page else doc
-
-
-# Per family: the policy topics that answer it (documents/policytext.py), the best first; any
-# other family quotes a policy's general clause.
-POLICY_TOPICS: dict[str, tuple[str, ...]] = {
-    "not_as_described": (DEFECT, REFUND),
-    "credit_not_processed": (REFUND, CANCELLATION),
-    "subscription_canceled": (CANCELLATION, REFUND),
-    "not_received": (SHIPPING,),
-}
-
-
-def _newest_versions(docs: Sequence[DocumentFacts]) -> list[DocumentFacts]:
-    """The documents, one per name: of two versions of a store policy a dispute holds (the
-    older went before the newer existed), the one that took effect last."""
-    newest: dict[str, DocumentFacts] = {}
-    for d in docs:
-        kept = newest.get(d.name)
-        if kept is None or (d.effective or date.min) > (kept.effective or date.min):
-            newest[d.name] = d
-    return [d for d in docs if newest[d.name] is d]
-
-
-class _Facts:
-    """The case's sentences: each made only when its fact is there."""
-
-    def __init__(self, case: CaseFacts, exhibits: Mapping[str, Exhibit]) -> None:
-        self.case = case
-        self.exhibits = exhibits  # each document's label ({}: cited by name)
-        self.argued: set[str] = set()  # documents a sentence quotes (not listed again)
-        self.listed: list[str] = []  # the documents the attachments line names, in its order
-        self.tied = False  # delivery tied to the verified billing address: said once, there
-        self.led = bool(credit_lead(case))  # credited before the dispute: the credit leads
-
-    def order(self) -> list[Sentence]:
-        c, out = self.case, []
-        total = _money(c.total, c.currency) if c.total is not None else ""
-        if c.order_date and not c.hidden("ordered"):
-            worth = f" for {total}" if total else ""
-            out.append(
-                Sentence(f"Order {c.order_number} was placed on {c.order_date}{worth}.", "order")
-            )
-        if c.lines:
-            names = [title if n is None else f"{title} × {_qty(n)}"
-                     for title, n in _by_product(c.lines)]  # fmt: skip
-            out.append(Sentence(f"It was for: {_list(names)}.", "order"))
-        return out  # fmt: skip
-
-    def customer(self) -> list[Sentence]:
-        """Who the order names: as entered at checkout (and observed), never who they were."""
-        cu = self.case.customer
-        entered = [x for x in (f"the name {cu.name}" if cu.name else "",
-                               f"the email {cu.email}" if cu.email else "") if x]  # fmt: skip
-        if not entered:
-            return []
-        seen = [x for x in (f"IP address {cu.ip}" if cu.ip else "",
-                            f"device {cu.device}" if cu.device else "") if x]  # fmt: skip
-        text = f"The order was placed with {' and '.join(entered)} as entered at checkout"
-        text += f", from {' and '.join(seen)}." if seen else "."
-        return [Sentence(text, "order")]
-
-    def card_checks(self) -> list[Sentence]:
-        for c in self.case.charges:
-            passed = [label for key, label in (("avs_line1_check", "the billing street address"),
-                      ("avs_zip_check", "the billing postcode"), ("cvc_check", "the card security code (CVC)"))
-                      if str(getattr(c, key)).lower() == "pass"]  # fmt: skip
-            if passed:
-                return [Sentence(f"The card issuer's checks on charge {c.payment_id}{_card(c)} passed for {_list(passed)}.", "payments")]  # fmt: skip
-        return []
-
-    def same_address(self) -> list[Sentence]:
-        cu = self.case.customer
-        if self.case.same_address and not self.tied:
-            return [Sentence("The billing address entered at checkout is the shipping address: "
-                             f"{cu.shipping_address}.", "order")]  # fmt: skip
-        return []
-
-    def shipped(self) -> list[Sentence]:
-        out = []
-        for s in self.case.shipments[:MAX_ITEMS]:
-            if not s.shipped_on and not s.tracking_number:
-                continue
-            show = s.shipped_on and not self.case.hidden("shipped")
-            when = f" on {s.shipped_on}" if show else ""
-            how = f" with {s.carrier}" if s.carrier else ""
-            track = f", tracking number {s.tracking_number}" if s.tracking_number else ""
-            out.append(Sentence(f"The order was shipped{when}{how}{track}.", "shipments"))
-        if out and self.case.customer.shipping_address and not self.tied:
-            out.append(Sentence(f"It was sent to {self.case.customer.shipping_address}.", "order"))
-        return out
-
-    def delivery(self) -> list[Sentence]:
-        """The case's one delivery fact, quoted from its document when a document proves it."""
-        d, c = self.case.delivery, self.case
-        if not d.delivered:
-            return []
-        on = f" on {d.on}" if d.on and not c.hidden("delivered") else ""
-        if d.source != "files":
-            if self.tied:
-                return []
-            track = f" (tracking number {d.tracking_number})" if d.tracking_number else ""
-            parcels = [s for s in c.shipments if s.tracking_number]
-            open_ = [s.tracking_number for s in parcels if not s.delivery.delivered]
-            if open_ and len(parcels) > 1:  # delivered in part: said as partial, never whole
-                return [Sentence(f"The carrier records parcel {d.tracking_number} of this order "
-                                 f"as delivered{on}; {_list(open_)} "
-                                 f"{'is' if len(open_) == 1 else 'are'} not shown delivered.",
-                                 "shipments")]  # fmt: skip
-            return [
-                Sentence(f"The carrier records the order as delivered{on}{track}.", "shipments")
-            ]
-        self.argued.add(d.document)
-        where = f" to {d.where}" if d.where else ""
-        signed = f", signed for by {d.signed_by}" if d.signed_by else ""
-        said = f"delivery{on}{where}{signed}" + (f": {_quoted(d.quote)}" if d.quote else ".")
-        # the shipments sheet's own status beside it (a stale "in transit") is the analyst's to
-        # settle (the report names it), never set against the carrier's signed proof here
-        return [Sentence(f"The proof of delivery ({self._cite(d.document, d.page)}) records the "
-                         f"{said}", FILE + d.document)]  # fmt: skip
-
-    def policy(self) -> list[Sentence]:
-        """Each policy's clause that answers the reason (a defect clause for "not as
-        described", the cancellation cutoff for a subscription); of two versions of one
-        document, the newer one's."""
-        out = []
-        topics = POLICY_TOPICS.get(family_of(self.case.dispute.reason), ())
-        for doc in _newest_versions(self.case.documents):
-            q = next((doc.policy_clauses[t] for t in topics if t in doc.policy_clauses), None)
-            if q := q or doc.policy_clause:
-                self.argued.add(doc.name)
-                out.append(Sentence(f"Our policy ({self._cite(doc.name, q.page)}) says: {_quoted(q.text)}",
-                                    FILE + doc.name))  # fmt: skip
-        return out[:2]
-
-    def as_sold(self) -> list[Sentence]:
-        """The product as its listing sold it: the description's opening, quoted."""
-        return [Sentence(f"As sold, the listing of {x.title} described it as: "
-                         f"{_quoted(opening(x.description))}", "products")
-                for x in self.case.as_sold[:2]]  # fmt: skip
-
-    def statement(self) -> list[Sentence]:
-        """The merchant's statement, a sentence a paragraph, as the merchant wrote it."""
-        out, left = [], STATEMENT_CHARS
-        if any(c.name == "statement vs records" for c in self.case.contradictions):
-            return []  # it says no refund beside a recorded credit: the analyst's to settle
-        for part in self.case.statement.split("\n\n"):
-            if left <= 0:
-                out.append(Sentence("(The statement continues in the evidence submitted with "
-                                    "this response.)", "statement"))  # fmt: skip
-                break
-            text = " ".join(part.split())
-            if not text:  # no statement, or a blank line between its paragraphs
-                continue
-            out.append(Sentence(text if len(text) <= left else text[: left - 1] + "…", "statement"))
-            left -= len(text)
-        return out
-
-    def messages(self) -> list[Sentence]:
-        """The customer's words that answer the claim (evidence/stance.py), oldest first; a
-        message that concedes the claim, or says nothing to it, is never quoted here."""
-        out = []
-        for doc, m, st in self.case.stances():
-            if st.kind != "supports" or not st.certain:  # uncertain: the analyst's to confirm
-                continue
-            self.argued.add(doc.name)
-            when = f"On {m.on.isoformat()}, " if m.on else ""
-            who = m.author or "the customer"
-            out.append(Sentence(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
-                                f"{_quoted(m.quote.text)}", FILE + doc.name))  # fmt: skip
-        return out[:3]
-
-    def refund(self) -> list[Sentence]:
-        """Each credit with its date and reference where the exports give them: a refunds
-        log's, else the orders export's refunded amount and the charges that show one."""
-        c = self.case
-        if self.led:  # the credit before the dispute leads the letter: not said twice
-            return []
-        logged = [x for x in c.credits if x.source == "refunds"][:MAX_CREDITS]
-        if logged:
-            return [Sentence(f"A refund of {x.words()} was issued on this order.", "refunds") for x in logged]  # fmt: skip
-        out = []
-        if c.refunded > 0:
-            out.append(Sentence(f"A refund of {_money(c.refunded, c.currency)} was issued on this order.", "order"))  # fmt: skip
-        for x in c.credits[:1]:  # a charge's refund: its own record dates it
-            if x.on or not out:
-                when = f" on {x.on}" if x.on else ""
-                out.append(Sentence(f"Charge {x.reference} shows {_money(x.amount, x.currency)} refunded{when}.", "payments"))  # fmt: skip
-        return out
-
-    def credit(self) -> list[Sentence]:
-        """A partial credit stated as what it is (never a defence), with what stays disputed."""
-        c, disputed = self.case, self.case.dispute.amount
-        other = other_currency_credits(c)  # stated, never subtracted
-        if not partly_credited(c) or disputed is None or self.led:
-            return other
-        currency, credited = c.dispute.currency or c.currency, c.credit_check.same
-        return [Sentence(f"A credit of {_money(credited, currency)} was already issued on this "
-                         f"order; this response contests the remaining "
-                         f"{_money(disputed - credited, currency)}.",
-                         "order" if c.refunded > 0 else "payments"), *other]  # fmt: skip
-
-    def distinct_charges(self) -> list[Sentence]:
-        """A duplicate claim answered: one charge, or charges that differ (amount or day)."""
-        live = self.case.live_charges
-        if not live or any(x.name == "charged twice" for x in self.case.contradictions):
-            return []
-        parts = [_charge(c) for c in live]
-        if len(parts) == 1:
-            text = f"Our payments export shows one charge for this order: {parts[0]}."
-        else:
-            text = (f"Our payments export shows {len(parts)} charges for this order, each of a "
-                    f"different amount or day: {_list(parts)}.")  # fmt: skip
-        return [Sentence(text, "payments")]
-
-    def delivered_to_verified_address(self) -> list[Sentence]:
-        """Fraud's strongest sentence: delivered to the billing address the issuer verified."""
-        c = self.case
-        if not (c.delivery.delivered and c.same_address and c.customer.shipping_address):
-            return []
-        for ch in c.charges:
-            if ch.avs_line1_check.lower() == "pass":
-                on = f" on {c.delivery.on}" if c.delivery.on and not c.hidden("delivered") else ""
-                self.tied = c.delivery.source != "files"  # a quoted proof is still quoted
-                return [Sentence(
-                    f"The order was delivered{on} to {c.customer.shipping_address}, the billing "
-                    f"address the card issuer verified for charge {ch.payment_id}"
-                    f"{_card(ch)} (address check: pass).", "payments")]  # fmt: skip
-        return []
-
-    def charge_list(self) -> list[Sentence]:
-        if not self.case.charges:
-            return []
-        parts = [_charge(c) for c in self.case.charges]
-        one = "one charge" if len(parts) == 1 else f"{len(parts)} charges"
-        return [
-            Sentence(f"Our payments export shows {one} for this order: {_list(parts)}.", "payments")
-        ]
-
-    def descriptions(self) -> list[Sentence]:
-        for c in self.case.charges:
-            if c.description:
-                return [Sentence(f"The charge was described as: {c.description}.", "payments")]
-        return []
-
-    def ce3(self) -> list[Sentence]:
-        priors = self.case.ce3_priors
-        if len(priors) < 2:
-            return []
-        if self.case.ce3_disputed:  # the table under it shows what each matches on
-            told = [f"order {p.order_number} on {p.date}" for p in priors]
-            return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders "
-                             f"that were never disputed, {_list(told)}, which match this order "
-                             "on the values in the table below.", "history")]  # fmt: skip
-        told = [
-            f"order {p.order_number} on {p.date} (matching {_list([LABELS[m] for m in p.matched])})"
-            for p in priors
-        ]
-        return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders that were "
-                         f"never disputed, {_list(told)}.", "history")]  # fmt: skip
-
-    def _cite(self, doc: str, page: int | None) -> str:
-        return _page(doc, page, self.exhibits.get(doc))
-
-    def files(self) -> list[Sentence]:
-        skip = self.argued | {name for name, _ in self.case.other_parcels}  # never supporting
-        # nor a document whose words concede the claim, or wait for the analyst's reading
-        skip |= {
-            d.name for d, _, st in self.case.stances() if st.kind == "concedes" or st.to_confirm
-        }
-        names = [d.name for d in self.case.documents if d.name not in skip]
-        rank = {name: i for i, name in enumerate(self.exhibits)}  # in their labels' order
-        names.sort(key=lambda n: rank.get(n, len(rank)))
-        if not names:
-            return []
-        self.listed = names[:MAX_ITEMS]  # the ones _list names (the others: "and N more")
-        rest = [f"Exhibit {x.label} ({x.words})" if (x := self.exhibits.get(n)) else n
-                for n in names]  # fmt: skip
-        return [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")]
-
-    def conceded(self) -> list[Sentence]:
-        """What our own records say for the cardholder (never under a heading that argues); the
-        customer's own words quoted as the letter cites any document (its exhibit)."""
-        out = []
-        for c in self.case.contradictions:
-            if c.accept and c.name != WORDS:
-                out.append(Sentence(_cap(c.fact) + ".", "order"))
-        if any(c.accept and c.name == WORDS for c in self.case.contradictions):
-            for doc, m, st in self.case.stances():
-                if st.kind != "concedes" or not st.certain:
-                    continue
-                when = f"On {m.on.isoformat()}, " if m.on else ""
-                who = m.author or "the customer"
-                out.append(Sentence(_cap(f"{when}{who} wrote ({self._cite(doc.name, m.quote.page)}): "
-                                         f"{_quoted(m.quote.text)}"), FILE + doc.name))  # fmt: skip
-        return out
-
-    def timeline(self) -> list[Sentence]:
-        events = self.case.timeline
-        if len(events) < 2:
-            return []
-        return [Sentence(f"{e.on}: {e.what}.", FILE + e.document if e.document else e.source)
-                for e in events[:8]]  # fmt: skip
 
 
 def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:
@@ -456,64 +136,7 @@ def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _quoted(text: str) -> str:
-    """A quote that ends the sentence: its own full stop or question mark ends it too."""
-    return f"“{text}”" + ("" if text.rstrip().endswith((".", "!", "?")) else ".")
-
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _by_product(lines: Sequence[Line]) -> list[tuple[str, float | None]]:
-    """(title, quantity) per product, in the order first listed: one product on several lines
-    (the export lists it once per line item) is said once, its quantities added
-    ("Headphones × 6", not "Headphones × 2, Headphones × 3 and Headphones × 1"). A line
-    without a quantity is said as it is (None: its title alone, never "× 0")."""
-    added: dict[str, float] = {}
-    said: list[tuple[str, bool]] = []  # (title, whether it has a quantity)
-    for x in lines:
-        if x.quantity is None or x.title not in added:
-            said.append((x.title, x.quantity is not None))
-        if x.quantity is not None:
-            added[x.title] = added.get(x.title, 0.0) + x.quantity
-    return [(title, added[title] if counted else None) for title, counted in said]
-
-
-def _qty(q: Any) -> str:
-    try:
-        f = float(q)
-    except (TypeError, ValueError):
-        return str(q or "")
-    return str(int(f)) if f.is_integer() else f"{f:g}"
-
-
-# Per family: which facts argue the case, in the order a reviewer reads them.
-_ARGUMENTS: dict[str, tuple[Callable[[_Facts], list[Sentence]], ...]] = {
-    "fraud": (_Facts.messages, _Facts.delivered_to_verified_address, _Facts.ce3,
-              _Facts.card_checks, _Facts.same_address, _Facts.customer, _Facts.shipped,
-              _Facts.delivery, _Facts.files),
-    "not_received": (_Facts.messages, _Facts.delivery, _Facts.shipped, _Facts.files),
-    "not_as_described": (_Facts.messages, _Facts.as_sold, _Facts.policy, _Facts.delivery,
-                         _Facts.files),
-    "credit_not_processed": (_Facts.refund, _Facts.messages, _Facts.policy, _Facts.delivery,
-                             _Facts.files),
-    "subscription_canceled": (_Facts.messages, _Facts.policy, _Facts.charge_list,
-                              _Facts.descriptions, _Facts.customer, _Facts.files),
-    "duplicate": (_Facts.distinct_charges, _Facts.files),
-    "general": (_Facts.messages, _Facts.delivery, _Facts.shipped, _Facts.customer,
-                _Facts.policy, _Facts.files),
-}  # fmt: skip
-
-
-def partly_credited(case: CaseFacts) -> bool:
-    """A credit short of the disputed amount, in its currency (another currency's credit is
-    stated, never subtracted)."""
-    disputed, credited = case.dispute.amount, case.credit_check.same
-    return disputed is not None and 0 < credited < disputed
-
-
-def _request(case: CaseFacts, amount: str) -> str:
+def _request(case: CaseFacts, amount: str, playbook: Playbook) -> str:
     """The request a letter that goes always makes: the whole reversal (a credit before the
     dispute answers it all), else the amount less what was credited in its currency; none for
     a disputed amount of 0 (held: case.py's "nothing disputed")."""
@@ -524,7 +147,7 @@ def _request(case: CaseFacts, amount: str) -> str:
         currency, credited = case.dispute.currency or case.currency, case.credit_check.same
         return REQUEST_REST.format(rest=_money(disputed - credited, currency), amount=amount,
                                    credited=_money(credited, currency))  # fmt: skip
-    return REQUEST.format(amount=amount or "disputed")
+    return playbook.request.format(amount=amount or "disputed")
 
 
 def build_letter(facts: DisputeFacts, attached: Sequence[str | DocumentFacts]) -> Letter:
@@ -536,20 +159,23 @@ def build_letter(facts: DisputeFacts, attached: Sequence[str | DocumentFacts]) -
 def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -> Letter:
     """The letter for one case (evidence/case.py); `exhibits`: each document's label, by which
     the letter cites it (evidence/exhibits.py; none: by its name)."""
-    facts = _Facts(case, exhibits or {})
+    facts = Facts(case, exhibits or {})
     reason = case.dispute.reason
-    family = family_of(reason)
+    playbook = playbook_for(reason)
+    family = playbook.family
     code = case.dispute.network_reason_code
     charge = case.disputed_charge
     brand = charge.card_brand if charge else ""  # never a declined attempt's
+    # first: what it quotes is argued, not listed again; the claim alone when records concede
+    opening = thesis(facts, argues=not facts.conceded())
     sentences: list[Sentence] = []
     made: list[str] = []  # what wins (evidence/wins.py) counts the arguments a letter used
     lead = credit_lead(case)  # a credit made before the dispute opened answers any reason
     sentences += lead
     made += ["credit_before_dispute"] if lead else []
-    for make in _ARGUMENTS[family]:
-        said = [s for s in make(facts) if s not in sentences]
-        made += [make.__name__] if said else []
+    for name in playbook.decisive:  # the playbook's arguments, strongest first
+        said = [s for s in getattr(facts, name)() if s not in sentences]
+        made += [name] if said else []
         sentences += said
     conceded = facts.conceded()
     has_dispute = bool(case.dispute.reason or case.dispute.amount is not None or code)
@@ -557,10 +183,10 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     amount = _money(case.dispute.amount, case.dispute.currency)
     argued = any(s.source != "files" for s in sentences)
     # credit not processed argues the credit itself (a point): not said twice
-    credit = facts.credit() if family != "credit_not_processed" else other_currency_credits(case)
+    credit = facts.credit() if family != CREDIT_NOT_PROCESSED else other_currency_credits(case)
     # a letter that argues or concedes always asks (issue 44 item 1): one that claims nothing is
     # held (engine/review/approval.py: NO_CLAIM_HELD) and asks for nothing
-    request = _request(case, amount) if argued or conceded else ""
+    request = _request(case, amount, playbook) if argued or conceded else ""
     timeline = tuple(facts.timeline()) if sentences else ()
     points = [s for s in sentences if s.source != "files"]  # printed before the attachments
     rest = [s for s in sentences if s.source == "files"]
@@ -573,9 +199,10 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
         timeline,
         tuple(conceded),
         request.replace("payment of disputed", "disputed payment"),
-        _cited([*conceded, *points, *rest, *timeline], facts.listed),
+        _cited([opening, *conceded, *points, *rest, *timeline], facts.listed),
         header(case, code),
         tuple(made),
         tuple(facts.statement()),
         ce3_rows(case.ce3_disputed, case.ce3_priors) if "ce3" in made else (),
+        opening,
     )

@@ -8,16 +8,7 @@ from typing import Any
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.delivery import day
 from dispute_evidence.evidence.facts import Charge
-
-REASON_WORDS = {
-    "fraudulent": "the cardholder says they did not authorise this payment (fraud)",
-    "unrecognized": "the cardholder does not recognise this payment",
-    "product_not_received": "the cardholder says the goods were not received",
-    "product_unacceptable": "the cardholder says the goods were not as described or were defective",
-    "credit_not_processed": "the cardholder says a refund or credit they were owed was not processed",
-    "subscription_canceled": "the cardholder says they were charged after cancelling a subscription",
-    "duplicate": "the cardholder says they were charged more than once for one purchase",
-}
+from dispute_evidence.evidence.playbooks import claim_words
 
 
 def money(amount: Any, currency: Any) -> str:
@@ -36,7 +27,7 @@ def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
     charge = " · ".join(x for x in (ch.payment_id, day(ch.paid_at),
                                     money(ch.payment_amount, ch.currency.upper())) if x)  # fmt: skip
     card = " ending ".join(x for x in (ch.card_brand, ch.card_last4) if x)
-    words = REASON_WORDS.get(case.reason, case.reason or "")
+    words = claim_words(case.reason) or case.reason or ""
     reason = f"{code} ({words})" if code and words else code or words
     customer = " · ".join(x for x in (case.customer.name, case.customer.email) if x)
     ordered = "" if case.hidden("ordered") else case.order_date  # a withheld date stays so
@@ -53,7 +44,7 @@ def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
 
 def reason_line(reason: str, code: str, brand: str, amount: str = "") -> str:
     """The dispute in plain words, with the network's reason code when an export gives one."""
-    words = REASON_WORDS.get(reason.strip().lower())
+    words = claim_words(reason)
     head = f"The dispute ({amount})" if amount else "The dispute"
     if words:
         text = f"{head}: {words}."

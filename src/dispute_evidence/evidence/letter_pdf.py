@@ -8,16 +8,18 @@ record) is for the merchant's records, in an appendix at the very end of the pac
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
-from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
+from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import CaseFacts
-from dispute_evidence.evidence.exhibits import Exhibit
+from dispute_evidence.evidence.exhibits import Exhibit, caption
 from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
 from dispute_evidence.names import visible
 
@@ -79,14 +81,27 @@ def _cut(value: str, limit: int) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
-def _header_table(letter: Letter) -> list[Any]:
-    """The disputed transaction identified, in a small two-column block under the title."""
-    if not letter.header:
-        return []
+@dataclass(frozen=True)
+class LetterHead:
+    """What the engine knows and the payload does not: the date the letter was written, and
+    the merchant's contact (`[merchant] merchant_contact`)."""
+
+    dated: date | None = None
+    contact: str = ""
+
+
+def _header_table(letter: Letter, head: LetterHead) -> list[Any]:
+    """The disputed transaction identified, in a small two-column block under the title, with
+    the letter's date (the merchant's contact is on the line above it)."""
+    said = [("Date of this letter", head.dated.isoformat() if head.dated else ""),
+            *letter.header]  # fmt: skip
     rows = [
         [Paragraph(_text(k), _NOTE), Paragraph(_text(_cut(v, HEADER_CHARS)), _TEXT)]
-        for k, v in letter.header
+        for k, v in said
+        if v
     ]
+    if not rows:
+        return []
     table = Table(rows, colWidths=[48 * mm, 122 * mm])
     table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
                                ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
@@ -113,15 +128,19 @@ def _ce3_table(rows: tuple[tuple[str, ...], ...]) -> list[Any]:
     return [Spacer(1, 0.5 * mm), table, Spacer(1, 2 * mm)]
 
 
-def _exhibit_list(exhibits: Mapping[str, Exhibit]) -> list[Any]:
-    """The exhibits the letter cites by label: in a packet, what each is and where it begins;
-    else the file each one is, so the reviewer can match a label to a file sent on its own."""
+def _exhibit_list(exhibits: Mapping[str, Exhibit], case: CaseFacts) -> list[Any]:
+    """The exhibits the letter cites by label, each with a caption saying what it shows: in a
+    packet, where it begins; else the file each one is, so the reviewer can match a label to
+    a file sent on its own."""
     if not exhibits:
         return []
     shown = list(exhibits.values())[:MAX_EXHIBITS]
     packet = any(x.start for x in shown)
-    lines = [f"Exhibit {x.label}: {x.words}, page {x.start}" if packet
-             else f"Exhibit {x.label}: {x.name} ({x.words})" for x in shown]  # fmt: skip
+    read = {d.name: d for d in case.documents}
+    dated = not case.hidden("delivered")
+    said = {x.label: caption(x, read.get(x.name), dated) for x in shown}
+    lines = [f"Exhibit {x.label}: {said[x.label]} (page {x.start})" if packet
+             else f"Exhibit {x.label}: {x.name} ({said[x.label]})" for x in shown]  # fmt: skip
     if len(exhibits) > MAX_EXHIBITS:
         lines.append(f"… and {len(exhibits) - MAX_EXHIBITS} more, listed on the data sheet")
     title = "Exhibits in this packet" if packet else "Exhibits (each sent as a file of its own)"
@@ -141,29 +160,26 @@ def letter_story(
     letter: Letter,
     case: CaseFacts,
     exhibits: Mapping[str, Exhibit] | None = None,
+    head: LetterHead | None = None,
 ) -> list[Any]:
     """Page 1: to the reviewer, the dispute in plain words, the order, and our case, then the
     exhibits it cites by label (`exhibits`)."""
     merchant = case.merchant
     numbers: dict[str, int] = {}  # no footnotes to our records on the reviewer's page
-    who = (
-        " · ".join(x for x in (merchant.merchant_name, merchant.merchant_website) if x)
-        if merchant
-        else ""
-    )
+    head = head or LetterHead()
+    named = (merchant.merchant_name, merchant.merchant_website) if merchant else ()
+    who = " · ".join(x for x in (*named, head.contact) if x)  # who answers, and how to reach them
     story: list[Any] = [
         Paragraph(_text(f"Response to dispute {pid}"), _TITLE),
         Paragraph(_text(" · ".join(x for x in (who, f"order {case.order_number}") if x)), _NOTE),
-        *_header_table(letter),
+        *_header_table(letter, head),
         Spacer(1, 4 * mm),
         Paragraph("To the reviewer of this dispute,", _TEXT),
     ]  # fmt: skip
-    if letter.reason_source:
-        story.append(
-            Paragraph(_marked(Sentence(letter.reason_line, letter.reason_source), numbers), _TEXT)
-        )
-    else:
-        story.append(Paragraph(_text(letter.reason_line), _TEXT))
+    # the thesis first: the claim answered by the decisive proof (the header names the reason)
+    story.append(
+        Paragraph(_text(letter.thesis.text if letter.thesis else letter.reason_line), _TEXT)
+    )
     if letter.context:
         story.append(Paragraph("The order", _HEAD))
         story.append(Paragraph(" ".join(_marked(s, numbers) for s in letter.context), _TEXT))
@@ -190,20 +206,30 @@ def letter_story(
     if letter.timeline:
         story.append(Paragraph("Timeline", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
-    if letter.request:
-        story.append(Paragraph(_text(letter.request), _TEXT))
-    # the exhibits it cites (a document it never argues, another parcel's proof, is not named
-    # here; the data sheet lists every exhibit)
+    closing = _closing(letter, case, exhibits or {})
+    # the closing never stands alone on a page: the body's last lines go over with it
+    body, carried = story[:-CARRIED], story[-CARRIED:]
+    return [*body, KeepTogether([*carried, *closing])]
+
+
+CARRIED = 3  # the body's last flowables kept on the closing's page
+
+
+def _closing(letter: Letter, case: CaseFacts, exhibits: Mapping[str, Exhibit]) -> list[Any]:
+    """The request, the exhibits it cites (a document it never argues, another parcel's proof,
+    is not named here; the data sheet lists every exhibit), and the signature."""
+    merchant = case.merchant
+    out: list[Any] = [Paragraph(_text(letter.request), _TEXT)] if letter.request else []
     cited = set(letter.documents)
-    story += _exhibit_list({n: x for n, x in (exhibits or {}).items() if n in cited})
-    story += [
+    out += _exhibit_list({n: x for n, x in exhibits.items() if n in cited}, case)
+    out += [
         Spacer(1, 3 * mm),
         Paragraph("The data sheet on the next page shows the order, payment checks, shipping "
-                  "and customer in full" + _cited_by(exhibits or {}), _NOTE),
+                  "and customer in full" + _cited_by(exhibits), _NOTE),
     ]  # fmt: skip
     if merchant and merchant.merchant_name:
-        story += [Spacer(1, 3 * mm), Paragraph(_text(merchant.merchant_name), _TEXT)]
-    return story
+        out += [Spacer(1, 3 * mm), Paragraph(_text(merchant.merchant_name), _TEXT)]
+    return out
 
 
 APPENDIX_TITLE = "For the merchant's records: where this response's statements come from"

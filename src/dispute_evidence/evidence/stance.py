@@ -23,6 +23,7 @@ from datetime import date
 from typing import Literal
 
 from dispute_evidence.evidence.messages import Cue, by_merchant, message_cues
+from dispute_evidence.evidence.playbooks import signals_of
 
 StanceKind = Literal["supports", "concedes", "neutral"]
 CHOICES: dict[str, StanceKind] = {
@@ -30,20 +31,6 @@ CHOICES: dict[str, StanceKind] = {
     "concedes": "concedes",
     "leave out": "neutral",
 }
-
-FAMILIES = {
-    "fraudulent": "fraud",
-    "unrecognized": "fraud",
-    "product_not_received": "not_received",
-    "product_unacceptable": "not_as_described",
-    "credit_not_processed": "credit_not_processed",
-    "subscription_canceled": "subscription_canceled",
-    "duplicate": "duplicate",
-}
-
-
-def family_of(reason: str) -> str:
-    return FAMILIES.get(reason.strip().lower(), "general")
 
 
 @dataclass(frozen=True)
@@ -62,39 +49,6 @@ class Stance:
 NEUTRAL = Stance("neutral", "")
 _S: StanceKind = "supports"
 _C: StanceKind = "concedes"
-_ARRIVED = {"receipt": (_S, "confirms the goods arrived"),
-            "non_receipt": (_C, "says the goods never arrived"),
-            "fine": (_S, "says they are happy with the goods"),
-            "unhappy": (_C, "says they are not happy with the goods"),
-            "defect": (_S, "confirms the goods arrived (and complains of them)")}  # fmt: skip
-# Per family: what each cue (evidence/messages.py) says of the claim; a cue not listed is neutral
-SIGNALS: dict[str, dict[str, tuple[StanceKind, str]]] = {
-    "not_as_described": {
-        "defect": (_C, "says the goods were defective or not as described"),
-        "fine": (_S, "says the goods are fine"),
-        "changed_mind": (_S, "says they changed their mind"),
-        "unhappy": (_C, "says they still want to return the goods"),
-        "no_defect": (_S, "denies saying the goods were defective"),
-    },
-    "credit_not_processed": {
-        "returned": (_C, "says the goods were sent back"),
-        "refund_ask": (_C, "asks for the refund"),
-        "refund_got": (_S, "says the refund was received"),
-        "not_returned": (_S, "says the goods were not sent back"),
-    },
-    "subscription_canceled": {
-        "cancel": (_C, "asks to cancel before the disputed charge"),
-        "no_cancel": (_S, "says they did not cancel"),
-    },
-    "not_received": _ARRIVED,
-    "general": _ARRIVED,
-    "fraud": {
-        **{k: v for k, v in _ARRIVED.items() if k != "non_receipt"},
-        "not_me": (_C, "says they did not make the order"),
-        "household": (_S, "says someone in their household made the order"),
-    },  # fmt: skip
-    "duplicate": {},
-}
 _RETRACTED_BY = {"household": "not_me"}  # a cue that takes back another, said before it
 
 
@@ -133,7 +87,7 @@ def message_stance(
     names them, told from the merchant by `who`."""
     if by_merchant(author, who.customer, who.merchant):
         return Stance("neutral", "the merchant's own reply", merchant=True)
-    stance = _read(message_cues(text), SIGNALS.get(family, {}))
+    stance = _read(message_cues(text), signals_of(family))
     if stance.kind == "neutral":
         return stance
     if on is not None and ordered and on.isoformat() < ordered:

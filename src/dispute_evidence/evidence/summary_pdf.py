@@ -46,7 +46,7 @@ from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import Letter, letter_for
-from dispute_evidence.evidence.letter_pdf import appendix_story, letter_story
+from dispute_evidence.evidence.letter_pdf import LetterHead, appendix_story, letter_story
 from dispute_evidence.names import visible
 
 GENERATOR = "dispute-evidence summary v6"  # part of the input hash: a new layout, a new version
@@ -131,6 +131,7 @@ def summary_pdf(
     *,
     notice: str | None = None,
     pages: dict[str, int] | None = None,
+    head: LetterHead | None = None,
 ) -> bytes:
     """The summary of one dispute's evidence; `attached`: the other files sent with it (their
     names, or what was read from them).
@@ -139,7 +140,8 @@ def summary_pdf(
     DATA_SHEET_PAGES pages, cells clipped to fit). Both read one case (evidence/case.py), so
     they cannot disagree on delivery, dates or amounts; where their statements come from is
     `sources_pdf`, for the packet's very end. `notice`: what this version replaces and why, on
-    top of page 1; `pages`: each attached document's first page in the packet."""
+    top of page 1; `pages`: each attached document's first page in the packet; `head`: the
+    letter's date and the merchant's contact (none: neither is printed)."""
     case = build_case(facts, documents_named(attached))
     merchant = case.merchant
     letter, exhibits = lettered(case, pages)
@@ -150,7 +152,7 @@ def summary_pdf(
             start, end = _Mark(), _Mark()
             story: list[Any] = [
                 *_notice(notice),
-                *letter_story(provider_dispute_id, letter, case, exhibits),
+                *letter_story(provider_dispute_id, letter, case, exhibits, head),
             ]
             story += [
                 PageBreak(),
@@ -348,11 +350,27 @@ def _by_label(words: str, fact: DeliveryFact, exhibits: dict[str, Exhibit]) -> s
     return words.replace(f"(per {fact.cite})", f"(per {x.cite(fact.page)})") if x else words
 
 
+def _proven(case: CaseFacts) -> set[str]:
+    """The parcels (tracking numbers) the case's signed or dated proof of delivery is for: the
+    ones it names, or the order's one parcel. Their row states the proof, never our record's
+    stale "in transit" beside it (issue 44, item 5: the analyst is told of the disagreement)."""
+    d = case.delivery
+    if d.source != "files" or not d.delivered:
+        return set()
+    doc = next((x for x in case.documents if x.name == d.document), None)
+    named = set(doc.tracking_numbers) if doc else set()
+    ours = {s.tracking_number for s in case.shipments}
+    return (named & ours) or (ours if len(case.shipments) == 1 else set())
+
+
 def _shipping_section(case: CaseFacts, exhibits: dict[str, Exhibit]) -> list[Any]:
     """The case's one delivery fact, then each carrier row as the carrier records it (a proof
     of delivery that outweighs it is the Delivery line, and the Note states both)."""
+    proven = _proven(case)
+    proof = _by_label(case.delivery_words, case.delivery, exhibits)
     ships: list[list[object]] = [
-        [s.carrier, s.tracking_number, _date(case, "shipped", s.shipped_on), case.said(s.delivery)]
+        [s.carrier, s.tracking_number, _date(case, "shipped", s.shipped_on),
+         proof if s.tracking_number in proven else case.said(s.delivery)]
         for s in case.shipments
     ]  # fmt: skip
     return _section(
@@ -370,7 +388,7 @@ def _shipping_section(case: CaseFacts, exhibits: dict[str, Exhibit]) -> list[Any
         Spacer(1, 2 * mm) if ships else None,
         _table(
             [
-                ["Carrier", "Tracking number", "Shipped (UTC)", "Status in our records"],
+                ["Carrier", "Tracking number", "Shipped (UTC)", "Delivery"],
                 *_cut(ships, "shipments"),
             ],
             [30 * mm, 60 * mm, 40 * mm, 40 * mm],

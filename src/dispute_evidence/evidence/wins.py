@@ -54,7 +54,7 @@ def letter_points(case: CaseFacts) -> frozenset[str]:
     """The points the case's letter argues and the kinds of the documents it names."""
     letter = letter_for(case)
     out = {_MADE[m] for m in letter.made if m in _MADE}
-    if "delivery" in letter.made:
+    if {"delivery", "proof_of_delivery"} & set(letter.made):
         d = case.delivery
         quoted = "signed_pod" if d.signed_by else "pod"
         out.add(quoted if d.source == "files" else "carrier_delivery")

@@ -104,6 +104,11 @@ class MerchantSection(_Section):
     merchant_id: str = Field("", description="Your merchant id at the provider.")
     merchant_name: str = Field("", description="Name shown on the evidence.")
     merchant_website: str = Field("", description="Shop URL shown on the evidence.")
+    merchant_contact: str = Field(
+        "",
+        description="An e-mail or phone a reviewer can reach you at, on the letter's head "
+        "(not part of the API's merchant_profile).",
+    )
 
     def profile(self) -> MerchantProfile | None:
         if not (self.merchant_id or self.merchant_name or self.merchant_website):

@@ -95,17 +95,16 @@ def test_packet_mode_sends_one_file_per_dispute_with_the_letter_and_every_docume
         assert "Response to dispute " + pid in pages[0] and front >= 2
         assert pages[front + 1].startswith(f"{pid}_parcel.png")  # the photo, on its page
         assert pages[front + 2].startswith(f"RECEIPT {i} page 1")
-        assert len(reader.pages) == front + 1 + 1 + 2 + 1  # and the sources, at the very end
+        assert len(reader.pages) == front + 1 + 1 + 2  # no sources page: it names our files
         text = "\n".join(pages)
         for label in (f"DELIVERY {i} page 1", f"RECEIPT {i} page 1", f"RECEIPT {i} page 2"):
             assert label in text
         # the exhibits' list gives each first page, and each page says what it is
-        assert f"Exhibit B: photo, page {front + 2}" in text
-        assert f"Exhibit B — photo — page {front + 2} of {front + 5}" in text
-        # no CSV rows between the data sheet and the documents: the sources are the merchant's,
-        # on the last page, out of the reviewer's reading path (issue 36)
-        assert not any(".csv" in t or "m_1" in t for t in pages[:front]), pages[:front]
-        assert f"disputes.csv, row {i + 2}" in pages[-1] and "orders.csv, row" in pages[-1]
+        assert f"Exhibit B: photo (page {front + 2})" in text
+        assert f"Exhibit B — photo — page {front + 2} of {front + 4}" in text
+        # no export file name, no CSV row and no account id on any uploaded page: the sources
+        # are the merchant's, never the reviewer's (issue 36; issue 44, item 11)
+        assert not any(".csv" in t or ", row " in t or "m_1" in t for t in pages), pages
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Generated PDF at the API"] == "v1 at the API (current)"
     # a rerun sends nothing: no new packet
@@ -138,7 +137,7 @@ def test_the_letter_cites_each_document_by_its_exhibit_label_stamped_on_its_page
              "photo": "dp_test_0_parcel.png", "receipt or invoice": "RECEIPT 0 page 1"}  # fmt: skip
     at = {}
     for label, (words, first_words) in zip("ABCD", opens.items(), strict=True):
-        cited = re.search(rf"Exhibit {label}: {words}, page (\d+)", letter)
+        cited = re.search(rf"Exhibit {label}: {words}[^()]*\(page (\d+)\)", letter)
         assert cited, (label, words, letter)
         at[label] = int(cited[1])
         assert pages[at[label] - 1].startswith(first_words), (label, cited[1])
@@ -168,11 +167,11 @@ def test_in_files_mode_the_letter_cites_labels_and_maps_each_to_the_file_sent(ap
     assert ("Attached as supporting documents: Exhibit B (other document), Exhibit C (photo) "
             "and Exhibit D (receipt or invoice).") in letter  # fmt: skip
     listed = letter.split("Exhibits (each sent as a file of its own)", 1)[1]
-    for line in ("Exhibit A: dp_test_0_pod.pdf (proof of delivery)",
+    for line in ("Exhibit A: dp_test_0_pod.pdf (proof of delivery: ",
                  "Exhibit B: dp_test_0_delivery.pdf (other document)",
                  "Exhibit C: dp_test_0_parcel.png (photo)",
                  "Exhibit D: dp_test_0_receipt.pdf (receipt or invoice)"):  # fmt: skip
-        assert line in listed, (line, listed)
+        assert line.removesuffix(")") in listed, (line, listed)
         assert line.split(": ")[1].split(" (")[0] in sent  # the file it names went
     assert "packet page" not in letter
     assert _blob(tmp_path, "dp_test_0", "dp_test_0_pod.pdf") == dropped  # as dropped

@@ -121,7 +121,7 @@ def test_finding_1_two_charges_of_one_amount_on_one_day_concede_a_duplicate(
     assert "ch_A and ch_B" in table.loc["dp_test_0", "Status"]
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 0
     letter = _letter(sb, "dp_test_1")  # a failed attempt took no money: one charge
-    assert "shows one charge for this order: ch_C (129.00 USD, 2026-10-02)" in _arguing(letter)
+    assert "One charge was made for this order: ch_C (129.00 USD, 2026-10-02)" in _arguing(letter)
     letter = _approve_and_read(sb, inbox, "dp_test_0")
     assert "ch_A" not in _arguing(letter) and "2 charges of 129.00 USD" in letter, letter
 
@@ -237,9 +237,9 @@ def test_finding_5_an_order_in_two_parcels_is_delivered_in_part_and_unfulfilled_
     assert row["Evidence (by reason)"].startswith("weak: 1 of 2 parcels are shown delivered"), row
     assert "fulfilment status" in row["Contradictions"]
     text = _letter(sb, "dp_test_0")
-    assert ("The carrier records parcel 1Z0 of this order as delivered on 2026-10-05; 1Z1 is "
-            "not shown delivered.") in text, text  # fmt: skip
-    assert "records the order as delivered" not in text
+    assert ("Our shipment record shows parcel 1Z0 of this order delivered on 2026-10-05; 1Z1 "
+            "is not shown delivered.") in text, text  # fmt: skip
+    assert "shows the order delivered" not in text
     names = [
         f["file_name"] for f in sb.snapshot()["dp_test_0"]["files"] if "summary" in f["file_name"]
     ]

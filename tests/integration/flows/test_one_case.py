@@ -59,7 +59,7 @@ def test_finding_1_non_delivered_and_returned_are_never_delivered(
         assert row["Delivery"] == f"not delivered (carrier status: {status})"
         text = _pdf_text(sb, pid)
         assert f"not delivered (carrier status: {status})" in text
-        assert "delivered 2026-10-05" not in text and "records the order as delivered" not in text
+        assert "delivered 2026-10-05" not in text and "shows the order delivered" not in text
 
 
 def test_finding_2_a_fraud_letter_says_what_was_entered_never_who_placed_it(
@@ -237,10 +237,20 @@ def test_finding_4_the_letter_argues_from_the_documents_it_quotes(
     said = row["Delivery"].replace("(per 5000 proof of delivery.pdf, page 1)", "(per Exhibit A)")
     assert f"Delivery {said}" in sheet and "carrier vs document" not in sheet, sheet
     assert "Delivery not confirmed" not in sheet
+    # the parcel the signed proof names states the proof, never our record's stale "in
+    # transit" beside it (issue 44, item 5)
+    assert f"Delivery UPS 1Z0 2026-10-02 {said}" in sheet, sheet
+    assert "not confirmed (carrier status: in transit)" not in sheet
+    # the thesis quotes the carrier's signed proof first (issue 44, items 4 and 5)
     assert (
-        "Status in our records UPS 1Z0 2026-10-02 not confirmed (carrier status: in transit)"
-        in sheet
-    )
+        letter.split("To the reviewer of this dispute,")[1]
+        .lstrip()
+        .startswith(
+            "The cardholder says the goods were not received; UPS's signed proof of delivery "
+            "(Exhibit A) shows the parcel delivered on 2026-10-06 to 12 Elm Street, Boston, the "
+            "shipping address entered at checkout, signed for by A. Smith."
+        )
+    ), letter
     other = _pdf_text(sb, "dp_test_1").split("Evidence summary: dispute")[0]
     assert "Returns are accepted within 30 days of delivery for unused items" in other
     assert "On 2026-10-09, c@example.com wrote" in other

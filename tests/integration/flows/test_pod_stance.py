@@ -80,8 +80,11 @@ def test_a_pod_saying_not_delivered_a_complaint_and_another_parcels_pod_prove_no
     letter = _pdf_text(sb, "dp_test_1").split("Evidence summary: dispute")[0]
     assert "c@example.com wrote" in letter  # the customer's own words, as communication
 
-    other = table.loc["dp_test_2"]
-    assert other["Delivery"] == "not confirmed"
+    other = table.loc["dp_test_2"]  # the held proof said beside it (issue 45 item 11)
+    assert other["Delivery"] == (
+        "not confirmed; 5002 proof of delivery.pdf: a proof of delivery for another parcel, "
+        "not sent"
+    )
     # another parcel's proof is a file problem: never uploaded (it would argue against the
     # claim it was dropped to answer), kept in rejected/ with its reason, said on the row
     why = (

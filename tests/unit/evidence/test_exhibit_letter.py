@@ -41,10 +41,11 @@ def _page_one(body: bytes) -> str:
 
 def test_the_letter_cites_each_document_by_its_exhibit_label_and_page():
     letter = _page_one(summary_pdf("dp_1", wire_facts(_payload()), [RECEIPT, POD, CHAT]))
-    # labelled in the order the letter first names them: the customer's message, the proof,
-    # then the receipt its attachments line names
-    assert "Ann Smith wrote (Exhibit A): “Thanks, the parcel came yesterday.”" in letter
-    assert "The proof of delivery (Exhibit B, page 2) records the delivery" in letter
+    # labelled in the order the letter first names them: the carrier's proof (third-party
+    # proof first, issue 44 item 5), the customer's message, then the receipt its attachments
+    # line names
+    assert "The proof of delivery (Exhibit A, page 2) records the delivery" in letter
+    assert "Ann Smith wrote (Exhibit B): “Thanks, the parcel came yesterday.”" in letter
     assert "Attached as supporting documents: Exhibit C (receipt or invoice)." in letter
     assert "packet page" not in letter and ".pdf, page" not in letter
 
@@ -52,8 +53,10 @@ def test_the_letter_cites_each_document_by_its_exhibit_label_and_page():
 def test_in_files_mode_the_letters_page_maps_each_label_to_its_file():
     letter = _page_one(summary_pdf("dp_1", wire_facts(_payload()), [RECEIPT, POD, CHAT]))
     listed = letter.split("Exhibits (each sent as a file of its own)", 1)[1]
-    assert "Exhibit A: 5000 chat.pdf (customer communication)" in listed
-    assert "Exhibit B: 5000 proof of delivery.pdf (proof of delivery)" in listed
+    # each with a caption saying what it shows (issue 44, item 11)
+    assert ("Exhibit A: 5000 proof of delivery.pdf (proof of delivery: delivered 2026-10-06, "
+            "signed by J. Doe)") in listed  # fmt: skip
+    assert "Exhibit B: 5000 chat.pdf (customer communication: 1 message, 2026-10-07)" in listed
     assert "Exhibit C: 5000 receipt.pdf (receipt or invoice)" in listed
     # the files go as they were dropped: no stamp on them is promised
     assert "the list above names its file" in letter and "every page of it" not in letter
@@ -110,7 +113,7 @@ def test_the_sources_go_to_an_appendix_at_the_very_end_of_the_packet():
     assert "For the merchant's records: where this response's statements come from" in last
     for where in SOURCES.values():
         assert where in last, where
-    for line in ("Exhibit A 5000 chat.pdf", "Exhibit B 5000 proof of delivery.pdf",
+    for line in ("Exhibit A 5000 proof of delivery.pdf", "Exhibit B 5000 chat.pdf",
                  "Exhibit C 5000 receipt.pdf"):  # fmt: skip
         assert line in last  # which file each exhibit is
     assert f"For the merchant's records: sources — page {len(pages)} of {len(pages)}" in last

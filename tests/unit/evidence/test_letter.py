@@ -77,9 +77,7 @@ def test_each_family_argues_from_its_own_facts():
     refund = _claims(_payload("credit_not_processed", refunded_amount=25))
     assert refund == ["A refund of 25.00 USD was issued on this order."]
     dup = _claims(_payload("duplicate", "12.6.1", payments=[CHARGE]))
-    assert dup == [
-        "Our payments export shows one charge for this order: ch_1 (129.00 USD, 2026-10-02)."
-    ]
+    assert dup == ["One charge was made for this order: ch_1 (129.00 USD, 2026-10-02)."]
     sub = _claims(_payload("subscription_canceled", payments=[{**CHARGE, "description": "Box"}]),
                   ["1041 policy.pdf"])  # fmt: skip
     assert sub[1:] == ["The charge was described as: Box.", "The order was placed with the name Ann Smith "
@@ -153,7 +151,7 @@ def test_a_list_of_attachments_is_not_a_claim_and_argues_nothing():
 def test_a_quote_that_ends_in_its_own_full_stop_or_question_mark_gets_no_second_one():
     """Seen in docs/letters: “…original packaging.”. and “…the 8.5in one?”. on the letter."""
     policy = DocumentFacts("policy.pdf", "", "policy", "text",
-                           policy_clause=Quote("Returns are accepted within 30 days.", 1))  # fmt: skip
+                           policy_clauses={"refund": Quote("Returns are accepted within 30 days.", 1)})  # fmt: skip
     email = DocumentFacts("email.pdf", "", "communication", "text", messages=(
         Message(date(2026, 10, 7), "ann@example.com", Quote("Can I swap it?", 1)),
         Message(None, None, Quote("I changed my mind", 1))))  # fmt: skip

@@ -1,5 +1,5 @@
 """Issue 37 item 3: proofs of delivery from any carrier, read per field. The corpus
-(tests/evidence/pod_corpus.py) holds at least 12 layouts, images read by OCR among them; the
+(support/pod_corpus.py) holds at least 12 layouts, images read by OCR among them; the
 share read right per field (date, signer, address, tracking number) is printed and must be at
 least 90% on each."""
 
@@ -14,7 +14,7 @@ from dispute_evidence.documents import doctext
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.reading import ReadLimits, ToRead, read_documents
 from support.docfixtures import text_pdf
-from tests.evidence.pod_corpus import LAYOUTS
+from support.pod_corpus import LAYOUTS
 
 
 def test_the_corpus_has_twelve_layouts_images_among_them():

@@ -31,6 +31,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from dispute_evidence import clock
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.engine.prepare.case import case_documents
 from dispute_evidence.engine.prepare.facts import facts_of
@@ -38,6 +39,7 @@ from dispute_evidence.engine.prepare.rebuild import source_records
 from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter import build_letter
+from dispute_evidence.evidence.letter_pdf import LetterHead
 from dispute_evidence.evidence.limits import (
     LIMIT_HELD,
     Item,
@@ -329,17 +331,19 @@ def _build(
     placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes(), a.kind)
               for f, a in zip(docs, attached, strict=True)]  # fmt: skip
     cited = build_letter(facts, attached).documents  # the packet's order, before its pages
-    back = sources_pdf(pid, facts, attached, sources)  # the merchant's: the packet's very end
+    back = sources_pdf(pid, facts, attached, sources)  # the merchant's: the review copy's end
+    head = LetterHead(clock.now().date(), policy.contact)  # the date it was written
     if policy.upload == "packet":
+        # uploaded: no page names an export file or its rows (issue 44, item 11), so the
+        # sources stay with the merchant (the review copy of `files` mode, the report)
         packet = build_packet(
-            lambda pages: summary_pdf(pid, facts, attached, notice=notice, pages=pages),
+            lambda pages: summary_pdf(pid, facts, attached, notice=notice, pages=pages, head=head),
             placed,
             profile,
             cited=cited,
-            back=back,
         )
         return _Made(packet.body, "packet", packet, packet.over)
-    summary = summary_pdf(pid, facts, attached, notice=notice)
+    summary = summary_pdf(pid, facts, attached, notice=notice, head=head)
     packet = build_packet(  # for review only: never uploaded, so the API's size is no limit
         lambda _: summary,
         placed,

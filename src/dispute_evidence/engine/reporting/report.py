@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dispute_evidence import clock
+from dispute_evidence.documents.kinds import ANOTHER_PARCEL
 from dispute_evidence.engine.delivery.readback import ReadOutcome
 from dispute_evidence.engine.delivery.submit import SubmitOutcome
 from dispute_evidence.engine.prepare.build import IngestOutcome, PrepareOutcome, is_summary
@@ -43,6 +44,7 @@ from dispute_evidence.engine.review.preview import write_dry_run_preview
 from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
+from dispute_evidence.evidence.delivery import with_held_proofs
 from dispute_evidence.exits import (
     EXIT_AUTH,
     EXIT_FAILED,
@@ -416,9 +418,12 @@ def dispute_table(
     table["days_left"] = left.map(lambda d: None if pd.isna(d) else int(d // 1))
     table["status_words"] = table["status"].map(STATUS_WORDS).fillna(table["status"])
     bad_files: dict[str, list[str]] = {}
+    held_proofs: dict[str, list[str]] = {}  # another parcel's: the Delivery column says so
     for p in problems:
         if p.dispute and p.file and p.kind not in FILE_NOTES:
             bad_files.setdefault(p.dispute, []).append(f"{p.file}: {p.what}")
+            if p.what.startswith(ANOTHER_PARCEL):
+                held_proofs.setdefault(p.dispute, []).append(p.file)
     table["file_problems"] = table["provider_dispute_id"].map(
         lambda pid: "; ".join(bad_files.get(pid, []))
     )
@@ -428,7 +433,7 @@ def dispute_table(
     )  # ended long ago: counted, not worked on (engine/reporting/history.py)
     full = table.loc[~old].reset_index(drop=True)
     snap.open_for(set(full["provider_dispute_id"]))
-    _add_completeness(full, store, snap)
+    _add_completeness(full, store, snap, held_proofs)
     add_case_columns(
         full, store, advice, payloads=snap.payloads, cases=snap.cases(full["provider_dispute_id"])
     )
@@ -490,9 +495,11 @@ def plain_state(r: DisputeRow, dry_run: bool = False) -> str:
     return ", ".join(parts)
 
 
-def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) -> None:
-    """Columns: the reason-aware verdict, what to add, the case's one delivery fact and its
-    named contradictions, and the current summary PDF."""
+def _add_completeness(
+    table: pd.DataFrame, store: StateStore, snap: Snapshot, proofs: dict[str, list[str]]
+) -> None:
+    """Columns: the reason-aware verdict, what to add, the case's one delivery fact (and the
+    `proofs` held as another parcel's) and its named contradictions, the current summary PDF."""
     names = snap.names
     verdicts, adds, summaries, delivery, contradictions = [], [], [], [], []
     reasons = table["reason"] if "reason" in table else pd.Series("", index=table.index)
@@ -514,7 +521,7 @@ def _add_completeness(table: pd.DataFrame, store: StateStore, snap: Snapshot) ->
         cells = case_cells(case, str(reason))
         verdicts.append(cells["completeness"])
         adds.append(cells["what_to_add"] if open_ else "")  # nothing more can go to it
-        delivery.append(cells["delivery"])
+        delivery.append(with_held_proofs(cells["delivery"], proofs.get(pid, [])))
         contradictions.append(cells["contradictions"])
     table["completeness"], table["what_to_add"], table["summary_pdf"] = verdicts, adds, summaries
     table["delivery"], table["contradictions"] = delivery, contradictions

@@ -4,8 +4,15 @@ courier whose table's text comes out as a block of labels then a block of values
 here (nothing binary checked in) as a text PDF, a two-column table PDF, or an image (PNG, JPG
 or an image-only PDF) read by OCR; each with what a reader must find in it.
 
+Issue 45 item 1 adds the column-ordered ePODs (`COLUMNS`): Blue Dart, DTDC, Aramex, Royal Mail
+and Delhivery tables written column by column (a PDF's text is N labels, then N values, with
+labels of fields we do not read among them: "Pickup Date", "Relation", "Origin"), each as a
+text PDF and as an image read by OCR.
+
 `read_rates` reads them all and gives the share read right per field (date, signer, address,
-tracking number): the test asserts on it, and `python -m bench evidence` prints it.
+tracking number): the e2e test asserts on it, and `python -m bench evidence` prints it. A field
+read as a label ("Relation" as the signer) is counted wrong and listed apart: never allowed.
+Shared by the tests and the bench (issue 47: the bench imports no tests).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from pathlib import Path
 
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.reading import ReadLimits, ToRead, read_documents
-from support.docfixtures import scan_pdf, scan_png, table_pdf, text_pdf
+from support.docfixtures import columns_pdf, scan_pdf, scan_png, table_pdf, text_pdf
 
 FIELDS = ("date", "signer", "address", "tracking")
 
@@ -40,12 +47,24 @@ class Layout:
         )
 
 
+def _plain(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
 def _text(lines: list[str]) -> Callable[[Path], Path]:
     return lambda p: text_pdf(p, [lines])
 
 
 def _table(title: list[str], rows: list[tuple[str, str]]) -> Callable[[Path], Path]:
     return lambda p: table_pdf(p, title, rows)
+
+
+def _columns(title: list[str], rows: list[tuple[str, str]]) -> Callable[[Path], Path]:
+    return lambda p: columns_pdf(p, title, rows)
+
+
+def _columns_photo(title: list[str], rows: list[tuple[str, str]]) -> Callable[[Path], Path]:
+    return lambda p: scan_png(p, title, table=rows, columns=True)
 
 
 def _photo(
@@ -136,8 +155,127 @@ LAYOUTS = (
 )  # fmt: skip
 
 
-def _plain(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+# Issue 45 item 1: column-ordered ePODs, their labels as one column and their values as another
+# (the text: every label, then every value), labels of other fields among them.
+BLUE_DART = (
+    ["Blue Dart Express Ltd", "ePOD - Electronic Proof of Delivery"],
+    [
+        ("Waybill No", "77312345690"),
+        ("Pickup Date", "05/12/2025"),
+        ("Origin", "MUMBAI"),
+        ("Destination", "BENGALURU"),
+        ("Product", "Dart Apex"),
+        ("Pieces", "1"),
+        ("Status", "DELIVERED"),
+        ("Delivered Date", "09/12/2025"),
+        ("Delivered Time", "14:32"),
+        ("Receiver Name", "Rohith T"),
+        ("Relation", "SELF"),
+        ("Delivery Address", "12 CMH Road, Indiranagar, Bengaluru 560038"),
+    ],
+)
+DTDC = (
+    ["DTDC Express Limited", "Proof of Delivery"],
+    [
+        ("Consignment No.", "D70212345"),
+        ("Booking Date", "02-Dec-2025"),
+        ("Origin", "NEW DELHI"),
+        ("Destination", "JAIPUR"),
+        ("Service Type", "Lite Express"),
+        ("Weight", "0.75 Kg"),
+        ("Delivery Status", "Delivered"),
+        ("Delivery Date", "06-Dec-2025 11:05"),
+        ("Receiver", "Sunita Sharma"),
+        ("Relationship", "Mother"),
+        ("Address", "14 MI Road, Jaipur 302001"),
+        ("Remarks", "Delivered to consignee"),
+    ],
+)
+ARAMEX = (
+    ["Aramex", "Proof of Delivery"],
+    [
+        ("Airway Bill No.", "44875523391"),
+        ("Shipper Reference", "INV-20931"),
+        ("Origin", "Dubai"),
+        ("Destination", "Sharjah"),
+        ("Pickup Date", "01/12/2025"),
+        ("Delivery Date", "04/12/2025"),
+        ("Delivery Time", "10:20"),
+        ("Received By", "Omar Haddad"),
+        ("Delivery Location", "Villa 9, Al Majaz 2, Sharjah"),
+        ("Pieces", "1"),
+        ("Weight", "0.5 KG"),
+        ("Status", "Delivered"),
+    ],
+)
+ROYAL_MAIL = (
+    ["Royal Mail", "Special Delivery Guaranteed - Proof of Delivery"],
+    [
+        ("Tracking number", "TT123456785GB"),
+        ("Service", "Special Delivery by 1pm"),
+        ("Posted on", "08/12/2025"),
+        ("Delivered on", "10/12/2025"),
+        ("Time", "11:05"),
+        ("Signed for by", "J. Patel"),
+        ("Delivery address", "3 High Street, Leeds"),
+        ("Postcode", "LS1 4AB"),
+        ("Status", "Delivered"),
+    ],
+)
+DELHIVERY = (
+    ["Delhivery", "Proof of Delivery"],
+    [
+        ("Waybill", "1490811239876"),
+        ("Order ID", "ORD-77812"),
+        ("Pickup Date", "03 Dec 2025"),
+        ("Status", "Delivered"),
+        ("Delivered On", "07 Dec 2025 16:40"),
+        ("Received By", "Kavya Menon"),
+        ("Relation", "Sister"),
+        ("Delivery Address", "45 Church Street, Bengaluru 560001"),
+        ("City", "Bengaluru"),
+        ("Pincode", "560001"),
+    ],
+)
+COLUMNS = tuple(
+    Layout(name, make(*table), on, signer, street, tracking, dayfirst=True)
+    for stem, table, on, signer, street, tracking in (
+        (
+            "bluedart epod 77312345690",
+            BLUE_DART,
+            date(2025, 12, 9),
+            "Rohith T",
+            "12 CMH Road",
+            "77312345690",
+        ),
+        ("dtdc pod", DTDC, date(2025, 12, 6), "Sunita Sharma", "14 MI Road", "D70212345"),
+        ("aramex pod", ARAMEX, date(2025, 12, 4), "Omar Haddad", "Villa 9", "44875523391"),
+        (
+            "royal mail sd pod",
+            ROYAL_MAIL,
+            date(2025, 12, 10),
+            "J. Patel",
+            "3 High Street",
+            "TT123456785GB",
+        ),
+        (
+            "delhivery epod",
+            DELHIVERY,
+            date(2025, 12, 7),
+            "Kavya Menon",
+            "45 Church Street",
+            "1490811239876",
+        ),
+    )
+    for name, make in ((f"{stem}.pdf", _columns), (f"{stem} photo.png", _columns_photo))
+)
+LAYOUTS = LAYOUTS + COLUMNS
+# every label of the corpus's tables, plain: a field read as one is a label read as a value
+LABELS = frozenset(
+    _plain(label)
+    for _, rows in (BLUE_DART, DTDC, ARAMEX, ROYAL_MAIL, DELHIVERY)
+    for label, _ in rows
+)
 
 
 def right(layout: Layout, facts: DocumentFacts) -> dict[str, bool]:
@@ -151,11 +289,16 @@ def right(layout: Layout, facts: DocumentFacts) -> dict[str, bool]:
     }
 
 
-def read_corpus(folder: Path) -> list[tuple[Layout, DocumentFacts]]:
-    """Every layout made in `folder` and read (OCR for the images), each with its locale."""
+def read_corpus(
+    folder: Path, chosen: tuple[Layout, ...] | None = None
+) -> list[tuple[Layout, DocumentFacts]]:
+    """Every layout (or those `chosen`) made in `folder` and read (OCR for the images), each
+    with its locale."""
     out = []
     for locale in (None, True):
-        layouts = [lay for lay in LAYOUTS if lay.dayfirst is locale]
+        layouts = [lay for lay in chosen or LAYOUTS if lay.dayfirst is locale]
+        if not layouts:
+            continue
         items = [
             ToRead(lay.make(folder / lay.name), lay.name, lay.mime, lay.name) for lay in layouts
         ]
@@ -164,17 +307,47 @@ def read_corpus(folder: Path) -> list[tuple[Layout, DocumentFacts]]:
     return out
 
 
-def read_rates(folder: Path) -> tuple[dict[str, float], list[str]]:
-    """({field: share of layouts read right}, a line per layout and field read wrong)."""
-    results = read_corpus(folder)
-    wrong = []
+def read_rates(folder: Path, layouts: tuple[Layout, ...] | None = None) -> Rates:
+    """What reading the corpus (or `layouts`) in `folder` gets right (`summed`)."""
+    return summed(read_corpus(folder, layouts))
+
+
+def summed(results: list[tuple[Layout, DocumentFacts]]) -> Rates:
+    """({field: share of layouts read right}, a line per layout and field read wrong, a line
+    per field read as a label: "Relation" as the signer is wrong, never merely missing)."""
+    wrong, labels = [], []
     counts = dict.fromkeys(FIELDS, 0)
     for layout, facts in results:
         for name, ok in right(layout, facts).items():
             counts[name] += ok
-            if not ok:
-                wrong.append(f"{layout.name}: {name} read as {_what(name, facts)!r}")
-    return {k: v / len(results) for k, v in counts.items()}, wrong
+            if ok:
+                continue
+            got = _what(name, facts)
+            wrong.append(f"{layout.name}: {name} read as {got!r}")
+            if any(_plain(str(v)) in LABELS for v in _values(got)):
+                labels.append(f"{layout.name}: {name} read as the label {got!r}")
+    return Rates({k: v / len(results) for k, v in counts.items()}, wrong, labels, len(results))
+
+
+@dataclass(frozen=True)
+class Rates:
+    """What `read_rates` measured: the share read right per field, what was read wrong, which
+    of those were labels read as values, and how many layouts were read."""
+
+    rates: dict[str, float]
+    wrong: list[str]
+    labels: list[str]
+    layouts: int
+
+    def lines(self) -> list[str]:
+        """The figures as printed (the test's output, the bench's)."""
+        out = [f"{name:<9} {self.rates[name]:6.1%}" for name in FIELDS]
+        out.append(f"labels read as values: {len(self.labels)}")
+        return out + [f"wrong: {line}" for line in self.wrong]
+
+
+def _values(got: object) -> tuple[object, ...]:
+    return tuple(got) if isinstance(got, tuple) else (got,)
 
 
 def _what(field: str, facts: DocumentFacts) -> object:

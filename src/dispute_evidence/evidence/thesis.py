@@ -1,0 +1,197 @@
+"""The letter's thesis: its body's first sentence answers the claim with the decisive proof and
+names its exhibit (issue 44, item 4; rebuttal-by-reason.md "Thesis first"):
+
+    The cardholder says the goods were not received; UPS's signed proof of delivery
+    (Exhibit A) shows the parcel delivered on 2026-10-06 to 12 Elm Street, Boston, MA 02108,
+    the shipping address entered at checkout, signed for by A. Smith.
+
+Each maker states one fact the case shows, or nothing; a reason's playbook
+(evidence/playbooks.py) names which it tries, in order, and the first that has its fact is the
+thesis. Third-party proof (a carrier's signed document, the issuer's checks, the customer's own
+words) comes before our own records. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dispute_evidence.evidence.credit_lead import credit_lead
+from dispute_evidence.evidence.letter_facts import FILE, Facts, quoted
+from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
+from dispute_evidence.evidence.playbooks import claim_words, playbook_for
+from dispute_evidence.evidence.sentence import Sentence
+
+
+def _carrier(facts: Facts, tracking: str) -> str:
+    """The carrier of the parcel a proof names (our shipment record ties it to the order)."""
+    ships = facts.case.shipments
+    named = [s for s in ships if tracking and s.tracking_number == tracking]
+    ship = named[0] if named else ships[0] if len(ships) == 1 else None
+    return ship.carrier if ship and ship.carrier else ""
+
+
+def _to(facts: Facts, where: str) -> str:
+    """ " to 12 Elm Street, the shipping address entered at checkout": the place a proof states
+    (the second part only when the two name one place); "" when it states none."""
+    entered = facts.case.customer.shipping_address
+    if not where:  # a place the proof does not state is not said
+        return ""
+    same = entered and (same_place(where, entered) or _without_country(where, entered))
+    return f" to {where}" + (", the shipping address entered at checkout" if same else "")
+
+
+def _without_country(where: str, entered: str) -> bool:
+    """A proof's address that is the entered one, written without its last parts (the country:
+    "12 Elm Street, Boston, MA 02108" for "12 Elm Street, Boston, MA, 02108, United States")."""
+    pw, pe = place_parts(where), place_parts(entered)
+    said, whole = "".join(pw), "".join(pe)
+    rest = whole[len(said) :] if whole.startswith(said) else None
+    return bool(pw and pe) and pw[0] == pe[0] and rest in ("", *COUNTRIES.values())
+
+
+def signed_delivery(facts: Facts) -> Sentence | None:
+    """A carrier's proof of delivery read from a document: its date, place and signer."""
+    d, case = facts.case.delivery, facts.case
+    if not (d.delivered and d.source == "files" and (d.on or d.signed_by or d.where)):
+        return None
+    carrier = _carrier(facts, d.tracking_number)
+    whose = f"{carrier}'s" if carrier else "The carrier's"
+    signed = " signed" if d.signed_by else ""
+    on = f" on {d.on}" if d.on and not case.hidden("delivered") else ""
+    by = f", signed for by {d.signed_by}" if d.signed_by else ""
+    facts.argued.add(d.document)
+    return Sentence(f"{whose}{signed} proof of delivery ({facts.cite(d.document, d.page)}) shows "
+                    f"the parcel delivered{on}{_to(facts, d.where)}{by}.", FILE + d.document)  # fmt: skip
+
+
+def carrier_delivery(facts: Facts) -> Sentence | None:
+    """The carrier's delivery as our shipment record holds it (no document to quote)."""
+    d, case = facts.case.delivery, facts.case
+    if not d.delivered or d.source != "shipments" or not d.on or case.hidden("delivered"):
+        return None
+    carrier = _carrier(facts, d.tracking_number)
+    parcel = f"{carrier} tracking number {d.tracking_number}".strip() if d.tracking_number else ""
+    what = parcel or "the parcel"
+    return Sentence(f"our shipment record shows {what} delivered on {d.on}.", "shipments")
+
+
+def customer_words(facts: Facts) -> Sentence | None:
+    """The customer's own words that answer the claim, quoted with their exhibit."""
+    for doc, m, st in facts.case.stances():
+        if st.kind == "supports" and st.certain:  # an uncertain reading is the analyst's
+            facts.argued.add(doc.name)
+            when = f" on {m.on.isoformat()}" if m.on else ""
+            who = m.author or "the customer"
+            return Sentence(f"{who} wrote{when} ({facts.cite(doc.name, m.quote.page)}): "
+                            f"{quoted(m.quote.text)}", FILE + doc.name)  # fmt: skip
+    return None
+
+
+def verified_delivery(facts: Facts) -> Sentence | None:
+    """Fraud: the issuer's address check passed and the goods went to that verified address."""
+    c = facts.case
+    if not (c.delivery.delivered and c.same_address and c.customer.shipping_address):
+        return None
+    ch = next((x for x in c.charges if x.avs_line1_check.lower() == "pass"), None)
+    if ch is None:
+        return None
+    zip_ = " and postcode" if ch.avs_zip_check.lower() == "pass" else ""
+    proof = ""
+    if c.delivery.source == "files":
+        proof = f" ({facts.cite(c.delivery.document, c.delivery.page)})"
+        facts.argued.add(c.delivery.document)
+    return Sentence(f"the card issuer's address check passed (street{zip_}) for charge "
+                    f"{ch.payment_id}, and the order was delivered{proof} to that verified "
+                    f"billing address, {c.customer.shipping_address}.", "payments")  # fmt: skip
+
+
+def ce3(facts: Facts) -> Sentence | None:
+    """Fraud: Visa Compelling Evidence 3.0 (two earlier undisputed orders that match)."""
+    if len(facts.case.ce3_priors) < 2:
+        return None
+    return Sentence("the same card paid for two earlier orders, never disputed, that match this "
+                    "one (Visa Compelling Evidence 3.0, shown below).", "history")  # fmt: skip
+
+
+def as_sold(facts: Facts) -> Sentence | None:
+    said = facts.as_sold()
+    return said[0] if said else None
+
+
+def credit(facts: Facts) -> Sentence | None:
+    """A credit already made on the order: its amount, date and reference."""
+    dated = [x for x in facts.case.credits if x.amount]
+    if not dated:
+        return None
+    x = dated[0]
+    return Sentence(f"a refund of {x.words()} was already issued on this order.", x.source)
+
+
+def policy_refusal(facts: Facts) -> Sentence | None:
+    """The policy clause that answers why no refund is owed (its number and page)."""
+    said = facts.policy()
+    return said[0] if said else None
+
+
+def policy_terms(facts: Facts) -> Sentence | None:
+    return policy_refusal(facts)
+
+
+def distinct_charges(facts: Facts) -> Sentence | None:
+    said = facts.distinct_charges()
+    return said[0] if said else None
+
+
+THESES: dict[str, Callable[[Facts], Sentence | None]] = {
+    f.__name__: f
+    for f in (
+        signed_delivery,
+        carrier_delivery,
+        customer_words,
+        verified_delivery,
+        ce3,
+        as_sold,
+        credit,
+        policy_refusal,
+        policy_terms,
+        distinct_charges,
+    )  # fmt: skip
+}
+
+
+def claim(reason: str) -> str:
+    """The claim in plain words, as a sentence's start ("The cardholder says …")."""
+    words = claim_words(reason) or (
+        f"the cardholder disputes this payment (reason given: {reason})"
+        if reason.strip() and reason.strip().lower() != "general"
+        else "the cardholder disputes this payment"
+    )
+    words = words.removesuffix(" (fraud)").removesuffix(" (no specific reason given)")
+    return words[:1].upper() + words[1:]
+
+
+def thesis(facts: Facts, argues: bool = True) -> Sentence:
+    """The body's first sentence: the claim, answered by the first fact the reason's playbook
+    names that the case shows; the claim alone when it shows none, or when our own records
+    concede it (`argues` False)."""
+    reason = facts.case.dispute.reason
+    lead = credit_lead(facts.case)  # a credit before the dispute answers any reason: it leads
+    if lead:
+        first = lead[0]
+        return Sentence(f"{claim(reason)}; {first.text[:1].lower()}{first.text[1:]}", first.source)
+    for name in playbook_for(reason).thesis if argues else ():
+        said = THESES[name](facts)
+        if said is not None:
+            text = said.text[:1].lower() + said.text[1:] if _lower(said.text) else said.text
+            return Sentence(f"{claim(reason)}; {text}", said.source)
+    return Sentence(f"{claim(reason)}.", "dispute")
+
+
+def _lower(text: str) -> bool:
+    """Whether a sentence's first word is a common word (lower-cased after the semicolon), not
+    a name ("UPS's", "Ann Smith wrote")."""
+    first = text.split(" ", 1)[0]
+    return first in ("The", "A", "An", "Our", "As", "On", "One", "It") or first.islower()
+
+
+__all__ = ["THESES", "thesis"]
