@@ -103,6 +103,12 @@ ROWS: tuple[tuple[int, str, dict[str, Any]], ...] = (
     (22, "rec_activity", {"activity_at": AT, "account": "a@x.test", "event": "login",
                           "ip": "203.0.113.7", "device": "dev-1", "_file": "log.csv", "_row": 2,
                           "_seq": 7}),
+    (18, "rec_products", {"handle": "boot", "sku": "B-38", "product_title": "Boot",
+                          "description": "Leather", "_file": "products_export.csv", "_row": 2,
+                          "_seq": 5}),
+    (23, "rec_products", {"handle": "boot", "sku": "B-39", "product_title": "Boot",
+                          "description": "Leather", "price": 129.0,
+                          "_file": "products_export.csv", "_row": 3, "_seq": 6}),
 )  # fmt: skip
 # The schema each version's frozen steps build, on SQLite (fingerprint() of describe()): a step
 # changed after its version shipped changes what an old state is upgraded from, and fails here.
@@ -129,6 +135,7 @@ SCHEMAS = {
     20: "c1f608075ee6be56",
     21: "0a7277a0991c46e4",
     22: "9ef9a6c50580705b",
+    23: "9bd7b0d8f9ba18e0",
 }
 
 

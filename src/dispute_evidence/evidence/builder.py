@@ -44,6 +44,7 @@ from dispute_evidence.evidence.facts import (
     load_facts,
 )
 from dispute_evidence.evidence.known import KnownFacts
+from dispute_evidence.evidence.line_prices import fill_prices
 from dispute_evidence.evidence.order_lines import waits
 from dispute_evidence.evidence.payments import (
     PAYMENT_NUMBERS,
@@ -318,14 +319,16 @@ def _shrunk_reexports(orders: pd.DataFrame, codes: pd.DataFrame) -> list[Reject]
     ]
 
 
-def _order_columns(orders: pd.DataFrame) -> dict[str, list[Any]]:
+def _order_columns(orders: pd.DataFrame, products: pd.DataFrame | None) -> dict[str, list[Any]]:
     """The order lines' columns, and which file each line came from as a code per line (not
-    400,000 strings): named only in the reason a dispute is held."""
+    400,000 strings): named only in the reason a dispute is held. A line without a price takes
+    its product's from the products export, saying so (evidence/line_prices.py)."""
     cols = _columns(orders, ("product_title", "currency_code", "sku"), ("price", "quantity"))
     codes, names = pd.factorize(orders["_file"].astype(str))
     cols["_file"] = [names[c] for c in range(len(names))]
     cols["_file_code"] = codes.tolist()
     cols["_unpriced"] = [i for i, p in enumerate(cols["price"]) if p is None]  # (mostly none)
+    fill_prices(cols, products)
     return cols
 
 
@@ -351,7 +354,7 @@ def build_evidence(
         disputes, records["orders"], records["shipments"]
     )
     conflicts += shrunk
-    order_cols = _order_columns(orders)
+    order_cols = _order_columns(orders, records.get("products"))
     order_facts = _order_facts(orders, order_rows)
     ship_entries = _shipment_entries(_columns(ships, SHIPMENT_FACTS, ()))
     pays, pay_rows, unlisted = payments_by_order(disputes, order_facts, records.get("payments"))
@@ -532,7 +535,11 @@ def _order_parts(
         oc["quantity"],
         oc["currency_code"],
     )
-    products = tuple(Product(titles[i], prices[i], qtys[i], currencies[i]) for i in lines)
+    said = oc["_price_from"]  # a price the orders export gives none: where it came from
+    products = tuple(
+        Product(titles[i], prices[i], qtys[i], currencies[i], said[i] if said else "")
+        for i in lines
+    )
     currency = currencies[lines[0]] if "order_total" in order_facts else ""
     order = OrderFacts(order_number, **order_facts, order_currency=currency)
     return order, products

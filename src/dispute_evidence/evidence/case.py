@@ -304,7 +304,8 @@ def build_case(
         cancelled_on=day(o.cancelled_at),
         shipping_method=o.shipping_method,
         lines=tuple(
-            Line(p.title, _number(p.quantity), _number(p.price), p.currency) for p in facts.products
+            Line(p.title, _number(p.quantity), _number(p.price), p.currency, p.price_from)
+            for p in facts.products
         ),  # fmt: skip
         charges=tuple(
             c if c.currency else replace(c, currency=currency_of_order(facts))

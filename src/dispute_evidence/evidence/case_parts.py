@@ -12,6 +12,7 @@ class Line:
     quantity: float | None  # None: the export gives none (never stated as 0)
     price: float | None
     currency: str
+    price_from: str = ""  # a price the orders export gives none: where it came from
 
 
 @dataclass(frozen=True)

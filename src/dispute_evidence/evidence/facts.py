@@ -32,6 +32,7 @@ class Product:
     price: Number | None
     quantity: Number | None
     currency: str
+    price_from: str = ""  # a price the orders export gives none: where it came from
 
 
 @dataclass(frozen=True, slots=True)

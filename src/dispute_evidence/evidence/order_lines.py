@@ -32,12 +32,17 @@ def _unpriced(lines: list[int], oc: dict[str, list[Any]]) -> str:
     missing = [i for i in lines if oc["price"][i] is None]
     if not missing:
         return ""
-    titles = ", ".join(f"'{oc['product_title'][i]}'" for i in missing[:3])
+    why: list[str] = oc.get("_price_missing") or []  # what the products export lacks
+    titles = "; ".join(
+        f"'{oc['product_title'][i]}'" + (f": {why[i]}" if why and why[i] else "")
+        for i in missing[:3]
+    )
     source = oc["_file"][oc["_file_code"][missing[0]]]
     return (
         f"waiting for prices: {source} gives no price for {len(missing)} of the order's "
         f"{len(lines)} line(s) ({titles}{' …' if len(missing) > 3 else ''}); export the orders "
-        "again with all their columns (prices included) and drop the file into the inbox"
+        "again with all their columns (prices included), or Shopify's products export (its "
+        "Variant Price by Variant SKU), and drop the file into the inbox"
     )
 
 

@@ -306,6 +306,10 @@ def _order_section(case: CaseFacts) -> list[Any]:
                 # Shopify's "unfulfilled" beside a recorded shipment is the analyst's to fix
                 ("Fulfilment", "" if case.hidden_fulfilment else _plain(case.fulfillment_status)),
                 ("Cancelled (UTC)", case.cancelled_on),
+                (
+                    "Unit prices",
+                    "; ".join(f"{x.title}: {x.price_from}" for x in case.lines if x.price_from),
+                ),  # fmt: skip
             ]
         ),
         Spacer(1, 2 * mm) if products else None,

@@ -36,6 +36,7 @@ from dispute_evidence.evidence.products import Listing
 
 STATEMENT = "merchant_statement"
 AS_SOLD = "products_as_sold"
+LINE_PRICES = "line_prices"  # where a price the orders export gives none came from
 CE3 = "visa_ce3"
 CE3_PROGRAM = "Visa Compelling Evidence 3.0"
 _ORDER = tuple(f.name for f in fields(OrderFacts))
@@ -69,6 +70,10 @@ def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
     if facts.activity:  # the account's use, from the access log (issue 44 item 10)
         extra["account_activity"] = {"events": [_plain(a) for a in facts.activity],
                                      "total": max(facts.activity_total, len(facts.activity))}  # fmt: skip
+    if said := [p for p in facts.products if p.price_from]:
+        extra[LINE_PRICES] = [
+            {"product_title": p.title, "price": p.price, "source": p.price_from} for p in said
+        ]
     if facts.ce3_priors:
         ce3: dict[str, Any] = {"program": CE3_PROGRAM}
         if facts.ce3_disputed is not None:

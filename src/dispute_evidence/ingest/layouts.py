@@ -78,10 +78,11 @@ FIELDS: dict[str, dict[str, bool]] = {
     # unless a mapping says so.
     "statements": {"provider_dispute_id": False, "order_number": False, "statement": True},
     # The product as sold: its listing's description and images, keyed by SKU (the orders'
-    # `Lineitem sku`) or else title. Shopify's products export, or a sheet of its own.
+    # `Lineitem sku`) or else title. Shopify's products export, or a sheet of its own. Its
+    # price: an order line's when the orders export gives none (evidence/line_prices.py).
     "products": {
         "handle": False, "sku": False, "product_title": False, "description": True,
-        "image_url": False, "vendor": False, "product_type": False,
+        "image_url": False, "vendor": False, "product_type": False, "price": False,
     },
 }  # fmt: skip
 # An access or activity log (issue 44 item 10): one row per login, download, licence activation
@@ -362,7 +363,7 @@ SHOPIFY_PRODUCTS = Mapping(
     {
         "handle": ("Handle",), "sku": ("Variant SKU",), "product_title": ("Title",),
         "description": ("Body (HTML)",), "image_url": ("Image Src",), "vendor": ("Vendor",),
-        "product_type": ("Type",),
+        "product_type": ("Type",), "price": ("Variant Price",),
     },
     forward_fill=("product_title", "description", "vendor", "product_type"),
     fill_by="handle",

@@ -38,6 +38,7 @@ from dispute_evidence.state.schema import (
     V15_RECORDS,
     V18_RECORDS,
     V22_RECORDS,
+    V23_RECORDS,
     meta,
     record_table,
 )
@@ -509,6 +510,16 @@ def _v22(conn: Connection) -> None:
     Index("rec_activity_by_seq", table.c["_seq"]).create(conn, checkfirst=True)
 
 
+def _v23(conn: Connection) -> None:
+    """Products gain `price` (rebuilt with their rows, so columns stay in FIELDS' order): a
+    line its orders export gives no price takes its product's (issue 45 item 3)."""
+    table = record_table("products", V23_RECORDS["products"], MetaData())
+    if inspect(conn).has_table(table.name):
+        _rebuild(conn, table, "_v22")
+    else:
+        table.create(conn)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -532,4 +543,5 @@ MIGRATIONS = {
     20: _v20,
     21: _v21,
     22: _v22,
+    23: _v23,
 }

@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 22
+SCHEMA_VERSION = 23
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -266,9 +266,15 @@ V18_RECORDS: dict[str, str] = {
 
 # v22: an access or activity log (issue 44 item 10): the account's logins, downloads, sessions
 V22_RECORDS: dict[str, str] = {**V18_RECORDS, "activity": "activity_at account event ip device"}
+# v23: a product's price as listed (Shopify's `Variant Price`): the price of an order line its
+# orders export gives none (an export without its price columns), found by SKU (issue 45 item 3)
+V23_RECORDS: dict[str, str] = {
+    **V22_RECORDS,
+    "products": V22_RECORDS["products"] + " price:n",
+}
 
 
-RECORD_COLUMNS = V22_RECORDS  # today's (a later step adding one spells out its own)
+RECORD_COLUMNS = V23_RECORDS  # today's (a later step adding one spells out its own)
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:

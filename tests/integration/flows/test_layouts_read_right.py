@@ -101,12 +101,14 @@ def test_a_statement_with_nine_semicolons_and_a_styled_products_export_are_read(
     assert about.empty, about.to_dict("records")
 
 
-def test_shopify_orders_without_price_columns_say_the_real_problem(
-    sandbox_factory, tmp_path, monkeypatch
-):
-    """A real store's 34-column export (no Lineitem price, no Total): read for what it has,
-    one line says what it is and to export it again, and the dispute waits for the prices
-    with that reason (not the whole file refused and every dispute left "waiting for data")."""
+# Issue 45's real store: one line of its 34-column export (no Lineitem price, no Total)
+BOOT = {"Name": "#5000", "Email": "c@example.com", "Currency": "CAD", "Lineitem quantity": "1",
+        "Lineitem name": "Botte d'hiver - 38", "Billing Name": "C", "Shipping City": "Montréal"}  # fmt: skip
+
+
+def _orders_without_prices(sandbox_factory, tmp_path, monkeypatch, line: dict[str, str]):
+    """A sandbox with one dispute on order #5000, and an inbox holding the disputes list and
+    Shopify's orders export without its price columns, listing `line`."""
     from tests.unit.ingest.test_orders_without_prices import SHOPIFY_34
 
     sb = sandbox_factory(rows=seed_rows(1))
@@ -115,10 +117,18 @@ def test_shopify_orders_without_price_columns_say_the_real_problem(
     inbox.mkdir()
     write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
                [["dp_test_0", "#5000", "general"]])  # fmt: skip
-    write_csv(inbox / "orders_export.csv", SHOPIFY_34, [
-        {"Name": "#5000", "Email": "c@example.com", "Currency": "CAD", "Lineitem quantity": "1",
-         "Lineitem name": "Botte d'hiver - 38", "Billing Name": "C", "Shipping City": "Montréal"},
-    ])  # fmt: skip
+    write_csv(inbox / "orders_export.csv", SHOPIFY_34, [line])
+    return sb, inbox
+
+
+def test_shopify_orders_without_price_columns_say_the_real_problem(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """A real store's 34-column export (no Lineitem price, no Total): read for what it has,
+    one line says what it is and to export it again, and the dispute waits for the prices
+    with that reason (not the whole file refused and every dispute left "waiting for data"),
+    naming what is missing (no products export to take a price from)."""
+    sb, inbox = _orders_without_prices(sandbox_factory, tmp_path, monkeypatch, BOOT)
     run_cli("--inbox", str(inbox))
     lines = _problems(tmp_path)
     (line,) = lines.loc[lines["file"] == "orders_export.csv", "problem"]
@@ -127,8 +137,37 @@ def test_shopify_orders_without_price_columns_say_the_real_problem(
     assert "no recognised table" not in " ".join(lines["problem"])
     row = latest_disputes(tmp_path).loc["dp_test_0"]
     assert "waiting for prices: orders_export.csv gives no price" in row.to_csv(), row.to_dict()
-    assert "Botte d'hiver - 38" in row.to_csv()
+    assert "Botte d'hiver - 38': no SKU, and no products export was read" in row.to_csv()
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 0  # no line goes without a price
+
+
+def test_shopify_orders_without_prices_take_the_products_exports_price(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """The same export beside Shopify's products export: the line takes its product's Variant
+    Price by its SKU, the payload says where that price came from, and the dispute is sent
+    (issue 45 item 3: "prices come from the products export")."""
+    line = {**BOOT, "Lineitem sku": "BH-38"}
+    sb, inbox = _orders_without_prices(sandbox_factory, tmp_path, monkeypatch, line)
+    write_csv(inbox / "products_export.csv", ["Handle", "Title", "Body (HTML)", "Variant SKU",
+              "Variant Price"], [
+        {"Handle": "botte", "Title": "Botte d'hiver", "Body (HTML)": "<p>Cuir</p>",
+         "Variant SKU": "BH-38", "Variant Price": "189.00"},
+        {"Handle": "botte", "Variant SKU": "BH-39", "Variant Price": "199.00"},
+    ])  # fmt: skip
+    out = run_cli("--inbox", str(inbox))
+    dispute = sb.snapshot()["dp_test_0"]
+    assert dispute["evidence_updates"] == 1, out
+    evidence = dispute["evidence"]
+    assert [(p["product_title"], p["price"], p["currency_code"]) for p in evidence["products"]] == [
+        ("Botte d'hiver - 38", 189.0, "CAD")]  # fmt: skip
+    (said,) = evidence["additional_evidence"]["line_prices"]
+    assert said["source"].startswith(
+        "price from the products export (products_export.csv), SKU BH-38"), said  # fmt: skip
+    assert "waiting for prices" not in latest_disputes(tmp_path).loc["dp_test_0"].to_csv()
+    text = _pdf_text(sb, "dp_test_0")  # the data sheet says where the price came from
+    assert "Botte d'hiver - 38: price from the products export (products_export.csv), SKU " \
+        "BH-38" in text, text  # fmt: skip
 
 
 def test_a_whole_refused_file_is_not_told_its_other_rows_were_used(
