@@ -153,6 +153,7 @@ def validate_table(
     order = mapping.dayfirst if mapping.dayfirst is not None else dayfirst
     problems += _date_problems(frame, canonical, order, zone, parsed)
     bad, rejects = _rejects(frame, problems, file, sheet, shown)
+    rejects += _statements_lost(frame, bad, file, sheet, shown) if kind == "disputes" else []
     rejects = sorted([*card_cells, *rejects], key=lambda r: (r.row or 0, r.column or ""))
 
     # rows are taken out only when there are any: a take copies every column (1M rows x 30)
@@ -312,6 +313,24 @@ def _rejects(
                                   reason, order, dispute))  # fmt: skip
     rejects.sort(key=lambda r: (r.row or 0, r.column or ""))
     return bad, rejects
+
+
+STATEMENT_LOST = (
+    "the row was refused (see its other line), so the merchant's statement in it was not used "
+    "either: correct the row and drop the file again, or put the statement in a file named "
+    "'<order number> statement.txt'"
+)
+
+
+def _statements_lost(
+    frame: pd.DataFrame, bad: pd.Series, file: str, sheet: str | None, shown: dict[str, str]
+) -> list[Reject]:
+    """A refused disputes row's statement, said: it goes nowhere with its row (issue 45 item
+    11), where before nothing said it was lost."""
+    if "statement" not in frame or not bad.any():
+        return []
+    lost = bad & (frame["statement"].str.strip() != "")
+    return _rejects(frame, [(lost, "statement", STATEMENT_LOST)], file, sheet, shown)[1]
 
 
 def _number_problems(
