@@ -53,9 +53,9 @@ ACCOUNT = "cus_QbW8nS2kD7xLmZ"  # the customer's account (Stripe's Customer ID)
 CE3_ORDERS = ("1055", *CE3_PRIORS)
 # issue 44's cases: order -> (example name, reason, ordered at, dispute opened)
 NEW = {
-    "1060": ("credit_before_dispute", "credit_not_processed", "2026-10-02 18:02:55", "2026-10-20"),
-    "1061": ("retraction", "product_unacceptable", "2026-10-02 18:02:55", "2026-10-25"),
-    "1062": ("two_orders_one_day", "duplicate", "2026-10-02 18:02:55", "2026-10-20"),
+    "1060": ("credit_before_dispute", "credit_not_processed", "2026-10-09 11:20:05", "2026-10-20"),
+    "1061": ("retraction", "product_unacceptable", "2026-10-09 11:40:15", "2026-10-25"),
+    "1062": ("two_orders_one_day", "duplicate", "2026-10-12 09:02:55", "2026-10-22"),
     "1064": (
         "subscription_6_renewals",
         "subscription_canceled",
@@ -65,6 +65,7 @@ NEW = {
     "1065": ("digital_licence", "product_not_received", "2026-11-03 10:14:00", "2026-11-24"),
     "1066": ("visa_avs_invalid", "fraudulent", "2026-11-01 10:00:00", "2026-11-22"),
 }
+BEN = "ben.jones@example.com"
 SECOND = "1063"  # the other order paid on 1062's day, the same amount, shipped too
 RENEWALS = ["2026-06-02", "2026-07-02", "2026-08-02", "2026-09-02", "2026-10-02", "2026-11-02"]
 ADDRESS = ("12 Elm Street", "Boston", "MA", "02108", "United States")
@@ -102,14 +103,19 @@ def _orders(inbox: Path) -> None:
         refunded = "129.00" if reason == "credit_before_dispute" else refunded
         fulfilled = "unfulfilled" if order == ACCEPT[1] else "fulfilled"
         created = CE3_PRIORS.get(order, NEW.get(order, ("", "", "2026-10-02 18:02:55"))[2])
+        created = "2026-10-12 09:41:20" if order == SECOND else created
+        # the licence is bought by another customer: the access log is his account's alone
+        email, name = (
+            (BEN, "Ben Jones") if order == "1065" else ("ann.smith@example.com", "Ann Smith")
+        )
         item = {
             "1064": "Acme Box - monthly subscription",
             "1065": "Photo editor licence (download)",
         }.get(order, "Skateboard deck - Maple 8.25in")
         # Shopify's own billing lines: the province left empty, the street abbreviated
-        rows.append([f"#{order}", "ann.smith@example.com", "paid", fulfilled,
+        rows.append([f"#{order}", email, "paid", fulfilled,
                      f"{created} +0000", "USD", "129.00", "129.00", refunded, 1,
-                     item, "129.00", "Ann Smith", "12 Elm St.",
+                     item, "129.00", name, "12 Elm St.",
                      "Boston", "02108", "", "US", *ADDRESS[:2], ADDRESS[3], ADDRESS[2],
                      ADDRESS[4], "Standard", DEVICE if order in CE3_ORDERS else ""])  # fmt: skip
     _csv(inbox / "orders_export_1.csv", header, rows)
@@ -146,7 +152,7 @@ def _payments(inbox: Path) -> None:
         ce3 = row[-1] in CE3_ORDERS
         row += ["fp_Ann4242", ACCOUNT] if ce3 else ["", ""]
     for row in rows:  # the refund's date (1060: refunded in full before the dispute opened)
-        row += ["2026-10-05 09:30:00" if row[14] == "1060" else ""]
+        row += ["2026-10-17 09:30:00" if row[14] == "1060" else ""]
         row += ["US"]  # the card's issuing country
     header += ["Refunded date (UTC)", "Card Issue Country"]
     _csv(inbox / "unified_payments.csv", header, rows)
@@ -161,8 +167,8 @@ def _new_payments() -> list[list[object]]:
         refunded = "129.00" if name == "credit_before_dispute" else "0.00"
         rows.append([f"ch_{order}A", created, "129.00", refunded, "usd", "true", "Paid",
                      f"Order #{order}", "Visa", "4242", "pass", "pass", "pass",
-                     "ann.smith@example.com", order])  # fmt: skip
-    rows.append([f"ch_{SECOND}A", "2026-10-02 18:41:37", "129.00", "0.00", "usd", "true", "Paid",
+                     BEN if order == "1065" else "ann.smith@example.com", order])  # fmt: skip
+    rows.append([f"ch_{SECOND}A", "2026-10-12 09:41:37", "129.00", "0.00", "usd", "true", "Paid",
                  f"Order #{SECOND}", "Visa", "4242", "pass", "pass", "pass",
                  "ann.smith@example.com", SECOND])  # fmt: skip
     for i, day in enumerate(RENEWALS, 1):
@@ -195,8 +201,8 @@ def _shipments(inbox: Path) -> None:
         if name == "partial_shipment":  # the second parcel of the order, still on its way
             rows.append([order, f"{TRACK[:-3]}954", "UPS", "2026-10-04", "", "In transit"])
     for order in ("1060", "1061", "1062", SECOND, "1066"):
-        rows.append([order, f"{TRACK[:-2]}{order[-2:]}", "UPS", "2026-10-03" if order < "1066"
-                     else "2026-11-02", "2026-10-06" if order < "1066" else "2026-11-04",
+        rows.append([order, f"{TRACK[:-2]}{order[-2:]}", "UPS", "2026-10-13" if order < "1066"
+                     else "2026-11-02", "2026-10-16" if order < "1066" else "2026-11-04",
                      "Delivered"])  # fmt: skip
     _csv(inbox / "shipments.csv", header, rows)
 
@@ -241,11 +247,11 @@ def _new_documents(inbox: Path) -> None:
     _pdf(inbox / "1060 refund policy.pdf", policy)
     _pdf(inbox / "1061 refund policy.pdf", policy)
     _pdf(inbox / "1062 explanation.pdf", [
-        "Two orders were placed on 2026-10-02, each paid once:",
-        "order 1062 (ch_1062A, 129.00 USD, 18:02) and order 1063 (ch_1063A, 129.00 USD, 18:41).",
+        "Two orders were placed on 2026-10-12, each paid once:",
+        "order 1062 (ch_1062A, 129.00 USD, 09:02) and order 1063 (ch_1063A, 129.00 USD, 09:41).",
         "Each shipped in its own parcel: 1Z999AA10123456762 and 1Z999AA10123456763."])  # fmt: skip
     _pdf(inbox / "1061 email.pdf", [
-        "From: ann.smith@example.com", "Date: 2026-10-08", "Subject: my order 1061",
+        "From: ann.smith@example.com", "Date: 2026-10-18", "Subject: my order 1061",
         "The deck wobbles and one truck seems loose, this is not what I paid for.",
         "Update: never mind, it works fine now, I had not tightened the truck. Thanks!"])  # fmt: skip
     _pdf(inbox / "1064 cancellation policy.pdf", [
@@ -255,10 +261,10 @@ def _new_documents(inbox: Path) -> None:
         w = csv.writer(fh)
         w.writerow(["Time", "Account", "Event", "IP", "Device"])
         w.writerows([
-            ["2026-11-03 10:15:02", "ann.smith@example.com", "download", "203.0.113.7", "ANN-MBP-7F3A9C2"],
-            ["2026-11-03 10:21:40", "ann.smith@example.com", "licence activated", "203.0.113.7", "ANN-MBP-7F3A9C2"],
-            ["2026-11-09 19:02:11", "ann.smith@example.com", "login", "203.0.113.7", "ANN-MBP-7F3A9C2"],
-            ["2026-11-18 08:44:57", "ann.smith@example.com", "export project", "203.0.113.7", "ANN-MBP-7F3A9C2"],
+            ["2026-11-03 10:15:02", BEN, "download", "203.0.113.7", "ANN-MBP-7F3A9C2"],
+            ["2026-11-03 10:21:40", BEN, "licence activated", "203.0.113.7", "ANN-MBP-7F3A9C2"],
+            ["2026-11-09 19:02:11", BEN, "login", "203.0.113.7", "ANN-MBP-7F3A9C2"],
+            ["2026-11-18 08:44:57", BEN, "export project", "203.0.113.7", "ANN-MBP-7F3A9C2"],
         ])  # fmt: skip
 
 
