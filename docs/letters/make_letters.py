@@ -51,6 +51,23 @@ CE3_PRIORS = {"955": "2026-05-05 14:21:09", "956": "2026-03-06 09:12:40"}
 DEVICE = "a41f0c9e-77b2-4d3e-9f51-2c8e6b1d0f3a"  # the checkout's device ID (Shopify's export)
 ACCOUNT = "cus_QbW8nS2kD7xLmZ"  # the customer's account (Stripe's Customer ID)
 CE3_ORDERS = ("1055", *CE3_PRIORS)
+# issue 44's cases: order -> (example name, reason, ordered at, dispute opened)
+NEW = {
+    "1060": ("credit_before_dispute", "credit_not_processed", "2026-10-09 11:20:05", "2026-10-20"),
+    "1061": ("retraction", "product_unacceptable", "2026-10-09 11:40:15", "2026-10-25"),
+    "1062": ("two_orders_one_day", "duplicate", "2026-10-12 09:02:55", "2026-10-22"),
+    "1064": (
+        "subscription_6_renewals",
+        "subscription_canceled",
+        "2026-06-02 18:02:55",
+        "2026-11-20",
+    ),
+    "1065": ("digital_licence", "product_not_received", "2026-11-03 10:14:00", "2026-11-24"),
+    "1066": ("visa_avs_invalid", "fraudulent", "2026-11-01 10:00:00", "2026-11-22"),
+}
+BEN = "ben.jones@example.com"
+SECOND = "1063"  # the other order paid on 1062's day, the same amount, shipped too
+RENEWALS = ["2026-06-02", "2026-07-02", "2026-08-02", "2026-09-02", "2026-10-02", "2026-11-02"]
 ADDRESS = ("12 Elm Street", "Boston", "MA", "02108", "United States")
 
 
@@ -79,14 +96,26 @@ def _orders(inbox: Path) -> None:
     rows = []
     extra = [(name, (pid, order, name)) for name, (pid, order, _) in EXTRA.items()]
     priors = [("prior", ("", order, "")) for order in CE3_PRIORS]
-    for reason, (_, order, _) in [*DISPUTES.items(), ("accept", ACCEPT), *extra, *priors]:
+    new = [(name, ("", order, "")) for order, (name, *_) in NEW.items()]
+    for reason, (_, order, _) in [*DISPUTES.items(), ("accept", ACCEPT), *extra, *priors, *new,
+                                  ("second", ("", SECOND, ""))]:  # fmt: skip
         refunded = "25.00" if reason in ("credit_not_processed", "partial_credit") else "0.00"
+        refunded = "129.00" if reason == "credit_before_dispute" else refunded
         fulfilled = "unfulfilled" if order == ACCEPT[1] else "fulfilled"
-        created = CE3_PRIORS.get(order, "2026-10-02 18:02:55")
+        created = CE3_PRIORS.get(order, NEW.get(order, ("", "", "2026-10-02 18:02:55"))[2])
+        created = "2026-10-12 09:41:20" if order == SECOND else created
+        # the licence is bought by another customer: the access log is his account's alone
+        email, name = (
+            (BEN, "Ben Jones") if order == "1065" else ("ann.smith@example.com", "Ann Smith")
+        )
+        item = {
+            "1064": "Acme Box - monthly subscription",
+            "1065": "Photo editor licence (download)",
+        }.get(order, "Skateboard deck - Maple 8.25in")
         # Shopify's own billing lines: the province left empty, the street abbreviated
-        rows.append([f"#{order}", "ann.smith@example.com", "paid", fulfilled,
+        rows.append([f"#{order}", email, "paid", fulfilled,
                      f"{created} +0000", "USD", "129.00", "129.00", refunded, 1,
-                     "Skateboard deck - Maple 8.25in", "129.00", "Ann Smith", "12 Elm St.",
+                     item, "129.00", name, "12 Elm St.",
                      "Boston", "02108", "", "US", *ADDRESS[:2], ADDRESS[3], ADDRESS[2],
                      ADDRESS[4], "Standard", DEVICE if order in CE3_ORDERS else ""])  # fmt: skip
     _csv(inbox / "orders_export_1.csv", header, rows)
@@ -97,7 +126,7 @@ def _payments(inbox: Path) -> None:
               "Status", "Description", "Card Brand", "Card Last4", "Card AVS Line1 Status",
               "Card AVS Zip Status", "Card CVC Status", "Customer Email", "order_id (metadata)",
               "Card Fingerprint", "Customer ID"]  # fmt: skip
-    rows = []
+    rows = _new_payments()
     for _, order, _ in [*DISPUTES.values(), ACCEPT]:
         rows.append([f"ch_{order}A", "2026-10-02 18:03:11", "129.00", "0.00", "usd", "true",
                      "Paid", f"Order #{order}", "Visa", "4242", "pass", "pass", "pass",
@@ -122,7 +151,31 @@ def _payments(inbox: Path) -> None:
     for row in rows:  # the card (its fingerprint) and the account: 1055's and its priors'
         ce3 = row[-1] in CE3_ORDERS
         row += ["fp_Ann4242", ACCOUNT] if ce3 else ["", ""]
+    for row in rows:  # the refund's date (1060: refunded in full before the dispute opened)
+        row += ["2026-10-17 09:30:00" if row[14] == "1060" else ""]
+        row += ["US"]  # the card's issuing country
+    header += ["Refunded date (UTC)", "Card Issue Country"]
     _csv(inbox / "unified_payments.csv", header, rows)
+
+
+def _new_payments() -> list[list[object]]:
+    """Issue 44's cases' charges: one each, 1064's six renewals, 1063 beside 1062."""
+    rows: list[list[object]] = []
+    for order, (name, _, created, _) in NEW.items():
+        if order == "1064":
+            continue
+        refunded = "129.00" if name == "credit_before_dispute" else "0.00"
+        rows.append([f"ch_{order}A", created, "129.00", refunded, "usd", "true", "Paid",
+                     f"Order #{order}", "Visa", "4242", "pass", "pass", "pass",
+                     BEN if order == "1065" else "ann.smith@example.com", order])  # fmt: skip
+    rows.append([f"ch_{SECOND}A", "2026-10-12 09:41:37", "129.00", "0.00", "usd", "true", "Paid",
+                 f"Order #{SECOND}", "Visa", "4242", "pass", "pass", "pass",
+                 "ann.smith@example.com", SECOND])  # fmt: skip
+    for i, day in enumerate(RENEWALS, 1):
+        rows.append([f"ch_1064_{i}", f"{day} 18:03:11", "129.00", "0.00", "usd", "true", "Paid",
+                     f"Acme Box, renewal {i}", "Visa", "4242", "pass", "pass", "pass",
+                     "ann.smith@example.com", "1064"])  # fmt: skip
+    return rows
 
 
 def _shipments(inbox: Path) -> None:
@@ -147,6 +200,10 @@ def _shipments(inbox: Path) -> None:
             rows.append([order, track, "UPS", "2026-10-03", "2026-10-06", "Delivered"])
         if name == "partial_shipment":  # the second parcel of the order, still on its way
             rows.append([order, f"{TRACK[:-3]}954", "UPS", "2026-10-04", "", "In transit"])
+    for order in ("1060", "1061", "1062", SECOND, "1066"):
+        rows.append([order, f"{TRACK[:-2]}{order[-2:]}", "UPS", "2026-10-13" if order < "1066"
+                     else "2026-11-02", "2026-10-16" if order < "1066" else "2026-11-04",
+                     "Delivered"])  # fmt: skip
     _csv(inbox / "shipments.csv", header, rows)
 
 
@@ -183,18 +240,51 @@ def _documents(inbox: Path) -> None:
         "No second charge exists for this order."])  # fmt: skip
 
 
+def _new_documents(inbox: Path) -> None:
+    policy = ["Acme Outfitters refund policy",
+              "Returns are accepted within 30 days of delivery for unused items in their "
+              "original packaging."]  # fmt: skip
+    _pdf(inbox / "1060 refund policy.pdf", policy)
+    _pdf(inbox / "1061 refund policy.pdf", policy)
+    _pdf(inbox / "1062 explanation.pdf", [
+        "Two orders were placed on 2026-10-12, each paid once:",
+        "order 1062 (ch_1062A, 129.00 USD, 09:02) and order 1063 (ch_1063A, 129.00 USD, 09:41).",
+        "Each shipped in its own parcel: 1Z999AA10123456762 and 1Z999AA10123456763."])  # fmt: skip
+    _pdf(inbox / "1061 email.pdf", [
+        "From: ann.smith@example.com", "Date: 2026-10-18", "Subject: my order 1061",
+        "The deck wobbles and one truck seems loose, this is not what I paid for.",
+        "Update: never mind, it works fine now, I had not tightened the truck. Thanks!"])  # fmt: skip
+    _pdf(inbox / "1064 cancellation policy.pdf", [
+        "Acme Box subscription terms",
+        "Cancel any time before the 1st of the month; the month already begun is not refunded."])  # fmt: skip
+    with (inbox / "licence_activity_log.csv").open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["Time", "Account", "Event", "IP", "Device"])
+        w.writerows([
+            ["2026-11-03 10:15:02", BEN, "download", "203.0.113.7", "ANN-MBP-7F3A9C2"],
+            ["2026-11-03 10:21:40", BEN, "licence activated", "203.0.113.7", "ANN-MBP-7F3A9C2"],
+            ["2026-11-09 19:02:11", BEN, "login", "203.0.113.7", "ANN-MBP-7F3A9C2"],
+            ["2026-11-18 08:44:57", BEN, "export project", "203.0.113.7", "ANN-MBP-7F3A9C2"],
+        ])  # fmt: skip
+
+
 def make_inbox(inbox: Path) -> None:
     inbox.mkdir(parents=True)
     rows = [[pid, f"#{order}", reason, "129.00", "USD"]
             for reason, (pid, order, _) in DISPUTES.items()]  # fmt: skip
     rows.append([ACCEPT[0], f"#{ACCEPT[1]}", "product_not_received", "129.00", "USD"])
     rows += [[pid, f"#{order}", reason, "129.00", "USD"] for pid, order, reason in EXTRA.values()]
+    for row in rows:
+        row.append("")  # no opening date given: as the exports say
+    rows += [[f"dp_{order}", f"#{order}", reason, "129.00", "USD", opened]
+             for order, (_, reason, _, opened) in NEW.items()]  # fmt: skip
     _csv(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
-                                  "currency"], rows)  # fmt: skip
+                                  "currency", "dispute_date"], rows)  # fmt: skip
     _orders(inbox)
     _payments(inbox)
     _shipments(inbox)
     _documents(inbox)
+    _new_documents(inbox)
 
 
 def summaries(inbox: Path) -> dict[str, Path]:
@@ -217,6 +307,7 @@ def run_sandbox(inbox: Path, **env: str) -> None:
         "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_NAME": "Acme Outfitters",
         "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_WEBSITE": "https://acme-outfitters.example",
         "DISPUTE_EVIDENCE_MERCHANT__MERCHANT_CONTACT": "disputes@acme-outfitters.example",
+        "DISPUTE_EVIDENCE_MERCHANT__COUNTRY": "US",  # Visa's AVS rule: a US domestic charge
         **env,
     })  # fmt: skip
 
@@ -228,7 +319,11 @@ def main() -> None:
         run_sandbox(inbox)
         made = summaries(inbox)
         extra = [(pid, order, name) for name, (pid, order, _) in EXTRA.items()]
-        for pid, _, name in [*DISPUTES.values(), ACCEPT, *extra]:
+        new = [(f"dp_{order}", order, name) for order, (name, *_) in NEW.items()]
+        for pid, _, name in [*DISPUTES.values(), ACCEPT, *extra, *new]:
+            if pid not in made:
+                print(f"{name}: no evidence summary for {pid}", file=sys.stderr)
+                continue
             for old in HERE.glob(f"{name}*.png"):
                 old.unlink()
             pdf = HERE / f"{name}.pdf"
