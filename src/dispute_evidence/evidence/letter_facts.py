@@ -320,10 +320,14 @@ class Facts:
         return [Sentence(f"{one} made for this order: {_list(parts)}.", "payments")]
 
     def descriptions(self) -> list[Sentence]:
-        for c in self.case.charges:
-            if c.description:
-                return [Sentence(f"The charge was described as: {c.description}.", "payments")]
-        return []
+        """The disputed charge's own description, named by its id: never another charge's (a
+        subscription's first charge says "renewal 1" under a dispute of renewal 6)."""
+        c = self.case.disputed_charge
+        if c is None and len(self.case.charges) == 1:
+            c = self.case.charges[0]
+        if c is None or not c.description:
+            return []
+        return [Sentence(f"Charge {c.payment_id} was described as: {c.description}.", "payments")]
 
     def ce3(self) -> list[Sentence]:
         priors = self.case.ce3_priors

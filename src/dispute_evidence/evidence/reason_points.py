@@ -238,8 +238,10 @@ def use_after_purchase(f: Cites) -> list[Sentence]:
     shown = [used[0], *used[-(USES_SHOWN - 1) :]] if len(used) > USES_SHOWN else used
     since = f" after the purchase on {start}" if start else ""
     whose = f"The account {account}" if account else "The customer's account"
+    listed = list(dict.fromkeys(shown))
+    among = ": " if len(listed) >= count else ", among them: "  # never more uses than listed
     return [Sentence(f"{whose} was used {count} time{'s' * (count != 1)}{since}, per the "
-                     f"access log: {_and([_use(a) for a in dict.fromkeys(shown)])}.",
+                     f"access log{among}{_and([_use(a) for a in listed])}.",
                      ACTIVITY)]  # fmt: skip
 
 

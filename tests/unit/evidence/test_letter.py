@@ -84,10 +84,21 @@ def test_each_family_argues_from_its_own_facts():
         "The disputed charge is the renewal of 2026-10-02: ch_1 (129.00 USD, 2026-10-02).",
         "Our records hold no request to cancel before the renewal of 2026-10-02.",
     ]
-    assert sub[2:] == ["The charge was described as: Box.", "The order was placed with the name Ann Smith "
+    assert sub[2:] == ["Charge ch_1 was described as: Box.", "The order was placed with the name Ann Smith "
                        "and the email ann@example.com as entered at checkout.", "Attached as supporting documents: 1041 policy.pdf."]  # fmt: skip
     other = build_letter(wire_facts(_payload("something_new")), [])
     assert other.family == "general" and "reason given: something_new" in other.reason_line
+
+
+def test_a_renewal_is_described_by_its_own_charge_never_the_first():
+    """A subscription's first charge said "renewal 1"; the letter quoted it under a dispute of
+    renewal 2 (docs/letters, read as a reviewer would): only the disputed charge is described."""
+    first = {**CHARGE, "payment_id": "ch_1", "description": "Box, renewal 1",
+             "paid_at": "2026-09-02T18:03:11Z"}  # fmt: skip
+    latest = {**CHARGE, "payment_id": "ch_2", "description": "Box, renewal 2"}
+    sub = _claims(_payload("subscription_canceled", payments=[first, latest]))
+    assert "Charge ch_2 was described as: Box, renewal 2." in sub, sub
+    assert not any("renewal 1" in s for s in sub), sub
 
 
 def test_a_dispute_with_no_supporting_facts_gets_a_letter_with_no_claims():
@@ -177,3 +188,21 @@ def test_one_product_on_several_lines_is_said_once_with_its_quantities_added():
         s.text for s in build_letter(wire_facts(payload), []).context if s.text.startswith("It was")
     ]
     assert said == "It was for: Headphones × 6, Case × 1 and Cable."  # no quantity: none said
+
+
+def test_the_uses_counted_are_never_more_than_those_listed_without_saying_so():
+    """Four uses after the purchase, three quoted: the sentence said "was used 4 times …, per the
+    access log: A, B and C" as if those were all (docs/letters' licence, read as a reviewer
+    would); it now says "among them"."""
+    from dataclasses import replace
+
+    from dispute_evidence.evidence.facts import Activity
+
+    uses = tuple(Activity(f"2026-10-0{d} 10:00", event, "ann@example.com")
+                 for d, event in ((2, "download"), (3, "licence activated"), (4, "login"),
+                                  (5, "export project")))  # fmt: skip
+    facts = replace(wire_facts(_payload("product_not_received", payments=[CHARGE])),
+                    activity=uses, activity_total=4)  # fmt: skip
+    said = [s.text for s in build_letter(facts, []).points if "access log" in s.text]
+    assert len(said) == 1 and "was used 4 times" in said[0], said
+    assert "per the access log, among them: " in said[0], said
