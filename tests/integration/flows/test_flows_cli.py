@@ -103,7 +103,7 @@ def test_file_is_archived_only_after_its_records_are_durable(tmp_path, monkeypat
     def crash(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(store, "record_ingest", crash)
+    monkeypatch.setattr(store.records, "record_ingest", crash)
     with pytest.raises(OSError):
         pipeline.ingest_inbox_step(store, pipeline.RunOptions(inbox=inbox, settle_seconds=0), "r1")
     assert (inbox / "disputes.csv").exists()  # its records never landed, so it stays in the inbox
