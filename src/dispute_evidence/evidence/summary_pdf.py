@@ -41,7 +41,13 @@ from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import Letter, letter_for
-from dispute_evidence.evidence.letter_pdf import LetterHead, appendix_story, letter_story
+from dispute_evidence.evidence.letter_pdf import (
+    LetterHead,
+    appendix_story,
+    fits_one_page,
+    letter_story,
+    timeline_story,
+)
 from dispute_evidence.names import visible
 
 GENERATOR = "dispute-evidence summary v6"  # part of the input hash: a new layout, a new version
@@ -53,6 +59,9 @@ MAX_ROWS = 12  # per table, to stay within 2 pages
 # row past a page, which reportlab refuses with a LayoutError).
 FIT_LEVELS = ((300, MAX_ROWS), (120, 8), (60, 5), (30, 3))
 DATA_SHEET_PAGES = 2
+MARGINS = (18 * mm, 15 * mm)  # left and right, top and bottom
+PADDING = 6  # points, each side of the page's one frame (reportlab's default)
+FRAME = (A4[0] - 2 * MARGINS[0] - 2 * PADDING, A4[1] - 2 * MARGINS[1] - 2 * PADDING)
 _FIT: ContextVar[tuple[int, int]] = ContextVar("summary_fit", default=FIT_LEVELS[0])
 
 fonts.register()
@@ -145,13 +154,11 @@ def summary_pdf(
         token = _FIT.set(level)
         try:
             start, end = _Mark(), _Mark()
-            story: list[Any] = [
-                *_notice(notice),
-                *letter_story(provider_dispute_id, letter, case, exhibits, head),
-            ]
+            story, apart = _letter_page(provider_dispute_id, letter, case, exhibits, head, notice)
             story += [
                 PageBreak(),
                 start,
+                *apart,
                 *_data_sheet(provider_dispute_id, merchant, case, exhibits),
                 end,
             ]
@@ -165,6 +172,26 @@ def summary_pdf(
         if end.page - start.page + 1 <= DATA_SHEET_PAGES:
             break
     return inert_bytes(body)  # nothing we print can run; checked, as for every PDF we make
+
+
+def _letter_page(
+    pid: str,
+    letter: Letter,
+    case: CaseFacts,
+    exhibits: dict[str, Exhibit],
+    head: LetterHead | None,
+    notice: str | None,
+) -> tuple[list[Any], list[Any]]:
+    """Page 1, the letter whole, and what it leaves for the next page: nothing when it fits;
+    else its timeline, which goes on top of the data sheet, so the request and the signature
+    stay on page 1 (issue 44, item 11); a letter too long without it keeps it."""
+    story = [*_notice(notice), *letter_story(pid, letter, case, exhibits, head)]
+    if not letter.timeline or fits_one_page(story, *FRAME):
+        return story, []
+    shorter = [*_notice(notice), *letter_story(pid, letter, case, exhibits, head, True)]
+    if not fits_one_page(shorter, *FRAME):
+        return story, []
+    return shorter, [*timeline_story(letter), Spacer(1, 3 * mm)]
 
 
 def sources_pdf(
@@ -438,10 +465,10 @@ def _render(story: list[Any], provider_dispute_id: str, merchant: MerchantProfil
     SimpleDocTemplate(
         out,
         pagesize=A4,
-        leftMargin=18 * mm,
-        rightMargin=18 * mm,
-        topMargin=15 * mm,
-        bottomMargin=15 * mm,
+        leftMargin=MARGINS[0],
+        rightMargin=MARGINS[0],
+        topMargin=MARGINS[1],
+        bottomMargin=MARGINS[1],
         title=cover(f"Evidence summary {provider_dispute_id}"),
         author=cover(merchant.merchant_name) if merchant else "",
         creator=GENERATOR,
