@@ -257,12 +257,14 @@ def _closing(
     out: list[Any] = [Paragraph(_text(letter.request), _TEXT)] if letter.request else []
     cited = set(letter.documents)
     out += _exhibit_list({n: x for n, x in exhibits.items() if n in cited}, case)
-    what = "The timeline and the data sheet" if apart else "The data sheet"
-    out += [
-        Spacer(1, 2 * mm),
-        Paragraph(f"{what} on the next page show{'s' * (not apart)} the order, payment checks, "
-                  "shipping and customer in full" + _cited_by(exhibits), _NOTE),
-    ]  # fmt: skip
+    note = (
+        "The timeline and the data sheet on the next page show the order, payment checks, "
+        "shipping and customer in full"
+        if apart
+        else "The data sheet on the next page shows the order, payment checks, shipping and "
+        "customer in full"
+    )
+    out += [Spacer(1, 2 * mm), Paragraph(_text(note + _cited_by(exhibits)), _NOTE)]
     if merchant and merchant.merchant_name:
         out += [Spacer(1, 3 * mm), Paragraph(_text(merchant.merchant_name), _TEXT)]
     return out
