@@ -81,7 +81,8 @@ def identifiers(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str,
 # A mail client's screen (Gmail's, as OCR reads a screenshot of it): a sender line "Ann Smith
 # <ann@example.com>", its date on that line or the next, a "to me" line, then the body
 _SENDER = re.compile(r"^([^<>]{0,80}?<\s?[^<>\s@]{1,64}@[^<>\s]{1,190}\s?>)\s?(.{0,80})$")
-_TO_LINE = re.compile(r"^to\s?(?:me|[^:]{1,80}?)\s?[▾v]?$", re.I)  # "to me" (OCR: "tome")
+# "to me" (OCR: "tome"), "to support", "to ann@example.com, bob": names only, never a sentence
+_TO_LINE = re.compile(r"^to\s?(?:me|[\w.@+-]{1,64}(?:,\s?[\w.@+-]{1,64}){0,4})\s?[▾v]?$", re.I)
 # Tesseract reads a lone capital I in prose as a bar: "| just changed my mind"
 _OCR_BAR = re.compile(r"(?:(?<=^)|(?<=\s))\|(?=\s)")
 
@@ -99,15 +100,21 @@ def _screen_messages(
         who, rest = _SENDER.match(lines[i][1]).groups()  # type: ignore[union-attr]
         when = first_date(rest, dayfirst)
         body = list(lines[i + 1 : end])
-        while body and (_TO_LINE.match(body[0][1]) or (when is None and first_date(
-                body[0][1], dayfirst) is not None and len(body[0][1]) <= 40)):  # fmt: skip
+        while body and _screen_header(body[0][1], when, dayfirst):
             when = when or first_date(body[0][1], dayfirst)
             body = body[1:]
         text = " ".join(ln for _, ln in body)[:MAX_QUOTE]
+        quote = Quote(_OCR_BAR.sub("I", text) if ocr else text, body[0][0] if body else 1)
         if body and when is not None:
-            out.append(Message(when, _clean(who), Quote(_OCR_BAR.sub("I", text) if ocr else text,
-                                                        body[0][0])))  # fmt: skip
+            out.append(Message(when, _clean(who), quote))
     return out
+
+
+def _screen_header(line: str, when: object, dayfirst: bool | None) -> bool:
+    """A line under a sender's that is a header: "to me", or its date when none was beside it."""
+    if _TO_LINE.match(line):
+        return True
+    return when is None and len(line) <= 40 and first_date(line, dayfirst) is not None
 
 
 def _messages(

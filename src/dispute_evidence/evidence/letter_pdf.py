@@ -224,8 +224,10 @@ def timeline_story(letter: Letter) -> list[Any]:
     if not letter.timeline:
         return []
     numbers: dict[str, int] = {}
-    return [Paragraph("Timeline", _HEAD),
-            *(Paragraph(_marked(s, numbers), _EVENT, bulletText="–") for s in letter.timeline)]  # fmt: skip
+    return [
+        Paragraph("Timeline", _HEAD),
+        *(Paragraph(_marked(s, numbers), _EVENT, bulletText="–") for s in letter.timeline),
+    ]
 
 
 def fits_one_page(story: list[Any], width: float, height: float) -> bool:

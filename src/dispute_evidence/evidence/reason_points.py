@@ -202,16 +202,19 @@ def avs_rule(f: Cites) -> list[Sentence]:
     """Visa's AVS full-match rule, its conditions each shown for the charge (the thesis says
     the dispute is invalid; this point lets the reviewer check why)."""
     c = f.case
-    rule = visa_avs_rule(c.disputed_charge, c.merchant_country,
-                         code=c.dispute.network_reason_code)  # fmt: skip
+    rule = visa_avs_rule(c.disputed_charge, c.merchant_country, code=c.dispute.network_reason_code)
     if rule is None:
         return []
-    return [Sentence(f"{VISA_AVS_RULE} makes a card-absent fraud dispute invalid on a US, "
-                     "Canadian or UK domestic transaction from 23 October 2026 whose address "
-                     f"check fully matched. Charge {rule.charge} meets each condition: a Visa "
-                     f"card issued in {rule.where}, the merchant's country; paid on "
-                     f"{rule.paid}; street and postcode checks both passed.",
-                     "payments")]  # fmt: skip
+    return [
+        Sentence(
+            f"{VISA_AVS_RULE} makes a card-absent fraud dispute invalid on a US, "
+            "Canadian or UK domestic transaction from 23 October 2026 whose address "
+            f"check fully matched. Charge {rule.charge} meets each condition: a Visa "
+            f"card issued in {rule.where}, the merchant's country; paid on "
+            f"{rule.paid}; street and postcode checks both passed.",
+            "payments",
+        )
+    ]
 
 
 # -- digital goods and services: what was delivered is use ----------------------------------

@@ -111,13 +111,15 @@ def avs_rule(facts: Facts) -> Sentence | None:
     """Fraud: Visa's April 2026 AVS rule makes the dispute invalid; said on its own, before the
     merits, short: the rule, the transaction and the match (reason_checks.visa_avs_rule)."""
     c = facts.case
-    rule = visa_avs_rule(c.disputed_charge, c.merchant_country,
-                         code=c.dispute.network_reason_code)  # fmt: skip
+    rule = visa_avs_rule(c.disputed_charge, c.merchant_country, code=c.dispute.network_reason_code)
     if rule is None:
         return None
-    return Sentence(f"This dispute is invalid under {VISA_AVS_RULE}: charge {rule.charge} of "
-                    f"{rule.paid} is a card-absent {rule.domestic} Visa transaction whose "
-                    "address check fully matched (street and postcode).", "payments")  # fmt: skip
+    return Sentence(
+        f"This dispute is invalid under {VISA_AVS_RULE}: charge {rule.charge} of "
+        f"{rule.paid} is a card-absent {rule.domestic} Visa transaction whose "
+        "address check fully matched (street and postcode).",
+        "payments",
+    )
 
 
 def ce3(facts: Facts) -> Sentence | None:
@@ -129,11 +131,16 @@ def ce3(facts: Facts) -> Sentence | None:
         return None
     told = " and ".join(f"{p.order_number} ({p.date})" for p in priors[:2])
     shared = [LABELS[k] for k in PRIMARY_ORDER if all(k in p.matched for p in priors[:2])]
-    same = (f"from the same {' and '.join(shared)} as this one" if shared
-            else "each from this one's IP address or device ID")  # fmt: skip
-    return Sentence(f"it qualifies for Visa Compelling Evidence 3.0: the same card "
-                    f"paid for orders {told}, never disputed, {same} (table below).",
-                    "history")  # fmt: skip
+    same = (
+        f"from the same {' and '.join(shared)} as this one"
+        if shared
+        else "each from this one's IP address or device ID"
+    )
+    return Sentence(
+        f"it qualifies for Visa Compelling Evidence 3.0: the same card "
+        f"paid for orders {told}, never disputed, {same} (table below).",
+        "history",
+    )
 
 
 PRIMARY_ORDER = ("device_id", "customer_ip")  # CE 3.0's elements that must match, one at least

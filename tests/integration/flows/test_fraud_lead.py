@@ -13,15 +13,10 @@ import pytest
 from tests.conftest import seed_rows
 from tests.integration.evidence.test_ce3 import HISTORY, write_scenario
 from tests.integration.flows.test_case_wins import ARGUING, _arguing, _letter, _rows
+from tests.integration.flows.test_reasons import ELM, ORDERS, PAYMENTS
 from tests.support.cli_helpers import run_cli, use_sandbox
 from tests.support.engine_helpers import write_rows
 
-ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
-          "customer_name", "shipping_address", "billing_address", "order_date"]  # fmt: skip
-PAYMENTS = ["payment_id", "order_number", "paid_at", "payment_amount", "currency",
-            "payment_status", "card_brand", "card_last4", "card_country", "avs_line1_check",
-            "avs_zip_check", "cvc_check"]  # fmt: skip
-ELM = "1 Elm St, Boston, MA 02108"
 CLAIM = "The cardholder says they did not authorise this payment; "
 
 
@@ -34,15 +29,41 @@ def _thesis(letter: str) -> str:
 def _avs_case(tmp_path, paid: str = "2026-11-01 10:00"):
     inbox = tmp_path / "inbox"
     inbox.mkdir()
-    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
-               "currency", "dispute_date"], [["dp_test_0", "#5000", "fraudulent", 129.0, "USD",
-                                              "2026-11-20"]])  # fmt: skip
-    write_rows(inbox / "orders.csv", ORDERS, [
-        [5000, "Camera", "129", 1, "USD", "c@example.com", "C", ELM, ELM, paid[:10]]])  # fmt: skip
-    write_rows(inbox / "payments.csv", PAYMENTS, [
-        ["ch_A", "5000", paid, "129", "usd", "Paid", "Visa", "4242", "US", "pass", "pass", "pass"]])  # fmt: skip
-    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier",
-               "shipped_at", "delivered_at"], [[5000, "1Z0", "UPS", "2026-11-02", "2026-11-04"]])  # fmt: skip
+    write_rows(
+        inbox / "disputes.csv",
+        ["provider_dispute_id", "order_number", "reason", "amount", "currency", "dispute_date"],
+        [["dp_test_0", "#5000", "fraudulent", 129.0, "USD", "2026-11-20"]],
+    )
+    write_rows(
+        inbox / "orders.csv",
+        ORDERS,
+        [[5000, "Camera", "129", 1, "USD", "c@example.com", "C", ELM, ELM, paid[:10]]],
+    )
+    write_rows(
+        inbox / "payments.csv",
+        PAYMENTS,
+        [
+            [
+                "ch_A",
+                "5000",
+                paid,
+                "129",
+                "usd",
+                "Paid",
+                "Visa",
+                "4242",
+                "US",
+                "pass",
+                "pass",
+                "pass",
+            ]
+        ],
+    )
+    write_rows(
+        inbox / "shipments.csv",
+        ["order_number", "tracking_number", "carrier", "shipped_at", "delivered_at"],
+        [[5000, "1Z0", "UPS", "2026-11-02", "2026-11-04"]],
+    )
     return inbox
 
 
@@ -64,8 +85,9 @@ def test_visas_avs_rule_is_the_thesis_short_and_plain_then_the_merits(
     # then the merits: the rule's conditions shown for the charge, in two plain sentences, and
     # the delivery to the verified address after them
     first, *rest = _arguing(letter).split("•")[1:]
-    assert first.strip().startswith("Visa's April 2026 rule for reason 10.4 makes a card-absent "
-                                     "fraud dispute invalid"), first  # fmt: skip
+    assert first.strip().startswith(
+        "Visa's April 2026 rule for reason 10.4 makes a card-absent fraud dispute invalid"
+    ), first
     assert "Charge ch_A meets each condition: a Visa card issued in the US" in first, first
     assert all(len(s.split()) < 40 for s in first.split(". ")), first
     assert any("delivered on 2026-11-04" in p for p in rest), rest
@@ -98,8 +120,11 @@ def _ce3_inbox(tmp_path, history=HISTORY):
         orders[f"{side} Address1"], orders[f"{side} City"] = "1 Main St", "Boston"
         orders[f"{side} Zip"], orders[f"{side} Country"] = "02108", "US"
     orders.to_csv(inbox / "orders_export_1.csv", index=False)
-    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier",
-               "shipped_at", "delivered_at"], [[3000, "1Z3", "UPS", "2025-06-02", "2025-06-04"]])  # fmt: skip
+    write_rows(
+        inbox / "shipments.csv",
+        ["order_number", "tracking_number", "carrier", "shipped_at", "delivered_at"],
+        [[3000, "1Z3", "UPS", "2025-06-02", "2025-06-04"]],
+    )
     return inbox
 
 

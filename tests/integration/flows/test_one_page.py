@@ -18,8 +18,12 @@ from tests.support.cli_helpers import run_cli
 from tests.support.engine_helpers import write_rows
 
 MAKE_LETTERS = Path(__file__).parents[3] / "docs" / "letters" / "make_letters.py"
-CASES = {"dp_1060": "credit_before_dispute", "dp_1061": "retraction",
-         "dp_1064": "subscription_6_renewals", "dp_1066": "visa_avs_invalid"}  # fmt: skip
+CASES = {
+    "dp_1060": "credit_before_dispute",
+    "dp_1061": "retraction",
+    "dp_1064": "subscription_6_renewals",
+    "dp_1066": "visa_avs_invalid",
+}
 REQUEST = "For these reasons we ask that the dispute be reversed"
 
 
@@ -34,9 +38,12 @@ def _make_letters():
 def _pages(inbox: Path, pid: str) -> list[str]:
     """Each page of the summary PDF the inbox's local API holds for `pid`, as its text."""
     with sqlite3.connect(inbox / ".dispute-evidence" / "sandbox.sqlite3") as db:
-        rows = db.execute("SELECT f.file_name, f.content FROM files f JOIN disputes d "
-                          "ON d.id = f.dispute_id WHERE d.provider_dispute_id = ? AND "
-                          "f.file_name LIKE '%summary%'", (pid,)).fetchall()  # fmt: skip
+        rows = db.execute(
+            "SELECT f.file_name, f.content FROM files f JOIN disputes d "
+            "ON d.id = f.dispute_id WHERE d.provider_dispute_id = ? AND "
+            "f.file_name LIKE '%summary%'",
+            (pid,),
+        ).fetchall()
     assert rows, pid
     reader = PdfReader(io.BytesIO(bytes(sorted(rows)[-1][1])))
     return [" ".join((p.extract_text() or "").split()) for p in reader.pages]
@@ -46,17 +53,26 @@ def test_the_four_long_letters_fit_their_first_page(tmp_path, monkeypatch):
     ml = _make_letters()
     inbox = tmp_path / "inbox"
     ml.make_inbox(inbox)
-    kept = [[f"dp_{o}", f"#{o}", reason, "129.00", "USD", opened]
-            for o, (name, reason, _, opened) in ml.NEW.items() if name in CASES.values()]  # fmt: skip
-    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
-               "currency", "dispute_date"], kept)  # fmt: skip
+    kept = [
+        [f"dp_{o}", f"#{o}", reason, "129.00", "USD", opened]
+        for o, (name, reason, _, opened) in ml.NEW.items()
+        if name in CASES.values()
+    ]
+    write_rows(
+        inbox / "disputes.csv",
+        ["provider_dispute_id", "order_number", "reason", "amount", "currency", "dispute_date"],
+        kept,
+    )
     for key in ("DISPUTE_API_BASE_URL", "DISPUTE_API_TOKEN"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
-    for key, value in (("MERCHANT_ID", "acct_1Acme"), ("MERCHANT_NAME", "Acme Outfitters"),
-                       ("MERCHANT_WEBSITE", "https://acme-outfitters.example"),
-                       ("MERCHANT_CONTACT", "disputes@acme-outfitters.example"),
-                       ("COUNTRY", "US")):  # fmt: skip
+    for key, value in (
+        ("MERCHANT_ID", "acct_1Acme"),
+        ("MERCHANT_NAME", "Acme Outfitters"),
+        ("MERCHANT_WEBSITE", "https://acme-outfitters.example"),
+        ("MERCHANT_CONTACT", "disputes@acme-outfitters.example"),
+        ("COUNTRY", "US"),
+    ):
         monkeypatch.setenv(f"DISPUTE_EVIDENCE_MERCHANT__{key}", value)
     run_cli("--inbox", str(inbox), "--sandbox")
     for pid, name in CASES.items():

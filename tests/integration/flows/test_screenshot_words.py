@@ -12,12 +12,11 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from tests.integration.flows.test_case_wins import _arguing, _letter, _rows
+from tests.integration.flows.test_letter_argues import ORDERS
 from tests.support.cli_helpers import run_cli, use_sandbox
 from tests.support.engine_helpers import write_rows
 
 FONTS = Path(__file__).parents[3] / "src" / "dispute_evidence" / "evidence" / "fonts"
-ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
-          "customer_name", "shipping_address", "order_date"]  # fmt: skip
 WORDS = "The board is fine, I just changed my mind. Can I send it back?"
 
 
@@ -30,9 +29,14 @@ def gmail_screenshot(path: Path) -> None:
     d.text((40, 30), "My order 5000", font=bold, fill="black")
     for y, who, at, to, body in (
         (100, "Ann Smith <ann@example.com>", "Oct 9, 2026, 10:14 AM", "to support", WORDS),
-        (280, "Acme Support <support@acme.test>", "Oct 9, 2026, 11:02 AM", "to me",
-         "Glad it arrived! Yes, you can send it back within 30 days."),
-    ):  # fmt: skip
+        (
+            280,
+            "Acme Support <support@acme.test>",
+            "Oct 9, 2026, 11:02 AM",
+            "to me",
+            "Glad it arrived! Yes, you can send it back within 30 days.",
+        ),
+    ):
         d.text((40, y), who, font=text, fill="black")
         d.text((1000, y), at, font=text, fill="#555555")
         d.text((40, y + 30), to, font=text, fill="#555555")
@@ -48,11 +52,28 @@ def test_the_customers_words_in_a_gmail_screenshot_are_quoted_with_the_exhibit(
     use_sandbox(sb, monkeypatch)
     inbox = tmp_path / "inbox"
     inbox.mkdir()
-    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",
-               "currency"], [["dp_test_0", "#5000", "product_unacceptable", 129.0, "USD"]])  # fmt: skip
-    write_rows(inbox / "orders.csv", ORDERS, [
-        [5000, "Skateboard deck", "129", 1, "USD", "ann@example.com", "Ann Smith",
-         "1 Elm St, Boston, MA 02108", "2026-10-01"]])  # fmt: skip
+    write_rows(
+        inbox / "disputes.csv",
+        ["provider_dispute_id", "order_number", "reason", "amount", "currency"],
+        [["dp_test_0", "#5000", "product_unacceptable", 129.0, "USD"]],
+    )
+    write_rows(
+        inbox / "orders.csv",
+        ORDERS,
+        [
+            [
+                5000,
+                "Skateboard deck",
+                "129",
+                1,
+                "USD",
+                "ann@example.com",
+                "Ann Smith",
+                "1 Elm St, Boston, MA 02108",
+                "2026-10-01",
+            ]
+        ],
+    )
     gmail_screenshot(inbox / "5000 gmail.png")
     run_cli("--inbox", str(inbox))
     letter = _letter(sb, "dp_test_0")

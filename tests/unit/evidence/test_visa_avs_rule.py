@@ -10,8 +10,14 @@ from dispute_evidence.evidence.reason_checks import visa_avs_rule
 
 
 def _charge(**kw: str) -> Charge:
-    base = {"payment_id": "ch_1", "paid_at": "2026-11-01 10:00", "card_brand": "Visa",
-            "card_country": "GB", "avs_line1_check": "pass", "avs_zip_check": "pass"}  # fmt: skip
+    base = {
+        "payment_id": "ch_1",
+        "paid_at": "2026-11-01 10:00",
+        "card_brand": "Visa",
+        "card_country": "GB",
+        "avs_line1_check": "pass",
+        "avs_zip_check": "pass",
+    }
     return Charge(**{**base, **kw})
 
 
@@ -19,7 +25,11 @@ def test_the_rule_applies_to_a_fully_matched_domestic_visa_charge_from_its_date(
     rule = visa_avs_rule(_charge(), "UK", code="10.4")
     assert rule is not None
     assert (rule.charge, rule.paid, rule.domestic, rule.where) == (
-        "ch_1", "2026-11-01", "UK domestic", "the UK")  # fmt: skip
+        "ch_1",
+        "2026-11-01",
+        "UK domestic",
+        "the UK",
+    )
 
 
 @pytest.mark.parametrize(
