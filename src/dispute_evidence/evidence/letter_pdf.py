@@ -230,25 +230,6 @@ def timeline_story(letter: Letter) -> list[Any]:
     ]
 
 
-def fits_one_page(story: list[Any], width: float, height: float) -> bool:
-    """Whether `story` fills no more than one frame of `width` × `height` points: each
-    flowable's wrapped height, and between two the larger of the space after the one and
-    before the other (as reportlab's frame lays them out; none before the first)."""
-    used, after = 0.0, None
-    for f in _flat(story):
-        _, h = f.wrap(width, height)
-        used += h + (0.0 if after is None else max(after, f.getSpaceBefore()))
-        after = f.getSpaceAfter()
-        if used > height:
-            return False
-    return True
-
-
-def _flat(story: list[Any]) -> list[Any]:
-    """The flowables a KeepTogether holds, in place of it (it measures itself only on a page)."""
-    return [g for f in story for g in (_flat(f._content) if isinstance(f, KeepTogether) else [f])]
-
-
 def _closing(
     letter: Letter, case: CaseFacts, exhibits: Mapping[str, Exhibit], apart: bool = False
 ) -> list[Any]:

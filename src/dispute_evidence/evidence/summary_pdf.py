@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from reportlab.lib import colors
@@ -44,7 +45,6 @@ from dispute_evidence.evidence.letter import Letter, letter_for
 from dispute_evidence.evidence.letter_pdf import (
     LetterHead,
     appendix_story,
-    fits_one_page,
     letter_story,
     timeline_story,
 )
@@ -60,8 +60,6 @@ MAX_ROWS = 12  # per table, to stay within 2 pages
 FIT_LEVELS = ((300, MAX_ROWS), (120, 8), (60, 5), (30, 3))
 DATA_SHEET_PAGES = 2
 MARGINS = (18 * mm, 15 * mm)  # left and right, top and bottom
-PADDING = 6  # points, each side of the page's one frame (reportlab's default)
-FRAME = (A4[0] - 2 * MARGINS[0] - 2 * PADDING, A4[1] - 2 * MARGINS[1] - 2 * PADDING)
 _FIT: ContextVar[tuple[int, int]] = ContextVar("summary_fit", default=FIT_LEVELS[0])
 
 fonts.register()
@@ -147,51 +145,59 @@ def summary_pdf(
     top of page 1; `pages`: each attached document's first page in the packet; `head`: the
     letter's date and the merchant's contact (none: neither is printed)."""
     case = build_case(facts, documents_named(attached))
-    merchant = case.merchant
     letter, exhibits = lettered(case, pages)
     body = b""
     for level in FIT_LEVELS:
         token = _FIT.set(level)
         try:
-            start, end = _Mark(), _Mark()
-            story, apart = _letter_page(provider_dispute_id, letter, case, exhibits, head, notice)
-            story += [
-                PageBreak(),
-                start,
-                *apart,
-                *_data_sheet(provider_dispute_id, merchant, case, exhibits),
-                end,
-            ]
-            body = _render(story, provider_dispute_id, merchant)
+            laid = _laid_out(provider_dispute_id, letter, case, exhibits, head, notice)
+            if laid.signed_on > 1 and letter.timeline:  # the timeline to the next page
+                moved = _laid_out(provider_dispute_id, letter, case, exhibits, head, notice, True)
+                laid = moved if moved.signed_on == 1 else laid  # else it gains nothing
         except LayoutError:
             if level == FIT_LEVELS[-1]:
                 raise
             continue
         finally:
             _FIT.reset(token)
-        if end.page - start.page + 1 <= DATA_SHEET_PAGES:
+        body = laid.body
+        if laid.sheet_pages <= DATA_SHEET_PAGES:
             break
     return inert_bytes(body)  # nothing we print can run; checked, as for every PDF we make
 
 
-def _letter_page(
+@dataclass(frozen=True)
+class _Laid:
+    body: bytes
+    signed_on: int  # the page the letter's signature is on
+    sheet_pages: int  # the data sheet's pages
+
+
+def _laid_out(
     pid: str,
     letter: Letter,
     case: CaseFacts,
     exhibits: dict[str, Exhibit],
     head: LetterHead | None,
     notice: str | None,
-) -> tuple[list[Any], list[Any]]:
-    """Page 1, the letter whole, and what it leaves for the next page: nothing when it fits;
-    else its timeline, which goes on top of the data sheet, so the request and the signature
-    stay on page 1 (issue 44, item 11); a letter too long without it keeps it."""
-    story = [*_notice(notice), *letter_story(pid, letter, case, exhibits, head)]
-    if not letter.timeline or fits_one_page(story, *FRAME):
-        return story, []
-    shorter = [*_notice(notice), *letter_story(pid, letter, case, exhibits, head, True)]
-    if not fits_one_page(shorter, *FRAME):
-        return story, []
-    return shorter, [*timeline_story(letter), Spacer(1, 3 * mm)]
+    timeline_apart: bool = False,
+) -> _Laid:
+    """The PDF laid out: page 1 the letter, then the data sheet; `timeline_apart`: the
+    letter's timeline on top of the data sheet's first page, so the request and the signature
+    stay on page 1 (issue 44, item 11)."""
+    signed, start, end = _Mark(), _Mark(), _Mark()
+    story: list[Any] = [
+        *_notice(notice),
+        *letter_story(pid, letter, case, exhibits, head, timeline_apart),
+        signed,
+        PageBreak(),
+        start,
+        *(timeline_story(letter) + [Spacer(1, 3 * mm)] if timeline_apart else []),
+        *_data_sheet(pid, case.merchant, case, exhibits),
+        end,
+    ]
+    body = _render(story, pid, case.merchant)
+    return _Laid(body, signed.page, end.page - start.page + 1)
 
 
 def sources_pdf(
