@@ -109,9 +109,9 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         Codes(("10.4",), ("4837",), ("F29",)),
         decisive=(
             "avs_rule",
+            "ce3",
             "messages",
             "delivered_to_verified_address",
-            "ce3",
             "card_checks",
             "same_address",
             "customer",
@@ -120,7 +120,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "delivery",
             "files",
         ),  # fmt: skip
-        thesis=("customer_words", "verified_delivery", "ce3", "signed_delivery"),
+        thesis=("avs_rule", "ce3", "customer_words", "verified_delivery", "signed_delivery"),
         concedes="delivery to an address unrelated to the cardholder's; AVS or CVC failures; "
         "the customer reporting the card stolen",
         words_concede="never",
