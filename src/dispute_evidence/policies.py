@@ -166,7 +166,7 @@ def _program_floors() -> dict[str, int]:
 class StandingPolicy:
     """`[standing]`: each card program's threshold by the day it took effect, the count a
     program names a merchant from, the level the report warns at, how a fraud dispute with a
-    fraud report is counted, and what a month costs (evidence/standing.py; the defaults are
+    fraud report is counted, and what a month costs (standing/counts.py; the defaults are
     the network records' programs, networks.py)."""
 
     warn_percent: float = 0.9

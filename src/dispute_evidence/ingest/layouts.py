@@ -54,7 +54,7 @@ FIELDS: dict[str, dict[str, bool]] = {
         "dispute_evidence_due": False,
         "shipping_address": False, "customer_ip": False, "device_id": False,
         "customer_account_id": False, "card_fingerprint": False,
-        # the standing (evidence/standing.py): when the dispute opened; "false": never settled
+        # the standing (standing/counts.py): when the dispute opened; "false": never settled
         "dispute_date": False, "captured": False,
         "refunded_at": False,  # when it was refunded: a credit stated with its date
     },
@@ -69,7 +69,7 @@ FIELDS: dict[str, dict[str, bool]] = {
     # column filled in (engine/review/approval.py). Approve may be blank: that row approves nothing.
     "approvals": {"provider_dispute_id": True, "approve": False, "evidence_version": False},
     # Early fraud warnings (Visa TC40, Mastercard SAFE) the issuer reported: counted in the
-    # merchant's standing (evidence/standing.py), never sent. A charge or an order, a date.
+    # merchant's standing (standing/counts.py), never sent. A charge or an order, a date.
     "fraud_warnings": {
         "payment_id": False, "order_number": False, "reported_at": True, "fraud_type": False,
     },

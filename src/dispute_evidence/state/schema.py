@@ -237,7 +237,7 @@ V12_RECORDS: dict[str, str] = {
 }
 
 
-# v14: the merchant's standing (evidence/standing.py): when a dispute opened, whether a charge
+# v14: the merchant's standing (standing/counts.py): when a dispute opened, whether a charge
 # settled, and the issuers' fraud reports (a new kind)
 V14_ADDED: dict[str, str] = {"disputes": "dispute_date", "payments": "dispute_date captured"}
 V14_NEW: dict[str, str] = {"fraud_warnings": "payment_id order_number reported_at fraud_type"}
@@ -327,7 +327,7 @@ letter_points = Table(
     "letter_points", metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("payload_tag", String(32), nullable=False),  # the payload and documents it read
-    Column("points", Text, nullable=False),  # space-separated keys (evidence/wins.py)
+    Column("points", Text, nullable=False),  # space-separated keys (standing/win_rates.py)
 )  # fmt: skip
 # what the last report showed, so the next says what changed (engine/reporting/picture.py)
 picture_disputes = Table(
@@ -371,5 +371,5 @@ standing_coverage = Table(
     Column("as_of", String(32), nullable=False),  # when it was worked out (ISO)
     Column("seq", Integer, nullable=False),  # the last ingest it read
     Column("transactions", Integer, nullable=False),  # the orders and charges it counted
-    Column("body", Text, nullable=False),  # its figures (evidence/ce3_coverage.py), JSON
+    Column("body", Text, nullable=False),  # its figures (standing/ce3_coverage.py), JSON
 )  # fmt: skip

@@ -10,8 +10,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from dispute_evidence.evidence.standing import COLUMNS
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
+from dispute_evidence.standing.counts import COLUMNS
 from tests.browser import Browser, chromium_missing_reason
 from tests.conftest import TOKEN, seed_rows
 from tests.engine.helpers import make_inbox, write_rows

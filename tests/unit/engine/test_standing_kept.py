@@ -12,12 +12,12 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 import pytest
 
-from dispute_evidence.engine.reporting.standing import merchant_standing
 from dispute_evidence.engine.reporting.standing_kept import HISTORY, kept_coverage
+from dispute_evidence.engine.reporting.standing_read import merchant_standing
 from dispute_evidence.evidence.ce3 import transactions
-from dispute_evidence.evidence.ce3_coverage import coverage
-from dispute_evidence.evidence.standing import StandingInputs, standing
 from dispute_evidence.policies import StandingPolicy
+from dispute_evidence.standing.ce3_coverage import coverage
+from dispute_evidence.standing.counts import StandingInputs, standing
 from dispute_evidence.state.store import StateStore
 
 NOW = datetime(2026, 7, 10, 12, tzinfo=UTC)

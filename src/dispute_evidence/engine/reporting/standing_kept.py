@@ -18,15 +18,15 @@ from datetime import datetime, timedelta
 import pandas as pd
 
 from dispute_evidence.evidence.ce3 import ELEMENTS, transactions
-from dispute_evidence.evidence.ce3_coverage import Coverage, coverage
-from dispute_evidence.evidence.standing import (
+from dispute_evidence.standing.ce3_coverage import Coverage, coverage
+from dispute_evidence.standing.counts import (
     Counted,
     disputed_charge_ids,
     settled_charges,
     settled_orders,
     transaction_delta,
 )
-from dispute_evidence.state.standing import KeptCoverage
+from dispute_evidence.state.standing_counts import KeptCoverage
 from dispute_evidence.state.store import StateStore
 
 # what the counts read of each source, by the key whose latest row counts

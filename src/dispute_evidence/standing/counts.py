@@ -27,21 +27,6 @@ import numpy as np
 import pandas as pd
 
 from dispute_evidence.evidence.ce3 import is_fraud, members
-from dispute_evidence.evidence.ce3_coverage import Coverage
-from dispute_evidence.evidence.standing_efm import (
-    Sales,
-    efm_verdicts,
-    mastercard_sales,
-    usd_amounts,
-)
-from dispute_evidence.evidence.standing_ratios import ratios
-from dispute_evidence.evidence.standing_words import (
-    Seen,
-    attention_lines,
-    notes,
-    row_note,
-    status_line,
-)
 from dispute_evidence.networks import (
     ALL,
     FRAUD_REPORTS_COUNTED,
@@ -52,6 +37,21 @@ from dispute_evidence.networks import (
     network_of,
 )
 from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
+from dispute_evidence.standing.ce3_coverage import Coverage
+from dispute_evidence.standing.efm import (
+    Sales,
+    efm_verdicts,
+    mastercard_sales,
+    usd_amounts,
+)
+from dispute_evidence.standing.ratios import ratios
+from dispute_evidence.standing.words import (
+    Seen,
+    attention_lines,
+    notes,
+    row_note,
+    status_line,
+)
 
 __all__ = ["attention_lines", "status_line"]
 
@@ -77,7 +77,7 @@ WHAT_IF = [
     "projected_percent",
     "projected_events",
     "note",
-    "efm",  # Mastercard's Excessive Fraud Merchant, where the exports can tell (standing_efm.py)
+    "efm",  # Mastercard's Excessive Fraud Merchant, where the exports can tell (standing/efm.py)
 ]
 NAMES = LABELS
 FRAUD_COUNTED = FRAUD_REPORTS_COUNTED  # VAMP counts fraud reports; the others do not

@@ -22,10 +22,6 @@ from reportlab.graphics.shapes import Drawing, String
 from reportlab.lib import colors
 
 from dispute_evidence import clock
-from dispute_evidence.evidence.ce3_coverage import Coverage
-from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
-from dispute_evidence.evidence.standing_ratios import IN_PROGRAM
-from dispute_evidence.evidence.standing_words import cost_lines
 from dispute_evidence.networks import COLOURS
 from dispute_evidence.reports.run_report import StandingSection
 from dispute_evidence.reports.writer import (
@@ -34,6 +30,10 @@ from dispute_evidence.reports.writer import (
     escape_cell,
     private_folder,
 )
+from dispute_evidence.standing.ce3_coverage import Coverage
+from dispute_evidence.standing.counts import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
+from dispute_evidence.standing.ratios import IN_PROGRAM
+from dispute_evidence.standing.words import cost_lines
 
 CHART_MONTHS = 12
 STATUS_FILLS = {"ok": "#C6EFCE", "watch": "#FFEB9C", "over": "#FFC7CE", IN_PROGRAM: "#FFC7CE"}

@@ -1,4 +1,4 @@
-"""The standing in plain words (evidence/standing.py counts, standing_ratios.py divides): each
+"""The standing in plain words (standing/counts.py counts, standing/ratios.py divides): each
 row's note, the notes on where the counts come from and what fell in no row, and the one-line
 status a run, the alerts and `status` print."""
 
@@ -10,7 +10,6 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.evidence.standing_ratios import IN_PROGRAM, NO_RATIO
 from dispute_evidence.networks import (
     ALL,
     FRAUD_REPORTS_COUNTED,
@@ -20,6 +19,7 @@ from dispute_evidence.networks import (
     program_of,
 )
 from dispute_evidence.policies import StandingPolicy
+from dispute_evidence.standing.ratios import IN_PROGRAM, NO_RATIO
 
 ATTENTION = ("watch", "over", IN_PROGRAM)
 
@@ -27,7 +27,7 @@ ATTENTION = ("watch", "over", IN_PROGRAM)
 @dataclass(frozen=True)
 class Seen:
     """What the counting saw, for the notes: the settled transactions by network, each
-    dispute and fraud report as evidence/standing.py's events have them."""
+    dispute and fraud report as standing/counts.py's events have them."""
 
     by_brand: bool
     tx: pd.DataFrame  # month, network, transactions
