@@ -39,6 +39,7 @@ FIELDS: dict[str, dict[str, bool]] = {
         "tax_amount": False, "discount_amount": False, "cancelled_at": False,
         # Visa CE 3.0 elements (evidence/ce3.py): who bought, from where, with which card
         "customer_ip": False, "device_id": False, "customer_account_id": False, "card_fingerprint": False,
+        "device_fingerprint": False,  # CE 3.0: used from 20 characters (a device ID: 15)
     },
     "shipments": {
         "order_number": True, "tracking_number": True, "carrier": False, "service": False,
@@ -57,6 +58,8 @@ FIELDS: dict[str, dict[str, bool]] = {
         # the standing (standing/counts.py): when the dispute opened; "false": never settled
         "dispute_date": False, "captured": False,
         "refunded_at": False,  # when it was refunded: a credit stated with its date
+        # the name on the cardholder's statement: Visa identifies a merchant per descriptor
+        "statement_descriptor": False, "device_fingerprint": False,
     },
     # One row per refund (a refunds log): what was credited back, when, and its reference, so
     # a credit is stated with its date and reference. `refund_amount`, not `amount`: a sheet
@@ -159,6 +162,7 @@ ORDER_LEVEL = (
     "device_id",
     "customer_account_id",
     "card_fingerprint",
+    "device_fingerprint",
 )
 
 
@@ -320,7 +324,7 @@ STRIPE_PAYMENTS = Mapping(
         "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
         "dispute_evidence_due": ("Dispute Evidence Due (UTC)",), "dispute_date": ("Dispute Date (UTC)",),
         "captured": ("Captured",), "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
-        "refunded_at": ("Refunded date (UTC)",),
+        "refunded_at": ("Refunded date (UTC)",), "statement_descriptor": ("Statement Descriptor",),
         "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
                              "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
     },

@@ -31,7 +31,8 @@ from dispute_evidence.reports.writer import (
     private_folder,
 )
 from dispute_evidence.standing.ce3_coverage import Coverage
-from dispute_evidence.standing.counts import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
+from dispute_evidence.standing.counts import NAMES, WHAT_IF, Standing, attention_lines
+from dispute_evidence.standing.descriptors import EVERY
 from dispute_evidence.standing.ratios import IN_PROGRAM
 from dispute_evidence.standing.words import cost_lines
 
@@ -56,8 +57,8 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
         header = book.add_format({"bold": True, "bg_color": "#DDEBF7", "border": 1})
         fills = {k: book.add_format({"bg_color": c}) for k, c in STATUS_FILLS.items()}
         sheet = book.add_worksheet("Standing")
-        _rows(sheet, header, result.table[COLUMNS], fills)
-        extra = result.table[["month", "network", *WHAT_IF]].rename(columns=TITLES)
+        _rows(sheet, header, result.file_rows(), fills)
+        extra = result.rows()[["month", "network", "descriptor", *WHAT_IF]].rename(columns=TITLES)
         _rows(book.add_worksheet("What if and notes"), header, extra, {})
         notes = book.add_worksheet("Where the counts come from")
         for i, line in enumerate(result.notes):
@@ -204,12 +205,12 @@ def _legend(items: list[tuple[Any, str]]) -> Legend:
 
 
 def page_rows(result: Standing, months: int = CHART_MONTHS) -> list[list[str]]:
-    """The page's table: the last months, newest first, every value in words."""
-    recent = last_months(result.table, months).sort_values(
-        ["month", "network"], ascending=[False, True]
-    )
+    """The page's table: the last months, newest first, every value in words; a statement
+    descriptor's own figures under its network's, named beside it ("Visa · SHOP*ONE")."""
+    rows = result.rows()
+    recent = last_months(rows, months).sort_values("month", ascending=False, kind="stable")
     return [
-        [r.month, NAMES.get(r.network, r.network), f"{r.transactions:,}", f"{r.disputes:,}",
+        [r.month, _network(r.network, r.descriptor), f"{r.transactions:,}", f"{r.disputes:,}",
          f"{r.fraud_reports:,}", _pct(r.ratio_percent), _pct(r.threshold_percent), r.status,
          r.acquirer_tier, _usd(r.estimated_fine_usd),
          _without(r.ratio_without_ce3_percent, r.fine_without_ce3_usd, r.estimated_fine_usd),
@@ -247,6 +248,11 @@ PAGE_CLASSES = [
     "num",
     "note",
 ]
+
+
+def _network(network: str, descriptor: str) -> str:
+    name = NAMES.get(network, network)
+    return name if descriptor in ("", EVERY) else f"{name} · {descriptor}"
 
 
 def _usd(value: Any) -> str:

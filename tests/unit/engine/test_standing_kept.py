@@ -198,7 +198,7 @@ def test_counts_kept_by_another_process_meanwhile_are_not_added_twice(tmp_path):
     with StateStore(tmp_path / "s.sqlite3") as store:
         ingest(store, "payments-1.csv", {"payments": pd.DataFrame([row])})
         change = pd.DataFrame([{"source": "payments", "month": "2026-02", "network": "visa",
-                                "transactions": 1}])  # fmt: skip
+                                "descriptor": "", "transactions": 1}])  # fmt: skip
         assert store.keep_standing_counts(0, 1, change, set(), set())
         assert not store.keep_standing_counts(0, 1, change, set(), set())  # the slower one
         assert list(store.standing_counts().counts["transactions"]) == [1]

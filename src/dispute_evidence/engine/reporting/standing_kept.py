@@ -1,5 +1,6 @@
 """What the standing keeps night to night, so a steady night reads what arrived, not the year
-(issue 40): settled transactions counted per source, month and network, brought up to date
+(issue 40): settled transactions counted per source, month, network and statement descriptor
+(v24), brought up to date
 from the rows ingested since (and the other versions of their keys: a row dropped again with
 a new date or status moves its count), the charges whose latest row says disputed, and the CE
 3.0 coverage, worked out again when the orders and charges grew by REFRESH_SHARE or it is
@@ -33,7 +34,7 @@ from dispute_evidence.state.store import StateStore
 SOURCES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.DataFrame], tuple[str, ...]]] = {
     "payments": ("payment_id", settled_charges,
                  ("order_number", "paid_at", "payment_status", "captured", "card_brand",
-                  "dispute_reason", "dispute_date", "dispute_status")),
+                  "dispute_reason", "dispute_date", "dispute_status", "statement_descriptor")),
     "orders": ("order_number", settled_orders, ("order_date", "financial_status")),
 }  # fmt: skip
 # what the disputes' side reads of the charges it names: the counts' columns, and the amounts
@@ -43,13 +44,14 @@ PAYMENTS = (*SOURCES["payments"][2], "payment_amount", "currency")
 HISTORY = {
     "orders": ("order_number", "order_date", "order_total", "price", "quantity", "currency_code",
                "financial_status", "refunded_amount", "payment_reference", "customer_email",
-               "card_fingerprint", *ELEMENTS, "_seq"),
+               "card_fingerprint", "device_fingerprint", *ELEMENTS, "_seq"),
     "payments": ("payment_id", "payment_intent", "order_number", "paid_at", "payment_amount",
                  "amount_refunded", "currency", "payment_status", "dispute_status",
-                 "dispute_reason", "card_brand", "customer_email", "card_fingerprint", *ELEMENTS),
+                 "dispute_reason", "card_brand", "customer_email", "card_fingerprint",
+                 "device_fingerprint", *ELEMENTS),
     "disputes": ("order_number",),
 }  # fmt: skip
-COUNTS = ["source", "month", "network", "transactions"]
+COUNTS = ["source", "month", "network", "descriptor", "transactions"]
 REFRESH_SHARE = 0.05  # the CE 3.0 coverage is worked out again when rows grew by 5%...
 REFRESH_DAYS = 7  # ... or it is a week old (its 120-365-day window moves a day a night)
 CHANGED_BY = ("orders", "payments", "disputes")  # the rows it reads (a dispute: not a prior)
@@ -92,7 +94,7 @@ def _arrived(store: StateStore, seen: int, latest: int) -> tuple[pd.DataFrame, s
 
 def _added(counts: pd.DataFrame, change: pd.DataFrame) -> pd.DataFrame:
     both = pd.concat([counts, change], ignore_index=True)
-    summed = both.groupby(COUNTS[:3], sort=False)["transactions"].sum().reset_index()
+    summed = both.groupby(COUNTS[:4], sort=False)["transactions"].sum().reset_index()
     return summed.loc[summed["transactions"] != 0]
 
 
