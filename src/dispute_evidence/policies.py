@@ -178,6 +178,7 @@ class StandingPolicy:
     merchant_fine_usd: float = 8.0  # VAMP "excessive" merchant, per counted event...
     merchant_fine_from: str = "2025-10-01"  # ... from this day
     acquirer_tiers: tuple[Tier, ...] = ACQUIRER_TIERS
+    merchant_country: str = ""  # [merchant] country: Visa's domestic AVS rule turns on it
 
     def threshold(self, network: str, month: str) -> float | None:
         """The program's percent for a month (YYYY-MM); the first entry for months before it;

@@ -113,6 +113,7 @@ ROWS: tuple[tuple[int, str, dict[str, Any]], ...] = (
                                    "descriptor": "SHOP*TWO", "transactions": 2}),
     (24, "rec_payments", {"payment_id": "ch_24", "order_number": "1002",
                           "statement_descriptor": "SHOP*TWO", "device_fingerprint": "f" * 20,
+                          "three_d_secure": "authenticated",
                           "_file": "p.csv", "_row": 3, "_seq": 8}),
     (24, "rec_orders", {"order_number": "1002", "device_fingerprint": "f" * 20, "_file": "o.csv",
                         "_row": 3, "_seq": 9}),
@@ -143,7 +144,7 @@ SCHEMAS = {
     21: "0a7277a0991c46e4",
     22: "9ef9a6c50580705b",
     23: "9bd7b0d8f9ba18e0",
-    24: "61abf514b5e4a19f",
+    24: "125dbea4ad2e1a43",
 }
 
 

@@ -60,6 +60,7 @@ FIELDS: dict[str, dict[str, bool]] = {
         "refunded_at": False,  # when it was refunded: a credit stated with its date
         # the name on the cardholder's statement: Visa identifies a merchant per descriptor
         "statement_descriptor": False, "device_fingerprint": False,
+        "three_d_secure": False,  # authenticated, data_only, ...: the standing's fraud checks
     },
     # One row per refund (a refunds log): what was credited back, when, and its reference, so
     # a credit is stated with its date and reference. `refund_amount`, not `amount`: a sheet
@@ -238,6 +239,8 @@ CANONICAL_ALIASES: dict[tuple[Kind, str], tuple[str, ...]] = {
     # a payments sheet's refund amount is its charge's refunded amount (a charge amount beside
     # it makes the sheet a payments export: ingest/choice.py)
     ("payments", "amount_refunded"): ("amount_refunded", "refund_amount", "refunded_amount"),
+    # whether 3-D Secure (or Visa Data Only) authenticated the charge, as sheets name it
+    ("payments", "three_d_secure"): ("three_d_secure", "3d_secure", "3ds", "3ds_result"),
     **{("activity", f): names for f, names in ACTIVITY_ALIASES.items()},
 }
 

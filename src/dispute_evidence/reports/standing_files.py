@@ -33,6 +33,7 @@ from dispute_evidence.reports.writer import (
 from dispute_evidence.standing.ce3_coverage import Coverage
 from dispute_evidence.standing.counts import NAMES, WHAT_IF, Standing, attention_lines
 from dispute_evidence.standing.descriptors import EVERY
+from dispute_evidence.standing.fraud_checks import FRAUD_CHECKS_CSV, summary_lines
 from dispute_evidence.standing.ratios import IN_PROGRAM
 from dispute_evidence.standing.words import cost_lines
 
@@ -53,6 +54,11 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
     private_folder(folder)
     rows = _escape_frame(result.file_rows())
     rows.to_csv(folder / "standing.csv", index=False)
+    checks = result.fraud_checks
+    if checks is not None and not checks.empty:
+        _escape_frame(checks).to_csv(folder / FRAUD_CHECKS_CSV, index=False)
+    else:
+        checks = None
     with xlsxwriter.Workbook(str(folder / "standing.xlsx"), _XLSX_OPTIONS) as book:
         header = book.add_format({"bold": True, "bg_color": "#DDEBF7", "border": 1})
         fills = {k: book.add_format({"bg_color": c}) for k, c in STATUS_FILLS.items()}
@@ -66,6 +72,8 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
         notes.set_column(0, 0, 110)
         if result.coverage is not None:  # what checkout logs decides CE 3.0 months later
             _coverage_sheet(book.add_worksheet("CE 3.0 coverage"), header, result.coverage)
+        if checks is not None:  # per fraud dispute: 3-D Secure, Visa's 2026 rules
+            _rows(book.add_worksheet("CE 3.0 per fraud dispute"), header, checks, {})
     chart = ""
     if not result.table.empty:
         svg = chart_svg(result.table)
@@ -73,6 +81,7 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
         chart = svg[svg.index("<svg") :]  # in the page itself: it stays self-contained
     attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
     covered = list(result.coverage.lines) if result.coverage is not None else []
+    covered += summary_lines(checks) if checks is not None else []
     costs = cost_lines(result.table) if not result.table.empty else []
     return StandingSection(
         PAGE_TITLES,

@@ -51,6 +51,7 @@ from dispute_evidence.standing.efm import (
     mastercard_sales,
     usd_amounts,
 )
+from dispute_evidence.standing.fraud_checks import CHARGE_FIELDS, fraud_checks
 from dispute_evidence.standing.ratios import ratios
 from dispute_evidence.standing.words import (
     Seen,
@@ -99,7 +100,7 @@ FALSE = frozenset({"false", "no", "0", "n", "f"})
 _MONTH = re.compile(r"^\d{4}-\d{2}")
 BY = ["month", "network", "descriptor"]  # what settled transactions are counted by
 # what the disputes' side takes of each order's disputed charge
-CHARGE = ["network", "date", "status", "reason", "amount", "currency", "descriptor"]
+CHARGE = ["network", "date", "status", "reason", "amount", "currency", "descriptor", *CHARGE_FIELDS]
 # a dispute resolved before it became a chargeback: an inquiry or retrieval (Stripe's
 # `warning_*`: it becomes needs_response if it escalates) or one a prevention program such as
 # RDR resolved (`prevented`). The programs count chargebacks: these are left out.
@@ -141,6 +142,7 @@ class Standing:
     coverage: Coverage | None = None  # CE 3.0 coverage of the order history (ce3_coverage.py)
     # the same per statement descriptor, where the payments export names two or more
     by_descriptor: pd.DataFrame = field(default_factory=lambda: _empty())
+    fraud_checks: pd.DataFrame | None = None  # per fraud dispute: 3-D Secure, Visa's rules
 
     def rows(self) -> pd.DataFrame:
         """Every row: each month and network, all descriptors together, then each alone."""
@@ -287,6 +289,7 @@ def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
         "status": status, "reason": _col(p, "dispute_reason"),
         "amount": _col(p, "payment_amount"), "currency": _col(p, "currency"),
         "descriptor": descriptor_of(_col(p, "statement_descriptor")),
+        **{f: _col(p, f) for f in CHARGE_FIELDS if f != "payment_id"},
         "disputed": (_col(p, "dispute_reason") != "") | (_col(p, "dispute_date") != "")
         | (status != ""),
     })  # fmt: skip
@@ -324,7 +327,9 @@ def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
                            "ce3": pids.isin(inputs.ce3_qualified), "early": is_early(status),
                            "prevented": is_prevented(status), "fraud": fraud,
                            "amount_usd": amount_usd, "unlisted": False,
-                           "descriptor": charge["descriptor"].fillna("").astype(str)})  # fmt: skip
+                           "descriptor": charge["descriptor"].fillna("").astype(str),
+                           "dispute": pids, "opened": when,
+                           **{f: charge[f].fillna("").astype(str) for f in CHARGE_FIELDS}})  # fmt: skip
     return pd.concat([listed, _unlisted(charges, set(orders))], ignore_index=True)
 
 
@@ -362,7 +367,8 @@ def _unlisted(charges: pd.DataFrame | None, listed_orders: set[str]) -> pd.DataF
                          "early": is_early(c["status"]), "prevented": is_prevented(c["status"]),
                          "fraud": _fraud(c["reason"]),
                          "amount_usd": usd_amounts(c["amount"], c["currency"]),
-                         "unlisted": True, "descriptor": c["descriptor"]})  # fmt: skip
+                         "unlisted": True, "descriptor": c["descriptor"], "dispute": "",
+                         "opened": c["date"], **{f: c[f] for f in CHARGE_FIELDS}})  # fmt: skip
 
 
 def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -> pd.DataFrame:
@@ -471,6 +477,8 @@ def standing(
     found = Standing(table, [*notes(seen), descriptor_note(names, tx, by_brand)])
     if len(names) > 1:
         found.by_descriptor = _per_descriptor(names, tx, split, policy, now)
+    said_3ds = inputs.payments is not None and (_col(inputs.payments, "three_d_secure") != "").any()
+    found.fraud_checks = fraud_checks(disputes, policy.merchant_country, bool(said_3ds))
     return found
 
 

@@ -276,9 +276,10 @@ V23_RECORDS: dict[str, str] = {
 
 # v24: the charge's statement descriptor (Stripe's `Statement Descriptor`): Visa identifies a
 # merchant per descriptor, the standing counts per descriptor (issue 46 item 5); a device
-# fingerprint beside the device ID, each held to its own minimum length for CE 3.0 (item 7)
+# fingerprint beside the device ID, each held to its own minimum length for CE 3.0, and whether
+# 3-D Secure (or Visa Data Only) authenticated the charge (item 7)
 V24_ADDED: dict[str, str] = {
-    "payments": "statement_descriptor device_fingerprint",
+    "payments": "statement_descriptor device_fingerprint three_d_secure",
     "orders": "device_fingerprint",
 }
 V24_RECORDS: dict[str, str] = {

@@ -75,7 +75,7 @@ def test_standing_csv_has_its_columns_in_order_and_the_months_counts(report):
 def test_standing_xlsx_opens_with_the_table_its_what_if_and_its_notes(report):
     book = openpyxl.load_workbook(report / "standing.xlsx")
     assert book.sheetnames == ["Standing", "What if and notes", "Where the counts come from",
-                               "CE 3.0 coverage"]  # fmt: skip
+                               "CE 3.0 coverage", "CE 3.0 per fraud dispute"]  # fmt: skip
     sheet = book["Standing"]
     assert [c.value for c in sheet[1]] == COLUMNS
     values = [[c.value for c in r] for r in sheet.iter_rows(min_row=2)]

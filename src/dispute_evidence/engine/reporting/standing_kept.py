@@ -27,6 +27,7 @@ from dispute_evidence.standing.counts import (
     settled_orders,
     transaction_delta,
 )
+from dispute_evidence.standing.fraud_checks import CHARGE_FIELDS
 from dispute_evidence.state.standing_counts import KeptCoverage
 from dispute_evidence.state.store import StateStore
 
@@ -38,8 +39,9 @@ SOURCES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.DataFrame], tuple[str,
     "orders": ("order_number", settled_orders, ("order_date", "financial_status")),
 }  # fmt: skip
 # what the disputes' side reads of the charges it names: the counts' columns, and the amounts
-# a fraud chargeback only the payments export knows is priced by (Mastercard EFM)
-PAYMENTS = (*SOURCES["payments"][2], "payment_amount", "currency")
+# a fraud chargeback only the payments export knows is priced by (Mastercard EFM), and the
+# disputed charge's card checks and 3-D Secure (standing/fraud_checks.py)
+PAYMENTS = (*SOURCES["payments"][2], "payment_amount", "currency", *CHARGE_FIELDS)
 # what ce3.transactions reads of each kind, for the CE 3.0 coverage
 HISTORY = {
     "orders": ("order_number", "order_date", "order_total", "price", "quantity", "currency_code",
