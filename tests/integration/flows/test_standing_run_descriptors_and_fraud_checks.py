@@ -32,6 +32,33 @@ PAYMENTS = [
 pytestmark = pytest.mark.sandbox_server  # starts the local API itself
 
 
+def _charge(
+    pid: str,
+    order: int,
+    paid: str,
+    descriptor: str,
+    country: str = "US",
+    secure: str = "",
+    opened: str = "",
+) -> list[object]:
+    """A settled Visa charge, street and postcode checks passed; a fraud dispute when opened."""
+    reason = "fraudulent" if opened else ""
+    return [
+        pid,
+        order,
+        f"{paid} 12:00:00",
+        "Paid",
+        "Visa",
+        country,
+        "pass",
+        "pass",
+        secure,
+        reason,
+        opened,
+        descriptor,
+    ]
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     """October 2026, Visa: 300 charges under SHOP*ONE, 100 under SHOP*TWO. Two of SHOP*TWO's
@@ -42,69 +69,11 @@ def report(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("descriptors")
     inbox = root / "inbox"
     make_inbox(inbox, 2, files=(0, 0))
-    rows = [
-        [
-            f"ch_o{i}",
-            80000 + i,
-            "2026-10-07 12:00:00",
-            "Paid",
-            "Visa",
-            "US",
-            "pass",
-            "pass",
-            "",
-            "",
-            "",
-            "SHOP*ONE",
-        ]
-        for i in range(300)
-    ]
+    rows = [_charge(f"ch_o{i}", 80000 + i, "2026-10-07", "SHOP*ONE") for i in range(300)]
+    rows += [_charge(f"ch_t{i}", 90000 + i, "2026-10-25", "SHOP*TWO") for i in range(3, 101)]
     rows += [
-        [
-            f"ch_t{i}",
-            90000 + i,
-            "2026-10-25 12:00:00",
-            "Paid",
-            "Visa",
-            "US",
-            "pass",
-            "pass",
-            "",
-            "",
-            "",
-            "SHOP*TWO",
-        ]
-        for i in range(3, 101)
-    ]
-    rows += [
-        [
-            "ch_t1",
-            90001,
-            "2026-10-25 12:00:00",
-            "Paid",
-            "Visa",
-            "US",
-            "pass",
-            "pass",
-            "authenticated",
-            "fraudulent",
-            "2026-11-02",
-            "SHOP*TWO",
-        ],
-        [
-            "ch_t2",
-            90002,
-            "2026-10-25 12:00:00",
-            "Paid",
-            "Visa",
-            "GB",
-            "pass",
-            "pass",
-            "",
-            "fraudulent",
-            "2026-11-03",
-            "SHOP*TWO",
-        ],
+        _charge("ch_t1", 90001, "2026-10-25", "SHOP*TWO", "US", "authenticated", "2026-11-02"),
+        _charge("ch_t2", 90002, "2026-10-25", "SHOP*TWO", "GB", "", "2026-11-03"),
     ]
     write_rows(inbox / "payments.csv", PAYMENTS, rows)
     try:
