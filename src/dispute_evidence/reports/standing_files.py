@@ -19,6 +19,7 @@ from reportlab.graphics import renderSVG
 from reportlab.graphics.charts.legends import Legend
 from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing, String
+from reportlab.graphics.widgets.markers import makeMarker
 from reportlab.lib import colors
 
 from dispute_evidence import clock
@@ -82,7 +83,7 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
     attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
     covered = list(result.coverage.lines) if result.coverage is not None else []
     covered += summary_lines(checks) if checks is not None else []
-    costs = cost_lines(result.table) if not result.table.empty else []
+    costs = cost_lines(result.rows()) if not result.table.empty else []
     return StandingSection(
         PAGE_TITLES,
         page_rows(result),
@@ -152,6 +153,10 @@ def chart_svg(table: pd.DataFrame) -> str:
         plot.lines[i].strokeColor = colors.HexColor(colour)
         plot.lines[i].strokeWidth = width
         plot.lines[i].strokeDashArray = dash
+        if dash is None:  # each month a dot: a month alone is a point, no line shows it
+            plot.lines[i].symbol = makeMarker(
+                "FilledCircle", size=5, fillColor=colors.HexColor(colour)
+            )
     _axes(plot, months, data)
     drawing.add(plot)
     drawing.add(_legend(legend))

@@ -58,7 +58,10 @@ def descriptor_note(names: list[str], tx: pd.DataFrame, by_brand: bool) -> str:
         none = int(tx.loc[tx["descriptor"].fillna("") == "", "transactions"].sum())
     without = ""
     if none:
-        without = f"; {none:,} settled charges carry no descriptor and count in `all` only"
+        without = (
+            f"; {none:,} settled charges carry no descriptor: they count only in the rows "
+            "for all descriptors"
+        )
     if len(names) == 1:
         return (
             f"who is measured: one statement descriptor, {shown}: the figures are its"
@@ -66,6 +69,7 @@ def descriptor_note(names: list[str], tx: pd.DataFrame, by_brand: bool) -> str:
         )
     return (
         f"who is measured: {len(names)} statement descriptors ({shown}): each month's figures "
-        f"for each alone and for `all` together; Visa identifies a merchant per descriptor "
-        f"and may aggregate several: ask your acquirer which it counts{without}"
+        "for each alone and for all of them together (descriptor 'all'); Visa identifies a "
+        f"merchant per descriptor and may aggregate several: ask your acquirer which it "
+        f"counts{without}"
     )

@@ -85,7 +85,9 @@ def _row(d: dict[str, Any], country: str, has_3ds: bool) -> list[str]:
     text = {k: str(d.get(k, "") or "").strip() for k in (*CHARGE_FIELDS, "dispute", "opened")}
     network = str(d.get("network", "") or "")
     return [
-        text["dispute"] or f"(charge {text['payment_id']}, not in your disputes list)",
+        text["dispute"]
+        or f"order {d.get('order_number', '')} (charge {text['payment_id']}, "
+        "not in your disputes list)",
         str(d.get("order_number", "") or ""),
         LABELS.get(network, network) or "unknown",
         text["opened"][:10],

@@ -62,7 +62,7 @@ def _charge(
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     """October 2026, Visa: 300 charges under SHOP*ONE, 100 under SHOP*TWO. Two of SHOP*TWO's
-    are fraud disputes the disputes list does not name, opened in November: ch_t1 (US card,
+    are fraud disputes the disputes list does not name, opened in October (28th and 30th): ch_t1 (US card,
     street and postcode pass, 3-D Secure authenticated, paid 25 October) and ch_t2 (a card
     issued in GB, not authenticated). The merchant is in the US."""
     sb = run_sandbox_in_thread(SandboxConfig(tokens=(TOKEN,)), seed_rows(2))
@@ -72,8 +72,8 @@ def report(tmp_path_factory) -> Path:
     rows = [_charge(f"ch_o{i}", 80000 + i, "2026-10-07", "SHOP*ONE") for i in range(300)]
     rows += [_charge(f"ch_t{i}", 90000 + i, "2026-10-25", "SHOP*TWO") for i in range(3, 101)]
     rows += [
-        _charge("ch_t1", 90001, "2026-10-25", "SHOP*TWO", "US", "authenticated", "2026-11-02"),
-        _charge("ch_t2", 90002, "2026-10-25", "SHOP*TWO", "GB", "", "2026-11-03"),
+        _charge("ch_t1", 90001, "2026-10-25", "SHOP*TWO", "US", "authenticated", "2026-10-28"),
+        _charge("ch_t2", 90002, "2026-10-25", "SHOP*TWO", "GB", "", "2026-10-30"),
     ]
     write_rows(inbox / "payments.csv", PAYMENTS, rows)
     try:
@@ -94,6 +94,12 @@ def test_the_months_figures_are_per_descriptor_and_for_all(report):
         "SHOP*ONE": "300",
         "SHOP*TWO": "100",
     }
+    two = oct_visa.loc[oct_visa["descriptor"] == "SHOP*TWO"].iloc[0]
+    assert (two["ratio_percent"], two["acquirer_tier"], two["estimated_fine_usd"]) == (
+        "2.0",
+        "excessive",
+        "16.0",
+    )  # 2 fraud disputes / 100 charges; $8 a counted event
     html = (report / "summary.html").read_text()
     assert "Visa · SHOP*TWO" in html[html.index('id="standing"') :]
 
@@ -107,4 +113,4 @@ def test_each_fraud_dispute_says_its_3ds_and_the_avs_rule(report):
     assert rows["90002"]["avs_rule"] == (
         "does not apply: not domestic (card issued in GB, you in US)"
     )
-    assert rows["90001"]["issuer_prior_check"].startswith("applies: raised 2026-11-02")
+    assert rows["90001"]["issuer_prior_check"].startswith("applies: raised 2026-10-28")

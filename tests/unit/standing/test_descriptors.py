@@ -84,7 +84,12 @@ def test_two_descriptors_have_their_figures_each_and_all_together():
 
 def test_standing_csv_and_the_page_carry_each_descriptor(tmp_path):
     result = standing(two_descriptors(), StandingPolicy(), NOW)
-    write_standing(result, tmp_path, NOW)
+    section = write_standing(result, tmp_path, NOW)
+    # above the table (it scrolls sideways on a phone): each descriptor's tier and fine too
+    assert (
+        "Visa · SHOP*TWO 2026-05: acquirer's tier excessive; estimated fine $160 (20 counted events)"
+        in (section.costs)
+    )
     csv = pd.read_csv(tmp_path / "standing.csv", dtype=str, keep_default_na=False)
     assert list(csv.columns[:3]) == ["month", "network", "descriptor"]
     may = csv.loc[(csv["month"] == "2026-05") & (csv["network"] == "visa")]
