@@ -116,7 +116,8 @@ def _elements(frame: pd.DataFrame) -> dict[str, pd.Series]:
     """The card and the CE 3.0 elements of each row; the device: its ID (15+ characters), else
     its fingerprint (20+ characters: a shorter one is not used)."""
     out = {c: _col(frame, c) for c in ("card_fingerprint", *ELEMENTS)}
-    out["device_id"] = device_element(out["device_id"], _col(frame, "device_fingerprint"))
+    if "device_fingerprint" in frame:  # else nothing to fall back on (a million orders)
+        out["device_id"] = device_element(out["device_id"], _col(frame, "device_fingerprint"))
     return out
 
 

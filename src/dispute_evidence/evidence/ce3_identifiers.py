@@ -77,6 +77,8 @@ def device_element(device_id: pd.Series, fingerprint: pd.Series) -> pd.Series:
     short one is blanked by identifiers(): not used). A fingerprint under 20 is never used."""
     device = device_id.fillna("").astype(str)
     printed = fingerprint.fillna("").astype(str)
+    if not (printed != "").any():
+        return device
     long_enough = device.str.strip().str.len() >= MIN_DEVICE
     fingerprint_used = ~long_enough & (printed.str.strip().str.len() >= MIN_FINGERPRINT)
     return device.where(~fingerprint_used, printed)

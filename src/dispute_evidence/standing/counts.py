@@ -195,12 +195,11 @@ def settled_charges(payments: pd.DataFrame) -> pd.DataFrame:
                          "descriptor": descriptor_of(_col(p, "statement_descriptor"))})  # fmt: skip
 
 
-def _settled_sales(payments: pd.DataFrame) -> Sales:
-    """Mastercard's settled sales by month, where the export holds amounts and 3-D Secure."""
-    p = payments.drop_duplicates("payment_id", keep="last")
-    mastercard = p.loc[card_network(_col(p, "card_brand")) == MASTERCARD.key]
-    settled = settled_charges(mastercard)
-    m = mastercard.loc[settled.index]
+def _settled_sales(payments: pd.DataFrame, charges: pd.DataFrame) -> Sales:
+    """Mastercard's settled sales by month, where the export holds amounts and 3-D Secure
+    (`charges`: settled_charges(payments), whose index is the payments')."""
+    settled = charges.loc[charges["network"] == MASTERCARD.key]
+    m = payments.loc[settled.index]
     if "payment_amount" in m:
         settled = settled.assign(amount=_col(m, "payment_amount"), currency=_col(m, "currency"))
     if "three_d_secure" in m:
@@ -448,7 +447,15 @@ def standing(
 ) -> Standing:
     """Each month's ratio per network against its program, with what-if columns and notes."""
     now = (now or datetime.now(UTC)).astimezone(UTC)
-    counted = counted_transactions(inputs)
+    payments, charges = inputs.payments, None
+    if inputs.counted is None and payments is not None and not payments.empty:  # cold: once
+        payments = payments if payments.index.is_unique else payments.reset_index(drop=True)
+        charges = settled_charges(payments)
+    counted = (
+        counted_transactions(inputs)
+        if charges is None
+        else Counted(True, transaction_counts(charges))
+    )
     by_brand, tx = counted.by_brand, counted.counts
     if "descriptor" not in tx:
         tx = tx.assign(descriptor="")
@@ -457,9 +464,7 @@ def standing(
     fraud = fraud_events(inputs, by_brand, ce3_orders)
     split = split_events(disputes, fraud)
     counts = _counts(tx, split)
-    sales = None
-    if inputs.counted is None and inputs.payments is not None and not inputs.payments.empty:
-        sales = _settled_sales(inputs.payments)
+    sales = None if charges is None or payments is None else _settled_sales(payments, charges)
     table = _table(counts, policy, now) if not counts.empty else _empty()
     if not table.empty:
         _with_efm(table, split.chargebacks, sales)

@@ -11,6 +11,7 @@ hold counts in `all` only. Pure: counts in, rows and words out."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 EVERY = "all"  # the descriptor cell of the figures for every descriptor together
@@ -18,8 +19,15 @@ SHOWN = 5  # descriptors named in a note; the rest counted
 
 
 def descriptor_of(text: pd.Series) -> pd.Series:
-    """Each charge's statement descriptor as exported, spaces collapsed ('' when none)."""
-    return text.fillna("").astype(str).str.strip().str.replace(r"\s+", " ", regex=True)
+    """Each charge's statement descriptor as exported, spaces collapsed ('' when none): worked
+    out once per distinct value (a handful), then spread by their codes (half a million
+    charges through a regex cost half a second)."""
+    codes, distinct = pd.factorize(text.fillna("").astype(str))
+    if len(distinct) == 0 or (len(distinct) == 1 and not str(distinct[0]).strip()):
+        return pd.Series("", index=text.index, dtype=object)
+    cleaned = pd.Series(distinct, dtype=object).astype(str).str.strip()
+    cleaned = cleaned.str.replace(r"\s+", " ", regex=True).to_numpy(dtype=object)
+    return pd.Series(np.append(cleaned, "")[codes], index=text.index, dtype=object)
 
 
 def descriptors(*parts: pd.DataFrame) -> list[str]:
