@@ -11,7 +11,7 @@ from dispute_evidence.evidence.ce3 import transactions
 from dispute_evidence.evidence.ce3_identifiers import device_element
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.standing.ce3_coverage import coverage
-from tests.ingest.layouts import write_csv
+from tests.support.export_layouts import write_csv
 from tests.unit.evidence.test_ce3_identifiers import (
     DISPUTED_AT,
     ORDERS,

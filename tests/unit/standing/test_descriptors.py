@@ -15,7 +15,7 @@ from dispute_evidence.policies import StandingPolicy
 from dispute_evidence.reports.standing_files import page_rows, write_standing
 from dispute_evidence.standing.counts import StandingInputs, standing
 from dispute_evidence.state.store import StateStore
-from tests.ingest.layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv
+from tests.support.export_layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv
 from tests.unit.engine.test_standing_kept import ingest
 from tests.unit.evidence.test_standing import charges, disputed, frame
 

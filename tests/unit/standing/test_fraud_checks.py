@@ -15,7 +15,7 @@ from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.policies import StandingPolicy
 from dispute_evidence.reports.standing_files import write_standing
 from dispute_evidence.standing.counts import StandingInputs, standing
-from tests.ingest.layouts import write_csv
+from tests.support.export_layouts import write_csv
 from tests.unit.evidence.test_standing import frame
 
 NOW = datetime(2026, 11, 20, tzinfo=UTC)
