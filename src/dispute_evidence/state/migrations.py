@@ -40,6 +40,7 @@ from dispute_evidence.state.schema import (
     V22_RECORDS,
     V23_RECORDS,
     V24_ADDED,
+    V24_RECORDS,
     meta,
     record_table,
 )
@@ -522,15 +523,19 @@ def _v23(conn: Connection) -> None:
 
 
 def _v24(conn: Connection) -> None:
-    """Payments gain the statement descriptor, payments and orders a device fingerprint (added
-    last: a new state's columns are in the same order); the standing's kept counts gain the
+    """Payments gain the statement descriptor, payments and orders a device fingerprint, and
+    payments whether 3-D Secure authenticated the charge (rebuilt with their rows, so columns
+    stay in FIELDS' order; v20's indexes made again); the standing's kept counts gain the
     descriptor in their key (issue 46 items 5 and 7). The counts kept before were counted
     before any descriptor was read: each is kept as the descriptor '' (none given)."""
-    ops = alter(conn)
-    for kind, added in V24_ADDED.items():
-        if inspect(conn).has_table(f"rec_{kind}"):
-            for name in added.split():
-                ops.add_column(f"rec_{kind}", Column(name, Text))
+    for kind in V24_ADDED:
+        table = record_table(kind, V24_RECORDS[kind], MetaData())
+        if not inspect(conn).has_table(table.name):
+            table.create(conn)
+            continue
+        _rebuild(conn, table, "_v23")
+        for name in V20_INDEXES.get(kind, ()):
+            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
     old = Table("standing_transactions", MetaData(), autoload_with=conn)
     rows = [dict(r._mapping) for r in conn.execute(select(old))]  # months x networks: a few
     old.drop(conn)
