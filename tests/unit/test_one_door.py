@@ -37,7 +37,7 @@ FILE_WRITERS = {
     "inbox.py": ".reason.txt lines (labels through names.readable, values through cover); "
     "copies of the analyst's own files",
     "ingest/statements.py": "none: it reads",
-    "reports/standing.py": "cells through escape_cell (names.visible); the chart's own labels",
+    "reports/standing_files.py": "cells through escape_cell (names.visible); the chart's own labels",
     "reports/wins.py": "cells through escape_cell (names.visible)",
     "reports/writer.py": "escape_cell / md_text / one_line (names.visible), _write_text, the "
     "page's Jinja finalize",

@@ -135,8 +135,8 @@ def status(
 def _ratio_lines(store: StatusParts, settings: Settings) -> list[str]:
     """This or last month at watch or over on a network (the report's standing section)."""
     from dispute_evidence import clock
-    from dispute_evidence.engine.reporting.standing import merchant_standing
-    from dispute_evidence.evidence.standing import attention_lines
+    from dispute_evidence.engine.reporting.standing_read import merchant_standing
+    from dispute_evidence.standing.counts import attention_lines
 
     standing = merchant_standing(store, settings.standing.policy(), ce3=False, keep=False)
     return attention_lines(standing.table, clock.now())

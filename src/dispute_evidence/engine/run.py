@@ -263,7 +263,7 @@ def run_options(
         alerts=settings.alerts.policy(),
         advice=settings.advice.policy(),
         retention=settings.retention.policy(),
-        standing=settings.standing.policy(),
+        standing=replace(settings.standing.policy(), merchant_country=settings.merchant.country),
     )
 
 

@@ -176,7 +176,7 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     # first: what it quotes is argued, not listed again; the claim alone when records concede
     opening = thesis(facts, argues=not facts.conceded())
     sentences: list[Sentence] = []
-    made: list[str] = []  # what wins (evidence/wins.py) counts the arguments a letter used
+    made: list[str] = []  # what wins (standing/win_rates.py) counts the arguments a letter used
     lead = credit_lead(case)  # a credit made before the dispute opened answers any reason
     sentences += lead
     made += ["credit_before_dispute"] if lead else []

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from dispute_evidence.state.retention import Retention
     from dispute_evidence.state.runs import Runs
     from dispute_evidence.state.scoped import ScopedRecords
-    from dispute_evidence.state.standing import StandingKept
+    from dispute_evidence.state.standing_counts import StandingKept
     from dispute_evidence.state.storedocs import StoreDocuments
     from dispute_evidence.state.transitions import Transitions
 

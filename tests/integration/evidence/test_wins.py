@@ -12,9 +12,9 @@ from dispute_evidence.engine.prepare.case import case_reader
 from dispute_evidence.engine.reporting.outcomes import kinds_now, outcomes_table
 from dispute_evidence.engine.reporting.report import dispute_table
 from dispute_evidence.engine.reporting.wins import what_wins
-from dispute_evidence.evidence.wins import COLUMNS, rate_words, wilson, wins_table
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.reports.wins import write_wins
+from dispute_evidence.standing.win_rates import COLUMNS, rate_words, wilson, wins_table
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
 from tests.support.engine_helpers import engine_pass, make_inbox, write_rows

@@ -12,12 +12,12 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 import pytest
 
-from dispute_evidence.engine.reporting.standing import merchant_standing
 from dispute_evidence.engine.reporting.standing_kept import HISTORY, kept_coverage
+from dispute_evidence.engine.reporting.standing_read import merchant_standing
 from dispute_evidence.evidence.ce3 import transactions
-from dispute_evidence.evidence.ce3_coverage import coverage
-from dispute_evidence.evidence.standing import StandingInputs, standing
 from dispute_evidence.policies import StandingPolicy
+from dispute_evidence.standing.ce3_coverage import coverage
+from dispute_evidence.standing.counts import StandingInputs, standing
 from dispute_evidence.state.store import StateStore
 
 NOW = datetime(2026, 7, 10, 12, tzinfo=UTC)
@@ -207,7 +207,7 @@ def test_counts_kept_by_another_process_meanwhile_are_not_added_twice(tmp_path):
     with StateStore(tmp_path / "s.sqlite3") as store:
         ingest(store, "payments-1.csv", {"payments": pd.DataFrame([row])})
         change = pd.DataFrame([{"source": "payments", "month": "2026-02", "network": "visa",
-                                "transactions": 1}])  # fmt: skip
+                                "descriptor": "", "transactions": 1}])  # fmt: skip
         assert store.standing.keep_standing_counts(0, 1, change, set(), set())
         assert not store.standing.keep_standing_counts(0, 1, change, set(), set())  # the slower one
         assert list(store.standing.standing_counts().counts["transactions"]) == [1]

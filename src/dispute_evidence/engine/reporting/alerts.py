@@ -24,8 +24,8 @@ from dispute_evidence.engine.prepare.case import CaseReader, case_reader
 from dispute_evidence.engine.session import AlertSink
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.evidence.completeness import assess_case
-from dispute_evidence.evidence.standing import Standing
 from dispute_evidence.policies import AlertPolicy
+from dispute_evidence.standing.counts import Standing
 from dispute_evidence.state.holders import (
     HasAlerts,
     HasDisputes,

@@ -1,5 +1,5 @@
 """An alert the first run a month's dispute ratio crosses `watch` or `over` on a network
-(evidence/standing.py decides the status), through the same doors as the deadline alerts
+(standing/counts.py decides the status), through the same doors as the deadline alerts
 (engine/reporting/alerts.py: an event, one message through the `[alerts] block`, by the run's sink).
 
 Once per month, network and level: the state keeps each alert sent in `alerts_sent`, its
@@ -21,10 +21,10 @@ import pandas as pd
 from dispute_evidence import clock
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.reporting import alerts
-from dispute_evidence.engine.reporting.standing import merchant_standing
+from dispute_evidence.engine.reporting.standing_read import merchant_standing
 from dispute_evidence.engine.session import AlertSink
-from dispute_evidence.evidence.standing import FRAUD_COUNTED, NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
+from dispute_evidence.standing.counts import FRAUD_COUNTED, NAMES, Standing, status_line
 from dispute_evidence.state.holders import HasAlerts, HasRecords, HasScoped, HasStanding
 from dispute_evidence.state.ports import AlertLedger
 
@@ -49,7 +49,7 @@ class Crossing:
     threshold: float | None
     transactions: int
     events: int
-    row: Any  # the table's row (evidence/standing.py's status_line words it)
+    row: Any  # the table's row (standing/counts.py's status_line words it)
 
     @property
     def key(self) -> str:

@@ -1,5 +1,6 @@
 """What the standing keeps night to night, so a steady night reads what arrived, not the year
-(issue 40): settled transactions counted per source, month and network, brought up to date
+(issue 40): settled transactions counted per source, month, network and statement descriptor
+(v24), brought up to date
 from the rows ingested since (and the other versions of their keys: a row dropped again with
 a new date or status moves its count), the charges whose latest row says disputed, and the CE
 3.0 coverage, worked out again when the orders and charges grew by REFRESH_SHARE or it is
@@ -19,16 +20,17 @@ from typing import Protocol
 import pandas as pd
 
 from dispute_evidence.evidence.ce3 import ELEMENTS, transactions
-from dispute_evidence.evidence.ce3_coverage import Coverage, coverage
-from dispute_evidence.evidence.standing import (
+from dispute_evidence.standing.ce3_coverage import Coverage, coverage
+from dispute_evidence.standing.counts import (
     Counted,
     disputed_charge_ids,
     settled_charges,
     settled_orders,
     transaction_delta,
 )
+from dispute_evidence.standing.fraud_checks import CHARGE_FIELDS
 from dispute_evidence.state.holders import HasRecords, HasScoped, HasStanding
-from dispute_evidence.state.standing import KeptCoverage
+from dispute_evidence.state.standing_counts import KeptCoverage
 
 
 class StandingKeptParts(HasRecords, HasScoped, HasStanding, Protocol):
@@ -39,23 +41,25 @@ class StandingKeptParts(HasRecords, HasScoped, HasStanding, Protocol):
 SOURCES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.DataFrame], tuple[str, ...]]] = {
     "payments": ("payment_id", settled_charges,
                  ("order_number", "paid_at", "payment_status", "captured", "card_brand",
-                  "dispute_reason", "dispute_date", "dispute_status")),
+                  "dispute_reason", "dispute_date", "dispute_status", "statement_descriptor")),
     "orders": ("order_number", settled_orders, ("order_date", "financial_status")),
 }  # fmt: skip
 # what the disputes' side reads of the charges it names: the counts' columns, and the amounts
-# a fraud chargeback only the payments export knows is priced by (Mastercard EFM)
-PAYMENTS = (*SOURCES["payments"][2], "payment_amount", "currency")
+# a fraud chargeback only the payments export knows is priced by (Mastercard EFM), and the
+# disputed charge's card checks and 3-D Secure (standing/fraud_checks.py)
+PAYMENTS = (*SOURCES["payments"][2], "payment_amount", "currency", *CHARGE_FIELDS)
 # what ce3.transactions reads of each kind, for the CE 3.0 coverage
 HISTORY = {
     "orders": ("order_number", "order_date", "order_total", "price", "quantity", "currency_code",
                "financial_status", "refunded_amount", "payment_reference", "customer_email",
-               "card_fingerprint", *ELEMENTS, "_seq"),
+               "card_fingerprint", "device_fingerprint", *ELEMENTS, "_seq"),
     "payments": ("payment_id", "payment_intent", "order_number", "paid_at", "payment_amount",
                  "amount_refunded", "currency", "payment_status", "dispute_status",
-                 "dispute_reason", "card_brand", "customer_email", "card_fingerprint", *ELEMENTS),
+                 "dispute_reason", "card_brand", "customer_email", "card_fingerprint",
+                 "device_fingerprint", *ELEMENTS),
     "disputes": ("order_number",),
 }  # fmt: skip
-COUNTS = ["source", "month", "network", "transactions"]
+COUNTS = ["source", "month", "network", "descriptor", "transactions"]
 REFRESH_SHARE = 0.05  # the CE 3.0 coverage is worked out again when rows grew by 5%...
 REFRESH_DAYS = 7  # ... or it is a week old (its 120-365-day window moves a day a night)
 CHANGED_BY = ("orders", "payments", "disputes")  # the rows it reads (a dispute: not a prior)
@@ -102,7 +106,7 @@ def _arrived(
 
 def _added(counts: pd.DataFrame, change: pd.DataFrame) -> pd.DataFrame:
     both = pd.concat([counts, change], ignore_index=True)
-    summed = both.groupby(COUNTS[:3], sort=False)["transactions"].sum().reset_index()
+    summed = both.groupby(COUNTS[:4], sort=False)["transactions"].sum().reset_index()
     return summed.loc[summed["transactions"] != 0]
 
 

@@ -1,4 +1,4 @@
-"""What wins (evidence/wins.py), from the disputes won or lost: each one's letter points,
+"""What wins (standing/win_rates.py), from the disputes won or lost: each one's letter points,
 worked out once per payload and documents and kept in the state (table letter_points), since a
 decided dispute's letter no longer changes and a year of them rebuilt every night would be
 the report's largest cost."""
@@ -12,8 +12,8 @@ from typing import Protocol
 import pandas as pd
 
 from dispute_evidence.evidence.case import CaseFacts
-from dispute_evidence.evidence.wins import letter_points, wins_table
 from dispute_evidence.policies import outcome
+from dispute_evidence.standing.win_rates import letter_points, wins_table
 from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.kept import KeptKinds
 

@@ -1,4 +1,4 @@
-"""The merchant's standing, from what the state holds, handed to evidence/standing.py (the
+"""The merchant's standing, from what the state holds, handed to standing/counts.py (the
 pure part): the settled transactions as counted and kept night to night, the disputes, the
 charges they and the fraud reports name, the API's opening dates and statuses, and the CE 3.0
 verdicts (engine/reporting/standing_kept.py keeps the counts and the CE 3.0 coverage)."""
@@ -14,9 +14,9 @@ from dispute_evidence.engine.reporting.standing_kept import (
     kept_transactions,
     named_charges,
 )
-from dispute_evidence.evidence.ce3_coverage import Coverage
-from dispute_evidence.evidence.standing import Standing, StandingInputs, standing
 from dispute_evidence.policies import StandingPolicy
+from dispute_evidence.standing.ce3_coverage import Coverage
+from dispute_evidence.standing.counts import Standing, StandingInputs, standing
 from dispute_evidence.state.holders import HasRecords, HasScoped, HasStanding
 
 
