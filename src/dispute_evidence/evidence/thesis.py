@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.credit_lead import credit_lead
 from dispute_evidence.evidence.letter_facts import FILE, Facts, quoted
 from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
@@ -137,6 +138,12 @@ def policy_terms(facts: Facts) -> Sentence | None:
     return policy_refusal(facts)
 
 
+def digital_delivery(facts: Facts) -> Sentence | None:
+    """A licence, a download, an account: delivered by use (the access log, issue 44 item 10)."""
+    said = R.digital_delivery(facts)
+    return said[0] if said else None
+
+
 def distinct_charges(facts: Facts) -> Sentence | None:
     said = facts.distinct_charges()
     return said[0] if said else None
@@ -155,6 +162,7 @@ THESES: dict[str, Callable[[Facts], Sentence | None]] = {
         policy_refusal,
         policy_terms,
         distinct_charges,
+        digital_delivery,
     )  # fmt: skip
 }
 
