@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.credit_lead import credit_lead
-from dispute_evidence.evidence.letter_facts import FILE, Facts, quoted
+from dispute_evidence.evidence.letter_facts import FILE, Facts, partly_credited, quoted
 from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
 from dispute_evidence.evidence.playbooks import claim_words, playbook_for
 from dispute_evidence.evidence.sentence import Sentence
@@ -122,7 +122,7 @@ def as_sold(facts: Facts) -> Sentence | None:
 def credit(facts: Facts) -> Sentence | None:
     """A credit already made on the order: its amount, date and reference."""
     dated = [x for x in facts.case.credits if x.amount]
-    if not dated:
+    if not dated or partly_credited(facts.case):  # a partial credit answers only its part
         return None
     x = dated[0]
     return Sentence(f"a refund of {x.words()} was already issued on this order.", x.source)
