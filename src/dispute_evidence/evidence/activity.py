@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.evidence.digital import is_digital
+from dispute_evidence.evidence.digital import DIGITAL
 from dispute_evidence.evidence.facts import Activity
 
 MAX_KEPT = 12  # events kept per dispute: the first two and the latest ten (all are counted)
@@ -93,10 +93,11 @@ class ActivityLog:
             if ships is not None and not ships.empty:
                 shipped = set(ships["order_number"].astype(str))
             titles = orders.get("product_title", pd.Series("", index=orders.index))
-            by_order = titles.fillna("").astype(str).groupby(orders["order_number"].astype(str))
+            named = titles.fillna("").astype(str).str.contains(DIGITAL)  # vectorised: one pass
+            digital = named.groupby(orders["order_number"].astype(str)).any()
             for row in orders.drop_duplicates("order_number").to_dict("records"):
                 number = str(row["order_number"])
-                if not is_digital(by_order.get_group(number), number in shipped):
+                if number in shipped or not digital.get(number, False):
                     continue
                 at = _time(row.get("order_date"))
                 for k in self.accounts(number, str(row.get("customer_email") or "")):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_DIGITAL = re.compile(
+DIGITAL = re.compile(
     r"licen[cs]e|download|digital|software|\bsaas\b|subscription|\bplan\b|membership|"
     r"e-?book|\bapp\b|online course|\baccess\b|\baccount\b|\bseats?\b|plug-?in|template|"
     r"gift ?card|\bkey\b|e-?voucher",
@@ -22,7 +22,7 @@ _DELIVERY = re.compile(r"download|activat|install|redeem|key (?:issued|sent)|acc
 
 def digital_titles(titles: Iterable[str]) -> bool:
     """Whether an order's lines name a licence, a download, a plan or an account."""
-    return any(_DIGITAL.search(t or "") for t in titles)
+    return any(DIGITAL.search(t or "") for t in titles)
 
 
 def is_digital(titles: Iterable[str], shipped: bool) -> bool:

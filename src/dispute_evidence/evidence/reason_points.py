@@ -284,11 +284,13 @@ def digital_delivery(f: Cites) -> list[Sentence]:
     whose = f"the account {used[0].account}" if used[0].account else "the customer's account"
     after = f" after the purchase on {start}" if start else ""
     if not delivered:
-        return [Sentence(f"the access log shows {whose} used {count} time"
+        return [Sentence(f"the access log (its events listed on the data sheet) shows {whose} "
+                         f"used {count} time"
                          f"{'s' * (count != 1)}{after}, the first {_use(used[0])}.",
                          ACTIVITY)]  # fmt: skip
     text = (
-        f"the access log shows order {c.order_number} delivered to {whose}{after}: "
+        f"the access log (its events listed on the data sheet) shows order {c.order_number} "
+        f"delivered to {whose}{after}: "
         f"{_uses(delivered)}"
     )
     rest = [a for a in used if a not in delivered]

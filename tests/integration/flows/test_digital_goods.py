@@ -6,10 +6,23 @@ same customer's order of physical goods."""
 
 from __future__ import annotations
 
+import io
+
+from pypdf import PdfReader
+
 from tests.engine.helpers import write_rows
 from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.ingest.layouts import write_csv
 from tests.integration.flows.test_case_wins import _arguing, _letter, _rows
+
+
+def _summary(sb, pid: str) -> str:
+    """The whole summary PDF the API received (letter and data sheet), as its text."""
+    name = [f["file_name"] for f in sb.snapshot()[pid]["files"] if "summary" in f["file_name"]][-1]
+    sql = "SELECT content FROM files WHERE file_name = ?"
+    body = sb.call(lambda store: bytes(store._db.execute(sql, (name,)).fetchone()[0]))
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages).split())
+
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name", "shipping_address", "order_date"]  # fmt: skip
@@ -52,13 +65,18 @@ def test_a_licence_leads_with_its_download_and_its_log_is_never_a_parcels(
     licence = _letter(sb, "dp_test_0")
     body = licence.split("To the reviewer of this dispute,", 1)[1]
     assert body.strip().startswith(
-        "The cardholder says the goods were not received; the access log shows order 5000 "
+        "The cardholder says the goods were not received; the access log (its events listed on "
+        "the data sheet) shows order 5000 "
         "delivered to the account ben@example.com after the purchase on 2026-11-03: download on "
         "2026-11-03 10:15 UTC and licence activated on 2026-11-03 10:21 UTC, both from IP "
         "address 203.0.113.7, device mac-7f3a; the account was used 4 times in all, the latest "
         "export project on 2026-11-18 08:44 UTC."
     ), body[:600]
     assert "licence activated on 2026-11-03 10:21 UTC" in _arguing(licence)  # never dropped
+    assert "2026-11-03: Download and licence activated (access log)." in licence, licence
+    sheet = _summary(sb, "dp_test_0").split("Evidence summary: dispute", 1)[1]
+    assert "The account's use (access log: ben@example.com)" in sheet, sheet
+    assert "2026-11-03 10:21 licence activated 203.0.113.7 mac-7f3a" in sheet, sheet
     status = str(table.loc["dp_test_0", "Status"])
     for parcel in ("carrier", "tracking number", "ship date", "delivery confirmed"):
         assert parcel not in status, status  # a download is not asked for a carrier
