@@ -28,7 +28,7 @@ __all__ = ["TOKEN", "seed_rows"]  # tests import them from here too
 # server; `make test-fast` runs only these), `tests/integration/` (a server over loopback: the
 # sandbox, a Prefect server, a local receiver), `tests/e2e/` (processes: the CLI as a
 # subprocess, chromium, tesseract, PostgreSQL, fleet workers). Below each, the area
-# (`engine/`, `flows/`, ...); helpers shared across tiers stay in `tests/<area>/` (no tests).
+# (`engine/`, `flows/`, ...); helpers shared across tiers live in `tests/support/` (no tests).
 # A test's folder is its tier, marked `unit`, `integration` or `e2e` (so `-m unit` still
 # works). What a test needs is checked against its folder: the fixtures it uses (below) or its
 # own or its module's marker (`integration`, `e2e`, or `sandbox_server`, `prefect`, `fleet`,

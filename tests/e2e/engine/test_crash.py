@@ -18,7 +18,7 @@ from dispute_evidence.sandbox.app import STATS_KEY
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.e2e.engine.test_engine import assert_exact
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 ROOT = Path(__file__).resolve().parents[3]
 KILLS = 20
@@ -41,7 +41,7 @@ def test_sigkill_at_random_moments_then_resume(sandbox_factory, tmp_path):
     # this checkout's code, not whichever the venv has installed (an editable install of another)
     code = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
     env = {**os.environ, "DISPUTE_API_TOKEN": TOKEN, "PYTHONPATH": code}
-    cmd = [sys.executable, "-m", "tests.engine.crash_runner", str(inbox), str(state), sb.base_url]
+    cmd = [sys.executable, "-m", "tests.support.crash_runner", str(inbox), str(state), sb.base_url]
     rng = random.Random(11)
     killed = finished_early = 0
     lines: list[str] = []

@@ -13,7 +13,7 @@ from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_ste
 from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, options, run_once, write_rows
+from tests.support.engine_helpers import make_inbox, options, run_once, write_rows
 
 
 def assert_exact(snapshot: dict, store: StateStore, n: int, files: int) -> None:

@@ -15,7 +15,7 @@ from dispute_evidence.state.store import StateStore
 from support.pg import free_port, postgres_missing, throwaway_postgres
 from tests.conftest import TOKEN, seed_rows
 from tests.e2e.engine.test_engine import assert_exact
-from tests.engine.helpers import make_inbox, options, run_once
+from tests.support.engine_helpers import make_inbox, options, run_once
 from tests.support.ledger_contract import CONTRACT, Clock, store_seeded
 
 # a PostgreSQL cluster of its own (a process), or loopback sockets that refuse or say nothing

@@ -15,7 +15,7 @@ import pytest
 
 from support.pg import PG_BIN, free_port, postgres_missing
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 AS_PG = ["runuser", "-u", "postgres", "--"]
 

@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, text
 
 from dispute_evidence.state.store import StateStore
 from tests.e2e.engine.test_postgres import postgres_url  # noqa: F401 (the throwaway cluster)
-from tests.engine.past_states import describe
+from tests.support.past_states import describe
 from tests.unit.engine.test_upgrade_every_version import VERSIONS, _upgraded
 
 

@@ -21,8 +21,8 @@ from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore
 from flows.alerting import PrefectAlerts
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import ingest_inbox_step, make_inbox, options, write_rows
 from tests.integration.flows.test_alerts import Receiver
+from tests.support.engine_helpers import ingest_inbox_step, make_inbox, options, write_rows
 
 SECRET = "s3cr3t-K3y-7731"
 

@@ -20,7 +20,7 @@ from dispute_evidence.evidence.limits import PacketPolicy
 from dispute_evidence.state.store import StateStore
 from support.docfixtures import heavy_pdf, pdf_of, text_pdf
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, options, write_rows
+from tests.support.engine_helpers import make_inbox, options, write_rows
 
 SHIPMENTS = ["order_number", "tracking_number", "carrier", "delivered_at", "delivery_status"]
 

@@ -18,7 +18,7 @@ import pytest
 from dispute_evidence.sandbox import SandboxConfig
 from tests.conftest import TOKEN, seed_rows
 from tests.e2e.flows.test_packet import pdf_of, png
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -52,7 +52,7 @@ def test_sigkill_while_packets_are_sending_then_resume_sends_each_once(sandbox_f
     code = os.pathsep.join([str(ROOT / "src"), str(ROOT)])  # this checkout's code (test_crash)
     env = {**os.environ, "DISPUTE_API_TOKEN": TOKEN, "PYTHONPATH": code,
            "CRASH_UPLOAD": "packet"}  # fmt: skip
-    cmd = [sys.executable, "-m", "tests.engine.crash_runner", str(inbox), str(state), sb.base_url]
+    cmd = [sys.executable, "-m", "tests.support.crash_runner", str(inbox), str(state), sb.base_url]
     rng = random.Random(13)
     killed_while_sending = 0
     for round_ in range(8):

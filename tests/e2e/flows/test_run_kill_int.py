@@ -12,8 +12,8 @@ import time
 
 from dispute_evidence.sandbox import SandboxConfig
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
 from tests.integration.flows.test_bad_input_fs import cli_env
+from tests.support.engine_helpers import make_inbox
 
 
 def test_a_background_run_with_sigint_ignored_stops_on_kill_int(sandbox_factory, tmp_path):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 
 def _group_alive(pgid: int) -> bool:

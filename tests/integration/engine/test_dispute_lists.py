@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
-from tests.engine.helpers import engine_pass, make_inbox, write_rows
+from tests.support.engine_helpers import engine_pass, make_inbox, write_rows
 
 HEADER = ["provider_dispute_id", "order_number", "reason"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, options, run_once
+from tests.support.engine_helpers import make_inbox, options, run_once
 
 
 async def test_a_payload_the_model_refuses_fails_that_dispute_only(sandbox_factory, tmp_path):

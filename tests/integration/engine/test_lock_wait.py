@@ -16,7 +16,7 @@ from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore, open_read_only
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 ROOT = Path(__file__).resolve().parents[3]
 

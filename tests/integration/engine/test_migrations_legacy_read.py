@@ -8,7 +8,7 @@ import sqlite3
 import orjson
 
 from dispute_evidence.state.store import StateStore
-from tests.engine.old_state import as_version
+from tests.support.old_state import as_version
 
 
 def test_a_version_18_state_without_facts_reads_its_payloads_by_the_legacy_path(
@@ -21,7 +21,7 @@ def test_a_version_18_state_without_facts_reads_its_payloads_by_the_legacy_path(
     from dispute_evidence.engine.prepare.facts import facts_of
     from dispute_evidence.evidence.wire import legacy_facts_from_payload
     from tests.conftest import seed_rows
-    from tests.engine.helpers import engine_pass, make_inbox
+    from tests.support.engine_helpers import engine_pass, make_inbox
 
     sb = sandbox_factory(rows=seed_rows(2))
     inbox = tmp_path / "inbox"

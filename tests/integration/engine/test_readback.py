@@ -16,7 +16,7 @@ from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
-from tests.engine.helpers import engine_pass, make_inbox
+from tests.support.engine_helpers import engine_pass, make_inbox
 
 POLICY = ReadPolicy()
 

@@ -28,7 +28,7 @@ from dispute_evidence.state.schema import disputes, evidence_files
 from dispute_evidence.state.store import StateStore
 from support.docfixtures import text_pdf
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import write_rows
+from tests.support.engine_helpers import write_rows
 
 PERSONAL = {
     "customer_name": "Ann Smith",

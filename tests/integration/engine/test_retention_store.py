@@ -12,8 +12,8 @@ from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.settings import RunRequest, load_settings
 from support.docfixtures import text_pdf
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import write_rows
 from tests.integration.flows.test_store_documents import ORDERS, POLICY_V1, POLICY_V2, _sha
+from tests.support.engine_helpers import write_rows
 
 
 def _disputes(inbox, n: int) -> None:

@@ -20,7 +20,7 @@ from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
+from tests.support.engine_helpers import make_inbox, write_rows
 
 POSTS = ("POST /v1/disputes/update-evidence", "POST /v1/files/upload")
 
@@ -214,7 +214,7 @@ def test_the_sweep_never_sends_after_the_deadline_nor_incomplete_evidence(tmp_pa
     from dispute_evidence.engine.prepare.build import prepare_step
     from dispute_evidence.engine.review.approval import review_step
     from dispute_evidence.policies import ReviewPolicy
-    from tests.engine.helpers import ingest_inbox_step, options
+    from tests.support.engine_helpers import ingest_inbox_step, options
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 2)
@@ -280,7 +280,7 @@ def test_held_is_a_checked_state_only_release_leaves_it(tmp_path):
     make_inbox(inbox, 1)
     with StateStore(tmp_path / "s.sqlite3") as store:
         from dispute_evidence.engine.prepare.build import prepare_step
-        from tests.engine.helpers import ingest_inbox_step, options
+        from tests.support.engine_helpers import ingest_inbox_step, options
 
         opts = options(inbox)
         prepare_step(store, opts, ingest_inbox_step(store, opts, "r"), "r", rebuild=True)

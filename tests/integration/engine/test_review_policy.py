@@ -16,7 +16,7 @@ from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
+from tests.support.engine_helpers import make_inbox, write_rows
 
 HOLD = "DISPUTE_EVIDENCE_REVIEW__HOLD"
 SWEEP = "DISPUTE_EVIDENCE_REVIEW__SEND_BEFORE_DEADLINE_HOURS"

@@ -15,7 +15,7 @@ from dispute_evidence.evidence.summary_pdf import summary_pdf
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
-from tests.engine.helpers import engine_pass, make_inbox, write_rows
+from tests.support.engine_helpers import engine_pass, make_inbox, write_rows
 
 
 def _run(store: StateStore, base_url: str, inbox: Path):

@@ -22,7 +22,7 @@ from dispute_evidence.evidence.advice import (
 from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import engine_pass, make_inbox, write_rows
+from tests.support.engine_helpers import engine_pass, make_inbox, write_rows
 
 FEE = AdvicePolicy(dispute_fee=15)
 

@@ -10,7 +10,7 @@ from dispute_evidence.cli import app
 from dispute_evidence.evidence.advice import AdvicePolicy, OwnOutcomes, advise
 from dispute_evidence.exits import EXIT_NEEDS_YOU, EXIT_OK
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
+from tests.support.engine_helpers import make_inbox, write_rows
 
 WHY = (
     "held: amount unknown (no disputed amount in the disputes list, so it is neither under nor "

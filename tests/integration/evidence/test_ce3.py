@@ -15,8 +15,8 @@ from dispute_evidence.evidence.ce3 import NO_IP_OR_DEVICE, History, ce3_summary
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
-from tests.engine.helpers import engine_pass
-from tests.ingest.layouts import SHOPIFY_79, STRIPE_PAYMENTS, write_csv
+from tests.support.engine_helpers import engine_pass
+from tests.support.export_layouts import SHOPIFY_79, STRIPE_PAYMENTS, write_csv
 
 DISPUTED_AT = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 HOME = {"Shipping Address1": "1 Main St", "Shipping City": "Boston", "Shipping Zip": "'02108",
@@ -164,7 +164,7 @@ def test_a_state_from_before_a_new_column_takes_exports_that_have_it(sandbox_fac
     is brought to the schema's shape when it opens; the export that has the field is read."""
     import sqlite3
 
-    from tests.engine.old_state import as_version
+    from tests.support.old_state import as_version
 
     sb = sandbox_factory(rows=seed_rows(1, prefix="dp_ce3_"))
     inbox = tmp_path / "inbox"

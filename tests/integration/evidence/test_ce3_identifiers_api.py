@@ -13,7 +13,7 @@ def test_the_api_gets_ce3_only_for_the_real_match_and_every_dispute_once(sandbox
     from dispute_evidence.policies import ReviewPolicy
     from dispute_evidence.state.store import StateStore
     from tests.conftest import seed_rows
-    from tests.engine.helpers import engine_pass
+    from tests.support.engine_helpers import engine_pass
 
     rows = seed_rows(3, prefix="dp_")
     for row, number in zip(rows, ("7000", "8000", "6000"), strict=True):

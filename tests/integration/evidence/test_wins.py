@@ -17,7 +17,7 @@ from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.reports.wins import write_wins
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
-from tests.engine.helpers import engine_pass, make_inbox, write_rows
+from tests.support.engine_helpers import engine_pass, make_inbox, write_rows
 
 POD = frozenset({"signed_pod", "exhibit:proof_of_delivery"})
 

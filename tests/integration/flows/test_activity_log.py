@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from tests.conftest import seed_rows
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
-from tests.ingest.layouts import write_csv, write_xlsx
 from tests.integration.evidence.test_ce3 import DISPUTED_AT, HISTORY, write_scenario
 from tests.integration.flows.test_case_wins import _arguing, _letter, _rows
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
+from tests.support.export_layouts import write_csv, write_xlsx
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name", "order_date"]  # fmt: skip

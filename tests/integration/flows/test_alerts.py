@@ -19,7 +19,7 @@ from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from flows.alerting import PrefectAlerts
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
+from tests.support.engine_helpers import make_inbox, write_rows
 
 PREFECT = PrefectAlerts()  # the sink the CLI and the flows hand the engine
 
@@ -152,7 +152,7 @@ def test_events_name_the_dispute_and_a_broken_block_is_reported_and_retried(
                [["dp_test_0", "#9999", iso(now + timedelta(hours=5))]])  # fmt: skip
     with StateStore(tmp_path / "s.sqlite3") as store:
         from dispute_evidence.engine.prepare.build import prepare_step
-        from tests.engine.helpers import ingest_inbox_step, options
+        from tests.support.engine_helpers import ingest_inbox_step, options
 
         opts = options(inbox)
         prepare_step(store, opts, ingest_inbox_step(store, opts, "r"), "r", rebuild=True)

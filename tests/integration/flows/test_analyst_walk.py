@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
+from tests.support.engine_helpers import make_inbox, write_rows
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name"]  # fmt: skip

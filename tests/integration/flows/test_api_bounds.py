@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.sandbox import SandboxConfig
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import make_inbox
 
 pytestmark = pytest.mark.timeout(90)  # before the fix, item 9's run never ended
 

@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import latest_disputes
-from tests.flows.cli_helpers import use_sandbox as _api
+from tests.support.cli_helpers import latest_disputes
+from tests.support.cli_helpers import use_sandbox as _api
+from tests.support.engine_helpers import make_inbox, write_rows
 
 HELD = "held: the API's view of this dispute differs from the disputes list"
 

@@ -19,7 +19,7 @@ from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.testing import MockTransport, respond
 from dispute_evidence.cli import app
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 URL = "http://127.0.0.1:9/v1"
 

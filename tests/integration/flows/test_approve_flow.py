@@ -9,7 +9,7 @@ from dispute_evidence.inbox import default_state
 from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 
 def test_the_approve_flow_approves_what_it_names_and_fails_on_an_unknown_id(

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.names import visible
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
+from tests.support.engine_helpers import make_inbox, write_rows
 
 GOOD = 6
 PDF = b"%PDF-1.4\nextra evidence\n"

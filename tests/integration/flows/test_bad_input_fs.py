@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 GOOD = 4
 PDF = b"%PDF-1.4\nextra evidence\n"

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from support.docfixtures import scan_png, text_pdf
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import use_sandbox
+from tests.support.cli_helpers import use_sandbox
+from tests.support.engine_helpers import make_inbox, write_rows
 from tests.unit.evidence.test_reading import needs_ocr
 
 EMAIL, CHAT, RECEIPT = "4111111111111111", "5555555555554444", "378282246310005"

@@ -21,10 +21,10 @@ from PIL import Image
 from pypdf import PdfReader, PdfWriter
 
 from support.docfixtures import text_pdf
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import _inbox, _rows
 from tests.integration.flows.test_product_as_sold import HEADER
+from tests.support.cli_helpers import run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 PAN = "4539148803436467"  # Visa, passes Luhn
 SPACED = "4539 1488 0343 6467"

@@ -15,8 +15,8 @@ from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore
 from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import make_inbox, write_rows
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name", "shipping_address", "order_date"]  # fmt: skip

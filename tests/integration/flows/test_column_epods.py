@@ -17,8 +17,8 @@ from pypdf import PdfReader
 from support.docfixtures import columns_pdf, text_pdf
 from support.pod_corpus import BLUE_DART, DELHIVERY
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import make_inbox, write_rows
 
 ORDERS = [
     "order_number",

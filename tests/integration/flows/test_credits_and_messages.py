@@ -11,8 +11,6 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from support.docfixtures import text_pdf
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import (
     PAYMENTS,
     _approve_and_read,
@@ -21,6 +19,8 @@ from tests.integration.flows.test_case_wins import (
     _letter,
     _rows,
 )
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 DISPUTES = ["provider_dispute_id", "order_number", "reason", "amount", "currency", "dispute_date",
             "statement"]  # fmt: skip

@@ -11,7 +11,7 @@ from dispute_evidence.problems import ProblemKind
 from dispute_evidence.reports.wording import HEADING
 from support.docfixtures import hang_pdf, locked_pdf, scan_png, text_pdf
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 from tests.unit.evidence.test_reading import needs_ocr
 
 MATCHED = HEADING[ProblemKind.EVIDENCE_MATCHED_BY_CONTENT]

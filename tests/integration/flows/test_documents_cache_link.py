@@ -4,9 +4,9 @@ it was skipped without a word. The real CLI against the local API over loopback.
 
 from __future__ import annotations
 
-from tests.flows.cli_helpers import run_cli
 from tests.integration.flows.test_state_lines import one_dispute_with_a_policy
 from tests.integration.flows.test_store_documents import _problems
+from tests.support.cli_helpers import run_cli
 
 
 def test_a_linked_documents_cache_is_said_and_never_written_through(

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 

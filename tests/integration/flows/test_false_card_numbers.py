@@ -7,9 +7,9 @@ are uploaded, not held. The real CLI against the local API over loopback."""
 from __future__ import annotations
 
 from support.docfixtures import text_pdf
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import ORDERS, _rows
+from tests.support.cli_helpers import run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 ORDER = "4929123456789015"  # 16 digits, Visa's prefix, passes Luhn
 TRACKING = "5377123456789019"  # 16 digits, Mastercard's prefix, passes Luhn

@@ -20,7 +20,7 @@ from dispute_evidence.reports import escape_cell
 from dispute_evidence.settings import RunRequest
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
+from tests.support.engine_helpers import make_inbox, write_rows
 
 SAMPLE = Path(__file__).resolve().parents[3] / "sample_data"
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 
 @contextlib.contextmanager

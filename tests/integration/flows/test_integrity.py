@@ -29,8 +29,8 @@ from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.state.status import FileStatus
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, options
 from tests.integration.flows.test_bad_input_fs import assert_sent_once, cli_env, expected_files
+from tests.support.engine_helpers import make_inbox, options
 
 PLANTED = b"%PDF-1.4\nplanted by someone else\n"
 

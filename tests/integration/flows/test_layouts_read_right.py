@@ -11,9 +11,9 @@ import pandas as pd
 from pypdf import PdfReader
 
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
-from tests.ingest.layouts import write_csv
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import make_inbox, write_rows
+from tests.support.export_layouts import write_csv
 
 REFUNDS_LOG = ["Order Number", "Payment ID", "Refund Amount", "Refunded On", "Reason", "Processed by"]  # fmt: skip
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",

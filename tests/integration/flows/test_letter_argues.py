@@ -14,9 +14,9 @@ from pypdf import PdfReader
 
 from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import run_cli as _run
-from tests.flows.cli_helpers import use_sandbox as _api
+from tests.support.cli_helpers import run_cli as _run
+from tests.support.cli_helpers import use_sandbox as _api
+from tests.support.engine_helpers import make_inbox, write_rows
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name", "shipping_address", "order_date"]  # fmt: skip

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import _inbox, _letter, _rows
+from tests.support.cli_helpers import run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 NOTES = "INTERNAL: customer says headphones never came, manager ok'd a goodwill credit"
 REFUND_WHY = ("The deck came back on 14 October with grip tape applied and scuffed wheels; our "

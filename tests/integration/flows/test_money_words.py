@@ -4,9 +4,9 @@ against the local API over loopback."""
 
 from __future__ import annotations
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import ORDERS, _inbox, _letter, _rows
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 PAYMENTS = ["payment_id", "order_number", "paid_at", "payment_amount", "amount_refunded",
             "refunded_at", "payment_status"]  # fmt: skip

@@ -22,7 +22,7 @@ from dispute_evidence.served import healthy
 from dispute_evidence.settings import RunRequest
 from support.pg import free_port
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 
 def _run(*args: str):

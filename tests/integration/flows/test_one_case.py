@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import latest_disputes as _latest
-from tests.flows.cli_helpers import run_cli as _run
-from tests.flows.cli_helpers import use_sandbox as _api
+from tests.support.cli_helpers import latest_disputes as _latest
+from tests.support.cli_helpers import run_cli as _run
+from tests.support.cli_helpers import use_sandbox as _api
+from tests.support.engine_helpers import make_inbox, write_rows
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name", "shipping_address", "order_date"]  # fmt: skip

@@ -13,9 +13,9 @@ import json
 from PIL import Image
 from pypdf import PdfReader
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import _inbox, _letter, _rows
+from tests.support.cli_helpers import run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 # Shopify's products export header, as Admin > Products > Export writes it
 HEADER = ["Handle", "Title", "Body (HTML)", "Vendor", "Product Category", "Type", "Tags",

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import _inbox, _letter, _rows
 from tests.integration.flows.test_product_as_sold import BODY, HEADER, _row
+from tests.support.cli_helpers import run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 WHEELS = "<p>Soft 78A urethane cruiser wheels, 60 mm, set of four.</p>"
 

@@ -4,8 +4,8 @@ against the local API over loopback."""
 from __future__ import annotations
 
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import make_inbox, write_rows
 
 SHOPIFY = ["Name", "Email", "Financial Status", "Currency", "Subtotal", "Total",
            "Created at", "Lineitem quantity", "Lineitem name", "Lineitem price",

@@ -4,8 +4,8 @@ local API over loopback."""
 from __future__ import annotations
 
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import make_inbox, write_rows
 
 # Stripe's real payments export: the shop's metadata as `<key> (metadata)` columns, a
 # database id before the order number

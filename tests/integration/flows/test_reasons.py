@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import ARGUING, _arguing, _letter, _rows
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name", "shipping_address", "billing_address", "order_date"]  # fmt: skip

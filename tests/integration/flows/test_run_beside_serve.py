@@ -13,7 +13,7 @@ import sys
 
 from dispute_evidence.state.store import StateStore, new_owner
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 
 def _run(inbox, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

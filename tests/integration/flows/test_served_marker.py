@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.served import SERVER_MARKER, serve_token_name, write_server_marker
-from tests.engine.helpers import make_inbox
 from tests.integration.flows.test_new_user import _AnyPrefect
+from tests.support.engine_helpers import make_inbox
 
 pytestmark = pytest.mark.integration  # see the tiers in tests/conftest.py
 

@@ -16,8 +16,8 @@ from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore
 from flows.alerting import PrefectAlerts
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
 from tests.integration.flows.test_alerts import Receiver
+from tests.support.engine_helpers import make_inbox, write_rows
 
 NOW = datetime(2026, 11, 20, tzinfo=UTC)
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.settings import RunRequest
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
+from tests.support.engine_helpers import make_inbox, write_rows
 
 HEADER = ["payment_id", "order_number", "paid_at", "payment_status", "card_brand"]
 

@@ -14,8 +14,8 @@ from dispute_evidence.evidence.standing import COLUMNS
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
 from tests.browser import Browser, chromium_missing_reason
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
+from tests.support.cli_helpers import run_cli, use_sandbox
+from tests.support.engine_helpers import make_inbox, write_rows
 
 PAYMENTS = ["payment_id", "order_number", "paid_at", "payment_status", "card_brand",
             "dispute_reason", "dispute_date"]  # fmt: skip

@@ -11,8 +11,8 @@ import pytest
 
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
 from tests.conftest import TOKEN, seed_rows
-from tests.engine.helpers import make_inbox, write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
+from tests.support.cli_helpers import run_cli, use_sandbox
+from tests.support.engine_helpers import make_inbox, write_rows
 
 PAYMENTS = ["payment_id", "order_number", "paid_at", "payment_status", "card_brand"]
 BRANDS = {"Visa Debit": 500, "Visa Electron": 300, "Maestro": 200}

@@ -15,8 +15,8 @@ from dispute_evidence.inbox import default_state
 from dispute_evidence.state.schema import SCHEMA_VERSION
 from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_store_documents import POLICY_V1, _inbox, _problems
+from tests.support.cli_helpers import run_cli, use_sandbox
 
 
 def one_dispute_with_a_policy(sandbox_factory, tmp_path, monkeypatch):

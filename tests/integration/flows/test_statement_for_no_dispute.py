@@ -5,10 +5,10 @@ local API over loopback."""
 
 from __future__ import annotations
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import run_cli
 from tests.integration.flows.test_state_lines import one_dispute_with_a_policy
 from tests.integration.flows.test_store_documents import _problems
+from tests.support.cli_helpers import run_cli
+from tests.support.engine_helpers import write_rows
 
 
 def test_a_statement_for_no_dispute_is_said(sandbox_factory, tmp_path, monkeypatch):

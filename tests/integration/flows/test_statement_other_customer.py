@@ -4,9 +4,9 @@ own address and the shop's are not flagged. The real CLI against the local API o
 
 from __future__ import annotations
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import _inbox, _rows
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 
 def test_a_statement_naming_another_customers_address_is_flagged(

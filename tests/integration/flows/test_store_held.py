@@ -11,8 +11,6 @@ import os
 
 from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.integration.flows.test_store_documents import (
     POLICY_V1,
     _inbox,
@@ -21,6 +19,8 @@ from tests.integration.flows.test_store_documents import (
     _sha,
     _uploaded,
 )
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 POD = ["Blue Dart Express", "Proof of Delivery", "AWB 77312345690", "Order #5001",
        "Delivered on 2025-11-05", "Signed by: Rohith T"]  # fmt: skip

@@ -4,9 +4,9 @@ the local API over loopback."""
 
 from __future__ import annotations
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import PAYMENTS, _inbox, _letter, _rows
+from tests.support.cli_helpers import run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 
 def _payments(inbox, refunded: str) -> None:

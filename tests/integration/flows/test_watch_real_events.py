@@ -10,7 +10,7 @@ import time
 import pytest
 
 from dispute_evidence.watch import InboxWatcher
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 
 def _wait_for(predicate, seconds: float) -> bool:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.sandbox import SandboxConfig
 from tests.conftest import seed_rows
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 REAL_TOKEN = "sk_live_the_real_one_0123456789"
 

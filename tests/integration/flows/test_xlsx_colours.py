@@ -7,8 +7,8 @@ from __future__ import annotations
 from openpyxl import load_workbook
 
 from tests.conftest import seed_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.integration.flows.test_right_evidence import in_transit_inbox
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
 
 YELLOW = "FFEB9C"  # the page's .needs .state
 

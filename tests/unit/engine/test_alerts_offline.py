@@ -14,7 +14,7 @@ from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore
 from flows.alerting import PrefectAlerts
-from tests.engine.helpers import ingest_inbox_step, make_inbox, options, write_rows
+from tests.support.engine_helpers import ingest_inbox_step, make_inbox, options, write_rows
 
 
 def _at_risk_state(tmp_path: Path, now: datetime) -> StateStore:

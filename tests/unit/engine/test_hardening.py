@@ -15,7 +15,7 @@ from dispute_evidence.ingest import ingest_file
 from dispute_evidence.names import upload_name, visible
 from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateDamaged, StateError, StateOfAnotherInbox, StateStore
-from tests.engine.helpers import make_inbox, options, write_rows
+from tests.support.engine_helpers import make_inbox, options, write_rows
 
 
 def tree(root):

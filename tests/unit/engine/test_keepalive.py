@@ -15,7 +15,7 @@ from dispute_evidence.state.store import (
     StateStore,
     new_owner,
 )
-from tests.engine.helpers import make_inbox, options
+from tests.support.engine_helpers import make_inbox, options
 
 
 def _leases(store: StateStore) -> dict[str, float | None]:

@@ -6,7 +6,7 @@ import sqlite3
 
 from dispute_evidence.state.schema import SCHEMA_VERSION
 from dispute_evidence.state.store import StateStore
-from tests.engine.old_state import as_version
+from tests.support.old_state import as_version
 
 
 def test_a_version_1_state_is_migrated_step_by_step(tmp_path):

@@ -15,7 +15,7 @@ from dispute_evidence.engine.prepare.build import BUILD_SOURCE, ingest_inbox_ste
 from dispute_evidence.engine.prepare.rebuild import BUILT_HELD
 from dispute_evidence.state.schema import disputes
 from dispute_evidence.state.store import StateStore
-from tests.engine.helpers import options, write_rows
+from tests.support.engine_helpers import options, write_rows
 
 DISPUTES = ["provider_dispute_id", "order_number", "reason", "response_due_by"]
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code",

@@ -12,7 +12,7 @@ from dispute_evidence.ingest.layouts import FIELDS, NUMBER_FIELDS
 from dispute_evidence.ingest.tables import SOURCE_COLUMNS
 from dispute_evidence.state.schema import RECORD_TABLES, SCHEMA_VERSION
 from dispute_evidence.state.store import StateStore
-from tests.engine.old_state import as_version
+from tests.support.old_state import as_version
 
 
 def _v11_state(url: str) -> None:

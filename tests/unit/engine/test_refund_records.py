@@ -8,7 +8,7 @@ from sqlalchemy import create_engine, inspect
 
 from dispute_evidence.state.schema import RECORD_TABLES
 from dispute_evidence.state.store import StateStore
-from tests.engine.old_state import as_version
+from tests.support.old_state import as_version
 
 V13_PAYMENTS = (
     "payment_id TEXT, order_number TEXT, payment_intent TEXT, paid_at TEXT, payment_amount FLOAT, "

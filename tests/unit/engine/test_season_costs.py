@@ -14,7 +14,7 @@ from dispute_evidence.evidence import build_evidence
 from dispute_evidence.state.kept import KeptView
 from dispute_evidence.state.schema import disputes
 from dispute_evidence.state.store import StateStore
-from tests.engine.helpers import make_inbox, options
+from tests.support.engine_helpers import make_inbox, options
 
 
 def test_an_unchanged_closed_dispute_is_not_written_again(tmp_path):

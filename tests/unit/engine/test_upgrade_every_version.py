@@ -1,6 +1,6 @@
 """A state of every past schema version upgrades to today's (issue 38), on SQLite here and on
 PostgreSQL in tests/e2e/engine/test_upgrade_every_version_postgres.py: its data survive, and its schema is the one a new state gets. The old states are
-built by tests/engine/past_states.py from the frozen steps, each version's schema pinned."""
+built by tests/support/past_states.py from the frozen steps, each version's schema pinned."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sqlalchemy import Connection, MetaData, Table, create_engine, func, select,
 
 from dispute_evidence.state.schema import SCHEMA_VERSION
 from dispute_evidence.state.store import StateStore
-from tests.engine.past_states import ROWS, SCHEMAS, build, describe, fingerprint
+from tests.support.past_states import ROWS, SCHEMAS, build, describe, fingerprint
 
 VERSIONS = range(1, SCHEMA_VERSION + 1)
 

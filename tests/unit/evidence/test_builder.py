@@ -8,7 +8,7 @@ from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.documents.files import match_evidence_files, name_tokens
 from dispute_evidence.evidence import build_evidence
 from dispute_evidence.ingest import ingest_paths
-from tests.ingest.layouts import (
+from tests.support.export_layouts import (
     CHARGE_1001,
     ORDER_1001,
     ORDER_1001_LINE2,

@@ -10,7 +10,13 @@ import pandas as pd
 from dispute_evidence.evidence import build_evidence
 from dispute_evidence.evidence.builder import _number, canonical_json
 from dispute_evidence.ingest import ingest_paths
-from tests.ingest.layouts import ORDER_1001, ORDER_1001_LINE2, ORDER_1002, SHOPIFY_79, write_csv
+from tests.support.export_layouts import (
+    ORDER_1001,
+    ORDER_1001_LINE2,
+    ORDER_1002,
+    SHOPIFY_79,
+    write_csv,
+)
 
 DISPUTES = ["provider_dispute_id", "order_number", "amount"]
 

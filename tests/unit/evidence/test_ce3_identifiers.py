@@ -18,7 +18,7 @@ from dispute_evidence.evidence.ce3 import (
     is_public_ip,
 )
 from dispute_evidence.ingest import ingest_paths
-from tests.ingest.layouts import write_csv
+from tests.support.export_layouts import write_csv
 
 DISPUTED_AT = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "order_date",

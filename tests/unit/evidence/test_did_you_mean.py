@@ -11,7 +11,7 @@ from dispute_evidence.evidence import build_evidence
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.names import NearNames, likeness_key
 from support.scaling import hint_heavy_records
-from tests.ingest.layouts import ORDER_1001, SHOPIFY_79, write_csv
+from tests.support.export_layouts import ORDER_1001, SHOPIFY_79, write_csv
 
 CHECK = ": check the order number in the disputes list)"
 

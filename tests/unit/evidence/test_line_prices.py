@@ -11,7 +11,7 @@ import pandas as pd
 from dispute_evidence.evidence.builder import build_evidence
 from dispute_evidence.evidence.line_prices import ListedPrices
 from dispute_evidence.ingest import ingest_paths
-from tests.ingest.layouts import write_csv
+from tests.support.export_layouts import write_csv
 from tests.unit.ingest.test_orders_without_prices import SHOPIFY_34
 
 PRODUCTS = ["Handle", "Title", "Body (HTML)", "Vendor", "Variant SKU", "Variant Price"]

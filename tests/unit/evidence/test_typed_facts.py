@@ -16,7 +16,7 @@ from dispute_evidence.evidence.wire import (
     stored_facts,
     wire_payload,
 )
-from tests.evidence.wire_samples import built
+from tests.support.wire_samples import built
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.evidence.wire_samples import wire_bodies
+from tests.support.wire_samples import wire_bodies
 
 BEFORE = Path(__file__).parent / "fixtures" / "wire_before.json"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from watchfiles import Change
 
 from dispute_evidence.watch import InboxWatcher
-from tests.engine.helpers import make_inbox
+from tests.support.engine_helpers import make_inbox
 
 
 class Script:

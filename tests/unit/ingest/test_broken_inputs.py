@@ -6,7 +6,7 @@ import pytest
 
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.ingest.mappings import MappingError, parse_mappings
-from tests.ingest.layouts import ORDER_1001, SHOPIFY_79, write_csv, write_xlsx
+from tests.support.export_layouts import ORDER_1001, SHOPIFY_79, write_csv, write_xlsx
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "order_date"]
 GOOD = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.ingest.readers import _sniff_delimiter
-from tests.ingest.layouts import write_csv
+from tests.support.export_layouts import write_csv
 
 # 189 characters, nine semicolons, commas too (so the cell is quoted)
 STATEMENT = (

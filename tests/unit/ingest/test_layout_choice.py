@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from dispute_evidence.ingest import ingest_paths
-from tests.ingest.layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv, write_xlsx
+from tests.support.export_layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv, write_xlsx
 
 READ_AS = "read as"  # how the line starts (ingest/choice.py)
 WORDS = {"refunds": "a refunds log", "payments": "a payments export", "disputes": "a disputes list"}

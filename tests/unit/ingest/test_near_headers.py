@@ -7,7 +7,13 @@ import pytest
 
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.ingest.nearness import near, one_edit_apart
-from tests.ingest.layouts import SHIPSTATION, SHOPIFY_75, SHOPIFY_79, STRIPE_PAYMENTS, write_csv
+from tests.support.export_layouts import (
+    SHIPSTATION,
+    SHOPIFY_75,
+    SHOPIFY_79,
+    STRIPE_PAYMENTS,
+    write_csv,
+)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import tomllib
 
 from dispute_evidence.ingest import ingest_paths
 from dispute_evidence.ingest.mappings import parse_mappings
-from tests.ingest.layouts import ORDER_1001, ORDER_1001_LINE2, SHOPIFY_79, write_csv
+from tests.support.export_layouts import ORDER_1001, ORDER_1001_LINE2, SHOPIFY_79, write_csv
 
 # A real store's export as it came: Shopify's own headers, no Lineitem price, Subtotal or Total
 SHOPIFY_34 = ["Name", "Email", "Financial Status", "Paid at", "Fulfillment Status", "Fulfilled at",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dispute_evidence.ingest import ingest_file
 from dispute_evidence.ingest.layouts import norm_header
 from dispute_evidence.ingest.tables import recognise
-from tests.engine.helpers import write_rows
+from tests.support.engine_helpers import write_rows
 
 
 def _headers(*names: str) -> dict[str, int]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from dispute_evidence.ingest import ingest_inbox, ingest_paths
 from dispute_evidence.ingest.mappings import load_mappings
-from tests.ingest.layouts import (
+from tests.support.export_layouts import (
     CHARGE_1001,
     ORDER_1001,
     ORDER_1001_LINE2,

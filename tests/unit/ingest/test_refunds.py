@@ -6,7 +6,7 @@ from __future__ import annotations
 from dispute_evidence.evidence.facts import Refund
 from dispute_evidence.evidence.payments import refunds_by_order
 from dispute_evidence.ingest import ingest_paths
-from tests.ingest.layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv
+from tests.support.export_layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv
 
 
 def test_stripe_refunded_date_reaches_the_payments_records(tmp_path):

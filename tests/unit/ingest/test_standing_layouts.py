@@ -4,7 +4,7 @@ capture, a disputes list's `initiated_at`, and the fraud-warnings sheets (Stripe
 from __future__ import annotations
 
 from dispute_evidence.ingest import ingest_paths
-from tests.ingest.layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv
+from tests.support.export_layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv
 
 
 def test_the_payments_export_gives_the_dispute_date_and_the_capture(tmp_path):

@@ -12,8 +12,8 @@ from dispute_evidence.cli import app
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import RunReport, write_report
 from dispute_evidence.reports.money import WAITING_FOR_YOU, money
-from tests.engine.helpers import make_inbox
-from tests.ingest.layouts import write_xlsx
+from tests.support.engine_helpers import make_inbox
+from tests.support.export_layouts import write_xlsx
 
 EVIL = '<script>alert(1)</script>"../../x'
 

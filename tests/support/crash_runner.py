@@ -1,4 +1,4 @@
-"""A bare engine run (no Prefect) for the crash test: `python -m tests.engine.crash_runner INBOX STATE URL`.
+"""A bare engine run (no Prefect) for the crash test: `python -m tests.support.crash_runner INBOX STATE URL`.
 
 The test SIGKILLs it at random moments; the token comes from DISPUTE_API_TOKEN. With
 CRASH_UPLOAD=packet it runs in packet mode (tests/e2e/flows/test_packet_kill.py)."""
@@ -14,7 +14,7 @@ from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.engine.delivery.submit import submit_step
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.state.store import StateStore
-from tests.engine.helpers import options
+from tests.support.engine_helpers import options
 
 
 async def main(inbox: Path, state: Path, url: str) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.evidence import BuildResult, build_evidence
 from dispute_evidence.ingest import ingest_paths
-from tests.engine.helpers import write_rows
 from tests.integration.evidence.test_ce3 import write_scenario
+from tests.support.engine_helpers import write_rows
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 MERCHANT = MerchantProfile(
