@@ -10,10 +10,10 @@ import io
 
 from pypdf import PdfReader
 
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
-from tests.ingest.layouts import write_csv
 from tests.integration.flows.test_case_wins import _arguing, _letter, _rows
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
+from tests.support.export_layouts import write_csv
 
 
 def _summary(sb, pid: str) -> str:

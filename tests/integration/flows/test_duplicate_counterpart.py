@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import _letter, _rows
 from tests.integration.flows.test_reasons import ELM, _inbox
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
 
 DISPUTE = [["dp_test_0", "#5000", "duplicate", 129.0, "USD", "2026-10-20"]]
 

@@ -11,8 +11,6 @@ CLI against the local API (the letter read from the PDF the API received):
 from __future__ import annotations
 
 from support.docfixtures import text_pdf
-from tests.engine.helpers import write_rows
-from tests.flows.cli_helpers import latest_disputes, run_cli, use_sandbox
 from tests.integration.flows.test_case_wins import (
     ARGUING,
     _approve_and_read,
@@ -20,6 +18,8 @@ from tests.integration.flows.test_case_wins import (
     _letter,
     _rows,
 )
+from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.engine_helpers import write_rows
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
           "customer_name", "shipping_address", "order_date", "fulfillment_status",
