@@ -152,11 +152,11 @@ def _request(case: CaseFacts, amount: str, playbook: Playbook, conceded: bool = 
     dispute answers it all), else the amount less what was credited in its currency; none for
     a disputed amount of 0 (held: case.py's "nothing disputed"). A letter whose own records
     concede the claim (held as "advice: accept") asks for no reversal: it says it does not
-    contest the dispute."""
+    contest the dispute, unless a credit made before the dispute answers it (it leads)."""
     disputed = case.dispute.amount
     if disputed is not None and abs(disputed) < 0.005:
         return ""
-    if conceded:
+    if conceded and not credit_lead(case):  # a credit before the dispute answers it all
         return NOT_CONTESTED
     if partly_credited(case) and disputed is not None and not credit_lead(case):
         currency, credited = case.dispute.currency or case.currency, case.credit_check.same

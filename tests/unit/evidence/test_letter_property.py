@@ -18,6 +18,7 @@ from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.case import build_case
+from dispute_evidence.evidence.credit_lead import credit_lead
 from dispute_evidence.evidence.letter import (
     NOT_CONTESTED,
     build_letter,
@@ -80,7 +81,7 @@ def test_nothing_conceded_is_argued_and_the_amount_asked_is_what_was_not_credite
         assert letter.request or case.dispute.amount == 0, letter
     if not letter.request:
         return
-    if letter.conceded:
+    if letter.conceded and not credit_lead(case):  # a credit before the dispute leads
         assert letter.request == NOT_CONTESTED, letter.request
         return
     disputed, credited = case.dispute.amount, case.credit_check.same
