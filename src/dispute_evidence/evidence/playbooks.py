@@ -109,9 +109,9 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         Codes(("10.4",), ("4837",), ("F29",)),
         decisive=(
             "avs_rule",
+            "ce3",
             "messages",
             "delivered_to_verified_address",
-            "ce3",
             "card_checks",
             "same_address",
             "customer",
@@ -121,9 +121,10 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "files",
         ),  # fmt: skip
         thesis=(
+            "avs_rule",
+            "ce3",
             "customer_words",
             "verified_delivery",
-            "ce3",
             "signed_delivery",
             "digital_delivery",
         ),

@@ -66,10 +66,10 @@ def test_decided_disputes_give_what_wins_from_their_letters(sandbox_factory, tmp
             sb.move(f"dp_test_{i}", status="won" if i in won else "lost")
         engine_pass(store, sb.base_url, inbox, policy=ReadPolicy())  # read back: decided
         table = dispute_table(store)
-        payloads = store.payloads()
+        payloads = store.disputes.payloads()
         build = case_reader(store, inbox)
         wins = what_wins(store, table, payloads, lambda p: build(p, payloads[p]))
-        kept = store.letter_points()
+        kept = store.kept.letter_points()
         assert len(kept) == n and "tracking" in kept["dp_test_0"].kinds.split()
         assert "tracking" not in kept["dp_test_1"].kinds.split()
         write_wins(outcomes_table(table, kinds_now(store, payloads, payloads)), wins, tmp_path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Protocol
 
 import pandas as pd
 
@@ -26,8 +27,13 @@ from dispute_evidence.evidence.standing import (
     settled_orders,
     transaction_delta,
 )
+from dispute_evidence.state.holders import HasRecords, HasScoped, HasStanding
 from dispute_evidence.state.standing import KeptCoverage
-from dispute_evidence.state.store import StateStore
+
+
+class StandingKeptParts(HasRecords, HasScoped, HasStanding, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 # what the counts read of each source, by the key whose latest row counts
 SOURCES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.DataFrame], tuple[str, ...]]] = {
@@ -55,31 +61,35 @@ REFRESH_DAYS = 7  # ... or it is a week old (its 120-365-day window moves a day 
 CHANGED_BY = ("orders", "payments", "disputes")  # the rows it reads (a dispute: not a prior)
 
 
-def kept_transactions(store: StateStore, keep: bool = True) -> tuple[Counted, set[str]]:
+def kept_transactions(store: StandingKeptParts, keep: bool = True) -> tuple[Counted, set[str]]:
     """The settled transactions counted as of the latest ingest, and the disputed charges;
     kept for the next run (`keep`; not on a state opened read-only)."""
-    kept, latest = store.standing_counts(), store.latest_ingest()
+    kept, latest = store.standing.standing_counts(), store.scoped.latest_ingest()
     counts, disputed = kept.counts.reindex(columns=COUNTS), set(kept.disputed)
     if latest > kept.seen:
         change, gained, lost = _arrived(store, kept.seen, latest)
         counts = _added(counts, change)
         disputed = (disputed - lost) | gained
         if keep:
-            store.keep_standing_counts(kept.seen, latest, change, gained, lost)
-    by_brand = store.any_record("payments")
+            store.standing.keep_standing_counts(kept.seen, latest, change, gained, lost)
+    by_brand = store.scoped.any_record("payments")
     mine = counts.loc[counts["source"] == ("payments" if by_brand else "orders")]
     return Counted(by_brand, mine[COUNTS[1:]].reset_index(drop=True)), disputed
 
 
-def _arrived(store: StateStore, seen: int, latest: int) -> tuple[pd.DataFrame, set[str], set[str]]:
+def _arrived(
+    store: StandingKeptParts, seen: int, latest: int
+) -> tuple[pd.DataFrame, set[str], set[str]]:
     """How the counts change with the rows ingested after `seen` up to `latest`, and which
     charges became disputed or stopped being."""
     changes, gained, lost = [], set[str](), set[str]()
     for source, (key, settle, columns) in SOURCES.items():
         if seen == 0:  # nothing kept yet (a new or migrated state): every row
-            rows = store.load_records([source], [key, *columns, "_seq"])[source]
+            rows = store.records.load_records([source], [key, *columns, "_seq"])[source]
         else:
-            rows = store.rows_by_key(source, key, store.keys_since(source, seen, key), columns)
+            rows = store.standing.rows_by_key(
+                source, key, store.scoped.keys_since(source, seen, key), columns
+            )
         rows = rows.loc[rows["_seq"].astype("int64") <= latest] if not rows.empty else rows
         if rows.empty:
             continue
@@ -96,36 +106,42 @@ def _added(counts: pd.DataFrame, change: pd.DataFrame) -> pd.DataFrame:
     return summed.loc[summed["transactions"] != 0]
 
 
-def named_charges(store: StateStore, orders: pd.Series, charges: set[str]) -> pd.DataFrame | None:
+def named_charges(
+    store: StandingKeptParts, orders: pd.Series, charges: set[str]
+) -> pd.DataFrame | None:
     """Every version of the charges the disputes' orders have, and of `charges` (the disputed
     ones, those fraud reports name): all the disputes' side reads of the payments export."""
-    if not store.any_record("payments"):
+    if not store.scoped.any_record("payments"):
         return None
     listed = {str(o) for o in orders if str(o)}
-    ids = charges | store.keys_where("payments", "payment_id", "order_number", listed)
-    return store.rows_by_key("payments", "payment_id", ids, PAYMENTS)
+    ids = charges | store.scoped.keys_where("payments", "payment_id", "order_number", listed)
+    return store.standing.rows_by_key("payments", "payment_id", ids, PAYMENTS)
 
 
-def kept_coverage(store: StateStore, now: datetime, keep: bool = True) -> Coverage:
+def kept_coverage(store: StandingKeptParts, now: datetime, keep: bool = True) -> Coverage:
     """The CE 3.0 coverage as last worked out, unless the orders and charges grew since by
     REFRESH_SHARE or it is REFRESH_DAYS old: then worked out again over the whole history."""
-    kept, latest = store.kept_coverage(), store.latest_ingest()
+    kept, latest = store.standing.kept_coverage(), store.scoped.latest_ingest()
     if kept is not None and _fresh(store, kept, now, latest):
         return Coverage.from_json(kept.body)
-    records = {kind: store.load_records([kind], cols)[kind] for kind, cols in HISTORY.items()}
+    records = {
+        kind: store.records.load_records([kind], cols)[kind] for kind, cols in HISTORY.items()
+    }
     found = coverage(transactions(records, shown=False), now).dated(
         now.strftime("%Y-%m-%d"),
         f"worked out again when your orders and charges grow by {REFRESH_SHARE:.0%} "
         f"or after {REFRESH_DAYS} days",
     )
     if keep:
-        store.keep_coverage(KeptCoverage(now.isoformat(), latest, found.orders, found.to_json()))
+        store.standing.keep_coverage(
+            KeptCoverage(now.isoformat(), latest, found.orders, found.to_json())
+        )
     return found
 
 
-def _fresh(store: StateStore, kept: KeptCoverage, now: datetime, latest: int) -> bool:
+def _fresh(store: StandingKeptParts, kept: KeptCoverage, now: datetime, latest: int) -> bool:
     age = now - datetime.fromisoformat(kept.as_of)
     if latest < kept.seen or not timedelta(0) <= age < timedelta(days=REFRESH_DAYS):
         return False
-    grown = store.rows_since(CHANGED_BY, kept.seen) if latest > kept.seen else 0
+    grown = store.standing.rows_since(CHANGED_BY, kept.seen) if latest > kept.seen else 0
     return grown < REFRESH_SHARE * max(kept.transactions, 1)
