@@ -179,6 +179,8 @@ class DisputeFacts:
     stance_choices: tuple[tuple[str, str], ...] = ()
     charges_elided: int = 0  # the order's charges not kept between its first and latest
     other_purchases: tuple[Purchase, ...] = ()  # a duplicate claim's other charge, its order
+    # the charges it could be when none is certain ("ch_B (order 5001)"): the analyst's to name
+    other_unsure: tuple[str, ...] = ()
     activity: tuple[Activity, ...] = ()  # the account's use from the activity log, oldest first
     activity_total: int = 0  # the log's events on the account from the order on (kept or not)
     merchant_country: str = ""  # ISO code of the merchant's country ([merchant] country)

@@ -273,6 +273,7 @@ def _data_sheet(
     story += _payment_section(case)
     story += _shipping_section(case, exhibits)
     story += _customer_section(case)
+    story += _use_section(case)
     story += _files_section(list(exhibits.values()))
     return story
 
@@ -447,6 +448,26 @@ def _customer_section(case: CaseFacts) -> list[Any]:
             ]
         ),
     )
+
+
+def _use_section(case: CaseFacts) -> list[Any]:
+    """A digital order's use from the merchant's access log (issue 44 item 10): each event kept,
+    its time, IP and device, as logged; how many there are in all when not every one is shown."""
+    if not case.activity:
+        return []
+    rows: list[list[object]] = [
+        [a.at.replace("T", " ").removesuffix("Z")[:16], a.event, a.ip, a.device]
+        for a in case.activity
+    ]
+    left = case.activity_total - len(rows)
+    note = [_p(f"{case.activity_total} events in all; the first and the latest are shown.",
+               _SMALL)] if left > 0 else []  # fmt: skip
+    return _section(
+        f"The account's use (access log: {case.activity[0].account})",
+        _table([["Time (UTC)", "Event", "IP address", "Device"], *rows],
+               [38 * mm, 52 * mm, 35 * mm, 45 * mm]),
+        *note,
+    )  # fmt: skip
 
 
 def _files_section(exhibits: list[Exhibit]) -> list[Any]:

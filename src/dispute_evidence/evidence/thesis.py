@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credit_lead import credit_lead
-from dispute_evidence.evidence.letter_facts import FILE, Facts, quoted
+from dispute_evidence.evidence.letter_facts import FILE, Facts, partly_credited, quoted
 from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
 from dispute_evidence.evidence.playbooks import claim_words, playbook_for
 from dispute_evidence.evidence.reason_checks import VISA_AVS_RULE, visa_avs_rule
@@ -154,7 +155,7 @@ def as_sold(facts: Facts) -> Sentence | None:
 def credit(facts: Facts) -> Sentence | None:
     """A credit already made on the order: its amount, date and reference."""
     dated = [x for x in facts.case.credits if x.amount]
-    if not dated:
+    if not dated or partly_credited(facts.case):  # a partial credit answers only its part
         return None
     x = dated[0]
     return Sentence(f"a refund of {x.words()} was already issued on this order.", x.source)
@@ -168,6 +169,12 @@ def policy_refusal(facts: Facts) -> Sentence | None:
 
 def policy_terms(facts: Facts) -> Sentence | None:
     return policy_refusal(facts)
+
+
+def digital_delivery(facts: Facts) -> Sentence | None:
+    """A licence, a download, an account: delivered by use (the access log, issue 44 item 10)."""
+    said = R.digital_delivery(facts)
+    return said[0] if said else None
 
 
 def distinct_charges(facts: Facts) -> Sentence | None:
@@ -189,6 +196,7 @@ THESES: dict[str, Callable[[Facts], Sentence | None]] = {
         policy_refusal,
         policy_terms,
         distinct_charges,
+        digital_delivery,
     )  # fmt: skip
 }
 
