@@ -97,6 +97,8 @@ class Charge:
     dispute_reason: str = ""
     dispute_status: str = ""
     refunded_at: str = ""
+    arn: str = ""  # the acquirer reference number, where the export gives it
+    authorization_code: str = ""  # the issuer's authorisation code, likewise
     payment_amount: Number | None = None
     amount_refunded: Number | None = None
 

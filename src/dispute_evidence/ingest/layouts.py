@@ -61,6 +61,8 @@ FIELDS: dict[str, dict[str, bool]] = {
         # the name on the cardholder's statement: Visa identifies a merchant per descriptor
         "statement_descriptor": False, "device_fingerprint": False,
         "three_d_secure": False,  # authenticated, data_only, ...: the standing's fraud checks
+        # the network's references a reviewer finds the charge by (the letter's header)
+        "arn": False, "authorization_code": False,
     },
     # One row per refund (a refunds log): what was credited back, when, and its reference, so
     # a credit is stated with its date and reference. `refund_amount`, not `amount`: a sheet
@@ -241,6 +243,14 @@ CANONICAL_ALIASES: dict[tuple[Kind, str], tuple[str, ...]] = {
     ("payments", "amount_refunded"): ("amount_refunded", "refund_amount", "refunded_amount"),
     # whether 3-D Secure (or Visa Data Only) authenticated the charge, as sheets name it
     ("payments", "three_d_secure"): ("three_d_secure", "3d_secure", "3ds", "3ds_result"),
+    # the acquirer reference number and the issuer's authorisation code, as processors name them
+    ("payments", "arn"): ("arn", "acquirer_reference_number", "acquirer_reference"),
+    ("payments", "authorization_code"): (
+        "authorization_code",
+        "authorisation_code",
+        "auth_code",
+        "approval_code",
+    ),
     **{("activity", f): names for f, names in ACTIVITY_ALIASES.items()},
 }
 

@@ -41,6 +41,8 @@ from dispute_evidence.state.schema import (
     V23_RECORDS,
     V24_ADDED,
     V24_RECORDS,
+    V25_ADDED,
+    V25_RECORDS,
     meta,
     record_table,
 )
@@ -553,6 +555,20 @@ def _v24(conn: Connection) -> None:
         conn.execute(table.insert(), [{**r, "descriptor": ""} for r in rows])
 
 
+def _v25(conn: Connection) -> None:
+    """Payments gain the charge's network references, the ARN and the authorisation code
+    (issue 44 item 11), rebuilt with their rows so the columns stay in FIELDS' order; v20's
+    indexes made again."""
+    for kind in V25_ADDED:
+        table = record_table(kind, V25_RECORDS[kind], MetaData())
+        if not inspect(conn).has_table(table.name):
+            table.create(conn)
+            continue
+        _rebuild(conn, table, "_v24")
+        for name in V20_INDEXES.get(kind, ()):
+            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -578,4 +594,5 @@ MIGRATIONS = {
     22: _v22,
     23: _v23,
     24: _v24,
+    25: _v25,
 }

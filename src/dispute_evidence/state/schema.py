@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 24
+SCHEMA_VERSION = 25
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -288,7 +288,17 @@ V24_RECORDS: dict[str, str] = {
 }
 
 
-RECORD_COLUMNS = V24_RECORDS  # today's (a later step adding one spells out its own)
+# v25: the network's references of a charge, where a payments export gives them: the acquirer
+# reference number (ARN) and the issuer's authorisation code, which a reviewer finds the
+# transaction by (issue 44 item 11: the letter's header)
+V25_ADDED: dict[str, str] = {"payments": "arn authorization_code"}
+V25_RECORDS: dict[str, str] = {
+    **V24_RECORDS,
+    **{kind: f"{V24_RECORDS[kind]} {added}" for kind, added in V25_ADDED.items()},
+}
+
+
+RECORD_COLUMNS = V25_RECORDS  # today's (a later step adding one spells out its own)
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:
