@@ -50,6 +50,7 @@ from dispute_evidence.engine.reporting.alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.reporting.report import RunResult, Stages, report
 from dispute_evidence.engine.reporting.standing_alerts import add_standing_alerts
 from dispute_evidence.engine.review.approval import ReviewOutcome, review_step
+from dispute_evidence.engine.review.plan import plan_delivery
 from dispute_evidence.engine.review.policy import policy_for_state
 from dispute_evidence.engine.session import (
     AlertSink,
@@ -394,7 +395,9 @@ def execute(
         stages.prepared = step("build payloads", prepare, session, stages.ingested)
         stages.reviewed = step("review", review, session)
     if plan.submit:
-        stages.submitted = step("submit to the API", submit, session, progress)
+        # what to send and what to hold, decided here and handed to delivery as data
+        stages.planned = plan_delivery(session.store, session.opts.advice)
+        stages.submitted = step("submit to the API", submit, session, stages.planned, progress)
     if plan.alert:
         stages.alerted = step("send alerts", alert, session)
     with named_when_full(session.report_folder):

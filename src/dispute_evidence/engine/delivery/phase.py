@@ -22,7 +22,7 @@ from dispute_evidence.engine.delivery.listings import listing_for, reconcile_if_
 from dispute_evidence.engine.delivery.readback import ReadOutcome, StoreViews, read_back
 from dispute_evidence.engine.delivery.submit import RunAborted, SubmitOutcome, submit_step
 from dispute_evidence.engine.prepare.api_views import held_by_api_view
-from dispute_evidence.engine.prepare.case import held_by_advice
+from dispute_evidence.engine.review.plan import DeliveryPlan
 from dispute_evidence.engine.session import (
     Progress,
     RunSession,
@@ -35,14 +35,17 @@ from dispute_evidence.exits import (
 log = logging.getLogger("dispute_evidence.run")
 
 
-def submit(session: RunSession, progress: Progress | None = None) -> SubmitOutcome:
-    """Send what needs sending, nearest deadline first (the keep-alive holds the lock)."""
+def submit(
+    session: RunSession, plan: DeliveryPlan, progress: Progress | None = None
+) -> SubmitOutcome:
+    """Send what needs sending and `plan` does not hold, nearest deadline first (the
+    keep-alive holds the lock)."""
     assert session.api is not None, "a dry run sends nothing"
-    return asyncio.run(_submit(session, session.api, progress))
+    return asyncio.run(_submit(session, session.api, plan, progress))
 
 
 async def _submit(
-    session: RunSession, api: ApiSettings, progress: Progress | None
+    session: RunSession, api: ApiSettings, plan: DeliveryPlan, progress: Progress | None
 ) -> SubmitOutcome:
     store = session.store
     total, done = 0, 0
@@ -90,8 +93,7 @@ async def _submit(
                     only=session.only,
                     views=StoreViews(store),
                 )
-            held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
-            held |= held_by_api_view(store)  # the API's reason/amount/currency differ from the list
+            held = {**plan.held, **held_by_api_view(store)}  # and the API's view differs
             queue = [p for p in store.disputes.work_queue() if p not in read.held and p not in held]
             queue = [p for p in queue if session.only is None or p in session.only]
             total = len(queue)

@@ -4,7 +4,7 @@ fight-or-accept advice. Columns for the dispute table and the lines a person rea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Protocol
@@ -255,10 +255,10 @@ def held_by_advice(store: CaseParts, policy: AdvicePolicy) -> dict[str, str]:
     return held | {p: f"{HELD_UNKNOWN} ({unknown_amount_words(limit)})" for p in unknown}
 
 
-def pending_by_threshold(store: CaseParts, policy: AdvicePolicy) -> tuple[int, int]:
+def pending_by_threshold(store: CaseParts, held: Mapping[str, str]) -> tuple[int, int]:
     """(disputes left unsent by `hold_under_amount`, of which with an unknown amount): skipped
-    by the merchant's rule, not failed; an unknown amount waits for a person to add it."""
-    held = held_by_advice(store, policy)
+    by the merchant's rule, not failed; an unknown amount waits for a person to add it.
+    `held`: what the delivery plan held back (engine/review/plan.py)."""
     if not held:
         return 0, 0
     table = store.reports.dispute_rows()

@@ -41,6 +41,7 @@ from dispute_evidence.engine.review.approval import (
     write_approval_preview,
 )
 from dispute_evidence.engine.review.log import approval_log
+from dispute_evidence.engine.review.plan import DeliveryPlan, plan_delivery
 from dispute_evidence.engine.review.preview import write_dry_run_preview
 from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.evidence.case import CaseFacts
@@ -98,6 +99,7 @@ class Stages:
     ingested: IngestOutcome = field(default_factory=IngestOutcome)
     prepared: PrepareOutcome = field(default_factory=lambda: PrepareOutcome(rebuilt=False))
     reviewed: ReviewOutcome | None = None  # what waits for approval
+    planned: DeliveryPlan | None = None  # what review handed delivery: held back, and why
     submitted: SubmitOutcome | None = None  # None: nothing was sent (a dry run)
     alerted: AlertOutcome | None = None
 
@@ -173,7 +175,7 @@ def report(session: RunSession, stages: Stages) -> RunResult:
     counts["repeated_files"] += prepared.evidence_repeated
     if prepared.retention is not None:  # [retention] is set: say what it removed
         counts.update(prepared.retention.counts())
-    code = _exit(session, submitted, counts)
+    code = _exit(session, stages, counts)
     if session.dry_run:
         write_dry_run_preview(session.report_folder, store, files=snap.files)
     held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
@@ -327,9 +329,10 @@ def run_counts(
     return counts
 
 
-def _exit(session: RunSession, submitted: SubmitOutcome | None, counts: dict[str, int]) -> int:
+def _exit(session: RunSession, stages: Stages, counts: dict[str, int]) -> int:
     """0: every dispute sent or skipped by a rule, nothing needs a person; 1: anything failed
     or was refused; 5: the run did its work and left something for a person (exits.py)."""
+    submitted = stages.submitted
     if submitted and submitted.interrupted:
         return submitted.interrupted
     if session.dry_run:
@@ -338,7 +341,8 @@ def _exit(session: RunSession, submitted: SubmitOutcome | None, counts: dict[str
         return submitted.stop_code
     states = session.store.reports.status_counts()
     failed = submitted is not None and submitted.stats.failed
-    by_rule, unknown = pending_by_threshold(session.store, session.opts.advice)
+    planned = stages.planned or plan_delivery(session.store, session.opts.advice)
+    by_rule, unknown = pending_by_threshold(session.store, planned.held)
     if failed or any(states.get(s) for s in (D.REJECTED, D.NOT_FOUND)):
         return EXIT_FAILED
     if states.get(D.PENDING, 0) > by_rule:  # held under the fight threshold: skipped by a rule
