@@ -25,6 +25,7 @@ from dispute_evidence.engine.reporting.standing_read import merchant_standing
 from dispute_evidence.engine.session import AlertSink
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
 from dispute_evidence.standing.counts import FRAUD_COUNTED, NAMES, Standing, status_line
+from dispute_evidence.standing.descriptors import EVERY
 from dispute_evidence.state.holders import HasAlerts, HasRecords, HasScoped, HasStanding
 from dispute_evidence.state.ports import AlertLedger
 
@@ -50,13 +51,22 @@ class Crossing:
     transactions: int
     events: int
     row: Any  # the table's row (standing/counts.py's status_line words it)
+    descriptor: str = ""  # one statement descriptor's figures ('': every descriptor together)
 
     @property
     def key(self) -> str:
-        return f"{SUBJECT}{self.month}:{self.network}:{self.level}"
+        return f"{SUBJECT}{self.month}:{_scope(self.network, self.descriptor)}:{self.level}"
 
     def line(self) -> str:
-        return status_line(self.row)
+        line = status_line(self.row)
+        return f"{line} (statement descriptor {self.descriptor})" if self.descriptor else line
+
+
+def _scope(network: str, descriptor: str) -> str:
+    """What an alert is about: a network's figures for every descriptor (the key alerts kept
+    before descriptors were read), or one descriptor's: Visa identifies a merchant per
+    descriptor, so one descriptor over the threshold is alerted even when all together are not."""
+    return f"{network}:{descriptor}" if descriptor else network
 
 
 def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossing]:
@@ -66,9 +76,12 @@ def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossi
     months = {str(this), str(this - 1)}
     out = []
     for r in table.loc[table["month"].isin(months) & table["status"].isin(LEVELS)].itertuples():
-        level = str(r.status)
-        done = (f"{SUBJECT}{r.month}:{r.network}:{lv}" for lv, n in LEVELS.items()
-                if n >= LEVELS[level])  # fmt: skip
+        level, descriptor = str(r.status), str(getattr(r, "descriptor", EVERY))
+        descriptor = "" if descriptor in (EVERY, "") else descriptor
+        scope = _scope(str(r.network), descriptor)
+        done = (
+            f"{SUBJECT}{r.month}:{scope}:{lv}" for lv, n in LEVELS.items() if n >= LEVELS[level]
+        )
         if any(key in sent for key in done):
             continue
         threshold = (
@@ -76,9 +89,9 @@ def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossi
         )
         counted = int(r.disputes) + (int(r.fraud_reports) if r.network in FRAUD_COUNTED else 0)
         events = int(getattr(r, "events", counted))
-        out.append(Crossing(str(r.month), str(r.network), level, float(r.ratio_percent),
-                            threshold, int(r.transactions), events, r))  # fmt: skip
-    return sorted(out, key=lambda c: (-LEVELS[c.level], c.month, c.network))
+        figures = (float(r.ratio_percent), threshold, int(r.transactions), events)
+        out.append(Crossing(str(r.month), str(r.network), level, *figures, r, descriptor))
+    return sorted(out, key=lambda c: (-LEVELS[c.level], c.month, c.network, c.descriptor))
 
 
 def standing_alerted(ledger: AlertLedger) -> set[str]:
@@ -96,7 +109,7 @@ def send_standing_alerts(
 ) -> alerts.AlertOutcome:
     """Alert about each month and network newly at watch or over; recorded once it reached
     someone (as the deadline alerts are), so a failed alert is tried again next run."""
-    new = crossings(standing.table, standing_alerted(ledger), now)
+    new = crossings(standing.rows(), standing_alerted(ledger), now)
     out = alerts.AlertOutcome()
     if not new:
         return out
@@ -158,7 +171,10 @@ def _subject(new: list[Crossing]) -> str:
     worst = new[0]
     more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
     word = "over its threshold" if worst.level == "over" else "on watch"
-    return f"Dispute ratio {word}: {NAMES.get(worst.network, worst.network)} {worst.month}{more}"
+    name = NAMES.get(worst.network, worst.network)
+    if worst.descriptor:
+        name = f"{name} ({worst.descriptor})"
+    return f"Dispute ratio {word}: {name} {worst.month}{more}"
 
 
 def _emit(sink: AlertSink, c: Crossing, run_id: str) -> bool:
@@ -168,7 +184,7 @@ def _emit(sink: AlertSink, c: Crossing, run_id: str) -> bool:
         c.network,
         {"month": c.month, "network": c.network, "status": c.level, "ratio_percent": c.ratio,
          "threshold_percent": c.threshold, "transactions": c.transactions, "events": c.events,
-         "run_id": run_id},
+         "descriptor": c.descriptor or EVERY, "run_id": run_id},
     )  # fmt: skip
 
 
