@@ -67,8 +67,10 @@ def test_each_dispute_has_a_detail_section_with_its_summary_pdf_beside_the_page(
         assert (sample_report / link).read_bytes().startswith(b"%PDF")
     for name in ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx"):
         assert f'<a href="{name}">' in html and (sample_report / name).is_file()
+    beside = re.findall(r'href="([a-z0-9_]+\.csv)"', html)  # a table written beside the page
+    assert all((sample_report / name).is_file() for name in beside), beside
     external = re.findall(
-        r'(?:src|href)="(?!#|pdf/|[a-z]+\.xlsx|payloads/|file_matches\.csv)([^"]*)"', html
+        r'(?:src|href)="(?!#|pdf/|[a-z]+\.xlsx|payloads/|[a-z0-9_]+\.csv")([^"]*)"', html
     )
     assert external == []  # self-contained: nothing fetched, no link out of the report
 
