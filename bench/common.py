@@ -104,8 +104,8 @@ def figure(name: str, value: str, target: str = "") -> None:
     print(f"  {name:<58} {value:>16}{release}  {target}".rstrip(), flush=True)
 
 
-def heading(text: str) -> None:
+def heading(text: str, columns: bool = True) -> None:
     _RUN.section = text
     print(f"\n== {text}", flush=True)
-    if _RUN.release:
+    if _RUN.release and columns:
         print(f"  {'':<58} {'now':>16} {'release':>16}", flush=True)

@@ -124,7 +124,8 @@ def side_by_side(folder: Path, against: Path, repeat: int) -> None:
 def run(quick: bool = False, against: str | None = None, repeat: int = 3) -> None:
     n = (100_000, 50_000, 10_000) if quick else (1_000_000, 500_000, 100_000)
     heading(
-        f"Ingest: {n[0]:,} order lines + {n[1]:,} shipments + {n[2]:,} disputes -> validated payloads"
+        f"Ingest: {n[0]:,} order lines + {n[1]:,} shipments + {n[2]:,} disputes -> validated payloads",
+        columns=not against,
     )
     folder = make_inputs(*n)
     if against:
