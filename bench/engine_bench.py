@@ -46,7 +46,7 @@ async def engine_run_stats(
     )
     ingest = ingest_inbox_step(store, opts, "bench")
     prepare_step(
-        store, opts, ingest, "bench", rebuild=ingest.new_files > 0 or store.needs_rebuild()
+        store, opts, ingest, "bench", rebuild=ingest.new_files > 0 or store.records.needs_rebuild()
     )
     t_submit = time.perf_counter()
     async with DisputeEvidenceClient(
@@ -117,7 +117,11 @@ def noop_over_finished(n: int, folder: Path) -> tuple[float, int]:
         opts = RunOptions(inbox=inbox, settle_seconds=0)
         ingest = ingest_inbox_step(store, opts, "noop")
         prepare_step(
-            store, opts, ingest, "noop", rebuild=ingest.new_files > 0 or store.needs_rebuild()
+            store,
+            opts,
+            ingest,
+            "noop",
+            rebuild=ingest.new_files > 0 or store.records.needs_rebuild(),
         )
         async with DisputeEvidenceClient(
             "http://127.0.0.1:9/v1", TOKEN
@@ -157,7 +161,7 @@ def run(quick: bool = False) -> None:
             total += attempts
             retries += extra["retries"]
             reconcile += extra["reconcile"]
-            if not store.work_queue() or runs == 5:
+            if not store.disputes.work_queue() or runs == 5:
                 break
         state = asyncio.run(server_state(base))
     remote = [(pid, f["sha256"]) for pid, d in state["disputes"].items() for f in d["files"]]

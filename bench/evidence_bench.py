@@ -67,8 +67,8 @@ def run(quick: bool = False) -> None:
         warm = _prepare(inbox, Path(tmp) / "w" / "s.sqlite3", False) if _mk(tmp, "w") else 0.0
         with_pdf = _prepare(inbox, Path(tmp) / "b" / "s.sqlite3", True) if _mk(tmp, "b") else 0.0
         with StateStore(Path(tmp) / "b" / "s.sqlite3") as store:
-            payloads = facts_of(store, store.payloads())
-            names = store.file_names()
+            payloads = facts_of(store, store.disputes.payloads())
+            names = store.disputes.file_names()
             again = time.perf_counter()
             opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0, archive=False,
                               summary_pdf=True, blob_dir=Path(tmp) / "b" / "blobs")  # fmt: skip
@@ -163,7 +163,7 @@ def store_documents_bench(n: int) -> None:
                 c.save()
             times[name] = _prepare(inbox, Path(tmp) / name / "s.sqlite3", False)
         with StateStore(Path(tmp) / "with" / "s.sqlite3") as store:
-            files = store.file_table()
+            files = store.reports.file_table()
         rows = int(files["file_name"].str.contains("refund policy", regex=False).sum())
         reads = len(list(documents_folder(Path(tmp) / "with" / "inbox").glob("*.json")))
     figure("prepare without the store policy (s)", f"{times['without']:.2f}")

@@ -27,7 +27,7 @@ BUDGET = 5000
 
 def _pass(store: StateStore, base: str, inbox: Path, send: bool = True):  # type: ignore[no-untyped-def]
     opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0)
-    run_id = store.start_run("bench")
+    run_id = store.runs.start_run("bench")
     prepare_step(store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True)
 
     async def go():  # type: ignore[no-untyped-def]
@@ -39,12 +39,12 @@ def _pass(store: StateStore, base: str, inbox: Path, send: bool = True):  # type
                                    run_id=run_id)  # fmt: skip
             secs = time.perf_counter() - t0
             if send:
-                queue = [p for p in store.work_queue() if p not in read.held]
+                queue = [p for p in store.disputes.work_queue() if p not in read.held]
                 await submit_step(store, client, opts, queue=queue)
             return read, secs
 
     out = asyncio.run(go())
-    store.finish_run(run_id, "bench", {})
+    store.runs.finish_run(run_id, "bench", {})
     return out
 
 

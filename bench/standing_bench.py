@@ -64,9 +64,9 @@ def records(
 
 def run(quick: bool = False) -> None:
     from dispute_evidence.evidence.ce3 import transactions
-    from dispute_evidence.evidence.ce3_coverage import coverage
-    from dispute_evidence.evidence.standing import StandingInputs, standing
     from dispute_evidence.policies import StandingPolicy
+    from dispute_evidence.standing.ce3_coverage import coverage
+    from dispute_evidence.standing.counts import StandingInputs, standing
 
     n_orders, n_charges = (100_000, 50_000) if quick else (1_000_000, 500_000)
     heading(f"standing: {n_orders:,} orders, {n_charges:,} charges, a year (issue 40)")

@@ -63,7 +63,7 @@ def uploaded_packet(inbox: Path) -> Path:
     from dispute_evidence.state.store import StateStore
 
     with StateStore(default_state(inbox)) as store:
-        table = store.file_table()
+        table = store.reports.file_table()
     rows = table.loc[table["file_name"] == f"{PID}-evidence-packet.pdf"]
     assert list(rows["status"]) == ["uploaded"], rows[["file_name", "status"]]
     return Path(str(rows["path"].iloc[0]))

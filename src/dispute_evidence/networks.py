@@ -2,9 +2,9 @@
 dispute on it is checked against, the monitoring program that counts its disputes, the shape of
 its reason codes, the card-number prefixes it issues, and its name in our words.
 
-Everything else asks this module: the standing's rows (evidence/standing.py), the limits profile
+Everything else asks this module: the standing's rows (standing/counts.py), the limits profile
 (evidence/limits.py), CE 3.0's "a Visa card" (evidence/ce3.py), the settings' choices
-(settings/model.py, settings/standing.py) and the report's colours. A new network, or a new way
+(settings/model.py, settings/standing_section.py) and the report's colours. A new network, or a new way
 an export spells one, is one edit here; tests/unit/test_networks.py fails when a brand is
 spelled anywhere else in src/ (cardnumbers.py keeps its own prefix table until it reads
 `PREFIXES`).

@@ -166,7 +166,7 @@ def _program_floors() -> dict[str, int]:
 class StandingPolicy:
     """`[standing]`: each card program's threshold by the day it took effect, the count a
     program names a merchant from, the level the report warns at, how a fraud dispute with a
-    fraud report is counted, and what a month costs (evidence/standing.py; the defaults are
+    fraud report is counted, and what a month costs (standing/counts.py; the defaults are
     the network records' programs, networks.py)."""
 
     warn_percent: float = 0.9
@@ -178,6 +178,7 @@ class StandingPolicy:
     merchant_fine_usd: float = 8.0  # VAMP "excessive" merchant, per counted event...
     merchant_fine_from: str = "2025-10-01"  # ... from this day
     acquirer_tiers: tuple[Tier, ...] = ACQUIRER_TIERS
+    merchant_country: str = ""  # [merchant] country: Visa's domestic AVS rule turns on it
 
     def threshold(self, network: str, month: str) -> float | None:
         """The program's percent for a month (YYYY-MM); the first entry for months before it;

@@ -14,14 +14,20 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from watchfiles import Change, watch
 
 from dispute_evidence.inbox import OWN_FOLDERS, default_state, file_sha256, is_settled, signature
 from dispute_evidence.ingest import scan_inbox, scan_store
 from dispute_evidence.names import readable
-from dispute_evidence.state.store import StateStore, open_read_only, state_exists
+from dispute_evidence.state.holders import HasRecords, HasRuns
+from dispute_evidence.state.store import open_read_only, state_exists
+
+
+class WatchParts(HasRecords, HasRuns, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 log = logging.getLogger("dispute_evidence.watch")
 
@@ -37,7 +43,7 @@ def new_inbox_files(inbox: Path, state: str | None, settle: float) -> list[str]:
     if not state_exists(where):
         return [readable(str(p)) for p in [*sheets, *evidence] if _settled(p, settle)]
     with open_read_only(where) as store:
-        seen = store.seen_evidence()
+        seen = store.runs.seen_evidence()
         fresh = [p for p in sheets if _settled(p, settle) and not _ingested(store, p)]
         fresh += [p for p in evidence if _settled(p, settle) and signature(inbox, p) not in seen]
     return [readable(str(p)) for p in fresh]
@@ -50,9 +56,9 @@ def _settled(path: Path, settle: float) -> bool:
         return False
 
 
-def _ingested(store: StateStore, path: Path) -> bool:
+def _ingested(store: WatchParts, path: Path) -> bool:
     try:
-        return store.is_ingested(file_sha256(path))
+        return store.records.is_ingested(file_sha256(path))
     except OSError:
         return True  # unreadable: nothing a run could read now
 

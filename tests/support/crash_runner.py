@@ -23,15 +23,18 @@ async def main(inbox: Path, state: Path, url: str) -> None:
     if os.environ.get("CRASH_UPLOAD") == "packet":
         from dispute_evidence.policies import PacketPolicy
 
+        # documents matched by name: the kills land sooner
         opts = options(
             inbox, concurrency=2, summary_pdf=True, packet=PacketPolicy("packet"), read_limits=None
-        )  # documents matched by name: the kills land sooner
-    run_id = store.start_run("crash-test")
+        )
+    run_id = store.runs.start_run("crash-test")
     ingest = ingest_inbox_step(store, opts, run_id)
-    prepare_step(store, opts, ingest, run_id, rebuild=ingest.new_files > 0 or store.needs_rebuild())
+    prepare_step(
+        store, opts, ingest, run_id, rebuild=ingest.new_files > 0 or store.records.needs_rebuild()
+    )
     async with DisputeEvidenceClient(url, rate_limit_per_hour=10**7, backoff_base=0.01) as client:
         await submit_step(store, client, opts)
-    store.finish_run(run_id, "ok", {})
+    store.runs.finish_run(run_id, "ok", {})
 
 
 if __name__ == "__main__":

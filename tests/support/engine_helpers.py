@@ -52,7 +52,7 @@ def _execute(
 ) -> dict[str, Any]:
     """One run of the engine's sequence on `store`; what each step returned, by its name."""
     run_id = new_run_id()
-    store.start_run("test", run_id)
+    store.runs.start_run("test", run_id)
     reports = opts.inbox.parent / "reports" / run_id
     session = RunSession(store, opts, run_id, reports, dry_run, "test", None if dry_run else api)
     returned: dict[str, Any] = {}
@@ -62,7 +62,7 @@ def _execute(
         return returned[name]
 
     result = execute(session, step=step)
-    store.finish_run(run_id, result.outcome, result.counts)
+    store.runs.finish_run(run_id, result.outcome, result.counts)
     return returned
 
 

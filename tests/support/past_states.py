@@ -109,6 +109,17 @@ ROWS: tuple[tuple[int, str, dict[str, Any]], ...] = (
     (23, "rec_products", {"handle": "boot", "sku": "B-39", "product_title": "Boot",
                           "description": "Leather", "price": 129.0,
                           "_file": "products_export.csv", "_row": 3, "_seq": 6}),
+    (24, "standing_transactions", {"source": "payments", "month": "2026-10", "network": "visa",
+                                   "descriptor": "SHOP*TWO", "transactions": 2}),
+    (24, "rec_payments", {"payment_id": "ch_24", "order_number": "1002",
+                          "statement_descriptor": "SHOP*TWO", "device_fingerprint": "f" * 20,
+                          "three_d_secure": "authenticated",
+                          "_file": "p.csv", "_row": 3, "_seq": 8}),
+    (24, "rec_orders", {"order_number": "1002", "device_fingerprint": "f" * 20, "_file": "o.csv",
+                        "_row": 3, "_seq": 9}),
+    (25, "rec_payments", {"payment_id": "ch_25", "order_number": "1003",
+                          "arn": "74537606307000123456789", "authorization_code": "0A1B2C",
+                          "_file": "p.csv", "_row": 4, "_seq": 10}),
 )  # fmt: skip
 # The schema each version's frozen steps build, on SQLite (fingerprint() of describe()): a step
 # changed after its version shipped changes what an old state is upgraded from, and fails here.
@@ -136,6 +147,8 @@ SCHEMAS = {
     21: "0a7277a0991c46e4",
     22: "9ef9a6c50580705b",
     23: "9bd7b0d8f9ba18e0",
+    24: "26fe0d07358208f2",
+    25: "ccd00583206f6536",
 }
 
 

@@ -37,7 +37,7 @@ FILE_WRITERS = {
     "inbox.py": ".reason.txt lines (labels through names.readable, values through cover); "
     "copies of the analyst's own files",
     "ingest/statements.py": "none: it reads",
-    "reports/standing.py": "cells through escape_cell (names.visible); the chart's own labels",
+    "reports/standing_files.py": "cells through escape_cell (names.visible); the chart's own labels",
     "reports/wins.py": "cells through escape_cell (names.visible)",
     "reports/writer.py": "escape_cell / md_text / one_line (names.visible), _write_text, the "
     "page's Jinja finalize",
@@ -181,10 +181,10 @@ async def test_the_api_receives_every_json_text_covered():
 def test_the_state_keeps_every_text_covered(tmp_path):
     path = tmp_path / "state.db"
     store = StateStore(path)
-    store.set_meta("a note", f"the customer wrote {SPACED} in a message")
-    store.set_meta("an order", "4929123456789015")  # a bare number: an identifier
-    assert "[card number ending 6467]" in (store.get_meta("a note") or "")
-    assert store.get_meta("an order") == "4929123456789015"
+    store.runs.set_meta("a note", f"the customer wrote {SPACED} in a message")
+    store.runs.set_meta("an order", "4929123456789015")  # a bare number: an identifier
+    assert "[card number ending 6467]" in (store.runs.get_meta("a note") or "")
+    assert store.runs.get_meta("an order") == "4929123456789015"
     store.close()
     with sqlite3.connect(path) as db:
         rows = [

@@ -158,8 +158,8 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
     try:
         if state_exists(where):
             with open_read_only(where) as store:
-                store.check_inbox(inbox.resolve(), adopt=adopt)
-                holder = None if dry_run else store.run_lock_holder()
+                store.runs.check_inbox(inbox.resolve(), adopt=adopt)
+                holder = None if dry_run else store.locks.run_lock_holder()
     except (StateError, OSError) as exc:  # a full disk where the state is: one line, exit 74
         exit_on(exc)
     if holder:

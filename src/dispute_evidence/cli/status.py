@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, Protocol
 
 import typer
 
@@ -19,6 +19,19 @@ from dispute_evidence.cli._common import (
     exit_on,
 )
 from dispute_evidence.exits import APPROVE_EXIT_CODES, EXIT_USAGE, exit_help
+from dispute_evidence.state.holders import (
+    HasDisputes,
+    HasRecords,
+    HasReports,
+    HasRuns,
+    HasScoped,
+    HasStanding,
+)
+
+
+class StatusParts(HasDisputes, HasRecords, HasReports, HasRuns, HasScoped, HasStanding, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 if TYPE_CHECKING:
     from dispute_evidence.api import ApiSettings
@@ -26,7 +39,7 @@ if TYPE_CHECKING:
     from dispute_evidence.fleet.budget import KeyBudgets
     from dispute_evidence.fleet.merchants import MerchantRun
     from dispute_evidence.settings import Settings
-    from dispute_evidence.state.store import StateError, StateStore
+    from dispute_evidence.state.store import StateError
 
 # The options `status` and `approve` share
 _Inbox = Annotated[Path | None, typer.Option(help="The inbox (its state store sits beside it).")]
@@ -74,7 +87,7 @@ def status(
     except StateError as exc:
         _state_problem(exc, None if merchant or state else inbox, merchants)
     try:
-        counts = store.status_counts()
+        counts = store.reports.status_counts()
         echo(
             "Disputes by status: "
             + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none yet")
@@ -105,7 +118,7 @@ def status(
             if "dispute_id" in disputes
             else []
         )
-        outcomes = outcomes_table(disputes, kinds_now(store, sent, store.payloads()))
+        outcomes = outcomes_table(disputes, kinds_now(store, sent, store.disputes.payloads()))
         if not outcomes.empty:
             echo("Outcomes (read back from the API): won / lost / open, win rate")
             shown = outcomes.loc[outcomes["dimension"].isin(["all", "reason"])]
@@ -113,17 +126,17 @@ def status(
                 label = "all disputes" if r.dimension == "all" else r.value
                 echo(f"  {label:<28} {r.won:>5} {r.lost:>5} {r.open:>5}  {r[5] or '-'}")
         echo("Last runs:")
-        for r in store.last_runs(5):
+        for r in store.runs.last_runs(5):
             echo(f"  {r['run_id']}  {r['trigger'] or '':<10} {r['outcome'] or ''}")
     finally:
         store.close()
 
 
-def _ratio_lines(store: StateStore, settings: Settings) -> list[str]:
+def _ratio_lines(store: StatusParts, settings: Settings) -> list[str]:
     """This or last month at watch or over on a network (the report's standing section)."""
     from dispute_evidence import clock
-    from dispute_evidence.engine.reporting.standing import merchant_standing
-    from dispute_evidence.evidence.standing import attention_lines
+    from dispute_evidence.engine.reporting.standing_read import merchant_standing
+    from dispute_evidence.standing.counts import attention_lines
 
     standing = merchant_standing(store, settings.standing.policy(), ce3=False, keep=False)
     return attention_lines(standing.table, clock.now())

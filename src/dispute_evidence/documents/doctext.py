@@ -9,7 +9,8 @@
   values). A line in the customer's voice ("I", "my") or reporting another's word ("the
   carrier says delivered") states nothing;
 - policy: per topic, the clause that answers it (documents/policytext.py), quoted;
-- communication: each message (a `From:` block, or a dated chat line), its date and author;
+- communication: each message (a `From:` block, a mail client's sender line as a screenshot
+  shows it, or a dated chat line), its date and author;
 - receipt or invoice: the total and its currency;
 - the date the document says it took effect ("Last updated: 1 October 2025"), if any.
 
@@ -77,8 +78,50 @@ def identifiers(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str,
     return _unique(orders), _unique(disputes), _unique(tracking)
 
 
-def _messages(lines: list[tuple[int, str]], dayfirst: bool | None) -> tuple[Message, ...]:
-    """`From:` blocks (headers, then the body until the next `From:`); else dated chat lines."""
+# A mail client's screen (Gmail's, as OCR reads a screenshot of it): a sender line "Ann Smith
+# <ann@example.com>", its date on that line or the next, a "to me" line, then the body
+_SENDER = re.compile(r"^([^<>]{0,80}?<\s?[^<>\s@]{1,64}@[^<>\s]{1,190}\s?>)\s?(.{0,80})$")
+# "to me" (OCR: "tome"), "to support", "to ann@example.com, bob": names only, never a sentence
+_TO_LINE = re.compile(r"^to\s?(?:me|[\w.@+-]{1,64}(?:,\s?[\w.@+-]{1,64}){0,4})\s?[▾v]?$", re.I)
+# Tesseract reads a lone capital I in prose as a bar: "| just changed my mind"
+_OCR_BAR = re.compile(r"(?:(?<=^)|(?<=\s))\|(?=\s)")
+
+
+def _screen_messages(
+    lines: list[tuple[int, str]], dayfirst: bool | None, ocr: bool
+) -> list[Message]:
+    """A mail client's messages, as a screenshot shows them: each sender line starts one; its
+    date (on that line or the next) and the "to …" line are headers, the rest its body until
+    the next sender. Read by OCR, a lone "|" in the body is the word "I"."""
+    out: list[Message] = []
+    starts = [i for i, (_, ln) in enumerate(lines) if _SENDER.match(ln)]
+    for k, i in enumerate(starts[:MAX_MESSAGES]):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        who, rest = _SENDER.match(lines[i][1]).groups()  # type: ignore[union-attr]
+        when = first_date(rest, dayfirst)
+        body = list(lines[i + 1 : end])
+        while body and _screen_header(body[0][1], when, dayfirst):
+            when = when or first_date(body[0][1], dayfirst)
+            body = body[1:]
+        text = " ".join(ln for _, ln in body)[:MAX_QUOTE]
+        quote = Quote(_OCR_BAR.sub("I", text) if ocr else text, body[0][0] if body else 1)
+        if body and when is not None:
+            out.append(Message(when, _clean(who), quote))
+    return out
+
+
+def _screen_header(line: str, when: object, dayfirst: bool | None) -> bool:
+    """A line under a sender's that is a header: "to me", or its date when none was beside it."""
+    if _TO_LINE.match(line):
+        return True
+    return when is None and len(line) <= 40 and first_date(line, dayfirst) is not None
+
+
+def _messages(
+    lines: list[tuple[int, str]], dayfirst: bool | None, ocr: bool = False
+) -> tuple[Message, ...]:
+    """`From:` blocks (headers, then the body until the next `From:`); else a mail client's
+    screen (a screenshot's sender lines); else dated chat lines."""
     out: list[Message] = []
     starts = [i for i, (_, ln) in enumerate(lines) if re.match(r"^from\s{0,3}:", ln, re.I)]
     for k, i in enumerate(starts[:MAX_MESSAGES]):
@@ -95,6 +138,7 @@ def _messages(lines: list[tuple[int, str]], dayfirst: bool | None) -> tuple[Mess
             when = first_date(heads.get("date", "") or heads.get("sent", ""), dayfirst)
             text = " ".join(ln for _, ln in body)[:MAX_QUOTE]
             out.append(Message(when, heads.get("from") or None, Quote(text, body[0][0])))
+    out = out or _screen_messages(lines, dayfirst, ocr)
     if out:
         return tuple(out)
     for page, ln in lines:
@@ -138,7 +182,7 @@ def facts(base: DocumentFacts, texts: list[str], dayfirst: bool | None = None) -
             found, policy_clause=policytext.general_clause(topical), policy_clauses=topical
         )
     if base.kind == kinds.COMMUNICATION:
-        found = replace(found, messages=_messages(lines, dayfirst))
+        found = replace(found, messages=_messages(lines, dayfirst, base.read == "ocr"))
     if base.kind == kinds.RECEIPT:
         found = replace(found, amount=_amount(whole))
     return found

@@ -46,8 +46,8 @@ NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          "delivery proof", "proof delivery")),
     (POLICY, ("policy", "terms", "tos", "terms of service", "refund policy", "return policy",
               "cancellation", "checkout")),  # a checkout page: where the terms were accepted
-    (COMMUNICATION, ("email", "e mail", "mail", "chat", "message", "messages", "correspondence",
-                     "conversation", "support ticket", "ticket")),
+    (COMMUNICATION, ("email", "e mail", "mail", "gmail", "chat", "message", "messages",
+                     "correspondence", "conversation", "support ticket", "ticket")),
     (RECEIPT, ("receipt", "invoice", "inv", "bill")),
     (SHIPPING, ("label", "tracking", "shipping", "waybill", "shipment", "airbill")),
 )  # fmt: skip
@@ -71,7 +71,8 @@ TEXT_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
 # communication whatever its name says ("…_delivery_confirmation.pdf" holding the customer's
 # "the carrier says delivered … I want my money back" proves no delivery).
 _MESSAGE = re.compile(
-    r"^\s{0,3}(?:from|subject)\s{0,2}:|\bwrote:|^\s{0,3}(?:dear|hi|hello)\b|chat transcript",
+    r"^\s{0,3}(?:from|subject)\s{0,2}:|\bwrote:|^\s{0,3}(?:dear|hi|hello)\b|chat transcript"
+    r"|^[^<>\n]{1,80}<[^<>\s@]{1,64}@[^<>\s]{1,190}>",  # a mail client's sender line
     re.I | re.M,
 )
 _FIRST_PERSON = re.compile(r"\bI(?:'m|'ve|'d)?\s(?=[a-z])|\b(?:my|me)\b")

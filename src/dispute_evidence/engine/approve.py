@@ -70,7 +70,7 @@ def approve_and_send(
             policy=policy,
             inbox=inbox,
         )
-        work = set(store.work_queue())
+        work = set(store.disputes.work_queue())
     out.approved, out.refused, out.lines = result.approved, result.refused, result.already
     if result.refused and not (result.approved or result.already):
         out.exit_code = EXIT_USAGE
@@ -170,12 +170,12 @@ def _not_at_the_api(store: StateStore, pid: str) -> str | None:
     """None when the dispute's evidence and every file are at the API; else what is not."""
     from dispute_evidence.reports.wording import STATUS_WORDS
 
-    row = store.dispute(pid) or {}
+    row = store.disputes.dispute(pid) or {}
     if row.get("status") != D.SUBMITTED:
         status = str(row.get("status") or "unknown")
         why = row.get("last_error") or row.get("detail") or ""
         return STATUS_WORDS.get(status, status) + (f": {why}" if why else "")
-    files = store.file_table()
+    files = store.reports.file_table()
     mine = files.loc[files["provider_dispute_id"] == pid]
     left = int((mine["status"] != "uploaded").sum())
     return f"{left} file(s) not uploaded" if left else None

@@ -76,6 +76,7 @@ from dispute_evidence.settings import EvidenceSection, RunRequest, Settings
 from dispute_evidence.state.apis import api_identity
 from dispute_evidence.state.store import (
     StateStore,
+    copy_state,
     new_owner,
     new_run_id,
     open_read_only,
@@ -133,11 +134,11 @@ def open_run(
             shutil.rmtree(scratch, ignore_errors=True)
         raise
     try:
-        store.start_run(label, run_id)
-        store.mark_crashed_runs(except_run=run_id)
-        store.bind_inbox(inbox, adopt=request.adopt)
+        store.runs.start_run(label, run_id)
+        store.runs.mark_crashed_runs(except_run=run_id)
+        store.runs.bind_inbox(inbox, adopt=request.adopt)
         if request.reconcile:
-            store.set_reconcile_uploads(True)
+            store.disputes.set_reconcile_uploads(True)
         unproven = None
         if api is not None and not dry_run:
             unproven = _use_api(store, inbox, api_identity or identity_of(api), api, gate)
@@ -159,8 +160,8 @@ def open_run(
             alert_sink=alert_sink,
         )
     except BaseException as exc:  # the lock is ours: never leave it behind
-        store.finish_run(run_id, f"failed: {type(exc).__name__}", {})
-        store.release_run_lock(new_owner(run_id))
+        store.runs.finish_run(run_id, f"failed: {type(exc).__name__}", {})
+        store.locks.release_run_lock(new_owner(run_id))
         store.close()
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -180,11 +181,13 @@ def _use_api(
     An API (or key) the state has not recorded becomes the state's only once it has answered:
     a key it refuses, or an API that cannot be reached, changes nothing in the state (what the
     right key received stays sent there). Returns why nothing may be sent this run, if so."""
-    before = store.recorded_api()
+    before = store.apis.recorded_api()
     if before != identity and (why := asyncio.run(_prove_key(api, gate))) is not None:
         return why
     tried = (inbox / PRIVATE / "sandbox.sqlite3").exists()
-    moved = store.use_api(identity, adopt_unrecorded=identity.startswith("sandbox ") or not tried)
+    moved = store.apis.use_api(
+        identity, adopt_unrecorded=identity.startswith("sandbox ") or not tried
+    )
     if moved:
         log.warning(api_switch_line(before, identity))
     return None
@@ -260,7 +263,7 @@ def run_options(
         alerts=settings.alerts.policy(),
         advice=settings.advice.policy(),
         retention=settings.retention.policy(),
-        standing=settings.standing.policy(),
+        standing=replace(settings.standing.policy(), merchant_country=settings.merchant.country),
     )
 
 
@@ -279,15 +282,15 @@ def _scratch_copy(state: str | Path, scratch: Path) -> StateStore:
     if not state_exists(state):
         return StateStore(copy)
     with open_read_only(state) as real:
-        return real.copy_to(copy)
+        return copy_state(real, copy)
 
 
 def _take_lock(store: StateStore, run_id: str, label: str, wait: float, poll: float) -> None:
     deadline = time.monotonic() + wait
-    while holder := store.acquire_run_lock(new_owner(run_id)):
+    while holder := store.locks.acquire_run_lock(new_owner(run_id)):
         if time.monotonic() >= deadline:
-            store.start_run(label, run_id)
-            store.finish_run(run_id, "skipped: another run in progress", {})
+            store.runs.start_run(label, run_id)
+            store.runs.finish_run(run_id, "skipped: another run in progress", {})
             raise RunLocked(f"another run is in progress on this inbox/state: {holder}")
         log.info("waiting for %s to finish", holder)
         time.sleep(min(poll, max(deadline - time.monotonic(), 0.0)))
@@ -299,9 +302,9 @@ def close_run(session: RunSession, outcome: str, counts: dict[str, int] | None =
         session.keepalive.stop()
     try:
         try:
-            session.store.finish_run(session.run_id, outcome, counts or {})
+            session.store.runs.finish_run(session.run_id, outcome, counts or {})
         finally:  # even when the row cannot be written (a full disk): free the inbox
-            session.store.release_run_lock(new_owner(session.run_id))
+            session.store.locks.release_run_lock(new_owner(session.run_id))
     finally:
         session.store.close()
         if session.scratch:
@@ -317,16 +320,16 @@ def prepare(session: RunSession, ingested: IngestOutcome) -> PrepareOutcome:
     store = session.store
     rebuild = (
         ingested.new_files > 0
-        or store.needs_rebuild(session.opts.build_inputs())
+        or store.records.needs_rebuild(session.opts.build_inputs())
         or session.dry_run
     )
     out = prepare_step(store, session.opts, ingested, session.run_id, rebuild=rebuild)
-    store.set_reconcile_uploads(
-        False
-    )  # every file in the inbox is registered: reconciling is enough
+    # every file in the inbox is registered: reconciling is enough
+    store.disputes.set_reconcile_uploads(False)
     if session.opts.retention.active:
         out.retention = apply_retention(
-            store,
+            store.retention,
+            store.scoped,
             session.opts.retention,
             inbox=session.opts.inbox,
             reports=session.report_folder.parent,

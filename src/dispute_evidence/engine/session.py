@@ -58,8 +58,8 @@ class KeepAlive:
     def _loop(self) -> None:
         while not self._wait(self._every):
             try:
-                self._store.renew_run_lock(self._owner)
-                self._store.renew_leases(process_owner_prefix())
+                self._store.locks.renew_run_lock(self._owner)
+                self._store.locks.renew_leases(process_owner_prefix())
             except Exception as exc:  # noqa: BLE001 - a database hiccup: try again next beat
                 log.warning("could not renew the run lock: %s", exc)
 

@@ -1,7 +1,10 @@
 """The merchant's access or activity log (issue 44 item 10; ingest/layouts.py kind "activity":
 time, account, event, IP, device): for a licence, a download or a SaaS account, what was
 delivered is use. Each dispute's facts get the events of its customer's account (the order's
-email or customer account id) from the order's day on, oldest first; and an order the orders
+email or customer account id) from the order's day on, oldest first, that belong to it: the
+log is the digital order's (evidence/digital.py: nothing shipped, a licence, a download, a plan),
+never an order of physical goods, and of a customer's digital orders each event belongs to the
+latest bought before it (a licence's log is not argued for another order). An order the orders
 export gives no IP or device for takes the ones its account was seen with at checkout (an event
 on the order's day, at or before its time), so the log feeds Visa CE 3.0 too.
 
@@ -18,12 +21,18 @@ from typing import Any
 
 import pandas as pd
 
+from dispute_evidence.evidence.digital import DIGITAL
 from dispute_evidence.evidence.facts import Activity
 
 MAX_KEPT = 12  # events kept per dispute: the first two and the latest ten (all are counted)
 FIRST = 2
 _PURCHASE = re.compile(r"checkout|purchase|order|payment|subscri|sign.?up|paid", re.I)
 _COLUMNS = ("activity_at", "account", "event", "ip", "device")
+
+
+def _time(value: Any) -> str:
+    """ "2026-11-03T10:14:00+00:00" as "2026-11-03 10:14:00" (comparable with the log's)."""
+    return str(value or "").strip().replace("T", " ")[:19]
 
 
 def _key(value: Any) -> str:
@@ -37,6 +46,8 @@ class ActivityLog:
     records: dict[str, pd.DataFrame]
     _by_account: dict[str, list[Activity]] | None = field(default=None, init=False)
     _accounts: dict[str, tuple[str, ...]] | None = field(default=None, init=False)
+    # account -> its digital orders as (ordered at, order number), oldest first
+    _owners: dict[str, list[tuple[str, str]]] | None = field(default=None, init=False)
 
     @property
     def given(self) -> bool:
@@ -71,13 +82,45 @@ class ActivityLog:
         keys = (_key(email), *self._accounts.get(order_number, ()))
         return tuple(dict.fromkeys(k for k in keys if k))
 
+    def _digital_orders(self) -> dict[str, list[tuple[str, str]]]:
+        """Each account's digital orders (nothing shipped, lines naming digital goods)."""
+        if self._owners is None:
+            self._owners = {}
+            orders, ships = self.records.get("orders"), self.records.get("shipments")
+            if orders is None or orders.empty:
+                return self._owners
+            shipped = set()
+            if ships is not None and not ships.empty:
+                shipped = set(ships["order_number"].astype(str))
+            titles = orders.get("product_title", pd.Series("", index=orders.index))
+            named = titles.fillna("").astype(str).str.contains(DIGITAL)  # vectorised: one pass
+            digital = named.groupby(orders["order_number"].astype(str)).any()
+            for row in orders.drop_duplicates("order_number").to_dict("records"):
+                number = str(row["order_number"])
+                if number in shipped or not digital.get(number, False):
+                    continue
+                at = _time(row.get("order_date"))
+                for k in self.accounts(number, str(row.get("customer_email") or "")):
+                    self._owners.setdefault(k, []).append((at, number))
+            for owned in self._owners.values():
+                owned.sort()
+        return self._owners
+
+    def _owner(self, account: str, at: str) -> str:
+        """The account's digital order an event belongs to: the latest bought before it (one
+        bought later that day, when none was before)."""
+        owned, when = self._digital_orders().get(account, []), _time(at)
+        before = [n for t, n in owned if t <= when] or [n for t, n in owned if t[:10] == when[:10]]
+        return before[-1] if before else ""
+
     def events(self, order_number: str, email: str, since: str) -> tuple[tuple[Activity, ...], int]:
-        """The account's events from `since` (YYYY-MM-DD) on, the first and latest kept, and
-        how many there are in all."""
+        """The account's events from `since` (YYYY-MM-DD) on that belong to this order (a
+        digital order's: none for physical goods), the first and latest kept, and how many
+        there are in all."""
         index = self._index()
         found = sorted(
             (a for k in self.accounts(order_number, email) for a in index.get(k, ())
-             if a.at[:10] >= since[:10]),
+             if a.at[:10] >= since[:10] and self._owner(k, a.at) == order_number),
             key=lambda a: a.at,
         )  # fmt: skip
         found = list(dict.fromkeys(found))

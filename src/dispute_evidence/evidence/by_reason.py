@@ -40,8 +40,11 @@ class ByReason:
         if self.log.given:
             facts = self._used(facts)
         if reason == "duplicate":  # the other charge's order, when it is another purchase
-            others = self.same_day.others(facts.order, disputed_of(facts))
-            facts = replace(facts, other_purchases=others)
+            statement = facts.statement.text if facts.statement else ""
+            found = self.same_day.counterpart(facts.order, disputed_of(facts),
+                                              facts.tracking_numbers, statement)  # fmt: skip
+            other = (found.purchase,) if found.purchase else ()
+            facts = replace(facts, other_purchases=other, other_unsure=found.unsure)
         if is_fraud(reason):
             verdict = self.ce3[pid] = self.history().check(facts.order.order_number)
             if verdict.qualifies:  # on top of the normal evidence: the fallback if refused

@@ -25,7 +25,7 @@ from typing import Any
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts, Message
-from dispute_evidence.evidence.case_checks import money_against_words, to_confirm
+from dispute_evidence.evidence.case_checks import money_against_words, other_unsure, to_confirm
 from dispute_evidence.evidence.case_parts import Contradiction as Contradiction
 from dispute_evidence.evidence.case_parts import Customer as Customer
 from dispute_evidence.evidence.case_parts import Event as Event
@@ -116,6 +116,7 @@ class CaseFacts:
     stance_choices: tuple[tuple[str, str], ...] = ()  # the analyst's, per message key
     charges_elided: int = 0  # the order's charges between its first and latest not kept
     other_purchases: tuple[Purchase, ...] = ()  # a duplicate claim's other charge, its order
+    other_unsure: tuple[str, ...] = ()  # the charges it could be, none certain (duplicates.py)
     activity: tuple[Activity, ...] = ()  # the account's use (evidence/activity.py)
     activity_total: int = 0
     merchant_country: str = ""
@@ -333,6 +334,7 @@ def build_case(
         stance_choices=facts.stance_choices,
         charges_elided=facts.charges_elided,
         other_purchases=facts.other_purchases,
+        other_unsure=facts.other_unsure,
         activity=facts.activity,
         activity_total=facts.activity_total,
         merchant_country=facts.merchant_country,
@@ -373,6 +375,7 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
             case.credits, case.refunded, case.currency, case.statement, case.dispute
         ),  # fmt: skip
         *_statement_names_another(case),
+        *other_unsure(case.other_unsure, case.disputed_charge),
     ]
 
 

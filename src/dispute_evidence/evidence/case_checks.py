@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from dispute_evidence.documents.facts import DocumentFacts, Message
 from dispute_evidence.evidence.case_parts import Contradiction
 from dispute_evidence.evidence.credits import CENT, Credit
+from dispute_evidence.evidence.facts import Charge
 from dispute_evidence.evidence.stance import Stance, message_key
 from dispute_evidence.evidence.statement import denies_refund
 from dispute_evidence.evidence.views import DisputeView
 
+UNSURE_SHOWN = 5  # charges the analyst's note on a duplicate names
 STANCE = "message to confirm"  # a reading the analyst decides (engine/prepare/stances.py)
 
 
@@ -31,6 +33,24 @@ def to_confirm(stances: Sequence[tuple[DocumentFacts, Message, Stance]]) -> list
             "supports|concedes|leave-out (until then the letter neither argues nor concedes it)",
             weakens=False, internal=True))  # fmt: skip
     return out
+
+
+def other_unsure(unsure: Sequence[str], charge: Charge | None) -> list[Contradiction]:
+    """A duplicate claim whose other charge is not certain (evidence/duplicates.py): two or more
+    charges of the amount, that day, on the card, are equally near. None is shown to the
+    reviewer; the analyst names it (issue 44 item 8)."""
+    if not unsure or charge is None:
+        return []
+    amount = _money(float(charge.payment_amount or 0), charge.currency.upper())
+    more = f" and {len(unsure) - UNSURE_SHOWN} more" if len(unsure) > UNSURE_SHOWN else ""
+    return [Contradiction(
+        "other charge not certain", f"{len(unsure)} other orders' charges of {amount} on "
+        f"{charge.paid_at[:10]} on this card are equally near the disputed "
+        f"{charge.payment_id}: {', '.join(unsure[:UNSURE_SHOWN])}{more}; the letter shows no other "
+        "purchase",
+        "name the charge the cardholder calls the duplicate (its id or order number) in a "
+        "merchant statement; the letter then shows the two purchases side by side",
+        internal=True)]  # fmt: skip
 
 
 def money_against_words(

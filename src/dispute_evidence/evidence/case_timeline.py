@@ -11,7 +11,8 @@ from dispute_evidence.documents.facts import DocumentFacts, Message
 from dispute_evidence.evidence.case_parts import Event
 from dispute_evidence.evidence.credits import Credit
 from dispute_evidence.evidence.delivery import DeliveryFact, Shipment, day
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.digital import delivers
+from dispute_evidence.evidence.facts import Activity, Charge
 from dispute_evidence.evidence.stance import Stance
 
 
@@ -36,6 +37,8 @@ class CaseFacts(Protocol):
     def disputed_charge(self) -> Charge | None: ...
     @property
     def opened_on(self) -> str: ...
+    @property
+    def activity(self) -> Sequence[Activity]: ...
     def stances(self) -> list[tuple[DocumentFacts, Message, Stance]]: ...
     def hidden(self, what: str) -> bool: ...
 
@@ -61,6 +64,13 @@ def case_timeline(case: CaseFacts) -> tuple[Event, ...]:
     if d.delivered and d.on and not case.hidden("delivered"):
         signed = f", signed by {d.signed_by}" if d.signed_by else ""
         events.append(Event(d.on, f"Delivered{signed}", d.source, d.document))
+    delivered: dict[str, list[str]] = {}  # a digital order's delivery: its download, activation
+    for a in case.activity:
+        if delivers(a.event) and a.event not in delivered.setdefault(a.at[:10], []):
+            delivered[a.at[:10]].append(a.event)
+    for on, logged in delivered.items():
+        said = " and ".join(logged)
+        events.append(Event(on, f"{said[:1].upper()}{said[1:]} (access log)", "activity", key=True))
     if case.cancelled_on:
         events.append(Event(case.cancelled_on, "Order cancelled", "order", key=True))
     for x in case.credits:  # a credit before the dispute is its answer: dated, with its reference

@@ -39,6 +39,7 @@ from dispute_evidence.evidence.ce3_identifiers import (
     MIN_DEVICE,
     SHARED_CARDS,
     arrow_text,
+    device_element,
     identifiers,
     is_placeholder,
     is_public_ip,
@@ -111,6 +112,15 @@ def is_fraud(reason: object) -> bool:
     return str(reason or "").strip().lower() in FRAUD_REASONS
 
 
+def _elements(frame: pd.DataFrame) -> dict[str, pd.Series]:
+    """The card and the CE 3.0 elements of each row; the device: its ID (15+ characters), else
+    its fingerprint (20+ characters: a shorter one is not used)."""
+    out = {c: _col(frame, c) for c in ("card_fingerprint", *ELEMENTS)}
+    if "device_fingerprint" in frame:  # else nothing to fall back on (a million orders)
+        out["device_id"] = device_element(out["device_id"], _col(frame, "device_fingerprint"))
+    return out
+
+
 def _col(frame: pd.DataFrame, name: str) -> pd.Series:
     """A text column ("" where absent: a state written before the column existed)."""
     if name in frame:
@@ -152,7 +162,7 @@ def _order_transactions(orders: pd.DataFrame) -> pd.DataFrame:
             "paid": _col(o, "financial_status").str.lower().isin(PAID),
             "refunded": _refunded(o, "financial_status", "refunded_amount", amount),
             "ref": _col(o, "payment_reference"),
-            **{c: _col(o, c) for c in ("card_fingerprint", *ELEMENTS)},
+            **_elements(o),
         }
     )
 
@@ -213,7 +223,7 @@ def _charge_transactions(
             "refunded": _refunded(p, "payment_status", "amount_refunded", amount),
             "disputed": (_col(p, "dispute_status") != "") | (_col(p, "dispute_reason") != ""),
             "brand": _col(p, "card_brand").str.lower(),
-            **{c: _col(p, c) for c in ("card_fingerprint", *ELEMENTS)},
+            **_elements(p),
         }
     )
     as_written = bool(((at >= 0) & (key == named).to_numpy()).all())

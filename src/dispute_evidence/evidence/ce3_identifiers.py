@@ -25,7 +25,8 @@ PLACEHOLDERS = frozenset({
     "", "unknown", "unk", "na", "none", "null", "nil", "undefined", "notavailable", "notprovided",
     "notapplicable", "notset", "guest", "anonymous", "redacted", "tbd", "test", "default", "nan",
 })  # fmt: skip
-MIN_DEVICE = 15  # Stripe asks for a device ID of at least 15 characters (a fingerprint: 20)
+MIN_DEVICE = 15  # Stripe asks for a device ID of at least 15 characters...
+MIN_FINGERPRINT = 20  # ... or a device fingerprint of at least 20
 # an IP address or device ID seen with more cards than this in the history identifies no one
 # buyer (a shared proxy, a kiosk, a carrier's gateway): flagged and never matched
 SHARED_CARDS = 10
@@ -68,6 +69,19 @@ def is_public_ip(value: str) -> bool:
     except ValueError:
         return False
     return ip.is_global and not ip.is_multicast
+
+
+def device_element(device_id: pd.Series, fingerprint: pd.Series) -> pd.Series:
+    """The device element of each transaction: its device ID when it has Visa's 15
+    characters, else its device fingerprint when that has 20, else the device ID as given (a
+    short one is blanked by identifiers(): not used). A fingerprint under 20 is never used."""
+    device = device_id.fillna("").astype(str)
+    printed = fingerprint.fillna("").astype(str)
+    if not (printed != "").any():
+        return device
+    long_enough = device.str.strip().str.len() >= MIN_DEVICE
+    fingerprint_used = ~long_enough & (printed.str.strip().str.len() >= MIN_FINGERPRINT)
+    return device.where(~fingerprint_used, printed)
 
 
 def usable_identifiers(s: pd.Series, element: str) -> pd.Series:

@@ -29,6 +29,7 @@ from typing import Any
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence.case import CaseFacts, build_case, documents_of_kinds, for_reason
+from dispute_evidence.evidence.digital import is_digital
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.playbooks import PLAYBOOKS
 
@@ -116,6 +117,9 @@ ITEMS = {
                f"a merchant statement saying {what} (a Statement column in the disputes list, "
                "or '<order number> statement.txt' in the inbox)", lambda c: bool(c.statement))
           for key, what in _STATEMENTS.items()),
+        Item("access_log", "account use after the purchase", "the access or activity log (time, "
+             "account, event, IP, device: the download, activation or logins after the "
+             "purchase)", lambda c: bool(c.activity)),
         Item("communication", "customer communication",
              "emails or chat with the customer (PDF named with the order number and 'email' "
              "or 'chat')", _document(K.COMMUNICATION), (K.COMMUNICATION,)),
@@ -127,6 +131,9 @@ REASONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     reason: (p.core, p.helps) for p in PLAYBOOKS for reason in p.reasons
 }
 GENERAL = "general"
+# what a parcel needs: never asked of a licence, a download or an account (evidence/digital.py)
+SHIPPING_ITEMS = frozenset({"carrier", "tracking", "ship_date", "delivered", "shipping_address",
+                            "billing_matches_shipping", "shipping_document"})  # fmt: skip
 
 
 def kinds_needed(reason: str) -> frozenset[str]:
@@ -178,7 +185,7 @@ def assess_case(case: CaseFacts, reason: str | None = None) -> Verdict:
     reason = (reason if reason is not None else case.dispute.reason).strip().lower()
     key = reason if reason in REASONS else GENERAL
     case = for_reason(case, key)
-    core, helps = REASONS[key]
+    core, helps = _for_goods(case, *REASONS[key])
     missing = [ITEMS[k] for k in core if not ITEMS[k].present(case)]
     extra = [ITEMS[k] for k in helps if not ITEMS[k].present(case)]
     against = case.against
@@ -190,6 +197,21 @@ def assess_case(case: CaseFacts, reason: str | None = None) -> Verdict:
         tuple(c.fact for c in against),
         tuple(_dedupe(c.todo for c in against)),
     )
+
+
+def _for_goods(
+    case: CaseFacts, core: tuple[str, ...], helps: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A digital order's items: what a parcel needs is replaced by the account's use (the
+    access log), core where the parcel's items were."""
+    shipped = bool(case.shipments or case.tracking_numbers)
+    if not is_digital((x.title for x in case.lines), shipped):
+        return core, helps
+    kept = tuple(k for k in core if k not in SHIPPING_ITEMS)
+    others = tuple(k for k in helps if k not in SHIPPING_ITEMS)
+    if len(kept) < len(core):
+        return (*kept, "access_log"), others
+    return kept, (*others, "access_log")
 
 
 def _dedupe(values: Any) -> list[str]:

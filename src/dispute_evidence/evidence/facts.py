@@ -98,6 +98,8 @@ class Charge:
     dispute_reason: str = ""
     dispute_status: str = ""
     refunded_at: str = ""
+    arn: str = ""  # the acquirer reference number, where the export gives it
+    authorization_code: str = ""  # the issuer's authorisation code, likewise
     payment_amount: Number | None = None
     amount_refunded: Number | None = None
 
@@ -180,6 +182,8 @@ class DisputeFacts:
     stance_choices: tuple[tuple[str, str], ...] = ()
     charges_elided: int = 0  # the order's charges not kept between its first and latest
     other_purchases: tuple[Purchase, ...] = ()  # a duplicate claim's other charge, its order
+    # the charges it could be when none is certain ("ch_B (order 5001)"): the analyst's to name
+    other_unsure: tuple[str, ...] = ()
     activity: tuple[Activity, ...] = ()  # the account's use from the activity log, oldest first
     activity_total: int = 0  # the log's events on the account from the order on (kept or not)
     merchant_country: str = ""  # ISO code of the merchant's country ([merchant] country)

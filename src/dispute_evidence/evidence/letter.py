@@ -9,7 +9,7 @@ the export says "pass", a date the timeline puts out of order is not stated. In 
 placed the order is what the cardholder denies: the letter says what was entered at checkout
 (and observed: IP, device), never who the person was. When our own records concede the claim
 (a cancelled, refunded or never-fulfilled order), the letter says so under a plain heading and
-asks for nothing. Deterministic: the same facts give the same sentences. Pure: no I/O.
+says it does not contest the dispute: it never asks for a reversal its records do not support. Deterministic: the same facts give the same sentences. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.case import CaseFacts, build_case, documents_named
 from dispute_evidence.evidence.ce3_table import ce3_rows
-from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
+from dispute_evidence.evidence.credit_lead import credit_lead
 from dispute_evidence.evidence.exhibits import Exhibit
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter_facts import (
@@ -32,7 +32,7 @@ from dispute_evidence.evidence.letter_facts import (
 )
 from dispute_evidence.evidence.letter_head import header, reason_line
 from dispute_evidence.evidence.letter_head import money as _money
-from dispute_evidence.evidence.playbooks import CREDIT_NOT_PROCESSED, Playbook, playbook_for
+from dispute_evidence.evidence.playbooks import Playbook, playbook_for
 from dispute_evidence.evidence.sentence import Sentence
 from dispute_evidence.evidence.thesis import thesis
 
@@ -76,6 +76,10 @@ SOURCE_TITLES = {
 REQUEST_REST = ("For these reasons we ask that the dispute be reversed and the remaining {rest} "
                 "of the payment stand (the {amount} disputed, less the {credited} already "
                 "credited).")  # fmt: skip
+# what a letter whose own records concede the claim says instead of a request (issue 44): it
+# never asks for a reversal its facts do not support, even once approved to be sent
+NOT_CONTESTED = ("We do not contest this dispute: our own records, stated above under “What our "
+                 "records show”, support the cardholder's claim.")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -143,13 +147,17 @@ def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _request(case: CaseFacts, amount: str, playbook: Playbook) -> str:
+def _request(case: CaseFacts, amount: str, playbook: Playbook, conceded: bool = False) -> str:
     """The request a letter that goes always makes: the whole reversal (a credit before the
     dispute answers it all), else the amount less what was credited in its currency; none for
-    a disputed amount of 0 (held: case.py's "nothing disputed")."""
+    a disputed amount of 0 (held: case.py's "nothing disputed"). A letter whose own records
+    concede the claim (held as "advice: accept") asks for no reversal: it says it does not
+    contest the dispute, unless a credit made before the dispute answers it (it leads)."""
     disputed = case.dispute.amount
     if disputed is not None and abs(disputed) < 0.005:
         return ""
+    if conceded and not credit_lead(case):  # a credit before the dispute answers it all
+        return NOT_CONTESTED
     if partly_credited(case) and disputed is not None and not credit_lead(case):
         currency, credited = case.dispute.currency or case.currency, case.credit_check.same
         return REQUEST_REST.format(rest=_money(disputed - credited, currency), amount=amount,
@@ -176,7 +184,7 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     # first: what it quotes is argued, not listed again; the claim alone when records concede
     opening = thesis(facts, argues=not facts.conceded())
     sentences: list[Sentence] = []
-    made: list[str] = []  # what wins (evidence/wins.py) counts the arguments a letter used
+    made: list[str] = []  # what wins (standing/win_rates.py) counts the arguments a letter used
     lead = credit_lead(case)  # a credit made before the dispute opened answers any reason
     sentences += lead
     made += ["credit_before_dispute"] if lead else []
@@ -189,11 +197,14 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
     source = "dispute" if has_dispute else ""
     amount = _money(case.dispute.amount, case.dispute.currency)
     argued = any(s.source != "files" for s in sentences)
-    # credit not processed argues the credit itself (a point): not said twice
-    credit = facts.credit() if family != CREDIT_NOT_PROCESSED else other_currency_credits(case)
-    # a letter that argues or concedes always asks (issue 44 item 1): one that claims nothing is
-    # held (engine/review/approval.py: NO_CLAIM_HELD) and asks for nothing
-    request = _request(case, amount, playbook) if argued or conceded else ""
+    # a partial credit is stated as what it is, with what stays disputed (never a point: it is
+    # no reason the whole payment stands); credit not processed argues a whole credit itself
+    credit = facts.credit()
+    # a letter that argues or concedes always ends on what it asks (issue 44 item 1): the
+    # reversal it argues, or, when our records concede, that it does not contest (never a
+    # reversal under them); one that claims nothing is held (engine/review/approval.py:
+    # NO_CLAIM_HELD) and asks for nothing
+    request = _request(case, amount, playbook, bool(conceded)) if argued or conceded else ""
     timeline = tuple(facts.timeline()) if sentences else ()
     points = [s for s in sentences if s.source != "files"]  # printed before the attachments
     rest = [s for s in sentences if s.source == "files"]

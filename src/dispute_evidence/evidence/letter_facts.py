@@ -256,6 +256,8 @@ class Facts:
         c = self.case
         if self.led:  # the credit before the dispute leads the letter: not said twice
             return []
+        if partly_credited(c):  # short of the amount disputed: stated, never a defence (credit)
+            return []
         logged = [x for x in c.credits if x.source == "refunds"][:MAX_CREDITS]
         if logged:
             return [Sentence(f"A refund of {x.words()} was issued on this order.", "refunds") for x in logged]  # fmt: skip

@@ -31,8 +31,11 @@ def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
     reason = f"{code} ({words})" if code and words else code or words
     customer = " · ".join(x for x in (case.customer.name, case.customer.email) if x)
     ordered = "" if case.hidden("ordered") else case.order_date  # a withheld date stays so
+    named = (("ARN", ch.arn), ("authorisation code", ch.authorization_code))
+    refs = " · ".join(f"{label} {value}" for label, value in named if value)
     rows = (
         ("Disputed charge", charge),
+        ("Network references", refs),
         ("Disputed amount", money(case.dispute.amount, case.dispute.currency)),
         ("Card", card),
         ("Reason", reason),

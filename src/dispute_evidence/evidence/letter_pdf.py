@@ -44,6 +44,7 @@ _TEXT = ParagraphStyle(
     "lb", parent=_STYLES["BodyText"], fontName=fonts.BODY, fontSize=10, leading=13.5, spaceAfter=3
 )
 _ITEM = ParagraphStyle("li", parent=_TEXT, leftIndent=10, bulletIndent=0, bulletFontName=fonts.BODY)
+_EVENT = ParagraphStyle("le", parent=_ITEM, fontSize=9.5, leading=12, spaceAfter=0.5)
 _QUOTE = ParagraphStyle("lq", parent=_TEXT, leftIndent=10, rightIndent=6)
 _NOTE = ParagraphStyle(
     "ln", parent=_TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#555555")
@@ -163,9 +164,11 @@ def letter_story(
     case: CaseFacts,
     exhibits: Mapping[str, Exhibit] | None = None,
     head: LetterHead | None = None,
+    timeline_apart: bool = False,
 ) -> list[Any]:
     """Page 1: to the reviewer, the dispute in plain words, the order, and our case, then the
-    exhibits it cites by label (`exhibits`)."""
+    exhibits it cites by label (`exhibits`); `timeline_apart`: the timeline is left for the
+    next page (`timeline_story`), so the letter keeps to one (issue 44, item 11)."""
     merchant = case.merchant
     numbers: dict[str, int] = {}  # no footnotes to our records on the reviewer's page
     head = head or LetterHead()
@@ -206,10 +209,8 @@ def letter_story(
     if letter.statement:  # the merchant's own words: quoted apart, never mixed with the facts
         story.append(Paragraph("The merchant's statement", _HEAD))
         story += [Paragraph(_marked(s, numbers), _QUOTE) for s in letter.statement]
-    if letter.timeline:
-        story.append(Paragraph("Timeline", _HEAD))
-        story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="–") for s in letter.timeline]
-    closing = _closing(letter, case, exhibits or {})
+    story += [] if timeline_apart else timeline_story(letter)
+    closing = _closing(letter, case, exhibits or {}, timeline_apart and bool(letter.timeline))
     # the closing never stands alone on a page: the body's last lines go over with it
     body, carried = story[:-CARRIED], story[-CARRIED:]
     return [*body, KeepTogether([*carried, *closing])]
@@ -218,18 +219,35 @@ def letter_story(
 CARRIED = 3  # the body's last flowables kept on the closing's page
 
 
-def _closing(letter: Letter, case: CaseFacts, exhibits: Mapping[str, Exhibit]) -> list[Any]:
+def timeline_story(letter: Letter) -> list[Any]:
+    """The dated facts, oldest first, one short line each."""
+    if not letter.timeline:
+        return []
+    numbers: dict[str, int] = {}
+    return [
+        Paragraph("Timeline", _HEAD),
+        *(Paragraph(_marked(s, numbers), _EVENT, bulletText="–") for s in letter.timeline),
+    ]
+
+
+def _closing(
+    letter: Letter, case: CaseFacts, exhibits: Mapping[str, Exhibit], apart: bool = False
+) -> list[Any]:
     """The request, the exhibits it cites (a document it never argues, another parcel's proof,
-    is not named here; the data sheet lists every exhibit), and the signature."""
+    is not named here; the data sheet lists every exhibit), and the signature; `apart`: the
+    timeline is on the next page, and the note says so."""
     merchant = case.merchant
     out: list[Any] = [Paragraph(_text(letter.request), _TEXT)] if letter.request else []
     cited = set(letter.documents)
     out += _exhibit_list({n: x for n, x in exhibits.items() if n in cited}, case)
-    out += [
-        Spacer(1, 3 * mm),
-        Paragraph("The data sheet on the next page shows the order, payment checks, shipping "
-                  "and customer in full" + _cited_by(exhibits), _NOTE),
-    ]  # fmt: skip
+    note = (
+        "The timeline and the data sheet on the next page show the order, payment checks, "
+        "shipping and customer in full"
+        if apart
+        else "The data sheet on the next page shows the order, payment checks, shipping and "
+        "customer in full"
+    )
+    out += [Spacer(1, 2 * mm), Paragraph(_text(note + _cited_by(exhibits)), _NOTE)]
     if merchant and merchant.merchant_name:
         out += [Spacer(1, 3 * mm), Paragraph(_text(merchant.merchant_name), _TEXT)]
     return out

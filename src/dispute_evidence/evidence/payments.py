@@ -32,6 +32,8 @@ PAYMENT_TEXT = (
     "dispute_reason",
     "dispute_status",
     "refunded_at",
+    "arn",
+    "authorization_code",
 )
 PAYMENT_NUMBERS = ("payment_amount", "amount_refunded")
 OPEN_DISPUTE_STATUSES = ("needs_response", "warning_needs_response")  # Stripe's, awaiting evidence

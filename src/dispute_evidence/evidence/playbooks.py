@@ -109,9 +109,9 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         Codes(("10.4",), ("4837",), ("F29",)),
         decisive=(
             "avs_rule",
+            "ce3",
             "messages",
             "delivered_to_verified_address",
-            "ce3",
             "card_checks",
             "same_address",
             "customer",
@@ -120,7 +120,14 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "delivery",
             "files",
         ),  # fmt: skip
-        thesis=("customer_words", "verified_delivery", "ce3", "signed_delivery"),
+        thesis=(
+            "avs_rule",
+            "ce3",
+            "customer_words",
+            "verified_delivery",
+            "signed_delivery",
+            "digital_delivery",
+        ),
         concedes="delivery to an address unrelated to the cardholder's; AVS or CVC failures; "
         "the customer reporting the card stolen",
         words_concede="never",
@@ -146,7 +153,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "use_after_purchase",
             "files",
         ),  # fmt: skip
-        thesis=("signed_delivery", "customer_words", "carrier_delivery"),
+        thesis=("signed_delivery", "digital_delivery", "customer_words", "carrier_delivery"),
         concedes="a parcel still in transit or returned; a proof of delivery for another "
         "parcel; the customer saying nothing arrived with no proof against it",
         words_concede="never",
@@ -269,7 +276,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "policy",
             "files",
         ),  # fmt: skip
-        thesis=("signed_delivery", "customer_words", "carrier_delivery"),
+        thesis=("signed_delivery", "digital_delivery", "customer_words", "carrier_delivery"),
         concedes="nothing fixed: what our own records concede (a cancelled or refunded order)",
         words_concede="never",
         policy_topics=(REFUND, RETURN_WINDOW, DEFECT),

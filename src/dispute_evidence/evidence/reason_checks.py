@@ -32,7 +32,7 @@ CHECKS = (
 # invalid, for these countries from this date (Europe, parts of Latin America, Australia, New
 # Zealand and Singapore follow from 24 April 2027, not yet in force here).
 VISA_AVS_RULE_FROM = {"US": "2026-10-23", "CA": "2026-10-23", "GB": "2026-10-23"}
-VISA_AVS_RULE = "Visa's April 2026 rule for reason 10.4 (address verification full match)"
+VISA_AVS_RULE = "Visa's April 2026 rule for reason 10.4"
 _COUNTRY_CODES = {"UK": "GB", "USA": "US", "CAN": "CA", "GBR": "GB"}
 
 # Parcel and freight forwarders (reshipping services): a parcel sent to one leaves the country
@@ -85,25 +85,46 @@ def country_code(value: str) -> str:
     return _COUNTRY_CODES.get(text, text)
 
 
-def visa_avs_rule(charge: Charge | None, merchant_country: str, brand_hint: str = "") -> str:
-    """Why Visa's AVS full-match rule makes this fraud dispute invalid ("" when it does not
-    apply, or when our data cannot show that it does): a Visa card, a domestic transaction (the
-    card's issuing country is the merchant's) in a country where the rule is in force on the
-    charge's date, and street and postcode both verified."""
-    if charge is None or not full_avs_match(charge):
-        return ""
+@dataclass(frozen=True)
+class AvsRule:
+    """Visa's AVS full-match rule, as it applies to one charge: each of its conditions shown."""
+
+    charge: str  # the charge's id
+    paid: str  # its day (on or after `since`)
+    country: str  # the card's issuing country, the merchant's too (domestic)
+    since: str  # the day the rule took effect there
+
+    @property
+    def domestic(self) -> str:
+        """ "US domestic", "Canadian domestic", "UK domestic"."""
+        return f"{COUNTRY_WORDS.get(self.country, (self.country, self.country))[0]} domestic"
+
+    @property
+    def where(self) -> str:
+        """ "the US", "Canada", "the UK"."""
+        return COUNTRY_WORDS.get(self.country, (self.country, self.country))[1]
+
+
+COUNTRY_WORDS = {"US": ("US", "the US"), "CA": ("Canadian", "Canada"), "GB": ("UK", "the UK")}
+
+
+def visa_avs_rule(
+    charge: Charge | None, merchant_country: str, brand_hint: str = "", code: str = ""
+) -> AvsRule | None:
+    """Whether Visa's AVS full-match rule makes this fraud dispute invalid (None when it does
+    not apply, or when our data cannot show that it does): a Visa card, a domestic transaction
+    (the card's issuing country is the merchant's) in a country where the rule is in force on
+    the charge's date, street and postcode both verified; reason 10.4 when the dispute names
+    its network code (another code, 10.5 say, is not the rule's)."""
+    if charge is None or not full_avs_match(charge) or (code and code.strip() != "10.4"):
+        return None
     brand = network_of(charge.card_brand or brand_hint)  # Visa Debit, Visa Electron: Visa
     issued, home = country_code(charge.card_country), country_code(merchant_country)
     since = VISA_AVS_RULE_FROM.get(home, "")
     paid = charge.paid_at[:10]
     if brand != VISA.key or not since or issued != home or not paid or paid < since:
-        return ""
-    return (
-        f"charge {charge.payment_id} of {paid} is a card-absent Visa transaction, domestic to "
-        f"{home} (card issued in {issued}), made on or after {since}, and the card issuer "
-        "verified both the billing street address and the postcode (address check: pass, "
-        "postcode check: pass)"
-    )
+        return None
+    return AvsRule(charge.payment_id, paid, home, since)
 
 
 def split_payment(charges: Sequence[Charge], order_total: float | None) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from reportlab.lib import colors
@@ -41,7 +42,12 @@ from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import Letter, letter_for
-from dispute_evidence.evidence.letter_pdf import LetterHead, appendix_story, letter_story
+from dispute_evidence.evidence.letter_pdf import (
+    LetterHead,
+    appendix_story,
+    letter_story,
+    timeline_story,
+)
 from dispute_evidence.names import visible
 
 GENERATOR = "dispute-evidence summary v6"  # part of the input hash: a new layout, a new version
@@ -53,6 +59,7 @@ MAX_ROWS = 12  # per table, to stay within 2 pages
 # row past a page, which reportlab refuses with a LayoutError).
 FIT_LEVELS = ((300, MAX_ROWS), (120, 8), (60, 5), (30, 3))
 DATA_SHEET_PAGES = 2
+MARGINS = (18 * mm, 15 * mm)  # left and right, top and bottom
 _FIT: ContextVar[tuple[int, int]] = ContextVar("summary_fit", default=FIT_LEVELS[0])
 
 fonts.register()
@@ -138,33 +145,59 @@ def summary_pdf(
     top of page 1; `pages`: each attached document's first page in the packet; `head`: the
     letter's date and the merchant's contact (none: neither is printed)."""
     case = build_case(facts, documents_named(attached))
-    merchant = case.merchant
     letter, exhibits = lettered(case, pages)
     body = b""
     for level in FIT_LEVELS:
         token = _FIT.set(level)
         try:
-            start, end = _Mark(), _Mark()
-            story: list[Any] = [
-                *_notice(notice),
-                *letter_story(provider_dispute_id, letter, case, exhibits, head),
-            ]
-            story += [
-                PageBreak(),
-                start,
-                *_data_sheet(provider_dispute_id, merchant, case, exhibits),
-                end,
-            ]
-            body = _render(story, provider_dispute_id, merchant)
+            laid = _laid_out(provider_dispute_id, letter, case, exhibits, head, notice)
+            if laid.signed_on > 1 and letter.timeline:  # the timeline to the next page
+                moved = _laid_out(provider_dispute_id, letter, case, exhibits, head, notice, True)
+                laid = moved if moved.signed_on == 1 else laid  # else it gains nothing
         except LayoutError:
             if level == FIT_LEVELS[-1]:
                 raise
             continue
         finally:
             _FIT.reset(token)
-        if end.page - start.page + 1 <= DATA_SHEET_PAGES:
+        body = laid.body
+        if laid.sheet_pages <= DATA_SHEET_PAGES:
             break
     return inert_bytes(body)  # nothing we print can run; checked, as for every PDF we make
+
+
+@dataclass(frozen=True)
+class _Laid:
+    body: bytes
+    signed_on: int  # the page the letter's signature is on
+    sheet_pages: int  # the data sheet's pages
+
+
+def _laid_out(
+    pid: str,
+    letter: Letter,
+    case: CaseFacts,
+    exhibits: dict[str, Exhibit],
+    head: LetterHead | None,
+    notice: str | None,
+    timeline_apart: bool = False,
+) -> _Laid:
+    """The PDF laid out: page 1 the letter, then the data sheet; `timeline_apart`: the
+    letter's timeline on top of the data sheet's first page, so the request and the signature
+    stay on page 1 (issue 44, item 11)."""
+    signed, start, end = _Mark(), _Mark(), _Mark()
+    story: list[Any] = [
+        *_notice(notice),
+        *letter_story(pid, letter, case, exhibits, head, timeline_apart),
+        signed,
+        PageBreak(),
+        start,
+        *(timeline_story(letter) + [Spacer(1, 3 * mm)] if timeline_apart else []),
+        *_data_sheet(pid, case.merchant, case, exhibits),
+        end,
+    ]
+    body = _render(story, pid, case.merchant)
+    return _Laid(body, signed.page, end.page - start.page + 1)
 
 
 def sources_pdf(
@@ -240,6 +273,7 @@ def _data_sheet(
     story += _payment_section(case)
     story += _shipping_section(case, exhibits)
     story += _customer_section(case)
+    story += _use_section(case)
     story += _files_section(list(exhibits.values()))
     return story
 
@@ -416,6 +450,26 @@ def _customer_section(case: CaseFacts) -> list[Any]:
     )
 
 
+def _use_section(case: CaseFacts) -> list[Any]:
+    """A digital order's use from the merchant's access log (issue 44 item 10): each event kept,
+    its time, IP and device, as logged; how many there are in all when not every one is shown."""
+    if not case.activity:
+        return []
+    rows: list[list[object]] = [
+        [a.at.replace("T", " ").removesuffix("Z")[:16], a.event, a.ip, a.device]
+        for a in case.activity
+    ]
+    left = case.activity_total - len(rows)
+    note = [_p(f"{case.activity_total} events in all; the first and the latest are shown.",
+               _SMALL)] if left > 0 else []  # fmt: skip
+    return _section(
+        f"The account's use (access log: {case.activity[0].account})",
+        _table([["Time (UTC)", "Event", "IP address", "Device"], *rows],
+               [38 * mm, 52 * mm, 35 * mm, 45 * mm]),
+        *note,
+    )  # fmt: skip
+
+
 def _files_section(exhibits: list[Exhibit]) -> list[Any]:
     """The exhibits, in their order: in a packet, where each begins; else the file each one is
     (its documents go to the API as files of their own, as they were dropped)."""
@@ -438,10 +492,10 @@ def _render(story: list[Any], provider_dispute_id: str, merchant: MerchantProfil
     SimpleDocTemplate(
         out,
         pagesize=A4,
-        leftMargin=18 * mm,
-        rightMargin=18 * mm,
-        topMargin=15 * mm,
-        bottomMargin=15 * mm,
+        leftMargin=MARGINS[0],
+        rightMargin=MARGINS[0],
+        topMargin=MARGINS[1],
+        bottomMargin=MARGINS[1],
         title=cover(f"Evidence summary {provider_dispute_id}"),
         author=cover(merchant.merchant_name) if merchant else "",
         creator=GENERATOR,

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dispute_evidence.evidence import reason_points as R
+from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credit_lead import credit_lead
-from dispute_evidence.evidence.letter_facts import FILE, Facts, quoted
+from dispute_evidence.evidence.letter_facts import FILE, Facts, partly_credited, quoted
 from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
 from dispute_evidence.evidence.playbooks import claim_words, playbook_for
+from dispute_evidence.evidence.reason_checks import VISA_AVS_RULE, visa_avs_rule
 from dispute_evidence.evidence.sentence import Sentence
 
 
@@ -105,12 +108,43 @@ def verified_delivery(facts: Facts) -> Sentence | None:
                     f"billing address, {c.customer.shipping_address}.", "payments")  # fmt: skip
 
 
-def ce3(facts: Facts) -> Sentence | None:
-    """Fraud: Visa Compelling Evidence 3.0 (two earlier undisputed orders that match)."""
-    if len(facts.case.ce3_priors) < 2:
+def avs_rule(facts: Facts) -> Sentence | None:
+    """Fraud: Visa's April 2026 AVS rule makes the dispute invalid; said on its own, before the
+    merits, short: the rule, the transaction and the match (reason_checks.visa_avs_rule)."""
+    c = facts.case
+    rule = visa_avs_rule(c.disputed_charge, c.merchant_country, code=c.dispute.network_reason_code)
+    if rule is None:
         return None
-    return Sentence("the same card paid for two earlier orders, never disputed, that match this "
-                    "one (Visa Compelling Evidence 3.0, shown below).", "history")  # fmt: skip
+    return Sentence(
+        f"This dispute is invalid under {VISA_AVS_RULE}: charge {rule.charge} of "
+        f"{rule.paid} is a card-absent {rule.domestic} Visa transaction whose "
+        "address check fully matched (street and postcode).",
+        "payments",
+    )
+
+
+def ce3(facts: Facts) -> Sentence | None:
+    """Fraud: Visa Compelling Evidence 3.0 qualifies: the two earlier undisputed orders on the
+    same card, and the IP address or device ID they share with this one (exactly the same
+    values, never a near match: ce3.py)."""
+    priors = facts.case.ce3_priors
+    if len(priors) < 2:
+        return None
+    told = " and ".join(f"{p.order_number} ({p.date})" for p in priors[:2])
+    shared = [LABELS[k] for k in PRIMARY_ORDER if all(k in p.matched for p in priors[:2])]
+    same = (
+        f"from the same {' and '.join(shared)} as this one"
+        if shared
+        else "each from this one's IP address or device ID"
+    )
+    return Sentence(
+        f"it qualifies for Visa Compelling Evidence 3.0: the same card "
+        f"paid for orders {told}, never disputed, {same} (table below).",
+        "history",
+    )
+
+
+PRIMARY_ORDER = ("device_id", "customer_ip")  # CE 3.0's elements that must match, one at least
 
 
 def as_sold(facts: Facts) -> Sentence | None:
@@ -121,7 +155,7 @@ def as_sold(facts: Facts) -> Sentence | None:
 def credit(facts: Facts) -> Sentence | None:
     """A credit already made on the order: its amount, date and reference."""
     dated = [x for x in facts.case.credits if x.amount]
-    if not dated:
+    if not dated or partly_credited(facts.case):  # a partial credit answers only its part
         return None
     x = dated[0]
     return Sentence(f"a refund of {x.words()} was already issued on this order.", x.source)
@@ -137,6 +171,12 @@ def policy_terms(facts: Facts) -> Sentence | None:
     return policy_refusal(facts)
 
 
+def digital_delivery(facts: Facts) -> Sentence | None:
+    """A licence, a download, an account: delivered by use (the access log, issue 44 item 10)."""
+    said = R.digital_delivery(facts)
+    return said[0] if said else None
+
+
 def distinct_charges(facts: Facts) -> Sentence | None:
     said = facts.distinct_charges()
     return said[0] if said else None
@@ -149,14 +189,20 @@ THESES: dict[str, Callable[[Facts], Sentence | None]] = {
         carrier_delivery,
         customer_words,
         verified_delivery,
+        avs_rule,
         ce3,
         as_sold,
         credit,
         policy_refusal,
         policy_terms,
         distinct_charges,
+        digital_delivery,
     )  # fmt: skip
 }
+
+
+# theses that answer the dispute itself, not the claim: said without "The cardholder says …;"
+ON_ITS_OWN = frozenset({"avs_rule"})
 
 
 def claim(reason: str) -> str:
@@ -181,6 +227,8 @@ def thesis(facts: Facts, argues: bool = True) -> Sentence:
         return Sentence(f"{claim(reason)}; {first.text[:1].lower()}{first.text[1:]}", first.source)
     for name in playbook_for(reason).thesis if argues else ():
         said = THESES[name](facts)
+        if said is not None and name in ON_ITS_OWN:
+            return said
         if said is not None:
             text = said.text[:1].lower() + said.text[1:] if _lower(said.text) else said.text
             return Sentence(f"{claim(reason)}; {text}", said.source)

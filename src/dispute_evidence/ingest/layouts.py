@@ -39,6 +39,7 @@ FIELDS: dict[str, dict[str, bool]] = {
         "tax_amount": False, "discount_amount": False, "cancelled_at": False,
         # Visa CE 3.0 elements (evidence/ce3.py): who bought, from where, with which card
         "customer_ip": False, "device_id": False, "customer_account_id": False, "card_fingerprint": False,
+        "device_fingerprint": False,  # CE 3.0: used from 20 characters (a device ID: 15)
     },
     "shipments": {
         "order_number": True, "tracking_number": True, "carrier": False, "service": False,
@@ -54,9 +55,14 @@ FIELDS: dict[str, dict[str, bool]] = {
         "dispute_evidence_due": False,
         "shipping_address": False, "customer_ip": False, "device_id": False,
         "customer_account_id": False, "card_fingerprint": False,
-        # the standing (evidence/standing.py): when the dispute opened; "false": never settled
+        # the standing (standing/counts.py): when the dispute opened; "false": never settled
         "dispute_date": False, "captured": False,
         "refunded_at": False,  # when it was refunded: a credit stated with its date
+        # the name on the cardholder's statement: Visa identifies a merchant per descriptor
+        "statement_descriptor": False, "device_fingerprint": False,
+        "three_d_secure": False,  # authenticated, data_only, ...: the standing's fraud checks
+        # the network's references a reviewer finds the charge by (the letter's header)
+        "arn": False, "authorization_code": False,
     },
     # One row per refund (a refunds log): what was credited back, when, and its reference, so
     # a credit is stated with its date and reference. `refund_amount`, not `amount`: a sheet
@@ -69,7 +75,7 @@ FIELDS: dict[str, dict[str, bool]] = {
     # column filled in (engine/review/approval.py). Approve may be blank: that row approves nothing.
     "approvals": {"provider_dispute_id": True, "approve": False, "evidence_version": False},
     # Early fraud warnings (Visa TC40, Mastercard SAFE) the issuer reported: counted in the
-    # merchant's standing (evidence/standing.py), never sent. A charge or an order, a date.
+    # merchant's standing (standing/counts.py), never sent. A charge or an order, a date.
     "fraud_warnings": {
         "payment_id": False, "order_number": False, "reported_at": True, "fraud_type": False,
     },
@@ -159,6 +165,7 @@ ORDER_LEVEL = (
     "device_id",
     "customer_account_id",
     "card_fingerprint",
+    "device_fingerprint",
 )
 
 
@@ -234,6 +241,16 @@ CANONICAL_ALIASES: dict[tuple[Kind, str], tuple[str, ...]] = {
     # a payments sheet's refund amount is its charge's refunded amount (a charge amount beside
     # it makes the sheet a payments export: ingest/choice.py)
     ("payments", "amount_refunded"): ("amount_refunded", "refund_amount", "refunded_amount"),
+    # whether 3-D Secure (or Visa Data Only) authenticated the charge, as sheets name it
+    ("payments", "three_d_secure"): ("three_d_secure", "3d_secure", "3ds", "3ds_result"),
+    # the acquirer reference number and the issuer's authorisation code, as processors name them
+    ("payments", "arn"): ("arn", "acquirer_reference_number", "acquirer_reference"),
+    ("payments", "authorization_code"): (
+        "authorization_code",
+        "authorisation_code",
+        "auth_code",
+        "approval_code",
+    ),
     **{("activity", f): names for f, names in ACTIVITY_ALIASES.items()},
 }
 
@@ -320,7 +337,7 @@ STRIPE_PAYMENTS = Mapping(
         "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
         "dispute_evidence_due": ("Dispute Evidence Due (UTC)",), "dispute_date": ("Dispute Date (UTC)",),
         "captured": ("Captured",), "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
-        "refunded_at": ("Refunded date (UTC)",),
+        "refunded_at": ("Refunded date (UTC)",), "statement_descriptor": ("Statement Descriptor",),
         "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
                              "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
     },

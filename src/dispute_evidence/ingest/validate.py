@@ -193,7 +193,7 @@ _MAYBE_CARD = r"(?:[^0-9]*[0-9]){13}"
 # number (an order's own 16-digit number, a tracking number passing Luhn), never a card
 _OWN_NUMBER_FIELDS = frozenset(
     ("order_number", "tracking_number", "payment_id", "payment_intent", "provider_dispute_id")
-    + ("refund_reference", "sku", "device_id", "customer_account_id")
+    + ("refund_reference", "sku", "device_id", "customer_account_id", "device_fingerprint")
 )
 
 

@@ -20,7 +20,6 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from dispute_evidence.cardnumbers import cover_text
-from dispute_evidence.evidence.wins import TOO_FEW
 from dispute_evidence.problems import Problem
 from dispute_evidence.reports.columns import Column, Surface, columns, words
 from dispute_evidence.reports.money import (
@@ -31,6 +30,7 @@ from dispute_evidence.reports.money import (
 )
 from dispute_evidence.reports.rows import records
 from dispute_evidence.reports.wording import HEADING, NEEDS_A_PERSON, WHAT_TO_DO
+from dispute_evidence.standing.win_rates import TOO_FEW
 
 if TYPE_CHECKING:
     from dispute_evidence.reports.run_report import RunReport

@@ -13,7 +13,7 @@ from dispute_evidence.reports.wording import NEEDS_A_PERSON, RUN_LEVEL
 
 @dataclass
 class StandingSection:
-    """The merchant's standing as the page shows it (reports/standing.py made it)."""
+    """The merchant's standing as the page shows it (reports/standing_files.py made it)."""
 
     titles: list[str]
     rows: list[list[str]]  # the last 12 months, newest first, in words

@@ -1,6 +1,6 @@
 """What wins in the report: wins.csv, and outcomes.xlsx written again with a second sheet,
 *What wins* (per reason, each point and exhibit's win rate with and without it, with its 95%
-interval; evidence/wins.py), and a third saying how to read it. Cells escaped as every other
+interval; standing/win_rates.py), and a third saying how to read it. Cells escaped as every other
 report file's are (reports/writer.py)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 import xlsxwriter
 
-from dispute_evidence.evidence.wins import MIN_OUTCOMES
 from dispute_evidence.reports.writer import _XLSX_OPTIONS, _escape_frame, escape_cell
+from dispute_evidence.standing.win_rates import MIN_OUTCOMES
 
 HOW_TO_READ = [
     "Per dispute reason (and all reasons together): the disputes won or lost whose rebuttal "

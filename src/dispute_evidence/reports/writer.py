@@ -361,7 +361,7 @@ def write_report(
     _write_text(folder / "summary.md", "\n".join(_md(report)) + "\n")
     _write_text(folder / "summary.txt", summary_text(report))
     shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "standing.xlsx", "file_matches.csv",
-             "payloads/")  # fmt: skip
+             "ce3_fraud_disputes.csv", "payloads/")  # fmt: skip
     links = [n for n in shown if (folder / n).exists()]  # a dry run's preview too
     # the page: every value it prints went through its own door (reports/page.py _shown)
     (folder / "summary.html").write_text(render_page(report, folder, links), encoding="utf-8")

@@ -25,7 +25,7 @@ from dispute_evidence.settings.model import (
 from dispute_evidence.settings.request import RunRequest
 from dispute_evidence.settings.review import ReviewSection
 from dispute_evidence.settings.sources import ConfigError, find_config
-from dispute_evidence.settings.standing import StandingSection
+from dispute_evidence.settings.standing_section import StandingSection
 
 __all__ = [
     "MAX_AMOUNT",

@@ -69,7 +69,7 @@ from dispute_evidence.settings.sources import (
     client_settings,
     read_dotenv,
 )
-from dispute_evidence.settings.standing import StandingSection
+from dispute_evidence.settings.standing_section import StandingSection
 
 DOTENV = Path(".env")
 NO_CONFIG = "none: defaults"

@@ -292,12 +292,12 @@ class StoreBase:
             return database.removeprefix("file:").split("?", 1)[0]  # a read-only URI too
         return repr(self)
 
-    def get_meta(self, key: str) -> str | None:
+    def _get_meta(self, key: str) -> str | None:
         with self.engine.connect() as c:
             value = c.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
         return None if value is None else str(value)
 
-    def set_meta(self, key: str, value: str) -> None:
+    def _set_meta(self, key: str, value: str) -> None:
         with self.engine.begin() as c:
             c.execute(meta.delete().where(meta.c.key == key))
             c.execute(meta.insert().values(key=key, value=value))
@@ -343,10 +343,10 @@ class Part:
         return self._base._damaged(exc)
 
     def get_meta(self, key: str) -> str | None:
-        return self._base.get_meta(key)
+        return self._base._get_meta(key)
 
     def set_meta(self, key: str, value: str) -> None:
-        self._base.set_meta(key, value)
+        self._base._set_meta(key, value)
 
     def __repr__(self) -> str:  # the base's, which hides a database password
         return f"{type(self).__name__} of {self._base!r}"

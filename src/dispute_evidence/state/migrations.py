@@ -39,6 +39,10 @@ from dispute_evidence.state.schema import (
     V18_RECORDS,
     V22_RECORDS,
     V23_RECORDS,
+    V24_ADDED,
+    V24_RECORDS,
+    V25_ADDED,
+    V25_RECORDS,
     meta,
     record_table,
 )
@@ -520,6 +524,51 @@ def _v23(conn: Connection) -> None:
         table.create(conn)
 
 
+def _v24(conn: Connection) -> None:
+    """Payments gain the statement descriptor, payments and orders a device fingerprint, and
+    payments whether 3-D Secure authenticated the charge (rebuilt with their rows, so columns
+    stay in FIELDS' order; v20's indexes made again); the standing's kept counts gain the
+    descriptor in their key (issue 46 items 5 and 7). The counts kept before were counted
+    before any descriptor was read: each is kept as the descriptor '' (none given)."""
+    for kind in V24_ADDED:
+        table = record_table(kind, V24_RECORDS[kind], MetaData())
+        if not inspect(conn).has_table(table.name):
+            table.create(conn)
+            continue
+        _rebuild(conn, table, "_v23")
+        for name in V20_INDEXES.get(kind, ()):
+            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
+    old = Table("standing_transactions", MetaData(), autoload_with=conn)
+    rows = [dict(r._mapping) for r in conn.execute(select(old))]  # months x networks: a few
+    old.drop(conn)
+    table = Table(
+        "standing_transactions",
+        MetaData(),
+        Column("source", String(16), primary_key=True),
+        Column("month", String(7), primary_key=True),
+        Column("network", String(16), primary_key=True),
+        Column("descriptor", String(255), primary_key=True, server_default=""),
+        Column("transactions", Integer, nullable=False),
+    )
+    table.create(conn)
+    if rows:
+        conn.execute(table.insert(), [{**r, "descriptor": ""} for r in rows])
+
+
+def _v25(conn: Connection) -> None:
+    """Payments gain the charge's network references, the ARN and the authorisation code
+    (issue 44 item 11), rebuilt with their rows so the columns stay in FIELDS' order; v20's
+    indexes made again."""
+    for kind in V25_ADDED:
+        table = record_table(kind, V25_RECORDS[kind], MetaData())
+        if not inspect(conn).has_table(table.name):
+            table.create(conn)
+            continue
+        _rebuild(conn, table, "_v24")
+        for name in V20_INDEXES.get(kind, ()):
+            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
+
+
 MIGRATIONS = {
     1: _v1,
     2: _v2,
@@ -544,4 +593,6 @@ MIGRATIONS = {
     21: _v21,
     22: _v22,
     23: _v23,
+    24: _v24,
+    25: _v25,
 }

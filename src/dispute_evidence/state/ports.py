@@ -23,16 +23,20 @@ class AlertLedger(Protocol):
     def record_alerts(self, sent: Iterable[tuple[str, str]], day: str, run_id: str) -> None: ...
 
 
+class IngestSeq(Protocol):
+    """Where the ingests stand (the scoped records part): what clearing reads again."""
+
+    def keys_since(self, kind: str, seq: int, key: str) -> set[str]: ...
+
+    def latest_ingest(self) -> int: ...
+
+
 class RetentionStore(Protocol):
     """What clearing customer data reads and rewrites (engine/prepare/retention.py)."""
 
     def get_meta(self, key: str) -> str | None: ...
 
     def set_meta(self, key: str, value: str) -> None: ...
-
-    def keys_since(self, kind: str, seq: int, key: str) -> set[str]: ...
-
-    def latest_ingest(self) -> int: ...
 
     def closed_for_clearing(
         self, cutoff: str, since: str, again: Collection[str]

@@ -27,7 +27,7 @@ from sqlalchemy import (
 if TYPE_CHECKING:
     pass
 
-SCHEMA_VERSION = 23
+SCHEMA_VERSION = 25
 metadata = MetaData()
 
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
@@ -237,7 +237,7 @@ V12_RECORDS: dict[str, str] = {
 }
 
 
-# v14: the merchant's standing (evidence/standing.py): when a dispute opened, whether a charge
+# v14: the merchant's standing (standing/counts.py): when a dispute opened, whether a charge
 # settled, and the issuers' fraud reports (a new kind)
 V14_ADDED: dict[str, str] = {"disputes": "dispute_date", "payments": "dispute_date captured"}
 V14_NEW: dict[str, str] = {"fraud_warnings": "payment_id order_number reported_at fraud_type"}
@@ -274,7 +274,31 @@ V23_RECORDS: dict[str, str] = {
 }
 
 
-RECORD_COLUMNS = V23_RECORDS  # today's (a later step adding one spells out its own)
+# v24: the charge's statement descriptor (Stripe's `Statement Descriptor`): Visa identifies a
+# merchant per descriptor, the standing counts per descriptor (issue 46 item 5); a device
+# fingerprint beside the device ID, each held to its own minimum length for CE 3.0, and whether
+# 3-D Secure (or Visa Data Only) authenticated the charge (item 7)
+V24_ADDED: dict[str, str] = {
+    "payments": "statement_descriptor device_fingerprint three_d_secure",
+    "orders": "device_fingerprint",
+}
+V24_RECORDS: dict[str, str] = {
+    **V23_RECORDS,
+    **{kind: f"{V23_RECORDS[kind]} {added}" for kind, added in V24_ADDED.items()},
+}
+
+
+# v25: the network's references of a charge, where a payments export gives them: the acquirer
+# reference number (ARN) and the issuer's authorisation code, which a reviewer finds the
+# transaction by (issue 44 item 11: the letter's header)
+V25_ADDED: dict[str, str] = {"payments": "arn authorization_code"}
+V25_RECORDS: dict[str, str] = {
+    **V24_RECORDS,
+    **{kind: f"{V24_RECORDS[kind]} {added}" for kind, added in V25_ADDED.items()},
+}
+
+
+RECORD_COLUMNS = V25_RECORDS  # today's (a later step adding one spells out its own)
 
 
 def record_table(kind: str, spec: str, into: MetaData) -> Table:
@@ -327,7 +351,7 @@ letter_points = Table(
     "letter_points", metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("payload_tag", String(32), nullable=False),  # the payload and documents it read
-    Column("points", Text, nullable=False),  # space-separated keys (evidence/wins.py)
+    Column("points", Text, nullable=False),  # space-separated keys (standing/win_rates.py)
 )  # fmt: skip
 # what the last report showed, so the next says what changed (engine/reporting/picture.py)
 picture_disputes = Table(
@@ -359,6 +383,8 @@ standing_transactions = Table(
     Column("source", String(16), primary_key=True),  # payments | orders
     Column("month", String(7), primary_key=True),  # YYYY-MM, '' when the row has no date
     Column("network", String(16), primary_key=True),  # visa ... all, '' another brand
+    # v24: the charges' statement descriptor ('' none given, and every order)
+    Column("descriptor", String(255), primary_key=True, server_default=""),
     Column("transactions", Integer, nullable=False),
 )  # fmt: skip
 standing_disputed_charges = Table(
@@ -371,5 +397,5 @@ standing_coverage = Table(
     Column("as_of", String(32), nullable=False),  # when it was worked out (ISO)
     Column("seq", Integer, nullable=False),  # the last ingest it read
     Column("transactions", Integer, nullable=False),  # the orders and charges it counted
-    Column("body", Text, nullable=False),  # its figures (evidence/ce3_coverage.py), JSON
+    Column("body", Text, nullable=False),  # its figures (standing/ce3_coverage.py), JSON
 )  # fmt: skip

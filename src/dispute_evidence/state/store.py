@@ -11,7 +11,7 @@ database driver's error leaves the store as a StateError."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import DatabaseError
@@ -54,7 +54,7 @@ from dispute_evidence.state.retention import Retention
 from dispute_evidence.state.runs import Runs
 from dispute_evidence.state.schema import metadata
 from dispute_evidence.state.scoped import ScopedRecords
-from dispute_evidence.state.standing import StandingKept
+from dispute_evidence.state.standing_counts import StandingKept
 from dispute_evidence.state.storedocs import StoreDocuments
 from dispute_evidence.state.transitions import Transitions
 
@@ -72,6 +72,7 @@ __all__ = [
     "new_owner",
     "new_run_id",
     "now_iso",
+    "copy_state",
     "open_read_only",
     "owner_is_dead",
     "process_owner_prefix",
@@ -101,55 +102,12 @@ PARTS: dict[str, type[Part]] = {
 }
 
 
-def _owners() -> dict[str, str]:
-    """Each public method's part (a name two parts define would be ambiguous: refused)."""
-    owners: dict[str, str] = {}
-    for attr, part in PARTS.items():
-        for name in dir(part):
-            if name.startswith("_") or name in _SHARED or not callable(getattr(part, name)):
-                continue
-            if name in owners:
-                raise TypeError(f"{name} is defined by both {owners[name]} and {attr}")
-            owners[name] = attr
-    return owners
-
-
-_SHARED = frozenset({"get_meta", "set_meta"})  # the base's, which every part also offers
-_OWNER = _owners()
-
-
-if TYPE_CHECKING:  # what the facade answers, as the type checker sees it
-
-    class _Facade(
-        Runs,
-        Locks,
-        Records,
-        ScopedRecords,
-        Disputes,
-        Generated,
-        Transitions,
-        Readback,
-        Reports,
-        Kept,
-        ApiLedger,
-        StoreDocuments,
-        AlertsSent,
-        Approvals,
-        Retention,
-        StandingKept,
-    ):
-        pass
-else:
-    _Facade = object
-
-
 @translate_errors  # the base's public methods; each part translates its own (state/base.py)
-class StateStore(StoreBase, _Facade):
+class StateStore(StoreBase):
     """Run state: ingested files and records, one row per dispute and per evidence file, runs.
 
     The store holds its parts over one shared connection (`store.runs`, `store.disputes`,
-    `store.transitions`, ...: PARTS); a stage is handed the parts it uses. Until every caller
-    is, `store.method(...)` still answers, from the part that defines the method (the facade)."""
+    `store.transitions`, ...: PARTS); a stage is handed the parts it uses."""
 
     runs: Runs
     locks: Locks
@@ -173,39 +131,6 @@ class StateStore(StoreBase, _Facade):
         for attr, part in PARTS.items():
             setattr(self, attr, part(self))
 
-    def copy_to(self, path: Path) -> Self:
-        """Copy every table (records included) into a new SQLite file and open it there."""
-        target = state_engine(state_url(path))
-        reflected = type(metadata)()
-        try:
-            with self.engine.connect() as src, target.begin() as dst:
-                reflected.reflect(src)
-                for table in reflected.sorted_tables:
-                    if table.name in metadata.tables:  # ours: as defined (any dialect to SQLite)
-                        made = metadata.tables[table.name]
-                        made.create(dst)
-                    else:  # record tables (pandas made them): the same columns, generic types
-                        for column in table.columns:
-                            column.type = column.type.as_generic()
-                        made = table
-                        made.create(dst)
-                    rows = [dict(r) for r in src.execute(select(table)).mappings()]
-                    if rows:
-                        dst.execute(made.insert(), rows)
-        except DatabaseError as exc:
-            raise StateDamaged(self._damaged(exc)) from None
-        finally:
-            target.dispose()
-        return type(self)(path, wall=self.wall)  # migrates a copy of an older state to this version
-
-    def __getattr__(self, name: str) -> Any:
-        """The facade: a part's method asked of the whole store (found only when the store
-        itself has no such attribute)."""
-        owner = _OWNER.get(name)
-        if owner is None or owner not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return getattr(self.__dict__[owner], name)
-
 
 def open_read_only(value: str | Path) -> StateStore:
     """The state as it is, opened without the right to change it (SQLite: mode=ro, so not
@@ -215,3 +140,29 @@ def open_read_only(value: str | Path) -> StateStore:
         path = url.removeprefix("sqlite:///")
         return StateStore(f"sqlite:///file:{path}?mode=ro&uri=true", read_only=True)
     return StateStore(url)
+
+
+def copy_state(store: StateStore, path: Path) -> StateStore:
+    """Copy every table (records included) into a new SQLite file and open it there."""
+    target = state_engine(state_url(path))
+    reflected = type(metadata)()
+    try:
+        with store.engine.connect() as src, target.begin() as dst:
+            reflected.reflect(src)
+            for table in reflected.sorted_tables:
+                if table.name in metadata.tables:  # ours: as defined (any dialect to SQLite)
+                    made = metadata.tables[table.name]
+                    made.create(dst)
+                else:  # record tables (pandas made them): the same columns, generic types
+                    for column in table.columns:
+                        column.type = column.type.as_generic()
+                    made = table
+                    made.create(dst)
+                rows = [dict(r) for r in src.execute(select(table)).mappings()]
+                if rows:
+                    dst.execute(made.insert(), rows)
+    except DatabaseError as exc:
+        raise StateDamaged(store._damaged(exc)) from None
+    finally:
+        target.dispose()
+    return type(store)(path, wall=store.wall)  # migrates a copy of an older state to this version

@@ -22,9 +22,9 @@ def assert_exact(snapshot: dict, store: StateStore, n: int, files: int) -> None:
     assert len(got) == n
     remote_files = [(pid, f["sha256"]) for pid, s in snapshot.items() for f in s["files"]]
     assert len(remote_files) == len(set(remote_files)) == files  # zero duplicates, zero missing
-    table = store.file_table()
+    table = store.reports.file_table()
     assert (table["status"] == "uploaded").all() and len(table) == files
-    assert set(store.dispute_rows()["status"]) == {"submitted"}
+    assert set(store.reports.dispute_rows()["status"]) == {"submitted"}
 
 
 async def test_clean_run_spends_one_request_plus_one_per_file(sandbox_factory, tmp_path):
@@ -88,7 +88,7 @@ async def test_failures_are_classified_and_one_bad_dispute_never_stops_the_other
     make_inbox(inbox, 4)  # dp_test_3 is unknown to the API: not_found
     store = StateStore(tmp_path / "state.sqlite3")
     await run_once(store, sb.base_url, inbox)
-    store_rows = store.dispute_rows().set_index("provider_dispute_id")
+    store_rows = store.reports.dispute_rows().set_index("provider_dispute_id")
     assert store_rows.loc["dp_test_0", "status"] == "submitted"
     assert (
         store_rows.loc["dp_test_1", "status"] == "rejected"
@@ -111,17 +111,16 @@ async def test_past_due_disputes_are_not_sent(sandbox_factory, tmp_path):
     store = StateStore(tmp_path / "state.sqlite3")
     stats, attempts = await run_once(store, sb.base_url, inbox)
     # marked before sending (so a dry run says the same); the submitter checks again as it sends
-    assert store.dispute("dp_test_0")["status"] == "past_due" and stats.evidence_sent == 1
+    assert store.disputes.dispute("dp_test_0")["status"] == "past_due" and stats.evidence_sent == 1
     # still waiting for its order when the deadline passed: past due too, and says why
-    late = store.dispute("dp_late_no_order")
+    late = store.disputes.dispute("dp_late_no_order")
     assert (late["status"], late["detail"]) == (
         "past_due",
         "response was due by 2020-02-01T23:59:59Z; the data never arrived, so nothing was sent",
     )
-    assert store.dispute("dp_waiting")["status"] == "incomplete"  # fmt: skip
-    assert (
-        sb.snapshot()["dp_test_0"]["evidence"] == {} and attempts == 1 + 2
-    )  # the first request, then dp_test_1: evidence + 1 file
+    assert store.disputes.dispute("dp_waiting")["status"] == "incomplete"  # fmt: skip
+    # the first request, then dp_test_1: evidence + 1 file
+    assert sb.snapshot()["dp_test_0"]["evidence"] == {} and attempts == 1 + 2
 
 
 async def test_401_stops_the_run_at_once(sandbox_factory, tmp_path):
@@ -131,7 +130,7 @@ async def test_401_stops_the_run_at_once(sandbox_factory, tmp_path):
     with pytest.raises(RunAborted, match="refused the key"):
         await run_once(store, sb.base_url, tmp_path / "inbox", token="sk_revoked")
     assert sum(s["evidence_updates"] for s in sb.snapshot().values()) == 0
-    assert set(store.dispute_rows()["status"]) == {"pending"}
+    assert set(store.reports.dispute_rows()["status"]) == {"pending"}
 
 
 async def test_two_runs_never_work_on_the_same_dispute(sandbox_factory, tmp_path):
@@ -164,7 +163,7 @@ async def test_soak_with_faults_ends_exact(sandbox_factory, tmp_path):
     store = StateStore(tmp_path / "state.sqlite3")
     stats, attempts = await run_once(store, sb.base_url, tmp_path / "inbox", max_attempts=8)
     for _ in range(3):  # whatever still failed stays pending for the next run
-        if not store.work_queue():
+        if not store.disputes.work_queue():
             break
         await run_once(store, sb.base_url, tmp_path / "inbox", max_attempts=8)
     assert_exact(sb.snapshot(), store, n, files)
@@ -212,7 +211,7 @@ def test_a_re_export_under_the_same_file_name_replaces_the_earlier_one(tmp_path)
             store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True
         )
         assert out.conflicts == []
-    d = store.dispute("dp_1")
+    d = store.disputes.dispute("dp_1")
     products = orjson.loads(d["payload"])["products"]
     assert d["order_number"] == "1001"
     assert [(p["product_title"], p["quantity"]) for p in products] == [("Shirt", 1), ("Belt", 2)]

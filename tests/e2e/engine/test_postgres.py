@@ -150,16 +150,16 @@ def test_a_postgres_connection_lost_mid_work_is_state_unavailable(postgres_url):
     from dispute_evidence.state.store import StateUnavailable
 
     store = _fresh(postgres_url)
-    store.set_meta("note", "kept")  # the store's pooled connection, open now
+    store.runs.set_meta("note", "kept")  # the store's pooled connection, open now
     admin = create_engine(postgres_url)
     with admin.begin() as c:
         c.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                        "WHERE pid <> pg_backend_pid() AND datname = current_database()"))  # fmt: skip
     admin.dispose()
     with pytest.raises(StateUnavailable, match="stopped answering") as lost:
-        store.get_meta("note")
+        store.runs.get_meta("note")
     assert "nothing is sent twice" in str(lost.value)
-    assert store.get_meta("note") == "kept"  # the pool reconnects: the next call works
+    assert store.runs.get_meta("note") == "kept"  # the pool reconnects: the next call works
     store.close()
 
 

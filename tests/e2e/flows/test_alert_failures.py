@@ -73,7 +73,8 @@ def test_a_block_that_cannot_deliver_is_not_recorded_and_is_retried_that_day(
         assert out.alerted == [] and not out.notified
         assert out.problem is not None and out.problem.startswith("mattermost-webhook/closed-port")
         assert "not sent, the next run tries again" in out.problem
-        assert store.alerted_on(now.strftime("%Y-%m-%d")) == set()  # nothing recorded as sent
+        # nothing recorded as sent
+        assert store.alerts.alerted_on(now.strftime("%Y-%m-%d")) == set()
         CustomWebhookNotificationBlock(
             name="ok", url=receiver.url, json_data={"body": "{{body}}"}
         ).save("works-now", overwrite=True)
@@ -82,7 +83,7 @@ def test_a_block_that_cannot_deliver_is_not_recorded_and_is_retried_that_day(
             store, AlertPolicy(block="custom-webhook/works-now"), "r2", later, sink=PrefectAlerts()
         )
         assert again.notified and again.alerted == ["dp_test_1"] and len(receiver.received) == 1
-        assert store.alerted_on(later.strftime("%Y-%m-%d")) == {"dp_test_1"}
+        assert store.alerts.alerted_on(later.strftime("%Y-%m-%d")) == {"dp_test_1"}
 
 
 @pytest.fixture
@@ -143,7 +144,7 @@ def test_a_blocks_secret_never_leaks_when_it_fails(
     updates = {pid: d["evidence_updates"] for pid, d in snap.items()}
     assert updates == {"dp_test_0": 1, "dp_test_1": 0, "dp_test_2": 1}
     with StateStore(state) as store:
-        assert store.alerted_on(now.strftime("%Y-%m-%d")) == set()
+        assert store.alerts.alerted_on(now.strftime("%Y-%m-%d")) == set()
 
 
 def _server_text(wait: float = 20.0) -> tuple[str, str]:

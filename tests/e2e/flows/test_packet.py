@@ -66,7 +66,7 @@ def _files(sb, pid: str) -> list[dict]:
 
 def _blob(tmp_path, pid: str, name: str) -> bytes:
     with StateStore(tmp_path / "inbox.state.sqlite3") as store:
-        files = store.file_table()
+        files = store.reports.file_table()
     row = files.loc[(files["provider_dispute_id"] == pid) & (files["file_name"] == name)]
     return open(row["path"].iloc[0], "rb").read()
 
@@ -201,7 +201,7 @@ def test_a_document_after_the_superseding_packet_goes_once_as_its_own_file(
     assert "dp_test_0_late.pdf arrived after this dispute's packet was superseded once" in out
     assert "Documents sent on their own" in out
     with StateStore(tmp_path / "inbox.state.sqlite3") as store:
-        files = store.file_table().set_index("file_name")
+        files = store.reports.file_table().set_index("file_name")
     assert files.loc["dp_test_0_late.pdf", "status"] == "uploaded"
     assert files.loc["dp_test_0_invoice.pdf", "status"] == "in_packet"  # v2 carries it
     # a run killed right after its request left: reconciled by name, not sent again
@@ -375,14 +375,16 @@ def test_a_run_killed_while_a_packet_is_sending_sends_it_once(api, tmp_path, mon
     for i in range(3):
         assert len(_files(api, f"dp_test_{i}")) == 1  # reconciled by name, not sent again
     with StateStore(state) as store:
-        assert set(store.file_table().query("status != 'in_packet'")["status"]) == {"uploaded"}
+        assert set(store.reports.file_table().query("status != 'in_packet'")["status"]) == {
+            "uploaded"
+        }
     # and one killed before its request left (a new version, marked sending): sent once
     (inbox / "proofs" / "dp_test_2_invoice.pdf").write_bytes(pdf_of(1, "INVOICE"))
     with StateStore(state) as store:
         opts = options(inbox, packet=PacketPolicy("packet"), summary_pdf=True)
-        run_id = store.start_run("test")
+        run_id = store.runs.start_run("test")
         prepare_step(store, opts, ingest_inbox_step(store, opts, run_id), run_id, rebuild=True)
-        store.finish_run(run_id, "ok", {})
+        store.runs.finish_run(run_id, "ok", {})
     with sqlite3.connect(state) as c:
         c.execute("UPDATE evidence_files SET status = 'sending' WHERE status = 'pending'")
     _run("--inbox", str(inbox))

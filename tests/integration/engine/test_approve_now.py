@@ -47,7 +47,7 @@ def _approve(inbox: Path, *args: str):
 
 def _row(inbox: Path, pid: str) -> dict:
     with StateStore(default_state(inbox)) as store:
-        return store.dispute(pid)
+        return store.disputes.dispute(pid)
 
 
 def test_approve_returns_after_the_disputes_are_at_the_api_with_the_approver_named(held):
@@ -77,11 +77,11 @@ def test_no_send_records_only_and_a_held_lock_names_the_run_that_sends(held):
     assert done.exit_code == 0 and "recorded only: the next run sends it" in done.output
     assert not _sent(sb) and _row(inbox, "dp_test_0")["approved_by"].startswith(ME)
     with StateStore(default_state(inbox)) as store:
-        assert store.acquire_run_lock("run-20261125T000000Z-other") is None
+        assert store.locks.acquire_run_lock("run-20261125T000000Z-other") is None
         try:
             locked = _approve(inbox, "dp_test_1")
         finally:
-            store.release_run_lock("run-20261125T000000Z-other")
+            store.locks.release_run_lock("run-20261125T000000Z-other")
     assert locked.exit_code == 0, locked.output
     assert "is working on this inbox" in locked.output and "other" in locked.output
     assert not _sent(sb)
@@ -111,7 +111,9 @@ def test_over_the_amount_two_different_approvers_are_needed_and_history_is_kept(
     with StateStore(default_state(inbox)) as store:
         second = approve_in_store(store, ["dp_test_0"], by="bob", policy=policy)
         assert second.approved == ["dp_test_0"]
-        assert store.dispute("dp_test_0")["approved_by"] == f"{ME} and bob (approve command)"
+        assert (
+            store.disputes.dispute("dp_test_0")["approved_by"] == f"{ME} and bob (approve command)"
+        )
         log = approval_log(store)
     assert list(log["Approved by"]) == [ME, ME, "bob"]  # every approval kept, in order
     assert list(log["Applied"]) == ["no", "no", "yes"]

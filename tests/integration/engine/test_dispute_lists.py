@@ -20,7 +20,7 @@ def test_a_conflicting_second_list_holds_the_dispute_until_corrected(sandbox_fac
 
         write_rows(inbox / "disputes_team_b.csv", HEADER, [["dp_test_0", "#5001", "general"]])
         prepared, _, _ = engine_pass(store, sb.base_url, inbox)
-        row = store.dispute("dp_test_0")
+        row = store.disputes.dispute("dp_test_0")
         assert row["detail"].startswith("held: dispute dp_test_0 is listed for different orders")
         assert (
             "disputes.csv row 2" in row["detail"] and "disputes_team_b.csv row 2" in row["detail"]
@@ -30,7 +30,7 @@ def test_a_conflicting_second_list_holds_the_dispute_until_corrected(sandbox_fac
 
         write_rows(inbox / "disputes_team_b.csv", HEADER, [["dp_test_0", "#5000", "general"]])
         prepared, _, _ = engine_pass(store, sb.base_url, inbox)
-        assert prepared.conflicts == [] and not store.dispute("dp_test_0")["detail"]
+        assert prepared.conflicts == [] and not store.disputes.dispute("dp_test_0")["detail"]
         snap = sb.snapshot()
         assert snap["dp_test_0"]["evidence_updates"] == 1  # same evidence: not sent again
         assert snap["dp_test_1"]["evidence_updates"] == 1

@@ -15,7 +15,7 @@ async def test_a_payload_the_model_refuses_fails_that_dispute_only(sandbox_facto
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 3, files=(0, 0))
     store = StateStore(tmp_path / "s.sqlite3")
-    run_id = store.start_run("test")
+    run_id = store.runs.start_run("test")
     ingested = ingest_inbox_step(store, options(inbox), run_id)
     prepare_step(store, options(inbox), ingested, run_id, rebuild=True)
     store._run(
@@ -26,13 +26,13 @@ async def test_a_payload_the_model_refuses_fails_that_dispute_only(sandbox_facto
         },
     )  # a payload our builder would never make (its letter claims: not held as no-claim)
     stats, _ = await run_once(store, sb.base_url, inbox)
-    status = store.dispute_rows().set_index("provider_dispute_id")["status"]
+    status = store.reports.dispute_rows().set_index("provider_dispute_id")["status"]
     assert status.to_dict() == {
         "dp_test_0": "submitted",
         "dp_test_1": "rejected",
         "dp_test_2": "submitted",
     }
-    detail = store.dispute("dp_test_1")["detail"]
+    detail = store.disputes.dispute("dp_test_1")["detail"]
     assert "products.0" in detail and "not sent" in detail and stats.rejected == 1
     assert sb.snapshot()["dp_test_1"]["evidence_updates"] == 0
 
@@ -49,7 +49,7 @@ async def test_a_replacement_state_with_reconcile_uploads_nothing_twice(sandbox_
         await run_once(lost, sb.base_url, inbox)
     # the state is lost; the analyst drops the same files again into a fresh inbox state
     with StateStore(tmp_path / "new.sqlite3") as fresh:
-        fresh.set_reconcile_uploads(True)
+        fresh.disputes.set_reconcile_uploads(True)
         stats, _ = await run_once(fresh, sb.base_url, copy)
         assert stats.files_uploaded == 0 and stats.files_reconciled == files
         remote = [(pid, f["sha256"]) for pid, s in sb.snapshot().items() for f in s["files"]]

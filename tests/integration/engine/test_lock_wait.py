@@ -65,7 +65,7 @@ def test_a_nightly_run_meeting_a_running_inbox_run_waits_then_finishes(
     assert results["inbox"].counts["evidence_sent"] == 3
     assert nightly.counts["evidence_sent"] == 0 and nightly.counts["files_uploaded"] == 0
     with open_read_only(default_state(inbox)) as store:
-        runs = {r["trigger"]: r for r in store.last_runs(5)}
+        runs = {r["trigger"]: r for r in store.runs.last_runs(5)}
     assert set(runs) == {"inbox", "nightly"}  # the nightly run was not skipped
     assert runs["inbox"]["outcome"] == results["inbox"].outcome
     assert runs["nightly"]["outcome"] == nightly.outcome
@@ -86,7 +86,7 @@ def test_disputes_another_run_holds_are_counted_and_reported(sandbox_factory, tm
     assert first.counts["evidence_sent"] == 3 and "locked" not in first.counts
     (inbox / "dp_test_1 invoice.pdf").write_bytes(b"%PDF-1.4 a new file for dp_test_1")
     with StateStore(default_state(inbox)) as store:  # a worker elsewhere is working on it
-        assert store.claim("dp_test_1", "elsewhere:4242:20261123T000000Z-other")
+        assert store.locks.claim("dp_test_1", "elsewhere:4242:20261123T000000Z-other")
     second = run_inbox(settings, RunRequest(inbox=inbox), api=api)
     assert second.counts["locked"] == 1 and second.counts["files_uploaded"] == 0
     summary = (second.report.parent / "summary.md").read_text()

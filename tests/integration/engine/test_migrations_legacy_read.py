@@ -29,21 +29,23 @@ def test_a_version_18_state_without_facts_reads_its_payloads_by_the_legacy_path(
     path = tmp_path / "state.sqlite3"
     with StateStore(path) as store:
         engine_pass(store, sb.base_url, inbox)
-        kept = facts_of(store, store.payloads())
-        cases = {pid: case_reader(store)(pid, body) for pid, body in store.payloads().items()}
+        kept = facts_of(store, store.disputes.payloads())
+        cases = {
+            pid: case_reader(store)(pid, body) for pid, body in store.disputes.payloads().items()
+        }
     assert set(kept) == {"dp_test_0", "dp_test_1"}
     with sqlite3.connect(path) as c:  # as v18 left it: no facts column
         c.execute("ALTER TABLE disputes DROP COLUMN facts")
         c.execute("UPDATE meta SET value = 'older rules' WHERE key = 'built_inputs'")
         as_version(c, 18)
     with StateStore(path) as store:
-        assert store.kept_facts() == {}  # the column is back, empty
-        payloads = store.payloads()
+        assert store.disputes.kept_facts() == {}  # the column is back, empty
+        payloads = store.disputes.payloads()
         assert facts_of(store, payloads) == kept  # read from the payloads: the same facts
         assert {p: case_reader(store)(p, b) for p, b in payloads.items()} == cases
         assert kept["dp_test_0"] == legacy_facts_from_payload(orjson.loads(payloads["dp_test_0"]))
         # the new build rules rebuild once: the payloads, unchanged, are not sent again, and
         # their facts are kept from now on
         engine_pass(store, sb.base_url, inbox)
-        assert set(store.kept_facts()) == {"dp_test_0", "dp_test_1"}
+        assert set(store.disputes.kept_facts()) == {"dp_test_0", "dp_test_1"}
         assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1  # sent once, not again

@@ -62,13 +62,13 @@ def test_closed_and_under_review_disputes_get_nothing_and_deadlines_come_from_th
         table = dispute_table(store).set_index("provider_dispute_id")
         assert table.loc["dp_test_0", "status"] == "closed"
         assert table.loc["dp_test_2", "response_due_by"] == later  # the API's, not the sheet's
-        late = store.file_table().set_index("file_name").loc["dp_test_3_late.pdf", "status"]
+        late = store.reports.file_table().set_index("file_name").loc["dp_test_3_late.pdf", "status"]
         assert late != "uploaded"  # the moved deadline decided it: past due, not sent
         # a closed dispute stays closed and gets nothing, even when its evidence changes again
         (inbox / "proofs" / "dp_test_0_more.pdf").write_bytes(b"%PDF-1.4 more")
         _run(store, sb, inbox)
         assert len(sb.snapshot()["dp_test_0"]["files"]) == len(after["dp_test_0"]["files"])
-        history = store.status_history()
+        history = store.readback.status_history()
         assert set(history["status"]) >= {"won", "under_review", "needs_response"}
 
 
@@ -158,14 +158,14 @@ def test_a_nightly_read_lists_the_open_disputes_not_the_closed_history(sandbox_f
         assert (read.listed_pages, len(read.closed)) == (4, 250)
         read, requests = night()  # from the first page: 250-349 open
         assert (read.listed_pages, read.fetched, read.held) == (4, 0, {})
-        assert store.get_meta(LIST_FROM) == "250"
+        assert store.runs.get_meta(LIST_FROM) == "250"
         read, requests = night()
         assert (read.listed_pages, read.fetched, read.held) == (1, 0, {})  # offsets 250-349
         assert requests == 2  # the run's first, cheap request and that page
-        store.set_meta(LIST_FROM, "300")  # 250-299 now come before the start
+        store.runs.set_meta(LIST_FROM, "300")  # 250-299 now come before the start
         read, requests = night()
         assert (read.listed_pages, read.fetched, read.held) == (4, 0, {})  # 300-349, 0-299
-        assert store.get_meta(LIST_FROM) == "250"
+        assert store.runs.get_meta(LIST_FROM) == "250"
         for i in range(n, n + 3):  # three new disputes, after every other in the listing
             sb.call(lambda s, r: s.add_dispute(r), seed_rows(n + 3)[i])
         make_inbox(inbox, n + 3, files=(0, 0))

@@ -173,7 +173,9 @@ def _copies_of_dp_test_0(inbox: Path, files: dict[str, list[dict]]) -> set[Path]
     others = {f["sha256"] for pid, fs in files.items() if pid != "dp_test_0" for f in fs}
     own = [f for f in files["dp_test_0"] if f["sha256"] not in others]
     with StateStore(default_state(inbox)) as store:
-        packets = {Path(v["packet_path"]) for v in store.generated_versions()["dp_test_0"]}
+        packets = {
+            Path(v["packet_path"]) for v in store.generated.generated_versions()["dp_test_0"]
+        }
     readings = {inbox / PRIVATE / "documents" / f"{f['sha256']}.json" for f in own}
     assert packets and any(p.is_file() for p in readings)
     return {Path(f["path"]) for f in own} | packets | {p for p in readings if p.is_file()}
@@ -224,13 +226,15 @@ def test_old_report_and_archive_folders_go_only_when_set(tmp_path):
     with StateStore(tmp_path / "state.sqlite3") as store:
         kw = {"inbox": inbox, "reports": reports, "now": now}
         reports_only = RetentionPolicy(reports_days=30)
-        dry = apply_retention(store, reports_only, dry_run=True, **kw)
+        dry = apply_retention(store.retention, store.scoped, reports_only, dry_run=True, **kw)
         assert dry.reports == [str(old_run)] and old_run.is_dir()  # said, not done
-        done = apply_retention(store, reports_only, dry_run=False, **kw)
+        done = apply_retention(store.retention, store.scoped, reports_only, dry_run=False, **kw)
         assert done.reports == [str(old_run)] and done.archive == []
         assert not old_run.exists() and new_run.is_dir() and (reports / "latest").is_dir()
         assert old_day.is_dir()  # the analysts' files stay unless archive_days is set
-        apply_retention(store, RetentionPolicy(archive_days=30), dry_run=False, **kw)
+        apply_retention(
+            store.retention, store.scoped, RetentionPolicy(archive_days=30), dry_run=False, **kw
+        )
         assert not old_day.exists() and new_day.is_dir()
 
 
@@ -260,11 +264,11 @@ def test_a_problem_quoting_a_cleared_customers_value_no_longer_does(season):
     inbox, run = season
     bad = "ann@@example.com"
     with StateStore(default_state(inbox)) as store:
-        store.replace_problems("orders-bad.csv", [{
+        store.runs.replace_problems("orders-bad.csv", [{
             "kind": "row_not_used", "where": f"orders-bad.csv row 2, column 'Email' = {bad!r}",
             "what": f"not an email address: {bad}", "file": "orders-bad.csv", "sheet": "",
             "row": 2, "column": "Email", "value": bad, "dispute": "", "order": "5000"}], "r")  # fmt: skip
-        store.replace_problems("orders-other.csv", [{
+        store.runs.replace_problems("orders-other.csv", [{
             "kind": "row_not_used", "where": "orders-other.csv row 2, column 'Email' = 'x@'",
             "what": "not an email address: x@", "file": "orders-other.csv", "sheet": "",
             "row": 2, "column": "Email", "value": "x@", "dispute": "", "order": "5002"}], "r")  # fmt: skip
@@ -272,7 +276,7 @@ def test_a_problem_quoting_a_cleared_customers_value_no_longer_does(season):
     run(35, retention={"customer_data_days": 30})
 
     with StateStore(default_state(inbox)) as store:
-        problems = {p["file"]: p for p in store.open_problems()}
+        problems = {p["file"]: p for p in store.runs.open_problems()}
     cleared = problems["orders-bad.csv"]
     assert bad not in json_text(cleared) and cleared["value"] == ""
     assert (cleared["row"], cleared["column"]) == (2, "Email")
@@ -338,7 +342,7 @@ def test_nothing_of_a_cleared_customer_is_left_in_the_state_or_the_stored_copies
     pdfs = {f for f in _found_in_files(inbox, CLEARED) if f.endswith("customer_name")}
     assert len(pdfs) >= 3  # the search sees them: summary, packet, the delivery proof's copy
     with StateStore(default_state(inbox)) as store:
-        shared = {f["sha256"] for f in store.files_by_dispute()["dp_test_2"]
+        shared = {f["sha256"] for f in store.generated.files_by_dispute()["dp_test_2"]
                   if f["file_name"].endswith("terms.pdf")}  # fmt: skip
     readings = inbox / PRIVATE / "documents"
     assert {f"{sha}.json" for sha in shared} <= {p.name for p in readings.iterdir()}
@@ -352,7 +356,7 @@ def test_nothing_of_a_cleared_customer_is_left_in_the_state_or_the_stored_copies
     assert any(f.endswith("customer_name") for f in _found_in_files(inbox, PERSONAL))
     assert {f"{sha}.json" for sha in shared} <= {p.name for p in readings.iterdir()}
     with StateStore(default_state(inbox)) as store:
-        shared_blobs = [Path(f["path"]) for f in store.files_by_dispute()["dp_test_2"]
+        shared_blobs = [Path(f["path"]) for f in store.generated.files_by_dispute()["dp_test_2"]
                         if f["sha256"] in shared]  # fmt: skip
     assert shared_blobs and all(p.is_file() for p in shared_blobs)
     line = next(x for x in (result.report.parent / "summary.txt").read_text().splitlines()
@@ -361,10 +365,10 @@ def test_nothing_of_a_cleared_customer_is_left_in_the_state_or_the_stored_copies
 
     # its generated PDF's cleared `material` states the cleared facts: no material change
     with StateStore(default_state(inbox)) as store:
-        payload = orjson.loads(store.payloads()["dp_test_0"])
-        docs = [f for f in store.files_by_dispute()["dp_test_0"]
+        payload = orjson.loads(store.disputes.payloads()["dp_test_0"])
+        docs = [f for f in store.generated.files_by_dispute()["dp_test_0"]
                 if f["kind"] not in GENERATED_KINDS and f["status"] != "rejected"]  # fmt: skip
-        versions = store.generated_versions()["dp_test_0"]
+        versions = store.generated.generated_versions()["dp_test_0"]
     sent = [v for v in versions if v["status"] in SENT]
     now = orjson.dumps(material_facts(payload, docs)).decode()
     assert sent and stated_hash(sent[-1]["material"]) == stated_hash(now)
@@ -375,7 +379,7 @@ def test_nothing_of_a_cleared_customer_is_left_in_the_state_or_the_stored_copies
                [[5000, "Lamp", 40, 1, "USD", "2026-01-05", *CLEARED.values()]])  # fmt: skip
     again = run(36, retention={"customer_data_days": 30})
     with StateStore(default_state(inbox)) as store:
-        assert store.generated_versions()["dp_test_0"] == versions
+        assert store.generated.generated_versions()["dp_test_0"] == versions
     assert again.counts.get("files_uploaded", 0) == 0
     assert _found_in_state(inbox, CLEARED) == _found_in_files(inbox, CLEARED) == set()
 

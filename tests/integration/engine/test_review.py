@@ -58,7 +58,7 @@ def posts(sb) -> int:
 
 def statuses(inbox: Path) -> dict[str, str]:
     with StateStore(default_state(inbox)) as store:
-        table = store.dispute_rows()
+        table = store.reports.dispute_rows()
     return dict(zip(table["provider_dispute_id"], table["status"], strict=True))
 
 
@@ -207,7 +207,7 @@ def test_the_deadline_sweep_sends_complete_evidence_nobody_approved(setup, monke
         assert "the API has not confirmed its deadline" in steps[pid]
     assert steps["dp_test_2"].endswith("does not send it (its evidence is incomplete)")
     with StateStore(default_state(inbox)) as store:
-        assert store.dispute("dp_test_0")["approved_by"] is None
+        assert store.disputes.dispute("dp_test_0")["approved_by"] is None
 
 
 def test_the_sweep_never_sends_after_the_deadline_nor_incomplete_evidence(tmp_path):
@@ -233,9 +233,9 @@ def test_the_sweep_never_sends_after_the_deadline_nor_incomplete_evidence(tmp_pa
         assert out.swept == [] and out.held == []
         # complete, not held by "incomplete": released to be sent (the submitter refuses it as
         # past due); incomplete and past its deadline: past due here, never swept
-        assert store.dispute("dp_test_0")["status"] == "pending"
-        assert store.dispute("dp_test_1")["status"] == "past_due"
-        assert "nobody approved it" in store.dispute("dp_test_1")["detail"]
+        assert store.disputes.dispute("dp_test_0")["status"] == "pending"
+        assert store.disputes.dispute("dp_test_1")["status"] == "past_due"
+        assert "nobody approved it" in store.disputes.dispute("dp_test_1")["detail"]
 
 
 def test_hold_incomplete_holds_only_evidence_that_misses_what_its_reason_needs(setup, monkeypatch):
@@ -285,12 +285,14 @@ def test_held_is_a_checked_state_only_release_leaves_it(tmp_path):
         opts = options(inbox)
         prepare_step(store, opts, ingest_inbox_step(store, opts, "r"), "r", rebuild=True)
         with pytest.raises(IllegalTransition, match="pending -> pending"):
-            store.release_approval("dp_test_0", "pending")  # not held
-        store.mark_awaiting_approval("dp_test_0")
-        assert store.work_queue() == []  # nothing of it is sent
+            store.transitions.release_approval("dp_test_0", "pending")  # not held
+        store.transitions.mark_awaiting_approval("dp_test_0")
+        assert store.disputes.work_queue() == []  # nothing of it is sent
         with pytest.raises(IllegalTransition, match="awaiting_approval -> submitted"):
-            store.mark_submitted("dp_test_0", submitted_hash="h", dispute_id="d", attempts=1)
+            store.transitions.mark_submitted(
+                "dp_test_0", submitted_hash="h", dispute_id="d", attempts=1
+            )
         with pytest.raises(IllegalTransition, match="awaiting_approval -> rejected"):
-            store.release_approval("dp_test_0", "rejected")
-        store.release_approval("dp_test_0", "pending")
-        assert store.work_queue() == ["dp_test_0"]
+            store.transitions.release_approval("dp_test_0", "rejected")
+        store.transitions.release_approval("dp_test_0", "pending")
+        assert store.disputes.work_queue() == ["dp_test_0"]

@@ -130,8 +130,8 @@ def test_the_deadline_sweep_never_trusts_the_sheets_deadline(
     steps = _next_steps(inbox)
     assert "the API has not confirmed its deadline" in steps["dp_test_0"]
     with StateStore(default_state(inbox)) as store:
-        assert store.dispute("dp_test_0")["status"] == "awaiting_approval"
-        assert store.dispute("dp_test_0")["approved_by"] is None
+        assert store.disputes.dispute("dp_test_0")["status"] == "awaiting_approval"
+        assert store.disputes.dispute("dp_test_0")["approved_by"] is None
 
 
 def test_the_sweep_acts_on_the_deadline_the_api_confirmed(sandbox_factory, tmp_path, monkeypatch):
@@ -161,8 +161,8 @@ def test_the_sweep_acts_on_the_deadline_the_api_confirmed(sandbox_factory, tmp_p
     assert _receipts(sb) == {"dp_test_0"}
     assert _updates(sb) == {"dp_test_0": 1, "dp_test_1": 1}  # the evidence itself was the same
     with StateStore(default_state(inbox)) as store:
-        assert store.dispute("dp_test_0")["approved_by"] == "deadline sweep"
-        assert store.dispute("dp_test_1")["status"] == "awaiting_approval"
+        assert store.disputes.dispute("dp_test_0")["approved_by"] == "deadline sweep"
+        assert store.disputes.dispute("dp_test_1")["status"] == "awaiting_approval"
     sweep_day = now + timedelta(days=11, hours=-24)  # from the API's 11 days, not the sheet's 10
     assert (
         f"the deadline sweep sends it from {sweep_day:%Y-%m-%d}" in _next_steps(inbox)["dp_test_1"]

@@ -41,7 +41,7 @@ def test_one_summary_per_dispute_uploaded_once_then_a_new_version_only_on_change
             (summary,) = _summaries(snap, pid)
             assert summary["file_name"] == f"{pid}-evidence-summary.pdf"
         # what a reviewer reads: the order, products, customer and the attached files
-        files = store.file_table()
+        files = store.reports.file_table()
         path = files.loc[files["file_name"] == "dp_test_1-evidence-summary.pdf", "path"].iloc[0]
         body = Path(path).read_bytes()
         assert hashlib.sha256(body).hexdigest() == _summaries(snap, "dp_test_1")[0]["sha256"]
@@ -52,7 +52,7 @@ def test_one_summary_per_dispute_uploaded_once_then_a_new_version_only_on_change
         assert len(reader.pages) <= 3
         assert "Response to dispute dp_test_1" in reader.pages[0].extract_text()
         assert ".csv" not in text and "row 3" not in text
-        (version,) = store.generated_versions()["dp_test_1"]
+        (version,) = store.generated.generated_versions()["dp_test_1"]
         packet = PdfReader(version["packet_path"])
         sources = packet.pages[-1].extract_text()
         assert "disputes.csv, row 3" in sources and "orders.csv, row 4" in sources, sources

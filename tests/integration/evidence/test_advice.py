@@ -102,7 +102,8 @@ def test_a_real_run_sends_nothing_under_the_threshold_and_the_rest_as_usual(
     assert snap["dp_test_0"]["evidence_updates"] == 0
     assert snap["dp_test_1"]["evidence_updates"] == 1
     with StateStore(tmp_path / "s.sqlite3") as store:
-        assert store.dispute("dp_test_0")["status"] == "pending"  # held, not lost: lower it to send
+        # held, not lost: lower it to send
+        assert store.disputes.dispute("dp_test_0")["status"] == "pending"
     report = pd.read_csv(result.report.parent / "disputes.csv").set_index("Dispute")
     assert report.loc["dp_test_0", "Next step"].startswith("held: under your fight threshold")
     assert report.loc["dp_test_1", "Fight or accept"].startswith("fight: expected +110.00")

@@ -12,9 +12,9 @@ from dispute_evidence.engine.prepare.case import case_reader
 from dispute_evidence.engine.reporting.outcomes import kinds_now, outcomes_table
 from dispute_evidence.engine.reporting.report import dispute_table
 from dispute_evidence.engine.reporting.wins import what_wins
-from dispute_evidence.evidence.wins import COLUMNS, rate_words, wilson, wins_table
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.reports.wins import write_wins
+from dispute_evidence.standing.win_rates import COLUMNS, rate_words, wilson, wins_table
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
 from tests.support.engine_helpers import engine_pass, make_inbox, write_rows
@@ -66,10 +66,10 @@ def test_decided_disputes_give_what_wins_from_their_letters(sandbox_factory, tmp
             sb.move(f"dp_test_{i}", status="won" if i in won else "lost")
         engine_pass(store, sb.base_url, inbox, policy=ReadPolicy())  # read back: decided
         table = dispute_table(store)
-        payloads = store.payloads()
+        payloads = store.disputes.payloads()
         build = case_reader(store, inbox)
         wins = what_wins(store, table, payloads, lambda p: build(p, payloads[p]))
-        kept = store.letter_points()
+        kept = store.kept.letter_points()
         assert len(kept) == n and "tracking" in kept["dp_test_0"].kinds.split()
         assert "tracking" not in kept["dp_test_1"].kinds.split()
         write_wins(outcomes_table(table, kinds_now(store, payloads, payloads)), wins, tmp_path)

@@ -33,9 +33,9 @@ def test_the_approve_flow_approves_what_it_names_and_fails_on_an_unknown_id(
     assert done == {"approved": ["dp_test_1"], "refused": [], "sent": ["dp_test_1"]}
     assert [p for p, d in sb.snapshot().items() if d["evidence_updates"]] == ["dp_test_1"]
     with StateStore(default_state(inbox)) as store:
-        assert store.dispute("dp_test_1")["status"] == "submitted"
-        assert store.dispute("dp_test_0")["status"] == "awaiting_approval"
-        assert store.dispute("dp_test_1")["approved_by"].startswith("flow run ")
+        assert store.disputes.dispute("dp_test_1")["status"] == "submitted"
+        assert store.disputes.dispute("dp_test_0")["status"] == "awaiting_approval"
+        assert store.disputes.dispute("dp_test_1")["approved_by"].startswith("flow run ")
 
 
 def test_every_text_about_approving_says_it_is_sent_at_once():

@@ -106,7 +106,7 @@ def test_state_problems_are_one_line_with_exit_1(tmp_path, monkeypatch):
     from dispute_evidence.state.store import StateStore
 
     with StateStore(damaged) as store:
-        store.bind_inbox(first.resolve())
+        store.runs.bind_inbox(first.resolve())
     r = CliRunner().invoke(
         app, ["run", "--inbox", str(second), "--state", str(damaged), "--dry-run"]
     )

@@ -56,9 +56,8 @@ def test_flow_end_to_end_then_quiet_rerun(prefect_harness, api_env, tmp_path):
     assert second["counts"]["new_files"] == 0
     assert "Nothing needs your attention." in Path(second["report"]).read_text()
     (inbox / "dp_test_2 label.pdf").write_bytes(b"not a pdf")
-    state = evidence_run(
-        RunRequest(inbox=str(inbox)), return_state=True
-    )  # a run with a problem: not plain green
+    # a run with a problem: not plain green
+    state = evidence_run(RunRequest(inbox=str(inbox)), return_state=True)
     assert state.is_completed() and state.name == "Needs attention"
     assert state.message == "0 sent · 1 need you"
 
@@ -75,9 +74,10 @@ def test_inbox_picks_up_a_dropped_file_and_ignores_a_half_written_one(
     old = time.time() - 120
     for p in inbox.rglob("*"):
         os.utime(p, (old, old))
+    # just written
     write_rows(
         inbox / "late_shipments.csv", ["order_number", "tracking_number"], [["5001", "1ZLATE"]]
-    )  # just written
+    )
     assert str(inbox / "late_shipments.csv") not in new_inbox_files(inbox, None, 30)
     result = evidence_run(RunRequest(inbox=str(inbox)))
     assert (inbox / "late_shipments.csv").exists()  # not read, not archived: still being written
@@ -103,7 +103,7 @@ def test_file_is_archived_only_after_its_records_are_durable(tmp_path, monkeypat
     def crash(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(store, "record_ingest", crash)
+    monkeypatch.setattr(store.records, "record_ingest", crash)
     with pytest.raises(OSError):
         pipeline.ingest_inbox_step(store, pipeline.RunOptions(inbox=inbox, settle_seconds=0), "r1")
     assert (inbox / "disputes.csv").exists()  # its records never landed, so it stays in the inbox
@@ -124,9 +124,8 @@ def test_a_file_written_to_while_it_is_read_waits_for_the_next_run(tmp_path, mon
         if path.name == growing.name:
             with growing.open("a") as fh:
                 fh.write("5002,1ZB\n")
-            os.utime(
-                growing, ns=(time.time_ns() - 10**10,) * 2
-            )  # mtime differs even on coarse clocks
+            # mtime differs even on coarse clocks
+            os.utime(growing, ns=(time.time_ns() - 10**10,) * 2)
         return result
 
     monkeypatch.setattr(pipeline, "ingest_file", writer_resumes)
@@ -137,7 +136,9 @@ def test_a_file_written_to_while_it_is_read_waits_for_the_next_run(tmp_path, mon
         assert out.waiting_files == ["more_shipments.csv"] and growing.exists()
         monkeypatch.setattr(pipeline, "ingest_file", read)
         assert pipeline.ingest_inbox_step(store, opts, "r2").new_files == 1
-        assert store.load_records(["shipments"])["shipments"]["tracking_number"].tolist()[-2:] == [
+        assert store.records.load_records(["shipments"])["shipments"]["tracking_number"].tolist()[
+            -2:
+        ] == [
             "1ZA",
             "1ZB",
         ]
@@ -283,14 +284,14 @@ def test_one_run_at_a_time_per_inbox_and_the_nightly_run_waits(tmp_path):
     steps.close_run(nightly, "ok")
     store = StateStore(default_state(inbox))
     try:
-        runs = {r["trigger"]: r["outcome"] for r in store.last_runs(5)}
+        runs = {r["trigger"]: r["outcome"] for r in store.runs.last_runs(5)}
         assert runs == {
             "inbox": "ok",
             "manual": "skipped: another run in progress",
             "nightly": "ok",
         }
         # a holder that died on this host (its pid is gone) does not block the next run
-        assert store.acquire_run_lock(f"{socket.gethostname()}:999999999:dead") is None
+        assert store.locks.acquire_run_lock(f"{socket.gethostname()}:999999999:dead") is None
     finally:
         store.close()
     steps.close_run(steps.open_run(settings, RunRequest(inbox=inbox)), "ok")

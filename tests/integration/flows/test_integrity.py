@@ -65,10 +65,10 @@ def test_a_stored_copy_changed_after_registering_is_never_uploaded(sandbox, tmp_
     make_inbox(inbox, 3)
     opts = options(inbox)
     with StateStore(tmp_path / "state.sqlite3") as store:
-        run_id = store.start_run("test")
+        run_id = store.runs.start_run("test")
         ingested = ingest_inbox_step(store, opts, run_id)
         prepare_step(store, opts, ingested, run_id, rebuild=True)
-        (row,) = store.files_of("dp_test_0")
+        (row,) = store.disputes.files_of("dp_test_0")
         Path(row["path"]).write_bytes(PLANTED)  # swapped between registering and sending
 
         async def send():
@@ -76,7 +76,7 @@ def test_a_stored_copy_changed_after_registering_is_never_uploaded(sandbox, tmp_
                 return await submit_step(store, client, opts)
 
         stats = asyncio.run(send())
-        (after,) = store.files_of("dp_test_0")
+        (after,) = store.disputes.files_of("dp_test_0")
     snap = sandbox.snapshot()
     assert snap["dp_test_0"]["files"] == []  # refused: nothing in its place
     assert [len(snap[p]["files"]) for p in ("dp_test_1", "dp_test_2")] == [1, 1]
@@ -244,7 +244,7 @@ def test_an_interrupted_run_says_so_and_the_next_one_finishes(sandbox_factory, t
     sent_first = int(last.split()[1])
     assert 1 <= sent_first < 8
     with StateStore(tmp_path / "inbox.state.sqlite3") as store:
-        assert store.last_runs(1)[0]["outcome"] == "interrupted"
+        assert store.runs.last_runs(1)[0]["outcome"] == "interrupted"
     report = next(p for p in (tmp_path / "inbox.reports").iterdir() if p.name != "latest")
     assert last in (report / "summary.txt").read_text()
     # what this run asked of the API before it stopped: the key check and each update at least

@@ -173,7 +173,7 @@ def test_a_run_right_after_copying_an_inbox_in_sends_what_a_nightly_run_would(
 
 
 def test_the_headline_never_says_nothing_needs_you_above_unread_files():
-    from dispute_evidence.engine.reporting.report import headline
+    from dispute_evidence.engine.reporting.headline import headline
 
     assert headline({"evidence_sent": 0, "not_read_yet": 3}, False) == (
         "0 sent · 3 file(s) not read yet (still being written)"

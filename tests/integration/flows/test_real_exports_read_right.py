@@ -80,7 +80,9 @@ def test_a_date_only_deadline_takes_the_apis_at_the_first_real_run(
     out = run_cli("--inbox", str(inbox))
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1, out
     with StateStore(default_state(inbox)) as store:
-        assert store.dispute("dp_test_0")["response_due_by"] == f"{day.isoformat()}T18:29:59Z"
+        assert (
+            store.disputes.dispute("dp_test_0")["response_due_by"] == f"{day.isoformat()}T18:29:59Z"
+        )
     row = latest_disputes(tmp_path).loc["dp_test_0"]
     assert row["Deadline (UTC)"].startswith(f"{day.isoformat()} 18:29"), row.to_dict()
     assert "the API's deadline is" in _problems(tmp_path)

@@ -229,9 +229,7 @@ def test_item_9_visas_avs_rule_leads_and_the_ip_and_device_are_argued(
     assert "IP address 203.0.113.7 and device dev-7f3a9c2e11" in points, points
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
     if not country:
-        assert "Visa's condition" not in points, points
+        assert "Visa's April 2026 rule" not in points, points
         return
-    assert first.strip().startswith(
-        "This dispute does not meet Visa's condition for reason 10.4"
-    ), points
-    assert "charge ch_A of 2026-11-01 is a card-absent Visa transaction, domestic to US" in first
+    assert first.strip().startswith("Visa's April 2026 rule for reason 10.4 makes"), points
+    assert "Charge ch_A meets each condition: a Visa card issued in the US" in first, first

@@ -35,8 +35,8 @@ def test_a_manual_run_gives_way_to_serves_run_without_an_error_log(
     make_inbox(inbox, 2)
     state = tmp_path / "inbox.state.sqlite3"
     with StateStore(state) as store:  # serve's inbox run, working (a live holder)
-        store.bind_inbox(inbox.resolve())
-        assert store.acquire_run_lock(new_owner("served")) is None
+        store.runs.bind_inbox(inbox.resolve())
+        assert store.locks.acquire_run_lock(new_owner("served")) is None
     r = _run(inbox, env)
     said = r.stdout + r.stderr
     assert r.returncode == 1, said
@@ -46,7 +46,7 @@ def test_a_manual_run_gives_way_to_serves_run_without_an_error_log(
     assert "ERROR" not in said and "Traceback" not in said, said
     assert all(d["evidence_updates"] == 0 for d in sb.snapshot().values())
     with StateStore(state) as store:
-        store.release_run_lock(new_owner("served"))
+        store.locks.release_run_lock(new_owner("served"))
     again = _run(inbox, env)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "2 sent" in again.stdout, again.stdout

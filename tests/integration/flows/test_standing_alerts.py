@@ -88,9 +88,8 @@ def test_a_month_crossing_watch_then_over_alerts_once_each(
         f"Visa {month}: 2.00% (2 fraud reports and disputes / 100 transactions)" in message["body"]
     )
 
-    second = run_inbox(
-        settings, RunRequest(inbox=inbox), api=api, alert_sink=PrefectAlerts()
-    )  # the same month: nothing
+    # the same month: nothing
+    second = run_inbox(settings, RunRequest(inbox=inbox), api=api, alert_sink=PrefectAlerts())
     assert "ratio_alerted" not in second.counts
     assert sum("Dispute ratio" in m["subject"] for m in receiver.received) == 1
 
@@ -102,7 +101,7 @@ def test_a_month_crossing_watch_then_over_alerts_once_each(
     over = [m for m in receiver.received if "Dispute ratio" in m["subject"]][-1]
     assert over["subject"] == f"Dispute ratio over its threshold: Visa {month}"
     with StateStore(default_state(inbox)) as store:
-        assert standing_alerted(store) == {
+        assert standing_alerted(store.alerts) == {
             f"standing:{month}:visa:watch",
             f"standing:{month}:visa:over",
         }

@@ -52,7 +52,7 @@ def test_the_flow_publishes_the_standing_and_the_summary_and_status_say_a_watch_
     rows = _artifact_rows("dispute-evidence-standing")
     (visa,) = [r for r in rows if r["month"] == month and r["network"] == "visa"]
     assert (visa["transactions"], visa["disputes"], visa["status"]) == ("100", "2", "watch")
-    assert list(rows[0]) == ["month", "network", "transactions", "disputes", "fraud_reports",
+    assert list(rows[0]) == ["month", "network", "descriptor", "transactions", "disputes", "fraud_reports",
                              "ratio_percent", "threshold_percent", "status", "acquirer_tier",
                              "estimated_fine_usd"]  # fmt: skip
 

@@ -10,8 +10,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from dispute_evidence.evidence.standing import COLUMNS
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread
+from dispute_evidence.standing.counts import COLUMNS
 from tests.browser import Browser, chromium_missing_reason
 from tests.conftest import TOKEN, seed_rows
 from tests.support.cli_helpers import run_cli, use_sandbox
@@ -75,14 +75,15 @@ def test_standing_csv_has_its_columns_in_order_and_the_months_counts(report):
 def test_standing_xlsx_opens_with_the_table_its_what_if_and_its_notes(report):
     book = openpyxl.load_workbook(report / "standing.xlsx")
     assert book.sheetnames == ["Standing", "What if and notes", "Where the counts come from",
-                               "CE 3.0 coverage"]  # fmt: skip
+                               "CE 3.0 coverage", "CE 3.0 per fraud dispute"]  # fmt: skip
     sheet = book["Standing"]
     assert [c.value for c in sheet[1]] == COLUMNS
     values = [[c.value for c in r] for r in sheet.iter_rows(min_row=2)]
     feb = next(v for v in values if v[:2] == ["2026-02", "visa"])
-    assert (feb[2], feb[4]) == (300, 3)  # transactions, fraud reports: numbers, not text
-    assert feb[5] == pytest.approx((3 + feb[3]) / 300 * 100)  # (fraud + disputes) / charges
-    assert feb[6] == 2.2  # Visa's threshold until April 2026
+    assert feb[2] == "all"  # every statement descriptor together (none in these exports)
+    assert (feb[3], feb[5]) == (300, 3)  # transactions, fraud reports: numbers, not text
+    assert feb[6] == pytest.approx((3 + feb[4]) / 300 * 100)  # (fraud + disputes) / charges
+    assert feb[7] == 2.2  # Visa's threshold until April 2026
     notes = [c.value for c in book["Where the counts come from"]["A"]]
     assert "fraud reports: 3 from your fraud-warnings sheet" in notes
     assert not any(str(v).startswith("=") for r in values for v in r)  # no formula

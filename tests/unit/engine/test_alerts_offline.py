@@ -47,7 +47,7 @@ def test_without_a_prefect_server_alerts_are_not_sent_and_the_block_says_why(tmp
             )
         assert quiet.alerted == [] and quiet.problem is None
         assert told.alerted == [] and "no Prefect server" in (told.problem or "")
-        assert store.alerted_on(now.strftime("%Y-%m-%d")) == set()  # tried again next run
+        assert store.alerts.alerted_on(now.strftime("%Y-%m-%d")) == set()  # tried again next run
 
 
 def test_without_a_sink_each_alert_is_logged_and_not_recorded(tmp_path, caplog):
@@ -58,7 +58,7 @@ def test_without_a_sink_each_alert_is_logged_and_not_recorded(tmp_path, caplog):
         out = send_alerts(store, AlertPolicy(block="slack-webhook/ops"), "r", now)
         assert out.alerted == [] and out.events == 0 and not out.notified
         assert out.problem == f"slack-webhook/ops: {NO_SINK}; not sent"
-        assert store.alerted_on(now.strftime("%Y-%m-%d")) == set()
+        assert store.alerts.alerted_on(now.strftime("%Y-%m-%d")) == set()
     logged = [r.getMessage() for r in caplog.records if r.name == "dispute_evidence.alerts"]
     assert [line.split(" ")[1] for line in logged] == ["dp_test_2", "dp_test_1"]
     assert (

@@ -38,19 +38,19 @@ def test_rows_sent_before_the_api_was_recorded_are_adopted_by_the_first_api(tmp_
     path = tmp_path / "s.sqlite3"
     _seed(path)
     with StateStore(path) as store:
-        assert store.use_api("A") == 0
-        assert store.dispute("dp_1")["status"] == "closed"
-        assert store.dispute("dp_1")["sent_to"] == "A"
-        assert store.files_of("dp_1")[0]["sent_to"] == "A"
+        assert store.apis.use_api("A") == 0
+        assert store.disputes.dispute("dp_1")["status"] == "closed"
+        assert store.disputes.dispute("dp_1")["sent_to"] == "A"
+        assert store.disputes.files_of("dp_1")[0]["sent_to"] == "A"
 
 
 def test_another_api_counts_nothing_as_sent_and_checks_files_first(tmp_path):
     path = tmp_path / "s.sqlite3"
     _seed(path)
     with StateStore(path) as store:
-        store.use_api("A")
-        assert store.use_api("B") == 2  # the dispute and its file
-        d, f = store.dispute("dp_1"), store.files_of("dp_1")[0]
+        store.apis.use_api("A")
+        assert store.apis.use_api("B") == 2  # the dispute and its file
+        d, f = store.disputes.dispute("dp_1"), store.disputes.files_of("dp_1")[0]
         assert (d["status"], d["submitted_hash"], d["dispute_id"], d["sent_to"]) == (
             "pending",
             None,
@@ -59,15 +59,15 @@ def test_another_api_counts_nothing_as_sent_and_checks_files_first(tmp_path):
         )
         assert d["api_status"] is None and d["api_due_by"] is None  # read from A, not B
         assert (f["status"], f["remote_file_id"]) == ("sending", None)  # listed before upload
-        assert store.dispute("dp_2")["status"] == "incomplete"  # never sent: unchanged
-        assert store.recorded_api() == "B" and store.needs_rebuild()
-        assert store.use_api("B") == 0
+        assert store.disputes.dispute("dp_2")["status"] == "incomplete"  # never sent: unchanged
+        assert store.apis.recorded_api() == "B" and store.records.needs_rebuild()
+        assert store.apis.use_api("B") == 0
 
 
 def test_a_state_beside_a_sandbox_trial_does_not_adopt_what_it_cannot_place(tmp_path):
     path = tmp_path / "s.sqlite3"
     _seed(path)
     with StateStore(path) as store:
-        assert store.use_api("real", adopt_unrecorded=False) == 2
-        assert store.dispute("dp_1")["status"] == "pending"
-        assert UNKNOWN not in str(store.dispute("dp_1"))
+        assert store.apis.use_api("real", adopt_unrecorded=False) == 2
+        assert store.disputes.dispute("dp_1")["status"] == "pending"
+        assert UNKNOWN not in str(store.disputes.dispute("dp_1"))

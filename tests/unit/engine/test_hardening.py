@@ -113,16 +113,16 @@ def test_a_state_store_belongs_to_one_inbox(tmp_path):
         steps.open_run(settings, RunRequest(inbox=second, state=state))
     assert str(first.resolve()) in str(err.value) and "--adopt" in str(err.value)
     with StateStore(state) as store:  # the refused run left no lock behind
-        assert store.acquire_run_lock("probe") is None
-        store.release_run_lock("probe")
-        store.sync_files([{"provider_dispute_id": "dp_1", "sha256": "ab", "file_name": "x.pdf",
+        assert store.locks.acquire_run_lock("probe") is None
+        store.locks.release_run_lock("probe")
+        store.disputes.sync_files([{"provider_dispute_id": "dp_1", "sha256": "ab", "file_name": "x.pdf",
                            "size": 1, "mime": "application/pdf",
                            "path": str(first.resolve() / ".dispute-evidence" / "blobs" / "x.pdf")}])  # fmt: skip
     steps.close_run(
         steps.open_run(settings, RunRequest(inbox=second, state=state, adopt=True)), "ok"
     )
     with StateStore(state) as store:  # adopted: stored copies point into the new place
-        assert store.files_of("dp_1")[0]["path"].startswith(str(second.resolve()) + os.sep)
+        assert store.disputes.files_of("dp_1")[0]["path"].startswith(str(second.resolve()) + os.sep)
 
 
 @pytest.mark.parametrize(
@@ -151,12 +151,12 @@ def test_a_killed_run_is_marked_crashed_when_the_next_run_takes_the_lock(tmp_pat
     make_inbox(inbox, 1)
     with StateStore(default_state(inbox)) as store:
         dead = f"{socket.gethostname()}:999999999:20260101T000000Z-dead00"
-        assert store.acquire_run_lock(dead) is None
-        store.start_run("nightly", "20260101T000000Z-dead00")  # then SIGKILL: no finish_run
+        assert store.locks.acquire_run_lock(dead) is None
+        store.runs.start_run("nightly", "20260101T000000Z-dead00")  # then SIGKILL: no finish_run
     ctx = steps.open_run(settings, RunRequest(inbox=inbox))
     steps.close_run(ctx, "ok")
     with StateStore(default_state(inbox)) as store:
-        outcomes = {r["run_id"]: r["outcome"] for r in store.last_runs(5)}
+        outcomes = {r["run_id"]: r["outcome"] for r in store.runs.last_runs(5)}
     assert outcomes == {"20260101T000000Z-dead00": "crashed", ctx.run_id: "ok"}
 
 
@@ -168,14 +168,17 @@ def test_the_state_machine_refuses_illegal_moves_loudly(tmp_path):
     with StateStore(tmp_path / "s.sqlite3") as store:
         ingested = ingest_inbox_step(store, options(inbox), "r1")
         prepare_step(store, options(inbox), ingested, "r1", rebuild=True)
-        (f,) = store.files_of("dp_test_0")
+        (f,) = store.disputes.files_of("dp_test_0")
         with pytest.raises(IllegalTransition, match="pending -> uploaded"):
-            store.mark_file_uploaded("dp_test_0", f["sha256"], "file_1")  # never without 'sending'
-        store.mark_file_sending("dp_test_0", f["sha256"])
-        store.mark_file_uploaded("dp_test_0", f["sha256"], "file_1")
-        store.mark_past_due("dp_test_0", "late")
+            # never without 'sending'
+            store.transitions.mark_file_uploaded("dp_test_0", f["sha256"], "file_1")
+        store.transitions.mark_file_sending("dp_test_0", f["sha256"])
+        store.transitions.mark_file_uploaded("dp_test_0", f["sha256"], "file_1")
+        store.transitions.mark_past_due("dp_test_0", "late")
         with pytest.raises(IllegalTransition, match="past_due -> submitted"):
-            store.mark_submitted("dp_test_0", submitted_hash="h", dispute_id="d", attempts=1)
+            store.transitions.mark_submitted(
+                "dp_test_0", submitted_hash="h", dispute_id="d", attempts=1
+            )
         with pytest.raises(IllegalTransition, match="no such row"):
-            store.mark_rejected("dp_nobody", "x", 1)
-        assert store.dispute("dp_test_0")["status"] == "past_due"
+            store.transitions.mark_rejected("dp_nobody", "x", 1)
+        assert store.disputes.dispute("dp_test_0")["status"] == "past_due"

@@ -33,9 +33,9 @@ def test_keepalive_renews_the_lock_and_this_process_leases_only(tmp_path):
     opts = options(tmp_path / "inbox")
     prepare_step(store, opts, ingest_inbox_step(store, opts, "r1"), "r1", rebuild=True)
     me = new_owner("r1")
-    assert store.acquire_run_lock(me, ttl=1.0) is None
-    assert store.claim("dp_test_0", new_owner("sub"), ttl=1.0)  # this process's submitter
-    assert store.claim("dp_test_1", "otherhost:4242:sub", ttl=1.0)  # another machine's
+    assert store.locks.acquire_run_lock(me, ttl=1.0) is None
+    assert store.locks.claim("dp_test_0", new_owner("sub"), ttl=1.0)  # this process's submitter
+    assert store.locks.claim("dp_test_1", "otherhost:4242:sub", ttl=1.0)  # another machine's
     waits: list[float] = []
 
     def wait(seconds: float) -> bool:  # three beats, then the keeper is stopped
@@ -48,15 +48,16 @@ def test_keepalive_renews_the_lock_and_this_process_leases_only(tmp_path):
     keeper = KeepAlive(store, me, every=30.0, wait=wait).start()
     keeper.stop()  # returns once the keeper's last wait said stop
     assert waits == [30.0, 30.0, 30.0, 30.0]
-    assert store.run_lock_expires() == 1_000_090.0 + RUN_LOCK_SECONDS  # renewed at the 3rd beat
+    # renewed at the 3rd beat
+    assert store.locks.run_lock_expires() == 1_000_090.0 + RUN_LOCK_SECONDS
     leases = _leases(store)
     assert leases["dp_test_0"] == 1_000_090.0 + LEASE_SECONDS
     assert leases["dp_test_1"] == 1_000_001.0  # not ours: as it was claimed
     assert leases["dp_test_2"] is None
     # the keeper stopped (its process died): another machine waits for the TTL to run out
-    assert store.acquire_run_lock("otherhost:1:r2", ttl=1.0) is not None
+    assert store.locks.acquire_run_lock("otherhost:1:r2", ttl=1.0) is not None
     now[0] += RUN_LOCK_SECONDS
-    assert store.acquire_run_lock("otherhost:1:r2", ttl=1.0) is None
+    assert store.locks.acquire_run_lock("otherhost:1:r2", ttl=1.0) is None
     store.close()
 
 
@@ -65,8 +66,8 @@ def test_keepalive_stopped_before_its_first_beat_renews_nothing(tmp_path):
     now = [1_000_000.0]
     with StateStore(tmp_path / "state.sqlite3", wall=lambda: now[0]) as store:
         me = new_owner("r1")
-        assert store.acquire_run_lock(me, ttl=1.0) is None
+        assert store.locks.acquire_run_lock(me, ttl=1.0) is None
         now[0] += 0.5
         KeepAlive(store, me, every=3600.0).start().stop()  # a real hour's wait, cut short
         assert "run-keepalive" not in {t.name for t in threading.enumerate()}
-        assert store.run_lock_expires() == 1_000_001.0
+        assert store.locks.run_lock_expires() == 1_000_001.0

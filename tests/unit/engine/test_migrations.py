@@ -33,10 +33,10 @@ def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
             "INSERT INTO disputes (provider_dispute_id, status) VALUES ('dp_old', 'submitted')"
         )
     with StateStore(path) as store:
-        table = store.dispute_rows()
+        table = store.reports.dispute_rows()
         assert table["provider_dispute_id"].tolist() == ["dp_old"]  # kept
-        assert "api_status" in table.columns and store.open_problems() == []
-        assert store.status_history().empty
+        assert "api_status" in table.columns and store.runs.open_problems() == []
+        assert store.readback.status_history().empty
     with sqlite3.connect(path) as c:
         version = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
         columns = {r[1] for r in c.execute("PRAGMA table_info(disputes)")}
@@ -69,22 +69,24 @@ def test_the_run_lock_and_seen_files_move_out_of_meta_into_their_tables(tmp_path
         c.execute("INSERT INTO meta VALUES ('evidence_seen', ?)",
                   ('["inbox/a.pdf|10|1.5", "inbox/b.pdf|20|2.5"]',))  # fmt: skip
     with StateStore(path) as store:
-        assert store.seen_evidence() == {"inbox/a.pdf|10|1.5", "inbox/b.pdf|20|2.5"}
-        assert store.run_lock_expires() == held_until
-        who = store.acquire_run_lock("thishost:1:r-new")
+        assert store.runs.seen_evidence() == {"inbox/a.pdf|10|1.5", "inbox/b.pdf|20|2.5"}
+        assert store.locks.run_lock_expires() == held_until
+        who = store.locks.acquire_run_lock("thishost:1:r-new")
         assert who == "run r-old (started 2026-11-24T02:00:00Z)"
-        assert store.get_meta("run_lock") is None and store.get_meta("evidence_seen") is None
+        assert (
+            store.runs.get_meta("run_lock") is None and store.runs.get_meta("evidence_seen") is None
+        )
 
 
 def test_locks_and_leases_keep_the_time_the_store_is_given(tmp_path):
     """The store's wall clock decides: a lease or lock runs out when that clock says so."""
     now = [1_000_000.0]
     with StateStore(tmp_path / "s.sqlite3", wall=lambda: now[0]) as store:
-        assert store.acquire_run_lock("hostA:1:r1", ttl=120) is None
-        assert store.run_lock_expires() == 1_000_120.0
-        assert store.acquire_run_lock("hostB:1:r2", ttl=120) is not None  # still held
+        assert store.locks.acquire_run_lock("hostA:1:r1", ttl=120) is None
+        assert store.locks.run_lock_expires() == 1_000_120.0
+        assert store.locks.acquire_run_lock("hostB:1:r2", ttl=120) is not None  # still held
         now[0] += 121  # its holder stopped renewing it: the time ran out
-        assert store.acquire_run_lock("hostB:1:r2", ttl=120) is None
+        assert store.locks.acquire_run_lock("hostB:1:r2", ttl=120) is None
 
 
 def test_locks_and_leases_keep_the_run_clock_by_default(tmp_path):
@@ -95,8 +97,8 @@ def test_locks_and_leases_keep_the_run_clock_by_default(tmp_path):
 
     day = datetime(2027, 3, 1, 2, 0, tzinfo=UTC)
     with StateStore(tmp_path / "s.sqlite3") as store, clock.use(lambda: day):
-        assert store.acquire_run_lock("hostA:1:r1", ttl=120) is None
-        assert store.run_lock_expires() == day.timestamp() + 120
+        assert store.locks.acquire_run_lock("hostA:1:r1", ttl=120) is None
+        assert store.locks.run_lock_expires() == day.timestamp() + 120
 
 
 def test_each_migration_is_frozen_as_written(tmp_path):
@@ -157,8 +159,8 @@ def test_what_meta_held_as_json_moves_into_tables(tmp_path):
         assert not ce3["dp_2"].qualifies and ce3["dp_2"].why == "no prior order"
         assert api_views(store)["dp_1"].amount == 1000.0
         assert list(held_by_api_view(store)) == ["dp_2"]
-        assert store.evidence_kinds()["dp_1"].kinds == "ynn"
-        before = Picture.from_kept(store.last_picture())
+        assert store.kept.evidence_kinds()["dp_1"].kinds == "ynn"
+        before = Picture.from_kept(store.kept.last_picture())
         assert before == Picture({"dp_1": "sent, files 2/2"}, frozenset({"a: b: c"}))
         assert Picture({"dp_1": "sent, files 2/2"}).changes_since(before) == [
             "Problems: 0 new, 1 resolved"
@@ -175,9 +177,9 @@ def test_a_state_with_no_report_yet_has_no_picture(tmp_path):
     from dispute_evidence.engine.reporting.picture import Picture
 
     with StateStore(tmp_path / "s.sqlite3") as store:
-        assert store.last_picture() is None
-        store.keep_picture(Picture({}, frozenset()).kept(), "2026-11-25T00:00:00Z")
-        assert Picture.from_kept(store.last_picture()) == Picture()  # empty, yet kept
+        assert store.kept.last_picture() is None
+        store.kept.keep_picture(Picture({}, frozenset()).kept(), "2026-11-25T00:00:00Z")
+        assert Picture.from_kept(store.kept.last_picture()) == Picture()  # empty, yet kept
 
 
 V15_DISPUTES = (
@@ -206,7 +208,7 @@ def test_a_version_15_state_keeps_its_disputes_and_gains_statements_and_products
             r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
     with StateStore(path) as store:
-        records = store.load_records(["disputes", "statements", "products"])
+        records = store.records.load_records(["disputes", "statements", "products"])
     assert records["disputes"][["provider_dispute_id", "amount", "statement"]].values.tolist() == [
         ["dp_1", 12.5, ""]
     ]

@@ -88,7 +88,7 @@ def _drop(inbox: Path, night: dict[str, tuple[list[str], list[list[object]]]]) -
 
 def _night(store: StateStore, inbox: Path, run: str, *, full: bool) -> steps.PrepareOutcome:
     if full:  # what the build knew before is forgotten: it must rebuild everything
-        store.set_meta(BUILT_HELD, "forgotten")
+        store.runs.set_meta(BUILT_HELD, "forgotten")
     opts = options(inbox)
     return prepare_step(store, opts, ingest_inbox_step(store, opts, run), run, rebuild=True)
 
@@ -102,12 +102,14 @@ def _picture(store: StateStore) -> dict[str, object]:
                    disputes.c.order_number, disputes.c.response_due_by, disputes.c.status,
                    disputes.c.detail).order_by(disputes.c.provider_dispute_id)
         ).all()  # fmt: skip
-    problems = sorted(json.dumps(p, sort_keys=True) for p in store.open_problems_of(BUILD_SOURCE))
+    problems = sorted(
+        json.dumps(p, sort_keys=True) for p in store.scoped.open_problems_of(BUILD_SOURCE)
+    )
     return {
         "disputes": [
             tuple(bytes(v) if isinstance(v, bytes | memoryview) else v for v in r) for r in rows
         ],  # fmt: skip
-        "ce3": store.ce3_verdicts(),
+        "ce3": store.kept.ce3_verdicts(),
         "problems": problems,
     }
 

@@ -42,8 +42,8 @@ def _v11_state(url: str) -> None:
 
 def _assert_migrated(url: str) -> None:
     with StateStore(url) as store:
-        records = store.load_records()
-        assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
+        records = store.records.load_records()
+        assert store.runs.get_meta("schema_version") == str(SCHEMA_VERSION)
     disputes = records["disputes"]
     assert disputes["provider_dispute_id"].tolist() == ["dp_1", "dp_2"]  # kept, in ingest order
     assert disputes["amount"].tolist() == ["", 12.5]  # text that was a number is one now
@@ -84,8 +84,8 @@ def test_records_are_written_and_read_back_by_the_schema(tmp_path):
     frame = pd.DataFrame([{**dict.fromkeys(frame.columns, ""), "order_number": "7",
                            "price": 3.25, "quantity": float("nan"), "_row": 4}])  # fmt: skip
     with StateStore(tmp_path / "s.sqlite3") as store:
-        store.record_ingest("a" * 64, "orders.csv", "r1", {"orders": frame}, [])
-        back = store.load_records(["orders"], ["order_number", "price", "quantity", "_row"])
+        store.records.record_ingest("a" * 64, "orders.csv", "r1", {"orders": frame}, [])
+        back = store.records.load_records(["orders"], ["order_number", "price", "quantity", "_row"])
         with store.engine.connect() as c:
             raw = c.execute(select(RECORD_TABLES["orders"].c.quantity)).scalar_one()
     assert back["orders"].to_dict("records") == [
@@ -98,5 +98,5 @@ def test_a_record_column_the_schema_lacks_is_refused_not_dropped(tmp_path):
     frame = pd.DataFrame([{"order_number": "7", "_row": 2, "gift_note": "hi"}])
     with StateStore(tmp_path / "s.sqlite3") as store:
         with pytest.raises(ValueError, match=r"rec_orders has no column \['gift_note'\]"):
-            store.record_ingest("b" * 64, "orders.csv", "r1", {"orders": frame}, [])
-        assert store.load_records(["orders"])["orders"].empty  # all or nothing
+            store.records.record_ingest("b" * 64, "orders.csv", "r1", {"orders": frame}, [])
+        assert store.records.load_records(["orders"])["orders"].empty  # all or nothing

@@ -31,7 +31,7 @@ def test_a_version_13_state_keeps_its_charges_and_gains_refunds(tmp_path):
                   "_row, _seq) VALUES ('ch_1', '1001', 9.5, 'p.csv', 2, 1)")  # fmt: skip
         as_version(c, 13)
     with StateStore(path) as store:
-        records = store.load_records(["payments", "refunds"])
+        records = store.records.load_records(["payments", "refunds"])
     assert records["payments"][
         ["payment_id", "amount_refunded", "refunded_at"]
     ].values.tolist() == [["ch_1", 9.5, ""]]

@@ -25,7 +25,7 @@ def test_an_unchanged_closed_dispute_is_not_written_again(tmp_path):
     prepare_step(store, opts, ingest_inbox_step(store, opts, "r"), "r", rebuild=True)
     with store.engine.begin() as c:
         c.execute(update(disputes).values(status="closed", api_status="won"))
-    built = build_evidence(store.load_records(), opts.merchant)
+    built = build_evidence(store.records.load_records(), opts.merchant)
     updates: list[str] = []
 
     def count(_conn, _cursor, statement, *_args):
@@ -33,11 +33,11 @@ def test_an_unchanged_closed_dispute_is_not_written_again(tmp_path):
             updates.append(statement)
 
     event.listen(store.engine, "before_cursor_execute", count)
-    store.sync_disputes(built.payloads, built.incomplete)  # the same payloads again
+    store.disputes.sync_disputes(built.payloads, built.incomplete)  # the same payloads again
     assert updates == []
     changed = [replace(p, content_hash="new") if i == 0 else p
                for i, p in enumerate(built.payloads)]  # fmt: skip
-    store.sync_disputes(changed, built.incomplete)
+    store.disputes.sync_disputes(changed, built.incomplete)
     assert len(updates) == 1  # a changed payload is still kept (never sent)
     store.close()
 
@@ -49,7 +49,7 @@ def test_comparing_a_new_disputes_api_view_reads_its_kept_view_not_every_one(tmp
     view = KeptView("fraudulent", 10.0, "usd", "2026-01-01", "tag", "")
     kept = {f"P{i:03}": view for i in range(300)}
     kept["P007"] = view._replace(mismatch="amount: 10.00 in the list, 12.00 at the API")
-    store.keep_api_views(kept)
+    store.kept.keep_api_views(kept)
     reads: list[tuple[str, ...]] = []  # what each read of the kept views was bound to
 
     def count(_conn, _cursor, statement, parameters, *_args):
@@ -62,5 +62,5 @@ def test_comparing_a_new_disputes_api_view_reads_its_kept_view_not_every_one(tmp
     event.remove(store.engine, "after_cursor_execute", count)
     assert reads == [("P001",)] and held == {}  # no payload: nothing to differ from
     assert list(held_by_api_view(store)) == ["P007"]
-    assert list(store.api_views(within=["P300", "P002", "P001"])) == ["P001", "P002"]
+    assert list(store.kept.api_views(within=["P300", "P002", "P001"])) == ["P001", "P002"]
     store.close()

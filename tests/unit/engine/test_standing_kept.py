@@ -12,12 +12,12 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 import pytest
 
-from dispute_evidence.engine.reporting.standing import merchant_standing
 from dispute_evidence.engine.reporting.standing_kept import HISTORY, kept_coverage
+from dispute_evidence.engine.reporting.standing_read import merchant_standing
 from dispute_evidence.evidence.ce3 import transactions
-from dispute_evidence.evidence.ce3_coverage import coverage
-from dispute_evidence.evidence.standing import StandingInputs, standing
 from dispute_evidence.policies import StandingPolicy
+from dispute_evidence.standing.ce3_coverage import coverage
+from dispute_evidence.standing.counts import StandingInputs, standing
 from dispute_evidence.state.store import StateStore
 
 NOW = datetime(2026, 7, 10, 12, tzinfo=UTC)
@@ -29,16 +29,16 @@ POLICY = StandingPolicy()
 
 def full_standing(store: StateStore) -> pd.DataFrame:
     """The standing worked out from every record, as before anything was kept."""
-    r = store.load_records(["disputes", "payments", "orders", "fraud_warnings"])
-    given = not r["fraud_warnings"].empty or "fraud_warnings" in store.kinds_read()
+    r = store.records.load_records(["disputes", "payments", "orders", "fraud_warnings"])
+    given = not r["fraud_warnings"].empty or "fraud_warnings" in store.records.kinds_read()
     inputs = StandingInputs(
         disputes=r["disputes"],
         payments=r["payments"] if not r["payments"].empty else None,
         orders=r["orders"] if not r["orders"].empty else None,
         fraud=r["fraud_warnings"] if given else None,
-        opened=store.opened_dates(),
-        ce3_qualified=store.ce3_qualified(),
-        api_status=store.api_statuses(),
+        opened=store.standing.opened_dates(),
+        ce3_qualified=store.standing.ce3_qualified(),
+        api_status=store.standing.api_statuses(),
     )
     result = standing(inputs, POLICY, NOW)
     return result.table, result.notes
@@ -72,7 +72,7 @@ def changed(rng: random.Random, row: dict[str, str]) -> dict[str, str]:
 
 
 def ingest(store: StateStore, name: str, records: dict[str, pd.DataFrame]) -> None:
-    store.record_ingest(name.encode().hex().ljust(64, "0")[:64], name, "r", records, [])
+    store.records.record_ingest(name.encode().hex().ljust(64, "0")[:64], name, "r", records, [])
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -105,7 +105,7 @@ def test_the_kept_counts_equal_a_full_recompute_night_after_night(tmp_path, seed
             pd.testing.assert_frame_equal(kept.table, table, check_dtype=False)
             assert kept.notes == notes
         assert "2026-03" in set(table["month"])  # a month with disputes and no transactions
-        assert store.standing_counts().seen == store.latest_ingest()
+        assert store.standing.standing_counts().seen == store.scoped.latest_ingest()
 
 
 def test_a_row_dropped_again_with_a_change_changes_the_kept_count(tmp_path):
@@ -115,7 +115,7 @@ def test_a_row_dropped_again_with_a_change_changes_the_kept_count(tmp_path):
 
     def kept(store: StateStore) -> dict[tuple[str, str], int]:
         merchant_standing(store, POLICY, NOW, ce3=False)
-        c = store.standing_counts().counts
+        c = store.standing.standing_counts().counts
         return {(m, n): int(t) for m, n, t in zip(c["month"], c["network"], c["transactions"], strict=True)}  # fmt: skip
 
     with StateStore(tmp_path / "s.sqlite3") as store:
@@ -145,7 +145,10 @@ def test_a_standing_not_kept_leaves_the_state_as_it_was(tmp_path):
         ingest(store, "payments-1.csv", {"payments": pd.DataFrame([row])})
         shown = merchant_standing(store, POLICY, NOW, ce3=False, keep=False)
         assert list(shown.table["transactions"][shown.table["network"] == "visa"]) == [1]
-        assert store.standing_counts().seen == 0 and store.standing_counts().counts.empty
+        assert (
+            store.standing.standing_counts().seen == 0
+            and store.standing.standing_counts().counts.empty
+        )
 
 
 def orders_with(n: int, start: int, ip: bool) -> pd.DataFrame:
@@ -155,7 +158,9 @@ def orders_with(n: int, start: int, ip: bool) -> pd.DataFrame:
 
 
 def full_coverage(store: StateStore, now: datetime):
-    records = {kind: store.load_records([kind], cols)[kind] for kind, cols in HISTORY.items()}
+    records = {
+        kind: store.records.load_records([kind], cols)[kind] for kind, cols in HISTORY.items()
+    }
     return coverage(transactions(records), now)
 
 
@@ -183,10 +188,14 @@ def test_an_empty_fraud_sheet_is_told_from_none(tmp_path):
            "payment_status": "Paid", "card_brand": "Visa"}  # fmt: skip
     with StateStore(tmp_path / "s.sqlite3") as store:
         ingest(store, "payments-1.csv", {"payments": pd.DataFrame([row])})
-        store.record_ingest("f" * 64, "orders_fraud_warnings.csv", "r", {}, [{"kind": "orders"}])
+        store.records.record_ingest(
+            "f" * 64, "orders_fraud_warnings.csv", "r", {}, [{"kind": "orders"}]
+        )
         notes = merchant_standing(store, POLICY, NOW, ce3=False).notes
         assert "fraud reports: not in your exports; the ratio counts disputes only" in notes
-        store.record_ingest("e" * 64, "efw.csv", "r", {}, [{"kind": "fraud_warnings", "rows": 0}])
+        store.records.record_ingest(
+            "e" * 64, "efw.csv", "r", {}, [{"kind": "fraud_warnings", "rows": 0}]
+        )
         notes = merchant_standing(store, POLICY, NOW, ce3=False).notes
         assert "fraud reports: your fraud-warnings sheet lists none" in notes
         assert notes == full_standing(store)[1]
@@ -198,9 +207,9 @@ def test_counts_kept_by_another_process_meanwhile_are_not_added_twice(tmp_path):
     with StateStore(tmp_path / "s.sqlite3") as store:
         ingest(store, "payments-1.csv", {"payments": pd.DataFrame([row])})
         change = pd.DataFrame([{"source": "payments", "month": "2026-02", "network": "visa",
-                                "transactions": 1}])  # fmt: skip
-        assert store.keep_standing_counts(0, 1, change, set(), set())
-        assert not store.keep_standing_counts(0, 1, change, set(), set())  # the slower one
-        assert list(store.standing_counts().counts["transactions"]) == [1]
+                                "descriptor": "", "transactions": 1}])  # fmt: skip
+        assert store.standing.keep_standing_counts(0, 1, change, set(), set())
+        assert not store.standing.keep_standing_counts(0, 1, change, set(), set())  # the slower one
+        assert list(store.standing.standing_counts().counts["transactions"]) == [1]
         table = merchant_standing(store, POLICY, NOW, ce3=False).table
         assert list(table.loc[table["network"] == "visa", "transactions"]) == [1]

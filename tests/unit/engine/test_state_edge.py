@@ -19,7 +19,7 @@ def test_a_full_sqlite_state_raises_state_full_naming_its_file(tmp_path):
     store.close()  # the pool's connections were made before the limit
     event.listen(store.engine, "connect", _no_room_to_grow)
     with pytest.raises(StateFull) as full:
-        store.set_meta("note", "x" * 100_000)  # more pages than the file has
+        store.runs.set_meta("note", "x" * 100_000)  # more pages than the file has
     assert full.value.where == str(path)
     assert f"cannot write {path}" in str(full.value)
     assert "database or disk is full" in str(full.value.__cause__)  # the driver's, kept as cause

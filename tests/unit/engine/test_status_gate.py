@@ -55,7 +55,7 @@ def test_a_from_set_outside_the_table_is_refused_before_anything_is_written(tmp_
             store.engine.begin() as c,
         ):
             move_files(c, F.PENDING, frm={F.UPLOADED})
-        assert store.dispute("dp_1")["status"] == "closed"
+        assert store.disputes.dispute("dp_1")["status"] == "closed"
 
 
 def test_a_bulk_move_leaves_every_row_the_table_does_not_allow_to_move(tmp_path):
@@ -64,7 +64,9 @@ def test_a_bulk_move_leaves_every_row_the_table_does_not_allow_to_move(tmp_path)
             assert move_disputes(c, D.PENDING, detail=None) == 1  # submitted -> pending only
             assert move_files(c, F.UPLOADED) == 0  # pending -> uploaded: never
         assert _statuses(store) == {"dp_1": "closed", "dp_2": "pending"}
-        assert {f["status"] for f in store.files_of("dp_1") + store.files_of("dp_2")} == {"pending"}
+        assert {
+            f["status"] for f in store.disputes.files_of("dp_1") + store.disputes.files_of("dp_2")
+        } == {"pending"}
 
 
 def test_one_dispute_in_a_state_the_table_does_not_allow_is_an_illegal_transition(tmp_path):
@@ -76,7 +78,7 @@ def test_one_dispute_in_a_state_the_table_does_not_allow_is_an_illegal_transitio
             move_dispute(c, "dp_1", D.PENDING)
         with pytest.raises(IllegalTransition, match="no such row"), store.engine.begin() as c:
             move_dispute(c, "dp_none", D.PENDING)
-        assert store.dispute("dp_1")["status"] == "closed"
+        assert store.disputes.dispute("dp_1")["status"] == "closed"
 
 
 def test_a_new_row_starts_only_where_the_table_says(tmp_path):
@@ -114,10 +116,10 @@ def test_a_file_in_its_packet_stays_there_when_the_api_changes(tmp_path):
     API B it is not sent on its own ('sending' would upload it beside the packet); it only
     forgets A."""
     with _state(tmp_path / "s.sqlite3", ("dp_1", "pending")) as store:
-        store.use_api("A")
-        store.mark_file_sending("dp_1", "abc")
-        store.mark_file_pending("dp_1", "abc", "timed out")
-        assert store.pack_documents(True) == 1
-        assert store.use_api("B") == 1
-        f = store.files_of("dp_1")[0]
+        store.apis.use_api("A")
+        store.transitions.mark_file_sending("dp_1", "abc")
+        store.transitions.mark_file_pending("dp_1", "abc", "timed out")
+        assert store.generated.pack_documents(True) == 1
+        assert store.apis.use_api("B") == 1
+        f = store.disputes.files_of("dp_1")[0]
         assert (f["status"], f["sent_to"], f["last_error"]) == ("in_packet", None, None)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.facts import Charge, Claim, DisputeFacts, OrderFacts, Refund
-from dispute_evidence.evidence.letter import letter_for
+from dispute_evidence.evidence.letter import NOT_CONTESTED, letter_for
 from tests.unit.evidence.message_corpus import CORPUS, ME
 
 REASONS = {"not_as_described": "product_unacceptable", "not_received": "product_not_received",
@@ -83,12 +83,16 @@ def test_the_argument_holds_for_generated_cases(drawn):
     if disputed == 0:
         assert not letter.request, letter.request
     check = case.credit_check
+    if letter.conceded and letter.request and not check.covers_before(disputed):
+        assert letter.request == NOT_CONTESTED  # says it does not contest: never a reversal
     stated = " ".join(s.text for s in (*letter.context, *letter.sentences))
     for x in check.other:  # another currency: stated, never subtracted
         assert x.words() in stated, (x, stated)
     if check.covers_before(disputed):  # the credit before the dispute leads
         assert letter.sentences[0].text.startswith("The cardholder was already credited"), letter
         assert letter.request.split("the payment of ")[1].startswith(f"{disputed:,.2f} USD")
+    elif letter.conceded:
+        pass
     elif letter.request and 0 < check.same < disputed:
         asked = letter.request.split("the remaining ")[1]
         assert abs(_amount(asked) - round(disputed - check.same, 2)) < 0.006, letter.request

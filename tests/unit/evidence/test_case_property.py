@@ -21,7 +21,8 @@ from dispute_evidence.documents.facts import Delivery, DocumentFacts, Quote
 from dispute_evidence.engine.reporting.report import case_cells
 from dispute_evidence.evidence.case import CaseFacts, build_case
 from dispute_evidence.evidence.completeness import assess_case
-from dispute_evidence.evidence.letter import letter_for
+from dispute_evidence.evidence.credit_lead import credit_lead
+from dispute_evidence.evidence.letter import NOT_CONTESTED, letter_for
 from dispute_evidence.evidence.summary_pdf import lettered, summary_pdf
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from dispute_evidence.reports.columns import BY_KEY, words
@@ -184,7 +185,8 @@ def test_verdict_letter_sheet_and_row_agree(drawn, docs):
     if amount_cell:
         assert f"Disputed amount {amount_cell}" in letter  # the header block names it
         assert re.findall(r"disputed amount: (\S+ [A-Z]{3})", sheet) == [amount_cell]
-        assert not letter_for(case).request or amount_cell in letter_for(case).request
+        asked = letter_for(case)
+        assert not asked.request or asked.conceded or amount_cell in asked.request
     else:
         assert "disputed amount" not in sheet and "Disputed amount" not in letter
     if m := re.search(r"A refund of (\S+ [A-Z]{3}) was issued", letter):
@@ -193,6 +195,8 @@ def test_verdict_letter_sheet_and_row_agree(drawn, docs):
         assert f"Order total {m[1]}" in sheet
 
     # never "why the payment stands" above facts for the cardholder
-    if case.accept_because:  # once a person approves fighting it, it still asks (issue 44 item 1)
+    if case.accept_because:  # it says it does not contest: never a reversal under what concedes
         assert "Why the payment stands" not in letter
-        assert "be reversed" in letter or not letter_for(case).request
+        if not credit_lead(case):  # a credit before the dispute answers it: it leads, and asks
+            assert "be reversed" not in letter, letter
+            assert letter_for(case).request in (NOT_CONTESTED, "")

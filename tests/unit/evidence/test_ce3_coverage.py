@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 
 from dispute_evidence.evidence.ce3 import transactions
-from dispute_evidence.evidence.ce3_coverage import coverage
+from dispute_evidence.standing.ce3_coverage import coverage
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 

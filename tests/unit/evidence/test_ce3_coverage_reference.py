@@ -24,10 +24,10 @@ from dispute_evidence.evidence.ce3 import (
     is_public_ip,
 )
 from dispute_evidence.evidence.ce3 import transactions as ce3_transactions
-from dispute_evidence.evidence.ce3_coverage import coverage
 from dispute_evidence.evidence.ce3_identifiers import (
     SHARED_CARDS,
 )
+from dispute_evidence.standing.ce3_coverage import coverage
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 # "{card}": the card's own value (one buyer's); the others are shared by many cards (over

@@ -74,8 +74,11 @@ def test_delivered_only_when_the_data_says_so_and_nothing_contradicts_it(shipmen
 
 
 def test_each_family_argues_from_its_own_facts():
-    refund = _claims(_payload("credit_not_processed", refunded_amount=25))
-    assert refund == ["A refund of 25.00 USD was issued on this order."]
+    # a partial credit is no reason the payment stands: stated with what stays disputed
+    partial = build_letter(wire_facts(_payload("credit_not_processed", refunded_amount=25)), [])
+    assert not any("25.00" in s.text for s in partial.sentences), partial.sentences
+    assert partial.context[-1].text == ("A credit of 25.00 USD was already issued on this order; "
+                                        "this response contests the remaining 104.00 USD.")  # fmt: skip
     dup = _claims(_payload("duplicate", "12.6.1", payments=[CHARGE]))
     assert dup == ["One charge was made for this order: ch_1 (129.00 USD, 2026-10-02)."]
     sub = _claims(_payload("subscription_canceled", payments=[{**CHARGE, "description": "Box"}]),

@@ -27,13 +27,14 @@ def _letter_pages(paragraphs: int) -> list[str]:
                                     "merchant_website": ""}}  # fmt: skip
     pages = PdfReader(io.BytesIO(summary_pdf("dp_1", wire_facts(payload), []))).pages
     texts = [" ".join((p.extract_text() or "").split()) for p in pages]
-    return [
-        t for t in texts[: next(i for i, t in enumerate(texts) if t.startswith("Evidence summary"))]
-    ]
+    sheet = next(i for i, t in enumerate(texts) if "Evidence summary: dispute" in t)
+    before = texts[sheet].split("Evidence summary: dispute")[0]  # a timeline moved over
+    return texts[:sheet] + ([before] if before.strip() else [])
 
 
 def _only_closing(page: str) -> bool:
-    return page.startswith(CLOSING) or len(page) < 200
+    """A page of the letter holding only its end (the timeline moved over whole is not)."""
+    return page.startswith(CLOSING) or (len(page) < 200 and not page.startswith("Timeline"))
 
 
 def test_no_page_holds_only_the_closing_and_signature():
@@ -44,3 +45,18 @@ def test_no_page_holds_only_the_closing_and_signature():
         for page in pages[1:]:
             assert not _only_closing(page), (n, page)
     assert seen_two  # the sweep did cross onto a second page
+
+
+def test_a_letter_just_too_long_moves_its_timeline_and_keeps_to_page_1():
+    """Where the body fits but the timeline would push the request and signature over, the
+    timeline goes whole to the top of the next page and page 1 ends with the signature."""
+    moved = 0
+    for n in range(0, 12):
+        pages = _letter_pages(n)
+        if "The timeline and the data sheet on the next page" not in pages[0]:
+            assert "Timeline" in pages[0] or len(pages) > 1, n
+            continue
+        moved += 1
+        assert pages[0].rstrip().endswith("Acme"), (n, pages[0][-200:])
+        assert pages[1].startswith("Timeline – ") and "Delivered." in pages[1], (n, pages[1])
+    assert moved  # the sweep did meet such a letter

@@ -18,7 +18,13 @@ from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.case import build_case
-from dispute_evidence.evidence.letter import build_letter, letter_for, partly_credited
+from dispute_evidence.evidence.credit_lead import credit_lead
+from dispute_evidence.evidence.letter import (
+    NOT_CONTESTED,
+    build_letter,
+    letter_for,
+    partly_credited,
+)
 from dispute_evidence.evidence.limits import PROFILES
 from dispute_evidence.evidence.packet import Document, Packet, build_packet
 from dispute_evidence.evidence.summary_pdf import summary_pdf
@@ -69,10 +75,14 @@ def test_nothing_conceded_is_argued_and_the_amount_asked_is_what_was_not_credite
     argued = " ".join(s.text for s in letter.points)
     for text in conceding:
         assert text not in argued, (text, argued)
-    # a letter that goes always asks (issue 44 item 1), once a person approves fighting too
+    # a letter that goes always asks (issue 44 item 1), once a person approves fighting too; one
+    # whose records concede says it does not contest: never a reversal under them
     if letter.claims or letter.conceded:
         assert letter.request or case.dispute.amount == 0, letter
     if not letter.request:
+        return
+    if letter.conceded and not credit_lead(case):  # a credit before the dispute leads
+        assert letter.request == NOT_CONTESTED, letter.request
         return
     disputed, credited = case.dispute.amount, case.credit_check.same
     if disputed is None:

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import pandas as pd
 import pytest
 
-from dispute_evidence.evidence.standing import Counted, StandingInputs, standing, status_line
 from dispute_evidence.policies import StandingPolicy
+from dispute_evidence.standing.counts import Counted, StandingInputs, standing, status_line
 from tests.unit.evidence.test_standing import charges, disputed, frame, row
 
 NOW = datetime(2026, 8, 1, tzinfo=UTC)  # every month below is wholly past

@@ -146,7 +146,7 @@ def test_a_dispute_not_sent_whose_deadline_passed_is_past_due_not_at_risk():
 
 
 def test_the_page_shows_what_wins_with_its_intervals_and_says_when_outcomes_are_too_few(tmp_path):
-    from dispute_evidence.evidence.wins import wins_table
+    from dispute_evidence.standing.win_rates import wins_table
 
     decided = [("fraudulent", frozenset({"ce3"}), i < 9) for i in range(12)]
     decided += [("fraudulent", frozenset(), i < 2) for i in range(10)]

@@ -5,11 +5,17 @@ less, so a broken API's listing cannot hang a run or spend its budget (issue 39)
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 from dispute_evidence.api import Dispute, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.engine.delivery.readback import API_COUNT
-from dispute_evidence.state.store import StateStore
+from dispute_evidence.state.holders import HasDisputes, HasReadback, HasRuns
+
+
+class ListingsParts(HasDisputes, HasReadback, HasRuns, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 log = logging.getLogger("dispute_evidence.run")
 
@@ -18,7 +24,7 @@ MAX_LISTING_PAGES = 1000  # 100,000 disputes
 
 
 async def listing_for(
-    store: StateStore,
+    store: ListingsParts,
     client: DisputeEvidenceClient,
     first: list[Dispute],
     queue: list[str],
@@ -29,7 +35,7 @@ async def listing_for(
     not here is read by one GET). `first`: the run's first listing read (a whole listing when
     it came back short of a page); `read`: what the read-back listed this run; else every
     page, 100 a request, when that is fewer requests than one read per new dispute."""
-    known = {d["provider_dispute_id"] for d in store.known_at_api()}
+    known = {d["provider_dispute_id"] for d in store.readback.known_at_api()}
     new = sum(pid not in known for pid in queue)
     if not new:
         return {}
@@ -37,7 +43,7 @@ async def listing_for(
         return {d.id: d for d in first}
     if read:
         return read
-    if (count := store.get_meta(API_COUNT)) is not None and int(count) // MAX_PAGE + 1 >= new:
+    if (count := store.runs.get_meta(API_COUNT)) is not None and int(count) // MAX_PAGE + 1 >= new:
         return {}
     listed: dict[str, Dispute] = {}
     # never more pages than one read per new dispute: a listing that never ends (or never
@@ -51,7 +57,7 @@ async def listing_for(
 
 
 async def reconcile_if_sent_before(
-    store: StateStore, client: DisputeEvidenceClient, page: list[Dispute]
+    store: ListingsParts, client: DisputeEvidenceClient, page: list[Dispute]
 ) -> None:
     """A state that has never sent anything, facing an API that holds evidence already (the
     state was lost, moved aside or replaced): check each dispute's files at the API before
@@ -60,12 +66,12 @@ async def reconcile_if_sent_before(
     pages than disputes to send (checking each file costs about that), then every file is
     checked, as a listing that never ends cannot say the API holds nothing."""
     offset, pages = 0, 1
-    limit = min(MAX_LISTING_PAGES, max(1, len(store.work_queue())))
+    limit = min(MAX_LISTING_PAGES, max(1, len(store.disputes.work_queue())))
     while not any(d.evidence for d in page):
         if len(page) < MAX_PAGE:
             return
         if pages >= limit:
-            store.reconcile_pending_files()
+            store.disputes.reconcile_pending_files()
             log.warning(
                 "the API's dispute listing was not read to its end (%d pages showed no evidence; "
                 "more would cost more than checking each file): every file is checked against "
@@ -76,7 +82,7 @@ async def reconcile_if_sent_before(
         offset += MAX_PAGE
         page = await client.list_disputes(MAX_PAGE, offset)
         pages += 1
-    moved = store.reconcile_pending_files()
+    moved = store.disputes.reconcile_pending_files()
     log.warning(
         "a new state, and the API already holds evidence: the files of %d upload(s) are "
         "checked against the API's listing before sending",

@@ -62,7 +62,7 @@ async def _submit(
         try:
             # one cheap request first: a refused key is said at once, even with nothing to send
             # (a state that never sent reads a whole page: does the API hold evidence already?)
-            new = not store.has_sent() and bool(store.work_queue())
+            new = not store.disputes.has_sent() and bool(store.disputes.work_queue())
             page = await client.list_disputes(limit=MAX_PAGE if new else 1)
             if new:
                 await reconcile_if_sent_before(store, client, page)
@@ -92,7 +92,7 @@ async def _submit(
                 )
             held = held_by_advice(store, session.opts.advice)  # only with hold_under_amount
             held |= held_by_api_view(store)  # the API's reason/amount/currency differ from the list
-            queue = [p for p in store.work_queue() if p not in read.held and p not in held]
+            queue = [p for p in store.disputes.work_queue() if p not in read.held and p not in held]
             queue = [p for p in queue if session.only is None or p in session.only]
             total = len(queue)
             stats = await submit_step(

@@ -25,7 +25,7 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from dispute_evidence import clock
 from dispute_evidence.api import DisputeEvidenceClient
@@ -33,8 +33,13 @@ from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import NotFound
 from dispute_evidence.engine.prepare.api_views import held_by_api_view, record_views
 from dispute_evidence.policies import ReadPolicy
+from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.ports import ReadbackLedger, ViewCheck
-from dispute_evidence.state.store import StateStore
+
+
+class ReadbackParts(HasDisputes, HasKept, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 log = logging.getLogger("dispute_evidence.readback")
 
@@ -57,7 +62,7 @@ class ReadOutcome:
 class StoreViews:
     """The view comparison on the run's store (engine/prepare/api_views.py)."""
 
-    def __init__(self, store: StateStore) -> None:
+    def __init__(self, store: ReadbackParts) -> None:
         self.store = store
 
     def held(self) -> dict[str, str]:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 import orjson
@@ -44,9 +44,21 @@ from dispute_evidence.engine.prepare.api_views import record_views
 from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import EXIT_AUTH
+from dispute_evidence.state.holders import (
+    HasDisputes,
+    HasKept,
+    HasLocks,
+    HasReadback,
+    HasTransitions,
+)
 from dispute_evidence.state.ports import DeliveryLedger
 from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
-from dispute_evidence.state.store import StateStore, new_owner
+from dispute_evidence.state.store import new_owner
+
+
+class SubmitParts(HasDisputes, HasKept, HasLocks, HasReadback, HasTransitions, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 # a dispute's (payload, the API's view) by provider id -> why each that differs is held
 CompareViews = Callable[[dict[str, tuple[bytes | None, Dispute]]], dict[str, str]]
@@ -393,7 +405,7 @@ class _Skip(DisputeEvidenceError):
 
 
 async def submit_step(
-    store: StateStore,
+    store: SubmitParts,
     client: DisputeEvidenceClient,
     opts: RunOptions,
     on_done: Any = None,

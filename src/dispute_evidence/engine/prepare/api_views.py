@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import Protocol
 
 from dispute_evidence.api.models import Dispute
 from dispute_evidence.engine.prepare.facts import facts_reader
 from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.views import DisputeView, view_mismatch
+from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.kept import KeptView
-from dispute_evidence.state.store import StateStore
 from dispute_evidence.states import API_VIEW_HELD
+
+
+class ApiViewsParts(HasDisputes, HasKept, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
 
 
 def view_of(d: Dispute) -> DisputeView:
@@ -35,11 +40,11 @@ def held_text(mismatch: str) -> str:
 
 
 def record_views(
-    store: StateStore, seen: dict[str, tuple[bytes | None, Dispute]]
+    store: ApiViewsParts, seen: dict[str, tuple[bytes | None, Dispute]]
 ) -> dict[str, str]:
     """Compare each dispute's API view (pid -> (its payload, the API's dispute)) with the
     disputes list's and keep it; returns pid -> why it is held, for those that differ."""
-    kept, changed, held = store.api_views(within=seen), {}, {}
+    kept, changed, held = store.kept.api_views(within=seen), {}, {}
     facts = facts_reader(store, seen)
     for pid, (payload, api) in seen.items():
         view = view_of(api)
@@ -53,7 +58,7 @@ def record_views(
             changed[pid] = KeptView(*entry, mismatch)
         if mismatch:
             held[pid] = held_text(mismatch)
-    store.keep_api_views(changed)
+    store.kept.keep_api_views(changed)
     return held
 
 
@@ -62,16 +67,16 @@ def _tag(payload: bytes | None) -> str:
     return hashlib.blake2b(payload or b"", digest_size=8).hexdigest()
 
 
-def held_by_api_view(store: StateStore) -> dict[str, str]:
+def held_by_api_view(store: ApiViewsParts) -> dict[str, str]:
     """Disputes whose API view differed from the disputes list when last compared."""
-    held = store.api_views(mismatched=True)
+    held = store.kept.api_views(mismatched=True)
     return {pid: held_text(v.mismatch) for pid, v in held.items() if v.mismatch}
 
 
-def api_views(store: StateStore, within: Iterable[str] | None = None) -> dict[str, DisputeView]:
+def api_views(store: ApiViewsParts, within: Iterable[str] | None = None) -> dict[str, DisputeView]:
     """The API's view of each dispute compared so far (the case's `api`); `within`: of these
     disputes only (a report's open ones, not the year's)."""
     return {
         pid: DisputeView(v.reason, v.amount, v.currency, "", v.opened_on)
-        for pid, v in store.api_views(None if within is None else set(within)).items()
+        for pid, v in store.kept.api_views(None if within is None else set(within)).items()
     }

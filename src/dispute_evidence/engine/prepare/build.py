@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -62,7 +62,32 @@ from dispute_evidence.ingest.near_headers import NEAR_HEADER
 from dispute_evidence.ingest.tables import Reject
 from dispute_evidence.names import upload_name
 from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.state.store import StateStore, now_iso
+from dispute_evidence.state.holders import (
+    HasDisputes,
+    HasGenerated,
+    HasKept,
+    HasRecords,
+    HasReports,
+    HasRuns,
+    HasScoped,
+    HasStoredocs,
+)
+from dispute_evidence.state.store import now_iso
+
+
+class BuildParts(
+    HasDisputes,
+    HasGenerated,
+    HasKept,
+    HasRecords,
+    HasReports,
+    HasRuns,
+    HasScoped,
+    HasStoredocs,
+    Protocol,
+):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 log = logging.getLogger("dispute_evidence.steps")
 
@@ -210,7 +235,7 @@ def refused_rows(open_problems: list[dict[str, Any]], known: set[str]) -> dict[s
     return out
 
 
-def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> IngestOutcome:
+def ingest_inbox_step(store: BuildParts, opts: RunOptions, run_id: str) -> IngestOutcome:
     """Read every new, settled spreadsheet; each file's records land in one transaction, then
     the file is archived. Files seen before (same content) are archived without re-reading."""
     out = IngestOutcome()
@@ -228,7 +253,7 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
         except OSError as exc:  # unreadable here: left where it is, the rest goes on
             out.skipped.append((label, unreadable_reason(exc)))
             continue
-        if store.is_ingested(sha, opts.ingest_inputs()):
+        if store.records.is_ingested(sha, opts.ingest_inputs()):
             out.repeated_files += 1
             mover.archive(path)
             continue
@@ -242,14 +267,15 @@ def ingest_inbox_step(store: StateStore, opts: RunOptions, run_id: str) -> Inges
         out.rejects.extend(rejects)
         out.summaries.extend(summaries)
         kept = [asdict(reject_problem(_reject_kind(r, bool(tables)), r)) for r in rejects]
-        store.replace_problems(label, kept, run_id)  # kept until a file of this name is read again
+        # kept until a file of this name is read again
+        store.runs.replace_problems(label, kept, run_id)
         if not tables:
             mover.reject(path, "\n".join(r.line() for r in rejects) or "no recognised table")
             continue
         records: dict[str, list[pd.DataFrame]] = {}
         for kind, frame in tables:
             records.setdefault(kind, []).append(frame)
-        store.record_ingest(
+        store.records.record_ingest(
             sha,
             label,
             run_id,
@@ -324,16 +350,16 @@ class Mover:
 
 
 def prepare_step(
-    store: StateStore, opts: RunOptions, ingest: IngestOutcome, run_id: str, *, rebuild: bool
+    store: BuildParts, opts: RunOptions, ingest: IngestOutcome, run_id: str, *, rebuild: bool
 ) -> PrepareOutcome:
     """Rebuild payloads from all records (when anything new arrived) and register evidence files.
 
     A dry run calls this on a throwaway copy of the state, so it is the very same code."""
     out = PrepareOutcome(rebuilt=rebuild)
     records = _build(store, opts, out, run_id) if rebuild else None
-    store.expire_incomplete(now_iso())
-    store.expire_pending(now_iso())
-    table = store.dispute_rows()
+    store.disputes.expire_incomplete(now_iso())
+    store.disputes.expire_pending(now_iso())
+    table = store.reports.dispute_rows()
     orders = dict(zip(table["provider_dispute_id"], table["order_number"].fillna(""), strict=True))
     matches, out.file_issues = match_evidence_files(
         ingest.evidence_paths,
@@ -341,14 +367,14 @@ def prepare_step(
         orders,
         read=_reader(opts) if opts.read_limits is not None else None,
         tracking=lambda: tracking_numbers(store),
-        refused=refused_rows(store.open_problems(), set(orders)),
+        refused=refused_rows(store.runs.open_problems(), set(orders)),
         sku_owners=lambda sku: sku_disputes(store, orders, sku),
     )
     mover = Mover(opts.inbox, run_id, enabled=opts.archive)
     for issue in out.file_issues:  # a file that names a dispute but fails its checks
         if issue.dispute:
             mover.reject(issue.path or opts.inbox / issue.label, issue.reason)
-            store.replace_problems(issue.label, [asdict(issue.problem())], run_id)
+            store.runs.replace_problems(issue.label, [asdict(issue.problem())], run_id)
     try:
         blob_dir = opts.blob_dir or safe_folder(opts.inbox, PRIVATE, "blobs", mode=PRIVATE_DIR)
     except UnsafeFolder as exc:  # nowhere safe to keep what we upload from: take nothing
@@ -365,13 +391,13 @@ def prepare_step(
     )
     out.file_issues += shop.issues
     out.evidence_read += shop.new_versions
-    out.files_added = store.sync_files(rows + shop.rows)
+    out.files_added = store.disputes.sync_files(rows + shop.rows)
     if opts.summary_pdf or opts.packet.upload == "packet":
         made = refresh_generated(store, blob_dir, opts.packet, records, opts.inbox)
         out.summaries_added, out.pdf_problems = made.added, made.problems
     # what is left unmatched stays (its dispute may arrive later); remember it was considered
     matched = {f.path for files in matches.values() for f in files}
-    store.mark_evidence_seen(
+    store.runs.mark_evidence_seen(
         [
             *(signature(opts.inbox, p) for p in ingest.evidence_paths
               if p not in matched and p.exists()),  # (a rejected one has moved)
@@ -380,7 +406,7 @@ def prepare_step(
     )  # fmt: skip
     for pid, files in matches.items():
         for f in files:  # a good file replaces a bad one; how it was matched, how it was read
-            store.replace_problems(f.label, [asdict(p) for p in file_notes(pid, f)], run_id)
+            store.runs.replace_problems(f.label, [asdict(p) for p in file_notes(pid, f)], run_id)
             if f.path.exists():  # (a product photo goes to several disputes: moved once)
                 mover.archive(f.path)
     out.not_moved = mover.not_moved
@@ -388,14 +414,14 @@ def prepare_step(
 
 
 def _build(
-    store: StateStore, opts: RunOptions, out: PrepareOutcome, run_id: str
+    store: BuildParts, opts: RunOptions, out: PrepareOutcome, run_id: str
 ) -> dict[str, pd.DataFrame] | None:
     """Build the payloads whose inputs changed since the last build (all of them when it
     cannot tell: engine/prepare/rebuild.py) and keep them; returns the records read for a full one."""
-    held = held_orders(store.open_problems())
+    held = held_orders(store.runs.open_problems())
     scope = changed_scope(store, opts.build_inputs(), held)
-    store.set_meta(BUILT_HELD, "")  # until this build is kept whole
-    records = store.load_records() if scope is None else scoped_records(store, scope)
+    store.runs.set_meta(BUILT_HELD, "")  # until this build is kept whole
+    records = store.records.load_records() if scope is None else scoped_records(store, scope)
     built: BuildResult = build_evidence(
         records,
         opts.merchant,
@@ -408,21 +434,21 @@ def _build(
     out.payloads, out.incomplete = len(built.payloads), len(built.incomplete)
     out.conflicts, out.unlisted_disputes = built.conflicts, built.unlisted_disputes
     out.unjoined_charges = built.unjoined_charges
-    store.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
+    store.disputes.sync_disputes(built.payloads, built.incomplete, opts.build_inputs())
     keep_ce3(store, scope, built.ce3)
     found = [asdict(p) for p in out.build_problems()]
-    store.replace_problems(
+    store.runs.replace_problems(
         BUILD_SOURCE, keep_build_problems(store, scope, found, BUILD_SOURCE), run_id
     )
-    store.set_meta(BUILT_HELD, held_digest(held))
+    store.runs.set_meta(BUILT_HELD, held_digest(held))
     return records if scope is None else None
 
 
-def _count_read(matches: dict[str, list[EvidenceFile]], store: StateStore) -> tuple[int, int]:
+def _count_read(matches: dict[str, list[EvidenceFile]], store: BuildParts) -> tuple[int, int]:
     """(new, already seen) among the matched files: a copy under another name, of a file read
     before or in this run, is used but its content is not new."""
     contents = {f.path: f.sha256 for files in matches.values() for f in files}
-    new = set(contents.values()) - store.evidence_hashes(set(contents.values()))
+    new = set(contents.values()) - store.disputes.evidence_hashes(set(contents.values()))
     return len(new), len(contents) - len(new)
 
 
@@ -482,22 +508,24 @@ def _reader(opts: RunOptions) -> Callable[[list[EvidenceFile]], dict[str, Docume
     return read
 
 
-def sku_disputes(store: StateStore, orders: dict[str, str], sku: str) -> set[str]:
+def sku_disputes(store: BuildParts, orders: dict[str, str], sku: str) -> set[str]:
     """The disputes (of `orders`: dispute -> order number) whose order has a line of `sku`."""
-    numbers = store.keys_where("orders", "order_number", "sku", {sku, sku.upper(), sku.lower()})
+    numbers = store.scoped.keys_where(
+        "orders", "order_number", "sku", {sku, sku.upper(), sku.lower()}
+    )
     return {pid for pid, order in orders.items() if order and order in numbers}
 
 
-def tracking_numbers(store: StateStore) -> dict[str, set[str]]:
+def tracking_numbers(store: BuildParts) -> dict[str, set[str]]:
     """{tracking number (upper case): the disputes whose evidence names it}."""
     out: dict[str, set[str]] = {}
-    for pid, facts in facts_of(store, store.payloads()).items():
+    for pid, facts in facts_of(store, store.disputes.payloads()).items():
         for number in facts.tracking_numbers:
             out.setdefault(number.strip().upper(), set()).add(pid)
     return out
 
 
-def dispute_documents(store: StateStore, inbox: Path) -> dict[str, list[DocumentFacts]]:
+def dispute_documents(store: BuildParts, inbox: Path) -> dict[str, list[DocumentFacts]]:
     """{dispute: the DocumentFacts of each of its evidence files} (our own generated PDFs left
     out), as read when the file was matched; a file not read is there with read="not_read"
     and its kind. One reading for the case, the letter and the report (engine/prepare/case.py)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from datetime import date
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
 
@@ -26,28 +27,33 @@ from dispute_evidence.evidence.views import DisputeView
 from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder
 from dispute_evidence.policies import AdvicePolicy, outcome
 from dispute_evidence.problems import Problem, ProblemKind
-from dispute_evidence.state.store import StateStore
+from dispute_evidence.state.holders import HasDisputes, HasKept, HasRecords, HasReports, HasRuns
 from dispute_evidence.states import HELD, HELD_UNKNOWN, AdviceKind, AdviceLine
+
+
+class CaseParts(HasDisputes, HasKept, HasRecords, HasReports, HasRuns, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"
 
 
-def _kept_ce3(store: StateStore) -> dict[str, Ce3]:
+def _kept_ce3(store: CaseParts) -> dict[str, Ce3]:
     return {
         pid: Ce3(v.qualifies, "" if v.qualifies else v.text.removeprefix("does not qualify: "),
                  (), v.with_ip_or_device)
-        for pid, v in store.ce3_verdicts().items()
+        for pid, v in store.kept.ce3_verdicts().items()
     }  # fmt: skip
 
 
 def case_documents(
-    store: StateStore, inbox: Path | None = None, pids: Collection[str] | None = None
+    store: CaseParts, inbox: Path | None = None, pids: Collection[str] | None = None
 ) -> dict[str, list[DocumentFacts]]:
     """{dispute: its evidence documents}: what was read from each (kept by content hash in the
     inbox's documents folder), else its name, content hash and kind (a file registered before
     kinds were kept is judged by its name). The verdict, letter and data sheet read these.
     `pids`: only these disputes' (each kept reading is a file to open)."""
-    cache, rows = _documents_cache(inbox), store.evidence_documents(pids)
+    cache, rows = _documents_cache(inbox), store.disputes.evidence_documents(pids)
     return {pid: _documents(cache, files) for pid, files in rows.items()}
 
 
@@ -55,7 +61,7 @@ CaseReader = Callable[[str, bytes], CaseFacts]  # (dispute, its payload) -> its 
 
 
 def case_reader(
-    store: StateStore, inbox: Path | None = None, within: Collection[str] | None = None
+    store: CaseParts, inbox: Path | None = None, within: Collection[str] | None = None
 ) -> CaseReader:
     """The one way a dispute's case is built, for the report, `status`, the review hold and the
     alerts alike: its payload and its documents with the facts read from them (kept in
@@ -73,7 +79,7 @@ def case_reader(
 
 
 def documents_reader(
-    store: StateStore, inbox: Path | None = None, within: Collection[str] | None = None
+    store: CaseParts, inbox: Path | None = None, within: Collection[str] | None = None
 ) -> Callable[[str], list[DocumentFacts]]:
     """case_documents of one dispute at a time, read when asked (a report reads only the
     disputes it shows, not every one the state ever had; the files' rows are loaded at the
@@ -86,9 +92,9 @@ def documents_reader(
     def read(pid: str) -> list[DocumentFacts]:
         nonlocal rows
         if scope is not None and pid not in scope:
-            return _documents(cache, store.evidence_documents([pid]).get(pid, []))
+            return _documents(cache, store.disputes.evidence_documents([pid]).get(pid, []))
         if rows is None:
-            rows = store.evidence_documents(scope)
+            rows = store.disputes.evidence_documents(scope)
         return _documents(cache, rows.get(pid, []))
 
     return read
@@ -115,7 +121,7 @@ def _documents_cache(inbox: Path | None) -> Path | None:
 
 def add_case_columns(
     table: pd.DataFrame,
-    store: StateStore,
+    store: CaseParts,
     policy: AdvicePolicy | None = None,
     *,
     payloads: dict[str, bytes] | None = None,
@@ -124,12 +130,12 @@ def add_case_columns(
     """Columns visa_ce3 ("qualifies: prior orders …" or "does not qualify: why", fraud only),
     letter (how many claims the rebuttal letter makes, or that it makes none) and advice
     (fight or accept, and why; engine/reporting/report.py's next step says a held one's advice)."""
-    kept = store.ce3_verdicts()
+    kept = store.kept.ce3_verdicts()
     table["visa_ce3"] = table["provider_dispute_id"].map(
         lambda p: kept[p].text if p in kept else ""
     )
     qualifies = {pid for pid, v in kept.items() if v.qualifies}
-    payloads = store.payloads() if payloads is None else payloads
+    payloads = store.disputes.payloads() if payloads is None else payloads
     if cases is None:
         build = case_reader(store)
         cases = {p: build(p, b) for p, b in payloads.items()}
@@ -225,18 +231,18 @@ def _amounts(
     return out
 
 
-def held_by_advice(store: StateStore, policy: AdvicePolicy) -> dict[str, str]:
+def held_by_advice(store: CaseParts, policy: AdvicePolicy) -> dict[str, str]:
     """Disputes to hold back from sending: under the merchant's fight threshold."""
     if policy.hold_under_amount is None:
         return {}
-    table = store.dispute_rows()
-    listed = store.load_records(["disputes"])["disputes"].drop_duplicates(
+    table = store.reports.dispute_rows()
+    listed = store.records.load_records(["disputes"])["disputes"].drop_duplicates(
         "provider_dispute_id", keep="last"
     )
     table = table.merge(
         listed[["provider_dispute_id", "amount"]], on="provider_dispute_id", how="left"
     )
-    payloads = store.payloads()
+    payloads = store.disputes.payloads()
     # the threshold weighs the disputed amount only: an order's total is not what is disputed
     amounts = _amounts(table, facts_lookup(store, payloads), order_total=False)
     limit = policy.hold_under_amount
@@ -249,20 +255,20 @@ def held_by_advice(store: StateStore, policy: AdvicePolicy) -> dict[str, str]:
     return held | {p: f"{HELD_UNKNOWN} ({unknown_amount_words(limit)})" for p in unknown}
 
 
-def pending_by_threshold(store: StateStore, policy: AdvicePolicy) -> tuple[int, int]:
+def pending_by_threshold(store: CaseParts, policy: AdvicePolicy) -> tuple[int, int]:
     """(disputes left unsent by `hold_under_amount`, of which with an unknown amount): skipped
     by the merchant's rule, not failed; an unknown amount waits for a person to add it."""
     held = held_by_advice(store, policy)
     if not held:
         return 0, 0
-    table = store.dispute_rows()
+    table = store.reports.dispute_rows()
     pending = table.loc[table["status"] == "pending", "provider_dispute_id"].astype(str)
     mine = [held[p] for p in pending if p in held]
     unknown = sum(AdviceLine.parse(why).kind is AdviceKind.HELD_UNKNOWN for why in mine)
     return len(mine), unknown
 
 
-def case_problems(table: pd.DataFrame, store: StateStore) -> list[Problem]:
+def case_problems(table: pd.DataFrame, store: CaseParts) -> list[Problem]:
     """The CE 3.0 summary line (the share of fraud disputes that could have qualified), a line
     per dispute held under the fight threshold, and per open dispute whose letter makes no
     claim."""

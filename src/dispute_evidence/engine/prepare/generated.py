@@ -26,7 +26,7 @@ import hashlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 import pandas as pd
@@ -48,9 +48,17 @@ from dispute_evidence.evidence.limits import (
     profile_for,
 )
 from dispute_evidence.state.generated import GENERATED_KINDS
+from dispute_evidence.state.holders import (
+    HasDisputes,
+    HasGenerated,
+    HasKept,
+    HasRecords,
+    HasReports,
+    HasRuns,
+    HasScoped,
+)
 from dispute_evidence.state.status import DisputeStatus as D
 from dispute_evidence.state.status import FileStatus as F
-from dispute_evidence.state.store import StateStore
 
 __all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated", "stated_hash"]
 from dispute_evidence.evidence.packet import (
@@ -70,6 +78,13 @@ from dispute_evidence.evidence.summary_pdf import (
 from dispute_evidence.evidence.wire import wire_fields
 from dispute_evidence.inbox import store_blob
 from dispute_evidence.problems import Problem, ProblemKind
+
+
+class GeneratedParts(
+    HasDisputes, HasGenerated, HasKept, HasRecords, HasReports, HasRuns, HasScoped, Protocol
+):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 log = logging.getLogger("dispute_evidence.generated")
 COSMETIC = frozenset({"merchant_profile"})  # payload keys a reviewer's decision does not rest on
@@ -176,7 +191,7 @@ def _charge_list(value: Any) -> list[dict[str, Any]]:
 
 
 def refresh_generated(
-    store: StateStore,
+    store: GeneratedParts,
     blob_dir: Path,
     policy: PacketPolicy,
     records: dict[str, pd.DataFrame] | None = None,
@@ -185,11 +200,12 @@ def refresh_generated(
     """Make each due dispute's generated PDF and packet when what they rest on changed
     (`inbox`: whose documents folder holds what was read from each document)."""
     out = GeneratedOutcome()
-    work = store.generated_work()
+    work = store.generated.generated_work()
     due = {d["provider_dispute_id"] for d in work}  # the open ones: not the year's
-    files, versions = store.files_by_dispute(due), store.generated_versions(due)
+    files, versions = store.generated.files_by_dispute(due), store.generated.generated_versions(due)
     late = late_documents(files, versions, due) if policy.upload == "packet" else {}
-    store.pack_documents(policy.upload == "packet", alone=late)  # (statuses: not read below)
+    # (statuses: not read below)
+    store.generated.pack_documents(policy.upload == "packet", alone=late)
     out.problems += [_sent_alone(pid, name) for (pid, _), name in late.items()]
     todo: list[tuple[dict[str, Any], list[dict[str, Any]], str]] = []
     picks = chosen(store, due)  # the analyst's stances: a new choice rebuilds the letter
@@ -202,7 +218,7 @@ def refresh_generated(
         if made_from != d["summary_input"]:
             todo.append((d, docs, made_from))
         elif d["generated_held"]:  # still over: a rebuild may have released it
-            store.hold_over_limit(pid, d["generated_held"])
+            store.generated.hold_over_limit(pid, d["generated_held"])
             out.held[pid] = d["generated_held"]
     payloads = {pid: with_choices(f, picks.get(pid, ()), opened.get(pid, "")) for pid, f in facts_of(
         store, {d["provider_dispute_id"]: d["payload"] for d, _, _ in todo}).items()}  # fmt: skip
@@ -216,7 +232,7 @@ def refresh_generated(
                               versions.get(pid, []), where.get(pid), made_from,
                               documents.get(pid, []))  # fmt: skip
         if material is not None:  # one dispute at a time: a run killed here loses no work done
-            store.set_generated_inputs({pid: (made_from, material, held)})
+            store.generated.set_generated_inputs({pid: (made_from, material, held)})
     return out
 
 
@@ -270,7 +286,7 @@ def _made_from(
 
 
 def _one(
-    store: StateStore,
+    store: GeneratedParts,
     blob_dir: Path,
     policy: PacketPolicy,
     out: GeneratedOutcome,
@@ -308,7 +324,7 @@ def _one(
     if built.over is not None:
         return _over(store, out, d, built.over), material
     if d["status"] == D.INCOMPLETE:
-        store.release_limit_hold(pid)
+        store.generated.release_limit_hold(pid)
     _register(store, blob_dir, out, pid, version, built, material_text, notice, made_from)
     return None, material
 
@@ -361,20 +377,20 @@ def _build(
     return _Made(summary, "summary", packet, over_limit(profile, items))
 
 
-def _over(store: StateStore, out: GeneratedOutcome, d: dict[str, Any], line: str) -> str | None:
+def _over(store: GeneratedParts, out: GeneratedOutcome, d: dict[str, Any], line: str) -> str | None:
     pid = d["provider_dispute_id"]
     if d["status"] == D.SUBMITTED:  # what went stays; the new version is not sent over
         out.problems.append(Problem(ProblemKind.OVER_NETWORK_LIMIT, pid,
                                     "new version not sent: " + line.removeprefix("held: "),
                                     dispute=pid))  # fmt: skip
         return None
-    store.hold_over_limit(pid, line)
+    store.generated.hold_over_limit(pid, line)
     out.held[pid] = line
     return line
 
 
 def _register(
-    store: StateStore,
+    store: GeneratedParts,
     blob_dir: Path,
     out: GeneratedOutcome,
     pid: str,
@@ -395,7 +411,7 @@ def _register(
     doc_row = {"provider_dispute_id": pid, "sha256": sha, "version": version,
                "made_from": made_from, "material": material_text, "notice": notice,
                "packet_path": str(packet_path), "packet_pages": built.packet.pages}  # fmt: skip
-    out.added += int(store.register_generated(file_row, doc_row))
+    out.added += int(store.generated.register_generated(file_row, doc_row))
 
 
 def _not_made(pid: str, exc: Exception) -> Problem:

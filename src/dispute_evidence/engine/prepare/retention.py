@@ -29,7 +29,7 @@ import orjson
 from dispute_evidence import clock
 from dispute_evidence.inbox import ARCHIVE, PRIVATE
 from dispute_evidence.policies import RetentionPolicy
-from dispute_evidence.state.ports import RetentionStore
+from dispute_evidence.state.ports import IngestSeq, RetentionStore
 from dispute_evidence.state.retention import Clearing
 
 log = logging.getLogger("dispute_evidence.retention")
@@ -37,7 +37,7 @@ log = logging.getLogger("dispute_evidence.retention")
 # What identifies a customer: names, emails, addresses, IP addresses, device ids.
 PERSONAL_FIELDS = frozenset(
     {"customer_name", "card_name", "customer_email", "billing_address", "shipping_address",
-     "customer_ip", "device_id"}
+     "customer_ip", "device_id", "device_fingerprint"}
 )  # fmt: skip
 CLEARED_THROUGH = "retention_cleared_through"  # meta: disputes closed before this are cleared
 CLEARED_SEQ = "retention_cleared_seq"  # meta: the last ingest whose rows were looked at
@@ -62,6 +62,7 @@ class RetentionOutcome:
 
 def apply_retention(
     store: RetentionStore,
+    ingests: IngestSeq,
     policy: RetentionPolicy,
     *,
     inbox: Path,
@@ -74,7 +75,7 @@ def apply_retention(
     out = RetentionOutcome(dry_run=dry_run)
     if policy.customer_data_days is not None:
         cutoff = _stamp(now - timedelta(days=policy.customer_data_days))
-        _clear_customer_data(store, inbox, cutoff, out)
+        _clear_customer_data(store, ingests, inbox, cutoff, out)
     if policy.reports_days is not None:
         out.reports = _remove_old(
             _report_folders(reports), now - timedelta(days=policy.reports_days), dry_run
@@ -94,11 +95,13 @@ def _stamp(when: datetime) -> str:
 
 
 def _clear_customer_data(
-    store: RetentionStore, inbox: Path, cutoff: str, out: RetentionOutcome
+    store: RetentionStore, ingests: IngestSeq, inbox: Path, cutoff: str, out: RetentionOutcome
 ) -> None:
     since = store.get_meta(CLEARED_THROUGH) or ""
     # closed before the watermark: cleared already; closed after the cutoff: kept for now
-    rows, kept_orders = store.closed_for_clearing(cutoff, since, _dropped_again(store, since))
+    rows, kept_orders = store.closed_for_clearing(
+        cutoff, since, _dropped_again(store, ingests, since)
+    )
     out.disputes = sorted(r[0] for r in rows)
     out.files = _stored_copies(store, out.disputes, inbox)
     if out.dry_run:
@@ -118,7 +121,7 @@ def _clear_customer_data(
     for path in out.files:  # after the state no longer points at them
         Path(path).unlink(missing_ok=True)
     store.set_meta(CLEARED_THROUGH, cutoff)
-    store.set_meta(CLEARED_SEQ, str(store.latest_ingest()))
+    store.set_meta(CLEARED_SEQ, str(ingests.latest_ingest()))
 
 
 def _stored_copies(store: RetentionStore, pids: list[str], inbox: Path) -> list[str]:
@@ -135,13 +138,13 @@ def _stored_copies(store: RetentionStore, pids: list[str], inbox: Path) -> list[
     return sorted(str(p) for p in candidates if p.is_file() and _inside(p, private))
 
 
-def _dropped_again(store: RetentionStore, since: str) -> list[str]:
+def _dropped_again(store: RetentionStore, ingests: IngestSeq, since: str) -> list[str]:
     """Disputes cleared before (closed before `since`) whose order's rows were read again
     since (an old export dropped again): their names came back, so they are cleared again."""
     seen = int(store.get_meta(CLEARED_SEQ) or 0)
     again: set[str] = set()
     for kind in ("orders", "payments", "shipments"):
-        again |= store.keys_since(kind, seen, "order_number")
+        again |= ingests.keys_since(kind, seen, "order_number")
     if not since or not again:
         return []
     return store.closed_before_of_orders(since, sorted(again))

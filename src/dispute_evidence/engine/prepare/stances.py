@@ -13,21 +13,27 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
+from typing import Protocol
 
 import orjson
 
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.stance import CHOICES, message_key
-from dispute_evidence.state.store import StateStore
+from dispute_evidence.state.holders import HasKept, HasRuns
+
+
+class StancesParts(HasKept, HasRuns, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 META = "stance_choices"  # {dispute: {message key: "supports" | "concedes" | "leave out"}}
 Choices = dict[str, tuple[tuple[str, str], ...]]
 
 
-def chosen(store: StateStore, pids: Collection[str] | None = None) -> Choices:
+def chosen(store: StancesParts, pids: Collection[str] | None = None) -> Choices:
     """{dispute: ((message key, choice), ...)} as kept (only `pids`' when given)."""
-    kept = orjson.loads(store.get_meta(META) or "{}")
+    kept = orjson.loads(store.runs.get_meta(META) or "{}")
     return {
         pid: tuple(sorted(picks.items()))
         for pid, picks in kept.items()
@@ -46,9 +52,9 @@ def with_choices(
     return replace(facts, stance_choices=picks) if picks else facts
 
 
-def opened_at_api(store: StateStore, pids: Collection[str] | None = None) -> dict[str, str]:
+def opened_at_api(store: StancesParts, pids: Collection[str] | None = None) -> dict[str, str]:
     """{dispute: the day the API says it opened} of the disputes read back so far."""
-    views = store.api_views(None if pids is None else set(pids))
+    views = store.kept.api_views(None if pids is None else set(pids))
     return {pid: v.opened_on for pid, v in views.items() if v.opened_on}
 
 
@@ -70,8 +76,8 @@ def to_confirm(case: CaseFacts) -> list[str]:
     return [message_key(m.quote.text) for _d, m, st in case.stances() if st.to_confirm]
 
 
-def record_choice(store: StateStore, pid: str, key: str, choice: str) -> None:
+def record_choice(store: StancesParts, pid: str, key: str, choice: str) -> None:
     """Keep the analyst's choice for one message of one dispute (a later choice replaces it)."""
-    kept = orjson.loads(store.get_meta(META) or "{}")
+    kept = orjson.loads(store.runs.get_meta(META) or "{}")
     kept.setdefault(pid, {})[key] = choice
-    store.set_meta(META, orjson.dumps(kept, option=orjson.OPT_SORT_KEYS).decode())
+    store.runs.set_meta(META, orjson.dumps(kept, option=orjson.OPT_SORT_KEYS).decode())

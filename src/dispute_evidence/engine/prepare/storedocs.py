@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -51,7 +51,12 @@ from dispute_evidence.inbox import (
 )
 from dispute_evidence.ingest import scan_store
 from dispute_evidence.names import upload_name
-from dispute_evidence.state.store import StateStore
+from dispute_evidence.state.holders import HasDisputes, HasStoredocs
+
+
+class StoredocsParts(HasDisputes, HasStoredocs, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 Reader = Callable[[list[EvidenceFile]], Mapping[str, DocumentFacts]]
 NO_KIND = (
@@ -69,7 +74,7 @@ class StoreTaken:
 
 
 def take_store_documents(
-    store: StateStore,
+    store: StoredocsParts,
     inbox: Path,
     blob_dir: Path,
     read: Reader | None,
@@ -81,7 +86,7 @@ def take_store_documents(
     out = StoreTaken()
     paths, skipped = scan_store(inbox)
     out.issues += [FileIssue(label, why) for label, why in skipped]
-    kept = store.store_document_versions()
+    kept = store.storedocs.store_document_versions()
     known = {r["signature"]: r for r in kept if r["signature"]}
     before = {(r["name"], r["sha256"]) for r in kept}
     checked: list[EvidenceFile] = []
@@ -107,7 +112,7 @@ def take_store_documents(
     for f in checked:
         if _keep(store, inbox, blob_dir, f, facts.get(f.sha256), out, owners):
             current.add((names.label(f.path, inbox / STORE), f.sha256))
-    out.new_versions = len({(r["name"], r["sha256"]) for r in store.store_document_versions()}
+    out.new_versions = len({(r["name"], r["sha256"]) for r in store.storedocs.store_document_versions()}
                            - before)  # fmt: skip
     out.rows = attachment_rows(store, current, out.issues)
     return out
@@ -122,7 +127,7 @@ def _unchanged(path: Path, label: str, kept: dict[str, Any] | None) -> EvidenceF
 
 
 def _keep(
-    store: StateStore,
+    store: StoredocsParts,
     inbox: Path,
     blob_dir: Path,
     f: EvidenceFile,
@@ -151,7 +156,7 @@ def _keep(
     effective = facts.effective if facts is not None else None
     if effective is not None and effective > clock.now().date():
         out.issues.append(FileIssue(f.label, dated_later(effective)))
-    store.keep_store_document({
+    store.storedocs.keep_store_document({
         "name": names.label(f.path, inbox / STORE), "sha256": f.sha256, "kind": kind,
         "effective": effective.isoformat() if effective else None,
         "dropped": clock.now().date().isoformat(),
@@ -162,14 +167,14 @@ def _keep(
 
 
 def versions(
-    store: StateStore,
+    store: StoredocsParts,
     current: Collection[tuple[str, str]] = (),
     issues: list[FileIssue] | None = None,
 ) -> list[StoreVersion]:
     """Every version kept whose stored copy is still there to upload; `current`: the (name,
     sha256) of the files in store/ now. A damaged row is left out with a line in `issues`."""
     out: list[StoreVersion] = []
-    for r in store.store_document_versions():
+    for r in store.storedocs.store_document_versions():
         try:
             v = _version(r, (r["name"], r["sha256"]) in current)
         except (TypeError, ValueError, KeyError) as exc:
@@ -194,7 +199,7 @@ def _version(r: Mapping[str, Any], current: bool) -> StoreVersion:
 
 
 def attachment_rows(
-    store: StateStore,
+    store: StoredocsParts,
     current: Collection[tuple[str, str]] = (),
     issues: list[FileIssue] | None = None,
 ) -> list[dict[str, Any]]:
@@ -204,7 +209,7 @@ def attachment_rows(
     if not kept:
         return []
     orders: dict[str, Order] = {}
-    work = {d["provider_dispute_id"]: d["payload"] for d in store.summary_work()}
+    work = {d["provider_dispute_id"]: d["payload"] for d in store.disputes.summary_work()}
     for pid, facts in facts_of(store, work).items():
         ordered = day(facts.order.order_date)
         orders[pid] = Order(facts.claim.reason, date.fromisoformat(ordered) if ordered else None)

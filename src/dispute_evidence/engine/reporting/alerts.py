@@ -17,16 +17,29 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Protocol
 
 from dispute_evidence import clock
 from dispute_evidence.engine.prepare.case import CaseReader, case_reader
 from dispute_evidence.engine.session import AlertSink
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.evidence.completeness import assess_case
-from dispute_evidence.evidence.standing import Standing
 from dispute_evidence.policies import AlertPolicy
+from dispute_evidence.standing.counts import Standing
+from dispute_evidence.state.holders import (
+    HasAlerts,
+    HasDisputes,
+    HasKept,
+    HasRecords,
+    HasReports,
+    HasRuns,
+)
 from dispute_evidence.state.status import DisputeStatus
-from dispute_evidence.state.store import StateStore
+
+
+class AlertsParts(HasAlerts, HasDisputes, HasKept, HasRecords, HasReports, HasRuns, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 log = logging.getLogger("dispute_evidence.alerts")
 D = DisputeStatus
@@ -65,7 +78,7 @@ class AlertOutcome:
 
 
 def at_risk(
-    store: StateStore, now: datetime, hours: float, inbox: Path | None = None
+    store: AlertsParts, now: datetime, hours: float, inbox: Path | None = None
 ) -> list[AtRisk]:
     """Disputes due within `hours` (not yet past) that still need something, nearest first;
     their evidence judged as the report judges it (`inbox`: whose documents folder holds what
@@ -73,7 +86,7 @@ def at_risk(
     until = now + timedelta(hours=hours)
     cases = case_reader(store, inbox)
     out = []
-    for pid, order, status, due_text, payload, detail in store.watched_deadlines(WATCHED):
+    for pid, order, status, due_text, payload, detail in store.alerts.watched_deadlines(WATCHED):
         due = _time(due_text)
         if due is None or not now < due <= until:
             continue
@@ -104,7 +117,7 @@ def _time(value: str | None) -> datetime | None:
 
 
 def send_alerts(
-    store: StateStore,
+    store: AlertsParts,
     policy: AlertPolicy,
     run_id: str,
     now: datetime | None = None,
@@ -117,7 +130,7 @@ def send_alerts(
     each. Without a sink, each alert is logged (and not recorded)."""
     now = now or clock.now()
     day = now.strftime("%Y-%m-%d")
-    done = store.alerted_on(day)
+    done = store.alerts.alerted_on(day)
     risks = [r for r in at_risk(store, now, policy.hours, inbox) if r.pid not in done]
     out = AlertOutcome()
     if not risks:
@@ -140,7 +153,7 @@ def send_alerts(
             log.warning("alert not sent through %s", out.problem)
     # with a block, a person is told only once it worked: until then, every run tries again
     if out.notified or (not policy.block and out.events):
-        store.record_alerts(((r.pid, r.why) for r in risks), day, run_id)
+        store.alerts.record_alerts(((r.pid, r.why) for r in risks), day, run_id)
         out.alerted = [r.pid for r in risks]
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
@@ -18,11 +18,17 @@ from dispute_evidence.evidence.case import build_case
 from dispute_evidence.evidence.completeness import ITEMS
 from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts
 from dispute_evidence.policies import outcome
+from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.kept import KeptKinds
 from dispute_evidence.states import VerdictKind, VerdictLine
 
+
+class OutcomesParts(HasDisputes, HasKept, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
+
 if TYPE_CHECKING:
-    from dispute_evidence.state.store import StateStore
+    pass
 
 COLUMNS = ["dimension", "value", "won", "lost", "open", "win rate"]
 
@@ -44,11 +50,11 @@ def evidence_kinds(facts: DisputeFacts | None) -> str:
 
 
 def remembered_kinds(
-    store: StateStore, pids: Iterable[str], payloads: dict[str, bytes]
+    store: OutcomesParts, pids: Iterable[str], payloads: dict[str, bytes]
 ) -> dict[str, str]:
     """evidence_kinds of each dispute, worked out once per payload and kept in the state: a
     closed dispute's never changes, and a year of them made every night's report slow."""
-    kept = store.evidence_kinds()
+    kept = store.kept.evidence_kinds()
     facts = facts_lookup(store, payloads)
     out, changed = {}, {}
     for pid in pids:
@@ -57,11 +63,13 @@ def remembered_kinds(
         if (got := kept.get(pid)) is None or got.payload_tag != tag:
             got = changed[pid] = KeptKinds(tag, evidence_kinds(facts(pid)))
         out[pid] = got.kinds
-    store.keep_evidence_kinds(changed)
+    store.kept.keep_evidence_kinds(changed)
     return out
 
 
-def kinds_now(store: StateStore, pids: Iterable[str], payloads: dict[str, bytes]) -> dict[str, str]:
+def kinds_now(
+    store: OutcomesParts, pids: Iterable[str], payloads: dict[str, bytes]
+) -> dict[str, str]:
     """evidence_kinds of each dispute, worked out now and not kept (a read-only command)."""
     facts = facts_lookup(store, payloads)
     return {pid: evidence_kinds(facts(pid)) for pid in pids}

@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
@@ -27,6 +27,7 @@ from dispute_evidence.engine.prepare.case import (
 from dispute_evidence.engine.prepare.generated import api_version_words
 from dispute_evidence.engine.prepare.storedocs import store_documents_column
 from dispute_evidence.engine.reporting.alerts import AlertOutcome
+from dispute_evidence.engine.reporting.headline import headline, stop_words
 from dispute_evidence.engine.reporting.history import history_columns, is_history, mark_history
 from dispute_evidence.engine.reporting.outcomes import outcomes_table, remembered_kinds
 from dispute_evidence.engine.reporting.picture import Picture
@@ -50,20 +51,32 @@ from dispute_evidence.exits import (
     EXIT_FAILED,
     EXIT_NEEDS_YOU,
     EXIT_OK,
-    EXIT_UNREACHABLE,
 )
 from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.rows import DisputeRow, dispute_rows
-from dispute_evidence.reports.standing import write_standing
+from dispute_evidence.reports.standing_files import write_standing
 from dispute_evidence.reports.wins import write_wins
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
+from dispute_evidence.state.holders import (
+    HasDisputes,
+    HasGenerated,
+    HasKept,
+    HasRecords,
+    HasReports,
+    HasRuns,
+)
 from dispute_evidence.state.status import OPEN_DISPUTE, DisputeStatus, FileStatus
 from dispute_evidence.state.status import DisputeStatus as D
-from dispute_evidence.state.store import StateStore, now_iso
+from dispute_evidence.state.store import now_iso
 from dispute_evidence.states import Hold, HoldKind, VerdictKind
+
+
+class ReportParts(HasDisputes, HasGenerated, HasKept, HasRecords, HasReports, HasRuns, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 if TYPE_CHECKING:
     from dispute_evidence.engine.session import RunSession
@@ -115,7 +128,7 @@ class Snapshot:
     disputes it works on (`open_for`: not the year's history), their file names and each one's
     case (evidence/case.py), built once from its payload and documents."""
 
-    store: StateStore
+    store: ReportParts
     inbox: Path | None  # whose documents folder holds what was read from each file
     files: pd.DataFrame
     payloads: dict[str, bytes]
@@ -124,12 +137,12 @@ class Snapshot:
     _cases: dict[str, CaseFacts] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, store: StateStore, inbox: Path | None = None) -> Snapshot:
-        return cls(store, inbox, store.file_table(), store.payloads())
+    def read(cls, store: ReportParts, inbox: Path | None = None) -> Snapshot:
+        return cls(store, inbox, store.reports.file_table(), store.disputes.payloads())
 
     def open_for(self, pids: Collection[str]) -> None:
         """The disputes the report works on: their file names and documents read at once."""
-        self.names = self.store.file_names(pids)
+        self.names = self.store.disputes.file_names(pids)
         self._build = case_reader(self.store, self.inbox, pids)
 
     def case(self, pid: str) -> CaseFacts | None:
@@ -165,13 +178,13 @@ def report(session: RunSession, stages: Stages) -> RunResult:
         write_dry_run_preview(session.report_folder, store, files=snap.files)
     held = table.loc[table["status"] == D.AWAITING_APPROVAL, "provider_dispute_id"].tolist()
     write_approval_preview(session.report_folder, store, held)
-    outcome = headline(counts, session.dry_run, stopped=_stop_words(submitted))
+    outcome = headline(counts, session.dry_run, stopped=stop_words(submitted))
     if submitted and submitted.interrupted:
         sent = submitted.stats.evidence_sent
         outcome = f"Interrupted: {sent} sent so far; run again to finish"
     picture = Picture.of(table, problems)
-    changes = picture.changes_since(Picture.from_kept(store.last_picture()))
-    store.keep_picture(picture.kept(), now_iso())  # a dry run writes this to its copy only
+    changes = picture.changes_since(Picture.from_kept(store.kept.last_picture()))
+    store.kept.keep_picture(picture.kept(), now_iso())  # a dry run writes this to its copy only
     standing = standing_of(alerted, store, session.opts.standing)  # the alerts' own, if any
     rep = RunReport(session.run_id, outcome, session.dry_run, counts, table, problems,
                     changes=changes, **_outcomes(store, table, snap), files=snap.files,
@@ -185,7 +198,7 @@ def report(session: RunSession, stages: Stages) -> RunResult:
     return RunResult(session.run_id, code, outcome, path, counts, stopped)
 
 
-def _outcomes(store: StateStore, table: pd.DataFrame, snap: Snapshot) -> dict[str, Any]:
+def _outcomes(store: ReportParts, table: pd.DataFrame, snap: Snapshot) -> dict[str, Any]:
     """Win rates by reason and evidence kind (each payload's remembered), and what wins."""
     sent = table.loc[table["dispute_id"].fillna("") != "", "provider_dispute_id"]
     kinds = remembered_kinds(store, sent, snap.payloads)
@@ -212,7 +225,7 @@ def run_problems(session: RunSession, stages: Stages) -> list[Problem]:
             )
         )
     problems += [*stages.ingested.problems(), *stages.prepared.problems()]
-    problems += [Problem.from_dict(d) for d in session.store.open_problems()]
+    problems += [Problem.from_dict(d) for d in session.store.runs.open_problems()]
     problems += review.problems if review else []
     if alerted is not None and alerted.problem:
         problems.append(Problem(ProblemKind.ALERT_NOT_SENT, "[alerts] block", alerted.problem))
@@ -246,7 +259,7 @@ def _api_view_hold(why: str) -> bool:
 def table_problems(
     table: pd.DataFrame,
     files: pd.DataFrame,
-    store: StateStore,
+    store: ReportParts,
     review: ReviewOutcome | None,
     problems: list[Problem],
     dry_run: bool,
@@ -314,42 +327,6 @@ def run_counts(
     return counts
 
 
-def _stop_words(submitted: SubmitOutcome | None) -> str | None:
-    if not (submitted and submitted.stopped):
-        return None
-    if submitted.stop_code == EXIT_UNREACHABLE:
-        return "stopped: the API could not be reached"
-    return "stopped: the API refused the key"
-
-
-def headline(counts: dict[str, int], dry_run: bool, *, stopped: str | None = None) -> str:
-    """What happened, in a few words: "5 sent · 3 need you"; never "ok" above open problems."""
-    parts = []
-    if stopped:
-        parts.append(stopped)
-    if dry_run:
-        parts += [
-            f"would send {counts.get('would_send', 0)}",
-            f"would upload {counts.get('would_upload', 0)} file(s)",
-        ]
-    else:
-        parts.append(f"{counts.get('evidence_sent', 0)} sent")
-        if counts.get("files_uploaded"):
-            parts.append(f"{counts['files_uploaded']} file(s) uploaded")
-        if counts.get("files_found_at_api"):  # not uploaded by this run: found at the API
-            parts.append(f"{counts['files_found_at_api']} file(s) already at the API")
-    if held := counts.get("awaiting_approval"):
-        parts.append(f"{held} wait for approval")
-    need, unread = counts.get("need_you", 0), counts.get("not_read_yet", 0)
-    if need:
-        parts.append(f"{need} need you")
-    if unread:  # never "nothing needs you" above files left unread
-        parts.append(f"{unread} file(s) not read yet (still being written)")
-    elif not need:
-        parts.append("nothing needs you")
-    return " · ".join(parts)
-
-
 def _exit(session: RunSession, submitted: SubmitOutcome | None, counts: dict[str, int]) -> int:
     """0: every dispute sent or skipped by a rule, nothing needs a person; 1: anything failed
     or was refused; 5: the run did its work and left something for a person (exits.py)."""
@@ -359,7 +336,7 @@ def _exit(session: RunSession, submitted: SubmitOutcome | None, counts: dict[str
         return EXIT_OK
     if submitted and submitted.stopped:
         return submitted.stop_code
-    states = session.store.status_counts()
+    states = session.store.reports.status_counts()
     failed = submitted is not None and submitted.stats.failed
     by_rule, unknown = pending_by_threshold(session.store, session.opts.advice)
     if failed or any(states.get(s) for s in (D.REJECTED, D.NOT_FOUND)):
@@ -378,7 +355,7 @@ LISTED = ("provider_dispute_id", "amount", "currency", "reason")  # from the dis
 
 
 def dispute_table(
-    store: StateStore,
+    store: ReportParts,
     problems: Sequence[Problem] = (),
     *,
     dry_run: bool = False,
@@ -389,7 +366,7 @@ def dispute_table(
     counts and file problems, and (in a dry run) what a real run would do with it now. `snap`:
     what the caller already read from the state (else read here)."""
     snap = Snapshot.read(store) if snap is None else snap
-    disputes, files = store.dispute_rows(), snap.files
+    disputes, files = store.reports.dispute_rows(), snap.files
     # vectorised: a Python lambda per dispute was the report's largest cost after a year
     counted = files.assign(
         uploaded=(files["status"] == FileStatus.UPLOADED).astype(int),
@@ -406,7 +383,7 @@ def dispute_table(
         .sort_values(["response_due_by", "provider_dispute_id"], na_position="last")
         .reset_index(drop=True)
     )
-    listed = store.load_records(["disputes"], LISTED)["disputes"]
+    listed = store.records.load_records(["disputes"], LISTED)["disputes"]
     if not listed.empty:  # the disputes list's own columns, as last dropped
         listed = listed.drop_duplicates("provider_dispute_id", keep="last")
         keep = [c for c in LISTED[1:] if c in listed]
@@ -428,9 +405,8 @@ def dispute_table(
         lambda pid: "; ".join(bad_files.get(pid, []))
     )
     table["store_documents"] = store_documents_column(table, files)
-    old = mark_history(
-        table
-    )  # ended long ago: counted, not worked on (engine/reporting/history.py)
+    # ended long ago: counted, not worked on (engine/reporting/history.py)
+    old = mark_history(table)
     full = table.loc[~old].reset_index(drop=True)
     snap.open_for(set(full["provider_dispute_id"]))
     _add_completeness(full, store, snap, held_proofs)
@@ -496,7 +472,7 @@ def plain_state(r: DisputeRow, dry_run: bool = False) -> str:
 
 
 def _add_completeness(
-    table: pd.DataFrame, store: StateStore, snap: Snapshot, proofs: dict[str, list[str]]
+    table: pd.DataFrame, store: ReportParts, snap: Snapshot, proofs: dict[str, list[str]]
 ) -> None:
     """Columns: the reason-aware verdict, what to add, the case's one delivery fact (and the
     `proofs` held as another parcel's) and its named contradictions, the current summary PDF."""
@@ -542,11 +518,11 @@ def case_cells(case: CaseFacts, reason: str = "") -> dict[str, str]:
     }
 
 
-def _add_generated(table: pd.DataFrame, store: StateStore) -> None:
+def _add_generated(table: pd.DataFrame, store: ReportParts) -> None:
     """Columns: which generated version the API holds (and whether it is current), and the
     packet a reviewer sees (what the page links to)."""
-    history = store.generated_versions(table["provider_dispute_id"])
-    state = store.generated_state(table["provider_dispute_id"])
+    history = store.generated.generated_versions(table["provider_dispute_id"])
+    state = store.generated.generated_state(table["provider_dispute_id"])
     at_api, packets = [], []
     for pid in table["provider_dispute_id"]:
         made_from, material = state.get(pid, (None, None))

@@ -1,5 +1,5 @@
 """An alert the first run a month's dispute ratio crosses `watch` or `over` on a network
-(evidence/standing.py decides the status), through the same doors as the deadline alerts
+(standing/counts.py decides the status), through the same doors as the deadline alerts
 (engine/reporting/alerts.py: an event, one message through the `[alerts] block`, by the run's sink).
 
 Once per month, network and level: the state keeps each alert sent in `alerts_sent`, its
@@ -14,19 +14,24 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.reporting import alerts
-from dispute_evidence.engine.reporting.standing import merchant_standing
+from dispute_evidence.engine.reporting.standing_read import merchant_standing
 from dispute_evidence.engine.session import AlertSink
-from dispute_evidence.evidence.standing import FRAUD_COUNTED, NAMES, Standing, status_line
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
+from dispute_evidence.standing.counts import FRAUD_COUNTED, NAMES, Standing, status_line
+from dispute_evidence.state.holders import HasAlerts, HasRecords, HasScoped, HasStanding
 from dispute_evidence.state.ports import AlertLedger
-from dispute_evidence.state.store import StateStore
+
+
+class StandingAlertsParts(HasAlerts, HasRecords, HasScoped, HasStanding, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 log = logging.getLogger("dispute_evidence.alerts")
 EVENT = "dispute-evidence.standing.crossed"
@@ -44,7 +49,7 @@ class Crossing:
     threshold: float | None
     transactions: int
     events: int
-    row: Any  # the table's row (evidence/standing.py's status_line words it)
+    row: Any  # the table's row (standing/counts.py's status_line words it)
 
     @property
     def key(self) -> str:
@@ -76,13 +81,13 @@ def crossings(table: pd.DataFrame, sent: set[str], now: datetime) -> list[Crossi
     return sorted(out, key=lambda c: (-LEVELS[c.level], c.month, c.network))
 
 
-def standing_alerted(store: AlertLedger) -> set[str]:
+def standing_alerted(ledger: AlertLedger) -> set[str]:
     """The standing's alerts sent so far (their subjects)."""
-    return store.alerted_subjects(SUBJECT)
+    return ledger.alerted_subjects(SUBJECT)
 
 
 def send_standing_alerts(
-    store: AlertLedger,
+    ledger: AlertLedger,
     policy: AlertPolicy,
     standing: Standing,
     run_id: str,
@@ -91,7 +96,7 @@ def send_standing_alerts(
 ) -> alerts.AlertOutcome:
     """Alert about each month and network newly at watch or over; recorded once it reached
     someone (as the deadline alerts are), so a failed alert is tried again next run."""
-    new = crossings(standing.table, standing_alerted(store), now)
+    new = crossings(standing.table, standing_alerted(ledger), now)
     out = alerts.AlertOutcome()
     if not new:
         return out
@@ -111,14 +116,14 @@ def send_standing_alerts(
                            "next run tries again")  # fmt: skip
             log.warning("alert not sent through %s", out.problem)
     if out.notified or (not policy.block and out.events):
-        _record(store, new, now, run_id)
+        _record(ledger, new, now, run_id)
         out.alerted = [c.key for c in new]
     return out
 
 
 def add_standing_alerts(
     out: alerts.AlertOutcome,
-    store: StateStore,
+    store: StandingAlertsParts,
     opts: RunOptions,
     run_id: str,
     sink: AlertSink | None = None,
@@ -126,7 +131,7 @@ def add_standing_alerts(
     """`out` (the deadline alerts) with the standing worked out and its alerts sent."""
     assert opts.alerts is not None
     out.standing = merchant_standing(store, opts.standing)
-    ratio = send_standing_alerts(store, opts.alerts, out.standing, run_id, clock.now(), sink)
+    ratio = send_standing_alerts(store.alerts, opts.alerts, out.standing, run_id, clock.now(), sink)
     out.ratio_alerted = ratio.alerted
     out.events += ratio.events
     out.problem = out.problem or ratio.problem  # the same block: one line says it
@@ -134,7 +139,7 @@ def add_standing_alerts(
 
 
 def standing_of(
-    alerted: alerts.AlertOutcome | None, store: StateStore, policy: StandingPolicy
+    alerted: alerts.AlertOutcome | None, store: StandingAlertsParts, policy: StandingPolicy
 ) -> Standing:
     """The standing the alerts worked out this run, else worked out now."""
     if alerted is not None and alerted.standing is not None:
@@ -167,5 +172,5 @@ def _emit(sink: AlertSink, c: Crossing, run_id: str) -> bool:
     )  # fmt: skip
 
 
-def _record(store: AlertLedger, new: list[Crossing], now: datetime, run_id: str) -> None:
-    store.record_alerts(((c.key, c.line()) for c in new), now.strftime("%Y-%m-%d"), run_id)
+def _record(ledger: AlertLedger, new: list[Crossing], now: datetime, run_id: str) -> None:
+    ledger.record_alerts(((c.key, c.line()) for c in new), now.strftime("%Y-%m-%d"), run_id)

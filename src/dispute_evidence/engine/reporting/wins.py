@@ -1,4 +1,4 @@
-"""What wins (evidence/wins.py), from the disputes won or lost: each one's letter points,
+"""What wins (standing/win_rates.py), from the disputes won or lost: each one's letter points,
 worked out once per payload and documents and kept in the state (table letter_points), since a
 decided dispute's letter no longer changes and a year of them rebuilt every night would be
 the report's largest cost."""
@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 import pandas as pd
 
 from dispute_evidence.evidence.case import CaseFacts
-from dispute_evidence.evidence.wins import letter_points, wins_table
 from dispute_evidence.policies import outcome
+from dispute_evidence.standing.win_rates import letter_points, wins_table
+from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.kept import KeptKinds
-from dispute_evidence.state.store import StateStore
+
+
+class WinsParts(HasDisputes, HasKept, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
 
 
 def what_wins(
-    store: StateStore,
+    store: WinsParts,
     table: pd.DataFrame,
     payloads: dict[str, bytes],
     case: Callable[[str], CaseFacts | None],
@@ -41,7 +46,7 @@ def what_wins(
 
 
 def remembered_points(
-    store: StateStore,
+    store: WinsParts,
     pids: Iterable[str],
     payloads: dict[str, bytes],
     case: Callable[[str], CaseFacts | None],
@@ -49,7 +54,7 @@ def remembered_points(
     """Each dispute's letter points, kept per payload and documents (a new file, or a
     changed payload, works them out again)."""
     pids = list(pids)
-    kept, documents = store.letter_points(), store.evidence_documents(pids)
+    kept, documents = store.kept.letter_points(), store.disputes.evidence_documents(pids)
     out, changed = {}, {}
     for pid in pids:
         files = sorted(f"{sha}:{kind}" for _, sha, kind in documents.get(pid, []))
@@ -60,7 +65,7 @@ def remembered_points(
                 continue
             got = changed[pid] = KeptKinds(tag, " ".join(sorted(letter_points(facts))))
         out[pid] = frozenset(got.kinds.split())
-    store.keep_letter_points(changed)
+    store.kept.keep_letter_points(changed)
     return out
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -35,14 +35,38 @@ from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.policies import ReviewPolicy
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.state.approvals import SECOND_WANTED
+from dispute_evidence.state.holders import (
+    HasApprovals,
+    HasDisputes,
+    HasGenerated,
+    HasKept,
+    HasRecords,
+    HasReports,
+    HasRuns,
+    HasTransitions,
+)
 from dispute_evidence.state.status import (
     APPROVAL_RELEASES,
     OPEN_FILE,
     DisputeStatus,
     IllegalTransition,
 )
-from dispute_evidence.state.store import StateStore
 from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
+
+
+class ApprovalParts(
+    HasApprovals,
+    HasDisputes,
+    HasGenerated,
+    HasKept,
+    HasRecords,
+    HasReports,
+    HasRuns,
+    HasTransitions,
+    Protocol,
+):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 D = DisputeStatus
 ANYONE = ReviewPolicy()  # no approvers list, no second approver
@@ -155,7 +179,7 @@ def _at(when: datetime) -> str:
 
 # -- the state, as review sees it ------------------------------------------------------
 def candidates(
-    store: StateStore,
+    store: ApprovalParts,
     pids: Iterable[str] | None = None,
     statuses: Iterable[str] = (D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL),
     *,
@@ -164,7 +188,7 @@ def candidates(
     """Disputes open to evidence that have a payload (optionally only `pids`); without
     `payloads` their bodies are not read (b"": enough for hashes and versions)."""
     wanted = None if pids is None else set(pids)
-    rows, files = store.review_rows(wanted, statuses, payloads=payloads)
+    rows, files = store.approvals.review_rows(wanted, statuses, payloads=payloads)
     return {
         r[0]: Candidate(
             r[0],
@@ -182,39 +206,41 @@ def candidates(
 
 
 def record_approval(
-    store: StateStore, c: Candidate, by: str, source: str = "", who: str | None = None
+    store: ApprovalParts, c: Candidate, by: str, source: str = "", who: str | None = None
 ) -> bool:
     """Approve this version of the dispute's evidence; False when its payload changed since
     it was read (then nothing is recorded). Every approval applied is kept in the log."""
     held = c.status == D.AWAITING_APPROVAL  # then only while it is, and once per version
-    done = store.set_approval(c.pid, c.payload_hash, c.evidence_hash, by, held=held)
+    done = store.approvals.set_approval(c.pid, c.payload_hash, c.evidence_hash, by, held=held)
     if done:
-        store.log_approval(c.pid, c.evidence_hash, who or by, source or by, applied=True)
+        store.approvals.log_approval(c.pid, c.evidence_hash, who or by, source or by, applied=True)
     return done
 
 
-def approved_already(store: StateStore, c: Candidate) -> str | None:
+def approved_already(store: ApprovalParts, c: Candidate) -> str | None:
     """Who approved `c`'s version already ("alice (approve command)"), else None."""
-    row = store.approval_of(c.pid, c.payload_hash)
+    row = store.approvals.approval_of(c.pid, c.payload_hash)
     if row is None or row[0] != c.evidence_hash:
         return None
     return str(row[1] or "someone")
 
 
 def give_approval(
-    store: StateStore, c: Candidate, who: str, source: str, policy: ReviewPolicy
+    store: ApprovalParts, c: Candidate, who: str, source: str, policy: ReviewPolicy
 ) -> str | None:
     """An approval by `who` (a user name) through `source`, under `[review] approvers` and
     `second_approver_over`. None: applied; otherwise why not (kept in the log either way)."""
     if policy.approvers and who not in policy.approvers:
         why = f"{who} is not one of [review] approvers ({', '.join(policy.approvers)}): not applied"
-        store.log_approval(c.pid, c.evidence_hash, who, source, applied=False, note=why)
+        store.approvals.log_approval(c.pid, c.evidence_hash, who, source, applied=False, note=why)
         return why
     names = [who]
     if policy.second_approver_over is not None and _over(store, c, policy.second_approver_over):
-        names = [w for w in store.approvers_of(c.pid, c.evidence_hash) if w != who][:1] + names
+        names = [w for w in store.approvals.approvers_of(c.pid, c.evidence_hash) if w != who][
+            :1
+        ] + names
         if len(names) < 2:
-            store.log_approval(c.pid, c.evidence_hash, who, source, applied=False,
+            store.approvals.log_approval(c.pid, c.evidence_hash, who, source, applied=False,
                                note=SECOND_WANTED)  # fmt: skip
             return (
                 f"over {policy.second_approver_over:,.2f} (or its amount is unknown): "
@@ -227,13 +253,13 @@ def give_approval(
     return None
 
 
-def _over(store: StateStore, c: Candidate, limit: float) -> bool:
+def _over(store: ApprovalParts, c: Candidate, limit: float) -> bool:
     """The disputed amount is above `limit`, or unknown (then two approvers are asked for)."""
     from dispute_evidence.engine.prepare.case import _amounts
     from dispute_evidence.engine.prepare.facts import facts_lookup
 
     table = pd.DataFrame({"provider_dispute_id": [c.pid]})
-    listed = store.load_records(["disputes"])["disputes"]
+    listed = store.records.load_records(["disputes"])["disputes"]
     listed = listed.loc[listed["provider_dispute_id"] == c.pid].tail(1)
     if "amount" in listed:
         table = table.merge(listed[["provider_dispute_id", "amount"]], how="left")
@@ -244,7 +270,7 @@ def _over(store: StateStore, c: Candidate, limit: float) -> bool:
 
 # -- the step: hold, release, sweep ----------------------------------------------------
 def review_step(
-    store: StateStore,
+    store: ApprovalParts,
     policy: ReviewPolicy,
     now: datetime | None = None,
     inbox: Path | None = None,
@@ -279,10 +305,12 @@ def review_step(
             continue
         if c.due is not None and c.due <= now and c.status != D.SUBMITTED:
             held = "nobody approved it, so " if c.status == D.AWAITING_APPROVAL else ""
-            store.mark_past_due(c.pid, f"response was due by {_at(c.due)}; {held}nothing was sent")
+            store.transitions.mark_past_due(
+                c.pid, f"response was due by {_at(c.due)}; {held}nothing was sent"
+            )
             continue
         if c.status != D.AWAITING_APPROVAL:
-            store.mark_awaiting_approval(c.pid, accept or None)
+            store.transitions.mark_awaiting_approval(c.pid, accept or None)
         out.held.append(c.pid)
         if sweep is not None:
             out.sweep_at[c.pid] = _at(max(sweep, now))
@@ -303,27 +331,27 @@ def sweep_time(
     return policy.sweep_from(c.confirmed_due)
 
 
-def _release(store: StateStore, c: Candidate) -> None:
+def _release(store: ApprovalParts, c: Candidate) -> None:
     if c.status != D.AWAITING_APPROVAL:
         return
     try:
-        store.release_approval(c.pid, c.released_to())
+        store.transitions.release_approval(c.pid, c.released_to())
     except IllegalTransition:  # released since it was read: by an approve or a run at once
-        if store.statuses_of([c.pid]).get(c.pid) not in APPROVAL_RELEASES:
+        if store.approvals.statuses_of([c.pid]).get(c.pid) not in APPROVAL_RELEASES:
             raise
 
 
 # -- approvals from a sheet --------------------------------------------------------------
 def apply_sheet_approvals(
-    store: StateStore, policy: ReviewPolicy = ANYONE
+    store: ApprovalParts, policy: ReviewPolicy = ANYONE
 ) -> tuple[list[str], list[Problem]]:
     """Approve rows read since the last run (an Approve cell of yes, x or approve), each by the
     sheet file's owner; each other value, unknown dispute, missing or changed evidence version,
     or approver the policy refuses is a problem naming the cell."""
-    rows = store.load_records(["approvals"])["approvals"]
+    rows = store.records.load_records(["approvals"])["approvals"]
     if rows.empty:
         return [], []
-    done = int(store.get_meta(APPROVALS_SEQ) or 0)
+    done = int(store.runs.get_meta(APPROVALS_SEQ) or 0)
     rows = rows.loc[pd.to_numeric(rows["_seq"]) > done]
     if rows.empty:
         return [], []
@@ -335,12 +363,12 @@ def apply_sheet_approvals(
             approved.append(str(r["provider_dispute_id"]))
         elif why:
             problems.append(_cell_problem(r, why))
-    store.set_meta(APPROVALS_SEQ, str(int(pd.to_numeric(rows["_seq"]).max())))
+    store.runs.set_meta(APPROVALS_SEQ, str(int(pd.to_numeric(rows["_seq"]).max())))
     return approved, problems
 
 
 def _sheet_approval(
-    store: StateStore, r: dict[str, Any], c: Candidate | None, policy: ReviewPolicy
+    store: ApprovalParts, r: dict[str, Any], c: Candidate | None, policy: ReviewPolicy
 ) -> str | None:
     """None: approved; "": nothing asked; otherwise why the row approved nothing."""
     answer = str(r["approve"]).strip().lower()
@@ -400,7 +428,7 @@ class ApproveResult:
 
 
 def approve(
-    store: StateStore,
+    store: ApprovalParts,
     pids: Sequence[str],
     *,
     all_complete: bool = False,
@@ -416,7 +444,7 @@ def approve(
     documents folder holds what was read from each document (for "complete")."""
     out = ApproveResult()
     found = candidates(store)
-    statuses = store.statuses_of(pids)
+    statuses = store.approvals.statuses_of(pids)
     for pid in pids:
         if pid not in found:
             status = statuses.get(pid)
@@ -458,7 +486,7 @@ def _plain(status: str) -> str:
 
 
 # -- the report ----------------------------------------------------------------------
-def annotate(table: pd.DataFrame, store: StateStore, review: ReviewOutcome | None) -> None:
+def annotate(table: pd.DataFrame, store: ApprovalParts, review: ReviewOutcome | None) -> None:
     """The dispute table's Approve column (empty, for a person to fill in), the evidence
     version it approves, and, for held disputes, when the deadline sweep would send them."""
     found = candidates(store, payloads=False)
@@ -512,21 +540,21 @@ def _sweep_words(pid: str, review: ReviewOutcome | None) -> str:
     return "; the deadline sweep does not send it (its evidence is incomplete)"
 
 
-def write_approval_preview(folder: Path, store: StateStore, held: Sequence[str]) -> None:
+def write_approval_preview(folder: Path, store: ApprovalParts, held: Sequence[str]) -> None:
     """What approving each held dispute would send, as a dry run shows it: payloads/<id>.json,
     file_matches.csv, a copy of each one's summary PDF and its packet (<id>-packet.pdf)."""
     if not held:
         return
     target = folder / PREVIEW
     write_dry_run_preview(target, store, held)
-    files = store.file_table()
+    files = store.reports.file_table()
     mine = files.loc[
         files["provider_dispute_id"].isin(held) & (files["status"] != "uploaded")
     ]  # fmt: skip
     for r in mine.itertuples(index=False):
         if _is_summary(str(r.provider_dispute_id), str(r.file_name)) and Path(r.path).is_file():
             shutil.copyfile(r.path, target / str(r.file_name))
-    versions = store.generated_versions(held)
+    versions = store.generated.generated_versions(held)
     for pid in held:  # the packet: exactly what the reviewer would see
         packet = Path(str((versions.get(pid) or [{}])[-1].get("packet_path") or ""))
         if packet.name and packet.is_file() and not packet.is_symlink():

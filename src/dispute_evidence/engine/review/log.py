@@ -8,9 +8,16 @@ The rows are the store's (state/approvals.py); this module words them for the re
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import pandas as pd
 
-from dispute_evidence.state.store import StateStore
+from dispute_evidence.state.holders import HasApprovals
+
+
+class LogParts(HasApprovals, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 LOG_COLUMNS = {
     "provider_dispute_id": "For dispute",  # not "Dispute": this sheet is no Approve table
@@ -23,19 +30,19 @@ LOG_COLUMNS = {
 }
 
 
-def approval_log(store: StateStore) -> pd.DataFrame:
+def approval_log(store: LogParts) -> pd.DataFrame:
     """Every approval kept, oldest first, with the report's column names."""
-    frame = pd.DataFrame(store.approval_log_rows(LOG_COLUMNS), columns=list(LOG_COLUMNS))
+    frame = pd.DataFrame(store.approvals.approval_log_rows(LOG_COLUMNS), columns=list(LOG_COLUMNS))
     frame["applied"] = frame["applied"].map(lambda v: "yes" if v else "no")
     return frame.rename(columns=LOG_COLUMNS)
 
 
-def approved_words(store: StateStore) -> dict[str, str]:
+def approved_words(store: LogParts) -> dict[str, str]:
     """Per dispute, the approval in force as a row shows it: "alice (approve command), v…,
     2026-11-25 02:40 UTC"."""
     return {
         pid: f"{by or 'unknown'}, v{(sha or '')[:12]}, {_minute(at)}"
-        for pid, by, sha, at in store.approvals_in_force()
+        for pid, by, sha, at in store.approvals.approvals_in_force()
     }
 
 

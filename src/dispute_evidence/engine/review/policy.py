@@ -11,11 +11,17 @@ settings (without one, nothing is sent unapproved), and a change of it is said t
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import cast
+from typing import Protocol, cast
 
 from dispute_evidence.policies import Hold, ReviewPolicy
+from dispute_evidence.state.holders import HasKept
 from dispute_evidence.state.kept import KeptPolicyRow
-from dispute_evidence.state.store import StateStore, now_iso
+from dispute_evidence.state.store import now_iso
+
+
+class PolicyParts(HasKept, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
 
 STRICTNESS: dict[str, int] = {"none": 0, "incomplete": 1, "all": 2}
 
@@ -34,21 +40,21 @@ class KeptPolicy:
         return f'hold = "{self.hold}"{sweep}, set by {self.by} on {self.since[:10]}'
 
 
-def kept_policy(store: StateStore) -> KeptPolicy | None:
-    row = store.kept_review_policy()
+def kept_policy(store: PolicyParts) -> KeptPolicy | None:
+    row = store.kept.kept_review_policy()
     if row is None:
         return None
     return KeptPolicy(cast(Hold, row.hold), row.sweep_hours, row.since, row.by)
 
 
-def keep_policy(store: StateStore, hold: Hold, sweep_hours: float | None, by: str) -> KeptPolicy:
+def keep_policy(store: PolicyParts, hold: Hold, sweep_hours: float | None, by: str) -> KeptPolicy:
     kept = KeptPolicy(hold, sweep_hours, now_iso(), by)
-    store.keep_review_policy(KeptPolicyRow(hold, sweep_hours, kept.since, by))
+    store.kept.keep_review_policy(KeptPolicyRow(hold, sweep_hours, kept.since, by))
     return kept
 
 
 def policy_for_state(
-    store: StateStore, configured: ReviewPolicy, inbox: str = "INBOX"
+    store: PolicyParts, configured: ReviewPolicy, inbox: str = "INBOX"
 ) -> tuple[ReviewPolicy, list[str]]:
     """The policy this run applies to this state, and the lines that say how it differs from
     the run's settings (empty when it does not)."""

@@ -6,19 +6,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 import orjson
 import pandas as pd
 
 from dispute_evidence.cardnumbers import covered
 from dispute_evidence.reports.writer import escape_cell, private_folder
+from dispute_evidence.state.holders import HasDisputes, HasReports
 from dispute_evidence.state.status import DisputeStatus, FileStatus
-from dispute_evidence.state.store import StateStore
+
+
+class PreviewParts(HasDisputes, HasReports, Protocol):
+    """The store's parts this module's functions use (a StateStore, or a fake with them)."""
 
 
 def write_dry_run_preview(
     folder: Path,
-    store: StateStore,
+    store: PreviewParts,
     pids: Sequence[str] | None = None,
     *,
     files: pd.DataFrame | None = None,
@@ -27,17 +32,17 @@ def write_dry_run_preview(
     would be uploaded (file_matches.csv), read from its copy of the state. With `pids`: those
     disputes' (what approving held disputes would send); `files`: the file rows, if read."""
     payloads = private_folder(folder / "payloads")
-    for pid in store.work_queue() if pids is None else pids:
-        body = store.dispute(pid).get("payload")
+    for pid in store.disputes.work_queue() if pids is None else pids:
+        body = store.disputes.dispute(pid).get("payload")
         if body:
             (payloads / f"{_safe(pid)}.json").write_bytes(
                 orjson.dumps(covered(orjson.loads(body)), option=orjson.OPT_INDENT_2)
             )
-    files = store.file_table() if files is None else files
+    files = store.reports.file_table() if files is None else files
     if pids is not None:
         files = files.loc[files["provider_dispute_id"].isin(pids)]
     else:  # held disputes' files wait with them (review.write_approval_preview lists them)
-        disputes = store.dispute_rows()
+        disputes = store.reports.dispute_rows()
         held = disputes.loc[disputes["status"] == DisputeStatus.AWAITING_APPROVAL]
         files = files.loc[~files["provider_dispute_id"].isin(held["provider_dispute_id"])]
     # how each file was matched: "name", or "content: names order 5001" (our summaries: "")

@@ -27,21 +27,6 @@ import numpy as np
 import pandas as pd
 
 from dispute_evidence.evidence.ce3 import is_fraud, members
-from dispute_evidence.evidence.ce3_coverage import Coverage
-from dispute_evidence.evidence.standing_efm import (
-    Sales,
-    efm_verdicts,
-    mastercard_sales,
-    usd_amounts,
-)
-from dispute_evidence.evidence.standing_ratios import ratios
-from dispute_evidence.evidence.standing_words import (
-    Seen,
-    attention_lines,
-    notes,
-    row_note,
-    status_line,
-)
 from dispute_evidence.networks import (
     ALL,
     FRAUD_REPORTS_COUNTED,
@@ -52,12 +37,36 @@ from dispute_evidence.networks import (
     network_of,
 )
 from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
+from dispute_evidence.standing.ce3_coverage import Coverage
+from dispute_evidence.standing.descriptors import (
+    EVERY,
+    descriptor_note,
+    descriptor_of,
+    descriptors,
+    of_descriptor,
+)
+from dispute_evidence.standing.efm import (
+    Sales,
+    efm_verdicts,
+    mastercard_sales,
+    usd_amounts,
+)
+from dispute_evidence.standing.fraud_checks import CHARGE_FIELDS, fraud_checks
+from dispute_evidence.standing.ratios import ratios
+from dispute_evidence.standing.words import (
+    Seen,
+    attention_lines,
+    notes,
+    row_note,
+    status_line,
+)
 
 __all__ = ["attention_lines", "status_line"]
 
 COLUMNS = [
     "month",
     "network",
+    "descriptor",  # the statement descriptor (descriptors.py): `all` for every one together
     "transactions",
     "disputes",
     "fraud_reports",
@@ -77,7 +86,7 @@ WHAT_IF = [
     "projected_percent",
     "projected_events",
     "note",
-    "efm",  # Mastercard's Excessive Fraud Merchant, where the exports can tell (standing_efm.py)
+    "efm",  # Mastercard's Excessive Fraud Merchant, where the exports can tell (standing/efm.py)
 ]
 NAMES = LABELS
 FRAUD_COUNTED = FRAUD_REPORTS_COUNTED  # VAMP counts fraud reports; the others do not
@@ -89,6 +98,9 @@ NOT_SETTLED = frozenset(
 )  # fmt: skip
 FALSE = frozenset({"false", "no", "0", "n", "f"})
 _MONTH = re.compile(r"^\d{4}-\d{2}")
+BY = ["month", "network", "descriptor"]  # what settled transactions are counted by
+# what the disputes' side takes of each order's disputed charge
+CHARGE = ["network", "date", "status", "reason", "amount", "currency", "descriptor", *CHARGE_FIELDS]
 # a dispute resolved before it became a chargeback: an inquiry or retrieval (Stripe's
 # `warning_*`: it becomes needs_response if it escalates) or one a prevention program such as
 # RDR resolved (`prevented`). The programs count chargebacks: these are left out.
@@ -125,12 +137,24 @@ class Counted:
 
 @dataclass
 class Standing:
-    table: pd.DataFrame  # COLUMNS + WHAT_IF, month then network
+    table: pd.DataFrame  # COLUMNS + WHAT_IF, month then network, every descriptor together
     notes: list[str]  # where the counts come from, and what they cannot see
     coverage: Coverage | None = None  # CE 3.0 coverage of the order history (ce3_coverage.py)
+    # the same per statement descriptor, where the payments export names two or more
+    by_descriptor: pd.DataFrame = field(default_factory=lambda: _empty())
+    fraud_checks: pd.DataFrame | None = None  # per fraud dispute: 3-D Secure, Visa's rules
+
+    def rows(self) -> pd.DataFrame:
+        """Every row: each month and network, all descriptors together, then each alone."""
+        if self.by_descriptor.empty:
+            return self.table
+        both = pd.concat([self.table, self.by_descriptor], ignore_index=True)
+        rank = both["network"].map(network_order) * 2 + (both["descriptor"] != EVERY)
+        order = both.assign(_rank=rank).sort_values(["month", "_rank", "descriptor"], kind="stable")
+        return order.drop(columns="_rank").reset_index(drop=True)
 
     def file_rows(self) -> pd.DataFrame:
-        return self.table[COLUMNS]
+        return self.rows()[COLUMNS]
 
 
 def card_network(brand: pd.Series) -> pd.Series:
@@ -167,15 +191,15 @@ def settled_charges(payments: pd.DataFrame) -> pd.DataFrame:
     never = status.isin(NOT_SETTLED) | _col(p, "captured").str.strip().str.lower().isin(FALSE)
     p = p.loc[~never]
     return pd.DataFrame({"month": month_of(_col(p, "paid_at")),
-                         "network": card_network(_col(p, "card_brand"))})  # fmt: skip
+                         "network": card_network(_col(p, "card_brand")),
+                         "descriptor": descriptor_of(_col(p, "statement_descriptor"))})  # fmt: skip
 
 
-def _settled_sales(payments: pd.DataFrame) -> Sales:
-    """Mastercard's settled sales by month, where the export holds amounts and 3-D Secure."""
-    p = payments.drop_duplicates("payment_id", keep="last")
-    mastercard = p.loc[card_network(_col(p, "card_brand")) == MASTERCARD.key]
-    settled = settled_charges(mastercard)
-    m = mastercard.loc[settled.index]
+def _settled_sales(payments: pd.DataFrame, charges: pd.DataFrame) -> Sales:
+    """Mastercard's settled sales by month, where the export holds amounts and 3-D Secure
+    (`charges`: settled_charges(payments), whose index is the payments')."""
+    settled = charges.loc[charges["network"] == MASTERCARD.key]
+    m = payments.loc[settled.index]
     if "payment_amount" in m:
         settled = settled.assign(amount=_col(m, "payment_amount"), currency=_col(m, "currency"))
     if "three_d_secure" in m:
@@ -188,12 +212,13 @@ def settled_orders(orders: pd.DataFrame) -> pd.DataFrame:
     o = orders.drop_duplicates("order_number", keep="last")
     status = _col(o, "financial_status").str.strip().str.lower().str.replace(" ", "_")
     o = o.loc[~status.isin(NOT_SETTLED)]
-    return pd.DataFrame({"month": month_of(_col(o, "order_date")), "network": "all"})
+    month = month_of(_col(o, "order_date"))
+    return pd.DataFrame({"month": month, "network": "all", "descriptor": ""})
 
 
 def transaction_counts(settled: pd.DataFrame) -> pd.DataFrame:
-    """Rows of settled_charges / settled_orders counted per (month, network)."""
-    counted = settled.groupby(["month", "network"], sort=False).size()
+    """Rows of settled_charges / settled_orders counted per (month, network, descriptor)."""
+    counted = settled.groupby(BY, sort=False).size()
     return counted.rename("transactions").reset_index()
 
 
@@ -203,11 +228,11 @@ def transaction_delta(
     """How the counts of `settle`d transactions change when the rows ingested after ingest
     `seen` arrive: `rows` are every version (`_seq`) of the keys those rows touch, in ingest
     order; the latest version of each key counts, so a row dropped again with a new date or
-    status moves or removes its key's count. Month, network, transactions (+/-)."""
+    status moves or removes its key's count. Month, network, descriptor, transactions (+/-)."""
     after = transaction_counts(settle(rows))
     before = transaction_counts(settle(rows.loc[rows["_seq"].astype("int64") <= seen]))
     both = pd.concat([after, before.assign(transactions=-before["transactions"])])
-    change = both.groupby(["month", "network"], sort=False)["transactions"].sum()
+    change = both.groupby(BY, sort=False)["transactions"].sum()
     return change.loc[change != 0].reset_index()
 
 
@@ -226,20 +251,16 @@ def counted_transactions(inputs: StandingInputs) -> Counted:
         return Counted(True, transaction_counts(settled_charges(inputs.payments)))
     if inputs.orders is not None and not inputs.orders.empty:
         return Counted(False, transaction_counts(settled_orders(inputs.orders)))
-    return Counted(False, pd.DataFrame(columns=["month", "network", "transactions"]))
+    return Counted(False, pd.DataFrame(columns=[*BY, "transactions"]))
 
 
 def _disputed_charges(charges: pd.DataFrame | None) -> pd.DataFrame:
     """Per order number: the disputed charge's brand network, dispute date and dispute status
     (the charge with a dispute, else the order's last charge), from _charge_disputes."""
     if charges is None or charges.empty:
-        return pd.DataFrame(
-            columns=["network", "date", "status", "reason", "amount", "currency"],
-            index=pd.Index([], name="order_number"),
-        )
+        return pd.DataFrame(columns=CHARGE, index=pd.Index([], name="order_number"))
     p = charges.sort_values("disputed", kind="stable").drop_duplicates("order_number", keep="last")
-    columns = ["network", "date", "status", "reason", "amount", "currency"]
-    return p.set_index(p["order_number"].astype(str))[columns]
+    return p.set_index(p["order_number"].astype(str))[CHARGE]
 
 
 def _named_or_disputed(payments: pd.DataFrame, orders: pd.Series) -> pd.DataFrame:
@@ -266,6 +287,8 @@ def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
         "network": card_network(_col(p, "card_brand")), "date": _col(p, "dispute_date"),
         "status": status, "reason": _col(p, "dispute_reason"),
         "amount": _col(p, "payment_amount"), "currency": _col(p, "currency"),
+        "descriptor": descriptor_of(_col(p, "statement_descriptor")),
+        **{f: _col(p, f) for f in CHARGE_FIELDS if f != "payment_id"},
         "disputed": (_col(p, "dispute_reason") != "") | (_col(p, "dispute_date") != "")
         | (status != ""),
     })  # fmt: skip
@@ -302,7 +325,10 @@ def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
     listed = pd.DataFrame({"month": month_of(when), "network": network, "order_number": orders,
                            "ce3": pids.isin(inputs.ce3_qualified), "early": is_early(status),
                            "prevented": is_prevented(status), "fraud": fraud,
-                           "amount_usd": amount_usd, "unlisted": False})  # fmt: skip
+                           "amount_usd": amount_usd, "unlisted": False,
+                           "descriptor": charge["descriptor"].fillna("").astype(str),
+                           "dispute": pids, "opened": when,
+                           **{f: charge[f].fillna("").astype(str) for f in CHARGE_FIELDS}})  # fmt: skip
     return pd.concat([listed, _unlisted(charges, set(orders))], ignore_index=True)
 
 
@@ -332,7 +358,7 @@ def _unlisted(charges: pd.DataFrame | None, listed_orders: set[str]) -> pd.DataF
     order the disputes list does not name: in the month of the charge's dispute date."""
     if charges is None or charges.empty:
         columns = ["month", "network", "order_number", "ce3", "early", "prevented", "fraud"]
-        return pd.DataFrame(columns=[*columns, "unlisted"])
+        return pd.DataFrame(columns=[*columns, "unlisted", "descriptor"])
     c = charges
     c = c.loc[c["disputed"] & ~(c["order_number"].isin(listed_orders) & (c["order_number"] != ""))]
     return pd.DataFrame({"month": month_of(c["date"]), "network": c["network"],
@@ -340,28 +366,34 @@ def _unlisted(charges: pd.DataFrame | None, listed_orders: set[str]) -> pd.DataF
                          "early": is_early(c["status"]), "prevented": is_prevented(c["status"]),
                          "fraud": _fraud(c["reason"]),
                          "amount_usd": usd_amounts(c["amount"], c["currency"]),
-                         "unlisted": True})  # fmt: skip
+                         "unlisted": True, "descriptor": c["descriptor"], "dispute": "",
+                         "opened": c["date"], **{f: c[f] for f in CHARGE_FIELDS}})  # fmt: skip
 
 
 def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -> pd.DataFrame:
     """One row per fraud report: its month, network, and whether CE 3.0 covers its dispute."""
     f = inputs.fraud if inputs.fraud is not None else pd.DataFrame()
     if f.empty:
-        return pd.DataFrame(columns=["month", "network", "ce3", "order_number", "raised"])
+        columns = ["month", "network", "ce3", "order_number", "raised", "descriptor"]
+        return pd.DataFrame(columns=columns)
     order = _col(f, "order_number")
     network = pd.Series("all", index=f.index)
+    descriptor = pd.Series("", index=f.index)
     if by_brand and inputs.payments is not None:
         p = inputs.payments  # the reported charges only: a year of charges is large
         p = p.loc[members(p["payment_id"], _col(f, "payment_id"))]
         p = p.drop_duplicates("payment_id", keep="last")
         brands = pd.Series(card_network(_col(p, "card_brand")).to_numpy(), index=p["payment_id"])
         orders = pd.Series(_col(p, "order_number").to_numpy(), index=p["payment_id"])
+        named = descriptor_of(_col(p, "statement_descriptor"))
         charge = _col(f, "payment_id")
         network = charge.map(brands).fillna("").astype(str)
+        descriptor = charge.map(pd.Series(named.to_numpy(), index=p["payment_id"]))
+        descriptor = descriptor.fillna("").astype(str)
         order = order.where(order != "", charge.map(orders).fillna("").astype(str))
     return pd.DataFrame({"month": month_of(_col(f, "reported_at")), "network": network,
                          "ce3": order.isin(ce3_orders) & (order != ""), "order_number": order,
-                         "raised": False})  # fmt: skip
+                         "raised": False, "descriptor": descriptor})  # fmt: skip
 
 
 def _months(first: str, last: str) -> list[str]:
@@ -415,19 +447,28 @@ def standing(
 ) -> Standing:
     """Each month's ratio per network against its program, with what-if columns and notes."""
     now = (now or datetime.now(UTC)).astimezone(UTC)
-    counted = counted_transactions(inputs)
+    payments, charges = inputs.payments, None
+    if inputs.counted is None and payments is not None and not payments.empty:  # cold: once
+        payments = payments if payments.index.is_unique else payments.reset_index(drop=True)
+        charges = settled_charges(payments)
+    counted = (
+        counted_transactions(inputs)
+        if charges is None
+        else Counted(True, transaction_counts(charges))
+    )
     by_brand, tx = counted.by_brand, counted.counts
+    if "descriptor" not in tx:
+        tx = tx.assign(descriptor="")
     disputes = dispute_events(inputs, by_brand)
     ce3_orders = set(disputes.loc[disputes["ce3"], "order_number"]) - {""}
     fraud = fraud_events(inputs, by_brand, ce3_orders)
     split = split_events(disputes, fraud)
     counts = _counts(tx, split)
-    sales = None
-    if inputs.counted is None and inputs.payments is not None and not inputs.payments.empty:
-        sales = _settled_sales(inputs.payments)
+    sales = None if charges is None or payments is None else _settled_sales(payments, charges)
     table = _table(counts, policy, now) if not counts.empty else _empty()
     if not table.empty:
         _with_efm(table, split.chargebacks, sales)
+    names = descriptors(tx, disputes) if by_brand else []
     seen = Seen(
         by_brand,
         tx,
@@ -438,7 +479,24 @@ def standing(
         split.reported_once,
         len(split.left_out),
     )
-    return Standing(table, notes(seen))
+    found = Standing(table, [*notes(seen), descriptor_note(names, tx, by_brand)])
+    if len(names) > 1:
+        found.by_descriptor = _per_descriptor(names, tx, split, policy, now)
+    said_3ds = inputs.payments is not None and (_col(inputs.payments, "three_d_secure") != "").any()
+    found.fraud_checks = fraud_checks(disputes, policy.merchant_country, bool(said_3ds))
+    return found
+
+
+def _per_descriptor(
+    names: list[str], tx: pd.DataFrame, split: Split, policy: StandingPolicy, now: datetime
+) -> pd.DataFrame:
+    """Each descriptor's figures alone (Visa identifies a merchant per descriptor)."""
+    tables = []
+    for name in names:
+        counts = _counts(of_descriptor(tx, name), split.of_descriptor(name))
+        if not counts.empty:
+            tables.append(_table(counts, policy, now, name))
+    return pd.concat(tables, ignore_index=True) if tables else _empty()
 
 
 @dataclass(frozen=True)
@@ -453,6 +511,16 @@ class Split:
     raised: int
     reported_once: int
 
+    def of_descriptor(self, name: str) -> Split:
+        """The events whose charge carries the statement descriptor `name`."""
+        return Split(
+            of_descriptor(self.chargebacks, name),
+            of_descriptor(self.reports, name),
+            of_descriptor(self.left_out, name),
+            self.raised,
+            self.reported_once,
+        )
+
 
 def split_events(disputes: pd.DataFrame, fraud: pd.DataFrame) -> Split:
     """Since April 2025 a prevention program (RDR) keeps only a non-fraud dispute out of
@@ -465,7 +533,8 @@ def split_events(disputes: pd.DataFrame, fraud: pd.DataFrame) -> Split:
         & disputes["network"].isin(FRAUD_COUNTED)
     )
     in_sheet = order.isin(set(fraud["order_number"].astype(str)) - {""})
-    raised = disputes.loc[prevented_fraud & ~in_sheet, ["month", "network", "ce3", "order_number"]]
+    kept = ["month", "network", "ce3", "order_number", "descriptor"]
+    raised = disputes.loc[prevented_fraud & ~in_sheet, kept]
     reports = pd.concat([fraud, raised.assign(raised=True)], ignore_index=True)
     chargebacks = disputes.loc[~early]
     reported = set(reports["order_number"].astype(str)) - {""}
@@ -496,8 +565,11 @@ def _empty() -> pd.DataFrame:
     return pd.DataFrame(columns=[*COLUMNS, *WHAT_IF])
 
 
-def _table(counts: pd.DataFrame, policy: StandingPolicy, now: datetime) -> pd.DataFrame:
+def _table(
+    counts: pd.DataFrame, policy: StandingPolicy, now: datetime, descriptor: str = EVERY
+) -> pd.DataFrame:
     out = ratios(counts, policy, now)
+    out["descriptor"] = descriptor
     out["note"] = [row_note(r, policy, now) for r in out.itertuples(index=False)]
     out["efm"] = ""
     return out[[*COLUMNS, *WHAT_IF]]

@@ -1,4 +1,4 @@
-"""The standing's figures from its counts (evidence/standing.py counts; this module divides):
+"""The standing's figures from its counts (standing/counts.py counts; this module divides):
 each month's ratio per network, its status against the program, the acquirer's tier, the
 month's estimated fine, whether the merchant is in the program, and the what-ifs.
 

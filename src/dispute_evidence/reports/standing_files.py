@@ -19,13 +19,10 @@ from reportlab.graphics import renderSVG
 from reportlab.graphics.charts.legends import Legend
 from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing, String
+from reportlab.graphics.widgets.markers import makeMarker
 from reportlab.lib import colors
 
 from dispute_evidence import clock
-from dispute_evidence.evidence.ce3_coverage import Coverage
-from dispute_evidence.evidence.standing import COLUMNS, NAMES, WHAT_IF, Standing, attention_lines
-from dispute_evidence.evidence.standing_ratios import IN_PROGRAM
-from dispute_evidence.evidence.standing_words import cost_lines
 from dispute_evidence.networks import COLOURS
 from dispute_evidence.reports.run_report import StandingSection
 from dispute_evidence.reports.writer import (
@@ -34,6 +31,12 @@ from dispute_evidence.reports.writer import (
     escape_cell,
     private_folder,
 )
+from dispute_evidence.standing.ce3_coverage import Coverage
+from dispute_evidence.standing.counts import NAMES, WHAT_IF, Standing, attention_lines
+from dispute_evidence.standing.descriptors import EVERY
+from dispute_evidence.standing.fraud_checks import FRAUD_CHECKS_CSV, summary_lines
+from dispute_evidence.standing.ratios import IN_PROGRAM
+from dispute_evidence.standing.words import cost_lines
 
 CHART_MONTHS = 12
 STATUS_FILLS = {"ok": "#C6EFCE", "watch": "#FFEB9C", "over": "#FFC7CE", IN_PROGRAM: "#FFC7CE"}
@@ -52,12 +55,17 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
     private_folder(folder)
     rows = _escape_frame(result.file_rows())
     rows.to_csv(folder / "standing.csv", index=False)
+    checks = result.fraud_checks
+    if checks is not None and not checks.empty:
+        _escape_frame(checks).to_csv(folder / FRAUD_CHECKS_CSV, index=False)
+    else:
+        checks = None
     with xlsxwriter.Workbook(str(folder / "standing.xlsx"), _XLSX_OPTIONS) as book:
         header = book.add_format({"bold": True, "bg_color": "#DDEBF7", "border": 1})
         fills = {k: book.add_format({"bg_color": c}) for k, c in STATUS_FILLS.items()}
         sheet = book.add_worksheet("Standing")
-        _rows(sheet, header, result.table[COLUMNS], fills)
-        extra = result.table[["month", "network", *WHAT_IF]].rename(columns=TITLES)
+        _rows(sheet, header, result.file_rows(), fills)
+        extra = result.rows()[["month", "network", "descriptor", *WHAT_IF]].rename(columns=TITLES)
         _rows(book.add_worksheet("What if and notes"), header, extra, {})
         notes = book.add_worksheet("Where the counts come from")
         for i, line in enumerate(result.notes):
@@ -65,6 +73,8 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
         notes.set_column(0, 0, 110)
         if result.coverage is not None:  # what checkout logs decides CE 3.0 months later
             _coverage_sheet(book.add_worksheet("CE 3.0 coverage"), header, result.coverage)
+        if checks is not None:  # per fraud dispute: 3-D Secure, Visa's 2026 rules
+            _rows(book.add_worksheet("CE 3.0 per fraud dispute"), header, checks, {})
     chart = ""
     if not result.table.empty:
         svg = chart_svg(result.table)
@@ -72,7 +82,8 @@ def write_standing(result: Standing, folder: Path, now: datetime | None = None) 
         chart = svg[svg.index("<svg") :]  # in the page itself: it stays self-contained
     attention = attention_lines(result.table, now or clock.now()) if not result.table.empty else []
     covered = list(result.coverage.lines) if result.coverage is not None else []
-    costs = cost_lines(result.table) if not result.table.empty else []
+    covered += summary_lines(checks) if checks is not None else []
+    costs = cost_lines(result.rows()) if not result.table.empty else []
     return StandingSection(
         PAGE_TITLES,
         page_rows(result),
@@ -142,6 +153,10 @@ def chart_svg(table: pd.DataFrame) -> str:
         plot.lines[i].strokeColor = colors.HexColor(colour)
         plot.lines[i].strokeWidth = width
         plot.lines[i].strokeDashArray = dash
+        if dash is None:  # each month a dot: a month alone is a point, no line shows it
+            plot.lines[i].symbol = makeMarker(
+                "FilledCircle", size=5, fillColor=colors.HexColor(colour)
+            )
     _axes(plot, months, data)
     drawing.add(plot)
     drawing.add(_legend(legend))
@@ -204,12 +219,12 @@ def _legend(items: list[tuple[Any, str]]) -> Legend:
 
 
 def page_rows(result: Standing, months: int = CHART_MONTHS) -> list[list[str]]:
-    """The page's table: the last months, newest first, every value in words."""
-    recent = last_months(result.table, months).sort_values(
-        ["month", "network"], ascending=[False, True]
-    )
+    """The page's table: the last months, newest first, every value in words; a statement
+    descriptor's own figures under its network's, named beside it ("Visa · SHOP*ONE")."""
+    rows = result.rows()
+    recent = last_months(rows, months).sort_values("month", ascending=False, kind="stable")
     return [
-        [r.month, NAMES.get(r.network, r.network), f"{r.transactions:,}", f"{r.disputes:,}",
+        [r.month, _network(r.network, r.descriptor), f"{r.transactions:,}", f"{r.disputes:,}",
          f"{r.fraud_reports:,}", _pct(r.ratio_percent), _pct(r.threshold_percent), r.status,
          r.acquirer_tier, _usd(r.estimated_fine_usd),
          _without(r.ratio_without_ce3_percent, r.fine_without_ce3_usd, r.estimated_fine_usd),
@@ -247,6 +262,11 @@ PAGE_CLASSES = [
     "num",
     "note",
 ]
+
+
+def _network(network: str, descriptor: str) -> str:
+    name = NAMES.get(network, network)
+    return name if descriptor in ("", EVERY) else f"{name} · {descriptor}"
 
 
 def _usd(value: Any) -> str:

@@ -1,5 +1,6 @@
 """What the merchant's standing keeps night to night (v20; engine/reporting/standing_kept.py):
-settled transactions counted per source, month and network up to an ingest, the charges whose
+settled transactions counted per source, month, network and (v24) statement descriptor up to
+an ingest, the charges whose
 latest row says disputed, and the last CE 3.0 coverage. With them, the record rows a night
 reads are those ingested since, and the other versions of their keys (read by key)."""
 
@@ -10,7 +11,7 @@ from collections.abc import Collection, Iterable
 from typing import Any, NamedTuple
 
 import pandas as pd
-from sqlalchemy import ColumnElement, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
 
 from dispute_evidence.state.base import Part
 from dispute_evidence.state.schema import (
@@ -28,10 +29,11 @@ from dispute_evidence.state.scoped import chunks
 
 SEEN = "standing_seq"  # meta: the last ingest the kept counts include
 MERCHANT = "merchant"  # standing_coverage's one row
+KEY = ("source", "month", "network", "descriptor")  # what a kept count is counted by
 
 
 class KeptCounts(NamedTuple):
-    """The kept transaction counts (source, month, network, transactions), the disputed
+    """The kept transaction counts (source, month, network, descriptor, transactions), the disputed
     charges, and the ingest they are as of (0: nothing kept)."""
 
     seen: int
@@ -59,20 +61,20 @@ class StandingKept(Part):
     def keep_standing_counts(
         self, since: int, seen: int, change: pd.DataFrame, disputed: set[str], undisputed: set[str]
     ) -> bool:
-        """Add `change` (source, month, network, transactions +/-), worked out from the counts
-        as of ingest `since`, and mark them as of ingest `seen`, in one transaction; nothing
+        """Add `change` (source, month, network, descriptor, transactions +/-), worked out from
+        the counts as of ingest `since`, and mark them as of ingest `seen`, in one transaction; nothing
         (False) when another process kept its own since (its change must not be added twice)."""
         t = standing_transactions
         with self.engine.begin() as c:
             if not _moved(c, since, seen):
                 return False
             for r in change.itertuples(index=False):
-                at = (t.c.source == r.source) & (t.c.month == r.month) & (t.c.network == r.network)
+                key = dict(zip(KEY, (r.source, r.month, r.network, r.descriptor), strict=True))
+                at = and_(*(t.c[name] == value for name, value in key.items()))
                 was = c.execute(select(t.c.transactions).where(at)).scalar()
                 c.execute(t.delete().where(at))
                 if (now := int(was or 0) + int(r.transactions)) != 0:
-                    c.execute(t.insert().values(source=r.source, month=r.month,
-                                                network=r.network, transactions=now))  # fmt: skip
+                    c.execute(t.insert().values(**key, transactions=now))
             _set_charges(c, disputed, undisputed)
         return True
 

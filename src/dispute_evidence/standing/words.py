@@ -1,4 +1,4 @@
-"""The standing in plain words (evidence/standing.py counts, standing_ratios.py divides): each
+"""The standing in plain words (standing/counts.py counts, standing/ratios.py divides): each
 row's note, the notes on where the counts come from and what fell in no row, and the one-line
 status a run, the alerts and `status` print."""
 
@@ -10,7 +10,6 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.evidence.standing_ratios import IN_PROGRAM, NO_RATIO
 from dispute_evidence.networks import (
     ALL,
     FRAUD_REPORTS_COUNTED,
@@ -20,6 +19,7 @@ from dispute_evidence.networks import (
     program_of,
 )
 from dispute_evidence.policies import StandingPolicy
+from dispute_evidence.standing.ratios import IN_PROGRAM, NO_RATIO
 
 ATTENTION = ("watch", "over", IN_PROGRAM)
 
@@ -27,7 +27,7 @@ ATTENTION = ("watch", "over", IN_PROGRAM)
 @dataclass(frozen=True)
 class Seen:
     """What the counting saw, for the notes: the settled transactions by network, each
-    dispute and fraud report as evidence/standing.py's events have them."""
+    dispute and fraud report as standing/counts.py's events have them."""
 
     by_brand: bool
     tx: pd.DataFrame  # month, network, transactions
@@ -214,11 +214,14 @@ def _elsewhere(per_network: pd.Series) -> str:
 
 
 def cost_lines(table: pd.DataFrame) -> list[str]:
-    """Per network, its latest month with an acquirer's tier or an estimated fine, in one line
-    ('Visa 2026-02: acquirer's tier above standard; estimated fine $20 (5 counted events)')."""
+    """Per network (and statement descriptor, where the table has them), its latest month with
+    an acquirer's tier or an estimated fine, in one line ('Visa 2026-02: acquirer's tier above
+    standard; estimated fine $20 (5 counted events)'; 'Visa · SHOP*TWO 2026-02: ...')."""
     priced = table.loc[(table["acquirer_tier"] != "") | (table["estimated_fine_usd"] > 0)]
+    if "descriptor" not in priced:
+        priced = priced.assign(descriptor="all")
     lines = []
-    for net, rows in priced.groupby("network", sort=False):
+    for (net, named), rows in priced.groupby(["network", "descriptor"], sort=False):
         r = rows.sort_values("month").iloc[-1]
         parts = [f"acquirer's tier {r.acquirer_tier}" if r.acquirer_tier else "no acquirer's tier"]
         fine = float(r.estimated_fine_usd)
@@ -226,7 +229,8 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
         without = float(r.fine_without_ce3_usd)
         if without == without and without != fine:
             parts.append(f"${without:,.0f} without CE 3.0-qualified fraud")
-        lines.append(f"{LABELS.get(str(net), str(net))} {r.month}: {'; '.join(parts)}")
+        label = LABELS.get(str(net), str(net)) + ("" if named in ("", "all") else f" · {named}")
+        lines.append(f"{label} {r.month}: {'; '.join(parts)}")
     return lines
 
 
