@@ -19,14 +19,13 @@ for each order or dispute it lists.
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from itertools import repeat
 from operator import itemgetter
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import numpy as np
 import orjson
@@ -34,6 +33,7 @@ import pandas as pd
 
 from dispute_evidence.api.models import Evidence, MerchantProfile
 from dispute_evidence.evidence.amounts import EXACT_INT, payload_numbers, price_codes
+from dispute_evidence.evidence.bulk import gc_paused, shared_texts
 from dispute_evidence.evidence.by_reason import ByReason
 from dispute_evidence.evidence.ce3 import Ce3
 from dispute_evidence.evidence.facts import (
@@ -201,20 +201,9 @@ def claimed_orders(disputes: pd.DataFrame) -> set[str]:
 def _columns(
     frame: pd.DataFrame, text: tuple[str, ...], numeric: tuple[str, ...]
 ) -> dict[str, list[Any]]:
-    cols: dict[str, list[Any]] = {c: _texts(frame[c]) for c in text}
+    cols: dict[str, list[Any]] = {c: shared_texts(frame[c]) for c in text}
     cols.update({c: payload_numbers(frame[c]) for c in numeric})
     return cols
-
-
-def _texts(column: pd.Series) -> list[str]:
-    """The column's values as text, one object per distinct value: an export repeats its
-    currency, titles, SKUs, carriers and dates on most rows, and 500,000 copies of each were
-    a tenth of the build's memory (issue 47 item 6)."""
-    values = column.astype(str)
-    codes, distinct = pd.factorize(values)
-    if len(distinct) * 2 > len(values) or (codes < 0).any():  # mostly distinct: as they are
-        return values.tolist()  # type: ignore[no-any-return]
-    return np.asarray(distinct, dtype=object)[codes].tolist()  # type: ignore[no-any-return]
 
 
 def _groups(codes: np.ndarray) -> dict[int, list[int]]:
@@ -338,30 +327,7 @@ def _order_columns(orders: pd.DataFrame, products: pd.DataFrame | None) -> dict[
     return cols
 
 
-def _gc_paused(build: Callable[_P, _R]) -> Callable[_P, _R]:
-    """`build` with Python's cycle collector paused: the build makes a million small objects
-    that hold no cycles (facts, lines, shipments) beside the records' millions, and the
-    collector walked them all again and again, a fifth of the build's time (issue 47 item 6).
-    What is garbage is freed as before (reference counts); cycles wait for the next pass."""
-
-    @functools.wraps(build)
-    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if not gc.isenabled():
-            return build(*args, **kwargs)
-        gc.disable()
-        try:
-            return build(*args, **kwargs)
-        finally:
-            gc.enable()
-
-    return paused
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-@_gc_paused
+@gc_paused
 def build_evidence(
     records: dict[str, pd.DataFrame],
     merchant: MerchantProfile | None = None,
