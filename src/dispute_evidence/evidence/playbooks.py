@@ -228,7 +228,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "customer",
             "files",
         ),  # fmt: skip
-        thesis=("customer_words", "policy_terms"),
+        thesis=("customer_words", "uncancelled_renewal", "policy_terms"),
         concedes="a cancellation message dated before the disputed charge",
         words_concede="always",
         policy_topics=(CANCELLATION, REFUND),
@@ -253,7 +253,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "statement_answers",
             "files",
         ),  # fmt: skip
-        thesis=("distinct_charges",),
+        thesis=("two_purchases", "distinct_charges"),
         concedes="two charges of the same amount on the same card, order and day with one delivery",
         words_concede="never",
         policy_topics=(),

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credit_lead import credit_lead
+from dispute_evidence.evidence.delivery import day
 from dispute_evidence.evidence.letter_facts import FILE, Facts, partly_credited, quoted
 from dispute_evidence.evidence.messages import message_cues
 from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
@@ -193,6 +194,28 @@ def distinct_charges(facts: Facts) -> Sentence | None:
     return said[0] if said else None
 
 
+def uncancelled_renewal(facts: Facts) -> Sentence | None:
+    """Subscriptions: the charge disputed is a renewal under the terms, and no cancellation
+    came before it (the first request on record, if any, is dated after it)."""
+    renewed, kept_on = R.renewal(facts), R.no_cancellation(facts)
+    charge = facts.case.disputed_charge
+    if not (renewed and kept_on and charge):
+        return None
+    after = kept_on[0].text.rstrip(".")
+    after = after[:1].lower() + after[1:] if after.startswith(("Our ", "The ")) else after
+    return Sentence(
+        f"the disputed charge {charge.payment_id} is the subscription's renewal of "
+        f"{day(charge.paid_at)}, and {after}.",
+        kept_on[0].source,
+    )
+
+
+def two_purchases(facts: Facts) -> Sentence | None:
+    """Duplicates: the other charge paid for another order of its own (the table below)."""
+    said = R.two_purchases(facts)
+    return said[0] if said else None
+
+
 THESES: dict[str, Callable[[Facts], Sentence | None]] = {
     f.__name__: f
     for f in (
@@ -208,6 +231,8 @@ THESES: dict[str, Callable[[Facts], Sentence | None]] = {
         policy_terms,
         distinct_charges,
         digital_delivery,
+        uncancelled_renewal,
+        two_purchases,
     )  # fmt: skip
 }
 

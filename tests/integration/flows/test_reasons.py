@@ -84,6 +84,13 @@ def test_item_7_the_renewal_disputed_is_argued_and_never_lost_from_letter_or_pay
     letter = _letter(sb, "dp_test_0")
     head = letter.split("To the reviewer")[0]
     assert "ch_6 · 2026-11-12 · 129.00 USD" in head, head  # the header names the renewal argued
+    thesis = letter.split("To the reviewer of this dispute,", 1)[1].split(" The order ", 1)[0]
+    assert thesis.strip() == (  # the renewal and no cancellation before it lead (issue 44)
+        "The cardholder says they were charged after cancelling a subscription; the disputed "
+        "charge ch_6 is the subscription's renewal of 2026-11-12, and the customer's first "
+        "request to cancel on record (Exhibit A) is dated 2026-11-15, after the renewal of "
+        "2026-11-12: no cancellation came before the disputed charge."
+    ), thesis
     points = _arguing(letter)
     assert points.strip().startswith("• The disputed charge is the renewal of 2026-11-12: ch_6 "
                                      "(129.00 USD, 2026-11-12). It follows 5 earlier charges of "
@@ -118,6 +125,15 @@ def test_item_8_two_orders_paid_alike_on_one_day_are_two_purchases_side_by_side(
     points = _sent_and_argued(sb, tmp_path, inbox)
     assert ("The charge disputed, ch_A (129.00 USD, 2026-10-02), paid for order 5000; the other "
             "charge of 129.00 USD that day paid for order 5001 (ch_B)") in points, points  # fmt: skip
+    letter = _letter(sb, "dp_test_0")  # the two purchases lead the letter (issue 44)
+    assert (
+        letter.split("To the reviewer of this dispute,", 1)[1]
+        .strip()
+        .startswith(
+            "The cardholder says they were charged more than once for one purchase; the charge "
+            "disputed, ch_A (129.00 USD, 2026-10-02), paid for order 5000"
+        )
+    ), letter
     assert "one charge for this order" not in points
     # side by side: orders, items, tracking, amounts
     for cell in ("Order 5000", "Order 5001", "Skateboard deck", "Wheel set", "1Z0", "1Z1"):
