@@ -13,9 +13,22 @@ from dispute_evidence.names import did_you_mean
 
 # Where 01/12 is 12 January (CLDR short date patterns M/d/y); elsewhere day first.
 MONTH_FIRST_LOCALES = frozenset(
-    {"en_US", "es_US", "en_PH", "fil_PH", "en_AS", "en_GU", "en_MP", "en_PR", "en_UM", "en_VI",
-     "en_FM", "en_MH", "en_PW"}
-)  # fmt: skip
+    {
+        "en_US",
+        "es_US",
+        "en_PH",
+        "fil_PH",
+        "en_AS",
+        "en_GU",
+        "en_MP",
+        "en_PR",
+        "en_UM",
+        "en_VI",
+        "en_FM",
+        "en_MH",
+        "en_PW",
+    }
+)
 
 
 LOCALE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")

@@ -69,9 +69,18 @@ class ReadPolicy:
     """`[readback]`: which API statuses end a dispute or hold a resend, and the read budget."""
 
     closed: frozenset[str] = frozenset(
-        {"won", "lost", "warning_closed", "charge_refunded", "closed", "accepted", "withdrawn",
-         "expired", "resolved"}
-    )  # fmt: skip
+        {
+            "won",
+            "lost",
+            "warning_closed",
+            "charge_refunded",
+            "closed",
+            "accepted",
+            "withdrawn",
+            "expired",
+            "resolved",
+        }
+    )
     under_review: frozenset[str] = frozenset({"under_review", "warning_under_review"})
     resend_under_review: bool = False
     read_share: float = 0.10  # of the hour's request budget, at most, per run

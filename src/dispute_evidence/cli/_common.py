@@ -227,7 +227,11 @@ def _run(settings: Settings, request: RunRequest) -> dict[str, Any]:
             task = bar.add_task("submit", total=None)
             progress = lambda done, total: bar.update(task, completed=done, total=total)  # noqa: E731
             result = run_inbox(
-                settings, request, api=api, api_identity=identity, progress=progress,
+                settings,
+                request,
+                api=api,
+                api_identity=identity,
+                progress=progress,
                 alert_sink=sink,
-            )  # fmt: skip
+            )
             return result.as_dict()

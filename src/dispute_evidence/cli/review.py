@@ -110,11 +110,15 @@ def stance(
         keys = message_keys(found.case(case_reader(store, inbox, [dispute]))) if found else {}
         if message not in keys:
             known = ", ".join(f"{k} (“{t[:40]}”)" for k, t in keys.items()) or "none"
-            echo(f"{dispute}: no message {message} with evidence to send; its messages: {known}",
-                 err=True)  # fmt: skip
+            echo(
+                f"{dispute}: no message {message} with evidence to send; its messages: {known}",
+                err=True,
+            )
             raise typer.Exit(EXIT_USAGE)
         record_choice(store, dispute, message, word)
     finally:
         store.close()
-    echo(f"{dispute}: message {message} (“{keys[message][:60]}”) kept as {word}; the next run "
-         "rebuilds its letter.")  # fmt: skip
+    echo(
+        f"{dispute}: message {message} (“{keys[message][:60]}”) kept as {word}; the next run "
+        "rebuilds its letter."
+    )

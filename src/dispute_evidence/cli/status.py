@@ -193,9 +193,15 @@ def approve(
         api, why = _api_for_approve(settings, inbox)
     try:
         done = approve_and_send(
-            settings, inbox, dispute or [], by=approver(), state=where, api=api,
-            all_complete=all_complete, gate=gate,
-        )  # fmt: skip
+            settings,
+            inbox,
+            dispute or [],
+            by=approver(),
+            state=where,
+            api=api,
+            all_complete=all_complete,
+            gate=gate,
+        )
     except StateError as exc:
         given = picked is not None or state or settings.paths.state
         _state_problem(exc, None if given else inbox, merchants)

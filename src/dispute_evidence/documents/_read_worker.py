@@ -66,12 +66,23 @@ def _ocr_pdf_page(req: dict[str, Any], page: int, deadline: float) -> str:
     with tempfile.TemporaryDirectory(prefix="de-ocr-") as tmp:
         prefix = os.path.join(tmp, "page")
         subprocess.run(
-            [req["pdftoppm"], "-r", "150", "-f", str(page), "-l", str(page), "-png",
-             "-singlefile", req["path"], prefix],
+            [
+                req["pdftoppm"],
+                "-r",
+                "150",
+                "-f",
+                str(page),
+                "-l",
+                str(page),
+                "-png",
+                "-singlefile",
+                req["path"],
+                prefix,
+            ],
             capture_output=True,
             timeout=max(0.5, deadline - time.monotonic()),
             check=False,
-        )  # fmt: skip
+        )
         png = prefix + ".png"
         return _ocr(req["tesseract"], png, deadline) if os.path.exists(png) else ""
 
@@ -86,8 +97,10 @@ def _one_encoding_table() -> None:
 
     try:
         codecs = importlib.import_module("pypdf._codecs")
-        users = [importlib.import_module(name) for name in
-                 ("pypdf._text_extraction._text_extractor", "pypdf.generic._font")]  # fmt: skip
+        users = [
+            importlib.import_module(name)
+            for name in ("pypdf._text_extraction._text_extractor", "pypdf.generic._font")
+        ]
     except ImportError:
         return
     build = getattr(codecs, "encoding_dict_from_named_encoding", None)
@@ -141,8 +154,12 @@ def _read_pdf(req: dict[str, Any], deadline: float) -> dict[str, Any]:
 def _read_image(req: dict[str, Any], deadline: float) -> dict[str, Any]:
     if not req.get("tesseract"):
         return {"read": "no_ocr", "pages": 1, "texts": [], "note": ""}
-    return {"read": "ocr", "pages": 1, "texts": [_ocr(req["tesseract"], req["path"], deadline)],
-            "note": ""}  # fmt: skip
+    return {
+        "read": "ocr",
+        "pages": 1,
+        "texts": [_ocr(req["tesseract"], req["path"], deadline)],
+        "note": "",
+    }
 
 
 def _decoded(value: Any) -> str:

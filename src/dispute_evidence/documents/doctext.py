@@ -71,8 +71,11 @@ def identifiers(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str,
     """(order numbers, dispute ids, tracking numbers) the text names."""
     orders = [m.group(1) for m in _ORDER.finditer(text) if any(c.isdigit() for c in m.group(1))]
     orders += [m.group(1) for m in _HASH_NUMBER.finditer(text)]
-    tracking = [m.group(1).replace(" ", "").upper() for m in podtext.TRACKING.finditer(text)
-                if any(c.isdigit() for c in m.group(1))]  # fmt: skip
+    tracking = [
+        m.group(1).replace(" ", "").upper()
+        for m in podtext.TRACKING.finditer(text)
+        if any(c.isdigit() for c in m.group(1))
+    ]
     tracking += [m.group(0) for m in _UPS.finditer(text)]
     disputes = [m.group(0) for m in _DISPUTE_ID.finditer(text)]
     return _unique(orders), _unique(disputes), _unique(tracking)
@@ -172,8 +175,13 @@ def facts(base: DocumentFacts, texts: list[str], dayfirst: bool | None = None) -
     dayfirst = slash_order(whole, dayfirst)
     orders, disputes, tracking = identifiers(whole)
     tracking = _unique([*tracking, *podtext.tracking_in(podtext.fields(lines))])
-    found = replace(base, order_numbers=orders, dispute_ids=disputes, tracking_numbers=tracking,
-                    effective=policytext.effective(lines, dayfirst))  # fmt: skip
+    found = replace(
+        base,
+        order_numbers=orders,
+        dispute_ids=disputes,
+        tracking_numbers=tracking,
+        effective=policytext.effective(lines, dayfirst),
+    )
     if base.kind in (kinds.PROOF_OF_DELIVERY, kinds.SIGNATURE, kinds.SHIPPING):
         found = replace(found, delivery=podtext.delivery(lines, dayfirst))
     if base.kind == kinds.POLICY:

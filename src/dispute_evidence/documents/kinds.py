@@ -42,29 +42,85 @@ LABELS = {
 # more specific kinds come first ("delivery confirmation label" is proof of delivery).
 NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (SIGNATURE, ("signature", "signed", "sig")),
-    (PROOF_OF_DELIVERY, ("proof of delivery", "pod", "epod", "delivery confirmation", "delivered",
-                         "delivery proof", "proof delivery")),
-    (POLICY, ("policy", "terms", "tos", "terms of service", "refund policy", "return policy",
-              "cancellation", "checkout")),  # a checkout page: where the terms were accepted
-    (COMMUNICATION, ("email", "e mail", "mail", "gmail", "chat", "message", "messages",
-                     "correspondence", "conversation", "support ticket", "ticket")),
+    (
+        PROOF_OF_DELIVERY,
+        (
+            "proof of delivery",
+            "pod",
+            "epod",
+            "delivery confirmation",
+            "delivered",
+            "delivery proof",
+            "proof delivery",
+        ),
+    ),
+    (
+        POLICY,
+        (
+            "policy",
+            "terms",
+            "tos",
+            "terms of service",
+            "refund policy",
+            "return policy",
+            "cancellation",
+            "checkout",
+        ),
+    ),  # a checkout page: where the terms were accepted
+    (
+        COMMUNICATION,
+        (
+            "email",
+            "e mail",
+            "mail",
+            "gmail",
+            "chat",
+            "message",
+            "messages",
+            "correspondence",
+            "conversation",
+            "support ticket",
+            "ticket",
+        ),
+    ),
     (RECEIPT, ("receipt", "invoice", "inv", "bill")),
     (SHIPPING, ("label", "tracking", "shipping", "waybill", "shipment", "airbill")),
-)  # fmt: skip
+)
 
 # In a PDF's text: phrases a document of that kind says of itself.
 # A proof of delivery usually says who signed too: it is a proof of delivery first.
 TEXT_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (PROOF_OF_DELIVERY, ("proof of delivery", "delivery confirmation", "was delivered",
-                         "delivered on", "delivered to", "delivered at", "date of delivery",
-                         "signed for by", "shipment delivered", "item delivered")),
+    (
+        PROOF_OF_DELIVERY,
+        (
+            "proof of delivery",
+            "delivery confirmation",
+            "was delivered",
+            "delivered on",
+            "delivered to",
+            "delivered at",
+            "date of delivery",
+            "signed for by",
+            "shipment delivered",
+            "item delivered",
+        ),
+    ),
     (SIGNATURE, ("signed by", "signature of recipient", "recipient signature")),
-    (POLICY, ("refund policy", "return policy", "returns policy", "cancellation policy",
-              "terms of service", "terms and conditions")),
+    (
+        POLICY,
+        (
+            "refund policy",
+            "return policy",
+            "returns policy",
+            "cancellation policy",
+            "terms of service",
+            "terms and conditions",
+        ),
+    ),
     (COMMUNICATION, ("subject:", "wrote:", "chat transcript", "support ticket")),
     (RECEIPT, ("receipt", "invoice", "order total", "grand total")),
     (SHIPPING, ("tracking number", "shipping label", "waybill")),
-)  # fmt: skip
+)
 
 
 # A message in the customer's own voice (e-mail headers or a greeting, and "I"/"my"): it is
@@ -91,8 +147,14 @@ def kind_of(name: str, text: str = "") -> str:
     """The file's kind: from its name's words, else from its text's phrases, else OTHER; a
     customer's message named as a proof of delivery or signature is communication."""
     words = _words(Path(name).stem)
-    named = next((kind for kind, names in NAME_WORDS
-                  if any(f" {w} " in words or f" {w}s " in words for w in names)), None)  # fmt: skip
+    named = next(
+        (
+            kind
+            for kind, names in NAME_WORDS
+            if any(f" {w} " in words or f" {w}s " in words for w in names)
+        ),
+        None,
+    )
     low = " ".join(text.lower().split())
     if named == COMMUNICATION and _says(low, PROOF_OF_DELIVERY) and not customer_message(text):
         return PROOF_OF_DELIVERY  # "Royal Mail 1043.pdf": a carrier's proof, not a message

@@ -47,23 +47,38 @@ TRACKING = re.compile(rf"\b{_ONE_LINE_LABEL}{_SAME_LINE}[:#.\-]?{_SAME_LINE}{TRA
 
 _FIELDS: tuple[tuple[str, str], ...] = (
     ("status", r"(?:delivery\s|shipment\s|parcel\s|item\s|tracking\s)?status"),
-    ("address", r"address\sof\s(?:the\s)?(?:recipient|delivery)|delivery\slocation"
-                r"|delivery\saddress|delivered\sto|shipping\saddress|ship\sto|destination"
-                r"(?:\saddress)?|consignee\saddress|recipient(?:'s)?\saddress|address"),
-    ("signer", r"received\sby|signed\sfor\sby|signed\sby|signature\sof\s(?:the\s)?recipient"
-               r"|signature\sof|signatory(?:\sname)?"
-               r"|signer|receiver(?:'s)?\sname|receiver|printed\sname|recipient(?:'s)?\sname"
-               r"|collected\sby|accepted\sby"),
-    ("on", r"delivered\s(?:on|at|date)|delivery\s(?:date|on)(?:\s?(?:/|and|&)\s?time)?"
-           r"|date\s(?:and\stime\s)?of\sdelivery|date\sdelivered|delivered(?=\s{0,3}:)"),
+    (
+        "address",
+        r"address\sof\s(?:the\s)?(?:recipient|delivery)|delivery\slocation"
+        r"|delivery\saddress|delivered\sto|shipping\saddress|ship\sto|destination"
+        r"(?:\saddress)?|consignee\saddress|recipient(?:'s)?\saddress|address",
+    ),
+    (
+        "signer",
+        r"received\sby|signed\sfor\sby|signed\sby|signature\sof\s(?:the\s)?recipient"
+        r"|signature\sof|signatory(?:\sname)?"
+        r"|signer|receiver(?:'s)?\sname|receiver|printed\sname|recipient(?:'s)?\sname"
+        r"|collected\sby|accepted\sby",
+    ),
+    (
+        "on",
+        r"delivered\s(?:on|at|date)|delivery\s(?:date|on)(?:\s?(?:/|and|&)\s?time)?"
+        r"|date\s(?:and\stime\s)?of\sdelivery|date\sdelivered|delivered(?=\s{0,3}:)",
+    ),
     ("tracking", TRACK_LABEL),
-)  # fmt: skip
+)
 _BARE_ADDRESS = frozenset(("address", "destination"))
 _LABELS = tuple(
-    (name, re.compile(rf"^[|\s]{{0,3}}(?:{label})\b\s{{0,3}}(?:\([^)]{{0,20}}\))?"
-                      rf"\s{{0,3}}[:|\-–#.]?\s{{0,3}}(.*)$", re.I))
+    (
+        name,
+        re.compile(
+            rf"^[|\s]{{0,3}}(?:{label})\b\s{{0,3}}(?:\([^)]{{0,20}}\))?"
+            rf"\s{{0,3}}[:|\-–#.]?\s{{0,3}}(.*)$",
+            re.I,
+        ),
+    )
     for name, label in _FIELDS
-)  # fmt: skip
+)
 
 # Labels of what a carrier's table gives beside the delivery ("Pickup Date", "Relation",
 # "Origin", "Weight"): never a value, so a table's column of labels keeps its positions.
@@ -117,8 +132,27 @@ _VOICE = re.compile(
 )
 _REPORTED_TAIL = re.compile(r"(?i:\b(?:says|said|claims?|claimed|shows?|showing|marked)\s?)$")
 _NAME = re.compile(r"[A-Z][A-Za-z.'\-]{0,30}(?:\s\(?[A-Z][A-Za-z.'\-]{0,30}\)?){0,4}")
-_NOT_NAMES = frozenset(("The", "For", "It", "On", "At", "In", "To", "Not", "No", "None", "N/A",
-                        "Signature", "Date", "Time", "Delivered", "Customer", "Recipient"))  # fmt: skip
+_NOT_NAMES = frozenset(
+    (
+        "The",
+        "For",
+        "It",
+        "On",
+        "At",
+        "In",
+        "To",
+        "Not",
+        "No",
+        "None",
+        "N/A",
+        "Signature",
+        "Date",
+        "Time",
+        "Delivered",
+        "Customer",
+        "Recipient",
+    )
+)
 _SIGNER = re.compile(
     r"(?i:\b(?:signed\s(?:for\s)?by|received\sby|signature\sof|signatory|signer|signed))"
     r"\s{0,3}[:\-]?\s{0,3}(?=[A-Z])"
@@ -272,8 +306,11 @@ def delivery(lines: Lines, dayfirst: bool | None = None) -> Delivery | None:
     if failed is not None:
         page, line = lines[failed]
         return Delivery(None, None, None, Quote(line[:MAX_QUOTE], page), delivered=False)
-    dated = [(p, f"{label} {v}", d) for p, label, v in found.get("on", [])
-             if (d := first_date(v, dayfirst))]  # fmt: skip
+    dated = [
+        (p, f"{label} {v}", d)
+        for p, label, v in found.get("on", [])
+        if (d := first_date(v, dayfirst))
+    ]
     if said is None and not dated:
         return None
     if said is not None:

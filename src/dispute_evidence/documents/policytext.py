@@ -25,8 +25,10 @@ RETURN_WINDOW, FINAL_SALE = "return_window", "final_sale"
 
 # Words that date the document ("Last updated: 1 October 2025"): never part of a clause, and
 # where its effective date is read. At a line's start more words count than within a line.
-_STRICT = (r"last\s{1,3}(?:updated|revised|modified)|effective\s{1,3}(?:date|from|as\s{1,3}of)"
-           r"|(?:updated|effective|revised)\s{0,3}:")  # fmt: skip
+_STRICT = (
+    r"last\s{1,3}(?:updated|revised|modified)|effective\s{1,3}(?:date|from|as\s{1,3}of)"
+    r"|(?:updated|effective|revised)\s{0,3}:"
+)
 _LENIENT = r"(?:updated|revised)(?:\s{1,3}on)?|effective(?:\s{1,3}on)?|version\s{1,3}(?:date|of)"
 DATED = re.compile(rf"(?<!\w)(?:{_STRICT})\b\s{{0,3}}[:\-–]?\s{{0,3}}(.{{0,60}})", re.I)
 DATE_LINE = re.compile(
@@ -48,11 +50,16 @@ def effective(lines: list[tuple[int, str]], dayfirst: bool | None = None) -> dat
 # the topic whose words it says most (a tie: the earlier topic).
 TOPICS: dict[str, re.Pattern[str]] = {
     REFUND: re.compile(r"\b(?:refund|return|exchange|restocking|money\sback|store\scredit)", re.I),
-    CANCELLATION: re.compile(r"\b(?:cancel|subscri|renew|recurring|billing\s(?:date|cycle|period))", re.I),
-    DEFECT: re.compile(r"\b(?:defect|faulty|damaged|broken|not\sas\sdescribed|vary|variation"
-                       r"|warranty|wear\sand\stear|photo|description)", re.I),
+    CANCELLATION: re.compile(
+        r"\b(?:cancel|subscri|renew|recurring|billing\s(?:date|cycle|period))", re.I
+    ),
+    DEFECT: re.compile(
+        r"\b(?:defect|faulty|damaged|broken|not\sas\sdescribed|vary|variation"
+        r"|warranty|wear\sand\stear|photo|description)",
+        re.I,
+    ),
     SHIPPING: re.compile(r"\b(?:ship|deliver|dispatch|courier|tracking|transit|parcel)", re.I),
-}  # fmt: skip
+}
 # A clause that sets a window or a condition answers more than one that names the topic only.
 _CONDITION = re.compile(
     r"\b(?:\d{1,3}\s{0,2}(?:business\s|working\s)?(?:days?|hours?|weeks?|months?)|within|before"
@@ -69,8 +76,9 @@ _BULLET = re.compile(r"^(?:[-–•*·▪]|\(?\d{1,2}[.)](?!\d))\s{0,3}")
 # a clause's number ("4.2 Returns are accepted …"): kept whole with its clause, never cut to "2"
 _NUMBERED = re.compile(r"^\d{1,2}(?:\.\d{1,2})+\.?\s")
 _FINAL = re.compile(r"\bfinal\s{1,3}sale\b|\bnon-?returnable\b|\bclearance\b", re.I)
-_WINDOW = re.compile(r"\b\d{1,3}\s{0,2}(?:business\s|working\s|calendar\s)?(?:days?|weeks?|months?)\b",
-                     re.I)  # fmt: skip
+_WINDOW = re.compile(
+    r"\b\d{1,3}\s{0,2}(?:business\s|working\s|calendar\s)?(?:days?|weeks?|months?)\b", re.I
+)
 # A checkbox before "I agree" on a checkout screenshot, as OCR reads it ("i] | agree to the
 # Terms", "[VW | agree", "[x] I accept", "☑ I have read"): a short token with a bracket or a
 # mark in it, or one letter; the box is no words, and "|" there is "I".
@@ -78,10 +86,48 @@ _CHECKBOX = re.compile(
     r"^(?:(?:[^\sA-Za-z0-9]\S{0,3}|\S{0,3}[^\sA-Za-z0-9.,;:]|[A-Za-z])\s{1,2})?[|Il1]\s"
     r"(?=(?:agree|accept|have\sread|consent|acknowledge|understand|confirm)\b)"
 )
-_RUNS_ON = frozenset(("a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by",
-                      "with", "within", "from", "are", "is", "be", "will", "your", "our", "via",
-                      "per", "than", "as", "if", "that", "which", "before", "after", "until",
-                      "may", "can", "must", "not", "no", "any", "all"))  # fmt: skip
+_RUNS_ON = frozenset(
+    (
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "for",
+        "and",
+        "or",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "within",
+        "from",
+        "are",
+        "is",
+        "be",
+        "will",
+        "your",
+        "our",
+        "via",
+        "per",
+        "than",
+        "as",
+        "if",
+        "that",
+        "which",
+        "before",
+        "after",
+        "until",
+        "may",
+        "can",
+        "must",
+        "not",
+        "no",
+        "any",
+        "all",
+    )
+)
 MIN_WORDS = 5
 MAX_QUOTE = 400
 
@@ -100,8 +146,11 @@ def clauses(texts: list[str]) -> dict[str, Quote]:
         topic = _narrowed(topic, sentence)
         if topic not in best or score > best[topic][0]:
             best[topic] = (score, Quote(sentence[:MAX_QUOTE], page))
-    return {t: q for t in (*TOPICS, RETURN_WINDOW, FINAL_SALE)
-            if (q := best.get(t, (0, None))[1]) is not None}  # fmt: skip
+    return {
+        t: q
+        for t in (*TOPICS, RETURN_WINDOW, FINAL_SALE)
+        if (q := best.get(t, (0, None))[1]) is not None
+    }
 
 
 def _narrowed(topic: str, sentence: str) -> str:

@@ -67,10 +67,16 @@ class ReadLimits:
     dayfirst: bool | None = None
 
     def request(self, path: Path, mime: str) -> dict[str, Any]:
-        return {"path": str(path), "mime": mime, "max_pages": self.max_pages,
-                "max_chars": self.max_chars, "ocr_pages": self.ocr_pages,
-                "seconds": self.seconds, "tesseract": self.tesseract,
-                "pdftoppm": self.pdftoppm}  # fmt: skip
+        return {
+            "path": str(path),
+            "mime": mime,
+            "max_pages": self.max_pages,
+            "max_chars": self.max_chars,
+            "ocr_pages": self.ocr_pages,
+            "seconds": self.seconds,
+            "tesseract": self.tesseract,
+            "pdftoppm": self.pdftoppm,
+        }
 
 
 @dataclass(frozen=True)
@@ -115,8 +121,12 @@ class _Worker:
             self.proc.stdin.flush()
 
     def _request(self, item: ToRead) -> dict[str, Any]:
-        return {**self.limits.request(item.path, item.mime), **self.common,
-                "name": item.name, "sha256": item.sha256}  # fmt: skip
+        return {
+            **self.limits.request(item.path, item.mime),
+            **self.common,
+            "name": item.name,
+            "sha256": item.sha256,
+        }
 
     def deadline(self) -> float:
         """When its oldest file asked is over budget: the clock starts when the answer before
@@ -283,9 +293,14 @@ def read_document(
 def missing_ocr_line(limits: ReadLimits) -> str:
     """One line when an OCR tool is not on PATH: what is missing, what a run loses and how to
     add it ("" when both are there). Images need Tesseract; scans need pdftoppm as well."""
-    missing = [(tool, package) for tool, package, path in (
-        ("Tesseract", "tesseract-ocr", limits.tesseract),
-        ("pdftoppm", "poppler-utils", limits.pdftoppm)) if not path]  # fmt: skip
+    missing = [
+        (tool, package)
+        for tool, package, path in (
+            ("Tesseract", "tesseract-ocr", limits.tesseract),
+            ("pdftoppm", "poppler-utils", limits.pdftoppm),
+        )
+        if not path
+    ]
     if not missing:
         return ""
     lost = (
@@ -430,7 +445,7 @@ def facts_from_dict(d: dict[str, Any]) -> DocumentFacts:
             bool(delivery.get("delivered", True)),
         )
         if delivery
-        else None,  # fmt: skip
+        else None,
         policy_clause=_quote(d.get("policy_clause")),
         policy_clauses={
             str(k): q for k, v in (d.get("policy_clauses") or {}).items() if (q := _quote(v))

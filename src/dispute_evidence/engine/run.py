@@ -419,9 +419,14 @@ def run_inbox(
     """Open, execute and close one run; the lock is released whatever happens."""
     spare_the_settled()  # before the run opens: its lock and session are not frozen with it
     session = open_run(
-        settings, request, api=api, gate=gate, poll=poll, api_identity=api_identity,
+        settings,
+        request,
+        api=api,
+        gate=gate,
+        poll=poll,
+        api_identity=api_identity,
         alert_sink=alert_sink,
-    )  # fmt: skip
+    )
     outcome, counts = "failed", None
     try:
         try:

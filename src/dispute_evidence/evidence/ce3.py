@@ -267,12 +267,14 @@ def _joined(orders: pd.DataFrame, charges: pd.DataFrame) -> pd.DataFrame:
     amount = mine["amount"].to_numpy(zero_copy_only=False)  # NaN where none
     theirs_amount = theirs["amount"].to_numpy(zero_copy_only=False)
     beside = pair.beside(theirs_amount, np.nan)
-    out["amount"] = np.concatenate([np.where(np.isnan(amount), beside, amount),
-                                    theirs_amount[pair.unclaimed]])  # fmt: skip
+    out["amount"] = np.concatenate(
+        [np.where(np.isnan(amount), beside, amount), theirs_amount[pair.unclaimed]]
+    )
     for c in _FLAGS:
         flag, theirs_flag = _bools(mine[c]), _bools(theirs[c])
-        out[c] = np.concatenate([flag | pair.beside(theirs_flag, False),
-                                 theirs_flag[pair.unclaimed]])  # fmt: skip
+        out[c] = np.concatenate(
+            [flag | pair.beside(theirs_flag, False), theirs_flag[pair.unclaimed]]
+        )
     joined: pd.DataFrame = pa.table(out).to_pandas()
     return joined
 
@@ -283,8 +285,9 @@ def _either_text(
     """One text column of the join: per order its own value or its charge's (see _joined),
     then the unclaimed charges'. The orders' column is kept as it is (no copy) unless some
     order takes its charge's value: then only those values are taken and put in place."""
-    mine, theirs = (side.cast(pa.large_string()).fill_null("").combine_chunks()
-                    for side in (mine, theirs))  # fmt: skip
+    mine, theirs = (
+        side.cast(pa.large_string()).fill_null("").combine_chunks() for side in (mine, theirs)
+    )
     mine_empty = _bools(pc.equal(mine, ""))
     theirs_given = ~_bools(pc.equal(theirs, ""))
     from_charge = pair.beside(theirs_given, False)
@@ -385,8 +388,12 @@ class History:
         self.dates = self.frame["date"].astype(str).str.slice(0, 10).tolist()
         self.amounts = pd.to_numeric(self.frame["amount"], errors="coerce").tolist()
         self.currencies = self.frame["currency"].tolist()
-        self.shown = {c: self.frame[f"shown_{c}"].tolist() if f"shown_{c}" in self.frame
-                      else [""] * len(self.keys) for c in ELEMENTS}  # fmt: skip
+        self.shown = {
+            c: self.frame[f"shown_{c}"].tolist()
+            if f"shown_{c}" in self.frame
+            else [""] * len(self.keys)
+            for c in ELEMENTS
+        }
         fp_codes, _ = pd.factorize(self.frame["fingerprint"].where(self.frame["fingerprint"] != ""))
         day = self.frame["day"].fillna(-1).astype("int64").to_numpy()
         self.fp = fp_codes.astype("int64")
@@ -442,8 +449,12 @@ class History:
         if self.day[at] < 0:
             return Ce3(False, "no date for the disputed order")
         window = self._window(at)
-        matches = {c: self.codes[c][window] == self.codes[c][at] if self.codes[c][at] >= 0 else
-                   np.zeros(len(window), dtype=bool) for c in ELEMENTS}  # fmt: skip
+        matches = {
+            c: self.codes[c][window] == self.codes[c][at]
+            if self.codes[c][at] >= 0
+            else np.zeros(len(window), dtype=bool)
+            for c in ELEMENTS
+        }
         could = self._could(matches, len(window))
         if not any(self.codes[c][at] >= 0 for c in PRIMARY):
             why = PLACEHOLDER_IP_OR_DEVICE if self.placeholder_only[at] else NO_IP_OR_DEVICE
@@ -480,8 +491,9 @@ class History:
     def _transaction(self, i: int, matched: tuple[str, ...]) -> Prior:
         """Transaction `i` as the evidence cites it, with its values as exported."""
         values = tuple((c, v) for c in ELEMENTS if (v := str(self.shown[c][i])))  # given ones
-        return Prior(self.keys[i], self.dates[i], self.amounts[i], self.currencies[i], matched,
-                     values)  # fmt: skip
+        return Prior(
+            self.keys[i], self.dates[i], self.amounts[i], self.currencies[i], matched, values
+        )
 
     @staticmethod
     def _why_not(in_window: int, matching: int) -> str:
@@ -491,8 +503,10 @@ class History:
             return f"only 1 prior order in window matches ({in_window} in window; 2 needed)"
         if in_window == 1:
             return "only 1 prior order in window"
-        return (f"{in_window} prior orders in window, none matching on IP or device ID "
-                "plus one more element")  # fmt: skip
+        return (
+            f"{in_window} prior orders in window, none matching on IP or device ID "
+            "plus one more element"
+        )
 
 
 def ce3_summary(verdicts: dict[str, Ce3]) -> str:

@@ -21,10 +21,29 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 # values that name nobody, compared with everything but letters and digits removed
-PLACEHOLDERS = frozenset({
-    "", "unknown", "unk", "na", "none", "null", "nil", "undefined", "notavailable", "notprovided",
-    "notapplicable", "notset", "guest", "anonymous", "redacted", "tbd", "test", "default", "nan",
-})  # fmt: skip
+PLACEHOLDERS = frozenset(
+    {
+        "",
+        "unknown",
+        "unk",
+        "na",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "notavailable",
+        "notprovided",
+        "notapplicable",
+        "notset",
+        "guest",
+        "anonymous",
+        "redacted",
+        "tbd",
+        "test",
+        "default",
+        "nan",
+    }
+)
 MIN_DEVICE = 15  # Stripe asks for a device ID of at least 15 characters...
 MIN_FINGERPRINT = 20  # ... or a device fingerprint of at least 20
 # an IP address or device ID seen with more cards than this in the history identifies no one

@@ -27,8 +27,11 @@ def ce3_rows(disputed: Prior | None, priors: Sequence[Prior]) -> tuple[tuple[str
         return ()
     orders = [disputed, *priors]
     values = [dict(o.values) for o in orders]
-    head = ("", f"Order {disputed.order_number} (disputed)",
-            *(f"Earlier order {p.order_number}" for p in priors))  # fmt: skip
+    head = (
+        "",
+        f"Order {disputed.order_number} (disputed)",
+        *(f"Earlier order {p.order_number}" for p in priors),
+    )
     rows = [
         head,
         ("Date", *(o.date or NONE for o in orders)),
@@ -39,8 +42,13 @@ def ce3_rows(disputed: Prior | None, priors: Sequence[Prior]) -> tuple[tuple[str
         for key in ELEMENTS
         if any(v.get(key) for v in values)
     ]  # an element no export gives: no row
-    rows.append(("Matches the disputed order on", NONE,
-                 *(", ".join(LABELS[m] for m in p.matched) or NONE for p in priors)))  # fmt: skip
+    rows.append(
+        (
+            "Matches the disputed order on",
+            NONE,
+            *(", ".join(LABELS[m] for m in p.matched) or NONE for p in priors),
+        )
+    )
     return tuple(rows)
 
 

@@ -25,16 +25,46 @@ from pypdf.generic import (
 )
 
 # keys whose value is active content or an attachment, wherever they stand
-ACTIVE_KEYS = frozenset({"/OpenAction", "/AA", "/JavaScript", "/JS", "/EmbeddedFiles", "/EF",
-                         "/XFA", "/RichMediaContent", "/RichMediaSettings"})  # fmt: skip
+ACTIVE_KEYS = frozenset(
+    {
+        "/OpenAction",
+        "/AA",
+        "/JavaScript",
+        "/JS",
+        "/EmbeddedFiles",
+        "/EF",
+        "/XFA",
+        "/RichMediaContent",
+        "/RichMediaSettings",
+    }
+)
 # action types that run, open, fetch or send something: every one but a jump within the file
-ACTIVE_ACTIONS = frozenset({"/JavaScript", "/Launch", "/URI", "/SubmitForm", "/ImportData",
-                            "/ResetForm", "/GoToR", "/GoToE", "/GoTo3DView", "/Rendition",
-                            "/Sound", "/Movie", "/RichMediaExecute", "/Hide", "/Named",
-                            "/SetOCGState", "/Thread", "/Trans"})  # fmt: skip
+ACTIVE_ACTIONS = frozenset(
+    {
+        "/JavaScript",
+        "/Launch",
+        "/URI",
+        "/SubmitForm",
+        "/ImportData",
+        "/ResetForm",
+        "/GoToR",
+        "/GoToE",
+        "/GoTo3DView",
+        "/Rendition",
+        "/Sound",
+        "/Movie",
+        "/RichMediaExecute",
+        "/Hide",
+        "/Named",
+        "/SetOCGState",
+        "/Thread",
+        "/Trans",
+    }
+)
 # annotations that exist only to play, attach or embed something
-ACTIVE_ANNOTATIONS = frozenset({"/FileAttachment", "/Screen", "/Movie", "/Sound", "/RichMedia",
-                                "/3D"})  # fmt: skip
+ACTIVE_ANNOTATIONS = frozenset(
+    {"/FileAttachment", "/Screen", "/Movie", "/Sound", "/RichMedia", "/3D"}
+)
 
 
 # metadata a document brings (XMP of the catalog, a page or an image; an application's private

@@ -58,8 +58,12 @@ from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
 
 # (longest side in pixels or None for the profile's own, JPEG quality or None to keep as is)
-IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = ((None, None), (None, 80), (2000, 60),
-                                                          (1200, 40))  # fmt: skip
+IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = (
+    (None, None),
+    (None, 80),
+    (2000, 60),
+    (1200, 40),
+)
 # part of what a packet is made from; v2: documents in the letter's order; v3: no active content;
 # v4: exhibits labelled and every page stamped, the sources at the very end
 PACKET_VERSION = "dispute-evidence packet v4"
@@ -180,12 +184,15 @@ def _assemble(
         writer.append(PdfReader(io.BytesIO(part)))
     if back:
         writer.append(PdfReader(io.BytesIO(back)))
-    exhibits = exhibits_for([(d.name, d.kind or kind_of(d.name), n)
-                             for d, n in zip(docs, counts, strict=True)],
-                            [d.name for d in docs], starts)  # fmt: skip
+    exhibits = exhibits_for(
+        [(d.name, d.kind or kind_of(d.name), n) for d, n in zip(docs, counts, strict=True)],
+        [d.name for d in docs],
+        starts,
+    )
     if stamped:
-        stamp_pages(writer, _marks(front_pages, [exhibits[d.name] for d in docs], counts,
-                                   len(writer.pages)))  # fmt: skip
+        stamp_pages(
+            writer, _marks(front_pages, [exhibits[d.name] for d in docs], counts, len(writer.pages))
+        )
     merged = _write(writer)
     back_size, back_pages = (len(back), _count(back)) if back else (0, 0)
     items = [Item("the letter and data sheet", len(body) + back_size, front_pages + back_pages)]
@@ -199,8 +206,10 @@ def _marks(front: int, exhibits: list[Exhibit], counts: list[int], total: int) -
     marks: list[Mark] = [(FRONT_STAMP.format(page=n, total=total), "") for n in range(1, front + 1)]
     for exhibit, count in zip(exhibits, counts, strict=True):
         first = len(marks) + 1
-        marks += [(stamp_text(exhibit, first + own - 1, total), stamp_aside(exhibit, own, count))
-                  for own in range(1, count + 1)]  # fmt: skip
+        marks += [
+            (stamp_text(exhibit, first + own - 1, total), stamp_aside(exhibit, own, count))
+            for own in range(1, count + 1)
+        ]
     marks += [
         (BACK_STAMP.format(page=n, total=total), "") for n in range(len(marks) + 1, total + 1)
     ]

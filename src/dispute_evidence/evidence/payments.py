@@ -38,8 +38,19 @@ PAYMENT_TEXT = (
 PAYMENT_NUMBERS = ("payment_amount", "amount_refunded")
 OPEN_DISPUTE_STATUSES = ("needs_response", "warning_needs_response")  # Stripe's, awaiting evidence
 # a charge in one of these states took no money: it cannot be the one disputed
-NOT_CHARGED = frozenset({"failed", "canceled", "cancelled", "incomplete", "uncaptured",
-                         "blocked", "declined", "expired", "requires_payment_method"})  # fmt: skip
+NOT_CHARGED = frozenset(
+    {
+        "failed",
+        "canceled",
+        "cancelled",
+        "incomplete",
+        "uncaptured",
+        "blocked",
+        "declined",
+        "expired",
+        "requires_payment_method",
+    }
+)
 # an order's charges kept: the first (a subscription's sign-up) and the latest, every charge the
 # export flags as disputed among them; the ones between are counted, never silently lost
 MAX_PAYMENTS = 13  # a sign-up and a year of monthly renewals
@@ -109,8 +120,12 @@ def unjoined_charges(payments: pd.DataFrame | None, orders: pd.DataFrame) -> lis
         if joined.all():
             continue
         numbers = pays.loc[joined.index[~joined], "order_number"].astype(str)
-        out.append(UnjoinedCharges(_unjoined_line(str(file), str(sheet), numbers, len(joined)),
-                                   none_join=not joined.any()))  # fmt: skip
+        out.append(
+            UnjoinedCharges(
+                _unjoined_line(str(file), str(sheet), numbers, len(joined)),
+                none_join=not joined.any(),
+            )
+        )
     return out
 
 
@@ -143,11 +158,14 @@ def refunds_by_order(refunds: pd.DataFrame | None, wanted: set[str]) -> dict[str
         return {}
     rows = refunds.loc[refunds["order_number"].astype(str).isin(wanted)]
     has_ref = rows["refund_reference"].astype(str) != ""
-    rows = pd.concat([
-        rows.loc[has_ref].drop_duplicates(["order_number", "refund_reference"], keep="last"),
-        rows.loc[~has_ref].drop_duplicates(["order_number", "refund_amount", "refunded_at"],
-                                           keep="last"),
-    ]).sort_values("refunded_at", kind="stable")  # fmt: skip
+    rows = pd.concat(
+        [
+            rows.loc[has_ref].drop_duplicates(["order_number", "refund_reference"], keep="last"),
+            rows.loc[~has_ref].drop_duplicates(
+                ["order_number", "refund_amount", "refunded_at"], keep="last"
+            ),
+        ]
+    ).sort_values("refunded_at", kind="stable")
     amounts = payload_numbers(rows["refund_amount"])
     out: dict[str, list[Refund]] = {}
     texts = zip(*(rows[f].astype(str).tolist() for f in REFUND_TEXT), strict=True)
@@ -179,10 +197,12 @@ def payment_facts(rows: list[int], pc: dict[str, list[Any]]) -> tuple[tuple[Char
     export flags as disputed (issue 44 item 7: a sixth renewal was lost from the letter)."""
     kept = kept_charges(rows, pc["paid_at"], pc["dispute_status"], pc["dispute_reason"])
     charges = tuple(
-        Charge(**{f: v for f in PAYMENT_TEXT if (v := pc[f][i])},
-               **{f: v for f in PAYMENT_NUMBERS if (v := pc[f][i]) is not None})
+        Charge(
+            **{f: v for f in PAYMENT_TEXT if (v := pc[f][i])},
+            **{f: v for f in PAYMENT_NUMBERS if (v := pc[f][i]) is not None},
+        )
         for i in kept
-    )  # fmt: skip
+    )
     return charges, len(rows) - len(kept)
 
 

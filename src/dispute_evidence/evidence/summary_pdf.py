@@ -68,9 +68,13 @@ _H1 = ParagraphStyle(
     "h1", parent=_STYLES["Heading1"], fontName=fonts.BOLD, fontSize=15, spaceAfter=2
 )
 _H2 = ParagraphStyle(
-    "h2", parent=_STYLES["Heading2"], fontName=fonts.BOLD, fontSize=11.5, spaceBefore=7,
+    "h2",
+    parent=_STYLES["Heading2"],
+    fontName=fonts.BOLD,
+    fontSize=11.5,
+    spaceBefore=7,
     spaceAfter=3,
-)  # fmt: skip
+)
 _BODY = ParagraphStyle(
     "body", parent=_STYLES["BodyText"], fontName=fonts.BODY, fontSize=9, leading=11.5
 )
@@ -323,10 +327,14 @@ def _merchant_section(merchant: MerchantProfile | None) -> list[Any]:
 
 def _order_section(case: CaseFacts) -> list[Any]:
     products: list[list[object]] = [
-        [x.title, _fmt_qty(x.quantity), _money(x.price, x.currency),
-         _money(_line_total(x), x.currency)]
+        [
+            x.title,
+            _fmt_qty(x.quantity),
+            _money(x.price, x.currency),
+            _money(_line_total(x), x.currency),
+        ]
         for x in case.lines
-    ]  # fmt: skip
+    ]
     return _section(
         "The order",
         _facts(
@@ -343,7 +351,7 @@ def _order_section(case: CaseFacts) -> list[Any]:
                 (
                     "Unit prices",
                     "; ".join(f"{x.title}: {x.price_from}" for x in case.lines if x.price_from),
-                ),  # fmt: skip
+                ),
             ]
         ),
         Spacer(1, 2 * mm) if products else None,
@@ -358,10 +366,15 @@ def _order_section(case: CaseFacts) -> list[Any]:
 
 def _payment_section(case: CaseFacts) -> list[Any]:
     checks: list[list[object]] = [
-        [c.payment_id, f"{c.card_brand} …{c.card_last4}".strip(), c.avs_line1_check,
-         c.avs_zip_check, c.cvc_check]
+        [
+            c.payment_id,
+            f"{c.card_brand} …{c.card_last4}".strip(),
+            c.avs_line1_check,
+            c.avs_zip_check,
+            c.cvc_check,
+        ]
         for c in case.charges
-    ]  # fmt: skip
+    ]
     return _section(
         "Payment checks",
         _table(
@@ -398,10 +411,14 @@ def _shipping_section(case: CaseFacts, exhibits: dict[str, Exhibit]) -> list[Any
     proven = _proven(case)
     proof = _by_label(case.delivery_words, case.delivery, exhibits)
     ships: list[list[object]] = [
-        [s.carrier, s.tracking_number, _date(case, "shipped", s.shipped_on),
-         proof if s.tracking_number in proven else case.said(s.delivery)]
+        [
+            s.carrier,
+            s.tracking_number,
+            _date(case, "shipped", s.shipped_on),
+            proof if s.tracking_number in proven else case.said(s.delivery),
+        ]
         for s in case.shipments
-    ]  # fmt: skip
+    ]
     return _section(
         "Shipping timeline",
         _facts(
@@ -428,8 +445,9 @@ def _shipping_section(case: CaseFacts, exhibits: dict[str, Exhibit]) -> list[Any
 
 
 def _withheld(c: Contradiction) -> str:
-    dates = " and ".join({"ordered": "order", "shipped": "ship", "delivered": "delivery"}[h]
-                         for h in c.hides)  # fmt: skip
+    dates = " and ".join(
+        {"ordered": "order", "shipped": "ship", "delivered": "delivery"}[h] for h in c.hides
+    )
     return f"the {dates} dates are not stated here: our records give them out of order"
 
 
@@ -460,14 +478,19 @@ def _use_section(case: CaseFacts) -> list[Any]:
         for a in case.activity
     ]
     left = case.activity_total - len(rows)
-    note = [_p(f"{case.activity_total} events in all; the first and the latest are shown.",
-               _SMALL)] if left > 0 else []  # fmt: skip
+    note = (
+        [_p(f"{case.activity_total} events in all; the first and the latest are shown.", _SMALL)]
+        if left > 0
+        else []
+    )
     return _section(
         f"The account's use (access log: {case.activity[0].account})",
-        _table([["Time (UTC)", "Event", "IP address", "Device"], *rows],
-               [38 * mm, 52 * mm, 35 * mm, 45 * mm]),
+        _table(
+            [["Time (UTC)", "Event", "IP address", "Device"], *rows],
+            [38 * mm, 52 * mm, 35 * mm, 45 * mm],
+        ),
         *note,
-    )  # fmt: skip
+    )
 
 
 def _files_section(exhibits: list[Exhibit]) -> list[Any]:

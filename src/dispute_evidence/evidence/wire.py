@@ -85,8 +85,10 @@ def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
     if facts.other_purchases:  # a duplicate claim's other charge: another order's (issue 44)
         extra["other_purchases"] = [_plain(p) for p in facts.other_purchases]
     if facts.activity:  # the account's use, from the access log (issue 44 item 10)
-        extra["account_activity"] = {"events": [_plain(a) for a in facts.activity],
-                                     "total": max(facts.activity_total, len(facts.activity))}  # fmt: skip
+        extra["account_activity"] = {
+            "events": [_plain(a) for a in facts.activity],
+            "total": max(facts.activity_total, len(facts.activity)),
+        }
     if said := [p for p in facts.products if p.price_from]:
         extra[LINE_PRICES] = [
             {"product_title": p.title, "price": p.price, "source": p.price_from} for p in said
@@ -106,7 +108,7 @@ def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
                 "currency_code": p.currency,
             }
             for p in facts.products
-        ],  # fmt: skip
+        ],
         "shipping_tracking_numbers": list(facts.tracking_numbers),
         "additional_evidence": extra,
     }
@@ -117,8 +119,11 @@ def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
 
 def _plain(obj: Any) -> dict[str, Any]:
     """A small facts record as the wire writes it: its filled fields, tuples as lists."""
-    return {n: list(v) if isinstance(v, tuple) else v
-            for n, v in _filled(obj, tuple(f.name for f in fields(obj))).items() if v != ()}  # fmt: skip
+    return {
+        n: list(v) if isinstance(v, tuple) else v
+        for n, v in _filled(obj, tuple(f.name for f in fields(obj))).items()
+        if v != ()
+    }
 
 
 def wire_fields(evidence: Mapping[str, Any]) -> dict[str, Any]:
@@ -130,8 +135,14 @@ def wire_fields(evidence: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _listing(x: Listing) -> dict[str, Any]:
-    said = {"title": x.title, "sku": x.sku, "description": x.description, "vendor": x.vendor,
-            "product_type": x.product_type, "image_urls": list(x.images)}  # fmt: skip
+    said = {
+        "title": x.title,
+        "sku": x.sku,
+        "description": x.description,
+        "vendor": x.vendor,
+        "product_type": x.product_type,
+        "image_urls": list(x.images),
+    }
     return {k: v for k, v in said.items() if v}
 
 
@@ -175,7 +186,7 @@ def legacy_facts_from_payload(payload: Mapping[str, Any]) -> DisputeFacts:
                 _text(p.get("currency_code")),
             )
             for p in _mappings(payload.get("products"))
-        ),  # fmt: skip
+        ),
         tracking_numbers=tuple(_text(t) for t in payload.get("shipping_tracking_numbers") or ()),
         shipments=tuple(_typed(ShipmentRow, s) for s in _mappings(extra.get("shipments"))),
         claim=_typed(Claim, claim),
@@ -186,7 +197,7 @@ def legacy_facts_from_payload(payload: Mapping[str, Any]) -> DisputeFacts:
         else None,
         as_sold=tuple(
             _legacy_listing(x) for x in _mappings(extra.get(AS_SOLD)) if x.get("description")
-        ),  # fmt: skip
+        ),
         ce3_priors=tuple(
             _legacy_prior(p) for p in _mappings(_mapping(extra.get(CE3)).get("prior_transactions"))
         ),
@@ -218,9 +229,14 @@ def _legacy_merchant(merchant: Any) -> MerchantProfile | None:
 
 
 def _legacy_listing(x: Mapping[str, Any]) -> Listing:
-    return Listing(_text(x.get("title")), _text(x.get("description")), _text(x.get("vendor")),
-                   _text(x.get("product_type")), tuple(_text(u) for u in x.get("image_urls") or ()),
-                   _text(x.get("sku")))  # fmt: skip
+    return Listing(
+        _text(x.get("title")),
+        _text(x.get("description")),
+        _text(x.get("vendor")),
+        _text(x.get("product_type")),
+        tuple(_text(u) for u in x.get("image_urls") or ()),
+        _text(x.get("sku")),
+    )
 
 
 def _legacy_prior(p: Mapping[str, Any]) -> Prior:
@@ -228,8 +244,14 @@ def _legacy_prior(p: Mapping[str, Any]) -> Prior:
     matched = tuple(keys[m] for m in p.get("matched") or () if m in keys)
     amount = _number(p.get("amount"))
     values = tuple((k, _text(p.get(k))) for k in ELEMENTS if p.get(k))
-    return Prior(_text(p.get("order_number")), _text(p.get("date")),
-                 float(amount or 0), _text(p.get("currency")), matched, values)  # fmt: skip
+    return Prior(
+        _text(p.get("order_number")),
+        _text(p.get("date")),
+        float(amount or 0),
+        _text(p.get("currency")),
+        matched,
+        values,
+    )
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

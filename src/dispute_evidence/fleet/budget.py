@@ -83,13 +83,14 @@ _LEAST: dict[str, Callable[..., Expr]] = {"postgresql": func.least, "sqlite": fu
 _GREATEST: dict[str, Callable[..., Expr]] = {"postgresql": func.greatest, "sqlite": func.max}
 
 budgets = Table(
-    "api_key_budgets", MetaData(),
+    "api_key_budgets",
+    MetaData(),
     Column("name", String(200), primary_key=True),
     Column("capacity", Float, nullable=False),
     Column("rate", Float, nullable=False),
     Column("tokens", Float, nullable=False),
     Column("stamp", Float, nullable=False),
-)  # fmt: skip
+)
 _by_name = budgets.c.name == bindparam("n")
 
 
@@ -127,8 +128,10 @@ class KeyBudgets:
         params = {"n": name, "c": shape.capacity, "r": shape.rate}
         with self.engine.begin() as c:
             updated = c.execute(reshape, params).rowcount
-            exists = updated or c.execute(select(1).select_from(budgets).where(_by_name),
-                                          {"n": name}).first()  # fmt: skip
+            exists = (
+                updated
+                or c.execute(select(1).select_from(budgets).where(_by_name), {"n": name}).first()
+            )
             if not exists:
                 c.execute(
                     budgets.insert().values(
@@ -137,7 +140,7 @@ class KeyBudgets:
                         rate=shape.rate,
                         tokens=0,
                         stamp=self._now(),
-                    )  # fmt: skip
+                    )
                 )
 
     def take(self, name: str, slots: int) -> float:
@@ -151,8 +154,9 @@ class KeyBudgets:
         with self.engine.begin() as c:
             if c.execute(take, {"n": name, "k": slots}).rowcount:
                 return 0.0
-            row = c.execute(select(self._available, budgets.c.rate).where(_by_name),
-                            {"n": name}).first()  # fmt: skip
+            row = c.execute(
+                select(self._available, budgets.c.rate).where(_by_name), {"n": name}
+            ).first()
         if row is None:
             raise KeyError(f"no shared budget named {name!r}; run `dispute-evidence deploy` first")
         available, rate = float(row[0]), float(row[1])

@@ -53,17 +53,29 @@ class Rule:
 
 # In order: the first rule that holds decides.
 RULES = (
-    Rule("disputes", frozenset({"provider_dispute_id"}), frozenset(),
-         "each row names a dispute ({provider_dispute_id}) and its order number joins it to "
-         "the order; the columns only {others} has are not read from this sheet (drop that "
-         "export too)"),
-    Rule("refunds", frozenset({"refund_amount"}), frozenset({"payment_amount"}),
-         "each row gives a refund amount ({refund_amount}) and no charge amount; a payment id "
-         "there names the charge refunded, never a disputed charge, and a refund is no sale"),
-    Rule("payments", frozenset({"payment_id", "payment_amount"}), frozenset(),
-         "each row gives a charge ({payment_id}) and its amount ({payment_amount}); its refund "
-         "columns are that charge's refunds"),
-)  # fmt: skip
+    Rule(
+        "disputes",
+        frozenset({"provider_dispute_id"}),
+        frozenset(),
+        "each row names a dispute ({provider_dispute_id}) and its order number joins it to "
+        "the order; the columns only {others} has are not read from this sheet (drop that "
+        "export too)",
+    ),
+    Rule(
+        "refunds",
+        frozenset({"refund_amount"}),
+        frozenset({"payment_amount"}),
+        "each row gives a refund amount ({refund_amount}) and no charge amount; a payment id "
+        "there names the charge refunded, never a disputed charge, and a refund is no sale",
+    ),
+    Rule(
+        "payments",
+        frozenset({"payment_id", "payment_amount"}),
+        frozenset(),
+        "each row gives a charge ({payment_id}) and its amount ({payment_amount}); its refund "
+        "columns are that charge's refunds",
+    ),
+)
 
 
 def recognise(
@@ -158,8 +170,11 @@ _WHAT_IT_HAS = {
 def incomplete_export(mapping: Mapping, found: dict[str, tuple[int, ...]]) -> str:
     """One line for an export that lacks columns it has when exported whole ('' otherwise):
     what it is, which columns, what to do, and what is read until then."""
-    lacking = [f for f in mapping.columns if f in mapping.wanted and f not in found
-               and f not in mapping.defaults]  # fmt: skip
+    lacking = [
+        f
+        for f in mapping.columns
+        if f in mapping.wanted and f not in found and f not in mapping.defaults
+    ]
     if not lacking:
         return ""
     headers = ", ".join(f"'{mapping.columns[f][0]}'" for f in lacking if f in mapping.columns)

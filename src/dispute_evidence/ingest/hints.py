@@ -31,8 +31,10 @@ def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
     own = [p for p in PRESETS if p.signature <= headers.keys()]  # an export's own headers
     best = near_layout(headers, texts) or max((*custom, *own, *CANONICAL), key=fit)
     missing = best.missing_required(headers)
-    read = {f: [texts[headers[norm_header(n)]] for n in names if norm_header(n) in headers]
-            for f, names in best.columns.items()}  # fmt: skip
+    read = {
+        f: [texts[headers[norm_header(n)]] for n in names if norm_header(n) in headers]
+        for f, names in best.columns.items()
+    }
     read = {f: hs[:1] if f in best.alternatives else hs for f, hs in read.items() if hs}
     unread = [t for t in texts if all(t not in hs for hs in read.values())]
     guesses = guess_headers(best, missing, unread)
@@ -47,7 +49,7 @@ def closest_miss(grid: Grid, custom: tuple[Mapping, ...]) -> str:
         f"no recognised table: as {as_what} it lacks required column(s) {', '.join(missing)} ({seen}). "
         "Rename the headers or add a mapping in config (see README, 'Your own sheets')"
         + _mapping_hint(best, read, {**guesses, **extra}, missing)
-    )  # fmt: skip
+    )
 
 
 def _mapping_hint(
@@ -75,8 +77,14 @@ def _toml(value: str | list[str]) -> str:
 
 
 # Words headers use for a canonical field's words ("Order #" is order_number).
-_SYNONYMS = {"#": "number", "no": "number", "num": "number", "nr": "number", "ref": "id",
-             "qty": "quantity"}  # fmt: skip
+_SYNONYMS = {
+    "#": "number",
+    "no": "number",
+    "num": "number",
+    "nr": "number",
+    "ref": "id",
+    "qty": "quantity",
+}
 
 
 def _words(text: str) -> set[str]:

@@ -23,53 +23,106 @@ Kind = Literal[
 # canonical field -> required?
 FIELDS: dict[str, dict[str, bool]] = {
     "disputes": {
-        "provider_dispute_id": True, "order_number": True, "amount": False, "currency": False,
-        "reason": False, "response_due_by": False, "network_reason_code": False,
+        "provider_dispute_id": True,
+        "order_number": True,
+        "amount": False,
+        "currency": False,
+        "reason": False,
+        "response_due_by": False,
+        "network_reason_code": False,
         "dispute_date": False,  # when it opened (`initiated_at` too): the standing's month
         # what the merchant wants the reviewer to read, in their own words (`Merchant
         # statement` too); a notes column is internal and never read
         "statement": False,
     },
     "orders": {
-        "order_number": True, "product_title": True, "price": True, "quantity": True, "currency_code": True,
-        "order_date": False, "customer_name": False, "customer_email": False, "billing_address": False,
-        "shipping_address": False, "sku": False, "payment_reference": False, "order_total": False,
-        "refunded_amount": False, "financial_status": False, "fulfillment_status": False,
-        "shipping_method": False, "order_subtotal": False, "shipping_amount": False,
-        "tax_amount": False, "discount_amount": False, "cancelled_at": False,
+        "order_number": True,
+        "product_title": True,
+        "price": True,
+        "quantity": True,
+        "currency_code": True,
+        "order_date": False,
+        "customer_name": False,
+        "customer_email": False,
+        "billing_address": False,
+        "shipping_address": False,
+        "sku": False,
+        "payment_reference": False,
+        "order_total": False,
+        "refunded_amount": False,
+        "financial_status": False,
+        "fulfillment_status": False,
+        "shipping_method": False,
+        "order_subtotal": False,
+        "shipping_amount": False,
+        "tax_amount": False,
+        "discount_amount": False,
+        "cancelled_at": False,
         # Visa CE 3.0 elements (evidence/ce3.py): who bought, from where, with which card
-        "customer_ip": False, "device_id": False, "customer_account_id": False, "card_fingerprint": False,
+        "customer_ip": False,
+        "device_id": False,
+        "customer_account_id": False,
+        "card_fingerprint": False,
         "device_fingerprint": False,  # CE 3.0: used from 20 characters (a device ID: 15)
     },
     "shipments": {
-        "order_number": True, "tracking_number": True, "carrier": False, "service": False,
-        "shipped_at": False, "delivered_at": False, "delivery_status": False,
+        "order_number": True,
+        "tracking_number": True,
+        "carrier": False,
+        "service": False,
+        "shipped_at": False,
+        "delivered_at": False,
+        "delivery_status": False,
     },
     # One row per charge: the card checks and payment facts a fraud-dispute reviewer looks for.
     "payments": {
-        "payment_id": True, "order_number": True, "payment_intent": False, "paid_at": False,
-        "payment_amount": False, "amount_refunded": False, "currency": False, "payment_status": False,
-        "customer_email": False, "card_name": False, "card_brand": False, "card_last4": False,
-        "card_funding": False, "card_country": False, "avs_line1_check": False, "avs_zip_check": False,
-        "cvc_check": False, "description": False, "dispute_reason": False, "dispute_status": False,
+        "payment_id": True,
+        "order_number": True,
+        "payment_intent": False,
+        "paid_at": False,
+        "payment_amount": False,
+        "amount_refunded": False,
+        "currency": False,
+        "payment_status": False,
+        "customer_email": False,
+        "card_name": False,
+        "card_brand": False,
+        "card_last4": False,
+        "card_funding": False,
+        "card_country": False,
+        "avs_line1_check": False,
+        "avs_zip_check": False,
+        "cvc_check": False,
+        "description": False,
+        "dispute_reason": False,
+        "dispute_status": False,
         "dispute_evidence_due": False,
-        "shipping_address": False, "customer_ip": False, "device_id": False,
-        "customer_account_id": False, "card_fingerprint": False,
+        "shipping_address": False,
+        "customer_ip": False,
+        "device_id": False,
+        "customer_account_id": False,
+        "card_fingerprint": False,
         # the standing (standing/counts.py): when the dispute opened; "false": never settled
-        "dispute_date": False, "captured": False,
+        "dispute_date": False,
+        "captured": False,
         "refunded_at": False,  # when it was refunded: a credit stated with its date
         # the name on the cardholder's statement: Visa identifies a merchant per descriptor
-        "statement_descriptor": False, "device_fingerprint": False,
+        "statement_descriptor": False,
+        "device_fingerprint": False,
         "three_d_secure": False,  # authenticated, data_only, ...: the standing's fraud checks
         # the network's references a reviewer finds the charge by (the letter's header)
-        "arn": False, "authorization_code": False,
+        "arn": False,
+        "authorization_code": False,
     },
     # One row per refund (a refunds log): what was credited back, when, and its reference, so
     # a credit is stated with its date and reference. `refund_amount`, not `amount`: a sheet
     # of order numbers and amounts is not taken for refunds unless it says so.
     "refunds": {
-        "order_number": True, "refund_amount": True, "refunded_at": False,
-        "refund_reference": False, "currency": False,
+        "order_number": True,
+        "refund_amount": True,
+        "refunded_at": False,
+        "refund_reference": False,
+        "currency": False,
     },
     # A person's approvals to send held evidence: the report's disputes.xlsx with its Approve
     # column filled in (engine/review/approval.py). Approve may be blank: that row approves nothing.
@@ -77,7 +130,10 @@ FIELDS: dict[str, dict[str, bool]] = {
     # Early fraud warnings (Visa TC40, Mastercard SAFE) the issuer reported: counted in the
     # merchant's standing (standing/counts.py), never sent. A charge or an order, a date.
     "fraud_warnings": {
-        "payment_id": False, "order_number": False, "reported_at": True, "fraud_type": False,
+        "payment_id": False,
+        "order_number": False,
+        "reported_at": True,
+        "fraud_type": False,
     },
     # A merchant's statement for one dispute or order: `<order or dispute id> statement.txt`
     # (or .md) dropped into the inbox (ingest/statements.py); no sheet is taken for one
@@ -87,26 +143,52 @@ FIELDS: dict[str, dict[str, bool]] = {
     # `Lineitem sku`) or else title. Shopify's products export, or a sheet of its own. Its
     # price: an order line's when the orders export gives none (evidence/line_prices.py).
     "products": {
-        "handle": False, "sku": False, "product_title": False, "description": True,
-        "image_url": False, "vendor": False, "product_type": False, "price": False,
+        "handle": False,
+        "sku": False,
+        "product_title": False,
+        "description": True,
+        "image_url": False,
+        "vendor": False,
+        "product_type": False,
+        "price": False,
     },
-}  # fmt: skip
+}
 # An access or activity log (issue 44 item 10): one row per login, download, licence activation
 # or session of a customer's account, as a SaaS or licence server exports it; joined to an order
 # by its account (the order's email or customer account id, evidence/activity.py). Headers:
 # time, account, event, IP, device (ACTIVITY_ALIASES: the names such exports use).
 FIELDS["activity"] = {
-    "activity_at": True, "account": True, "event": True, "ip": False, "device": False,
-}  # fmt: skip
+    "activity_at": True,
+    "account": True,
+    "event": True,
+    "ip": False,
+    "device": False,
+}
 ACTIVITY_ALIASES: dict[str, tuple[str, ...]] = {
-    "activity_at": ("activity_at", "time", "timestamp", "event_time", "occurred_at", "datetime",
-                    "date_time", "logged_at", "time_utc"),
-    "account": ("account", "account_email", "user", "user_email", "account_id", "login",
-                "username"),
+    "activity_at": (
+        "activity_at",
+        "time",
+        "timestamp",
+        "event_time",
+        "occurred_at",
+        "datetime",
+        "date_time",
+        "logged_at",
+        "time_utc",
+    ),
+    "account": (
+        "account",
+        "account_email",
+        "user",
+        "user_email",
+        "account_id",
+        "login",
+        "username",
+    ),
     "event": ("event", "action", "activity", "event_type"),
     "ip": ("ip", "ip_address", "client_ip", "remote_ip"),
     "device": ("device", "device_id", "user_agent", "client"),
-}  # fmt: skip
+}
 # Fields that hold prose, not a value: a cell may be as long as a spreadsheet allows (32,767
 # characters; other fields stop at 2,000). A product description is HTML as exported.
 LONG_TEXT_FIELDS = frozenset({"statement", "description"})
@@ -274,17 +356,31 @@ def _addr(prefix: str) -> tuple[str, ...]:
 
 
 SHOPIFY_ORDERS = Mapping(
-    "Shopify orders export", "orders",
+    "Shopify orders export",
+    "orders",
     {
-        "order_number": ("Name",), "product_title": ("Lineitem name",), "price": ("Lineitem price",),
-        "quantity": ("Lineitem quantity",), "currency_code": ("Currency",), "order_date": ("Created at",),
-        "customer_name": ("Billing Name",), "customer_email": ("Email",),
-        "billing_address": _addr("Billing"), "shipping_address": _addr("Shipping"),
-        "sku": ("Lineitem sku",), "payment_reference": ("Payment Reference",), "order_total": ("Total",),
-        "refunded_amount": ("Refunded Amount",), "financial_status": ("Financial Status",),
-        "fulfillment_status": ("Fulfillment Status",), "shipping_method": ("Shipping Method",),
-        "order_subtotal": ("Subtotal",), "shipping_amount": ("Shipping",), "tax_amount": ("Taxes",),
-        "discount_amount": ("Discount Amount",), "cancelled_at": ("Cancelled at",),
+        "order_number": ("Name",),
+        "product_title": ("Lineitem name",),
+        "price": ("Lineitem price",),
+        "quantity": ("Lineitem quantity",),
+        "currency_code": ("Currency",),
+        "order_date": ("Created at",),
+        "customer_name": ("Billing Name",),
+        "customer_email": ("Email",),
+        "billing_address": _addr("Billing"),
+        "shipping_address": _addr("Shipping"),
+        "sku": ("Lineitem sku",),
+        "payment_reference": ("Payment Reference",),
+        "order_total": ("Total",),
+        "refunded_amount": ("Refunded Amount",),
+        "financial_status": ("Financial Status",),
+        "fulfillment_status": ("Fulfillment Status",),
+        "shipping_method": ("Shipping Method",),
+        "order_subtotal": ("Subtotal",),
+        "shipping_amount": ("Shipping",),
+        "tax_amount": ("Taxes",),
+        "discount_amount": ("Discount Amount",),
+        "cancelled_at": ("Cancelled at",),
         "device_id": ("Device ID",),  # no IP column in the export: `customer_ip` via a mapping
     },
     forward_fill=ORDER_LEVEL,
@@ -293,23 +389,30 @@ SHOPIFY_ORDERS = Mapping(
     signature=frozenset(map(norm_header, ("Name", "Lineitem name", "Lineitem quantity"))),
     required_override=frozenset({"order_number", "product_title", "quantity", "currency_code"}),
     wanted=frozenset({"price", "order_total"}),
-)  # fmt: skip
+)
 
 # The ShipStation orders grid has no tracking column (its shipment exports add one), so the
 # preset takes tracking as optional: a row still proves what shipped, when and how.
 SHIPSTATION_ORDERS = Mapping(
-    "ShipStation orders export", "shipments",
+    "ShipStation orders export",
+    "shipments",
     {
-        "order_number": ("Order #",), "tracking_number": ("Tracking Number", "Tracking #"),
-        "carrier": ("Carrier", "Provider"), "service": ("Service",), "shipped_at": ("Ship Date",),
-        "delivered_at": ("Delivery Date",), "delivery_status": ("Delivery Status",),
+        "order_number": ("Order #",),
+        "tracking_number": ("Tracking Number", "Tracking #"),
+        "carrier": ("Carrier", "Provider"),
+        "service": ("Service",),
+        "shipped_at": ("Ship Date",),
+        "delivered_at": ("Delivery Date",),
+        "delivery_status": ("Delivery Status",),
     },
     required_override=frozenset({"order_number", "shipped_at"}),
     # Headers only ShipStation's grid has, so the preset is not picked for any sheet with `Order #`.
-    signature=frozenset(map(norm_header, ("Order #", "Store", "Item Name", "Recipient", "Ship Date"))),
+    signature=frozenset(
+        map(norm_header, ("Order #", "Store", "Item Name", "Recipient", "Ship Date"))
+    ),
     alternatives=frozenset({"tracking_number", "carrier"}),
     dayfirst=False,  # the grid writes US dates (5/12/2025 is May 12) whatever the shop's locale
-)  # fmt: skip
+)
 
 # Stripe's payments export has no order-number column of its own: shops put it in metadata,
 # which the export writes as `<key> (metadata)` columns. Without one, a charge still joins an
@@ -325,73 +428,112 @@ STRIPE_ORDER_KEYS = (
     "order_id (metadata)",
 )
 STRIPE_PAYMENTS = Mapping(
-    "Stripe payments export", "payments",
+    "Stripe payments export",
+    "payments",
     {
-        "payment_id": ("id",), "order_number": STRIPE_ORDER_KEYS, "payment_intent": ("PaymentIntent ID",),
-        "paid_at": ("Created date (UTC)",), "payment_amount": ("Amount",), "amount_refunded": ("Amount Refunded",),
-        "currency": ("Currency",), "payment_status": ("Status",), "customer_email": ("Customer Email",),
-        "card_name": ("Card Name",), "card_brand": ("Card Brand",), "card_last4": ("Card Last4",),
-        "card_funding": ("Card Funding",), "card_country": ("Card Issue Country",),
-        "avs_line1_check": ("Card AVS Line1 Status",), "avs_zip_check": ("Card AVS Zip Status",),
-        "cvc_check": ("Card CVC Status",), "description": ("Description",),
-        "dispute_reason": ("Dispute Reason",), "dispute_status": ("Dispute Status",),
-        "dispute_evidence_due": ("Dispute Evidence Due (UTC)",), "dispute_date": ("Dispute Date (UTC)",),
-        "captured": ("Captured",), "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
-        "refunded_at": ("Refunded date (UTC)",), "statement_descriptor": ("Statement Descriptor",),
-        "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
-                             "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
+        "payment_id": ("id",),
+        "order_number": STRIPE_ORDER_KEYS,
+        "payment_intent": ("PaymentIntent ID",),
+        "paid_at": ("Created date (UTC)",),
+        "payment_amount": ("Amount",),
+        "amount_refunded": ("Amount Refunded",),
+        "currency": ("Currency",),
+        "payment_status": ("Status",),
+        "customer_email": ("Customer Email",),
+        "card_name": ("Card Name",),
+        "card_brand": ("Card Brand",),
+        "card_last4": ("Card Last4",),
+        "card_funding": ("Card Funding",),
+        "card_country": ("Card Issue Country",),
+        "avs_line1_check": ("Card AVS Line1 Status",),
+        "avs_zip_check": ("Card AVS Zip Status",),
+        "cvc_check": ("Card CVC Status",),
+        "description": ("Description",),
+        "dispute_reason": ("Dispute Reason",),
+        "dispute_status": ("Dispute Status",),
+        "dispute_evidence_due": ("Dispute Evidence Due (UTC)",),
+        "dispute_date": ("Dispute Date (UTC)",),
+        "captured": ("Captured",),
+        "card_fingerprint": ("Card Fingerprint",),
+        "customer_account_id": ("Customer ID",),
+        "refunded_at": ("Refunded date (UTC)",),
+        "statement_descriptor": ("Statement Descriptor",),
+        "shipping_address": (
+            "Shipping Address Line1",
+            "Shipping Address Line2",
+            "Shipping Address City",
+            "Shipping Address State",
+            "Shipping Address Postal Code",
+            "Shipping Address Country",
+        ),
     },
     required_override=frozenset({"payment_id"}),
-    signature=frozenset(map(norm_header, ("id", "Created date (UTC)", "Amount", "Currency", "Captured"))),
+    signature=frozenset(
+        map(norm_header, ("id", "Created date (UTC)", "Amount", "Currency", "Captured"))
+    ),
     alternatives=frozenset({"order_number"}),
-)  # fmt: skip
+)
 
 # The report's disputes.xlsx (its "Dispute" column) or any sheet with a dispute id column and
 # an `Approve` column. The Approve header is the signature: a disputes list is never taken for
 # approvals unless it carries one.
 APPROVALS = Mapping(
-    "Approvals (disputes.xlsx)", "approvals",
+    "Approvals (disputes.xlsx)",
+    "approvals",
     {
         "provider_dispute_id": ("provider_dispute_id", "Dispute", "Dispute ID"),
-        "approve": ("Approve",), "evidence_version": ("Evidence version",),
+        "approve": ("Approve",),
+        "evidence_version": ("Evidence version",),
     },
     signature=frozenset({norm_header("Approve")}),
     alternatives=frozenset({"provider_dispute_id"}),
-)  # fmt: skip
+)
 
 # Stripe's early fraud warnings (radar.early_fraud_warning: id, charge, created, fraud_type),
 # as a Sigma or API export writes them. `fraud_type` is the signature: no other sheet has it.
 STRIPE_FRAUD_WARNINGS = Mapping(
-    "Stripe early fraud warnings", "fraud_warnings",
+    "Stripe early fraud warnings",
+    "fraud_warnings",
     {
         "payment_id": ("charge", "Charge ID", "charge_id"),
         "reported_at": ("created", "Created (UTC)", "Created date (UTC)"),
-        "fraud_type": ("fraud_type",), "order_number": STRIPE_ORDER_KEYS,
+        "fraud_type": ("fraud_type",),
+        "order_number": STRIPE_ORDER_KEYS,
     },
     signature=frozenset({norm_header("fraud_type")}),
     alternatives=frozenset({"payment_id", "reported_at", "order_number"}),
-)  # fmt: skip
+)
 
 # Shopify's products export (Admin > Products > Export), unedited: one row per variant and
 # per extra image; the product's own fields (title, description, vendor, type) only on the
 # first row of its handle, carried down. An image-only row is kept for its image.
 SHOPIFY_PRODUCTS = Mapping(
-    "Shopify products export", "products",
+    "Shopify products export",
+    "products",
     {
-        "handle": ("Handle",), "sku": ("Variant SKU",), "product_title": ("Title",),
-        "description": ("Body (HTML)",), "image_url": ("Image Src",), "vendor": ("Vendor",),
-        "product_type": ("Type",), "price": ("Variant Price",),
+        "handle": ("Handle",),
+        "sku": ("Variant SKU",),
+        "product_title": ("Title",),
+        "description": ("Body (HTML)",),
+        "image_url": ("Image Src",),
+        "vendor": ("Vendor",),
+        "product_type": ("Type",),
+        "price": ("Variant Price",),
     },
     forward_fill=("product_title", "description", "vendor", "product_type"),
     fill_by="handle",
     required_override=frozenset({"handle"}),
     signature=frozenset(map(norm_header, ("Handle", "Title", "Body (HTML)", "Variant SKU"))),
-)  # fmt: skip
+)
 
 PRESETS: tuple[Mapping, ...] = (
-    SHOPIFY_ORDERS, SHIPSTATION_ORDERS, STRIPE_PAYMENTS, APPROVALS, STRIPE_FRAUD_WARNINGS,
+    SHOPIFY_ORDERS,
+    SHIPSTATION_ORDERS,
+    STRIPE_PAYMENTS,
+    APPROVALS,
+    STRIPE_FRAUD_WARNINGS,
     SHOPIFY_PRODUCTS,
-)  # fmt: skip
+)
 CANONICAL: tuple[Mapping, ...] = (
     _canonical("disputes"),
     _canonical("orders"),

@@ -31,10 +31,14 @@ MAX_STATEMENT_BYTES = 4 * MAX_PROSE_CHARS
 _NAME = re.compile(r"^\s*#?\s*(?P<key>.+?)[\s_\-]+(?:merchant[\s_\-]+)?statement\s*$", re.I)
 NAMING = "name it '<order number or dispute id> statement.txt' (or .md)"
 STATEMENT_FILE = Mapping(
-    "merchant statement (text file)", "statements",
-    {"provider_dispute_id": ("provider_dispute_id",), "order_number": ("order_number",),
-     "statement": ("statement",)},
-)  # fmt: skip
+    "merchant statement (text file)",
+    "statements",
+    {
+        "provider_dispute_id": ("provider_dispute_id",),
+        "order_number": ("order_number",),
+        "statement": ("statement",),
+    },
+)
 
 
 class UnreadableStatement(DisputeEvidenceError, ValueError):

@@ -306,11 +306,24 @@ def _rejects(
         )
         disputes = _ids(frame, mask, "provider_dispute_id")
         for row, value, order, dispute in zip(
-            frame.loc[mask, "_row"].tolist(), frame.loc[mask, fld].tolist(), orders, disputes,
+            frame.loc[mask, "_row"].tolist(),
+            frame.loc[mask, fld].tolist(),
+            orders,
+            disputes,
             strict=True,
-        ):  # fmt: skip
-            rejects.append(Reject(file, sheet, int(row), shown.get(fld, fld), cover(str(value))[:80],
-                                  reason, order, dispute))  # fmt: skip
+        ):
+            rejects.append(
+                Reject(
+                    file,
+                    sheet,
+                    int(row),
+                    shown.get(fld, fld),
+                    cover(str(value))[:80],
+                    reason,
+                    order,
+                    dispute,
+                )
+            )
     rejects.sort(key=lambda r: (r.row or 0, r.column or ""))
     return bad, rejects
 

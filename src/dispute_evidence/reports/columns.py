@@ -105,23 +105,56 @@ def _amount(row: Row) -> str:
 
 # In the sheet's order: what an analyst works from first, internal columns last.
 COLUMNS: tuple[Column, ...] = (
-    Column("provider_dispute_id", "Dispute", xlsx=1, page=1,
-           terminal=Place(1, layout="{:<30} "), status=Place(1, layout="{:<28} "),
-           css="id", card=True),
+    Column(
+        "provider_dispute_id",
+        "Dispute",
+        xlsx=1,
+        page=1,
+        terminal=Place(1, layout="{:<30} "),
+        status=Place(1, layout="{:<28} "),
+        css="id",
+        card=True,
+    ),
     Column("order_number", "Order", xlsx=2, page=6, facts=1, css="nowrap minor"),
-    Column("amount", "Amount", xlsx=3, page=2, facts=2, status=Place(3, layout="{:>14}  "),
-           words=_amount, value="number", css="num nowrap", card=True),
+    Column(
+        "amount",
+        "Amount",
+        xlsx=3,
+        page=2,
+        facts=2,
+        status=Place(3, layout="{:>14}  "),
+        words=_amount,
+        value="number",
+        css="num nowrap",
+        card=True,
+    ),
     Column("currency", "Currency", xlsx=4),
     Column("reason", "Reason", xlsx=5, page=7, facts=3, css="code minor"),
-    Column("response_due_by", "Deadline (UTC)", xlsx=6, page=8, facts=4, words=_deadline,
-           value="datetime", css="words minor"),
-    Column("days_left", "Days left", xlsx=7, page=3, facts=5, words=_days, css="num",
-           card=True),
-    Column("due", "Time left", status=Place(2, layout="{:<15} "), words=_due,
-           needs="days_left"),
-    Column("state_words", "Status", xlsx=8, page=Place(4, "State"), facts=Place(6, "State"),
-           terminal=2, status=Place(4, layout="{}: "), words=_state, css="state", card=True,
-           needs="status"),
+    Column(
+        "response_due_by",
+        "Deadline (UTC)",
+        xlsx=6,
+        page=8,
+        facts=4,
+        words=_deadline,
+        value="datetime",
+        css="words minor",
+    ),
+    Column("days_left", "Days left", xlsx=7, page=3, facts=5, words=_days, css="num", card=True),
+    Column("due", "Time left", status=Place(2, layout="{:<15} "), words=_due, needs="days_left"),
+    Column(
+        "state_words",
+        "Status",
+        xlsx=8,
+        page=Place(4, "State"),
+        facts=Place(6, "State"),
+        terminal=2,
+        status=Place(4, layout="{}: "),
+        words=_state,
+        css="state",
+        card=True,
+        needs="status",
+    ),
     Column("next_step", "Next step", xlsx=9, page=5, facts=7, css="wide", card=True),
     Column("todo", "Still needs", status=5, words=_todo, needs="next_step"),
     # a person writes yes under Approve and drops the sheet back (engine/review/approval.py)
@@ -129,16 +162,29 @@ COLUMNS: tuple[Column, ...] = (
     Column("evidence_version", "Evidence version", xlsx=11),  # what that approval covers
     # the approval in force: who, how, which version, when
     Column("approved", "Approved by", xlsx=12, facts=8),
-    Column("completeness", "Evidence (by reason)", xlsx=13, page=9,
-           facts=Place(9, "Evidence verdict"), css="wide"),
+    Column(
+        "completeness",
+        "Evidence (by reason)",
+        xlsx=13,
+        page=9,
+        facts=Place(9, "Evidence verdict"),
+        css="wide",
+    ),
     Column("what_to_add", "What to add", xlsx=14, facts=10),
     Column("delivery", "Delivery", xlsx=15, facts=11),  # the case's one delivery fact
     Column("contradictions", "Contradictions", xlsx=16, facts=12),  # each with what to do
     Column("advice", "Fight or accept", xlsx=17, facts=13),
     Column("visa_ce3", "Visa CE 3.0", xlsx=18, facts=14),
     Column("letter", "Rebuttal letter", xlsx=19, facts=15),
-    Column("files_uploaded", "Files uploaded", xlsx=20, page=Place(10, "Files"), words=_files,
-           css="num nowrap", needs="files_total"),
+    Column(
+        "files_uploaded",
+        "Files uploaded",
+        xlsx=20,
+        page=Place(10, "Files"),
+        words=_files,
+        css="num nowrap",
+        needs="files_total",
+    ),
     Column("files_total", "Files matched", xlsx=21),
     # the store's own documents attached (the inbox's store/ folder), with their version
     Column("store_documents", "Store documents", xlsx=22, facts=16),
@@ -152,7 +198,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("attempts", "attempts", xlsx=29),
     Column("last_error", "last error", xlsx=30, facts=Place(21, "Last error")),
     Column("updated_at", "updated at (UTC)", xlsx=31),
-)  # fmt: skip
+)
 
 BY_KEY = {c.key: c for c in COLUMNS}
 

@@ -331,8 +331,12 @@ def render_page(report: RunReport, folder: Path, links: list[str]) -> str:
 
 
 WINS_PAGE_ROWS = 12  # the page shows the best-supported rows; wins.csv has every one
-WINS_TITLES = ["reason", "point or exhibit", "with it: won / decided, rate (95%)",
-               "without it: won / decided, rate (95%)"]  # fmt: skip
+WINS_TITLES = [
+    "reason",
+    "point or exhibit",
+    "with it: won / decided, rate (95%)",
+    "without it: won / decided, rate (95%)",
+]
 
 
 def wins_page_rows(wins: pd.DataFrame | None) -> list[list[str]]:
@@ -340,16 +344,27 @@ def wins_page_rows(wins: pd.DataFrame | None) -> list[list[str]]:
     without the point), most outcomes with the point first, WINS_PAGE_ROWS at most."""
     if wins is None or wins.empty:
         return []
-    rated = wins.loc[~(wins["with: win rate (95% interval)"].astype(str).str.startswith(TOO_FEW)
-                       & wins["without: win rate (95% interval)"].astype(str).str.startswith(TOO_FEW))]  # fmt: skip
+    rated = wins.loc[
+        ~(
+            wins["with: win rate (95% interval)"].astype(str).str.startswith(TOO_FEW)
+            & wins["without: win rate (95% interval)"].astype(str).str.startswith(TOO_FEW)
+        )
+    ]
     decided = rated["with: won"] + rated["with: lost"]
     top = (
         rated.assign(_n=decided)
         .sort_values("_n", ascending=False, kind="stable")
         .head(WINS_PAGE_ROWS)
     )
-    return [[str(r.iloc[0]), str(r.iloc[1]), _wins_cell(r.iloc[2], r.iloc[3], r.iloc[4]),
-             _wins_cell(r.iloc[5], r.iloc[6], r.iloc[7])] for _, r in top.iterrows()]  # fmt: skip
+    return [
+        [
+            str(r.iloc[0]),
+            str(r.iloc[1]),
+            _wins_cell(r.iloc[2], r.iloc[3], r.iloc[4]),
+            _wins_cell(r.iloc[5], r.iloc[6], r.iloc[7]),
+        ]
+        for _, r in top.iterrows()
+    ]
 
 
 def _wins_cell(won: Any, lost: Any, rate: Any) -> str:

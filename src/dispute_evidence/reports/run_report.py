@@ -86,12 +86,14 @@ class RunReport:
         if "retention_disputes" not in c:
             return []
         return [
-            (f"Customer data {verb}cleared (disputes closed long enough)",
-             _named(c["retention_disputes"], self.cleared)),
+            (
+                f"Customer data {verb}cleared (disputes closed long enough)",
+                _named(c["retention_disputes"], self.cleared),
+            ),
             (f"Stored copies of their files {verb}deleted", str(c["retention_files"])),
             (f"Old report folders {verb}removed", str(c["retention_reports"])),
             (f"Old archive folders {verb}removed", str(c["retention_archive"])),
-        ]  # fmt: skip
+        ]
 
     def top_problems(self) -> list[Problem]:
         return [p for p in self.problems if p.kind in RUN_LEVEL]

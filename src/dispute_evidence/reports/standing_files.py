@@ -160,8 +160,15 @@ def chart_svg(table: pd.DataFrame) -> str:
     _axes(plot, months, data)
     drawing.add(plot)
     drawing.add(_legend(legend))
-    drawing.add(String(8, 262, "Dispute ratio by month, %: solid yours, dashed the program's threshold",
-                       fontSize=13, fillColor=colors.HexColor("#222222")))  # fmt: skip
+    drawing.add(
+        String(
+            8,
+            262,
+            "Dispute ratio by month, %: solid yours, dashed the program's threshold",
+            fontSize=13,
+            fillColor=colors.HexColor("#222222"),
+        )
+    )
     return str(renderSVG.drawToString(drawing))
 
 
@@ -224,13 +231,22 @@ def page_rows(result: Standing, months: int = CHART_MONTHS) -> list[list[str]]:
     rows = result.rows()
     recent = last_months(rows, months).sort_values("month", ascending=False, kind="stable")
     return [
-        [r.month, _network(r.network, r.descriptor), f"{r.transactions:,}", f"{r.disputes:,}",
-         f"{r.fraud_reports:,}", _pct(r.ratio_percent), _pct(r.threshold_percent), r.status,
-         r.acquirer_tier, _usd(r.estimated_fine_usd),
-         _without(r.ratio_without_ce3_percent, r.fine_without_ce3_usd, r.estimated_fine_usd),
-         r.note]
+        [
+            r.month,
+            _network(r.network, r.descriptor),
+            f"{r.transactions:,}",
+            f"{r.disputes:,}",
+            f"{r.fraud_reports:,}",
+            _pct(r.ratio_percent),
+            _pct(r.threshold_percent),
+            r.status,
+            r.acquirer_tier,
+            _usd(r.estimated_fine_usd),
+            _without(r.ratio_without_ce3_percent, r.fine_without_ce3_usd, r.estimated_fine_usd),
+            r.note,
+        ]
         for r in recent.itertuples(index=False)
-    ]  # fmt: skip
+    ]
 
 
 PAGE_TITLES = [

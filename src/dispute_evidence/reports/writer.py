@@ -246,8 +246,13 @@ def _md(r: RunReport) -> list[str]:
         lines += ["", "## For your information (nothing to do, not counted)", ""]
         lines += _md_problems(info, rest)
     if r.outcomes is not None and not r.outcomes.empty:
-        lines += ["", "## Outcomes", "", "| " + " | ".join(r.outcomes.columns) + " |",
-                  "|" + "---|" * len(r.outcomes.columns)]  # fmt: skip
+        lines += [
+            "",
+            "## Outcomes",
+            "",
+            "| " + " | ".join(r.outcomes.columns) + " |",
+            "|" + "---|" * len(r.outcomes.columns),
+        ]
         lines += [
             "| " + " | ".join(md_text(v) for v in row) + " |"
             for row in r.outcomes.itertuples(index=False)
@@ -360,8 +365,15 @@ def write_report(
         more(folder)
     _write_text(folder / "summary.md", "\n".join(_md(report)) + "\n")
     _write_text(folder / "summary.txt", summary_text(report))
-    shown = ("disputes.xlsx", "problems.xlsx", "outcomes.xlsx", "standing.xlsx", "file_matches.csv",
-             "ce3_fraud_disputes.csv", "payloads/")  # fmt: skip
+    shown = (
+        "disputes.xlsx",
+        "problems.xlsx",
+        "outcomes.xlsx",
+        "standing.xlsx",
+        "file_matches.csv",
+        "ce3_fraud_disputes.csv",
+        "payloads/",
+    )
     links = [n for n in shown if (folder / n).exists()]  # a dry run's preview too
     # the page: every value it prints went through its own door (reports/page.py _shown)
     (folder / "summary.html").write_text(render_page(report, folder, links), encoding="utf-8")

@@ -108,9 +108,18 @@ async def list_disputes(request: web.Request) -> web.Response:
 
 def _filler_dispute(n: int) -> dict[str, Any]:
     """A made-up dispute of a listing that never shows ours (SandboxConfig.hidden_disputes)."""
-    return {"id": f"dis_filler_{n}", "object": "dispute", "initiated_at": "2026-01-01T00:00:00Z",
-            "response_due_by": "2026-01-15T00:00:00Z", "amount": 100, "currency": "USD",
-            "reason": "general", "status": "lost", "provider": "stripe", "evidence": {}}  # fmt: skip
+    return {
+        "id": f"dis_filler_{n}",
+        "object": "dispute",
+        "initiated_at": "2026-01-01T00:00:00Z",
+        "response_due_by": "2026-01-15T00:00:00Z",
+        "amount": 100,
+        "currency": "USD",
+        "reason": "general",
+        "status": "lost",
+        "provider": "stripe",
+        "evidence": {},
+    }
 
 
 async def get_dispute(request: web.Request) -> web.Response:
@@ -320,9 +329,15 @@ async def list_files(request: web.Request) -> web.Response:
 def _filler_file(request: web.Request, dispute_id: str, n: int) -> dict[str, Any]:
     """A made-up file of a listing that never ends (SandboxConfig.endless_files)."""
     file_id = f"file_filler_{n}"
-    return {"id": file_id, "object": "file", "created_at": "2026-01-01T00:00:00Z", "url": _file_url(request, file_id),
-            "file_name": f"filler-{n}.pdf", "file_type": "application/pdf",
-            "dispute_id": dispute_id}  # fmt: skip
+    return {
+        "id": file_id,
+        "object": "file",
+        "created_at": "2026-01-01T00:00:00Z",
+        "url": _file_url(request, file_id),
+        "file_name": f"filler-{n}.pdf",
+        "file_type": "application/pdf",
+        "dispute_id": dispute_id,
+    }
 
 
 async def file_content(request: web.Request) -> web.Response:
@@ -349,8 +364,14 @@ async def sandbox_faults(request: web.Request) -> web.Response:
     """Change fault probabilities of a running sandbox (demos, benchmarks)."""
     cfg = request.app[CONFIG_KEY]
     for key, value in (await request.json()).items():
-        if key not in ("fail_rate", "fail_retry_after", "ambiguous_rate", "latency_rate",
-                       "hang_rate", "hang_seconds"):  # fmt: skip
+        if key not in (
+            "fail_rate",
+            "fail_retry_after",
+            "ambiguous_rate",
+            "latency_rate",
+            "hang_rate",
+            "hang_seconds",
+        ):
             return error(400, f"Unknown fault setting {key}.", param=key)
         setattr(cfg, key, float(value))
     return web.json_response({"ok": True})

@@ -54,13 +54,34 @@ def make_inbox(
     """Disputes/orders/shipments CSVs for n disputes and 1-3 PDFs each; returns the file count."""
     rng = random.Random(seed)
     inbox.mkdir(parents=True, exist_ok=True)
-    write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
-               [[f"{prefix}{i}", f"#{5000 + i}", "general"] for i in range(n)])  # fmt: skip
+    write_rows(
+        inbox / "disputes.csv",
+        ["provider_dispute_id", "order_number", "reason"],
+        [[f"{prefix}{i}", f"#{5000 + i}", "general"] for i in range(n)],
+    )
     # complete evidence for a "general" dispute (products, customer name and email)
-    write_rows(inbox / "orders.csv", ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email", "customer_name"],
-               [[5000 + i, f"Item {j}", 9.5 + j, 1 + j, "USD", f"c{i}@example.com", f"Customer {i}"] for i in range(n) for j in range(2)])  # fmt: skip
-    write_rows(inbox / "shipments.csv", ["order_number", "tracking_number", "carrier"],
-               [[5000 + i, f"1Z{i:06d}", "UPS"] for i in range(n)])  # fmt: skip
+    write_rows(
+        inbox / "orders.csv",
+        [
+            "order_number",
+            "product_title",
+            "price",
+            "quantity",
+            "currency_code",
+            "customer_email",
+            "customer_name",
+        ],
+        [
+            [5000 + i, f"Item {j}", 9.5 + j, 1 + j, "USD", f"c{i}@example.com", f"Customer {i}"]
+            for i in range(n)
+            for j in range(2)
+        ],
+    )
+    write_rows(
+        inbox / "shipments.csv",
+        ["order_number", "tracking_number", "carrier"],
+        [[5000 + i, f"1Z{i:06d}", "UPS"] for i in range(n)],
+    )
     total = 0
     (inbox / "proofs").mkdir(exist_ok=True)
     for i in range(n):

@@ -39,9 +39,11 @@ def out_of_range(error: Any, root: Any) -> str | None:
 
 
 def range_text(
-    ge: float | None = None, gt: float | None = None, le: float | None = None,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
     lt: float | None = None,
-) -> str:  # fmt: skip
+) -> str:
     """'at least 1 and at most 3,600', 'more than 0 and less than 1', ..."""
     parts = [
         f"{word} {_number(n)}"

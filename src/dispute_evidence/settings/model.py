@@ -233,8 +233,10 @@ class EvidenceSection(_Section):
                     f"{name!r} is not a profile: use one of {', '.join(PROFILE_NAMES)}"
                 )
             if unknown := sorted(set(figures) - set(LIMIT_FIGURES)):
-                raise ValueError(f"[evidence.limit_profiles.{name}]: unknown {', '.join(unknown)} "
-                                 f"(known: {', '.join(LIMIT_FIGURES)})")  # fmt: skip
+                raise ValueError(
+                    f"[evidence.limit_profiles.{name}]: unknown {', '.join(unknown)} "
+                    f"(known: {', '.join(LIMIT_FIGURES)})"
+                )
             if why := figures_problem(name, figures):
                 raise ValueError(why)
         return value
@@ -297,7 +299,7 @@ class ReadbackSection(_Section):
             "withdrawn",
             "expired",
             "resolved",
-        ],  # fmt: skip
+        ],
         description="API statuses that end a dispute: nothing more is sent to it (any status "
         "ending in _closed too).",
     )

@@ -25,9 +25,10 @@ class RunRequest(BaseModel):
         None, description="The config file (None: the search order of settings.find_config)."
     )
     state: str | None = Field(
-        None, description="State store: a path or an SQLAlchemy URL (None: [paths] state, else "
+        None,
+        description="State store: a path or an SQLAlchemy URL (None: [paths] state, else "
         "<inbox>.state.sqlite3 beside the inbox).",
-    )  # fmt: skip
+    )
     dry_run: bool = Field(False, description="Read and build everything; send and record nothing.")
     trigger: str = Field("manual", description="What started the run: manual, nightly, inbox...")
     adopt: bool = Field(False, description="The inbox moved: its state store may take it.")

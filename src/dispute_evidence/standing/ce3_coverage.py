@@ -34,9 +34,15 @@ CAPTURE = {
     "customer_account_id": "record the customer account ID with each order",
     "shipping_address": "keep the shipping address with each order",
 }
-COLUMNS = ["element", "orders with it", "orders", "share of orders (%)",
-           "cards that would qualify if every order had it", "active cards",
-           "share of active cards (%)"]  # fmt: skip
+COLUMNS = [
+    "element",
+    "orders with it",
+    "orders",
+    "share of orders (%)",
+    "cards that would qualify if every order had it",
+    "active cards",
+    "share of active cards (%)",
+]
 
 
 @dataclass
@@ -59,17 +65,41 @@ class Coverage:
     def dated(self, day: str, why: str) -> Coverage:
         """The same figures, said to be as of `day` (`why`: when they are worked out again)."""
         lines = [line for line in self.lines if not line.startswith("as of ")]
-        return Coverage(self.orders, dict(self.with_element), self.active_cards, self.qualify,
-                        dict(self.if_captured), [f"as of {day} ({why})", *lines], day)  # fmt: skip
+        return Coverage(
+            self.orders,
+            dict(self.with_element),
+            self.active_cards,
+            self.qualify,
+            dict(self.if_captured),
+            [f"as of {day} ({why})", *lines],
+            day,
+        )
 
     def table(self) -> pd.DataFrame:
         """One row per element, then one for today's cards."""
-        rows = [[LABELS[e], self.with_element.get(e, 0), self.orders,
-                 _pct(self.with_element.get(e, 0), self.orders), self.if_captured.get(e, 0),
-                 self.active_cards, _pct(self.if_captured.get(e, 0), self.active_cards)]
-                for e in ELEMENTS]  # fmt: skip
-        rows.append(["as captured today", "", self.orders, None, self.qualify,
-                     self.active_cards, _pct(self.qualify, self.active_cards)])  # fmt: skip
+        rows = [
+            [
+                LABELS[e],
+                self.with_element.get(e, 0),
+                self.orders,
+                _pct(self.with_element.get(e, 0), self.orders),
+                self.if_captured.get(e, 0),
+                self.active_cards,
+                _pct(self.if_captured.get(e, 0), self.active_cards),
+            ]
+            for e in ELEMENTS
+        ]
+        rows.append(
+            [
+                "as captured today",
+                "",
+                self.orders,
+                None,
+                self.qualify,
+                self.active_cards,
+                _pct(self.qualify, self.active_cards),
+            ]
+        )
         return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -106,9 +136,15 @@ def coverage(tx: pd.DataFrame, now: datetime | None = None) -> Coverage:
     )  # per card code: used in the last year
     active[card[(card >= 0) & (day >= 0) & (age >= 0) & (age <= MAX_DAYS)]] = True
     out.active_cards = int(active.sum())
-    eligible = (_flag(tx, "paid") & ~_flag(tx, "disputed") & ~_flag(tx, "refunded")
-                & (pd.to_numeric(tx["amount"], errors="coerce").fillna(0).to_numpy() > 0)
-                & (card >= 0) & (age >= MIN_DAYS) & (age <= MAX_DAYS))  # fmt: skip
+    eligible = (
+        _flag(tx, "paid")
+        & ~_flag(tx, "disputed")
+        & ~_flag(tx, "refunded")
+        & (pd.to_numeric(tx["amount"], errors="coerce").fillna(0).to_numpy() > 0)
+        & (card >= 0)
+        & (age >= MIN_DAYS)
+        & (age <= MAX_DAYS)
+    )
     out.qualify = _qualifying(card, eligible, has, active)
     for e in ELEMENTS:
         everyone = {**has, e: np.ones(len(tx), bool)}
@@ -154,18 +190,27 @@ def _qualifying(
 
 def _lines(c: Coverage) -> list[str]:
     """The shares in words, with the counts behind them, and what each capture would give."""
-    lines = [f"{LABELS[e]}: on {c.with_element[e]:,} of {c.orders:,} orders "
-             f"({c.with_element[e] / c.orders:.0%})" for e in ELEMENTS]  # fmt: skip
+    lines = [
+        f"{LABELS[e]}: on {c.with_element[e]:,} of {c.orders:,} orders "
+        f"({c.with_element[e] / c.orders:.0%})"
+        for e in ELEMENTS
+    ]
     if not c.active_cards:
-        lines.append("no card fingerprint on an order of the last 365 days: no card can be "
-                     "followed (drop the Stripe payments export with its Card Fingerprint)")  # fmt: skip
+        lines.append(
+            "no card fingerprint on an order of the last 365 days: no card can be "
+            "followed (drop the Stripe payments export with its Card Fingerprint)"
+        )
         return lines
-    lines.append(f"as captured today, {c.qualify:,} of your {c.active_cards:,} active cards "
-                 f"({c.qualify / c.active_cards:.0%}) would qualify for CE 3.0 if disputed today")  # fmt: skip
+    lines.append(
+        f"as captured today, {c.qualify:,} of your {c.active_cards:,} active cards "
+        f"({c.qualify / c.active_cards:.0%}) would qualify for CE 3.0 if disputed today"
+    )
     gains = sorted(ELEMENTS, key=lambda e: -c.if_captured[e])
     for e in gains:
         if c.if_captured[e] > c.qualify:
             n = c.if_captured[e]
-            lines.append(f"{CAPTURE[e]}: {n / c.active_cards:.0%} of your cards would qualify "
-                         f"({n:,} of {c.active_cards:,}, against {c.qualify:,} today)")  # fmt: skip
+            lines.append(
+                f"{CAPTURE[e]}: {n / c.active_cards:.0%} of your cards would qualify "
+                f"({n:,} of {c.active_cards:,}, against {c.qualify:,} today)"
+            )
     return lines

@@ -41,13 +41,30 @@ POINTS = {
     "descriptions": "the charge's description",
 }
 # the letter's arguments (evidence/letter.py's _Facts methods) as points; delivery is split
-_MADE = {"messages": "admission", "delivered_to_verified_address": "avs_delivery",
-         "ce3": "ce3", "policy": "policy", "card_checks": "card_checks", "shipped": "tracking",
-         "same_address": "same_address", "customer": "customer", "refund": "refund",
-         "distinct_charges": "charges", "charge_list": "charges",
-         "descriptions": "descriptions"}  # fmt: skip
-COLUMNS = ["reason", "point or exhibit", "with: won", "with: lost", "with: win rate (95% interval)",
-           "without: won", "without: lost", "without: win rate (95% interval)"]  # fmt: skip
+_MADE = {
+    "messages": "admission",
+    "delivered_to_verified_address": "avs_delivery",
+    "ce3": "ce3",
+    "policy": "policy",
+    "card_checks": "card_checks",
+    "shipped": "tracking",
+    "same_address": "same_address",
+    "customer": "customer",
+    "refund": "refund",
+    "distinct_charges": "charges",
+    "charge_list": "charges",
+    "descriptions": "descriptions",
+}
+COLUMNS = [
+    "reason",
+    "point or exhibit",
+    "with: won",
+    "with: lost",
+    "with: win rate (95% interval)",
+    "without: won",
+    "without: lost",
+    "without: win rate (95% interval)",
+]
 
 
 def letter_points(case: CaseFacts) -> frozenset[str]:
@@ -105,8 +122,14 @@ def wins_table(decided: Iterable[tuple[str, frozenset[str], bool]]) -> pd.DataFr
         seen = sorted(set().union(*group["points"]), key=_order)
         for point in seen:
             has = group["points"].map(lambda p, k=point: k in p)
-            rows.append([str(reason), label(point), *_cells(group.loc[has, "won"]),
-                         *_cells(group.loc[~has, "won"])])  # fmt: skip
+            rows.append(
+                [
+                    str(reason),
+                    label(point),
+                    *_cells(group.loc[has, "won"]),
+                    *_cells(group.loc[~has, "won"]),
+                ]
+            )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -20,12 +20,16 @@ class AlertsSent(Part):
         `statuses` with a deadline, nearest first."""
         q = (
             select(
-                disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.status,
-                disputes.c.response_due_by, disputes.c.payload, disputes.c.detail,
+                disputes.c.provider_dispute_id,
+                disputes.c.order_number,
+                disputes.c.status,
+                disputes.c.response_due_by,
+                disputes.c.payload,
+                disputes.c.detail,
             )
             .where(disputes.c.status.in_(tuple(statuses)), disputes.c.response_due_by.is_not(None))
             .order_by(disputes.c.response_due_by)
-        )  # fmt: skip
+        )
         with self.engine.connect() as c:
             return [tuple(r) for r in c.execute(q)]
 
@@ -46,10 +50,15 @@ class AlertsSent(Part):
     def record_alerts(self, sent: Iterable[tuple[str, str]], day: str, run_id: str) -> None:
         """Keep each (subject, why) alerted on `day` by `run_id`, in one transaction."""
         rows = [
-            {"provider_dispute_id": subject, "day": day, "sent_at": now_iso(), "why": why,
-             "run_id": run_id}
+            {
+                "provider_dispute_id": subject,
+                "day": day,
+                "sent_at": now_iso(),
+                "why": why,
+                "run_id": run_id,
+            }
             for subject, why in sent
-        ]  # fmt: skip
+        ]
         if rows:
             with self.engine.begin() as c:
                 c.execute(insert(alerts_sent), rows)

@@ -61,14 +61,20 @@ class ApiLedger(Part):
                 c.execute(meta.delete().where(meta.c.key.in_([API_KEY, "built_seq"])))
                 c.execute(meta.insert().values(key=API_KEY, value=identity))
                 if before is not None:  # read from another API: read again from this one
-                    c.execute(disputes.update().values(api_status=None, api_status_at=None,
-                                                       api_read_at=None, api_due_by=None))  # fmt: skip
+                    c.execute(
+                        disputes.update().values(
+                            api_status=None, api_status_at=None, api_read_at=None, api_due_by=None
+                        )
+                    )
         return moved
 
     @staticmethod
     def _attribute_unrecorded(c: Any, owner: str) -> None:
-        sent = or_(disputes.c.submitted_hash.is_not(None), disputes.c.dispute_id.is_not(None),
-                   disputes.c.status.in_(API_STATUSES))  # fmt: skip
+        sent = or_(
+            disputes.c.submitted_hash.is_not(None),
+            disputes.c.dispute_id.is_not(None),
+            disputes.c.status.in_(API_STATUSES),
+        )
         c.execute(disputes.update().where(disputes.c.sent_to.is_(None), sent).values(sent_to=owner))
         c.execute(
             evidence_files.update()
@@ -84,8 +90,14 @@ class ApiLedger(Part):
         held dispute, a file in its packet) keep their status and lose the other API's ids."""
         stamp = now_iso()
         elsewhere = and_(disputes.c.sent_to.is_not(None), disputes.c.sent_to != identity)
-        cleared: dict[str, Any] = dict(submitted_hash=None, dispute_id=None, sent_to=None, attempts=0,
-                       last_error=None, updated_at=stamp)  # fmt: skip
+        cleared: dict[str, Any] = dict(
+            submitted_hash=None,
+            dispute_id=None,
+            sent_to=None,
+            attempts=0,
+            last_error=None,
+            updated_at=stamp,
+        )
         moved = move_disputes(
             c, D.PENDING, elsewhere, moves=SWITCH_DISPUTE_MOVES, detail=None, **cleared
         )

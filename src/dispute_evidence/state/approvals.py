@@ -30,17 +30,25 @@ class Approvals(Part):
         body = disputes.c.payload if payloads else disputes.c.payload_hash
         open_to_evidence = (disputes.c.status.in_(tuple(statuses)), disputes.c.payload.is_not(None))
         q = select(
-            disputes.c.provider_dispute_id, disputes.c.status, body,
-            disputes.c.payload_hash, disputes.c.submitted_hash, disputes.c.approved_hash,
-            disputes.c.response_due_by, disputes.c.api_due_by,
-        ).where(*open_to_evidence)  # fmt: skip
+            disputes.c.provider_dispute_id,
+            disputes.c.status,
+            body,
+            disputes.c.payload_hash,
+            disputes.c.submitted_hash,
+            disputes.c.approved_hash,
+            disputes.c.response_due_by,
+            disputes.c.api_due_by,
+        ).where(*open_to_evidence)
         wanted = None if pids is None else sorted(set(pids))
         if wanted is not None:
             q = q.where(disputes.c.provider_dispute_id.in_(wanted))
         fq = select(
-            evidence_files.c.provider_dispute_id, evidence_files.c.sha256,
-            evidence_files.c.file_name, evidence_files.c.status, evidence_files.c.kind,
-        )  # fmt: skip
+            evidence_files.c.provider_dispute_id,
+            evidence_files.c.sha256,
+            evidence_files.c.file_name,
+            evidence_files.c.status,
+            evidence_files.c.kind,
+        )
         if wanted is not None:
             fq = fq.where(evidence_files.c.provider_dispute_id.in_(wanted))
         else:  # the candidates' files, not those of every dispute the state ever had
@@ -96,9 +104,11 @@ class Approvals(Part):
     def approvals_in_force(self) -> list[tuple[str, str | None, str | None, str | None]]:
         """(pid, approved by, approved hash, approved at) of each dispute approved."""
         q = select(
-            disputes.c.provider_dispute_id, disputes.c.approved_by, disputes.c.approved_hash,
+            disputes.c.provider_dispute_id,
+            disputes.c.approved_by,
+            disputes.c.approved_hash,
             disputes.c.approved_at,
-        ).where(disputes.c.approved_hash.is_not(None))  # fmt: skip
+        ).where(disputes.c.approved_hash.is_not(None))
         with self.engine.connect() as c:
             return [(pid, by, sha, at) for pid, by, sha, at in c.execute(q)]
 

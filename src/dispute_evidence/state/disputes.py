@@ -71,8 +71,14 @@ class Disputes(Part):
         Reads the rows of the disputes built only (a night's build, not the year's)."""
         payloads, incomplete = list(payloads), list(incomplete)
         d = disputes.c
-        q = select(d.provider_dispute_id, d.payload_hash, d.status, d.api_due_by, d.detail,
-                   d.facts.is_(None).label("no_facts"))  # fmt: skip
+        q = select(
+            d.provider_dispute_id,
+            d.payload_hash,
+            d.status,
+            d.api_due_by,
+            d.detail,
+            d.facts.is_(None).label("no_facts"),
+        )
         built = {p.provider_dispute_id for p in payloads} | {
             i.provider_dispute_id for i in incomplete
         }
@@ -220,8 +226,11 @@ class Disputes(Part):
         only these disputes' (a report's open ones, not the year's)."""
         f = evidence_files.c
         q = select(f.provider_dispute_id, f.file_name).order_by(f.provider_dispute_id, f.updated_at)
-        parts = [q] if within is None else [q.where(f.provider_dispute_id.in_(part))
-                                            for part in chunks(set(within))]  # fmt: skip
+        parts = (
+            [q]
+            if within is None
+            else [q.where(f.provider_dispute_id.in_(part)) for part in chunks(set(within))]
+        )
         out: dict[str, list[str]] = {}
         with self.engine.connect() as c:
             for part in parts:
@@ -265,10 +274,14 @@ class Disputes(Part):
             c_.provider_dispute_id, c_.file_name, c_.sha256
         )
         pids = None if within is None else sorted(set(within))
-        chunks = [q] if pids is None else [
-            q.where(c_.provider_dispute_id.in_(pids[at : at + 500]))  # bounded values
-            for at in range(0, len(pids), 500)
-        ]  # fmt: skip
+        chunks = (
+            [q]
+            if pids is None
+            else [
+                q.where(c_.provider_dispute_id.in_(pids[at : at + 500]))  # bounded values
+                for at in range(0, len(pids), 500)
+            ]
+        )
         out: dict[str, list[tuple[str, str, str]]] = {}
         with self.engine.connect() as c:
             for chunk in chunks:
@@ -294,8 +307,11 @@ class Disputes(Part):
         (a payload stored before v19 has none); `within`: only these disputes'."""
         d = disputes.c
         q = select(d.provider_dispute_id, d.facts).where(d.facts.is_not(None))
-        parts = [q] if within is None else [q.where(d.provider_dispute_id.in_(part))
-                                            for part in chunks(set(within))]  # fmt: skip
+        parts = (
+            [q]
+            if within is None
+            else [q.where(d.provider_dispute_id.in_(part)) for part in chunks(set(within))]
+        )
         with self.engine.connect() as c:
             return {pid: bytes(body) for part in parts for pid, body in c.execute(part)}
 

@@ -28,8 +28,13 @@ class Generated(Part):
         or held by the limit check, before their deadline."""
         c_ = disputes.c
         q = select(
-            c_.provider_dispute_id, c_.payload, c_.payload_hash, c_.summary_input,
-            c_.material_hash, c_.status, c_.generated_held,
+            c_.provider_dispute_id,
+            c_.payload,
+            c_.payload_hash,
+            c_.summary_input,
+            c_.material_hash,
+            c_.status,
+            c_.generated_held,
         ).where(
             or_(
                 c_.status.in_((D.PENDING, D.SUBMITTED, D.AWAITING_APPROVAL)),
@@ -37,7 +42,7 @@ class Generated(Part):
             ),
             c_.payload.is_not(None),
             or_(c_.response_due_by.is_(None), c_.response_due_by > now_iso()),
-        )  # fmt: skip
+        )
         with self.engine.connect() as c:
             return [dict(r) for r in c.execute(q).mappings()]
 
@@ -48,8 +53,11 @@ class Generated(Part):
         `within`: only these disputes' (a report's open ones)."""
         d = disputes.c
         q = select(d.provider_dispute_id, d.summary_input, d.material_hash)
-        parts = [q] if within is None else [q.where(d.provider_dispute_id.in_(part))
-                                            for part in chunks(set(within))]  # fmt: skip
+        parts = (
+            [q]
+            if within is None
+            else [q.where(d.provider_dispute_id.in_(part)) for part in chunks(set(within))]
+        )
         with self.engine.connect() as c:
             return {pid: (made, mat) for part in parts for pid, made, mat in c.execute(part)}
 
@@ -106,10 +114,12 @@ class Generated(Part):
             ).first()
             if known is None:
                 new_files(c, [{**file_row, "updated_at": stamp}], F.PENDING)
-            c.execute(delete(generated_docs).where(
-                generated_docs.c.provider_dispute_id == pid,
-                generated_docs.c.sha256 == file_row["sha256"],
-            ))  # fmt: skip
+            c.execute(
+                delete(generated_docs).where(
+                    generated_docs.c.provider_dispute_id == pid,
+                    generated_docs.c.sha256 == file_row["sha256"],
+                )
+            )
             c.execute(generated_docs.insert().values(**doc_row, created_at=stamp))
         return known is None
 

@@ -75,16 +75,27 @@ class Kept(Part):
     def ce3_verdicts(self) -> dict[str, KeptVerdict]:
         with self.engine.connect() as c:
             rows = c.execute(select(ce3_verdicts).order_by(ce3_verdicts.c.provider_dispute_id))
-            return {r.provider_dispute_id: KeptVerdict(r.verdict, bool(r.qualifies),
-                                                       bool(r.with_ip_or_device)) for r in rows}  # fmt: skip
+            return {
+                r.provider_dispute_id: KeptVerdict(
+                    r.verdict, bool(r.qualifies), bool(r.with_ip_or_device)
+                )
+                for r in rows
+            }
 
     def keep_ce3_verdicts(
         self, verdicts: Mapping[str, KeptVerdict], within: Collection[str] | None = None
     ) -> None:
         """This build's verdicts, replacing the last build's: all of them, or (`within`: the
         disputes a build rebuilt) those of these disputes only."""
-        rows = [{"provider_dispute_id": pid, "verdict": v.text, "qualifies": int(v.qualifies),
-                 "with_ip_or_device": int(v.with_ip_or_device)} for pid, v in verdicts.items()]  # fmt: skip
+        rows = [
+            {
+                "provider_dispute_id": pid,
+                "verdict": v.text,
+                "qualifies": int(v.qualifies),
+                "with_ip_or_device": int(v.with_ip_or_device),
+            }
+            for pid, v in verdicts.items()
+        ]
         with self.engine.begin() as c:
             if within is None:
                 c.execute(ce3_verdicts.delete())
@@ -112,16 +123,26 @@ class Kept(Part):
 
     def _views(self, q: Any) -> dict[str, KeptView]:
         with self.engine.connect() as c:
-            return {r.provider_dispute_id: KeptView(r.reason or "", r.amount, r.currency or "",
-                                                    r.opened_on or "", r.payload_tag or "",
-                                                    r.mismatch or "")
-                    for r in c.execute(q)}  # fmt: skip
+            return {
+                r.provider_dispute_id: KeptView(
+                    r.reason or "",
+                    r.amount,
+                    r.currency or "",
+                    r.opened_on or "",
+                    r.payload_tag or "",
+                    r.mismatch or "",
+                )
+                for r in c.execute(q)
+            }
 
     def keep_api_views(self, views: Mapping[str, KeptView]) -> None:
         """The API's view of these disputes (each replaces the one kept before)."""
         with self.engine.begin() as c:
-            _replace(c, api_views, [{"provider_dispute_id": pid, **v._asdict()}
-                                    for pid, v in views.items()])  # fmt: skip
+            _replace(
+                c,
+                api_views,
+                [{"provider_dispute_id": pid, **v._asdict()} for pid, v in views.items()],
+            )
 
     def evidence_kinds(self) -> dict[str, KeptKinds]:
         with self.engine.connect() as c:
@@ -130,8 +151,11 @@ class Kept(Part):
 
     def keep_evidence_kinds(self, kinds: Mapping[str, KeptKinds]) -> None:
         with self.engine.begin() as c:
-            _replace(c, evidence_kinds, [{"provider_dispute_id": pid, **k._asdict()}
-                                         for pid, k in kinds.items()])  # fmt: skip
+            _replace(
+                c,
+                evidence_kinds,
+                [{"provider_dispute_id": pid, **k._asdict()} for pid, k in kinds.items()],
+            )
 
     def letter_points(self) -> dict[str, KeptKinds]:
         """Each dispute's letter points as last worked out (engine/reporting/wins.py), and for what."""
@@ -141,8 +165,14 @@ class Kept(Part):
 
     def keep_letter_points(self, points: Mapping[str, KeptKinds]) -> None:
         with self.engine.begin() as c:
-            _replace(c, letter_points, [{"provider_dispute_id": pid, "payload_tag": k.payload_tag,
-                                         "points": k.kinds} for pid, k in points.items()])  # fmt: skip
+            _replace(
+                c,
+                letter_points,
+                [
+                    {"provider_dispute_id": pid, "payload_tag": k.payload_tag, "points": k.kinds}
+                    for pid, k in points.items()
+                ],
+            )
 
     def last_picture(self) -> KeptPicture | None:
         """What the last report showed (None: no report kept one yet)."""
@@ -161,8 +191,10 @@ class Kept(Part):
             c.execute(picture_disputes.delete())
             c.execute(picture_problems.delete())
             if picture.disputes:
-                c.execute(picture_disputes.insert(), [{"provider_dispute_id": p, "shown": s}
-                                                      for p, s in picture.disputes.items()])  # fmt: skip
+                c.execute(
+                    picture_disputes.insert(),
+                    [{"provider_dispute_id": p, "shown": s} for p, s in picture.disputes.items()],
+                )
             if picture.problems:
                 c.execute(
                     picture_problems.insert(), [{"problem": p} for p in sorted(picture.problems)]
@@ -180,8 +212,15 @@ class Kept(Part):
     def keep_review_policy(self, policy: KeptPolicyRow) -> None:
         with self.engine.begin() as c:
             c.execute(review_policy.delete().where(review_policy.c.name == STATE))
-            c.execute(review_policy.insert().values(name=STATE, hold=policy.hold,
-                      sweep_hours=policy.sweep_hours, since=policy.since, set_by=policy.by))  # fmt: skip
+            c.execute(
+                review_policy.insert().values(
+                    name=STATE,
+                    hold=policy.hold,
+                    sweep_hours=policy.sweep_hours,
+                    since=policy.since,
+                    set_by=policy.by,
+                )
+            )
 
 
 def _replace(c: Connection, table: Table, rows: list[dict[str, Any]]) -> None:

@@ -83,8 +83,13 @@ class Readback(Part):
             for pid, (status, due_by) in read.items():
                 if (row := known.get(pid)) is None:
                     continue
-                values: dict[str, Any] = {"b_pid": pid, "b_read_at": now, "b_status": row[0],
-                                          "b_status_at": row[2], "b_due": due_by or row[1]}  # fmt: skip
+                values: dict[str, Any] = {
+                    "b_pid": pid,
+                    "b_read_at": now,
+                    "b_status": row[0],
+                    "b_status_at": row[2],
+                    "b_due": due_by or row[1],
+                }
                 if status and status != row[0]:
                     values |= {"b_status": status, "b_status_at": now}
                     c.execute(
@@ -124,8 +129,12 @@ class Readback(Part):
     def _read_rows(c: Any, pids: list[str]) -> dict[str, tuple[Any, ...]]:
         """{pid: (api_status, response_due_by, api_status_at, api_due_by)} of these disputes."""
         out: dict[str, tuple[Any, ...]] = {}
-        cols = (disputes.c.api_status, disputes.c.response_due_by, disputes.c.api_status_at,
-                disputes.c.api_due_by)  # fmt: skip
+        cols = (
+            disputes.c.api_status,
+            disputes.c.response_due_by,
+            disputes.c.api_status_at,
+            disputes.c.api_due_by,
+        )
         for i in range(0, len(pids), 500):
             q = select(disputes.c.provider_dispute_id, *cols).where(
                 disputes.c.provider_dispute_id.in_(pids[i : i + 500])

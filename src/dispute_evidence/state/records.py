@@ -72,8 +72,10 @@ class Records(Part):
             for kind, frame in records.items():
                 table = RECORD_TABLES[kind]
                 if unknown := sorted(set(frame.columns) - set(table.c.keys())):
-                    raise ValueError(f"{table.name} has no column {unknown}: declare it in "
-                                     "state/schema.py, with a migration that adds it")  # fmt: skip
+                    raise ValueError(
+                        f"{table.name} has no column {unknown}: declare it in "
+                        "state/schema.py, with a migration that adds it"
+                    )
                 for chunk in _record_rows(frame, seq, _numbers(table)):
                     c.execute(table.insert(), chunk)
 

@@ -62,9 +62,10 @@ class Retention(Part):
         )
         with self.engine.connect() as c:
             rows = c.execute(
-                select(disputes.c.provider_dispute_id, disputes.c.order_number,
-                       disputes.c.payload).where(closed)
-            ).all()  # fmt: skip
+                select(
+                    disputes.c.provider_dispute_id, disputes.c.order_number, disputes.c.payload
+                ).where(closed)
+            ).all()
             kept = {o for (o,) in c.execute(select(disputes.c.order_number).where(~closed)) if o}
         return [(pid, order, payload) for pid, order, payload in rows], kept
 
@@ -90,18 +91,27 @@ class Retention(Part):
         mine: set[tuple[str, str]] = set()
         with self.engine.connect() as c:
             for chunk in chunks(pids):
-                mine |= {(sha, path) for sha, path in c.execute(
-                    select(ef.sha256, ef.path).where(ef.provider_dispute_id.in_(chunk)))}  # fmt: skip
-                mine |= {("", path) for (path,) in c.execute(
-                    select(g.packet_path).where(g.provider_dispute_id.in_(chunk)))}  # fmt: skip
+                mine |= {
+                    (sha, path)
+                    for sha, path in c.execute(
+                        select(ef.sha256, ef.path).where(ef.provider_dispute_id.in_(chunk))
+                    )
+                }
+                mine |= {
+                    ("", path)
+                    for (path,) in c.execute(
+                        select(g.packet_path).where(g.provider_dispute_id.in_(chunk))
+                    )
+                }
             shas, cleared = sorted({sha for sha, _ in mine if sha}), set(pids)
             s_ = store_documents.c
             used = {v for row in c.execute(select(s_.sha256, s_.path)) for v in row if v}
             for chunk in chunks(shas):
                 for pid, sha, path in c.execute(
-                    select(ef.provider_dispute_id, ef.sha256, ef.path)
-                    .where(ef.sha256.in_(chunk), ef.path != "")
-                ):  # fmt: skip
+                    select(ef.provider_dispute_id, ef.sha256, ef.path).where(
+                        ef.sha256.in_(chunk), ef.path != ""
+                    )
+                ):
                     if pid not in cleared:
                         used |= {sha, path}
         return mine, used
@@ -132,10 +142,12 @@ def _clear_generated(c: Any, pids: list[str], scrub: Callable[[bytes], bytes]) -
             .values(path="")
         )
         docs = c.execute(
-            select(generated_docs.c.provider_dispute_id, generated_docs.c.sha256,
-                   generated_docs.c.material)
-            .where(generated_docs.c.provider_dispute_id.in_(chunk))
-        ).all()  # fmt: skip
+            select(
+                generated_docs.c.provider_dispute_id,
+                generated_docs.c.sha256,
+                generated_docs.c.material,
+            ).where(generated_docs.c.provider_dispute_id.in_(chunk))
+        ).all()
         for pid, sha, material in docs:
             scrubbed = scrub(material.encode()).decode() if material else material
             c.execute(

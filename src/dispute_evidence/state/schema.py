@@ -33,17 +33,19 @@ metadata = MetaData()
 meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
 
 runs = Table(
-    "runs", metadata,
+    "runs",
+    metadata,
     Column("run_id", String(64), primary_key=True),
     Column("started_at", String(32), nullable=False),
     Column("finished_at", String(32)),
     Column("trigger", String(32)),
     Column("outcome", Text),
     Column("counts", Text),
-)  # fmt: skip
+)
 
 ingested_files = Table(
-    "ingested_files", metadata,
+    "ingested_files",
+    metadata,
     Column("sha256", String(64), primary_key=True),
     Column("name", Text, nullable=False),
     Column("seq", Integer, nullable=False),
@@ -51,10 +53,11 @@ ingested_files = Table(
     Column("ingested_at", String(32)),
     Column("summary", Text),
     Column("inputs", String(64)),  # v5: hash of the mappings and locale it was read with
-)  # fmt: skip
+)
 
 disputes = Table(
-    "disputes", metadata,
+    "disputes",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("order_number", String(255)),
     Column("response_due_by", String(32)),
@@ -95,10 +98,11 @@ disputes = Table(
     # v21: the state's dispute under an API id (holder_of, asked once per dispute sent): a
     # lookup, not a scan of every payload
     Index("disputes_by_api_id", "dispute_id"),
-)  # fmt: skip
+)
 
 evidence_files = Table(
-    "evidence_files", metadata,
+    "evidence_files",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("sha256", String(64), primary_key=True),
     Column("file_name", Text, nullable=False),
@@ -114,13 +118,14 @@ evidence_files = Table(
     # v8: how the file was matched to its dispute: "name", or "content: names order 5003"
     Column("matched", Text),
     Index("files_by_status", "status"),
-)  # fmt: skip
+)
 
 # v9: every generated PDF (the summary, or the packet) registered for a dispute: which version,
 # what it was made from, the facts it states (JSON), what it says it replaces, and the packet
 # a reviewer sees with it (engine/prepare/generated.py)
 generated_docs = Table(
-    "generated_docs", metadata,
+    "generated_docs",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("sha256", String(64), primary_key=True),
     Column("version", Integer, nullable=False),
@@ -130,44 +135,48 @@ generated_docs = Table(
     Column("packet_path", Text),
     Column("packet_pages", Integer),
     Column("created_at", String(32)),
-)  # fmt: skip
+)
 
 # v2: problems a person must fix, kept until the file that caused them is replaced (source:
 # the inbox file's name) or, for problems of the evidence build (source "(build)"), rebuilt.
 open_problems = Table(
-    "open_problems", metadata,
+    "open_problems",
+    metadata,
     Column("source", Text, nullable=False),
     Column("seq", Integer, nullable=False),
     Column("kind", String(64), nullable=False),
     Column("body", Text, nullable=False),
     Column("run_id", String(64)),
     Index("problems_by_source", "source"),
-)  # fmt: skip
+)
 
 # v4: every status the API showed for a dispute, when first seen (outcomes, win rates)
 status_history = Table(
-    "status_history", metadata,
+    "status_history",
+    metadata,
     Column("provider_dispute_id", String(255), nullable=False),
     Column("status", String(64), nullable=False),
     Column("seen_at", String(32), nullable=False),
     Column("run_id", String(64)),
     Index("history_by_dispute", "provider_dispute_id"),
-)  # fmt: skip
+)
 
 # v6: the alerts sent (engine/reporting/alerts.py): at most one per dispute per UTC day
 alerts_sent = Table(
-    "alerts_sent", metadata,
+    "alerts_sent",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("day", String(10), primary_key=True),
     Column("sent_at", String(32), nullable=False),
     Column("why", Text),
     Column("run_id", String(64)),
-)  # fmt: skip
+)
 
 # v10: every approval given (engine/review/log.py): who, how, which evidence version, and
 # whether it was applied (a policy can refuse it: [review] approvers, second_approver_over)
 approvals = Table(
-    "approvals", metadata,
+    "approvals",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("provider_dispute_id", String(255), nullable=False),
     Column("evidence_hash", String(64), nullable=False),
@@ -178,22 +187,24 @@ approvals = Table(
     Column("applied", Integer, nullable=False),
     Column("note", Text, nullable=False, server_default=""),
     Index("approvals_by_dispute", "provider_dispute_id"),
-)  # fmt: skip
+)
 
 # v11: what `meta` held as packed text is a table of its own
 # the one-run-at-a-time lock: one row ('run') while a run holds it (state/locks.py)
 run_lock = Table(
-    "run_lock", metadata,
+    "run_lock",
+    metadata,
     Column("name", String(16), primary_key=True),
     Column("owner", String(255), nullable=False),  # host:pid:run id
     Column("expires", Float, nullable=False),  # epoch seconds; renewed by the keep-alive
     Column("since", String(32), nullable=False),
-)  # fmt: skip
+)
 # the evidence files the last run considered, as 'path|size|mtime' (the watcher's "new file")
 evidence_seen = Table(
-    "evidence_seen", metadata,
+    "evidence_seen",
+    metadata,
     Column("signature", String(1024), primary_key=True),
-)  # fmt: skip
+)
 
 # v17: every version of each store document (the inbox's store/ folder: policies, terms), by
 # its name there and content: its kind, the date it says it took effect (else NULL) and the day
@@ -201,7 +212,8 @@ evidence_seen = Table(
 # ('path|size|mtime': an unchanged file is not hashed again). Versions are never removed: an
 # order argues the version in force at its date (engine/prepare/storedocs.py)
 store_documents = Table(
-    "store_documents", metadata,
+    "store_documents",
+    metadata,
     Column("name", String(1024), primary_key=True),
     Column("sha256", String(64), primary_key=True),
     Column("kind", String(32), nullable=False),
@@ -211,7 +223,7 @@ store_documents = Table(
     Column("size", Integer, nullable=False),
     Column("mime", String(64), nullable=False),
     Column("signature", String(1024)),
-)  # fmt: skip
+)
 
 # v12: the records read from the inbox's sheets, one table per kind (ingest/layouts.py FIELDS),
 # with where each row came from (_file, _sheet, _row) and which ingest (file version) gave it
@@ -308,10 +320,14 @@ def record_table(kind: str, spec: str, into: MetaData) -> Table:
         for name, _, typed in (word.partition(":") for word in spec.split())
     ]
     return Table(
-        f"rec_{kind}", into, *fields,
-        Column("_file", Text), Column("_sheet", Text),
-        Column("_row", BigInteger), Column("_seq", BigInteger),
-    )  # fmt: skip
+        f"rec_{kind}",
+        into,
+        *fields,
+        Column("_file", Text),
+        Column("_sheet", Text),
+        Column("_row", BigInteger),
+        Column("_seq", BigInteger),
+    )
 
 
 RECORD_TABLES: dict[str, Table] = {
@@ -321,15 +337,17 @@ RECORD_TABLES: dict[str, Table] = {
 # v13: what `meta` held as JSON, each a table (state/kept.py)
 # each fraud dispute's Visa CE 3.0 verdict from the last build (engine/prepare/case.py)
 ce3_verdicts = Table(
-    "ce3_verdicts", metadata,
+    "ce3_verdicts",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("verdict", Text, nullable=False),  # "qualifies: …" or "does not qualify: why"
     Column("qualifies", Integer, nullable=False),
     Column("with_ip_or_device", Integer, nullable=False),
-)  # fmt: skip
+)
 # the API's own view of each dispute, and how it differs from the disputes list (api_views.py)
 api_views = Table(
-    "api_views", metadata,
+    "api_views",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("reason", Text),
     Column("amount", Float),
@@ -337,41 +355,46 @@ api_views = Table(
     Column("opened_on", String(32)),
     Column("payload_tag", String(32)),  # which payload it was compared with
     Column("mismatch", Text),  # '' when they agree
-)  # fmt: skip
+)
 # which evidence kinds each payload shows, worked out once per payload (engine/reporting/outcomes.py)
 evidence_kinds = Table(
-    "evidence_kinds", metadata,
+    "evidence_kinds",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("payload_tag", String(32), nullable=False),
     Column("kinds", String(16), nullable=False),  # 'y'/'n' per kind
-)  # fmt: skip
+)
 # v16: which argument points and exhibit kinds each dispute's letter used, worked out once per
 # payload and documents (engine/reporting/wins.py: what wins, by reason)
 letter_points = Table(
-    "letter_points", metadata,
+    "letter_points",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("payload_tag", String(32), nullable=False),  # the payload and documents it read
     Column("points", Text, nullable=False),  # space-separated keys (standing/win_rates.py)
-)  # fmt: skip
+)
 # what the last report showed, so the next says what changed (engine/reporting/picture.py)
 picture_disputes = Table(
-    "picture_disputes", metadata,
+    "picture_disputes",
+    metadata,
     Column("provider_dispute_id", String(255), primary_key=True),
     Column("shown", Text, nullable=False),  # "status, files a/b"
-)  # fmt: skip
+)
 picture_problems = Table(
-    "picture_problems", metadata,
+    "picture_problems",
+    metadata,
     Column("problem", Text, nullable=False),  # "kind: where: what"
-)  # fmt: skip
+)
 # the review policy the state holds (engine/review/policy.py): one row, 'state'
 review_policy = Table(
-    "review_policy", metadata,
+    "review_policy",
+    metadata,
     Column("name", String(16), primary_key=True),
     Column("hold", String(16), nullable=False),
     Column("sweep_hours", Float),
     Column("since", String(32), nullable=False),
     Column("set_by", Text, nullable=False),
-)  # fmt: skip
+)
 
 # v20: what
 # the merchant's standing keeps night to night (engine/reporting/standing_kept.py), so a night
@@ -379,23 +402,26 @@ review_policy = Table(
 # the ingest in meta `standing_seq`; the charges whose latest row says disputed; and the last
 # CE 3.0 coverage, as of a day. v20 also indexes the record tables' ingest and keys.
 standing_transactions = Table(
-    "standing_transactions", metadata,
+    "standing_transactions",
+    metadata,
     Column("source", String(16), primary_key=True),  # payments | orders
     Column("month", String(7), primary_key=True),  # YYYY-MM, '' when the row has no date
     Column("network", String(16), primary_key=True),  # visa ... all, '' another brand
     # v24: the charges' statement descriptor ('' none given, and every order)
     Column("descriptor", String(255), primary_key=True, server_default=""),
     Column("transactions", Integer, nullable=False),
-)  # fmt: skip
+)
 standing_disputed_charges = Table(
-    "standing_disputed_charges", metadata,
+    "standing_disputed_charges",
+    metadata,
     Column("payment_id", String(255), primary_key=True),
-)  # fmt: skip
+)
 standing_coverage = Table(
-    "standing_coverage", metadata,
+    "standing_coverage",
+    metadata,
     Column("name", String(16), primary_key=True),  # one row: 'merchant'
     Column("as_of", String(32), nullable=False),  # when it was worked out (ISO)
     Column("seq", Integer, nullable=False),  # the last ingest it read
     Column("transactions", Integer, nullable=False),  # the orders and charges it counted
     Column("body", Text, nullable=False),  # its figures (standing/ce3_coverage.py), JSON
-)  # fmt: skip
+)

@@ -103,10 +103,12 @@ class StandingKept(Part):
         """How many record rows of `kinds` were ingested after ingest `seen`."""
         with self.engine.connect() as c:
             return sum(
-                int(c.execute(select(func.count()).where(RECORD_TABLES[k].c._seq > seen))
-                    .scalar() or 0)
+                int(
+                    c.execute(select(func.count()).where(RECORD_TABLES[k].c._seq > seen)).scalar()
+                    or 0
+                )
                 for k in kinds
-            )  # fmt: skip
+            )
 
     def kind_read(self, kind: str) -> bool:
         """Whether a file of `kind` was read (a sheet of no rows too): kinds_read() without
@@ -149,9 +151,15 @@ class StandingKept(Part):
     def keep_coverage(self, kept: KeptCoverage) -> None:
         with self.engine.begin() as c:
             c.execute(standing_coverage.delete().where(standing_coverage.c.name == MERCHANT))
-            c.execute(standing_coverage.insert().values(
-                name=MERCHANT, as_of=kept.as_of, seq=kept.seen, transactions=kept.transactions,
-                body=kept.body))  # fmt: skip
+            c.execute(
+                standing_coverage.insert().values(
+                    name=MERCHANT,
+                    as_of=kept.as_of,
+                    seq=kept.seen,
+                    transactions=kept.transactions,
+                    body=kept.body,
+                )
+            )
 
 
 def _moved(c: Any, since: int, seen: int) -> bool:

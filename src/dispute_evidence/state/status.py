@@ -75,7 +75,7 @@ DISPUTE_MOVES: dict[DisputeStatus, frozenset[DisputeStatus]] = {
             D.NOT_FOUND,
             D.AWAITING_APPROVAL,
         }
-    ),  # fmt: skip
+    ),
     D.INCOMPLETE: frozenset(  # held: its order would go out wrong (StateStore._hold)
         {D.PENDING, D.INCOMPLETE, D.REJECTED, D.NOT_FOUND, D.AWAITING_APPROVAL}
     ),

@@ -196,15 +196,18 @@ async def read_back(
         try:
             seen[d["dispute_id"]] = await client.get_dispute(d["dispute_id"])
         except NotFound:
-            log.warning("%s: the API no longer knows dispute %s", d["provider_dispute_id"],
-                        d["dispute_id"])  # fmt: skip
+            log.warning(
+                "%s: the API no longer knows dispute %s", d["provider_dispute_id"], d["dispute_id"]
+            )
         out.reads += 1
         out.fetched += 1
-    read = {d["provider_dispute_id"]: seen[d["dispute_id"]] for d in known
-            if d["dispute_id"] in seen}  # fmt: skip
+    read = {
+        d["provider_dispute_id"]: seen[d["dispute_id"]] for d in known if d["dispute_id"] in seen
+    }
     dues = {pid: api_deadline(api) for pid, api in read.items()}
-    moved = ledger.readback.record_api_reads({pid: (api.status, dues[pid]) for pid, api in read.items()},
-                                   run_id)  # fmt: skip
+    moved = ledger.readback.record_api_reads(
+        {pid: (api.status, dues[pid]) for pid, api in read.items()}, run_id
+    )
     for pid, api in read.items():
         if (was := moved.get(pid)) is not None and dues[pid]:
             out.moved.append((pid, was, str(dues[pid])))

@@ -399,11 +399,14 @@ def prepare_step(
     matched = {f.path for files in matches.values() for f in files}
     store.runs.mark_evidence_seen(
         [
-            *(signature(opts.inbox, p) for p in ingest.evidence_paths
-              if p not in matched and p.exists()),  # (a rejected one has moved)
+            *(
+                signature(opts.inbox, p)
+                for p in ingest.evidence_paths
+                if p not in matched and p.exists()
+            ),  # (a rejected one has moved)
             *shop.seen,  # the store's documents stay: seen, not new, until changed
         ]
-    )  # fmt: skip
+    )
     for pid, files in matches.items():
         for f in files:  # a good file replaces a bad one; how it was matched, how it was read
             store.runs.replace_problems(f.label, [asdict(p) for p in file_notes(pid, f)], run_id)
@@ -476,13 +479,17 @@ def file_notes(pid: str, f: EvidenceFile) -> list[Problem]:
     out = []
     if f.matched != "name":
         what = f"matched to {pid}: its text {f.matched.removeprefix('content: ')}"
-        out.append(Problem(ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, f.label, what,
-                           file=f.label, dispute=pid))  # fmt: skip
+        out.append(
+            Problem(
+                ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, f.label, what, file=f.label, dispute=pid
+            )
+        )
     # over its budget, or a scan with no OCR here: one line. A damaged PDF is sent as before
     # (its facts say why it was not read; the case quotes nothing from it).
     if f.facts is not None and f.facts.read in ("timeout", "no_ocr"):
-        out.append(Problem(ProblemKind.DOCUMENT_NOT_READ, f.label, f.facts.note,
-                           file=f.label, dispute=pid))  # fmt: skip
+        out.append(
+            Problem(ProblemKind.DOCUMENT_NOT_READ, f.label, f.facts.note, file=f.label, dispute=pid)
+        )
     return out
 
 

@@ -40,10 +40,14 @@ NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"
 
 def _kept_ce3(store: CaseParts) -> dict[str, Ce3]:
     return {
-        pid: Ce3(v.qualifies, "" if v.qualifies else v.text.removeprefix("does not qualify: "),
-                 (), v.with_ip_or_device)
+        pid: Ce3(
+            v.qualifies,
+            "" if v.qualifies else v.text.removeprefix("does not qualify: "),
+            (),
+            v.with_ip_or_device,
+        )
         for pid, v in store.kept.ce3_verdicts().items()
-    }  # fmt: skip
+    }
 
 
 def case_documents(

@@ -212,25 +212,42 @@ def refresh_generated(
     opened = opened_at_api(store, due)  # when the disputes list does not say
     for d in work:
         pid = d["provider_dispute_id"]
-        docs = [f for f in files.get(pid, []) if f["kind"] not in GENERATED_KINDS
-                and f["status"] != F.REJECTED]  # fmt: skip
+        docs = [
+            f
+            for f in files.get(pid, [])
+            if f["kind"] not in GENERATED_KINDS and f["status"] != F.REJECTED
+        ]
         made_from = _made_from(d, docs, policy, picks.get(pid, ()), opened.get(pid, ""))
         if made_from != d["summary_input"]:
             todo.append((d, docs, made_from))
         elif d["generated_held"]:  # still over: a rebuild may have released it
             store.generated.hold_over_limit(pid, d["generated_held"])
             out.held[pid] = d["generated_held"]
-    payloads = {pid: with_choices(f, picks.get(pid, ()), opened.get(pid, "")) for pid, f in facts_of(
-        store, {d["provider_dispute_id"]: d["payload"] for d, _, _ in todo}).items()}  # fmt: skip
+    payloads = {
+        pid: with_choices(f, picks.get(pid, ()), opened.get(pid, ""))
+        for pid, f in facts_of(
+            store, {d["provider_dispute_id"]: d["payload"] for d, _, _ in todo}
+        ).items()
+    }
     where: dict[str, dict[str, str]] = {}
     if todo:  # the rows the letters cite (read by key when the build read only what changed)
         where = fact_sources(records or source_records(store, payloads), payloads)
     documents = case_documents(store, inbox, set(payloads)) if todo else {}
     for d, docs, made_from in todo:
         pid = d["provider_dispute_id"]
-        held, material = _one(store, blob_dir, policy, out, d, payloads[pid], docs,
-                              versions.get(pid, []), where.get(pid), made_from,
-                              documents.get(pid, []))  # fmt: skip
+        held, material = _one(
+            store,
+            blob_dir,
+            policy,
+            out,
+            d,
+            payloads[pid],
+            docs,
+            versions.get(pid, []),
+            where.get(pid),
+            made_from,
+            documents.get(pid, []),
+        )
         if material is not None:  # one dispute at a time: a run killed here loses no work done
             store.generated.set_generated_inputs({pid: (made_from, material, held)})
     return out
@@ -250,11 +267,17 @@ def late_documents(
         sent = [v for v in versions.get(pid, []) if v["status"] in SENT]
         if len(sent) < 2:
             continue
-        carried = {(name, sha) for v in sent for name, sha
-                   in (orjson.loads(v["material"] or "{}").get("documents") or {}).items()}  # fmt: skip
+        carried = {
+            (name, sha)
+            for v in sent
+            for name, sha in (orjson.loads(v["material"] or "{}").get("documents") or {}).items()
+        }
         for f in files.get(pid, []):
-            if (f["kind"] not in GENERATED_KINDS and f["status"] in (F.PENDING, F.IN_PACKET)
-                    and (f["file_name"], f["sha256"][:16]) not in carried):  # fmt: skip
+            if (
+                f["kind"] not in GENERATED_KINDS
+                and f["status"] in (F.PENDING, F.IN_PACKET)
+                and (f["file_name"], f["sha256"][:16]) not in carried
+            ):
                 out[(pid, f["sha256"])] = f["file_name"]
     return out
 
@@ -311,8 +334,10 @@ def _one(
     notice = None
     if sent:
         why = why_changed(orjson.loads(sent[-1]["material"]), orjson.loads(material_text))
-        notice = (f"This version replaces {sent[-1]['file_name']}, sent earlier, because {why}. "
-                  "It is the last version of this document; read it in place of the earlier one.")  # fmt: skip
+        notice = (
+            f"This version replaces {sent[-1]['file_name']}, sent earlier, because {why}. "
+            "It is the last version of this document; read it in place of the earlier one."
+        )
     try:
         built = _build(pid, facts, docs, sources, notice, policy, documents)
     except Exception as exc:  # one dispute's PDF never stops the run
@@ -342,10 +367,15 @@ def _build(
     and what was read from them), so the letter argues what the verdict judges."""
     profile = profile_for(facts, policy.limits, dict(policy.profiles))
     known = {(d.name, d.sha256): d for d in documents}  # two versions of one store policy
-    attached = [known.get((f["file_name"], f["sha256"])) or DocumentFacts(f["file_name"], f["sha256"],
-                f["kind"] or "", "not_read") for f in docs]  # fmt: skip
-    placed = [Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes(), a.kind)
-              for f, a in zip(docs, attached, strict=True)]  # fmt: skip
+    attached = [
+        known.get((f["file_name"], f["sha256"]))
+        or DocumentFacts(f["file_name"], f["sha256"], f["kind"] or "", "not_read")
+        for f in docs
+    ]
+    placed = [
+        Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes(), a.kind)
+        for f, a in zip(docs, attached, strict=True)
+    ]
     cited = build_letter(facts, attached).documents  # the packet's order, before its pages
     back = sources_pdf(pid, facts, attached, sources)  # the merchant's: the review copy's end
     head = LetterHead(clock.now().date(), policy.contact)  # the date it was written
@@ -380,9 +410,14 @@ def _build(
 def _over(store: GeneratedParts, out: GeneratedOutcome, d: dict[str, Any], line: str) -> str | None:
     pid = d["provider_dispute_id"]
     if d["status"] == D.SUBMITTED:  # what went stays; the new version is not sent over
-        out.problems.append(Problem(ProblemKind.OVER_NETWORK_LIMIT, pid,
-                                    "new version not sent: " + line.removeprefix("held: "),
-                                    dispute=pid))  # fmt: skip
+        out.problems.append(
+            Problem(
+                ProblemKind.OVER_NETWORK_LIMIT,
+                pid,
+                "new version not sent: " + line.removeprefix("held: "),
+                dispute=pid,
+            )
+        )
         return None
     store.generated.hold_over_limit(pid, line)
     out.held[pid] = line
@@ -405,12 +440,25 @@ def _register(
     packet_sha = hashlib.sha256(built.packet.body).hexdigest()
     packet_path = store_blob(blob_dir, built.packet.body, packet_sha, ".pdf")
     name = (packet_file_name if built.kind == "packet" else summary_file_name)(pid, version)
-    file_row = {"provider_dispute_id": pid, "sha256": sha, "file_name": name,
-                "size": len(built.body), "mime": "application/pdf", "path": str(target),
-                "kind": built.kind}  # fmt: skip
-    doc_row = {"provider_dispute_id": pid, "sha256": sha, "version": version,
-               "made_from": made_from, "material": material_text, "notice": notice,
-               "packet_path": str(packet_path), "packet_pages": built.packet.pages}  # fmt: skip
+    file_row = {
+        "provider_dispute_id": pid,
+        "sha256": sha,
+        "file_name": name,
+        "size": len(built.body),
+        "mime": "application/pdf",
+        "path": str(target),
+        "kind": built.kind,
+    }
+    doc_row = {
+        "provider_dispute_id": pid,
+        "sha256": sha,
+        "version": version,
+        "made_from": made_from,
+        "material": material_text,
+        "notice": notice,
+        "packet_path": str(packet_path),
+        "packet_pages": built.packet.pages,
+    }
     out.added += int(store.generated.register_generated(file_row, doc_row))
 
 

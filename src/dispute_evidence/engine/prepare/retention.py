@@ -36,9 +36,17 @@ log = logging.getLogger("dispute_evidence.retention")
 
 # What identifies a customer: names, emails, addresses, IP addresses, device ids.
 PERSONAL_FIELDS = frozenset(
-    {"customer_name", "card_name", "customer_email", "billing_address", "shipping_address",
-     "customer_ip", "device_id", "device_fingerprint"}
-)  # fmt: skip
+    {
+        "customer_name",
+        "card_name",
+        "customer_email",
+        "billing_address",
+        "shipping_address",
+        "customer_ip",
+        "device_id",
+        "device_fingerprint",
+    }
+)
 CLEARED_THROUGH = "retention_cleared_through"  # meta: disputes closed before this are cleared
 CLEARED_SEQ = "retention_cleared_seq"  # meta: the last ingest whose rows were looked at
 

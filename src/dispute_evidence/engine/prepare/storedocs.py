@@ -112,8 +112,9 @@ def take_store_documents(
     for f in checked:
         if _keep(store, inbox, blob_dir, f, facts.get(f.sha256), out, owners):
             current.add((names.label(f.path, inbox / STORE), f.sha256))
-    out.new_versions = len({(r["name"], r["sha256"]) for r in store.storedocs.store_document_versions()}
-                           - before)  # fmt: skip
+    out.new_versions = len(
+        {(r["name"], r["sha256"]) for r in store.storedocs.store_document_versions()} - before
+    )
     out.rows = attachment_rows(store, current, out.issues)
     return out
 
@@ -156,13 +157,19 @@ def _keep(
     effective = facts.effective if facts is not None else None
     if effective is not None and effective > clock.now().date():
         out.issues.append(FileIssue(f.label, dated_later(effective)))
-    store.storedocs.keep_store_document({
-        "name": names.label(f.path, inbox / STORE), "sha256": f.sha256, "kind": kind,
-        "effective": effective.isoformat() if effective else None,
-        "dropped": clock.now().date().isoformat(),
-        "path": str(store_blob(blob_dir, f.path, f.sha256)), "size": f.size, "mime": f.mime,
-        "signature": signature(inbox, f.path),
-    })  # fmt: skip
+    store.storedocs.keep_store_document(
+        {
+            "name": names.label(f.path, inbox / STORE),
+            "sha256": f.sha256,
+            "kind": kind,
+            "effective": effective.isoformat() if effective else None,
+            "dropped": clock.now().date().isoformat(),
+            "path": str(store_blob(blob_dir, f.path, f.sha256)),
+            "size": f.size,
+            "mime": f.mime,
+            "signature": signature(inbox, f.path),
+        }
+    )
     return True
 
 
@@ -191,11 +198,17 @@ def _version(r: Mapping[str, Any], current: bool) -> StoreVersion:
     sig = str(r.get("signature") or "")
     mtime = sig.rsplit("|", 1)[-1] if "|" in sig else ""
     return StoreVersion(
-        str(r["name"]), str(r["sha256"]), str(r["kind"]),
+        str(r["name"]),
+        str(r["sha256"]),
+        str(r["kind"]),
         date.fromisoformat(r["effective"]) if r["effective"] else None,
-        date.fromisoformat(r["dropped"]), str(r["path"]), int(r["size"]), str(r["mime"]),
-        int(mtime) if mtime.isdigit() else 0, current,
-    )  # fmt: skip
+        date.fromisoformat(r["dropped"]),
+        str(r["path"]),
+        int(r["size"]),
+        str(r["mime"]),
+        int(mtime) if mtime.isdigit() else 0,
+        current,
+    )
 
 
 def attachment_rows(

@@ -61,11 +61,15 @@ def not_the_stores(kind: str, named: list[str]) -> str:
     or it names a dispute or an order of the disputes."""
     if kind in ORDERS_KINDS:
         what, example = ORDERS_KINDS[kind]
-        return (f"held, sent to no dispute: it reads as {what}, not the store's own document; "
-                + WHERE.format(e=example))  # fmt: skip
+        return (
+            f"held, sent to no dispute: it reads as {what}, not the store's own document; "
+            + WHERE.format(e=example)
+        )
     if named:
-        return (f"held, sent to no dispute: it names {', '.join(named[:3])}, so it is one "
-                "order's document, not the store's own; " + WHERE.format(e="1041 invoice.pdf"))  # fmt: skip
+        return (
+            f"held, sent to no dispute: it names {', '.join(named[:3])}, so it is one "
+            "order's document, not the store's own; " + WHERE.format(e="1041 invoice.pdf")
+        )
     return ""
 
 

@@ -188,11 +188,21 @@ def report(session: RunSession, stages: Stages) -> RunResult:
     changes = picture.changes_since(Picture.from_kept(store.kept.last_picture()))
     store.kept.keep_picture(picture.kept(), now_iso())  # a dry run writes this to its copy only
     standing = standing_of(alerted, store, session.opts.standing)  # the alerts' own, if any
-    rep = RunReport(session.run_id, outcome, session.dry_run, counts, table, problems,
-                    changes=changes, **_outcomes(store, table, snap), files=snap.files,
-                    config=session.config, notices=review.notices if review else [],
-                    cleared=prepared.retention.disputes if prepared.retention else [],
-                    standing=write_standing(standing, session.report_folder))  # fmt: skip
+    rep = RunReport(
+        session.run_id,
+        outcome,
+        session.dry_run,
+        counts,
+        table,
+        problems,
+        changes=changes,
+        **_outcomes(store, table, snap),
+        files=snap.files,
+        config=session.config,
+        notices=review.notices if review else [],
+        cleared=prepared.retention.disputes if prepared.retention else [],
+        standing=write_standing(standing, session.report_folder),
+    )
     path = write_report(rep, session.report_folder, partial(write_wins, rep.outcomes, rep.wins))
     if not (log := approval_log(store)).empty:  # every approval given, who and how
         write_approvals(log, session.report_folder)
@@ -204,8 +214,10 @@ def _outcomes(store: ReportParts, table: pd.DataFrame, snap: Snapshot) -> dict[s
     """Win rates by reason and evidence kind (each payload's remembered), and what wins."""
     sent = table.loc[table["dispute_id"].fillna("") != "", "provider_dispute_id"]
     kinds = remembered_kinds(store, sent, snap.payloads)
-    return {"outcomes": outcomes_table(table, kinds),
-            "wins": what_wins(store, table, snap.payloads, snap.case)}  # fmt: skip
+    return {
+        "outcomes": outcomes_table(table, kinds),
+        "wins": what_wins(store, table, snap.payloads, snap.case),
+    }
 
 
 def run_problems(session: RunSession, stages: Stages) -> list[Problem]:

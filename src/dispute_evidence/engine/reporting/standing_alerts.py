@@ -125,8 +125,10 @@ def send_standing_alerts(
             sink.notify(policy.block, _subject(new), "\n".join(c.line() for c in new))
             out.notified = True
         except alerts.AlertNotSent as exc:  # said, and tried again next run
-            out.problem = (f"{policy.block}: {exc}; the dispute-ratio alert was not sent, the "
-                           "next run tries again")  # fmt: skip
+            out.problem = (
+                f"{policy.block}: {exc}; the dispute-ratio alert was not sent, the "
+                "next run tries again"
+            )
             log.warning("alert not sent through %s", out.problem)
     if out.notified or (not policy.block and out.events):
         _record(ledger, new, now, run_id)
@@ -182,10 +184,18 @@ def _emit(sink: AlertSink, c: Crossing, run_id: str) -> bool:
         EVENT,
         RESOURCE + c.network,
         c.network,
-        {"month": c.month, "network": c.network, "status": c.level, "ratio_percent": c.ratio,
-         "threshold_percent": c.threshold, "transactions": c.transactions, "events": c.events,
-         "descriptor": c.descriptor or EVERY, "run_id": run_id},
-    )  # fmt: skip
+        {
+            "month": c.month,
+            "network": c.network,
+            "status": c.level,
+            "ratio_percent": c.ratio,
+            "threshold_percent": c.threshold,
+            "transactions": c.transactions,
+            "events": c.events,
+            "descriptor": c.descriptor or EVERY,
+            "run_id": run_id,
+        },
+    )
 
 
 def _record(ledger: AlertLedger, new: list[Crossing], now: datetime, run_id: str) -> None:

@@ -39,26 +39,64 @@ class StandingKeptParts(HasRecords, HasScoped, HasStanding, Protocol):
 
 # what the counts read of each source, by the key whose latest row counts
 SOURCES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.DataFrame], tuple[str, ...]]] = {
-    "payments": ("payment_id", settled_charges,
-                 ("order_number", "paid_at", "payment_status", "captured", "card_brand",
-                  "dispute_reason", "dispute_date", "dispute_status", "statement_descriptor")),
+    "payments": (
+        "payment_id",
+        settled_charges,
+        (
+            "order_number",
+            "paid_at",
+            "payment_status",
+            "captured",
+            "card_brand",
+            "dispute_reason",
+            "dispute_date",
+            "dispute_status",
+            "statement_descriptor",
+        ),
+    ),
     "orders": ("order_number", settled_orders, ("order_date", "financial_status")),
-}  # fmt: skip
+}
 # what the disputes' side reads of the charges it names: the counts' columns, and the amounts
 # a fraud chargeback only the payments export knows is priced by (Mastercard EFM), and the
 # disputed charge's card checks and 3-D Secure (standing/fraud_checks.py)
 PAYMENTS = (*SOURCES["payments"][2], "payment_amount", "currency", *CHARGE_FIELDS)
 # what ce3.transactions reads of each kind, for the CE 3.0 coverage
 HISTORY = {
-    "orders": ("order_number", "order_date", "order_total", "price", "quantity", "currency_code",
-               "financial_status", "refunded_amount", "payment_reference", "customer_email",
-               "card_fingerprint", "device_fingerprint", *ELEMENTS, "_seq"),
-    "payments": ("payment_id", "payment_intent", "order_number", "paid_at", "payment_amount",
-                 "amount_refunded", "currency", "payment_status", "dispute_status",
-                 "dispute_reason", "card_brand", "customer_email", "card_fingerprint",
-                 "device_fingerprint", *ELEMENTS),
+    "orders": (
+        "order_number",
+        "order_date",
+        "order_total",
+        "price",
+        "quantity",
+        "currency_code",
+        "financial_status",
+        "refunded_amount",
+        "payment_reference",
+        "customer_email",
+        "card_fingerprint",
+        "device_fingerprint",
+        *ELEMENTS,
+        "_seq",
+    ),
+    "payments": (
+        "payment_id",
+        "payment_intent",
+        "order_number",
+        "paid_at",
+        "payment_amount",
+        "amount_refunded",
+        "currency",
+        "payment_status",
+        "dispute_status",
+        "dispute_reason",
+        "card_brand",
+        "customer_email",
+        "card_fingerprint",
+        "device_fingerprint",
+        *ELEMENTS,
+    ),
     "disputes": ("order_number",),
-}  # fmt: skip
+}
 COUNTS = ["source", "month", "network", "descriptor", "transactions"]
 REFRESH_SHARE = 0.05  # the CE 3.0 coverage is worked out again when rows grew by 5%...
 REFRESH_DAYS = 7  # ... or it is a week old (its 120-365-day window moves a day a night)

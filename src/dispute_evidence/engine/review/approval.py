@@ -240,8 +240,9 @@ def give_approval(
             :1
         ] + names
         if len(names) < 2:
-            store.approvals.log_approval(c.pid, c.evidence_hash, who, source, applied=False,
-                               note=SECOND_WANTED)  # fmt: skip
+            store.approvals.log_approval(
+                c.pid, c.evidence_hash, who, source, applied=False, note=SECOND_WANTED
+            )
             return (
                 f"over {policy.second_approver_over:,.2f} (or its amount is unknown): "
                 f"{c.version} needs a second approver, not {who}; approved by {who} so far"
@@ -459,11 +460,16 @@ def approve(
     if all_complete:
         cases = case_reader(store, inbox)
         chosen += [
-            c for c in found.values()
-            if c.status == D.AWAITING_APPROVAL and c.pid not in pids and c.complete(cases)
-            and not c.concedes(cases, policy.hold_no_claim)  # advised accept: fighting it is approved one by one
+            c
+            for c in found.values()
+            if c.status == D.AWAITING_APPROVAL
+            and c.pid not in pids
+            and c.complete(cases)
+            and not c.concedes(
+                cases, policy.hold_no_claim
+            )  # advised accept: fighting it is approved one by one
             and not c.unconfirmed(cases)  # a message's stance to choose: approved one by one
-        ]  # fmt: skip
+        ]
     for c in chosen:
         if why := give_approval(store, c, by, source, policy):
             if why.startswith(ALREADY):
@@ -548,9 +554,7 @@ def write_approval_preview(folder: Path, store: ApprovalParts, held: Sequence[st
     target = folder / PREVIEW
     write_dry_run_preview(target, store, held)
     files = store.reports.file_table()
-    mine = files.loc[
-        files["provider_dispute_id"].isin(held) & (files["status"] != "uploaded")
-    ]  # fmt: skip
+    mine = files.loc[files["provider_dispute_id"].isin(held) & (files["status"] != "uploaded")]
     for r in mine.itertuples(index=False):
         if _is_summary(str(r.provider_dispute_id), str(r.file_name)) and Path(r.path).is_file():
             shutil.copyfile(r.path, target / str(r.file_name))

@@ -68,8 +68,9 @@ def policy_for_state(
     lines = []
     sweep_moved = configured.hold != "none" and configured.sweep_hours != kept.sweep_hours
     if configured.hold != kept.hold or sweep_moved:  # (nothing held: no sweep to speak of)
-        lines.append(f"Review: {_words(configured)} from this run's settings; this state had "
-                     f"{kept.words()}.")  # fmt: skip
+        lines.append(
+            f"Review: {_words(configured)} from this run's settings; this state had {kept.words()}."
+        )
         if configured.hold != "none":
             keep_policy(store, configured.hold, configured.sweep_hours, "a run")
     return configured, lines
