@@ -14,6 +14,7 @@ says it does not contest the dispute: it never asks for a reversal its records d
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -111,6 +112,15 @@ class Letter:
         return tuple(s for s in self.sentences if s.source != "files")
 
     @property
+    def shown(self) -> tuple[Sentence, ...]:
+        """The points printed as bullets: one the thesis already says is not said again (a
+        table under it is still shown), unless no other point is left to print."""
+        told = [p for p in self.points if said_by(self.thesis, p)]
+        if all(p in told and p.source not in TABLED for p in self.points):
+            return self.points  # the thesis's fact alone: said again under the heading
+        return tuple(p for p in self.points if p not in told)
+
+    @property
     def claims(self) -> bool:
         return bool(self.points)
 
@@ -133,6 +143,22 @@ class Letter:
         )
         keys += [s.source for s in said]
         return list(dict.fromkeys(keys))
+
+
+TABLED = ("history", R.PURCHASES)  # the points a table is printed under (letter_pdf.py)
+_QUOTE = re.compile("“[^”]+”")
+
+
+def said_by(thesis: Sentence | None, point: Sentence) -> bool:
+    """Whether the thesis already says `point`: its words, its quote, or its CE 3.0 finding."""
+    if thesis is None:
+        return False
+    text = point.text.rstrip(".")
+    if (text[:1].lower() + text[1:]) in thesis.text:
+        return True
+    quotes = _QUOTE.findall(point.text)
+    same = point.source == thesis.source
+    return same and (point.source == "history" or any(q in thesis.text for q in quotes))
 
 
 def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:

@@ -253,7 +253,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "statement_answers",
             "files",
         ),  # fmt: skip
-        thesis=("distinct_charges",),
+        thesis=("two_purchases", "distinct_charges"),
         concedes="two charges of the same amount on the same card, order and day with one delivery",
         words_concede="never",
         policy_topics=(),

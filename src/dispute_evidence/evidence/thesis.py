@@ -85,8 +85,12 @@ def customer_words(facts: Facts) -> Sentence | None:
             facts.argued.add(doc.name)
             when = f" on {m.on.isoformat()}" if m.on else ""
             who = m.author or "the customer"
-            return Sentence(f"{who} wrote{when} ({facts.cite(doc.name, m.quote.page)}): "
-                            f"{quoted(m.quote.text)}", FILE + doc.name)  # fmt: skip
+            cited = facts.cite(doc.name, m.quote.page)
+            words = f"({cited}): {quoted(m.quote.text)}"
+            said = f"{who} wrote{when} {words}"
+            if st.withdrawn:  # said in our words first: the complaint was taken back
+                said = f"the customer withdrew that complaint in writing{when}: {who} wrote {words}"
+            return Sentence(said, FILE + doc.name)
     return None
 
 
@@ -177,6 +181,12 @@ def digital_delivery(facts: Facts) -> Sentence | None:
     return said[0] if said else None
 
 
+def two_purchases(facts: Facts) -> Sentence | None:
+    """Duplicate: the other charge paid for another order, shipped on its own."""
+    said = facts.two_purchases()
+    return said[0] if said else None
+
+
 def distinct_charges(facts: Facts) -> Sentence | None:
     said = facts.distinct_charges()
     return said[0] if said else None
@@ -195,6 +205,7 @@ THESES: dict[str, Callable[[Facts], Sentence | None]] = {
         credit,
         policy_refusal,
         policy_terms,
+        two_purchases,
         distinct_charges,
         digital_delivery,
     )  # fmt: skip

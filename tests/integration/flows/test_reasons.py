@@ -116,8 +116,9 @@ def test_item_8_two_orders_paid_alike_on_one_day_are_two_purchases_side_by_side(
         [[5000, "1Z0", "UPS", "2026-10-03", "2026-10-05"], [5001, "1Z1", "UPS", "2026-10-04", ""]],
     )  # fmt: skip
     points = _sent_and_argued(sb, tmp_path, inbox)
-    assert ("The charge disputed, ch_A (129.00 USD, 2026-10-02), paid for order 5000; the other "
-            "charge of 129.00 USD that day paid for order 5001 (ch_B)") in points, points  # fmt: skip
+    letter = _letter(sb, "dp_test_0")  # the thesis: the two purchases answer the claim
+    assert ("the charge disputed, ch_A (129.00 USD, 2026-10-02), paid for order 5000; the other "
+            "charge of 129.00 USD that day paid for order 5001 (ch_B)") in letter, letter  # fmt: skip
     assert "one charge for this order" not in points
     # side by side: orders, items, tracking, amounts
     for cell in ("Order 5000", "Order 5001", "Skateboard deck", "Wheel set", "1Z0", "1Z1"):
