@@ -10,17 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.flows.test_one_page import _make_letters, _pages
-from tests.support.cli_helpers import run_cli
-from tests.support.engine_helpers import write_rows
+from tests.integration.flows.test_one_page import _make_letters, _pages, run_letters_inbox
 
 NEW = ("credit_before_dispute", "retraction", "two_orders_one_day")
-MERCHANT = (
-    ("MERCHANT_ID", "acct_1Acme"),
-    ("MERCHANT_NAME", "Acme Outfitters"),
-    ("MERCHANT_CONTACT", "disputes@acme-outfitters.example"),
-    ("COUNTRY", "US"),
-)
 
 
 @pytest.fixture(scope="module")
@@ -33,25 +25,14 @@ def letters(tmp_path_factory) -> dict[str, str]:
 
 def _letters(tmp_path, monkeypatch) -> dict[str, str]:
     ml = _make_letters()
-    inbox = tmp_path / "inbox"
-    ml.make_inbox(inbox)
-    kept = [
+    kept: list[list[object]] = [
         [f"dp_{o}", f"#{o}", reason, "129.00", "USD", opened]
         for o, (name, reason, _, opened) in ml.NEW.items()
         if name in NEW
     ]
     kept.append(["dp_1055", "#1055", "fraudulent", "129.00", "USD", ""])
-    write_rows(
-        inbox / "disputes.csv",
-        ["provider_dispute_id", "order_number", "reason", "amount", "currency", "dispute_date"],
-        kept,
-    )
-    for key in ("DISPUTE_API_BASE_URL", "DISPUTE_API_TOKEN"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS", "0")
-    for key, value in MERCHANT:
-        monkeypatch.setenv(f"DISPUTE_EVIDENCE_MERCHANT__{key}", value)
-    run_cli("--inbox", str(inbox), "--sandbox")
+    inbox = tmp_path / "inbox"
+    run_letters_inbox(inbox, monkeypatch, kept)
     pids = ("dp_1060", "dp_1061", "dp_1062", "dp_1055")
     return {pid: _pages(inbox, pid)[0].split("Timeline", 1)[0] for pid in pids}
 
