@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -89,15 +91,47 @@ def xlsx_read(rows: int) -> tuple[float, float, float]:
     return ours, bare, time.perf_counter() - t0
 
 
-def run(quick: bool = False) -> None:
+def _measured(folder: Path, checkout: Path | None = None) -> dict[str, Any]:
+    """One measurement in a child process: this checkout's, or another's (its .venv, its
+    bench and code)."""
+    python, cwd = (sys.executable, None) if checkout is None else (
+        str(checkout / ".venv" / "bin" / "python"), checkout)  # fmt: skip
+    code = f"from bench.ingest_bench import measure; measure({str(folder.resolve())!r})"
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, cwd=cwd)
+    r: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    r["total_s"] = r["ingest_s"] + r["build_s"]
+    return r
+
+
+def side_by_side(folder: Path, against: Path, repeat: int) -> None:
+    """This checkout and the one at `against`, measured in turn (A B A B ...: the machine's
+    drift falls on both), `repeat` times each: min and median of each figure."""
+    runs: dict[str, list[dict[str, Any]]] = {"now": [], "against": []}
+    for _ in range(repeat):
+        runs["now"].append(_measured(folder))
+        runs["against"].append(_measured(folder, against))
+    print(f"  {'(min / median of ' + str(repeat) + ', interleaved)':<44} {'now':>20} "
+          f"{against.name:>20} {'now/against':>12}")  # fmt: skip
+    for key, name in (("ingest_s", "read + recognise + validate (s)"),
+                      ("build_s", "build payloads (s)"), ("total_s", "total (s)"),
+                      ("cpu_s", "CPU time, user + sys (s)"), ("peak_mb", "peak memory (MB)")):  # fmt: skip
+        now, then = ([r[key] for r in runs[w]] for w in ("now", "against"))
+        ratio = statistics.median(now) / statistics.median(then)
+        print(f"  {name:<44} {min(now):>9.2f} / {statistics.median(now):<8.2f} "
+              f"{min(then):>9.2f} / {statistics.median(then):<8.2f} {ratio:>12.2f}", flush=True)  # fmt: skip
+
+
+def run(quick: bool = False, against: str | None = None, repeat: int = 3) -> None:
     n = (100_000, 50_000, 10_000) if quick else (1_000_000, 500_000, 100_000)
     heading(
-        f"Ingest: {n[0]:,} order lines + {n[1]:,} shipments + {n[2]:,} disputes -> validated payloads"
+        f"Ingest: {n[0]:,} order lines + {n[1]:,} shipments + {n[2]:,} disputes -> validated payloads",
+        columns=not against,
     )
     folder = make_inputs(*n)
-    out = subprocess.run([sys.executable, "-c", f"from bench.ingest_bench import measure; measure({str(folder)!r})"],
-                         capture_output=True, text=True, check=True)  # fmt: skip
-    r = json.loads(out.stdout.strip().splitlines()[-1])
+    if against:
+        side_by_side(folder, Path(against), repeat)
+        return
+    r = _measured(folder)
     figure("read + recognise + validate (s)", f"{r['ingest_s']:.2f}")
     figure("build payloads (s)", f"{r['build_s']:.2f}")
     figure("total (s)", f"{r['ingest_s'] + r['build_s']:.2f}", "target <= 8 s")

@@ -298,7 +298,7 @@ def summaries(inbox: Path) -> dict[str, Path]:
     from dispute_evidence.inbox import default_state
     from dispute_evidence.state.store import StateStore
 
-    table = StateStore(default_state(inbox)).file_table()
+    table = StateStore(default_state(inbox)).reports.file_table()
     rows = table.loc[table["file_name"].str.contains("-evidence-summary")]
     return {str(r.provider_dispute_id): Path(str(r.path)) for r in rows.itertuples(index=False)}
 

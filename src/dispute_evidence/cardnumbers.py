@@ -72,6 +72,11 @@ _HAS_BREAK = re.compile(_BREAK)
 _ID_PREFIX = re.compile(r"(?i)(?<![^\W_])(?:ch|pi|py|pm|re|dp|cus|in|src|tok|txn|evt|acct)_$")
 _CODE = re.compile(r"(?i)\b(CVV2?|CVC2?|CID|CSC|security\s+code)(\s*(?:[:#=]|is)?\s*)(\d{3,4})\b")
 _THIRTEEN_DIGITS = re.compile(r"(?:\D*+\d){13}")
+# 13 digits one after another with at most a separator's worth of what `_SEP` allows between
+# two of them (never a letter: `_SEP` is at most 56 characters of spaces, marks, dashes, line
+# breaks, quote marks and `&nbsp;`): a card number printed any way the detector reads holds
+# such a run, and a date, an amount or a JSON text's numbers seldom do (issue 47 item 6)
+_CARD_RUN = re.compile(r"\d(?:(?:&nbsp;|&#[xX][aA]0;|[\W_]){0,60}+\d){12}")
 # the labels read before a number (the nearest one on its line wins)
 _LABELS = re.compile(
     r"(?i)(?<![^\W_])(?:(?P<card>cards?|visa|master\s?card|mc|amex|american\s+express|"
@@ -241,8 +246,13 @@ def _may_go_on(sizes: list[int]) -> bool:
 
 
 def may_hold_one(text: str) -> bool:
-    """A cheap first look: fewer than 13 digits in all cannot hold a card number."""
-    return len(text) >= 13 and _THIRTEEN_DIGITS.match(text) is not None
+    """A cheap first look: fewer than 13 digits in all, or no run of 13 digits joined only
+    by what may stand between a card's digits, cannot hold a card number."""
+    return (
+        len(text) >= 13
+        and _THIRTEEN_DIGITS.match(text) is not None
+        and _CARD_RUN.search(text) is not None
+    )
 
 
 def card_spans(text: str, known: Collection[str] = ()) -> list[tuple[int, int]]:

@@ -22,8 +22,9 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ import pandas as pd
 
 from dispute_evidence.api.models import Evidence, MerchantProfile
 from dispute_evidence.evidence.amounts import EXACT_INT, payload_numbers, price_codes
+from dispute_evidence.evidence.bulk import gc_paused, shared_texts
 from dispute_evidence.evidence.by_reason import ByReason
 from dispute_evidence.evidence.ce3 import Ce3
 from dispute_evidence.evidence.facts import (
@@ -83,14 +85,7 @@ NUMBER_FACTS = (
     "tax_amount",
     "discount_amount",
 )
-SHIPMENT_FACTS = (
-    "tracking_number",
-    "carrier",
-    "service",
-    "shipped_at",
-    "delivered_at",
-    "delivery_status",
-)
+SHIPMENT_FACTS = tuple(f.name for f in fields(ShipmentRow))  # in order: rows made positionally
 
 
 @dataclass(frozen=True)
@@ -206,7 +201,7 @@ def claimed_orders(disputes: pd.DataFrame) -> set[str]:
 def _columns(
     frame: pd.DataFrame, text: tuple[str, ...], numeric: tuple[str, ...]
 ) -> dict[str, list[Any]]:
-    cols: dict[str, list[Any]] = {c: frame[c].astype(str).tolist() for c in text}
+    cols: dict[str, list[Any]] = {c: shared_texts(frame[c]) for c in text}
     cols.update({c: payload_numbers(frame[c]) for c in numeric})
     return cols
 
@@ -332,6 +327,7 @@ def _order_columns(orders: pd.DataFrame, products: pd.DataFrame | None) -> dict[
     return cols
 
 
+@gc_paused
 def build_evidence(
     records: dict[str, pd.DataFrame],
     merchant: MerchantProfile | None = None,
@@ -427,12 +423,15 @@ def _no_order_lines(order_number: str, unclaimed: NearNames) -> str:
 
 
 def _shipment_entries(ship_cols: dict[str, list[Any]]) -> list[ShipmentRow]:
-    """One shipment per row, made in one pass; shared between the disputes of an order."""
-    fields = _filled(ship_cols, SHIPMENT_FACTS)[0]
+    """One shipment per row, made in one pass; shared between the disputes of an order. A row
+    with nothing in it is `_NO_SHIPMENT` itself (told apart by identity, not by comparing)."""
+    filled, rows = _filled(ship_cols, SHIPMENT_FACTS)[0], len(ship_cols[SHIPMENT_FACTS[0]])
+    if not filled:
+        return [_NO_SHIPMENT] * rows
+    columns = [ship_cols[f] if f in filled else repeat("", rows) for f in SHIPMENT_FACTS]
     return [
-        ShipmentRow(**dict(zip(fields, row, strict=True)))
-        for row in _records(ship_cols, fields, len(ship_cols[SHIPMENT_FACTS[0]]))
-    ]
+        ShipmentRow(*row) if any(row) else _NO_SHIPMENT for row in zip(*columns, strict=False)
+    ]  # (repeat: endless)
 
 
 def _filled(
@@ -519,9 +518,12 @@ def _opened(disputes: pd.DataFrame) -> dict[str, str]:
 def _claim(reason: Any, currency: Any, amount: Any, network_code: Any, opened: Any = "") -> Claim:
     """The disputes list's own facts, its network reason code and the day it opened."""
     given = amount not in (None, "") and amount == amount
-    day = str(opened or "")[:10]
+    day = str(opened)[:10] if opened else ""
     return Claim(reason or "", currency or "", _number(amount) if given else None,
-                 network_code or "", day if re.match(r"\d{4}-\d{2}-\d{2}$", day) else "")  # fmt: skip
+                 network_code or "", day if day and _DAY.match(day) else "")  # fmt: skip
+
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}$")
 
 
 def _order_parts(
@@ -536,9 +538,10 @@ def _order_parts(
         oc["currency_code"],
     )
     said = oc["_price_from"]  # a price the orders export gives none: where it came from
+    pick = itemgetter(*lines) if len(lines) > 1 else lambda col: (col[lines[0]],)
+    price_from = pick(said) if said else repeat("", len(lines))
     products = tuple(
-        Product(titles[i], prices[i], qtys[i], currencies[i], said[i] if said else "")
-        for i in lines
+        map(Product, pick(titles), pick(prices), pick(qtys), pick(currencies), price_from)
     )
     currency = currencies[lines[0]] if "order_total" in order_facts else ""
     order = OrderFacts(order_number, **order_facts, order_currency=currency)
@@ -549,14 +552,19 @@ def _shipments_of(
     rows: Any, entries: list[ShipmentRow]
 ) -> tuple[tuple[ShipmentRow, ...], tuple[str, ...]]:
     """The order's shipments, each once, and every tracking number once, in order."""
+    if len(rows) == 1:  # most orders: one row, nothing to make once
+        entry = entries[rows[0]]
+        one = (entry.tracking_number,) if entry.tracking_number else ()
+        return ((), one) if entry is _NO_SHIPMENT else ((entry,), one)
     tracking: dict[str, None] = {}  # (dicts: each once, in order)
-    shipments: dict[ShipmentRow, None] = {}
+    shipments: list[ShipmentRow] = []
     for i in rows:
         entry = entries[i]
-        if entry is not _NO_SHIPMENT and entry != _NO_SHIPMENT:
-            shipments[entry] = None
-        if t := entry.tracking_number:
+        if t := entry.tracking_number:  # once per order already (_index_by_order)
             tracking[t] = None
+            shipments.append(entry)
+        elif entry is not _NO_SHIPMENT and entry not in shipments:  # (an empty row is it)
+            shipments.append(entry)
     return tuple(shipments), tuple(tracking)
 
 

@@ -13,7 +13,8 @@ payload leaves both out, as it always has. Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -200,3 +201,35 @@ def dump_facts(facts: DisputeFacts) -> bytes:
 def load_facts(data: bytes | str) -> DisputeFacts:
     """The facts from their JSON (`dump_facts`), validated."""
     return _ADAPTER.validate_json(data)
+
+
+def _quick_init(cls: type) -> None:
+    """Give a frozen slots dataclass an `__init__` that sets each slot through its own
+    descriptor, bound once: the generated one looks up `object.__setattr__` per field (an
+    order's facts took 4.1 µs to make, 1.4 µs now; a product 0.52 µs, 0.35 µs), and the
+    build makes 500,000 products and 100,000 orders (issue 47 item 6). Same signature,
+    defaults and frozenness (`__setattr__` still refuses: test_facts_quick_init.py)."""
+    params: list[str] = []
+    body: list[str] = []
+    names: dict[str, Any] = {}
+    for f in fields(cls):
+        assert f.default_factory is MISSING and f.init and not f.kw_only, (cls, f.name)
+        names[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            names[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        body.append(f"    _set_{f.name}(self, {f.name})")
+    assert not hasattr(cls, "__post_init__"), cls
+    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body)
+    exec(source, names)  # code made above from the class's own field names, nothing else
+    init = names["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init  # type: ignore[misc]
+
+
+for _cls in (Product, OrderFacts, ShipmentRow, Charge, Refund, Claim, Statement, Purchase):
+    _quick_init(_cls)
+_quick_init(Activity)
+_quick_init(DisputeFacts)

@@ -35,6 +35,8 @@ class KnownFacts:
         self, pid: str, lines: list[int]
     ) -> tuple[Statement | None, tuple[Listing, ...]]:
         """One dispute's statement, and its order lines' listings as sold."""
+        if not (self.catalogue.by_sku or self.catalogue.by_title):  # no products export
+            return self.said.get(pid), ()
         oc = self.order_cols
         listed = self.catalogue.as_sold([(oc["sku"][i], oc["product_title"][i]) for i in lines])
         return self.said.get(pid), listed

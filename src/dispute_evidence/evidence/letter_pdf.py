@@ -20,7 +20,14 @@ from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyl
 from dispute_evidence.evidence import fonts
 from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.exhibits import Exhibit, caption
-from dispute_evidence.evidence.letter import FILE, SOURCE_TITLES, SOURCE_WORDS, Letter, Sentence
+from dispute_evidence.evidence.letter import (
+    FILE,
+    NOT_CONTESTED,
+    SOURCE_TITLES,
+    SOURCE_WORDS,
+    Letter,
+    Sentence,
+)
 from dispute_evidence.evidence.reason_points import PURCHASES
 from dispute_evidence.names import visible
 
@@ -192,7 +199,7 @@ def letter_story(
         story.append(Paragraph("What our records show", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.conceded]
     story.append(Paragraph("Why the payment stands" if letter.argues else "Our response", _HEAD))
-    if not letter.claims:
+    if not letter.claims and letter.request != NOT_CONTESTED:  # it says what it is itself
         attached = any(s.source == "files" for s in letter.sentences)
         said = (
             NO_CLAIMS_ATTACHED if attached else NO_CLAIMS_STATED if letter.statement else NO_CLAIMS

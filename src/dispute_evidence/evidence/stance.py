@@ -39,7 +39,6 @@ class Stance:
     why: str  # in words: "confirms receipt", "claims a defect", ...
     certain: bool = True  # False: the analyst confirms it before anything argues it
     merchant: bool = False  # the merchant's own reply: never the customer's word
-    withdrawn: bool = False  # a complaint the writer took back later in the same message
 
     @property
     def to_confirm(self) -> bool:
@@ -120,7 +119,4 @@ def _read(cues: list[Cue], signals: dict[str, tuple[StanceKind, str]]) -> Stance
     certain = len(kinds) == 1 and any(c.plain for c, _, _ in kept)
     if len(kinds) > 1:
         why = f"mixed: {'; '.join(dict.fromkeys(w for _, _, w in kept))}"
-    # "never mind, it works fine now": the complaint taken back (the words it takes back are
-    # already dropped from the cues, messages.py)
-    withdrawn = last_kind == _S and any(c.retract for c in cues)
-    return Stance(last_kind, why, certain=certain, withdrawn=withdrawn)
+    return Stance(last_kind, why, certain=certain)

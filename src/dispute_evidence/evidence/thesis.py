@@ -19,6 +19,7 @@ from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credit_lead import credit_lead
 from dispute_evidence.evidence.letter_facts import FILE, Facts, partly_credited, quoted
+from dispute_evidence.evidence.messages import message_cues
 from dispute_evidence.evidence.places import COUNTRIES, place_parts, same_place
 from dispute_evidence.evidence.playbooks import claim_words, playbook_for
 from dispute_evidence.evidence.reason_checks import VISA_AVS_RULE, visa_avs_rule
@@ -85,13 +86,19 @@ def customer_words(facts: Facts) -> Sentence | None:
             facts.argued.add(doc.name)
             when = f" on {m.on.isoformat()}" if m.on else ""
             who = m.author or "the customer"
-            cited = facts.cite(doc.name, m.quote.page)
-            words = f"({cited}): {quoted(m.quote.text)}"
-            said = f"{who} wrote{when} {words}"
-            if st.withdrawn:  # said in our words first: the complaint was taken back
-                said = f"the customer withdrew that complaint in writing{when}: {who} wrote {words}"
-            return Sentence(said, FILE + doc.name)
+            # a complaint taken back in the same message: said so in our words, then quoted
+            wrote = "withdrew the complaint in writing" if _retracted(m.quote.text) else "wrote"
+            cite = facts.cite(doc.name, m.quote.page)
+            return Sentence(
+                f"{who} {wrote}{when} ({cite}): {quoted(m.quote.text)}", FILE + doc.name
+            )
     return None
+
+
+def _retracted(text: str) -> bool:
+    """The message takes back a complaint it made ("… never mind, it works fine now")."""
+    cues = message_cues(text)
+    return any(c.retract for c in cues) and any(not c.retract for c in cues)
 
 
 def verified_delivery(facts: Facts) -> Sentence | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -50,12 +51,28 @@ def _filled(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:
     return {n: v for n in names if (v := getattr(obj, n)) is not None and v != ""}
 
 
+class _Filled:
+    """`_filled` for one record type, its fields read in one C call (the build writes
+    100,000 orders' 20 fields: issue 47 item 6)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names, self.values = names, attrgetter(*names)
+
+    def __call__(self, obj: Any) -> dict[str, Any]:
+        values = self.values(obj)
+        return {n: v for n, v in zip(self.names, values, strict=True) if v is not None and v != ""}
+
+
+_ORDER_FILLED, _SHIPMENT_FILLED = _Filled(_ORDER), _Filled(_SHIPMENT)
+_CLAIM_FILLED = _Filled(("reason", "currency", "amount", "network_reason_code"))
+
+
 def wire_payload(facts: DisputeFacts) -> dict[str, Any]:
     """The Evidence the API receives, as plain data (canonical JSON: builder.canonical_json)."""
-    extra = _filled(facts.order, _ORDER)
+    extra = _ORDER_FILLED(facts.order)
     if facts.shipments:
-        extra["shipments"] = [_filled(s, _SHIPMENT) for s in facts.shipments]
-    if claim := _filled(facts.claim, ("reason", "currency", "amount", "network_reason_code")):
+        extra["shipments"] = [_SHIPMENT_FILLED(s) for s in facts.shipments]
+    if claim := _CLAIM_FILLED(facts.claim):
         extra["dispute"] = claim
     if facts.charges:
         extra["payments"] = [_filled(c, _CHARGE) for c in facts.charges]

@@ -60,6 +60,7 @@ def test_a_conceding_letter_never_asks_for_the_reversal(sandbox_factory, tmp_pat
         assert "reversed" not in letter and "payment of 129.00 USD stand" not in letter, letter
         assert ("We do not contest this dispute: our own records, stated above under “What our "
                 "records show”, support the cardholder's claim.") in letter, letter  # fmt: skip
+        assert "makes no claim" not in letter, letter  # it says what it is once, not twice
 
 
 def test_credit_not_processed_with_a_partial_credit_asks_only_for_the_rest(
@@ -86,3 +87,40 @@ def test_credit_not_processed_with_a_partial_credit_asks_only_for_the_rest(
         "stand (the 129.00 USD disputed, less the 25.00 USD already credited)."
     ) in letter
     assert "the payment of 129.00 USD stand" not in letter
+
+
+def test_a_complaint_taken_back_is_said_to_be_withdrawn_first(
+    sandbox_factory, tmp_path, monkeypatch
+):
+    """The retraction letter's first lines say in our words that the cardholder withdrew the
+    complaint, then quote the message whole; a plain supportive message is only 'wrote'."""
+    sb = sandbox_factory(rows=_rows(2))
+    use_sandbox(sb, monkeypatch)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    write_rows(inbox / "disputes.csv", DISPUTES,
+               [["dp_test_0", "#5000", "product_unacceptable", 129.0, "USD"],
+                ["dp_test_1", "#5001", "product_unacceptable", 129.0, "USD"]])  # fmt: skip
+    write_rows(inbox / "orders.csv", ORDERS, [_order(5000), _order(5001)])
+    write_rows(inbox / "shipments.csv", SHIPS, [[5000, "1Z0", "UPS", "2026-10-02", "2026-10-05"],
+                                                [5001, "1Z1", "UPS", "2026-10-02", "2026-10-05"]])  # fmt: skip
+    text_pdf(inbox / "5000 email.pdf", [["From: c5000@example.com", "Date: 2026-10-07",
+             "Subject: my order", "The deck wobbles and one truck seems loose, this is not what "
+             "I paid for. Update: never mind, it works fine now, I had not tightened the "
+             "truck. Thanks!"]])  # fmt: skip
+    text_pdf(inbox / "5001 email.pdf", [["From: c5001@example.com", "Date: 2026-10-07",
+             "Subject: my order", "The board is fine, I just changed my mind. Can I send it "
+             "back?"]])  # fmt: skip
+    run_cli("--inbox", str(inbox))
+    first = _letter(sb, "dp_test_0").split("To the reviewer of this dispute,", 1)[1]
+    assert (
+        first.split(" The order ", 1)[0]
+        .strip()
+        .startswith(
+            "The cardholder says the goods were not as described or were defective; "
+            "c5000@example.com withdrew the complaint in writing on 2026-10-07 (Exhibit A): "
+            "“The deck wobbles"
+        )
+    ), first
+    other = _letter(sb, "dp_test_1")
+    assert "c5001@example.com wrote on 2026-10-07" in other and "withdrew" not in other, other
