@@ -72,6 +72,12 @@ BEN = "ben.jones@example.com"
 DUPLICATE_DAY = "2026-09-28"
 SECOND = "1063"  # the other order paid on 1062's day, the same amount, shipped too
 RENEWALS = ["2026-06-02", "2026-07-02", "2026-08-02", "2026-09-02", "2026-10-02", "2026-11-02"]
+# the acquirer reference number and the issuer's authorisation code of a few disputed charges
+REFERENCES = {
+    "ch_1041A": ("74837716275001234567891", "A1B2C3"),
+    "ch_1042A": ("74837716275001234567892", "0K7Q4M"),
+    "ch_1066A": ("74837716305001234567893", "831204"),
+}
 ADDRESS = ("12 Elm Street", "Boston", "MA", "02108", "United States")
 
 
@@ -160,7 +166,9 @@ def _payments(inbox: Path) -> None:
     for row in rows:  # the refund's date (1060: refunded in full before the dispute opened)
         row += ["2026-10-17 09:30:00" if row[14] == "1060" else ""]
         row += ["US"]  # the card's issuing country
-    header += ["Refunded date (UTC)", "Card Issue Country"]
+    for row in rows:  # the network's references, where the processor's export carries them
+        row += list(REFERENCES.get(str(row[0]), ("", "")))
+    header += ["Refunded date (UTC)", "Card Issue Country", "ARN", "Authorization Code"]
     _csv(inbox / "unified_payments.csv", header, rows)
 
 
