@@ -338,6 +338,10 @@ STRIPE_PAYMENTS = Mapping(
         "dispute_evidence_due": ("Dispute Evidence Due (UTC)",), "dispute_date": ("Dispute Date (UTC)",),
         "captured": ("Captured",), "card_fingerprint": ("Card Fingerprint",), "customer_account_id": ("Customer ID",),
         "refunded_at": ("Refunded date (UTC)",), "statement_descriptor": ("Statement Descriptor",),
+        # the network's references, when the export was given such columns (the header's line)
+        "arn": ("ARN", "Acquirer Reference Number", "Acquirer Reference"),
+        "authorization_code": ("Authorization Code", "Authorisation Code", "Auth Code",
+                               "Approval Code"),
         "shipping_address": ("Shipping Address Line1", "Shipping Address Line2", "Shipping Address City",
                              "Shipping Address State", "Shipping Address Postal Code", "Shipping Address Country"),
     },
