@@ -150,15 +150,22 @@ _QUOTE = re.compile("“[^”]+”")
 
 
 def said_by(thesis: Sentence | None, point: Sentence) -> bool:
-    """Whether the thesis already says `point`: its words, its quote, or its CE 3.0 finding."""
+    """Whether the thesis already says `point`: its words, its quote, its CE 3.0 finding, or
+    every date, number and reference it names, from the same record."""
     if thesis is None:
         return False
     text = point.text.rstrip(".")
     if (text[:1].lower() + text[1:]) in thesis.text:
         return True
+    if point.source != thesis.source:
+        return False
     quotes = _QUOTE.findall(point.text)
-    same = point.source == thesis.source
-    return same and (point.source == "history" or any(q in thesis.text for q in quotes))
+    if point.source == "history" or any(q in thesis.text for q in quotes):
+        return True
+    # the same record's facts in other words: each date, number and reference it names is in
+    # the thesis ("delivered on 2026-10-06 (tracking number 1Z…)")
+    named = [w.strip("().,;:") for w in point.text.split() if any(c.isdigit() for c in w)]
+    return bool(named) and all(w in thesis.text for w in named)
 
 
 def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:

@@ -31,9 +31,10 @@ def _letters(tmp_path, monkeypatch) -> dict[str, str]:
         if name in NEW
     ]
     kept.append(["dp_1055", "#1055", "fraudulent", "129.00", "USD", ""])
+    kept.append(["dp_1047", "#1047", "general", "129.00", "USD", ""])
     inbox = tmp_path / "inbox"
     run_letters_inbox(inbox, monkeypatch, kept)
-    pids = ("dp_1060", "dp_1061", "dp_1062", "dp_1055")
+    pids = ("dp_1060", "dp_1061", "dp_1062", "dp_1055", "dp_1047")
     return {pid: _pages(inbox, pid)[0].split("Timeline", 1)[0] for pid in pids}
 
 
@@ -71,3 +72,10 @@ def test_two_orders_on_one_day_lead_with_the_two_purchases(letters):
     assert "order 1063 (ch_1063A)" in opening and "two separate purchases" in opening, opening
     assert two.count("two separate purchases") == 1, two
     assert "1Z999AA10123456763" in two, two  # the side-by-side table is still printed
+
+
+def test_a_delivery_in_the_thesis_is_not_a_bullet_again(letters):
+    general = letters["dp_1047"]
+    assert "delivered on 2026-10-06" in _opening(general), general
+    assert general.count("delivered on 2026-10-06") == 1, general  # other words, same record
+    assert "The order was shipped on 2026-10-03 with UPS" in general, general  # a fact of its own
