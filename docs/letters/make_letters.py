@@ -66,8 +66,18 @@ NEW = {
     "1066": ("visa_avs_invalid", "fraudulent", "2026-11-01 10:00:00", "2026-11-22"),
 }
 BEN = "ben.jones@example.com"
+# the duplicate claim's order on a day of its own: on 2026-10-02 the same card paid 14 other
+# orders of 129.00 USD at the same second, which no real customer does (the letter could name
+# no other charge, and the analyst was told of 14 equally near)
+DUPLICATE_DAY = "2026-09-28"
 SECOND = "1063"  # the other order paid on 1062's day, the same amount, shipped too
 RENEWALS = ["2026-06-02", "2026-07-02", "2026-08-02", "2026-09-02", "2026-10-02", "2026-11-02"]
+# the acquirer reference number and the issuer's authorisation code of a few disputed charges
+REFERENCES = {
+    "ch_1041A": ("74837716275001234567891", "A1B2C3"),
+    "ch_1042A": ("74837716275001234567892", "0K7Q4M"),
+    "ch_1066A": ("74837716305001234567893", "831204"),
+}
 ADDRESS = ("12 Elm Street", "Boston", "MA", "02108", "United States")
 
 
@@ -104,6 +114,7 @@ def _orders(inbox: Path) -> None:
         fulfilled = "unfulfilled" if order == ACCEPT[1] else "fulfilled"
         created = CE3_PRIORS.get(order, NEW.get(order, ("", "", "2026-10-02 18:02:55"))[2])
         created = "2026-10-12 09:41:20" if order == SECOND else created
+        created = f"{DUPLICATE_DAY} 18:02:55" if order == "1046" else created
         # the licence is bought by another customer: the access log is his account's alone
         email, name = (
             (BEN, "Ben Jones") if order == "1065" else ("ann.smith@example.com", "Ann Smith")
@@ -128,7 +139,8 @@ def _payments(inbox: Path) -> None:
               "Card Fingerprint", "Customer ID"]  # fmt: skip
     rows = _new_payments()
     for _, order, _ in [*DISPUTES.values(), ACCEPT]:
-        rows.append([f"ch_{order}A", "2026-10-02 18:03:11", "129.00", "0.00", "usd", "true",
+        day = DUPLICATE_DAY if order == "1046" else "2026-10-02"
+        rows.append([f"ch_{order}A", f"{day} 18:03:11", "129.00", "0.00", "usd", "true",
                      "Paid", f"Order #{order}", "Visa", "4242", "pass", "pass", "pass",
                      "ann.smith@example.com", order])  # fmt: skip
     rows.append(["ch_1045B", "2026-11-02 18:03:11", "129.00", "0.00", "usd", "true", "Paid",
@@ -154,7 +166,9 @@ def _payments(inbox: Path) -> None:
     for row in rows:  # the refund's date (1060: refunded in full before the dispute opened)
         row += ["2026-10-17 09:30:00" if row[14] == "1060" else ""]
         row += ["US"]  # the card's issuing country
-    header += ["Refunded date (UTC)", "Card Issue Country"]
+    for row in rows:  # the network's references, where the processor's export carries them
+        row += list(REFERENCES.get(str(row[0]), ("", "")))
+    header += ["Refunded date (UTC)", "Card Issue Country", "ARN", "Authorization Code"]
     _csv(inbox / "unified_payments.csv", header, rows)
 
 
@@ -236,7 +250,7 @@ def _documents(inbox: Path) -> None:
         "Acme Box subscription terms",
         "Cancel any time before the 1st of the month; the month already begun is not refunded."])  # fmt: skip
     _pdf(inbox / "1046 explanation.pdf", [
-        "Order 1046 was charged once: ch_1046A, 129.00 USD on 2026-10-02.",
+        f"Order 1046 was charged once: ch_1046A, 129.00 USD on {DUPLICATE_DAY}.",
         "No second charge exists for this order."])  # fmt: skip
 
 

@@ -14,6 +14,7 @@ says it does not contest the dispute: it never asks for a reversal its records d
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -111,6 +112,15 @@ class Letter:
         return tuple(s for s in self.sentences if s.source != "files")
 
     @property
+    def shown(self) -> tuple[Sentence, ...]:
+        """The points printed as bullets: one the thesis already says is not said again (a
+        table under it is still shown), unless no other point is left to print."""
+        told = [p for p in self.points if said_by(self.thesis, p)]
+        if all(p in told and p.source not in TABLED for p in self.points):
+            return self.points  # the thesis's fact alone: said again under the heading
+        return tuple(p for p in self.points if p not in told)
+
+    @property
     def claims(self) -> bool:
         return bool(self.points)
 
@@ -133,6 +143,29 @@ class Letter:
         )
         keys += [s.source for s in said]
         return list(dict.fromkeys(keys))
+
+
+TABLED = ("history", R.PURCHASES)  # the points a table is printed under (letter_pdf.py)
+_QUOTE = re.compile("“[^”]+”")
+
+
+def said_by(thesis: Sentence | None, point: Sentence) -> bool:
+    """Whether the thesis already says `point`: its words, its quote, its CE 3.0 finding, or
+    every date, number and reference it names, from the same record."""
+    if thesis is None:
+        return False
+    text = point.text.rstrip(".")
+    if (text[:1].lower() + text[1:]) in thesis.text:
+        return True
+    if point.source != thesis.source:
+        return False
+    quotes = _QUOTE.findall(point.text)
+    if point.source == "history" or any(q in thesis.text for q in quotes):
+        return True
+    # the same record's facts in other words: each date, number and reference it names is in
+    # the thesis ("delivered on 2026-10-06 (tracking number 1Z…)")
+    named = [w.strip("().,;:") for w in point.text.split() if any(c.isdigit() for c in w)]
+    return bool(named) and all(w in thesis.text for w in named)
 
 
 def _cited(said: Sequence[Sentence], listed: Sequence[str]) -> tuple[str, ...]:

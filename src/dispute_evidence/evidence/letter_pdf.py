@@ -206,9 +206,12 @@ def letter_story(
         )
         story.append(Paragraph(_text(said), _TEXT))
     for point in letter.points:  # the CE 3.0 table right under the point it shows
-        story.append(Paragraph(_marked(point, numbers), _ITEM, bulletText="•"))
-        story += _ce3_table(letter.ce3_table) if point.source == "history" else []
-        story += _ce3_table(letter.purchases) if point.source == PURCHASES else []
+        rows = {"history": letter.ce3_table, PURCHASES: letter.purchases}.get(point.source, ())
+        if point in letter.shown:  # one the thesis says is not said twice, its table is
+            story.append(Paragraph(_marked(point, numbers), _ITEM, bulletText="•"))
+        elif rows:
+            story.append(Paragraph(_text(SIDE_BY_SIDE[point.source]), _ITEM, bulletText="•"))
+        story += _ce3_table(rows) if rows else []
     # the attachments listed: not a point of "why the payment stands", so not one of its bullets
     story += [
         Paragraph(_marked(s, numbers), _TEXT) for s in letter.sentences if s not in letter.points
@@ -223,6 +226,11 @@ def letter_story(
     return [*body, KeepTogether([*carried, *closing])]
 
 
+# a table's bullet when the thesis already says what the table shows
+SIDE_BY_SIDE = {
+    "history": "The disputed order and the two earlier orders, side by side:",
+    PURCHASES: "The two purchases, side by side:",
+}
 CARRIED = 3  # the body's last flowables kept on the closing's page
 
 

@@ -189,6 +189,12 @@ def digital_delivery(facts: Facts) -> Sentence | None:
     return said[0] if said else None
 
 
+def two_purchases(facts: Facts) -> Sentence | None:
+    """Duplicate: the other charge paid for another order, shipped on its own."""
+    said = facts.two_purchases()
+    return said[0] if said else None
+
+
 def distinct_charges(facts: Facts) -> Sentence | None:
     said = facts.distinct_charges()
     return said[0] if said else None
@@ -210,12 +216,6 @@ def uncancelled_renewal(facts: Facts) -> Sentence | None:
     )
 
 
-def two_purchases(facts: Facts) -> Sentence | None:
-    """Duplicates: the other charge paid for another order of its own (the table below)."""
-    said = R.two_purchases(facts)
-    return said[0] if said else None
-
-
 THESES: dict[str, Callable[[Facts], Sentence | None]] = {
     f.__name__: f
     for f in (
@@ -229,10 +229,10 @@ THESES: dict[str, Callable[[Facts], Sentence | None]] = {
         credit,
         policy_refusal,
         policy_terms,
+        two_purchases,
         distinct_charges,
         digital_delivery,
         uncancelled_renewal,
-        two_purchases,
     )  # fmt: skip
 }
 

@@ -458,6 +458,14 @@ STRIPE_PAYMENTS = Mapping(
         "customer_account_id": ("Customer ID",),
         "refunded_at": ("Refunded date (UTC)",),
         "statement_descriptor": ("Statement Descriptor",),
+        # the network's references, when the export was given such columns (the header's line)
+        "arn": ("ARN", "Acquirer Reference Number", "Acquirer Reference"),
+        "authorization_code": (
+            "Authorization Code",
+            "Authorisation Code",
+            "Auth Code",
+            "Approval Code",
+        ),
         "shipping_address": (
             "Shipping Address Line1",
             "Shipping Address Line2",

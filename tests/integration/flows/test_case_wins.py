@@ -38,6 +38,12 @@ def _letter(sb, pid: str) -> str:
     return text.split("Evidence summary: dispute")[0]
 
 
+def _argued(letter: str) -> str:
+    """What the letter argues: its thesis and what it prints under its arguing heading ('' when
+    it has no such heading); the thesis says a fact once, the bullets do not repeat it."""
+    return letter.split("To the reviewer of this dispute,", 1)[1] if ARGUING in letter else ""
+
+
 def _arguing(letter: str) -> str:
     """What the letter prints under its arguing heading ('' when it has none)."""
     return letter.split(ARGUING, 1)[1] if ARGUING in letter else ""
@@ -123,7 +129,7 @@ def test_finding_1_two_charges_of_one_amount_on_one_day_concede_a_duplicate(
     letter = _letter(sb, "dp_test_1")  # a failed attempt took no money: one charge
     # (and the same card's charge of that amount that day paid for order 5000, its own
     # purchase: shown side by side since issue 44 item 8)
-    assert "ch_C (129.00 USD, 2026-10-02), paid for order 5001" in _arguing(letter), letter
+    assert "ch_C (129.00 USD, 2026-10-02), paid for order 5001" in _argued(letter), letter
     assert "ch_D" not in _arguing(letter)  # not argued, and not "paid" in the timeline
     letter = _approve_and_read(sb, inbox, "dp_test_0")
     assert "ch_A" not in _arguing(letter) and "2 charges of 129.00 USD" in letter, letter
@@ -138,11 +144,13 @@ def test_finding_2_the_decisive_proof_comes_first(sandbox_factory, tmp_path, mon
     _email(inbox / "5000 email.pdf", "2026-10-07", "The board is fine, I just changed my mind.")
     _email(inbox / "5001 email.pdf", "2026-10-06", "Thanks, the deck came yesterday.")
     run_cli("--inbox", str(inbox))
-    first = _arguing(_letter(sb, "dp_test_0")).strip()
-    assert first.startswith("• On 2026-10-07, customer@example.com wrote (Exhibit A)"), first
-    assert "The board is fine, I just changed my mind." in first.split("•")[1]
-    second = _arguing(_letter(sb, "dp_test_1")).strip()
-    assert "Thanks, the deck came yesterday." in second.split("•")[1], second
+    first = _argued(_letter(sb, "dp_test_0")).strip()
+    thesis = first.split(" The order ", 1)[0]  # the quote leads, and is not said again
+    assert "; customer@example.com wrote on 2026-10-07 (Exhibit A)" in thesis, first
+    assert "The board is fine, I just changed my mind." in thesis, first
+    assert first.count("I just changed my mind") == 1, first
+    second = _argued(_letter(sb, "dp_test_1")).strip()
+    assert "Thanks, the deck came yesterday." in second.split(" The order ", 1)[0], second
 
 
 def test_finding_6_a_partial_credit_is_stated_and_only_the_rest_is_contested(

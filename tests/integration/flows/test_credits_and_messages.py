@@ -14,6 +14,7 @@ from support.docfixtures import text_pdf
 from tests.integration.flows.test_case_wins import (
     PAYMENTS,
     _approve_and_read,
+    _argued,
     _arguing,
     _inbox,
     _letter,
@@ -66,11 +67,12 @@ def test_a_credit_before_the_dispute_is_the_answer_for_every_reason(
     for pid in ("dp_test_0", "dp_test_1"):
         assert not table.loc[pid, "Status"].startswith("advice: accept"), table.loc[pid].to_dict()
         assert _sent(sb, pid), table.loc[pid].to_dict()
-        points = _arguing(_letter(sb, pid)).strip()
-        first = points.split("•")[1]
-        assert "already credited 129.00 USD on 2026-10-03 (charge ch_" in first, points
-        assert "before the dispute opened on 2026-10-16" in first, points
-        assert "we ask that the dispute be reversed and the payment of 129.00 USD stand" in points
+        letter = _letter(sb, pid)
+        first = _argued(letter).split(" The order ", 1)[0]  # the thesis: it leads
+        assert "already credited 129.00 USD on 2026-10-03 (charge ch_" in first, letter
+        assert "before the dispute opened on 2026-10-16" in first, letter
+        assert "already credited" not in _arguing(letter).split("Timeline")[0], letter  # once
+        assert "we ask that the dispute be reversed and the payment of 129.00 USD stand" in letter
 
 
 def test_a_conceding_case_approved_to_send_ends_on_what_it_asks(
@@ -198,7 +200,7 @@ def test_messages_are_read_whole_in_order_and_by_who_wrote_them(
     assert not accept, status
     letter = _letter(sb, "dp_test_0") if _sent(sb, "dp_test_0") else ""
     if expect == ARGUED:
-        assert words in _arguing(letter), (status, letter)
+        assert words in _argued(letter), (status, letter)
     elif expect == NOT_ARGUED:
         letter = letter or _approve_and_read(sb, inbox, "dp_test_0")
         assert words not in _arguing(letter), letter

@@ -52,7 +52,7 @@ def test_the_other_charge_is_the_nearest_purchase_of_its_own_never_a_renewal(sb,
     run_cli("--inbox", str(inbox))
     assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
     letter = _letter(sb, "dp_test_0")
-    assert ("The charge disputed, ch_A (129.00 USD, 2026-10-02), paid for order 5000; the other "
+    assert ("the charge disputed, ch_A (129.00 USD, 2026-10-02), paid for order 5000; the other "
             "charge of 129.00 USD that day paid for order 5001 (ch_B): two separate purchases "
             "of different items, each shipped on its own") in letter, letter  # fmt: skip
     for other in ("5002", "5003", "5004", "5005", "ch_R2", "ch_C", "Grip tape", "subscription"):

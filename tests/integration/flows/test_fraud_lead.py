@@ -139,7 +139,8 @@ def test_a_qualifying_ce3_leads_the_thesis(sandbox_factory, tmp_path, monkeypatc
         "this one (table below)."
     ), letter
     points = _arguing(letter).split("•")[1:]
-    assert points[0].strip().startswith("Visa Compelling Evidence 3.0"), points
+    # the thesis says it once: its bullet is the table's, the orders side by side
+    assert points[0].strip().startswith("The disputed order and the two earlier orders"), points
     # the address check and the delivery are still argued, after it
     assert any("the billing address the card issuer verified" in p for p in points[1:]), points
 

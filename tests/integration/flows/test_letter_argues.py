@@ -117,7 +117,7 @@ def test_a_late_return_is_answered_with_the_return_window_clause_whole(
     sandbox_factory, tmp_path, monkeypatch
 ):
     letter = _pages(_run_cases(sandbox_factory, tmp_path, monkeypatch), "dp_test_1")[0]
-    said = ("Our policy (Exhibit A, page 2), clause 4.2, says: “Returns are accepted within 30 "
+    said = ("our policy (Exhibit A, page 2), clause 4.2, says: “Returns are accepted within 30 "
             "days of delivery for a full refund.”")  # fmt: skip
     assert said in letter, letter
     assert "final sale" not in letter and "3 Footwear" not in letter

@@ -67,3 +67,27 @@ def test_no_reference_line_without_them(sandbox_factory, tmp_path, monkeypatch):
     letter = _letter(sb, "dp_test_0")
     assert "Disputed charge ch_A" in letter
     assert "Network references" not in letter and "ARN" not in letter
+
+
+STRIPE = ["id", "Created date (UTC)", "Amount", "Amount Refunded", "Currency", "Captured",
+          "Status", "Card Brand", "Card Last4", "Card AVS Line1 Status", "Card AVS Zip Status",
+          "Card CVC Status", "Customer Email", "order_id (metadata)"]  # fmt: skip
+
+
+def test_a_stripe_payments_export_carries_them_too(sandbox_factory, tmp_path, monkeypatch):
+    """Stripe's payments export is read by its own mapping (ingest/layouts.py STRIPE_PAYMENTS):
+    docs/letters' run showed no reference line although its export had both columns."""
+    sb = sandbox_factory(rows=_rows(1))
+    use_sandbox(sb, monkeypatch)
+    inbox = _inbox(tmp_path, {})
+    charge = ["ch_A", "2026-10-01 10:00:00", "129.00", "0.00", "usd", "true", "Paid", "Visa",
+              "4242", "pass", "pass", "pass", "c@example.com", "5000"]  # fmt: skip
+    write_rows(
+        inbox / "payments.csv",
+        [*STRIPE, "ARN", "Authorization Code"],
+        [[*charge, ARN, "0A1B2C"]],
+    )
+    run_cli("--inbox", str(inbox))
+    head = _letter(sb, "dp_test_0").split("To the reviewer of this dispute,", 1)[0]
+    assert "Disputed charge ch_A" in head, head  # read as Stripe's export, joined to its order
+    assert f"Network references ARN {ARN} · authorisation code 0A1B2C" in head, head

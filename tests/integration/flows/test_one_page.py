@@ -49,15 +49,10 @@ def _pages(inbox: Path, pid: str) -> list[str]:
     return [" ".join((p.extract_text() or "").split()) for p in reader.pages]
 
 
-def test_the_four_long_letters_fit_their_first_page(tmp_path, monkeypatch):
-    ml = _make_letters()
-    inbox = tmp_path / "inbox"
-    ml.make_inbox(inbox)
-    kept = [
-        [f"dp_{o}", f"#{o}", reason, "129.00", "USD", opened]
-        for o, (name, reason, _, opened) in ml.NEW.items()
-        if name in CASES.values()
-    ]
+def run_letters_inbox(inbox: Path, monkeypatch, kept: list[list[object]]) -> None:
+    """make_letters.py's own inbox, its disputes list cut to `kept`, run through the real CLI
+    (`run --sandbox`, the inbox's own local API) as Acme Outfitters."""
+    _make_letters().make_inbox(inbox)
     write_rows(
         inbox / "disputes.csv",
         ["provider_dispute_id", "order_number", "reason", "amount", "currency", "dispute_date"],
@@ -75,6 +70,17 @@ def test_the_four_long_letters_fit_their_first_page(tmp_path, monkeypatch):
     ):
         monkeypatch.setenv(f"DISPUTE_EVIDENCE_MERCHANT__{key}", value)
     run_cli("--inbox", str(inbox), "--sandbox")
+
+
+def test_the_four_long_letters_fit_their_first_page(tmp_path, monkeypatch):
+    ml = _make_letters()
+    inbox = tmp_path / "inbox"
+    kept: list[list[object]] = [
+        [f"dp_{o}", f"#{o}", reason, "129.00", "USD", opened]
+        for o, (name, reason, _, opened) in ml.NEW.items()
+        if name in CASES.values()
+    ]
+    run_letters_inbox(inbox, monkeypatch, kept)
     for pid, name in CASES.items():
         pages = _pages(inbox, pid)
         first = pages[0]

@@ -95,7 +95,7 @@ def test_the_listing_as_sold_reaches_the_letter_and_the_photo_every_dispute_of_i
     assert "products_as_sold" not in sb.snapshot()["dp_test_2"]["evidence"]["additional_evidence"]
 
     letter = _letter(sb, "dp_test_0")
-    assert ("As sold, the listing of Skateboard deck described it as: “Hand-pressed 7-ply "
+    assert ("as sold, the listing of Skateboard deck described it as: “Hand-pressed 7-ply "
             "Canadian maple deck, 8.25\" wide. The veneer's colour may vary slightly from the "
             "photos; this is not a defect.") in letter  # fmt: skip
     assert "evil.test" not in json.dumps(sb.snapshot()) and "fetch(" not in letter

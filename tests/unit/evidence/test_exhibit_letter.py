@@ -44,7 +44,8 @@ def test_the_letter_cites_each_document_by_its_exhibit_label_and_page():
     # labelled in the order the letter first names them: the carrier's proof (third-party
     # proof first, issue 44 item 5), the customer's message, then the receipt its attachments
     # line names
-    assert "The proof of delivery (Exhibit A, page 2) records the delivery" in letter
+    # (the thesis cites it; its bullet, the same date and signer, is not printed again)
+    assert "proof of delivery (Exhibit A, page 2) shows the parcel delivered" in letter
     assert "Ann Smith wrote (Exhibit B): “Thanks, the parcel came yesterday.”" in letter
     assert "Attached as supporting documents: Exhibit C (receipt or invoice)." in letter
     assert "packet page" not in letter and ".pdf, page" not in letter
