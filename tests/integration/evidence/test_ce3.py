@@ -205,8 +205,8 @@ def test_the_letter_shows_the_disputed_order_and_the_two_priors_side_by_side(tmp
     facts = load_facts(payload.facts_json)
     page = PdfReader(io.BytesIO(summary_pdf("dp_ce3_0", facts, []))).pages[0]
     text = " ".join((page.extract_text() or "").split())
-    assert "which match this order on the values in the table below" in text, text
-    table = text.split("which match this order on the values in the table below", 1)[1]
+    assert "The disputed order and the two earlier orders, side by side:" in text, text
+    table = text.split("The disputed order and the two earlier orders, side by side:", 1)[1]
     for row in (
         "Order 3000 (disputed) Earlier order 2001 Earlier order 2002",
         "Date 2025-06-01 2024-11-13 2024-08-05",
