@@ -133,7 +133,7 @@ class Payloads(Protocol):
 
 
 class ViewCheck(Protocol):
-    """The API's view of a dispute held against the disputes list's (engine/prepare/api_views)."""
+    """The API's view of a dispute held against the disputes list's (engine/delivery/api_views)."""
 
     def held(self) -> dict[str, str]: ...
 

@@ -10,6 +10,7 @@ import logging
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
+from dispute_evidence.engine.delivery.api_views import held_by_api_view
 from dispute_evidence.engine.delivery.listings import listing_for, reconcile_if_sent_before
 from dispute_evidence.engine.delivery.readback import ReadOutcome, StoreViews, read_back
 from dispute_evidence.engine.delivery.stops import (
@@ -18,7 +19,6 @@ from dispute_evidence.engine.delivery.stops import (
     stopped_by,
 )
 from dispute_evidence.engine.delivery.submit import SubmitOutcome, submit_step
-from dispute_evidence.engine.prepare.api_views import held_by_api_view
 from dispute_evidence.engine.review.plan import DeliveryPlan
 from dispute_evidence.engine.session import (
     Progress,

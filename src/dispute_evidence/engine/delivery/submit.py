@@ -38,9 +38,9 @@ from dispute_evidence.api import (
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
+from dispute_evidence.engine.delivery.api_views import record_views
 from dispute_evidence.engine.delivery.readback import ReadOutcome, api_deadline
 from dispute_evidence.engine.options import RunOptions
-from dispute_evidence.engine.prepare.api_views import record_views
 from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import Stop, exit_for
