@@ -56,15 +56,92 @@ async def deploy_merchants(
     the merchant deployments the file no longer has (deleted with `prune`)."""
     runs = plan_runs(spec, base)
     _ensure_budgets(runs)
+    await _ensure_pool(pool)
+    for run in runs:
+        await _deploy_one(run, pool, heartbeat)
+    await ensure_automations(heartbeat)
+    return await _stale(runs, prune)
+
+
+async def deploy_sweep(
+    spec: MerchantsFile,
+    merchants_file: Path,
+    pool: str,
+    *,
+    heartbeat: int = HEARTBEAT_SECONDS,
+    prune: bool = False,
+) -> list[str]:
+    """The platform's design (issue 48): one sweep deployment per time zone of the file, every
+    SWEEP_MINUTES, and one shard deployment; merchants are work inside them, read from the
+    file at every sweep (adding one needs no re-deploy). Returns the deployments the file no
+    longer needs: every merchant-<id> deployment, and sweeps of zones it no longer has
+    (deleted with `prune`)."""
+    from flows.sweep import SHARD_DEPLOYMENT, SWEEP_MINUTES, shard_run, sweep
+
+    runs = plan_runs(spec, merchants_file.resolve().parent)
+    _ensure_budgets(runs)
+    await _ensure_pool(pool)
+    env = {"env": {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(heartbeat)}}
+    zones = sorted({r.timezone for r in runs}) or ["UTC"]
+    for zone in zones:
+        deployment = await sweep.ato_deployment(
+            name=sweep_name(zone),
+            schedules=[Cron(f"*/{SWEEP_MINUTES} * * * *", timezone=zone)],
+            parameters={"merchants_file": str(merchants_file.resolve()), "timezone": zone},
+            # a sweep still handing out is never joined by the next one
+            concurrency_limit=ConcurrencyLimitConfig(
+                limit=1, collision_strategy=ConcurrencyLimitStrategy.CANCEL_NEW
+            ),
+            tags=[TAG, "sweep", f"timezone:{zone}"],
+            description=f"Every {SWEEP_MINUTES} min: hand the merchants of {zone} whose night "
+            f"has come to shards ({merchants_file.name}, read at every sweep).",
+            entrypoint_type=EntrypointType.MODULE_PATH,
+            job_variables=env,
+        )
+        await deployment.aapply(work_pool_name=pool)
+    shard = await shard_run.ato_deployment(
+        name=SHARD_DEPLOYMENT,
+        tags=[TAG, "sweep"],
+        description="Runs the merchants a sweep hands it, one after another, each a task run.",
+        entrypoint_type=EntrypointType.MODULE_PATH,
+        job_variables=env,
+    )
+    await shard.aapply(work_pool_name=pool)
+    await ensure_automations(heartbeat)
+    stale = await _stale([], prune)  # one deployment per merchant: replaced by the sweep
+    return stale + await _stale_sweeps(zones, prune)
+
+
+def sweep_name(zone: str) -> str:
+    return "sweep-" + zone.replace("/", "-").lower()
+
+
+async def _stale_sweeps(zones: list[str], prune: bool) -> list[str]:
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+    from prefect.client.schemas.sorting import DeploymentSort
+
+    from flows.sweep import SWEEP_FLOW
+
+    wanted = {sweep_name(z) for z in zones}
+    async with get_client() as client:
+        deployments = await client.read_deployments(
+            flow_filter=FlowFilter(name=FlowFilterName(any_=[SWEEP_FLOW])),
+            limit=200,
+            sort=DeploymentSort.NAME_ASC,
+        )
+        stale = [d for d in deployments if d.name not in wanted]
+        if prune:
+            for d in stale:
+                await client.delete_deployment(d.id)
+    return [f"{SWEEP_FLOW}/{d.name}" for d in stale]
+
+
+async def _ensure_pool(pool: str) -> None:
     async with get_client() as client:
         try:
             await client.read_work_pool(pool)
         except ObjectNotFound:
             await client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
-    for run in runs:
-        await _deploy_one(run, pool, heartbeat)
-    await ensure_automations(heartbeat)
-    return await _stale(runs, prune)
 
 
 async def _stale(runs: list[MerchantRun], prune: bool) -> list[str]:
@@ -174,4 +251,4 @@ async def ensure_automations(heartbeat: int = HEARTBEAT_SECONDS) -> None:
             await automation.acreate()
 
 
-__all__ = ["deploy_merchants", "deployment_name", "ensure_automations"]
+__all__ = ["deploy_merchants", "deploy_sweep", "deployment_name", "ensure_automations"]

@@ -49,6 +49,8 @@ ENGINES = {  # where SQLAlchemy engines are made, and why each is safe
     "state/base.py": "state_engine: the hook that covers every bound text",
     "state/database.py": "SELECT 1 and CREATE SCHEMA: no data",
     "fleet/budget.py": "the fleet's request budget: counts and merchant ids, no inbox text",
+    "fleet/nights.py": "the fleet's nights: merchant ids, times, a run's headline and one-line "
+    "failure (no inbox text)",
 }
 PARAGRAPH_TEXT = {"_text", "_marked", "markup", "_p"}
 LITERAL_ONLY = {"_cited_by"}  # functions that return only literals of ours

@@ -11,7 +11,7 @@ from pathlib import Path
 import dispute_evidence
 
 ROOT = Path(dispute_evidence.__file__).parent
-OWN_STORES = {"fleet/budget.py"}
+OWN_STORES = {"fleet/budget.py", "fleet/nights.py"}
 
 
 def driver_imports(source: str) -> list[str]:

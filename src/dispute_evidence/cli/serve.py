@@ -160,6 +160,26 @@ def _deploy_check(merchants: Path, runs: list[Any], keys: int) -> None:
     echo(f"{merchants}: {len(runs)} merchant(s), {keys} key(s): OK{caveat}")
 
 
+def _deploy_sweep(
+    spec: Any, merchants: Path, pool: str, heartbeat: int, prune: bool, runs: list[Any]
+) -> None:
+    import asyncio
+
+    from flows.fleet import deploy_sweep, sweep_name
+    from flows.sweep import SWEEP_MINUTES
+
+    stale = asyncio.run(deploy_sweep(spec, merchants, pool, heartbeat=heartbeat, prune=prune))
+    zones = sorted({r.timezone for r in runs}) or ["UTC"]
+    echo(
+        f"Deployed the sweep for {len(runs)} merchant(s) to work pool '{pool}': "
+        f"{', '.join(sweep_name(z) for z in zones)} (every {SWEEP_MINUTES} min) and shard."
+    )
+    echo(f"The merchants are read from {merchants} at every sweep: edit it, no re-deploy.")
+    for name in stale:
+        echo(f"  {'deleted' if prune else 'not needed by the sweep (--prune deletes it)'}: {name}")
+    echo(f"Start workers on any machine: prefect worker start --pool {pool}")
+
+
 def _merchant_watchers(merchants: Path) -> list[Any]:
     """One watcher per merchant inbox (its settings from the merchants file's config)."""
     from dispute_evidence.fleet.merchants import load_merchants, plan_runs
@@ -209,8 +229,17 @@ def deploy(
     prune: Annotated[
         bool, _flag("--prune", "Delete merchant deployments the file no longer has.")
     ] = False,
+    sweep: Annotated[
+        bool,
+        _flag(
+            "--sweep",
+            "A platform's fleet: a sweep per time zone and shards, not one deployment per "
+            "merchant (docs/deployment.md); merchants are read from the file at every sweep.",
+        ),
+    ] = False,
 ) -> None:
-    """Register one deployment per merchant in a work pool on your Prefect server.
+    """Register one deployment per merchant in a work pool on your Prefect server (with
+    --sweep: a few deployments, whatever the number of merchants).
 
     Uses PREFECT_API_URL; each API key's budget is shared by its merchants. Run it again to
     update (it never duplicates), then start `prefect worker start --pool NAME` on any number
@@ -238,6 +267,9 @@ def deploy(
             err=True,
         )
         raise typer.Exit(EXIT_USAGE)
+    if sweep:
+        _deploy_sweep(spec, merchants, pool, heartbeat, prune, runs)
+        return
     from flows.fleet import deploy_merchants
 
     stale = asyncio.run(

@@ -60,6 +60,38 @@ _Merchants = Annotated[
 ]
 
 
+def _fleet_nights(merchants: Path) -> None:
+    """One line per merchant: its last night (done, failing, waiting, running), what it did,
+    and its next night (the sweep's ledger, fleet/nights.py: no state is opened)."""
+    from datetime import UTC, datetime
+
+    from dispute_evidence.fleet.merchants import load_merchants, plan_runs
+    from dispute_evidence.fleet.nights import NightLedger
+    from dispute_evidence.fleet.sweep import status_rows
+    from dispute_evidence.settings import ConfigError
+
+    try:
+        runs = plan_runs(load_merchants(merchants), merchants.resolve().parent)
+    except ConfigError as exc:
+        exit_on(exc, lines=[str(exc)])
+    if not runs:
+        echo(f"{merchants}: no merchant.")
+        return
+    ledger = NightLedger(runs[0].budget_url)
+    try:
+        rows = status_rows(runs, ledger, datetime.now(UTC))
+    finally:
+        ledger.close()
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["state"]] = counts.get(r["state"], 0) + 1
+    echo(f"{len(rows)} merchant(s): " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for r in rows:
+        last = f"last night {r['last night']}: {r['state']}" if r["last night"] else r["state"]
+        said = f" ({r['last outcome']})" if r["last outcome"] else ""
+        echo(f"  {r['merchant']:<16} {last}{said}; next {r['next night']}")
+
+
 @app.command()
 def status(
     inbox: _Inbox = None,
@@ -72,6 +104,9 @@ def status(
     from dispute_evidence.inbox import default_state
     from dispute_evidence.state.store import StateError, StateStore
 
+    if merchants is not None and not (merchant or inbox or state):
+        _fleet_nights(merchants)  # a platform's fleet: each merchant's night, from the sweep
+        return
     if merchant:
         picked = _merchant_or_exit(merchant, merchants)
         settings, inbox, state = _merchant_settings(picked), Path(picked.inbox), picked.state

@@ -71,9 +71,11 @@ def run_merchant(
     trigger: str = "schedule",
     dry_run: bool = False,
     alert_sink: AlertSink | None = None,
+    budgets: KeyBudgets | None = None,
 ) -> RunResult:
     """Run the merchant's inbox once, every request of its key taking a slot of the key's
-    shared budget first."""
+    shared budget first. `budgets`: the budgets' database already open (a shard running many
+    merchants opens it once); else opened and closed here."""
     request = merchant_request(run, trigger, dry_run)
     settings = merchant_settings(run)
     api = (
@@ -82,19 +84,20 @@ def run_merchant(
         else settings.api_settings(base_url=request.base_url, token=resolve_token(run))
     )
     ensure_schema(run)
-    budgets = KeyBudgets(run.budget_url)
+    shared = budgets or KeyBudgets(run.budget_url)
     shape = run.budget_shape()
-    budgets.ensure(run.key, shape)
     try:
+        shared.ensure(run.key, shape)
         return run_inbox(
             settings,
             request,
             step=step,
             progress=progress,
             api=api,
-            gate=SharedBudget(budgets, run.key, shape),
+            gate=SharedBudget(shared, run.key, shape),
             poll=LOCK_POLL_SECONDS,
             alert_sink=alert_sink,
         )
     finally:
-        budgets.close()
+        if budgets is None:
+            shared.close()

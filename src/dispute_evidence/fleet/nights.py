@@ -1,0 +1,150 @@
+"""Each merchant's night, as the sweep hands it out (fleet/sweep.py): started, finished or
+failed, by which shard, how many times. One row per merchant and night, in the database of
+the keys' shared budgets (fleet/budget.py: every worker reaches it), so the next sweep sees
+at once which nights a killed shard left unfinished, and `status` what each merchant's last
+night did, without opening 10,000 state schemas. Rows older than KEEP_DAYS are removed by the
+sweep: the table holds a few months of nights, whatever the history."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    create_engine,
+    delete,
+    func,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+
+KEEP_DAYS = 90
+QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+
+nights = Table(
+    "fleet_nights",
+    MetaData(),
+    Column("merchant", String(40), primary_key=True),
+    Column("night", String(32), primary_key=True),  # the night's scheduled time, ISO UTC
+    Column("status", String(12), nullable=False),
+    Column("shard", String(120), nullable=False, default=""),
+    Column("attempts", Integer, nullable=False, default=1),
+    Column("started_at", Float),  # epoch seconds
+    Column("finished_at", Float),
+    Column("outcome", String(200), nullable=False, default=""),  # the run's headline
+    Column("detail", String(500), nullable=False, default=""),  # why it failed, one line
+)
+
+
+@dataclass(frozen=True)
+class Night:
+    merchant: str
+    night: str
+    status: str
+    shard: str
+    attempts: int
+    started_at: float | None
+    finished_at: float | None
+    outcome: str
+    detail: str
+
+
+class NightLedger:
+    """The fleet_nights table: who started, finished or failed which night."""
+
+    def __init__(self, url: str | Path) -> None:
+        url = str(url)
+        self.url = url if "://" in url else f"sqlite:///{Path(url).expanduser().resolve()}"
+        self.engine: Engine = create_engine(self.url, pool_pre_ping=True)
+        with self.engine.begin() as c:
+            nights.create(c, checkfirst=True)
+
+    def __repr__(self) -> str:  # the URL may carry credentials
+        return f"NightLedger({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def begin(self, merchant: str, night: str, shard: str) -> int:
+        """The merchant's night starts (again) in `shard`; returns its attempt number."""
+        key = (nights.c.merchant == merchant) & (nights.c.night == night)
+        with self.engine.begin() as c:
+            begun = {"status": RUNNING, "shard": shard[:120], "started_at": time.time()}
+            moved = c.execute(
+                update(nights)
+                .where(key)
+                .values(**begun, attempts=nights.c.attempts + 1, finished_at=None)
+            ).rowcount
+            if not moved:
+                c.execute(nights.insert().values(merchant=merchant, night=night, **begun))
+            return int(c.execute(select(nights.c.attempts).where(key)).scalar_one())
+
+    def queue(self, wanted: Collection[tuple[str, str]], shard: str) -> None:
+        """Hand these (merchant, night) to `shard`: queued, unless done already."""
+        by_night: dict[str, set[str]] = {}
+        for merchant, night in wanted:
+            by_night.setdefault(night, set()).add(merchant)
+        with self.engine.begin() as c:
+            for night, merchants in by_night.items():
+                here = nights.c.night == night
+                known = set(c.execute(select(nights.c.merchant).where(here)).scalars())
+                mine = here & nights.c.merchant.in_(sorted(merchants & known))
+                c.execute(
+                    update(nights)
+                    .where(mine, nights.c.status != DONE)
+                    .values(status=QUEUED, shard=shard[:120])
+                )
+                new = [{"merchant": m, "night": night} for m in sorted(merchants - known)]
+                if new:
+                    c.execute(
+                        nights.insert().values(status=QUEUED, shard=shard[:120], attempts=0), new
+                    )
+
+    def finish(self, merchant: str, night: str, *, failed: str = "", outcome: str = "") -> None:
+        """The night ended: done (its run's headline in `outcome`), or `failed` saying why."""
+        with self.engine.begin() as c:
+            ended = {"status": FAILED if failed else DONE, "finished_at": time.time()}
+            c.execute(
+                update(nights)
+                .where((nights.c.merchant == merchant) & (nights.c.night == night))
+                .values(**ended, outcome=outcome[:200], detail=failed[:500])
+            )
+
+    def of(self, wanted: Collection[tuple[str, str]]) -> dict[str, Night]:
+        """Merchant -> its row for the night asked (merchant, night), where one exists."""
+        by_night: dict[str, set[str]] = {}
+        for merchant, night in wanted:
+            by_night.setdefault(night, set()).add(merchant)
+        out: dict[str, Night] = {}
+        with self.engine.connect() as c:
+            for night, merchants in by_night.items():
+                rows = c.execute(select(nights).where(nights.c.night == night))
+                out |= {r.merchant: Night(**r._mapping) for r in rows if r.merchant in merchants}
+        return out
+
+    def latest(self) -> dict[str, Night]:
+        """Each merchant's most recent night."""
+        newest = (
+            select(nights.c.merchant, func.max(nights.c.night).label("night"))
+            .group_by(nights.c.merchant)
+            .subquery()
+        )
+        q = select(nights).join(
+            newest, (nights.c.merchant == newest.c.merchant) & (nights.c.night == newest.c.night)
+        )
+        with self.engine.connect() as c:
+            return {r.merchant: Night(**r._mapping) for r in c.execute(q)}
+
+    def forget_before(self, night: str) -> int:
+        """Remove the nights older than `night` (ISO); how many."""
+        with self.engine.begin() as c:
+            return int(c.execute(delete(nights).where(nights.c.night < night)).rowcount)

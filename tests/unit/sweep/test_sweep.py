@@ -1,0 +1,142 @@
+"""The sweep's decisions (issue 48, fleet/sweep.py) on the real night ledger (SQLite): whose
+night has come, what a killed shard left, how failures are retried and kept apart."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from dispute_evidence.engine.reporting.report import RunResult
+from dispute_evidence.exits import EXIT_AUTH, EXIT_NEEDS_YOU, EXIT_OK
+from dispute_evidence.fleet.merchants import MerchantRun
+from dispute_evidence.fleet.nights import NightLedger
+from dispute_evidence.fleet.sweep import (
+    MAX_ATTEMPTS,
+    ShardOutcome,
+    assign,
+    due,
+    last_night,
+    next_night,
+    run_one_night,
+    shards_of,
+    status_rows,
+)
+
+NOW = datetime(2026, 11, 28, 3, 30, tzinfo=UTC)
+NIGHT = "2026-11-28T02:00Z"
+
+
+def _run(mid: str, schedule: str = "0 2 * * *", zone: str = "UTC") -> MerchantRun:
+    return MerchantRun(
+        id=mid, inbox=f"/srv/{mid}", state=f"/var/{mid}.sqlite3", key="k", budget_url="/tmp/b",
+        schedule=schedule, timezone=zone,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def ledger(tmp_path: Path):
+    kept = NightLedger(tmp_path / "nights.sqlite3")
+    yield kept
+    kept.close()
+
+
+def _result(code: int, outcome: str = "3 sent", stopped: str | None = None) -> RunResult:
+    return RunResult("r1", code, outcome, Path("report.md"), {}, stopped)
+
+
+def test_a_merchants_night_is_its_own_cron_in_its_own_zone():
+    assert last_night(_run("a"), NOW) == datetime(2026, 11, 28, 2, 0, tzinfo=UTC)
+    berlin = _run("b", zone="Europe/Berlin")  # 02:00 in Berlin is 01:00 UTC in November
+    assert last_night(berlin, NOW) == datetime(2026, 11, 28, 1, 0, tzinfo=UTC)
+    assert next_night(berlin, NOW) == datetime(2026, 11, 29, 1, 0, tzinfo=UTC)
+    weekly = _run("c", schedule="0 2 * * 1")  # Mondays; 28 Nov 2026 is a Saturday
+    assert last_night(weekly, NOW) is None  # five days ago: not run late, the next one is
+
+
+def test_due_is_every_night_not_done_and_not_in_a_live_shard(ledger):
+    runs = [_run(m) for m in ("new", "done", "live", "dead", "failed_once", "failed_out")]
+    for mid in ("done", "live", "dead", "failed_once", "failed_out"):
+        ledger.queue([(mid, NIGHT)], f"shard-{mid}")
+    for mid in ("done", "failed_once", "failed_out"):
+        ledger.begin(mid, NIGHT, f"shard-{mid}")
+    ledger.finish("done", NIGHT, outcome="3 sent")
+    ledger.finish("failed_once", NIGHT, failed="RunLocked: held by another run")
+    for _ in range(MAX_ATTEMPTS - 1):
+        ledger.begin("failed_out", NIGHT, "s")
+    ledger.finish("failed_out", NIGHT, failed="ConfigError: bad token")
+    work = due(runs, NOW, ledger, alive={"shard-live"}.__contains__)
+    why = {d.run.id: d.why for d in work}
+    assert set(why) == {"new", "dead", "failed_once"}
+    assert why["new"] == "its night has come"
+    assert "left queued by shard-dead" in why["dead"]
+    assert why["failed_once"].startswith("failed 1 time(s): RunLocked")
+    assert {d.night for d in work} == {NIGHT}
+
+
+def test_handing_out_again_never_reopens_a_done_night(ledger):
+    ledger.queue([("a", NIGHT)], "shard-1")
+    ledger.begin("a", NIGHT, "shard-1")
+    ledger.finish("a", NIGHT, outcome="2 sent")
+    assign(ledger, due([_run("a"), _run("b")], NOW, ledger, lambda _s: False), "shard-2")
+    rows = ledger.of([("a", NIGHT), ("b", NIGHT)])
+    assert (rows["a"].status, rows["a"].shard) == ("done", "shard-1")
+    assert (rows["b"].status, rows["b"].shard, rows["b"].attempts) == ("queued", "shard-2", 0)
+
+
+def test_one_merchant_failing_never_stops_its_shard(ledger):
+    """A merchant that raises (a full disk, a broken config) and one whose key is refused are
+    recorded failed with one line; the others of the shard are run and done."""
+    runs = [_run(m) for m in ("m1", "broken", "m3", "refused", "m5")]
+
+    def each(run: MerchantRun) -> RunResult:
+        if run.id == "broken":
+            raise OSError(28, "No space left on device")
+        if run.id == "refused":
+            return _result(EXIT_AUTH, "stopped: the API refused the key", "The API refused the key")
+        return _result(EXIT_NEEDS_YOU if run.id == "m3" else EXIT_OK)
+
+    out = ShardOutcome()
+    for run in runs:
+        run_one_night(run, NIGHT, "shard-1", ledger, each, out)
+    assert out.done == ["m1", "m3", "m5"]
+    assert out.failed == {
+        "broken": "OSError: [Errno 28] No space left on device",
+        "refused": "The API refused the key",
+    }
+    rows = ledger.of([(r.id, NIGHT) for r in runs])
+    assert {m: r.status for m, r in rows.items()} == {
+        "m1": "done", "broken": "failed", "m3": "done", "refused": "failed", "m5": "done",
+    }  # fmt: skip
+    assert rows["broken"].detail.startswith("OSError")
+
+
+def test_a_card_number_in_a_failure_is_never_kept(ledger):
+    def each(_run: MerchantRun) -> RunResult:
+        raise ValueError("row 4: 4111 1111 1111 1111 is not an amount")
+
+    out = ShardOutcome()
+    run_one_night(_run("m1"), NIGHT, "s", ledger, each, out)
+    assert "4111 1111 1111 1111" not in out.failed["m1"]
+    assert "4111 1111 1111 1111" not in ledger.of([("m1", NIGHT)])["m1"].detail
+
+
+def test_shards_are_few_and_bounded():
+    work = due([_run(f"m{i}") for i in range(1, 1201)], NOW, _EmptyLedger(), lambda _s: False)
+    assert [len(s) for s in shards_of(work, 500)] == [500, 500, 200]
+
+
+def test_status_says_each_merchants_last_and_next_night(ledger):
+    ledger.queue([("a", NIGHT), ("b", NIGHT)], "shard-1")
+    ledger.begin("a", NIGHT, "shard-1")
+    ledger.finish("a", NIGHT, failed="The API refused the key")
+    rows = {r["merchant"]: r for r in status_rows([_run("a"), _run("b"), _run("c")], ledger, NOW)}
+    assert (rows["a"]["state"], rows["a"]["last outcome"]) == ("failing", "The API refused the key")
+    assert rows["b"]["state"] == "waiting" and rows["c"]["state"] == "never run"
+    assert rows["c"]["next night"] == "2026-11-29T02:00Z"
+
+
+class _EmptyLedger:
+    def of(self, _wanted: object) -> dict[str, object]:
+        return {}
