@@ -141,9 +141,9 @@ def shard_run(merchants_file: str, shard: str, nights: dict[str, str]) -> dict[s
             row = rows.get(mid)
             if (run := by_id.get(mid)) is None:
                 out.skipped[mid] = "no longer in the merchants file"
-            elif row is not None and row.status == DONE:
+            elif row is not None and row.stage == DONE:
                 out.skipped[mid] = "its night is done already"
-            elif row is not None and row.status != QUEUED and row.attempts >= MAX_ATTEMPTS:
+            elif row is not None and row.stage != QUEUED and row.attempts >= MAX_ATTEMPTS:
                 out.skipped[mid] = f"tried {row.attempts} times this night: waits for the next"
             else:
                 shared = budgets.setdefault(run.budget_url, KeyBudgets(run.budget_url))

@@ -35,7 +35,7 @@ nights = Table(
     MetaData(),
     Column("merchant", String(40), primary_key=True),
     Column("night", String(32), primary_key=True),  # the night's scheduled time, ISO UTC
-    Column("status", String(12), nullable=False),
+    Column("stage", String(12), nullable=False),
     Column("shard", String(120), nullable=False, default=""),
     Column("attempts", Integer, nullable=False, default=1),
     Column("started_at", Float),  # epoch seconds
@@ -49,7 +49,7 @@ nights = Table(
 class Night:
     merchant: str
     night: str
-    status: str
+    stage: str  # queued, running, done, failed
     shard: str
     attempts: int
     started_at: float | None
@@ -78,7 +78,7 @@ class NightLedger:
         """The merchant's night starts (again) in `shard`; returns its attempt number."""
         key = (nights.c.merchant == merchant) & (nights.c.night == night)
         with self.engine.begin() as c:
-            begun = {"status": RUNNING, "shard": shard[:120], "started_at": time.time()}
+            begun = {"stage": RUNNING, "shard": shard[:120], "started_at": time.time()}
             moved = c.execute(
                 update(nights)
                 .where(key)
@@ -100,19 +100,19 @@ class NightLedger:
                 mine = here & nights.c.merchant.in_(sorted(merchants & known))
                 c.execute(
                     update(nights)
-                    .where(mine, nights.c.status != DONE)
-                    .values(status=QUEUED, shard=shard[:120])
+                    .where(mine, nights.c.stage != DONE)
+                    .values(stage=QUEUED, shard=shard[:120])
                 )
                 new = [{"merchant": m, "night": night} for m in sorted(merchants - known)]
                 if new:
                     c.execute(
-                        nights.insert().values(status=QUEUED, shard=shard[:120], attempts=0), new
+                        nights.insert().values(stage=QUEUED, shard=shard[:120], attempts=0), new
                     )
 
     def finish(self, merchant: str, night: str, *, failed: str = "", outcome: str = "") -> None:
         """The night ended: done (its run's headline in `outcome`), or `failed` saying why."""
         with self.engine.begin() as c:
-            ended = {"status": FAILED if failed else DONE, "finished_at": time.time()}
+            ended = {"stage": FAILED if failed else DONE, "finished_at": time.time()}
             c.execute(
                 update(nights)
                 .where((nights.c.merchant == merchant) & (nights.c.night == night))

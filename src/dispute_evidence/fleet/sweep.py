@@ -94,12 +94,12 @@ def due(
 def _why_due(row: Night | None, alive: Callable[[str], bool]) -> str:
     if row is None:
         return "its night has come"
-    if row.status == DONE:
+    if row.stage == DONE:
         return ""
-    if row.status == FAILED:
+    if row.stage == FAILED:
         return f"failed {row.attempts} time(s): {row.detail}" if row.attempts < MAX_ATTEMPTS else ""
-    if row.status in (QUEUED, RUNNING) and not alive(row.shard):
-        return f"left {row.status} by {row.shard}, which is no longer running"
+    if row.stage in (QUEUED, RUNNING) and not alive(row.shard):
+        return f"left {row.stage} by {row.shard}, which is no longer running"
     return ""
 
 
@@ -172,7 +172,7 @@ def status_rows(
 
 def _state(night: Night) -> str:
     return {QUEUED: "waiting", RUNNING: "running", DONE: "done", FAILED: "failing"}.get(
-        night.status, night.status
+        night.stage, night.stage
     )
 
 

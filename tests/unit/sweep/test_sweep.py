@@ -81,8 +81,8 @@ def test_handing_out_again_never_reopens_a_done_night(ledger):
     ledger.finish("a", NIGHT, outcome="2 sent")
     assign(ledger, due([_run("a"), _run("b")], NOW, ledger, lambda _s: False), "shard-2")
     rows = ledger.of([("a", NIGHT), ("b", NIGHT)])
-    assert (rows["a"].status, rows["a"].shard) == ("done", "shard-1")
-    assert (rows["b"].status, rows["b"].shard, rows["b"].attempts) == ("queued", "shard-2", 0)
+    assert (rows["a"].stage, rows["a"].shard) == ("done", "shard-1")
+    assert (rows["b"].stage, rows["b"].shard, rows["b"].attempts) == ("queued", "shard-2", 0)
 
 
 def test_one_merchant_failing_never_stops_its_shard(ledger):
@@ -106,7 +106,7 @@ def test_one_merchant_failing_never_stops_its_shard(ledger):
         "refused": "The API refused the key",
     }
     rows = ledger.of([(r.id, NIGHT) for r in runs])
-    assert {m: r.status for m, r in rows.items()} == {
+    assert {m: r.stage for m, r in rows.items()} == {
         "m1": "done", "broken": "failed", "m3": "done", "refused": "failed", "m5": "done",
     }  # fmt: skip
     assert rows["broken"].detail.startswith("OSError")
