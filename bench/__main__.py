@@ -1,5 +1,5 @@
 """`python -m bench [api|ingest|engine|evidence|readback|report|run|serve|scale|season|standing
-...] [--quick] [--merchants N] [--profile-night N,M] [--save-baseline] [--against PATH]
+...] [--quick] [--merchants N [--compare]] [--profile-night N,M] [--save-baseline] [--against PATH]
 [--repeat N]`: print benchmark figures, each beside the last release's.
 
 - The release column reads bench/baselines/<bench>.json. `--save-baseline` writes it from the
@@ -32,6 +32,9 @@ def main(argv: list[str]) -> None:
         at = argv.index("--profile-night")
         extra["profile_nights"] = tuple(int(n) for n in argv[at + 1].split(","))
         del argv[at : at + 2]
+    if "--compare" in argv:  # scale: one deployment per merchant beside the sweep
+        argv.remove("--compare")
+        extra["compare"] = True
     save = "--save-baseline" in argv
     if "--against" in argv:  # ingest: another checkout measured in turn with this one
         at = argv.index("--against")
@@ -55,7 +58,7 @@ def main(argv: list[str]) -> None:
     )
     for name in chosen:
         module = __import__(f"bench.{name}_bench", fromlist=["run"])
-        wanted = {"scale": ("merchants",), "season": ("profile_nights",),
+        wanted = {"scale": ("merchants", "compare"), "season": ("profile_nights",),
                   "ingest": ("against", "repeat")}.get(name, ())  # fmt: skip
         begin(name + ("-quick" if quick else ""))
         module.run(quick=quick, **{k: v for k, v in extra.items() if k in wanted})

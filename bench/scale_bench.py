@@ -24,13 +24,14 @@ KEYS = {"shared": 1_000_000, "k2": 1_000_000, "k3": 1_000_000, "k4": 1_000_000, 
 MERCHANT_KEYS = ["shared", "shared", "k2", "k3", "k4", "k5"]
 
 
-def run(quick: bool = False, merchants: int | None = None) -> None:
-    """Six merchants, one worker killed (issue 11); with `merchants`: Prefect's own cost per
-    flow run with that many merchants on one server (issue 32, bench/prefect_cost.py)."""
+def run(quick: bool = False, merchants: int | None = None, compare: bool = False) -> None:
+    """Six merchants, one worker killed (issue 11); with `merchants`: a platform's night of
+    that many merchants with the sweep (issue 48, bench/sweep_night.py), and with `compare`
+    today's one deployment per merchant beside it (bench/prefect_cost.py's stack)."""
     if merchants is not None:
-        from bench.prefect_cost import run_merchants
+        from bench.sweep_night import run_night
 
-        run_merchants(merchants, quick)
+        run_night(merchants, compare)
         return
     from support.fleet import Merchant, fleet_stack
     from support.pg import postgres_missing

@@ -111,7 +111,9 @@ def sweep(
                 parameters={
                     "merchants_file": merchants_file,
                     "shard": name,
-                    "nights": {d.run.id: d.night for d in part},
+                    # pairs, not a mapping: the server keeps parameters as JSONB, which
+                    # reorders a mapping's keys (shortest first); a shard keeps this order
+                    "nights": [[d.run.id, d.night] for d in part],
                 },
                 flow_run_name=name,
                 timeout=0,  # started, not awaited: the sweep ends at once
@@ -128,16 +130,17 @@ def sweep(
 
 
 @flow(name=SHARD_FLOW, flow_run_name="{shard}", log_prints=True)
-def shard_run(merchants_file: str, shard: str, nights: dict[str, str]) -> dict[str, Any]:
-    """Run each merchant's night, one after another, each a task run of its own."""
+def shard_run(merchants_file: str, shard: str, nights: list[list[str]]) -> dict[str, Any]:
+    """Run each merchant's night (`nights`: [merchant, night] pairs, nearest night first), one
+    after another, each a task run of its own."""
     runs, url = fleet_of(merchants_file)
     by_id = {r.id: r for r in runs}
     ledger = NightLedger(url)
     budgets: dict[str, KeyBudgets] = {}
     out = ShardOutcome()
     try:
-        rows = ledger.of(list(nights.items()))
-        for mid, night in nights.items():
+        rows = ledger.of([(mid, night) for mid, night in nights])
+        for mid, night in nights:
             row = rows.get(mid)
             if (run := by_id.get(mid)) is None:
                 out.skipped[mid] = "no longer in the merchants file"

@@ -115,6 +115,30 @@ class Fleet:
                 out[m.id] = str(run.id)
         return out
 
+    def trigger(self, deployment: str, **parameters: Any) -> str:
+        """One run of `deployment` ("flow/name") now; its flow run id."""
+        with self.client() as client:
+            dep = client.read_deployment_by_name(deployment)
+            return str(client.create_flow_run_from_deployment(dep.id, parameters=parameters).id)
+
+    def runs_of(self, flow: str) -> list[Any]:
+        """Every flow run of `flow`, oldest first."""
+        from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+        from prefect.client.schemas.sorting import FlowRunSort
+
+        runs: list[Any] = []
+        with self.client() as client:
+            while page := client.read_flow_runs(
+                flow_filter=FlowFilter(name=FlowFilterName(any_=[flow])),
+                limit=200,
+                offset=len(runs),
+                sort=FlowRunSort.EXPECTED_START_TIME_ASC,
+            ):
+                runs += page
+                if len(page) < 200:
+                    break
+        return runs
+
     def flow_runs(self) -> list[Any]:
         from prefect.client.schemas.filters import FlowFilter, FlowFilterName
         from prefect.client.schemas.sorting import FlowRunSort

@@ -1,0 +1,217 @@
+"""Issue 48: a platform's night, `python -m bench scale --merchants N [--compare]`.
+
+N merchants with small inboxes (1-3 disputes each, one API key each, 5,000/h pro-rated per
+minute) on one Prefect server (PostgreSQL), deployed with `deploy --sweep`; two process workers,
+one SIGKILLed with its shard when half the merchants are done (a replacement worker starts, as
+systemd would start it again); sweeps are triggered every SWEEP_EVERY s (the deployment's
+schedule is every 10 min). `--compare` runs today's one-deployment-per-merchant design on
+COMPARE merchants in the same run (no kill there) and prints the same figures beside them.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench.common import heading
+
+SWEEP_EVERY = 60.0
+COMPARE = 200
+PER_HOUR, WINDOW = 5000, 60.0
+
+
+def run_night(n: int, compare: bool) -> None:
+    from support.pg import postgres_missing
+
+    heading(f"scale: a platform's night, {n} merchants x 1-3 disputes, 2 workers (issue 48)")
+    if why := postgres_missing():
+        print(f"  skipped: {why}")
+        return
+    rows = {"sweep": _sweep_night(n)}
+    if compare:
+        rows["per merchant"] = _per_merchant_night(COMPARE)
+    names = list(rows)
+    print(f"  {'':<58}" + "".join(f"{k:>18}" for k in names))
+    for label in rows["sweep"]:
+        print(f"  {label:<58}" + "".join(f"{rows[k].get(label, '-'):>18}" for k in names))
+    s = rows["sweep"]
+    print(
+        f"scale: duplicates {s['duplicates (files uploaded twice)']}, "
+        f"over-budget windows {s['windows over budget']}"
+    )
+
+
+def _merchants(n: int) -> tuple[list[Any], dict[str, int]]:
+    from support.fleet import Merchant
+
+    merchants = [Merchant(f"m{i}", f"k{i}", 1 + i % 3) for i in range(1, n + 1)]
+    return merchants, {m.key: PER_HOUR for m in merchants}
+
+
+def _sweep_night(n: int) -> dict[str, str]:
+    from flows.sweep import SHARD_FLOW, SWEEP_FLOW
+    from support.fleet import fleet_stack
+
+    merchants, keys = _merchants(n)
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-sweep-") as tmp,
+        fleet_stack(Path(tmp), merchants, keys, window=WINDOW, summary_pdf=False) as fleet,
+    ):
+        deployed = fleet.deploy("--sweep")
+        assert deployed.returncode == 0, deployed.stdout + deployed.stderr
+        size_before = _database_size(fleet.root)
+        fleet.start_worker("w1", limit=2)
+        fleet.start_worker("w2", limit=2)
+        time.sleep(4)
+        offset = time.time() - time.monotonic()  # the request log is monotonic
+        begun = time.monotonic()
+        fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(n + 1) // 2)
+        last_sweep, killed = time.monotonic(), False
+        while True:
+            nights = _nights(fleet)
+            settled = [x for x in nights.values() if x.stage in ("done", "failed")]
+            if len(settled) == n:
+                break
+            if not killed and len(settled) >= n // 2:
+                fleet.kill_worker("w1")
+                fleet.start_worker("w3", limit=2)
+                killed = True
+            if time.monotonic() - last_sweep > SWEEP_EVERY:
+                fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(n + 1) // 2)
+                last_sweep = time.monotonic()
+            time.sleep(2)
+        wall = time.monotonic() - begun
+        size_after = _database_size(fleet.root)
+        logs = fleet.sandbox.requests_by_key()
+        starts = {m: x.started_at for m, x in nights.items() if x.started_at}
+        firsts = [
+            min(logs[fleet.key_label(m.key)]) + offset - starts[m.id]
+            for m in merchants
+            if logs.get(fleet.key_label(m.key)) and m.id in starts
+        ]
+        runs = len(fleet.runs_of(SWEEP_FLOW)) + len(fleet.runs_of(SHARD_FLOW))
+        failed = sum(1 for x in nights.values() if x.stage == "failed")
+        return _figures(
+            fleet,
+            merchants,
+            keys,
+            wall,
+            firsts,
+            runs,
+            (size_before, size_after),
+            extra={"merchants failed": str(failed)},
+        )
+
+
+def _per_merchant_night(n: int) -> dict[str, str]:
+    from bench.prefect_cost import _no_schedule_during, _triggered_runs
+    from support.fleet import fleet_stack
+
+    merchants, keys = _merchants(n)
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-per-merchant-") as tmp,
+        fleet_stack(Path(tmp), merchants, keys, window=WINDOW, summary_pdf=False) as fleet,
+    ):
+        _no_schedule_during(fleet.root)
+        assert fleet.deploy().returncode == 0, "deploy failed"
+        size_before = _database_size(fleet.root)
+        fleet.start_worker("w1", limit=4)
+        fleet.start_worker("w2", limit=4)
+        time.sleep(4)
+        offset = time.time() - time.monotonic()
+        begun = time.monotonic()
+        fleet.trigger_all()
+        while not fleet.done():
+            time.sleep(3)
+        wall = time.monotonic() - begun
+        runs = _triggered_runs(fleet)
+        logs = fleet.sandbox.requests_by_key()
+        firsts = []
+        for r in runs:
+            times = logs.get(fleet.key_label(r.parameters["merchant"]["key"]))
+            if times and r.start_time:
+                firsts.append(min(times) + offset - r.start_time.timestamp())
+        size_after = _database_size(fleet.root)
+        return _figures(
+            fleet,
+            merchants,
+            keys,
+            wall,
+            firsts,
+            len(runs),
+            (size_before, size_after),
+            extra={"merchants failed": "0"},
+        )
+
+
+def _figures(
+    fleet: Any,
+    merchants: list[Any],
+    keys: dict[str, int],
+    wall: float,
+    firsts: list[float],
+    runs: int,
+    sizes: tuple[int, int],
+    extra: dict[str, str],
+) -> dict[str, str]:
+    from dispute_evidence.sandbox.ratelimit import over_budget
+
+    snap = fleet.sandbox.snapshot()
+    logs = fleet.sandbox.requests_by_key()
+    uploads = Counter((pid, f["sha256"]) for pid, s in snap.items() for f in s["files"])
+    sent = sum(1 for s in snap.values() if s["evidence"])
+    over = 0
+    for key, per_hour in keys.items():
+        times = logs.get(fleet.key_label(key), [])
+        for window in (WINDOW, 3600.0):
+            over += over_budget(times, window, per_hour * window / 3600)
+    n = len(merchants)
+    q = statistics.quantiles(firsts, n=10) if len(firsts) >= 2 else [0.0] * 9
+    grown = (sizes[1] - sizes[0]) / 1e6
+    return {
+        "merchants": f"{n:,}",
+        **extra,
+        "disputes with evidence / disputes": f"{sent:,} / {sum(m.n for m in merchants):,}",
+        "wall time for the night (s)": f"{wall:,.0f}",
+        "merchants per minute": f"{n / wall * 60:,.1f}",
+        "start-up per merchant, median (s)": f"{statistics.median(firsts):.2f}" if firsts else "-",
+        "start-up per merchant, p90 (s)": f"{q[-1]:.2f}",
+        "flow runs created": f"{runs:,}",
+        "Prefect database growth (MB)": f"{grown:,.1f}",
+        "Prefect database growth per merchant (KB)": f"{grown * 1000 / n:,.1f}",
+        "duplicates (files uploaded twice)": f"{sum(c - 1 for c in uploads.values())}",
+        "evidence sent again (in flight at the kill)": f"{sum(s['evidence_updates'] for s in snap.values()) - sent}",
+        "windows over budget": f"{over}",
+        "10,000 merchants at this rate (h, extrapolated)": f"{10_000 / (n / wall) / 3600:,.1f}",
+    }
+
+
+def _nights(fleet: Any) -> dict[str, Any]:
+    from dispute_evidence.fleet.nights import NightLedger
+
+    ledger = NightLedger(_url(fleet.root))
+    try:
+        return ledger.latest()
+    finally:
+        ledger.close()
+
+
+def _url(root: Path) -> str:
+    return next(
+        line.split('"')[1]
+        for line in (root / "merchants.toml").read_text().splitlines()
+        if line.startswith("state_url")
+    )
+
+
+def _database_size(root: Path) -> int:
+    from bench.prefect_cost import _database_size as size
+
+    return size(root)
+
+
+__all__ = ["run_night"]

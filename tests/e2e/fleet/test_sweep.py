@@ -1,0 +1,191 @@
+"""A platform's night (issue 48) on a real Prefect server on PostgreSQL: `deploy --sweep`
+makes a sweep and a shard deployment, not one per merchant; a sweep hands the merchants whose
+night has come to a shard, which runs them one after another. A merchant whose inbox is broken
+and one whose key is refused leave their shard's other merchants sent; a shard killed mid-night
+is finished exactly once by the next sweep; a merchant added to the file is picked up by the
+next sweep without a re-deploy."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from dispute_evidence.fleet.nights import Night, NightLedger
+from flows.sweep import SHARD_FLOW, SWEEP_FLOW
+from support.fleet import Fleet, Merchant, diagnose, fleet_stack
+from support.pg import postgres_missing
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+BIG, SMALL = 30, 3  # disputes: the merchant killed mid-night, the others
+SWEEP = f"{SWEEP_FLOW}/sweep-utc"
+FIRST = ["big", "m1", "m2", "broken", "refused", "m3"]  # the file's order is the shard's
+
+
+@dataclass
+class Night2:
+    fleet: Fleet
+    merchants: list[Merchant]
+    deployed: Any
+    deployments: list[str]
+    nights: dict[str, Night]
+    snap: dict[str, Any]
+    killed_in: str
+    status: str
+
+
+def _nights(fleet: Fleet) -> dict[str, Night]:
+    ledger = NightLedger(_budget_url(fleet))
+    try:
+        return ledger.latest()
+    finally:
+        ledger.close()
+
+
+def _budget_url(fleet: Fleet) -> str:
+    line = next(x for x in (fleet.root / "merchants.toml").read_text().splitlines()
+                if x.startswith("state_url"))  # fmt: skip
+    return line.split('"')[1]
+
+
+def _wait(fleet: Fleet, done: Any, what: str, seconds: float = 300) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, f"{what}: {diagnose(fleet)} {_nights(fleet)}"
+        time.sleep(1)
+
+
+def _kill_shard_mid_night(fleet: Fleet, big: Merchant) -> str:
+    """SIGKILL the worker running the shard once `big` has sent some but not all."""
+
+    def under_way() -> bool:
+        snap = fleet.sandbox.snapshot()
+        sent = sum(1 for p, s in snap.items() if p.startswith(big.prefix) and s["evidence"])
+        return 3 <= sent < big.n - 5
+
+    _wait(fleet, under_way, "the big merchant never got under way")
+    shard = next(r for r in fleet.runs_of(SHARD_FLOW) if r.state and r.state.is_running())
+    fleet.kill_worker("w1")
+    return str(shard.name)
+
+
+def _crashed(fleet: Fleet, name: str) -> None:
+    """What the zombie automation does 3 heartbeats (90 s) after a worker dies (its own test:
+    test_multi_worker.py): the shard's run is marked Crashed. Its rerun automation is removed
+    first, so only the next sweep can finish the shard's merchants."""
+    from prefect.states import Crashed
+
+    from flows.fleet import RERUN_AUTOMATION
+
+    with fleet.client() as client:
+        for automation in client.read_automations_by_name(RERUN_AUTOMATION):
+            client.delete_automation(automation.id)
+        run = next(r for r in fleet.runs_of(SHARD_FLOW) if r.name == name)
+        client.set_flow_run_state(run.id, Crashed(), force=True)
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory) -> Iterator[Night2]:
+    if why := postgres_missing():
+        pytest.skip(f"the sweep test needs PostgreSQL: {why}")
+    merchants = [Merchant("big", "kbig", BIG)] + [
+        Merchant(mid, "kbad" if mid == "refused" else f"k{mid}", SMALL)
+        for mid in [*FIRST[1:], "late"]
+    ]
+    keys = {m.key: 18_000 for m in merchants}
+    with fleet_stack(tmp_path_factory.mktemp("sweep"), merchants, keys, window=10.0) as fleet:
+        whole = (fleet.root / "merchants.toml").read_text()
+        late = whole.index('[[merchant]]\nid = "late"')
+        (fleet.root / "merchants.toml").write_text(whole[:late])  # "late" comes later
+        shutil.rmtree(fleet.root / "inbox-broken")  # its inbox is gone
+        fleet.env["TOKEN_KBAD"] = "sk_test_not_a_key_the_api_knows"
+        deployed = fleet.deploy("--sweep")
+        assert deployed.returncode == 0, deployed.stdout + deployed.stderr
+        with fleet.client() as client:
+            deployments = sorted(d.name for d in client.read_deployments(limit=50))
+        fleet.start_worker("w1", limit=2)
+        fleet.trigger(SWEEP)
+        killed_in = _kill_shard_mid_night(fleet, merchants[0])
+        _crashed(fleet, killed_in)
+        (fleet.root / "merchants.toml").write_text(whole)  # "late" joins: no re-deploy
+        fleet.start_worker("w2", limit=2)
+        fleet.trigger(SWEEP)
+
+        def settled() -> bool:
+            nights = _nights(fleet)
+            return len(nights) == len(merchants) and all(
+                n.stage in ("done", "failed") for n in nights.values()
+            )
+
+        _wait(fleet, settled, "the nights never settled")
+        from typer.testing import CliRunner
+
+        from dispute_evidence.cli import app
+
+        shown = CliRunner().invoke(
+            app, ["status", "--merchants", str(fleet.root / "merchants.toml")], env=fleet.env
+        )
+        yield Night2(fleet, merchants, deployed, deployments, _nights(fleet),
+                     fleet.sandbox.snapshot(), killed_in, shown.output)  # fmt: skip
+
+
+def _sent_once(night: Night2, m: Merchant) -> None:
+    traps = {hashlib.sha256(t).hexdigest() for x in night.merchants for t in x.traps}
+    mine = {pid: s for pid, s in night.snap.items() if pid.startswith(m.prefix)}
+    assert len(mine) == m.n and all(s["evidence"] for s in mine.values()), m.id
+    uploaded = [(pid, f["sha256"]) for pid, s in mine.items() for f in s["files"]]
+    assert len(uploaded) == len(set(uploaded)), f"{m.id}: a file was uploaded twice"
+    assert not traps & {sha for _, sha in uploaded}, "a trap was uploaded"
+
+
+def test_deploy_makes_a_sweep_and_a_shard_not_a_deployment_per_merchant(night):
+    assert night.deployments == ["shard", "sweep-utc"]
+    assert "Deployed the sweep for 6 merchant(s)" in night.deployed.stdout
+
+
+@pytest.mark.parametrize("mid", ["m1", "m2", "m3"])
+def test_a_broken_inbox_and_a_refused_key_leave_the_shards_others_sent(night, mid):
+    _sent_once(night, next(m for m in night.merchants if m.id == mid))
+    assert night.nights[mid].stage == "done"
+
+
+def test_the_broken_and_the_refused_merchant_are_failing_with_one_line_each(night):
+    broken, refused = night.nights["broken"], night.nights["refused"]
+    assert (broken.stage, refused.stage) == ("failed", "failed")
+    assert "inbox" in broken.detail and "refused the key" in refused.detail
+    assert broken.attempts == 1  # the killed shard never reached it; the next sweep did
+    assert "sk_test_not_a_key" not in refused.detail + night.status
+    assert "failing 2" in night.status and "done 5" in night.status
+
+
+def test_a_killed_shard_is_finished_exactly_once_by_the_next_sweep(night):
+    big = night.merchants[0]
+    _sent_once(night, big)
+    row = night.nights["big"]
+    assert row.stage == "done" and row.attempts == 2 and row.shard != night.killed_in
+    updates = sum(s["evidence_updates"] for p, s in night.snap.items() if p.startswith(big.prefix))
+    assert updates - big.n <= 8  # at most one resend per dispute the killed run had in hand
+    assert all(night.nights[m].shard != night.killed_in for m in ("m1", "m2", "m3"))
+
+
+def test_a_merchant_added_to_the_file_is_picked_up_without_a_redeploy(night):
+    _sent_once(night, night.merchants[-1])
+    assert night.nights["late"].stage == "done"
+    with night.fleet.client() as client:
+        assert sorted(d.name for d in client.read_deployments(limit=50)) == night.deployments
+
+
+def test_each_merchants_night_is_a_task_run_named_for_it(night):
+    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+
+    with night.fleet.client() as client:
+        tasks = client.read_task_runs(
+            task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_="merchant-m1 ")), limit=20
+        )
+    assert tasks and all("merchant:m1" in t.tags for t in tasks)
+    assert len(night.fleet.runs_of(SHARD_FLOW)) == 2  # one shard a sweep, not one run a merchant
