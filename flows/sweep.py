@@ -20,6 +20,7 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
+from prefect.task_runners import ThreadPoolTaskRunner
 
 from dispute_evidence.engine.session import plain
 from dispute_evidence.fleet.budget import KeyBudgets
@@ -41,6 +42,9 @@ from flows.alerting import PrefectAlerts
 SWEEP_FLOW, SHARD_FLOW = "dispute-evidence-sweep", "dispute-evidence-shard"
 SHARD_DEPLOYMENT = "shard"
 SWEEP_MINUTES = 10
+# merchants a shard runs at once: each mostly waits on its own key's budget and the API, so a
+# shard runs a few side by side (threads; each merchant keeps its own run lock and state)
+SHARD_CONCURRENCY = 4
 
 
 def fleet_of(merchants_file: str) -> tuple[list[MerchantRun], str]:
@@ -129,15 +133,21 @@ def sweep(
     return {"due": len(work), "again": again, "shards": started}
 
 
-@flow(name=SHARD_FLOW, flow_run_name="{shard}", log_prints=True)
+@flow(
+    name=SHARD_FLOW,
+    flow_run_name="{shard}",
+    log_prints=True,
+    task_runner=ThreadPoolTaskRunner(max_workers=SHARD_CONCURRENCY),  # type: ignore[arg-type]
+)
 def shard_run(merchants_file: str, shard: str, nights: list[list[str]]) -> dict[str, Any]:
-    """Run each merchant's night (`nights`: [merchant, night] pairs, nearest night first), one
-    after another, each a task run of its own."""
+    """Run each merchant's night (`nights`: [merchant, night] pairs, nearest night first),
+    SHARD_CONCURRENCY at a time, each a task run of its own."""
     runs, url = fleet_of(merchants_file)
     by_id = {r.id: r for r in runs}
     ledger = NightLedger(url)
     budgets: dict[str, KeyBudgets] = {}
     out = ShardOutcome()
+    running = []
     try:
         rows = ledger.of([(mid, night) for mid, night in nights])
         for mid, night in nights:
@@ -150,9 +160,12 @@ def shard_run(merchants_file: str, shard: str, nights: list[list[str]]) -> dict[
                 out.skipped[mid] = f"tried {row.attempts} times this night: waits for the next"
             else:
                 shared = budgets.setdefault(run.budget_url, KeyBudgets(run.budget_url))
-                _night.with_options(
+                named = _night.with_options(
                     name=f"merchant-{mid} {night}", tags=[f"merchant:{mid}", f"night:{night}"]
-                )(run, night, shard, ledger, shared, out)
+                )
+                running.append(named.submit(run, night, shard, ledger, shared, out))
+        for future in running:
+            future.wait()  # a merchant's failure is its own: recorded in `out`, never raised
     finally:
         ledger.close()
         for b in budgets.values():

@@ -4,7 +4,7 @@ A sweep (a scheduled flow, one deployment per time zone) reads the merchants fil
 so adding or removing a merchant needs no re-deploy, and picks the merchants whose night has
 come and is not done. It hands them out in a few shards: long-lived flow runs that run their
 merchants one after another in one process (the product, the settings and the database pool
-imported once). Each merchant keeps its own state schema and run lock, its key's shared budget
+imported once), a few at a time. Each merchant keeps its own state schema and run lock, its key's shared budget
 and its report; its night is a row in the fleet's night ledger (fleet/nights.py).
 
 Crash safety is the engine's, per merchant: a night a killed shard left (queued, or running in
