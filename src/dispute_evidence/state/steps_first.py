@@ -22,11 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from dispute_evidence.state.schema import (
-    V12_RECORDS,
-    meta,
-    record_table,
-)
+from dispute_evidence.state.schema import V12_RECORDS, meta, record_table
 
 if TYPE_CHECKING:
     pass

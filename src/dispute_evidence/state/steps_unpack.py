@@ -7,26 +7,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import (
-    Column,
-    Float,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    inspect,
-    select,
-)
+from sqlalchemy import Column, Float, Integer, MetaData, String, Table, Text, inspect, select
 from sqlalchemy.engine import Connection
 
-from dispute_evidence.state.schema import (
-    V12_RECORDS,
-    V14_ADDED,
-    V14_NEW,
-    meta,
-    record_table,
-)
+from dispute_evidence.state.schema import V12_RECORDS, V14_ADDED, V14_NEW, meta, record_table
 
 if TYPE_CHECKING:
     pass
