@@ -3,6 +3,9 @@ tables list them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import StrEnum
+
 EXIT_OK = 0  # every dispute sent or skipped by a rule
 EXIT_FAILED = 1  # something failed (a dispute refused, not sent); a state store problem
 EXIT_USAGE = 2  # usage or configuration
@@ -11,6 +14,46 @@ EXIT_UNREACHABLE = 4  # the API could not be reached, or asked to wait longer th
 EXIT_NEEDS_YOU = 5  # the run did its work, and left something for a person (see the report)
 EXIT_DISK_FULL = 74  # sysexits' EX_IOERR: nothing was lost
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM
+
+
+class Stop(StrEnum):
+    """Why a run stopped sending, as the engine says it (engine/delivery/stops.py): typed, so
+    the engine never picks an exit code itself; `exit_for` is the one mapping to a code."""
+
+    KEY_REFUSED = "the API refused the key"
+    UNREACHABLE = "the API could not be reached"
+    WAIT_TOO_LONG = "the API asked to wait longer than a run waits"
+    NOT_THE_API = "the API answered as no Dispute Evidence API would"
+
+
+STOP_EXITS: dict[Stop, int] = {
+    Stop.KEY_REFUSED: EXIT_AUTH,
+    Stop.UNREACHABLE: EXIT_UNREACHABLE,
+    Stop.WAIT_TOO_LONG: EXIT_UNREACHABLE,
+    Stop.NOT_THE_API: EXIT_UNREACHABLE,
+}
+
+
+def exit_for(stop: Stop) -> int:
+    """The exit code of a run that stopped sending for `stop` (the README's table)."""
+    return STOP_EXITS[stop]
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """Why sending stopped (`stop`) and the one line that says it (`words`); for a wait asked
+    past [api] max_wait, when to run again and what the API answered."""
+
+    stop: Stop
+    words: str
+    retry_at: str | None = None
+    answer: str = ""
+
+    @property
+    def keeps_sent(self) -> bool:
+        """What was sent before the stop is counted in the run's figures (the API answered)."""
+        return self.stop in (Stop.WAIT_TOO_LONG, Stop.NOT_THE_API)
+
 
 # What `run --help` and the README's table say, one line per code (tests hold them together).
 EXIT_CODES: dict[int, str] = {

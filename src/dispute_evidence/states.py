@@ -86,7 +86,7 @@ class VerdictLine:
 class HoldKind(StrEnum):
     LIMIT = "limit"  # over its card network's limits (evidence/limits.py)
     API_VIEW = (
-        "api_view"  # the API's view differs from the disputes list (engine/prepare/api_views.py)
+        "api_view"  # the API's view differs from the disputes list (engine/delivery/api_views.py)
     )
     DATA = "data"  # its data would go out wrong: a row not used, lines not adding up
     ADVICE_ACCEPT = "advice_accept"  # waits for approval: its own records concede the claim

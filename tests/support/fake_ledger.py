@@ -17,6 +17,7 @@ from typing import Any
 from dispute_evidence.state.base import LEASE_SECONDS, now_iso, owner_is_dead
 from dispute_evidence.state.readback import hours_apart
 from dispute_evidence.state.status import (
+    APPROVAL_RELEASES,
     DISPUTE_MOVES,
     FILE_MOVES,
     OPEN_FILE,
@@ -46,6 +47,8 @@ DISPUTE_ROW = {
     "api_read_at": None,
     "sent_to": None,
     "updated_at": None,
+    "approved_hash": None,
+    "approved_by": None,
 }
 FILE_ROW = {
     "status": "pending",
@@ -186,6 +189,16 @@ class FakeMoves:
     def mark_past_due(self, pid: str, detail: str) -> None:
         self._dispute(pid, D.PAST_DUE, detail=detail)
 
+    def mark_awaiting_approval(self, pid: str, why: str | None = None) -> None:
+        self._dispute(pid, D.AWAITING_APPROVAL, detail=why)
+
+    def release_approval(self, pid: str, to: DisputeStatus) -> None:
+        if to not in APPROVAL_RELEASES or self.rows.dispute(pid)["status"] != D.AWAITING_APPROVAL:
+            was = self.rows.dispute(pid)["status"]
+            raise IllegalTransition(f"disputes ({pid!r},): {was} -> {to} is not allowed")
+        self.rows.writes.append(("disputes", pid, str(to)))  # the store's own from-set, as here
+        self.rows.dispute(pid).update(status=str(to), detail=None, updated_at=now_iso())
+
     def record_failed_attempt(self, pid: str, attempts: int, error: str) -> None:
         self._dispute(pid, None, attempts=attempts, last_error=error)
 
@@ -272,6 +285,48 @@ class FakeApiReads:
         self.rows.meta[key] = value
 
 
+class FakeApprovals:
+    """The approval in force per dispute (one version of its evidence) and the log of each
+    approval given, as state/approvals.py keeps them (ports.py ApprovalRows)."""
+
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+        self.log: list[dict[str, Any]] = []
+
+    def statuses_of(self, pids: Collection[str]) -> dict[str, str]:
+        return {p: self.rows.disputes[p]["status"] for p in pids if p in self.rows.disputes}
+
+    def set_approval(
+        self, pid: str, payload_hash: str, evidence_hash: str, by: str, *, held: bool
+    ) -> bool:
+        d = self.rows.disputes.get(pid)
+        if d is None or d["payload_hash"] != payload_hash:
+            return False  # its payload changed since it was read
+        if held and (d["status"] != D.AWAITING_APPROVAL or d["approved_hash"] == evidence_hash):
+            return False  # released meanwhile, or this version approved already
+        d["approved_hash"], d["approved_by"] = evidence_hash, by
+        return True
+
+    def log_approval(
+        self,
+        pid: str,
+        evidence_hash: str,
+        who: str,
+        source: str,
+        *,
+        applied: bool,
+        note: str = "",
+    ) -> None:
+        kept = {"evidence_hash": evidence_hash, "approved_by": who, "source": source}
+        self.log.append({"provider_dispute_id": pid, **kept, "applied": applied, "note": note})
+
+    def approval_of(self, pid: str, payload_hash: str) -> tuple[str | None, str | None] | None:
+        d = self.rows.disputes.get(pid)
+        if d is None or d["payload_hash"] != payload_hash:
+            return None
+        return d["approved_hash"], d["approved_by"]
+
+
 class FakePayloads:
     def __init__(self, rows: Rows) -> None:
         self.rows = rows
@@ -296,6 +351,7 @@ class FakeLedger:
         self.transitions = FakeMoves(self.rows)
         self.readback = FakeApiReads(self.rows)
         self.scoped = FakePayloads(self.rows)
+        self.approvals = FakeApprovals(self.rows)
 
     # seeding, as a build and a file match would (the store's sync_disputes / sync_files)
     def add_dispute(

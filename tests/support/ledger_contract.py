@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from dispute_evidence.state.base import LEASE_SECONDS
-from dispute_evidence.state.status import FileStatus, IllegalTransition
+from dispute_evidence.state.status import DisputeStatus, FileStatus, IllegalTransition
 
 F = FileStatus
 
@@ -191,7 +191,41 @@ def the_api_reads_are_kept_and_an_ended_dispute_leaves_them(s: Seeded) -> None:
     assert reads.get_meta("api_listing_from") == "200" and reads.get_meta("nothing") is None
 
 
+def an_approval_holds_one_version_while_its_payload_stays(s: Seeded) -> None:
+    s.add_dispute("dp_1", b"{}", "h1")
+    s.ledger.transitions.mark_awaiting_approval("dp_1")
+    rows = s.ledger.approvals
+    assert rows.statuses_of(["dp_1", "dp_unknown"]) == {"dp_1": "awaiting_approval"}
+    assert not rows.set_approval("dp_1", "h0", "e1", "alice", held=True)  # payload changed
+    assert rows.set_approval("dp_1", "h1", "e1", "alice", held=True)
+    assert not rows.set_approval("dp_1", "h1", "e1", "bob", held=True)  # two at once: one applies
+    assert rows.approval_of("dp_1", "h1") == ("e1", "alice")
+    assert rows.approval_of("dp_1", "h0") is None
+
+
+def a_held_dispute_is_released_only_to_pending_or_submitted(s: Seeded) -> None:
+    s.add_dispute("dp_1", b"{}", "h1")
+    moves = s.ledger.transitions
+    moves.mark_awaiting_approval("dp_1", "advice: accept (refunded)")
+    assert s.ledger.disputes.work_queue() == []  # nothing of a held dispute is sent
+    assert s.ledger.disputes.dispute("dp_1")["detail"] == "advice: accept (refunded)"
+    with pytest.raises(IllegalTransition):
+        moves.release_approval("dp_1", DisputeStatus.REJECTED)
+    moves.release_approval("dp_1", DisputeStatus.PENDING)
+    d = s.ledger.disputes.dispute("dp_1")
+    assert (d["status"], d["detail"]) == ("pending", None)
+    assert s.ledger.disputes.work_queue() == ["dp_1"]
+    with pytest.raises(IllegalTransition):  # released already (by an approve at the same time)
+        moves.release_approval("dp_1", DisputeStatus.PENDING)
+    moves.mark_submitted("dp_1", submitted_hash="h1", dispute_id="api_1", attempts=1)
+    moves.mark_awaiting_approval("dp_1")  # sent, then held again (a file matched since)
+    moves.release_approval("dp_1", DisputeStatus.SUBMITTED)
+    assert s.ledger.disputes.dispute("dp_1")["status"] == "submitted"
+
+
 CONTRACT = [
+    an_approval_holds_one_version_while_its_payload_stays,
+    a_held_dispute_is_released_only_to_pending_or_submitted,
     the_api_reads_are_kept_and_an_ended_dispute_leaves_them,
     queue_orders_by_deadline_unknown_last,
     a_sent_dispute_stays_queued_only_while_a_file_is_open,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dispute_evidence.engine.prepare.api_views import held_text
+from dispute_evidence.engine.delivery.api_views import held_text
 from dispute_evidence.evidence.advice import OwnOutcomes, advise
 from dispute_evidence.evidence.completeness import Verdict
 from dispute_evidence.evidence.limits import LIMIT_HELD

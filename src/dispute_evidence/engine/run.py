@@ -19,23 +19,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
-from dispute_evidence.api.errors import (
-    ApiConnectionError,
-    ApiUnavailable,
-    AuthenticationFailed,
-    PermissionDenied,
-    UnexpectedResponse,
-    WaitTooLong,
-)
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.documents.reading import ReadLimits
-from dispute_evidence.engine.delivery.phase import (
-    not_the_api,
-    redirected,
-    refused,
-    submit,
-    unreachable,
-)
+from dispute_evidence.engine.delivery.phase import submit
+from dispute_evidence.engine.delivery.stops import FIRST_REQUEST_STOPS, stopped_by
 from dispute_evidence.engine.delivery.submit import RunAborted, SubmitOutcome
 from dispute_evidence.engine.full_disk import named_when_full
 from dispute_evidence.engine.options import RunOptions
@@ -62,14 +49,13 @@ from dispute_evidence.engine.session import (
 )
 from dispute_evidence.errors import DisputeEvidenceError
 from dispute_evidence.exits import (
-    EXIT_AUTH,
     EXIT_DISK_FULL,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_TERMINATED,
-    EXIT_UNREACHABLE,
     EXIT_USAGE,
+    Stopped,
 )
 from dispute_evidence.inbox import PRIVATE, InboxLayout, default_state
 from dispute_evidence.ingest.mappings import config_mappings
@@ -175,7 +161,7 @@ def identity_of(api: ApiSettings) -> str:
 
 def _use_api(
     store: StateStore, inbox: Path, identity: str, api: ApiSettings, gate: RequestGate | None
-) -> tuple[str, int] | None:
+) -> Stopped | None:
     """Work with this API; what was sent to another one counts as not sent here. A state from
     before this was recorded, beside a `--sandbox` trial's API, may have sent to either.
 
@@ -194,22 +180,14 @@ def _use_api(
     return None
 
 
-async def _prove_key(api: ApiSettings, gate: RequestGate | None) -> tuple[str, int] | None:
+async def _prove_key(api: ApiSettings, gate: RequestGate | None) -> Stopped | None:
     """One request to an API the state meets for the first time: None when it answers, else
-    what to say and the exit code (the same as the submit step's first request would give)."""
+    why nothing may be sent (the same stop the submit step's first request would give)."""
     async with DisputeEvidenceClient(settings=api, gate=gate) as client:
         try:
             await client.list_disputes(limit=1)
-        except (AuthenticationFailed, PermissionDenied) as exc:
-            return refused(exc), EXIT_AUTH
-        except (ApiConnectionError, ApiUnavailable) as exc:
-            return unreachable(api, exc), EXIT_UNREACHABLE
-        except WaitTooLong as exc:
-            return exc.message, EXIT_UNREACHABLE
-        except UnexpectedResponse as exc:
-            if redirected(exc):  # a configuration error: the CLI says so (exit 2)
-                raise
-            return not_the_api(exc, sent=False), EXIT_UNREACHABLE
+        except FIRST_REQUEST_STOPS as exc:
+            return stopped_by(api, exc, sent=False)
     return None
 
 
@@ -475,13 +453,11 @@ def interrupted(session: RunSession, code: int) -> RunResult:
 
 
 __all__ = [
-    "EXIT_AUTH",
     "EXIT_DISK_FULL",
     "EXIT_FAILED",
     "EXIT_INTERRUPTED",
     "EXIT_TERMINATED",
     "EXIT_OK",
-    "EXIT_UNREACHABLE",
     "EXIT_USAGE",
     "KeepAlive",
     "Progress",

@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.options import RunOptions
+from dispute_evidence.exits import Stopped
 from dispute_evidence.state.store import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
 
 log = logging.getLogger("dispute_evidence.run")
@@ -121,7 +122,7 @@ class RunSession:
     sent: SubmitStats = field(default_factory=SubmitStats)  # what submitting did so far
     config: str = ""  # which config file the run uses, for its report
     only: frozenset[str] | None = None  # send just these disputes (an approval sent at once)
-    # why nothing may be sent this run, and its exit code: the API this state has not sent to
-    # yet refused the key or could not be reached when asked (engine/run.py: _use_api)
-    unproven: tuple[str, int] | None = None
+    # why nothing may be sent this run: the API this state has not sent to yet refused the
+    # key or could not be reached when asked (engine/run.py: _use_api)
+    unproven: Stopped | None = None
     alert_sink: AlertSink | None = None  # where alerts go beyond the log (flows/alerting.py)

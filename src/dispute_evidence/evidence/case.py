@@ -72,7 +72,7 @@ from dispute_evidence.evidence.stance import (
     message_stance,
 )
 from dispute_evidence.evidence.statement import others_addresses
-from dispute_evidence.evidence.views import DisputeView
+from dispute_evidence.evidence.views import DisputeView, sheet_view
 
 WORDS = "the customer's words"  # a contradiction: what the customer wrote concedes the claim
 _FAILED = re.compile(r"fail|declin|cancel|void|incomplete|requires", re.I)
@@ -246,15 +246,6 @@ def _number(value: Any) -> float | None:
     return f if f == f else None
 
 
-def _dispute_view(facts: DisputeFacts) -> DisputeView:
-    """The disputes list's view (its reason, else the one a disputed charge gives)."""
-    claim = facts.claim
-    reason = claim.reason or next((c.dispute_reason for c in facts.charges if c.dispute_reason), "")
-    amount = None if claim.amount is None else float(claim.amount)
-    return DisputeView(reason, amount, claim.currency, claim.network_reason_code,
-                       day(claim.opened_on))  # fmt: skip
-
-
 def documents_named(files: Sequence[str | DocumentFacts]) -> tuple[DocumentFacts, ...]:
     """Documents known by their file names only (kind from the name), or already read."""
     return tuple(
@@ -316,7 +307,7 @@ def build_case(
         shipments=ships,
         tracking_numbers=tracking,
         documents=docs,
-        dispute=_dispute_view(facts),
+        dispute=sheet_view(facts),
         api=api,
         ce3_priors=facts.ce3_priors,
         ce3_disputed=facts.ce3_disputed,

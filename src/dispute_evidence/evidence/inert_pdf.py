@@ -13,6 +13,7 @@ file streams, and the AcroForm's /XFA. Pages, text and images are kept as they a
 from __future__ import annotations
 
 import io
+import re
 
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import (
@@ -101,8 +102,36 @@ def make_inert(writer: PdfWriter) -> int:
     return changed
 
 
+def _names(*groups: frozenset[str]) -> re.Pattern[bytes]:
+    words = sorted({n.removeprefix("/") for g in groups for n in g}, key=len, reverse=True)
+    return re.compile(rb"/(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")(?![\w#])")
+
+
+# a name that could carry active content, written as such in the file's own syntax; an object
+# stream (where dictionaries are compressed) or a name spelled with #xx escapes (/J#61vaScript)
+# hides names from a look at the bytes, so either sends the file down the full walk
+# (/Trans is also every page's transition key, reportlab's `/Trans << >>`: as an action it is
+# the value of /S, comments allowed between the two)
+_ACTIVE_NAME = _names(ACTIVE_KEYS, ACTIVE_ACTIONS - {"/Trans"}, ACTIVE_ANNOTATIONS)
+_HIDDEN = re.compile(
+    rb"/ObjStm|/[^\s/<>\[\]()%{}]*#[0-9A-Fa-f]{2}|/S(?:\s|%[^\r\n]*[\r\n])*/Trans(?![\w#])"
+)
+
+
+def plainly_inert(body: bytes) -> bool:
+    """True when no dictionary of `body` can hold active content: none of the names that carry
+    it appears in the file's bytes, and nothing hides a name from that look. A PDF's
+    dictionaries are written in its bytes as they are, except inside an object stream, and
+    stream data (page contents, images) is never read as objects; so a file that passes holds
+    nothing to remove. Our own PDFs (reportlab's: no object streams, no escaped names) pass
+    without being parsed again; anything else is walked object by object."""
+    return _ACTIVE_NAME.search(body) is None and _HIDDEN.search(body) is None
+
+
 def inert_bytes(body: bytes) -> bytes:
     """`body` as it is when it holds no active content, else rewritten without it."""
+    if plainly_inert(body):
+        return body  # nothing in it could run: not parsed and written again
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(body)))
     if not make_inert(writer):
         return body  # the same bytes: a clean PDF is never rewritten

@@ -97,6 +97,7 @@ class Packet:
     over: str | None = None  # the one line when it does not fit its profile (then: not sent)
     items: list[Item] = field(default_factory=list)  # the front, then each document placed
     exhibits: dict[str, Exhibit] = field(default_factory=dict)  # {file name: its exhibit}
+    front_pages: int = 0  # the generated PDF's pages (the letter and the data sheet)
 
 
 def count_pages(body: bytes) -> int:
@@ -175,15 +176,19 @@ def _assemble(
     for _ in range(3):  # numbered as if it had front_pages pages, until it does
         starts = _starts(docs, counts, front_pages)
         body = front(starts)
-        if (actual := _count(body)) == front_pages:
+        first = PdfReader(io.BytesIO(body))  # read once: counted, then placed
+        if (actual := len(first.pages)) == front_pages:
             break
         front_pages = actual
     writer = PdfWriter()
-    writer.append(PdfReader(io.BytesIO(body)))
+    writer.append(first)
     for part, _, _ in parts:
         writer.append(PdfReader(io.BytesIO(part)))
+    back_size, back_pages = 0, 0
     if back:
-        writer.append(PdfReader(io.BytesIO(back)))
+        last = PdfReader(io.BytesIO(back))
+        back_size, back_pages = len(back), len(last.pages)
+        writer.append(last)
     exhibits = exhibits_for(
         [(d.name, d.kind or kind_of(d.name), n) for d, n in zip(docs, counts, strict=True)],
         [d.name for d in docs],
@@ -194,10 +199,10 @@ def _assemble(
             writer, _marks(front_pages, [exhibits[d.name] for d in docs], counts, len(writer.pages))
         )
     merged = _write(writer)
-    back_size, back_pages = (len(back), _count(back)) if back else (0, 0)
     items = [Item("the letter and data sheet", len(body) + back_size, front_pages + back_pages)]
     items += [Item(d.name, len(p[0]), p[1]) for d, p in zip(docs, parts, strict=True)]
-    return Packet(merged, len(writer.pages), starts, exhibits=exhibits), items
+    packet = Packet(merged, len(writer.pages), starts, exhibits=exhibits, front_pages=front_pages)
+    return packet, items
 
 
 def _marks(front: int, exhibits: list[Exhibit], counts: list[int], total: int) -> list[Mark]:
@@ -226,19 +231,35 @@ def _starts(docs: Sequence[Document], counts: list[int], front_pages: int) -> di
 
 def _write(writer: PdfWriter) -> bytes:
     """The merged bytes, with a document id made from the content (no random id), and no
-    active content and no metadata (evidence/inert_pdf.py), whatever a document brought."""
+    active content and no metadata (evidence/inert_pdf.py), whatever a document brought.
+
+    Written once with a placeholder id, which is then replaced in place by the digest of those
+    bytes (the same length: every offset stays right)."""
     make_inert(writer)
     strip_metadata(writer)
+    writer._ID = ArrayObject([ByteStringObject(NO_ID), ByteStringObject(NO_ID)])
     out = io.BytesIO()
     writer.write(out)
-    digest = hashlib.sha256(out.getvalue()).digest()[:16]
-    writer._ID = ArrayObject([ByteStringObject(digest), ByteStringObject(digest)])
-    final = io.BytesIO()
-    writer.write(final)
-    return final.getvalue()
+    body = out.getvalue()
+    placeholder = f"/ID [ <{NO_ID.hex()}> <{NO_ID.hex()}> ]".encode()
+    at = body.rfind(placeholder)
+    if (
+        at < 0
+    ):  # never seen: pypdf wrote the trailer otherwise; the id is then made by writing again
+        writer._ID = ArrayObject([ByteStringObject(_digest(body))] * 2)
+        again = io.BytesIO()
+        writer.write(again)
+        return again.getvalue()
+    digest = _digest(body).hex().encode()
+    made = f"/ID [ <{digest.decode()}> <{digest.decode()}> ]".encode()
+    return body[:at] + made + body[at + len(placeholder) :]
 
 
-_count = count_pages
+def _digest(body: bytes) -> bytes:
+    return hashlib.sha256(body).digest()[:16]
+
+
+NO_ID = bytes(16)  # the placeholder id the digest replaces
 
 
 def _placed(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dispute_evidence.evidence.delivery import day
+from dispute_evidence.evidence.facts import DisputeFacts
+
 
 @dataclass(frozen=True)
 class DisputeView:
@@ -15,6 +18,17 @@ class DisputeView:
     currency: str = ""
     network_reason_code: str = ""
     opened_on: str = ""  # YYYY-MM-DD (the API's initiated_at), "" when not known
+
+
+def sheet_view(facts: DisputeFacts) -> DisputeView:
+    """The disputes list's view (its reason, else the one a disputed charge gives): what the
+    API's is compared with (engine/delivery/api_views.py), and the case's `dispute`."""
+    claim = facts.claim
+    reason = claim.reason or next((c.dispute_reason for c in facts.charges if c.dispute_reason), "")
+    amount = None if claim.amount is None else float(claim.amount)
+    return DisputeView(
+        reason, amount, claim.currency, claim.network_reason_code, day(claim.opened_on)
+    )
 
 
 # -- the API's view of the dispute against the disputes list's -----------------------------

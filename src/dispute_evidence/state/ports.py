@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable
 from typing import Any, Protocol
 
 from dispute_evidence.state.retention import Clearing, ClosedRow
+from dispute_evidence.state.status import DisputeStatus
 
 
 class AlertLedger(Protocol):
@@ -132,7 +133,7 @@ class Payloads(Protocol):
 
 
 class ViewCheck(Protocol):
-    """The API's view of a dispute held against the disputes list's (engine/prepare/api_views)."""
+    """The API's view of a dispute held against the disputes list's (engine/delivery/api_views)."""
 
     def held(self) -> dict[str, str]: ...
 
@@ -169,3 +170,45 @@ class ReadbackLedger(Protocol):
 
     @property
     def scoped(self) -> Payloads: ...
+
+
+class ApprovalRows(Protocol):
+    """What the review step reads and writes of approvals (state/approvals.py)."""
+
+    def statuses_of(self, pids: Collection[str]) -> dict[str, str]: ...
+
+    def set_approval(
+        self, pid: str, payload_hash: str, evidence_hash: str, by: str, *, held: bool
+    ) -> bool: ...
+
+    def log_approval(
+        self,
+        pid: str,
+        evidence_hash: str,
+        who: str,
+        source: str,
+        *,
+        applied: bool,
+        note: str = "",
+    ) -> None: ...
+
+
+class ApprovalMoves(Protocol):
+    """The review step's status moves: held, released, past its deadline (state/transitions.py)."""
+
+    def mark_awaiting_approval(self, pid: str, why: str | None = None) -> None: ...
+
+    def release_approval(self, pid: str, to: DisputeStatus) -> None: ...
+
+    def mark_past_due(self, pid: str, detail: str) -> None: ...
+
+
+class ReviewLedger(Protocol):
+    """What holding and releasing disputes for approval touches (engine/review/approval.py
+    hold_and_release): the store, or the in-memory ledger of its unit tests."""
+
+    @property
+    def approvals(self) -> ApprovalRows: ...
+
+    @property
+    def transitions(self) -> ApprovalMoves: ...

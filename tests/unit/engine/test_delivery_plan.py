@@ -1,6 +1,7 @@
 """Decisions as data (issue 47.1b): review hands delivery a plan of what is held back and why;
 delivery sends what the plan does not hold and never asks the advice again (no module of
-engine/delivery imports prepare's advice or builds a case itself)."""
+engine/delivery imports prepare's advice or builds a case itself: the API's view is compared
+with the disputes list's view kept in the facts, evidence/views.py sheet_view)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def test_delivery_never_asks_the_advice_again() -> None:
         imported = _imported_names(path)
         assert not imported & ASKED_AGAIN, f"{path.name} decides again: {imported & ASKED_AGAIN}"
         assert "dispute_evidence.engine.prepare.case" not in imported, path.name
+        assert "dispute_evidence.evidence.case" not in imported, f"{path.name} builds the case"
 
 
 def test_the_plan_sends_what_it_does_not_hold() -> None:

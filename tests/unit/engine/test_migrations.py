@@ -130,8 +130,8 @@ def test_what_meta_held_as_json_moves_into_tables(tmp_path):
     review policy, kept by a v12 state as JSON in `meta`, keep their meaning in tables."""
     import json
 
-    from dispute_evidence.engine.prepare.api_views import api_views, held_by_api_view
-    from dispute_evidence.engine.prepare.case import _kept_ce3
+    from dispute_evidence.engine.delivery.api_views import held_by_api_view
+    from dispute_evidence.engine.prepare.case import _kept_ce3, api_views
     from dispute_evidence.engine.reporting.picture import Picture
     from dispute_evidence.engine.review.policy import kept_policy
 

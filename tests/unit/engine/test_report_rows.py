@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dispute_evidence.engine.prepare.api_views import held_text
+from dispute_evidence.engine.delivery.api_views import held_text
 from dispute_evidence.engine.reporting.report import _next_step, needs_something, plain_state
 from dispute_evidence.reports.rows import DisputeRow
 from dispute_evidence.states import HELD, LIMIT_HELD, HoldKind, VerdictKind

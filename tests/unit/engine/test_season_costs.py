@@ -8,7 +8,7 @@ from dataclasses import replace
 from sqlalchemy import event, update
 
 from dispute_evidence.api.models import Dispute
-from dispute_evidence.engine.prepare.api_views import held_by_api_view, record_views
+from dispute_evidence.engine.delivery.api_views import held_by_api_view, record_views
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence import build_evidence
 from dispute_evidence.state.kept import KeptView

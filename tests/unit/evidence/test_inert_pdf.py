@@ -81,3 +81,21 @@ def test_a_clean_pdf_is_never_rewritten_and_a_hostile_one_is():
     made = inert_bytes(active_pdf(1, "ONE"))
     assert active_content(made) == set()
     assert pages_text(made)[0].startswith("ONE page 1")
+
+
+def test_our_own_pdf_is_seen_inert_from_its_bytes_and_a_hostile_one_never_is():
+    """The look at the bytes (inert_pdf.plainly_inert) lets our reportlab PDFs through without
+    parsing them again; a file with active content, even with its names spelled in #xx escapes
+    (/J#61vaScript is /JavaScript to a viewer), goes down the full walk and comes out clean."""
+    from dispute_evidence.evidence.inert_pdf import plainly_inert
+
+    assert plainly_inert(summary_pdf("dp_c", wire_facts(payload()), ["a.pdf"]))
+    assert not plainly_inert(active_pdf(1, "ONE"))
+    escaped = active_pdf(1, "ESCAPED")
+    for name in (b"/JavaScript", b"/OpenAction", b"/Launch", b"/URI", b"/SubmitForm", b"/JS"):
+        escaped = escaped.replace(name, name[:2] + b"#%02X" % name[2] + name[3:])
+    assert b"/JavaScript" not in escaped and b"/J#61vaScript" in escaped
+    assert active_content(escaped)  # a viewer reads the escaped names as the active ones
+    made = inert_bytes(escaped)
+    assert active_content(made) == set()
+    assert pages_text(made)[0].startswith("ESCAPED page 1")

@@ -31,7 +31,7 @@ async def listing_for(
     read: dict[str, Dispute],
 ) -> dict[str, Dispute]:
     """The API's disputes, by its id, when something goes to a dispute for the first time
-    (its first POST names the API's dispute, compared right then: engine/prepare/api_views.py; one
+    (its first POST names the API's dispute, compared right then: engine/delivery/api_views.py; one
     not here is read by one GET). `first`: the run's first listing read (a whole listing when
     it came back short of a page); `read`: what the read-back listed this run; else every
     page, 100 a request, when that is fewer requests than one read per new dispute."""

@@ -10,27 +10,22 @@ import logging
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
-from dispute_evidence.api.errors import (
-    ApiConnectionError,
-    ApiUnavailable,
-    AuthenticationFailed,
-    PermissionDenied,
-    UnexpectedResponse,
-    WaitTooLong,
-)
+from dispute_evidence.engine.delivery.api_views import held_by_api_view
 from dispute_evidence.engine.delivery.listings import listing_for, reconcile_if_sent_before
 from dispute_evidence.engine.delivery.readback import ReadOutcome, StoreViews, read_back
-from dispute_evidence.engine.delivery.submit import RunAborted, SubmitOutcome, submit_step
-from dispute_evidence.engine.prepare.api_views import held_by_api_view
+from dispute_evidence.engine.delivery.stops import (
+    FIRST_REQUEST_STOPS,
+    SENDING_STOPS,
+    stopped_by,
+)
+from dispute_evidence.engine.delivery.submit import SubmitOutcome, submit_step
 from dispute_evidence.engine.review.plan import DeliveryPlan
 from dispute_evidence.engine.session import (
     Progress,
     RunSession,
     SubmitStats,
 )
-from dispute_evidence.exits import (
-    EXIT_UNREACHABLE,
-)
+from dispute_evidence.exits import Stopped
 
 log = logging.getLogger("dispute_evidence.run")
 
@@ -50,8 +45,7 @@ async def _submit(
     store = session.store
     total, done = 0, 0
     if session.unproven is not None:  # asked when the run opened: the state was left as it was
-        why, code = session.unproven
-        return SubmitOutcome(SubmitStats(), 1, stopped=why, stop_code=code)
+        return _stopped(session, session.unproven, requests=1)
 
     def on_done(_pid: str) -> None:
         nonlocal done
@@ -69,19 +63,9 @@ async def _submit(
             page = await client.list_disputes(limit=MAX_PAGE if new else 1)
             if new:
                 await reconcile_if_sent_before(store, client, page)
-        except WaitTooLong as exc:
-            return _waited_too_long(session, client, exc)
-        except (ApiConnectionError, ApiUnavailable) as exc:
-            return SubmitOutcome(
-                SubmitStats(),
-                client.stats.attempts,
-                stopped=unreachable(api, exc),
-                stop_code=EXIT_UNREACHABLE,
-            )
-        except (AuthenticationFailed, PermissionDenied) as exc:
-            return SubmitOutcome(SubmitStats(), client.stats.attempts, stopped=refused(exc))
-        except UnexpectedResponse as exc:
-            return _answered_wrong(session, client, exc, read, sent=False)
+        except FIRST_REQUEST_STOPS as exc:
+            why = stopped_by(api, exc, sent=False)
+            return _stopped(session, why, requests=client.stats.attempts)
         try:
             if session.opts.read_policy is not None:
                 read = await read_back(
@@ -106,82 +90,23 @@ async def _submit(
                 stats=session.sent,
                 listing=await listing_for(store, client, page, queue, read.listed),
             )
-        except (AuthenticationFailed, PermissionDenied) as exc:  # before anything was sent
-            return SubmitOutcome(
-                SubmitStats(), client.stats.attempts, stopped=refused(exc), read=read
-            )
-        except RunAborted as exc:  # refused while sending: the submitter says what stopped
-            return SubmitOutcome(
-                SubmitStats(),
-                client.stats.attempts,
-                stopped=str(exc),
-                stop_code=exc.exit_code,
-                read=read,
-            )
-        except WaitTooLong as exc:  # what was sent is kept; the next run resumes
-            return _waited_too_long(session, client, exc, read)
-        except UnexpectedResponse as exc:  # not the API's answer (a read-back's, a listing's)
-            return _answered_wrong(session, client, exc, read, sent=True)
+        except SENDING_STOPS as exc:  # what was sent is recorded; the next run resumes
+            why = stopped_by(api, exc, sent=True)
+            return _stopped(session, why, requests=client.stats.attempts, read=read)
         return SubmitOutcome(stats, client.stats.attempts, read=read)
 
 
-def _answered_wrong(
-    session: RunSession,
-    client: DisputeEvidenceClient,
-    exc: UnexpectedResponse,
-    read: ReadOutcome,
-    *,
-    sent: bool,
+def _stopped(
+    session: RunSession, why: Stopped, *, requests: int, read: ReadOutcome | None = None
 ) -> SubmitOutcome:
-    """An answer that is not the API's (a login page, a body of the wrong shape): stop, in
-    one line; a redirect stays a configuration error (the CLI says so, exit 2)."""
-    if redirected(exc):
-        raise exc
+    """The outcome of a run that stopped sending: why (typed; its exit code is exits.py's),
+    in one line, and for a wait asked past [api] max_wait when to run again."""
     return SubmitOutcome(
-        session.sent,
-        client.stats.attempts,
-        stopped=not_the_api(exc, sent=sent),
-        stop_code=EXIT_UNREACHABLE,
-        read=read,
-    )
-
-
-def redirected(exc: UnexpectedResponse) -> bool:
-    return exc.status is not None and 300 <= exc.status < 400
-
-
-def not_the_api(exc: UnexpectedResponse, *, sent: bool) -> str:
-    after = "Nothing more was sent; what was sent is recorded" if sent else "Nothing was sent"
-    return f"{exc.message} {after}; run again once the API answers there."
-
-
-def _waited_too_long(
-    session: RunSession,
-    client: DisputeEvidenceClient,
-    exc: WaitTooLong,
-    read: ReadOutcome | None = None,
-) -> SubmitOutcome:
-    """The API asked to wait longer than [api] max_wait: stop, saying when to run again."""
-    return SubmitOutcome(
-        session.sent,
-        client.stats.attempts,
-        stopped=exc.message,
-        stop_code=EXIT_UNREACHABLE,
+        session.sent if why.keeps_sent else SubmitStats(),
+        requests,
+        stopped=why.words,
+        stop=why.stop,
         read=read or ReadOutcome(),
-        retry_at=exc.retry_at,
-        answer=exc.answer,
-    )
-
-
-def unreachable(api: ApiSettings, exc: ApiConnectionError | ApiUnavailable) -> str:
-    return (
-        f"Could not reach the API at {api.base_url} ({exc.message}). Nothing was sent; "
-        "check DISPUTE_API_BASE_URL and the network, then run again."
-    )
-
-
-def refused(exc: AuthenticationFailed | PermissionDenied) -> str:
-    return (
-        f"The API refused the key ({exc.message}). Nothing was sent; "
-        "check DISPUTE_API_TOKEN (or the Secret block) and run again."
+        retry_at=why.retry_at,
+        answer=why.answer,
     )

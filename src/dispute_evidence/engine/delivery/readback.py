@@ -31,7 +31,7 @@ from dispute_evidence import clock
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import NotFound
-from dispute_evidence.engine.prepare.api_views import held_by_api_view, record_views
+from dispute_evidence.engine.delivery.api_views import held_by_api_view, record_views
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.ports import ReadbackLedger, ViewCheck
@@ -60,7 +60,7 @@ class ReadOutcome:
 
 
 class StoreViews:
-    """The view comparison on the run's store (engine/prepare/api_views.py)."""
+    """The view comparison on the run's store (engine/delivery/api_views.py)."""
 
     def __init__(self, store: ReadbackParts) -> None:
         self.store = store

@@ -38,12 +38,12 @@ from dispute_evidence.api import (
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
+from dispute_evidence.engine.delivery.api_views import record_views
 from dispute_evidence.engine.delivery.readback import ReadOutcome, api_deadline
 from dispute_evidence.engine.options import RunOptions
-from dispute_evidence.engine.prepare.api_views import record_views
 from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.errors import DisputeEvidenceError
-from dispute_evidence.exits import EXIT_AUTH
+from dispute_evidence.exits import Stop, exit_for
 from dispute_evidence.state.holders import (
     HasDisputes,
     HasKept,
@@ -71,7 +71,7 @@ MAX_FILE_PAGES = 20  # a dispute's file listing is never read past 2,000 files
 class RunAborted(DisputeEvidenceError):
     """The whole run must stop (the API key was refused): nothing more is sent."""
 
-    exit_code = EXIT_AUTH
+    exit_code = exit_for(Stop.KEY_REFUSED)
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,14 @@ class SubmitOutcome:
     stopped: str | None = None  # why the run stopped sending (key refused, API unreachable)
     read: ReadOutcome = field(default_factory=ReadOutcome)  # what reading back found
     interrupted: int = 0  # the exit code when Ctrl-C or SIGTERM stopped the run (130, 143)
-    stop_code: int = EXIT_AUTH  # the exit code when stopped
+    stop: Stop = Stop.KEY_REFUSED  # why, when stopped (its exit code: exits.py's exit_for)
     retry_at: str | None = None  # the API asked to wait past [api] max_wait: run again after
     answer: str = ""  # ... what it answered and asked (`stopped` also says what to do)
+
+    @property
+    def stop_code(self) -> int:
+        """The exit code when stopped (exits.py's one mapping)."""
+        return exit_for(self.stop)
 
 
 def _describe(exc: Exception) -> str:

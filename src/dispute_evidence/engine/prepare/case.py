@@ -4,7 +4,7 @@ fight-or-accept advice. Columns for the dispute table and the lines a person rea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Protocol
@@ -15,7 +15,6 @@ from dispute_evidence import clock
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.documents.reading import facts_from_cache
-from dispute_evidence.engine.prepare.api_views import api_views
 from dispute_evidence.engine.prepare.facts import facts_lookup, facts_reader
 from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
@@ -33,6 +32,15 @@ from dispute_evidence.states import HELD, HELD_UNKNOWN, AdviceKind, AdviceLine
 
 class CaseParts(HasDisputes, HasKept, HasRecords, HasReports, HasRuns, Protocol):
     """The store's parts this module's functions use (a StateStore, or a fake with them)."""
+
+
+def api_views(store: CaseParts, within: Iterable[str] | None = None) -> dict[str, DisputeView]:
+    """The API's view of each dispute compared so far (the case's `api`); `within`: of these
+    disputes only (a report's open ones, not the year's)."""
+    return {
+        pid: DisputeView(v.reason, v.amount, v.currency, "", v.opened_on)
+        for pid, v in store.kept.api_views(None if within is None else set(within)).items()
+    }
 
 
 NO_CLAIMS = "no claims: nothing in your exports answers this dispute's reason"

@@ -66,7 +66,6 @@ from dispute_evidence.evidence.packet import (
     Document,
     Packet,
     build_packet,
-    count_pages,
 )
 from dispute_evidence.evidence.sources import fact_sources
 from dispute_evidence.evidence.summary_pdf import (
@@ -400,7 +399,7 @@ def _build(
         back=back,
         stamped=False,  # the files go as they were dropped: the review shows them so
     )
-    pages = count_pages(summary)
+    pages = packet.front_pages  # the summary is the packet's front, counted there
     counted = {i.name: i.pages for i in packet.items[1:]}
     items = [Item("the letter and data sheet", len(summary), pages)]
     items += [Item(f["file_name"], int(f["size"]), counted[f["file_name"]]) for f in docs]

@@ -4,15 +4,12 @@ and the Prefect UI show, read from the run's counts (engine/reporting/report.py)
 from __future__ import annotations
 
 from dispute_evidence.engine.delivery.submit import SubmitOutcome
-from dispute_evidence.exits import EXIT_UNREACHABLE
 
 
 def stop_words(submitted: SubmitOutcome | None) -> str | None:
     if not (submitted and submitted.stopped):
         return None
-    if submitted.stop_code == EXIT_UNREACHABLE:
-        return "stopped: the API could not be reached"
-    return "stopped: the API refused the key"
+    return f"stopped: {submitted.stop}"  # exits.py's Stop says why in a few words
 
 
 def headline(counts: dict[str, int], dry_run: bool, *, stopped: str | None = None) -> str:

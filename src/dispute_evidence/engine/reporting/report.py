@@ -48,10 +48,10 @@ from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.delivery import with_held_proofs
 from dispute_evidence.exits import (
-    EXIT_AUTH,
     EXIT_FAILED,
     EXIT_NEEDS_YOU,
     EXIT_OK,
+    Stop,
 )
 from dispute_evidence.policies import AdvicePolicy
 from dispute_evidence.problems import Problem, ProblemKind
@@ -226,7 +226,7 @@ def run_problems(session: RunSession, stages: Stages) -> list[Problem]:
     problems: list[Problem] = []
     submitted, alerted, review = stages.submitted, stages.alerted, stages.reviewed
     if submitted and submitted.stopped:
-        subject = "API key" if submitted.stop_code == EXIT_AUTH else "API"
+        subject = "API key" if submitted.stop == Stop.KEY_REFUSED else "API"
         problems.append(Problem(ProblemKind.RUN_STOPPED, subject, submitted.stopped))
     if submitted is not None:
         problems += _read_back_problems(submitted.read, submitted.stats.deadlines_moved)

@@ -74,7 +74,7 @@ def state_problems(
 
 def _held_by_api_view(disputes: pd.DataFrame) -> set[str]:
     """Disputes sent once and held since because the API's view differs from the disputes list
-    (engine/prepare/api_views.py): a person must say which is right, from the run that finds it on,
+    (engine/delivery/api_views.py): a person must say which is right, from the run that finds it on,
     though their status stays 'submitted'."""
     out = set()
     for d in disputes.loc[disputes["status"] != DisputeStatus.CLOSED].itertuples(index=False):

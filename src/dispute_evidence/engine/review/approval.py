@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +45,7 @@ from dispute_evidence.state.holders import (
     HasRuns,
     HasTransitions,
 )
+from dispute_evidence.state.ports import ReviewLedger
 from dispute_evidence.state.status import (
     APPROVAL_RELEASES,
     OPEN_FILE,
@@ -206,7 +207,7 @@ def candidates(
 
 
 def record_approval(
-    store: ApprovalParts, c: Candidate, by: str, source: str = "", who: str | None = None
+    store: ReviewLedger, c: Candidate, by: str, source: str = "", who: str | None = None
 ) -> bool:
     """Approve this version of the dispute's evidence; False when its payload changed since
     it was read (then nothing is recorded). Every approval applied is kept in the log."""
@@ -270,6 +271,20 @@ def _over(store: ApprovalParts, c: Candidate, limit: float) -> bool:
 
 
 # -- the step: hold, release, sweep ----------------------------------------------------
+@dataclass(frozen=True)
+class Verdict:
+    """What a held-or-not decision needs of a dispute's case: its evidence is complete, why
+    its own records concede the claim ("advice: accept (…)", "" when they do not), and a
+    message's stance waits for the analyst."""
+
+    complete: bool
+    accept: str = ""
+    confirm: bool = False
+
+
+Judge = Callable[[Candidate], Verdict]
+
+
 def review_step(
     store: ApprovalParts,
     policy: ReviewPolicy,
@@ -279,7 +294,6 @@ def review_step(
     """Apply approvals dropped in the inbox, then hold what the policy holds and release what
     is approved (or no longer held). Runs after the build, before anything is sent. `inbox`:
     whose documents folder holds what was read from each document (the report's verdict)."""
-    now = now or clock.now()
     out = ReviewOutcome(sweep_on=policy.sweep_hours is not None)
     out.from_sheets, out.problems = apply_sheet_approvals(store, policy)
     # every dispute with work is looked at: whatever the policy, one whose own records concede
@@ -288,34 +302,54 @@ def review_step(
         c for c in candidates(store).values() if c.status == D.AWAITING_APPROVAL or c.has_work
     ]
     cases = case_reader(store, inbox, {c.pid for c in looked})  # their documents, not the year's
+
+    def judge(c: Candidate) -> Verdict:
+        return Verdict(
+            c.complete(cases) if policy.needs_verdict else True,
+            c.concedes(cases, policy.hold_no_claim),
+            c.unconfirmed(cases),  # a message's stance for the analyst to choose first
+        )
+
+    hold_and_release(store, policy, looked, judge, now or clock.now(), out)
+    return out
+
+
+def hold_and_release(
+    ledger: ReviewLedger,
+    policy: ReviewPolicy,
+    looked: Iterable[Candidate],
+    judge: Judge,
+    now: datetime,
+    out: ReviewOutcome,
+) -> None:
+    """Hold each of `looked` that the policy, its advice or an unconfirmed stance holds, release
+    what is approved (this version) or no longer held, let the deadline sweep approve complete
+    evidence in its window, and mark past its deadline what nobody approved in time."""
     for c in looked:
-        complete = c.complete(cases) if policy.needs_verdict else True
-        accept = c.concedes(cases, policy.hold_no_claim)
-        confirm = c.unconfirmed(cases)  # a message's stance for the analyst to choose first
-        held = policy.holds(complete) or accept or confirm
+        v = judge(c)
+        held = policy.holds(v.complete) or v.accept or v.confirm
         if not held or c.approved_hash == c.evidence_hash:
-            _release(store, c)
+            _release(ledger, c)
             continue
-        sweep = None if accept or confirm else sweep_time(policy, c, complete, out)
+        sweep = None if v.accept or v.confirm else sweep_time(policy, c, v.complete, out)
         in_window = (
             sweep is not None and c.confirmed_due is not None and sweep <= now < c.confirmed_due
         )
-        if in_window and record_approval(store, c, SWEEP):
+        if in_window and record_approval(ledger, c, SWEEP):
             out.swept.append(c.pid)
-            _release(store, c)
+            _release(ledger, c)
             continue
         if c.due is not None and c.due <= now and c.status != D.SUBMITTED:
             held = "nobody approved it, so " if c.status == D.AWAITING_APPROVAL else ""
-            store.transitions.mark_past_due(
+            ledger.transitions.mark_past_due(
                 c.pid, f"response was due by {_at(c.due)}; {held}nothing was sent"
             )
             continue
         if c.status != D.AWAITING_APPROVAL:
-            store.transitions.mark_awaiting_approval(c.pid, accept or None)
+            ledger.transitions.mark_awaiting_approval(c.pid, v.accept or None)
         out.held.append(c.pid)
         if sweep is not None:
             out.sweep_at[c.pid] = _at(max(sweep, now))
-    return out
 
 
 def sweep_time(
@@ -332,7 +366,7 @@ def sweep_time(
     return policy.sweep_from(c.confirmed_due)
 
 
-def _release(store: ApprovalParts, c: Candidate) -> None:
+def _release(store: ReviewLedger, c: Candidate) -> None:
     if c.status != D.AWAITING_APPROVAL:
         return
     try:

@@ -1,5 +1,8 @@
 """The API's own view of each dispute (reason, amount, currency, when it opened) against the
-disputes list's (finding 5 of issue 27).
+disputes list's (finding 5 of issue 27): delivery's, compared when the API answers, from the
+disputes list's view kept in each dispute's facts (evidence/views.py sheet_view), never by
+building the case again (issue 47.1b). What the case shows of the API's view is prepare's
+(engine/prepare/case.py api_views).
 
 The API's dispute object has no provider_dispute_id: the first evidence POST's answer names
 the API's id, and the dispute is compared right then (from the run's listing when it holds
@@ -11,13 +14,11 @@ state's `api_views` table (state/kept.py).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from typing import Protocol
 
 from dispute_evidence.api.models import Dispute
 from dispute_evidence.engine.prepare.facts import facts_reader
-from dispute_evidence.evidence.case import build_case
-from dispute_evidence.evidence.views import DisputeView, view_mismatch
+from dispute_evidence.evidence.views import DisputeView, sheet_view, view_mismatch
 from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.kept import KeptView
 from dispute_evidence.states import API_VIEW_HELD
@@ -53,7 +54,7 @@ def record_views(
         if was is not None and was[:5] == entry:  # compared before: the same two views
             mismatch = was.mismatch
         else:
-            sheet = build_case(facts(pid, payload)).dispute if payload else DisputeView()
+            sheet = sheet_view(facts(pid, payload)) if payload else DisputeView()
             mismatch = view_mismatch(sheet, view)
             changed[pid] = KeptView(*entry, mismatch)
         if mismatch:
@@ -71,12 +72,3 @@ def held_by_api_view(store: ApiViewsParts) -> dict[str, str]:
     """Disputes whose API view differed from the disputes list when last compared."""
     held = store.kept.api_views(mismatched=True)
     return {pid: held_text(v.mismatch) for pid, v in held.items() if v.mismatch}
-
-
-def api_views(store: ApiViewsParts, within: Iterable[str] | None = None) -> dict[str, DisputeView]:
-    """The API's view of each dispute compared so far (the case's `api`); `within`: of these
-    disputes only (a report's open ones, not the year's)."""
-    return {
-        pid: DisputeView(v.reason, v.amount, v.currency, "", v.opened_on)
-        for pid, v in store.kept.api_views(None if within is None else set(within)).items()
-    }
