@@ -4,6 +4,7 @@ and the submitter read by. Frozen as written (see state/migrations.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from sqlalchemy import (
@@ -43,6 +44,22 @@ V20_INDEXES = {
     "payments": ("_seq", "payment_id", "order_number"),
     "disputes": ("_seq",),
 }
+
+
+def records_rebuilt(
+    conn: Connection, records: Mapping[str, str], kinds: Iterable[str], aside: str
+) -> None:
+    """Each of these record kinds in the shape `records` gives it: rebuilt with its rows where
+    the state has its table (set aside as <name><aside> while copied; v20's indexes made
+    again), else made new. The shape of v23-v25; v15 and v18 came before v20's indexes."""
+    for kind in kinds:
+        table = record_table(kind, records[kind], MetaData())
+        if not inspect(conn).has_table(table.name):
+            table.create(conn)
+            continue
+        rebuild(conn, table, aside)
+        for name in V20_INDEXES.get(kind, ()):
+            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
 
 
 def v15(conn: Connection) -> None:
@@ -149,11 +166,7 @@ def v22(conn: Connection) -> None:
 def v23(conn: Connection) -> None:
     """Products gain `price` (rebuilt with their rows, so columns stay in FIELDS' order): a
     line its orders export gives no price takes its product's (issue 45 item 3)."""
-    table = record_table("products", V23_RECORDS["products"], MetaData())
-    if inspect(conn).has_table(table.name):
-        rebuild(conn, table, "_v22")
-    else:
-        table.create(conn)
+    records_rebuilt(conn, V23_RECORDS, ("products",), "_v22")
 
 
 def v24(conn: Connection) -> None:
@@ -162,14 +175,7 @@ def v24(conn: Connection) -> None:
     stay in FIELDS' order; v20's indexes made again); the standing's kept counts gain the
     descriptor in their key (issue 46 items 5 and 7). The counts kept before were counted
     before any descriptor was read: each is kept as the descriptor '' (none given)."""
-    for kind in V24_ADDED:
-        table = record_table(kind, V24_RECORDS[kind], MetaData())
-        if not inspect(conn).has_table(table.name):
-            table.create(conn)
-            continue
-        rebuild(conn, table, "_v23")
-        for name in V20_INDEXES.get(kind, ()):
-            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
+    records_rebuilt(conn, V24_RECORDS, V24_ADDED, "_v23")
     old = Table("standing_transactions", MetaData(), autoload_with=conn)
     rows = [dict(r._mapping) for r in conn.execute(select(old))]  # months x networks: a few
     old.drop(conn)
@@ -191,11 +197,4 @@ def v25(conn: Connection) -> None:
     """Payments gain the charge's network references, the ARN and the authorisation code
     (issue 44 item 11), rebuilt with their rows so the columns stay in FIELDS' order; v20's
     indexes made again."""
-    for kind in V25_ADDED:
-        table = record_table(kind, V25_RECORDS[kind], MetaData())
-        if not inspect(conn).has_table(table.name):
-            table.create(conn)
-            continue
-        rebuild(conn, table, "_v24")
-        for name in V20_INDEXES.get(kind, ()):
-            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn, checkfirst=True)
+    records_rebuilt(conn, V25_RECORDS, V25_ADDED, "_v24")
