@@ -58,8 +58,11 @@ def main(argv: list[str]) -> None:
     )
     for name in chosen:
         module = __import__(f"bench.{name}_bench", fromlist=["run"])
-        wanted = {"scale": ("merchants", "compare"), "season": ("profile_nights",),
-                  "ingest": ("against", "repeat")}.get(name, ())  # fmt: skip
+        wanted = {
+            "scale": ("merchants", "compare"),
+            "season": ("profile_nights",),
+            "ingest": ("against", "repeat"),
+        }.get(name, ())
         begin(name + ("-quick" if quick else ""))
         module.run(quick=quick, **{k: v for k, v in extra.items() if k in wanted})
         if save:

@@ -26,8 +26,9 @@ class Side:
         self.done, self.wall, self.cpu = self.done + done, self.wall + wall, self.cpu + cpu
 
 
-async def for_seconds(call: Callable[[], Awaitable[Any]], seconds: float, concurrency: int = 50
-                      ) -> int:  # fmt: skip
+async def for_seconds(
+    call: Callable[[], Awaitable[Any]], seconds: float, concurrency: int = 50
+) -> int:
     """Requests made by `concurrency` callers of `call` in `seconds`."""
     count = 0
     deadline = time.monotonic() + seconds
@@ -75,14 +76,25 @@ async def overhead(base: str, rounds: int, seconds: float) -> tuple[Side, Side]:
     return bare, ours
 
 
-async def client_loop(base: str, seconds: float | None, concurrency: int, per_hour: int,
-                      total: int | None = None,
-                      **kw) -> tuple[float, int, int, int]:  # fmt: skip
+async def client_loop(
+    base: str,
+    seconds: float | None,
+    concurrency: int,
+    per_hour: int,
+    total: int | None = None,
+    **kw,
+) -> tuple[float, int, int, int]:
     """(requests/s, successes, 429s seen, attempts) through our client."""
     done = 0
     deadline = time.monotonic() + seconds if seconds else None
-    async with DisputeEvidenceClient(base, TOKEN, rate_limit_per_hour=per_hour, max_concurrency=concurrency,
-                                     max_attempts=50, **kw) as c:  # fmt: skip
+    async with DisputeEvidenceClient(
+        base,
+        TOKEN,
+        rate_limit_per_hour=per_hour,
+        max_concurrency=concurrency,
+        max_attempts=50,
+        **kw,
+    ) as c:
 
         async def worker() -> None:
             nonlocal done
@@ -107,14 +119,18 @@ def run(quick: bool = False) -> None:
     print(f"  ({rounds} turns of 1 s each side, alternating, on one server and one event loop)")
     rate, bare_rate = ours.done / ours.wall, bare.done / bare.wall
     cpu, bare_cpu = ours.done / ours.cpu, bare.done / bare.cpu
-    figure("sandbox, bare aiohttp loop, 50 concurrent (req/s)", f"{bare_rate:,.0f}",
-           "target >= 1,000")  # fmt: skip
+    figure(
+        "sandbox, bare aiohttp loop, 50 concurrent (req/s)", f"{bare_rate:,.0f}", "target >= 1,000"
+    )
     figure("through our client, same server (req/s)", f"{rate:,.0f}", "")
     figure("client / bare", f"{rate / bare_rate:.0%}", "target >= 70%")
     figure("bare aiohttp: requests per CPU second of the caller", f"{bare_cpu:,.0f}")
     figure("our client: requests per CPU second of the caller", f"{cpu:,.0f}")
-    figure("client / bare, per CPU second (steadier on a shared machine)", f"{cpu / bare_cpu:.0%}",
-           "target >= 70%")  # fmt: skip
+    figure(
+        "client / bare, per CPU second (steadier on a shared machine)",
+        f"{cpu / bare_cpu:.0%}",
+        "target >= 70%",
+    )
 
     heading(f"Precision: client and server both 36,000/hour, 50 callers, {secs} s")
     for window in (3600, 60):
@@ -123,8 +139,11 @@ def run(quick: bool = False) -> None:
             "--generate", "5", "--rate-limit", str(limit), "--rate-window", str(window)
         ) as base:
             rate, done, r429, attempts = asyncio.run(client_loop(base, secs, 50, 36000))
-        figure(f"server window {window} s: achieved rate (req/hour)", f"{rate * 3600:,.0f}",
-               f"{rate * 3600 / 36000:.1%} of configured; target >= 97%")  # fmt: skip
+        figure(
+            f"server window {window} s: achieved rate (req/hour)",
+            f"{rate * 3600:,.0f}",
+            f"{rate * 3600 / 36000:.1%} of configured; target >= 97%",
+        )
         figure(f"server window {window} s: 429s", f"{r429}", "target 0")
 
     heading("Stricter server: server 80% of the client's rate (28,800 vs 36,000/hour)")

@@ -24,8 +24,19 @@ TOKEN = "sk_bench_token"
 def sandbox_process(*args: str) -> Iterator[str]:
     """Run `dispute-evidence sandbox` in a subprocess (own GIL); yield its base URL."""
     port = free_port()
-    cmd = [sys.executable, "-m", "dispute_evidence", "sandbox", "--port", str(port), "--token", TOKEN,
-           "--log-level", "WARNING", *args]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "dispute_evidence",
+        "sandbox",
+        "--port",
+        str(port),
+        "--token",
+        TOKEN,
+        "--log-level",
+        "WARNING",
+        *args,
+    ]
     proc = subprocess.Popen(
         cmd, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"}
     )
@@ -69,8 +80,11 @@ def begin(bench: str) -> None:
     saved = json.loads(stored.read_text()) if stored.exists() else {}
     _RUN.release, _RUN.release_of = saved.get("figures", {}), saved.get("code", "")
     if _RUN.release:
-        print(f"\n(release column: {stored.name}, measured from {_RUN.release_of} "
-              f"on {saved.get('machine', '?')}, {saved.get('when', '?')})", flush=True)  # fmt: skip
+        print(
+            f"\n(release column: {stored.name}, measured from {_RUN.release_of} "
+            f"on {saved.get('machine', '?')}, {saved.get('when', '?')})",
+            flush=True,
+        )
 
 
 def save_baseline() -> Path:
@@ -78,8 +92,12 @@ def save_baseline() -> Path:
     BASELINES.mkdir(exist_ok=True)
     out = BASELINES / f"{_RUN.bench}.json"
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    body = {"code": measured_code(), "machine": f"{platform.node()}, {os.cpu_count()} cores",
-            "when": stamp, "figures": _RUN.figures}  # fmt: skip
+    body = {
+        "code": measured_code(),
+        "machine": f"{platform.node()}, {os.cpu_count()} cores",
+        "when": stamp,
+        "figures": _RUN.figures,
+    }
     out.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n")
     print(f"baseline saved: {out}", flush=True)
     return out
@@ -91,8 +109,12 @@ def measured_code() -> str:
     import dispute_evidence
 
     where = Path(dispute_evidence.__file__).parent
-    head = subprocess.run(["git", "-C", str(where), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    head = subprocess.run(
+        ["git", "-C", str(where), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return head.stdout.strip() or f"? ({where})"
 
 

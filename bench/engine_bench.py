@@ -21,8 +21,14 @@ from dispute_evidence.state.store import StateStore
 
 def seed_file(folder: Path, n: int) -> Path:
     path = folder / "seed.json"
-    path.write_text(json.dumps([{"provider_dispute_id": f"dp_test_{i}", "response_due_by": "2099-01-01T00:00:00Z"}
-                                for i in range(n)]))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            [
+                {"provider_dispute_id": f"dp_test_{i}", "response_due_by": "2099-01-01T00:00:00Z"}
+                for i in range(n)
+            ]
+        )
+    )
     return path
 
 
@@ -68,8 +74,13 @@ async def server_state(base: str) -> dict:
 
 async def bare_same_requests(base: str, n: int, pdf: bytes, concurrency: int = 16) -> float:
     """A plain aiohttp loop sending the same requests: one evidence update + one upload each."""
-    evidence = {"products": [{"product_title": "Item", "price": 9.5, "quantity": 1, "currency_code": "USD"}],
-                "shipping_tracking_numbers": ["1Z1"], "additional_evidence": {"order_number": "1"}}  # fmt: skip
+    evidence = {
+        "products": [
+            {"product_title": "Item", "price": 9.5, "quantity": 1, "currency_code": "USD"}
+        ],
+        "shipping_tracking_numbers": ["1Z1"],
+        "additional_evidence": {"order_number": "1"},
+    }
     queue = list(range(n))
     async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as s:
 
@@ -100,11 +111,35 @@ def noop_over_finished(n: int, folder: Path) -> tuple[float, int]:
 
     store = StateStore(folder / "big.sqlite3")
     with store.engine.begin() as c:
-        c.execute(disputes.insert(), [{"provider_dispute_id": f"dp_{i}", "order_number": str(i), "payload": b"{}",
-                                       "payload_hash": "h", "submitted_hash": "h", "status": "submitted",
-                                       "dispute_id": f"dis_{i}"} for i in range(n)])  # fmt: skip
-        c.execute(evidence_files.insert(), [{"provider_dispute_id": f"dp_{i}", "sha256": f"{i:064d}", "file_name": "a.pdf",
-                                             "path": "/x", "size": 1, "status": "uploaded"} for i in range(n)])  # fmt: skip
+        c.execute(
+            disputes.insert(),
+            [
+                {
+                    "provider_dispute_id": f"dp_{i}",
+                    "order_number": str(i),
+                    "payload": b"{}",
+                    "payload_hash": "h",
+                    "submitted_hash": "h",
+                    "status": "submitted",
+                    "dispute_id": f"dis_{i}",
+                }
+                for i in range(n)
+            ],
+        )
+        c.execute(
+            evidence_files.insert(),
+            [
+                {
+                    "provider_dispute_id": f"dp_{i}",
+                    "sha256": f"{i:064d}",
+                    "file_name": "a.pdf",
+                    "path": "/x",
+                    "size": 1,
+                    "status": "uploaded",
+                }
+                for i in range(n)
+            ],
+        )
     from dispute_evidence.state.schema import meta
 
     with store.engine.begin() as c:
@@ -134,6 +169,14 @@ def noop_over_finished(n: int, folder: Path) -> tuple[float, int]:
 
 def run(quick: bool = False) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-engine-"))
+    _clean_run(tmp, quick)
+    _soak(tmp, quick)
+    _noop_rerun(tmp, quick)
+    _throughput(tmp, quick)
+
+
+def _clean_run(tmp: Path, quick: bool) -> None:
+    """A clean run: every request one the disputes and their files need."""
     n_clean = 300 if quick else 1000
     heading(f"Engine, clean run: {n_clean:,} disputes with 1-3 files")
     inbox = tmp / "clean"
@@ -146,18 +189,44 @@ def run(quick: bool = False) -> None:
         )
     figure("requests / (disputes + files)", f"{attempts} / {n_clean + files}", "target: equal")
 
+
+def _soak(tmp: Path, quick: bool) -> None:
+    """Faults injected: the evidence lands once, and the requests beyond the minimum are the faults'."""
     n_soak = 500 if quick else 2000
     heading(f"Soak: {n_soak:,} disputes, 1-3 files, 10% 5xx, 3% ambiguous, random latency")
     inbox = tmp / "soak"
     files = make_inbox(inbox, n_soak, files=(1, 3), seed=9)
-    args = ("--seed-file", str(seed_file(tmp, n_soak)), "--rate-limit", "100000000", "--fail-rate", "0.10",
-            "--ambiguous-rate", "0.03", "--latency-rate", "0.3", "--latency-ms", "1", "30", "--seed", "3")  # fmt: skip
+    args = (
+        "--seed-file",
+        str(seed_file(tmp, n_soak)),
+        "--rate-limit",
+        "100000000",
+        "--fail-rate",
+        "0.10",
+        "--ambiguous-rate",
+        "0.03",
+        "--latency-rate",
+        "0.3",
+        "--latency-ms",
+        "1",
+        "30",
+        "--seed",
+        "3",
+    )
     with sandbox_process(*args) as base:
         total, runs, retries, reconcile = 0, 0, 0, 0
         while True:
             runs += 1
-            _, attempts, store, extra = asyncio.run(engine_run_stats(base, inbox, tmp / "soak.sqlite3", rate_limit_per_hour=10**9,
-                                                        backoff_base=0.05, max_attempts=8))  # fmt: skip
+            _, attempts, store, extra = asyncio.run(
+                engine_run_stats(
+                    base,
+                    inbox,
+                    tmp / "soak.sqlite3",
+                    rate_limit_per_hour=10**9,
+                    backoff_base=0.05,
+                    max_attempts=8,
+                )
+            )
             total += attempts
             retries += extra["retries"]
             reconcile += extra["reconcile"]
@@ -173,8 +242,11 @@ def run(quick: bool = False) -> None:
         f"{len(remote)} / {len(set(remote))} / {files}",
         "target: equal",
     )
-    figure("requests sent (all runs) / minimal", f"{total} / {minimal} = +{total / minimal - 1:.1%}",
-           f"in {runs} run(s); 10% 5xx alone forces ~+11%")  # fmt: skip
+    figure(
+        "requests sent (all runs) / minimal",
+        f"{total} / {minimal} = +{total / minimal - 1:.1%}",
+        f"in {runs} run(s); 10% 5xx alone forces ~+11%",
+    )
     figure("server: injected ambiguous outcomes", str(state["stats"]["ambiguous"]))
     resent = sum(d["evidence_updates"] for d in state["disputes"].values()) - n_soak
     figure("  of the extra: retries of failed attempts (forced by faults)", str(retries))
@@ -186,12 +258,18 @@ def run(quick: bool = False) -> None:
         "target <= 5%",
     )
 
+
+def _noop_rerun(tmp: Path, quick: bool) -> None:
+    """A rerun over finished disputes: no request, in little time."""
     n_big = 20_000 if quick else 100_000
     heading(f"No-op rerun over {n_big:,} finished disputes")
     secs, attempts = noop_over_finished(n_big, tmp)
     figure("time (s)", f"{secs:.2f}", "target <= 10 s")
     figure("requests", str(attempts), "target 0")
 
+
+def _throughput(tmp: Path, quick: bool) -> None:
+    """The submit phase against a bare aiohttp loop sending the same requests."""
     n_rate = 1000 if quick else 3000
     heading(f"Throughput, rate limit lifted: {n_rate:,} disputes x (evidence + 1 file)")
     inbox = tmp / "rate"

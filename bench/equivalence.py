@@ -20,9 +20,24 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VOLATILE = {"updated_at", "created_at", "lease_owner", "lease_expires", "dispute_id",
-            "remote_file_id", "run_id", "api_read_at", "read_at", "last_read_at", "id",
-            "seq", "path", "sent_to", "first_seen", "last_seen"}  # fmt: skip
+VOLATILE = {
+    "updated_at",
+    "created_at",
+    "lease_owner",
+    "lease_expires",
+    "dispute_id",
+    "remote_file_id",
+    "run_id",
+    "api_read_at",
+    "read_at",
+    "last_read_at",
+    "id",
+    "seq",
+    "path",
+    "sent_to",
+    "first_seen",
+    "last_seen",
+}
 
 RUN = r"""
 import json, os, sys
@@ -62,16 +77,28 @@ def _rows(db: Path, table: str, order: str) -> list[dict[str, object]]:
 def picture(commit: str, work: Path) -> dict[str, object]:
     """Run the inbox at `commit`; what the state and the API hold afterwards."""
     tree = work / "tree"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(tree), commit],
-                   check=True)  # fmt: skip
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(tree), commit], check=True
+    )
     try:
-        env = {"PYTHONPATH": f"{tree / 'src'}:{tree}", "PATH": "/usr/bin:/bin",
-               "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "HOME": str(work)}  # fmt: skip
-        out = subprocess.run([sys.executable, "-c", RUN, str(work)], env=env, cwd=work,
-                             capture_output=True, text=True, check=True)  # fmt: skip
+        env = {
+            "PYTHONPATH": f"{tree / 'src'}:{tree}",
+            "PATH": "/usr/bin:/bin",
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "HOME": str(work),
+        }
+        out = subprocess.run(
+            [sys.executable, "-c", RUN, str(work)],
+            env=env,
+            cwd=work,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     finally:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                       check=True)  # fmt: skip
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True
+        )
     state = work / "inbox.state.sqlite3"
     disputes = _rows(state, "disputes", "provider_dispute_id")
     files = _rows(state, "evidence_files", "provider_dispute_id, sha256")

@@ -40,9 +40,15 @@ def _cpu() -> float:
 def _prepare(inbox: Path, state: Path, summaries: bool, read: bool = True) -> float:
     """The wall time of ingest + prepare; its CPU time (the machine is shared) goes to CPU."""
     with StateStore(state) as store:
-        opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0, archive=False,
-                          summary_pdf=summaries, blob_dir=state.parent / "blobs",
-                          read_limits=ReadLimits() if read else None)  # fmt: skip
+        opts = RunOptions(
+            inbox=inbox,
+            merchant=MERCHANT,
+            settle_seconds=0,
+            archive=False,
+            summary_pdf=summaries,
+            blob_dir=state.parent / "blobs",
+            read_limits=ReadLimits() if read else None,
+        )
         opts.blob_dir.mkdir(exist_ok=True)  # type: ignore[union-attr]
         t0, c0 = time.perf_counter(), _cpu()
         ingest = ingest_inbox_step(store, opts, "bench")
@@ -70,41 +76,47 @@ def run(quick: bool = False) -> None:
             payloads = facts_of(store, store.disputes.payloads())
             names = store.disputes.file_names()
             again = time.perf_counter()
-            opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0, archive=False,
-                              summary_pdf=True, blob_dir=Path(tmp) / "b" / "blobs")  # fmt: skip
-            prepare_step(store, opts, ingest_inbox_step(store, opts, "again"), "again",
-                         rebuild=False)  # fmt: skip
+            opts = RunOptions(
+                inbox=inbox,
+                merchant=MERCHANT,
+                settle_seconds=0,
+                archive=False,
+                summary_pdf=True,
+                blob_dir=Path(tmp) / "b" / "blobs",
+            )
+            prepare_step(
+                store, opts, ingest_inbox_step(store, opts, "again"), "again", rebuild=False
+            )
             rerun = time.perf_counter() - again
-        pdf_times, sizes = [], []
-        for pid, payload in list(payloads.items())[:n]:
-            attached = [x for x in names.get(pid, []) if "-evidence-summary" not in x]
-            t0 = time.perf_counter()
-            pdf = summary_pdf(pid, payload, attached)
-            pdf_times.append(time.perf_counter() - t0)
-            sizes.append(len(pdf))
-        t0 = time.perf_counter()
-        for pid, facts in payloads.items():
-            assess(facts, len(names.get(pid, [])), "fraudulent")
-        verdict = (time.perf_counter() - t0) / len(payloads)
-        t0 = time.perf_counter()
-        for pid, facts in payloads.items():
-            build_letter(facts, names.get(pid, []))
-        letter = (time.perf_counter() - t0) / len(payloads)
+        pdf_times, sizes, verdict, letter = _per_dispute(payloads, names, n)
     figure("letter alone (sentences): µs per dispute", f"{letter * 1e6:.0f}")
     figure("letter + PDF: ms per dispute (median)", f"{statistics.median(pdf_times) * 1e3:.1f}")
-    figure("letter + PDF: ms per dispute (p95)",
-           f"{sorted(pdf_times)[int(len(pdf_times) * 0.95)] * 1e3:.1f}")  # fmt: skip
-    figure("summary PDF: bytes per PDF (median / max)",
-           f"{int(statistics.median(sizes)):,} / {max(sizes):,}")  # fmt: skip
+    figure(
+        "letter + PDF: ms per dispute (p95)",
+        f"{sorted(pdf_times)[int(len(pdf_times) * 0.95)] * 1e3:.1f}",
+    )
+    figure(
+        "summary PDF: bytes per PDF (median / max)",
+        f"{int(statistics.median(sizes)):,} / {max(sizes):,}",
+    )
     figure("completeness verdict: µs per dispute", f"{verdict * 1e6:.0f}")
     cpu = {k: CPU.get(Path(tmp) / k / "s.sqlite3", 0.0) for k in ("a", "r", "w")}
-    figure(f"prepare of {n} disputes without summaries, documents not read (s)", f"{plain:.2f}",
-           f"(CPU {cpu['a']:.2f} s)")  # fmt: skip
-    figure(f"prepare of {n} disputes with documents read ({files} PDFs, first time) (s)",
-           f"{cold:.2f}", f"({cold / plain:.1f}x; target within 2x; CPU {cpu['r']:.2f} s, "
-           f"{cpu['r'] / max(cpu['a'], 1e-9):.1f}x)")  # fmt: skip
-    figure(f"prepare of {n} disputes, documents read before (cache) (s)", f"{warm:.2f}",
-           f"(CPU {cpu['w']:.2f} s)")  # fmt: skip
+    figure(
+        f"prepare of {n} disputes without summaries, documents not read (s)",
+        f"{plain:.2f}",
+        f"(CPU {cpu['a']:.2f} s)",
+    )
+    figure(
+        f"prepare of {n} disputes with documents read ({files} PDFs, first time) (s)",
+        f"{cold:.2f}",
+        f"({cold / plain:.1f}x; target within 2x; CPU {cpu['r']:.2f} s, "
+        f"{cpu['r'] / max(cpu['a'], 1e-9):.1f}x)",
+    )
+    figure(
+        f"prepare of {n} disputes, documents read before (cache) (s)",
+        f"{warm:.2f}",
+        f"(CPU {cpu['w']:.2f} s)",
+    )
     figure(f"prepare of {n} disputes with summaries (s)", f"{with_pdf:.2f}")
     figure("prepare again, nothing changed: summaries made", f"{rerun:.2f} s", "(no PDF made)")
     ocr_bench(3 if quick else 8)
@@ -114,6 +126,29 @@ def run(quick: bool = False) -> None:
     packet_bench(20 if quick else 100)
 
 
+def _per_dispute(
+    payloads: dict[str, DisputeFacts], names: dict[str, list[str]], n: int
+) -> tuple[list[float], list[int], float, float]:
+    """Per dispute: the summary PDF's time and size (first `n`), the completeness verdict's
+    and the letter's mean time (s)."""
+    pdf_times, sizes = [], []
+    for pid, payload in list(payloads.items())[:n]:
+        attached = [x for x in names.get(pid, []) if "-evidence-summary" not in x]
+        t0 = time.perf_counter()
+        pdf = summary_pdf(pid, payload, attached)
+        pdf_times.append(time.perf_counter() - t0)
+        sizes.append(len(pdf))
+    t0 = time.perf_counter()
+    for pid, facts in payloads.items():
+        assess(facts, len(names.get(pid, [])), "fraudulent")
+    verdict = (time.perf_counter() - t0) / len(payloads)
+    t0 = time.perf_counter()
+    for pid, facts in payloads.items():
+        build_letter(facts, names.get(pid, []))
+    letter = (time.perf_counter() - t0) / len(payloads)
+    return pdf_times, sizes, verdict, letter
+
+
 def documents(inbox: Path) -> None:
     """Each evidence file of `make_inbox` made a real one-page text PDF (about 1.5 KB) that
     names its order and tracking number, as a carrier's proof of delivery does."""
@@ -121,9 +156,15 @@ def documents(inbox: Path) -> None:
 
     template = Path(inbox) / ".template.pdf"
     c = canvas.Canvas(str(template), invariant=True, pageCompression=0)
-    for y, line in enumerate(["Proof of Delivery", "Order number: 9999999",
-                              "Tracking number: 1Z999999", "Delivered on 2026-03-05",
-                              "Signed by: J. Smith"]):  # fmt: skip
+    for y, line in enumerate(
+        [
+            "Proof of Delivery",
+            "Order number: 9999999",
+            "Tracking number: 1Z999999",
+            "Delivered on 2026-03-05",
+            "Signed by: J. Smith",
+        ]
+    ):
         c.drawString(60, 780 - 24 * y, line)
     c.save()
     body = template.read_bytes()
@@ -150,15 +191,22 @@ def store_documents_bench(n: int) -> None:
         for name in ("without", "with"):
             inbox = Path(tmp) / name / "inbox"
             make_inbox(inbox, n, files=(0, 0))
-            write_rows(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason"],
-                       [[f"dp_test_{i}", f"#{5000 + i}", "product_unacceptable"]
-                        for i in range(n)])  # fmt: skip
+            write_rows(
+                inbox / "disputes.csv",
+                ["provider_dispute_id", "order_number", "reason"],
+                [[f"dp_test_{i}", f"#{5000 + i}", "product_unacceptable"] for i in range(n)],
+            )
             if name == "with":
                 (inbox / "store").mkdir()
                 c = canvas.Canvas(str(inbox / "store" / "refund policy.pdf"), invariant=True)
-                for y, line in enumerate(["Refund policy", "Last updated: 1 January 2020",
-                                          "Returns are accepted within 30 days of delivery for "
-                                          "unused items in their original packaging."]):  # fmt: skip
+                for y, line in enumerate(
+                    [
+                        "Refund policy",
+                        "Last updated: 1 January 2020",
+                        "Returns are accepted within 30 days of delivery for "
+                        "unused items in their original packaging.",
+                    ]
+                ):
                     c.drawString(40, 780 - 24 * y, line)
                 c.save()
             times[name] = _prepare(inbox, Path(tmp) / name / "s.sqlite3", False)
@@ -167,8 +215,11 @@ def store_documents_bench(n: int) -> None:
         rows = int(files["file_name"].str.contains("refund policy", regex=False).sum())
         reads = len(list(documents_folder(Path(tmp) / "with" / "inbox").glob("*.json")))
     figure("prepare without the store policy (s)", f"{times['without']:.2f}")
-    figure("prepare with it attached (s)", f"{times['with']:.2f}",
-           f"+{times['with'] - times['without']:.2f} s")  # fmt: skip
+    figure(
+        "prepare with it attached (s)",
+        f"{times['with']:.2f}",
+        f"+{times['with'] - times['without']:.2f} s",
+    )
     figure("its evidence-file rows (one upload each) / disputes", f"{rows:,} / {n:,}")
     figure("times its bytes were read (documents cache entries)", f"{reads}")
 
@@ -185,9 +236,14 @@ def ocr_bench(pages: int) -> None:
         return
     from support.docfixtures import scan_png
 
-    lines = ["Proof of Delivery", "Order number: 5003", "Tracking number: 1Z999AA10123456784",
-             "Delivered on March 5, 2026 at 10:14", "Signed by: J. Smith",
-             "Delivered to: 12 High Street, Springfield"] * 2  # fmt: skip
+    lines = [
+        "Proof of Delivery",
+        "Order number: 5003",
+        "Tracking number: 1Z999AA10123456784",
+        "Delivered on March 5, 2026 at 10:14",
+        "Signed by: J. Smith",
+        "Delivered to: 12 High Street, Springfield",
+    ] * 2
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(pages):
@@ -196,9 +252,11 @@ def ocr_bench(pages: int) -> None:
             facts = read_document(png, png.name, "image/png")
             times.append(time.perf_counter() - t0)
             assert facts.read == "ocr", facts
-    figure("OCR time per page (s, median / max)",
-           f"{statistics.median(times):.2f} / {max(times):.2f}",
-           "(worker start included)")  # fmt: skip
+    figure(
+        "OCR time per page (s, median / max)",
+        f"{statistics.median(times):.2f} / {max(times):.2f}",
+        "(worker start included)",
+    )
 
 
 def pod_corpus_bench() -> None:
@@ -239,27 +297,56 @@ def _history(n: int, disputes: int) -> dict[str, pd.DataFrame]:
     card = rng.integers(0, n // 4, n)
     day = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(rng.integers(0, 730, n), "D")
     numbers = np.arange(100_000, 100_000 + n).astype(str)
-    orders = pd.DataFrame({
-        "order_number": numbers, "product_title": "Item", "price": 40.0, "quantity": 1,
-        "currency_code": "USD", "order_date": day.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "order_total": 40.0, "financial_status": "paid", "customer_email": "x@example.com",
-        "device_id": np.char.add("dev", (card * 2 + rng.integers(0, 2, n)).astype(str)),
-        "customer_account_id": np.char.add("cus", card.astype(str)),
-        "shipping_address": np.char.add("1 Main St ", card.astype(str)),
-        "customer_ip": "", "card_fingerprint": "", "payment_reference": "",
-        "_file": "orders.csv", "_sheet": "", "_row": np.arange(n) + 2, "_seq": 1,
-    })  # fmt: skip
-    payments = pd.DataFrame({
-        "payment_id": np.char.add("ch_", numbers), "order_number": numbers,
-        "payment_intent": "", "paid_at": orders["order_date"], "payment_amount": 40.0,
-        "currency": "usd", "payment_status": "Paid", "card_brand": "Visa",
-        "card_fingerprint": np.char.add("fp", card.astype(str)), "dispute_status": "",
-        "dispute_reason": "", "_file": "payments.csv", "_sheet": "", "_row": np.arange(n) + 2,
-        "_seq": 2,
-    })  # fmt: skip
+    orders = pd.DataFrame(
+        {
+            "order_number": numbers,
+            "product_title": "Item",
+            "price": 40.0,
+            "quantity": 1,
+            "currency_code": "USD",
+            "order_date": day.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "order_total": 40.0,
+            "financial_status": "paid",
+            "customer_email": "x@example.com",
+            "device_id": np.char.add("dev", (card * 2 + rng.integers(0, 2, n)).astype(str)),
+            "customer_account_id": np.char.add("cus", card.astype(str)),
+            "shipping_address": np.char.add("1 Main St ", card.astype(str)),
+            "customer_ip": "",
+            "card_fingerprint": "",
+            "payment_reference": "",
+            "_file": "orders.csv",
+            "_sheet": "",
+            "_row": np.arange(n) + 2,
+            "_seq": 1,
+        }
+    )
+    payments = pd.DataFrame(
+        {
+            "payment_id": np.char.add("ch_", numbers),
+            "order_number": numbers,
+            "payment_intent": "",
+            "paid_at": orders["order_date"],
+            "payment_amount": 40.0,
+            "currency": "usd",
+            "payment_status": "Paid",
+            "card_brand": "Visa",
+            "card_fingerprint": np.char.add("fp", card.astype(str)),
+            "dispute_status": "",
+            "dispute_reason": "",
+            "_file": "payments.csv",
+            "_sheet": "",
+            "_row": np.arange(n) + 2,
+            "_seq": 2,
+        }
+    )
     disputed = numbers[-disputes:]
-    listed = pd.DataFrame({"provider_dispute_id": np.char.add("dp_", disputed),
-                           "order_number": disputed, "reason": "fraudulent"})  # fmt: skip
+    listed = pd.DataFrame(
+        {
+            "provider_dispute_id": np.char.add("dp_", disputed),
+            "order_number": disputed,
+            "reason": "fraudulent",
+        }
+    )
     listed = listed.assign(_file="disputes.csv", _sheet="", _row=np.arange(disputes) + 2, _seq=3)
     out = {"orders": orders, "payments": payments, "disputes": listed}
     from dispute_evidence.ingest import empty_records
@@ -345,15 +432,23 @@ def _requests(inbox: Path, state: Path, upload: str, n: int) -> tuple[float, int
     sb = run_sandbox_in_thread(SandboxConfig(tokens=(TOKEN,), rate_limit=10**9), seed_rows(n))
     try:
         with StateStore(state) as store:
-            opts = RunOptions(inbox=inbox, merchant=MERCHANT, settle_seconds=0, archive=False,
-                              summary_pdf=True, blob_dir=state.parent / "blobs",
-                              packet=PacketPolicy(upload))  # type: ignore[arg-type]  # fmt: skip
-            prepare_step(store, opts, ingest_inbox_step(store, opts, "bench"), "bench",
-                         rebuild=True)  # fmt: skip
+            opts = RunOptions(
+                inbox=inbox,
+                merchant=MERCHANT,
+                settle_seconds=0,
+                archive=False,
+                summary_pdf=True,
+                blob_dir=state.parent / "blobs",
+                packet=PacketPolicy(upload),
+            )  # type: ignore[arg-type]
+            prepare_step(
+                store, opts, ingest_inbox_step(store, opts, "bench"), "bench", rebuild=True
+            )
 
             async def send() -> int:
-                async with DisputeEvidenceClient(sb.base_url, TOKEN, max_concurrency=16,
-                                                 rate_limit_per_hour=10**9) as client:  # fmt: skip
+                async with DisputeEvidenceClient(
+                    sb.base_url, TOKEN, max_concurrency=16, rate_limit_per_hour=10**9
+                ) as client:
                     await submit_step(store, client, opts)
                     return client.stats.attempts
 
@@ -378,11 +473,18 @@ def packet_bench(n: int) -> None:
         times, sizes, pages = [], [], []
         for i in range(n):
             pid = f"dp_test_{i}"
-            docs = [Document(p.name, "image/jpeg" if p.suffix == ".jpg" else "application/pdf",
-                             p.read_bytes()) for p in sorted((inbox / "proofs").glob(f"{pid}_*"))]  # fmt: skip
+            docs = [
+                Document(
+                    p.name,
+                    "image/jpeg" if p.suffix == ".jpg" else "application/pdf",
+                    p.read_bytes(),
+                )
+                for p in sorted((inbox / "proofs").glob(f"{pid}_*"))
+            ]
             names = [d.name for d in docs]
-            payload = DisputeFacts(OrderFacts(str(5000 + i)), (Product("Item", 9.5, 1, "USD"),),
-                                   merchant=MERCHANT)  # fmt: skip
+            payload = DisputeFacts(
+                OrderFacts(str(5000 + i)), (Product("Item", 9.5, 1, "USD"),), merchant=MERCHANT
+            )
             t0 = time.perf_counter()
             packet = build_packet(
                 lambda starts, pid=pid, payload=payload, names=names: summary_pdf(
@@ -404,8 +506,13 @@ def packet_bench(n: int) -> None:
     figure("packet: bytes (median / max)", f"{int(statistics.median(sizes)):,} / {max(sizes):,}")
     figure("packet: pages (median)", f"{statistics.median(pages):.0f}")
     for upload, (per, files) in modes.items():
-        figure(f"requests per dispute, first send, upload = {upload}", f"{per:.2f}",
-               f"({files} files at the API)")  # fmt: skip
+        figure(
+            f"requests per dispute, first send, upload = {upload}",
+            f"{per:.2f}",
+            f"({files} files at the API)",
+        )
     served = {u: int(5000 / per) for u, (per, _) in modes.items()}
-    figure("disputes a 5,000/hour budget serves (files / packet)",
-           f"{served['files']:,} / {served['packet']:,}")  # fmt: skip
+    figure(
+        "disputes a 5,000/hour budget serves (files / packet)",
+        f"{served['files']:,} / {served['packet']:,}",
+    )

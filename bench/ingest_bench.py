@@ -27,22 +27,41 @@ def make_inputs(n_lines: int, n_ship: int, n_disputes: int) -> Path:
     rng = np.random.default_rng(1)
     n_orders = n_lines // 4
     order = rng.integers(1000, 1000 + n_orders, n_lines)
-    pd.DataFrame({
-        "Order Number": np.char.add("#", order.astype(str)), "Product Title": np.char.add("Product ", (order % 977).astype(str)),
-        "Price": (rng.integers(100, 20000, n_lines) / 100).round(2), "Quantity": rng.integers(1, 5, n_lines),
-        "Currency Code": "USD", "Order Date": "2025-05-11 09:55:16 -0400", "Customer Name": "Ann Smith",
-        "Customer Email": "ann@example.com", "SKU": np.char.add("SKU-", (order % 5000).astype(str)),
-    }).sort_values("Order Number", kind="stable").to_csv(folder / "orders.csv", index=False)  # fmt: skip
+    pd.DataFrame(
+        {
+            "Order Number": np.char.add("#", order.astype(str)),
+            "Product Title": np.char.add("Product ", (order % 977).astype(str)),
+            "Price": (rng.integers(100, 20000, n_lines) / 100).round(2),
+            "Quantity": rng.integers(1, 5, n_lines),
+            "Currency Code": "USD",
+            "Order Date": "2025-05-11 09:55:16 -0400",
+            "Customer Name": "Ann Smith",
+            "Customer Email": "ann@example.com",
+            "SKU": np.char.add("SKU-", (order % 5000).astype(str)),
+        }
+    ).sort_values("Order Number", kind="stable").to_csv(folder / "orders.csv", index=False)
     sorder = rng.integers(1000, 1000 + n_orders, n_ship)
-    pd.DataFrame({
-        "order_number": sorder, "tracking_number": np.char.add("1Z", np.arange(n_ship).astype(str)),
-        "carrier": "UPS", "service": "Ground", "shipped_at": "2025-05-12", "delivered_at": "2025-05-15",
-    }).to_csv(folder / "shipments.csv", index=False)  # fmt: skip
+    pd.DataFrame(
+        {
+            "order_number": sorder,
+            "tracking_number": np.char.add("1Z", np.arange(n_ship).astype(str)),
+            "carrier": "UPS",
+            "service": "Ground",
+            "shipped_at": "2025-05-12",
+            "delivered_at": "2025-05-15",
+        }
+    ).to_csv(folder / "shipments.csv", index=False)
     dorder = rng.choice(np.arange(1000, 1000 + n_orders), n_disputes, replace=False)
-    pd.DataFrame({
-        "provider_dispute_id": np.char.add("dp_", np.arange(n_disputes).astype(str)), "order_number": dorder,
-        "amount": 1000, "currency": "USD", "reason": "fraudulent", "response_due_by": "2026-12-24",
-    }).to_csv(folder / "disputes.csv", index=False)  # fmt: skip
+    pd.DataFrame(
+        {
+            "provider_dispute_id": np.char.add("dp_", np.arange(n_disputes).astype(str)),
+            "order_number": dorder,
+            "amount": 1000,
+            "currency": "USD",
+            "reason": "fraudulent",
+            "response_due_by": "2026-12-24",
+        }
+    ).to_csv(folder / "disputes.csv", index=False)
     (folder / "done").write_text("ok")
     return folder
 
@@ -63,11 +82,20 @@ def measure(folder: str) -> None:
     t1 = time.perf_counter()
     built = build_evidence(res.records)
     c2, t2 = cpu(), time.perf_counter()
-    print(json.dumps({
-        "ingest_s": t1 - t0, "build_s": t2 - t1, "cpu_s": c2 - c0, "payloads": len(built.payloads), "incomplete": len(built.incomplete),
-        "rows": {f.file: f.rows_used for f in res.files}, "rejects": len(res.rejects),
-        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    }))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "ingest_s": t1 - t0,
+                "build_s": t2 - t1,
+                "cpu_s": c2 - c0,
+                "payloads": len(built.payloads),
+                "incomplete": len(built.incomplete),
+                "rows": {f.file: f.rows_used for f in res.files},
+                "rejects": len(res.rejects),
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+    )
 
 
 def xlsx_read(rows: int) -> tuple[float, float, float]:
@@ -75,8 +103,16 @@ def xlsx_read(rows: int) -> tuple[float, float, float]:
 
     path = OUT / f"orders-{rows}.xlsx"
     if not path.exists():
-        df = pd.DataFrame({"order_number": np.arange(rows), "product_title": "Shirt", "price": 9.5, "quantity": 1,
-                           "currency_code": "USD", "order_date": pd.Timestamp("2025-05-11")})  # fmt: skip
+        df = pd.DataFrame(
+            {
+                "order_number": np.arange(rows),
+                "product_title": "Shirt",
+                "price": 9.5,
+                "quantity": 1,
+                "currency_code": "USD",
+                "order_date": pd.Timestamp("2025-05-11"),
+            }
+        )
         df.to_excel(path, index=False, engine="xlsxwriter")
     t0 = time.perf_counter()
     grids = list(read_grids(path, 10**9))
@@ -94,8 +130,11 @@ def xlsx_read(rows: int) -> tuple[float, float, float]:
 def _measured(folder: Path, checkout: Path | None = None) -> dict[str, Any]:
     """One measurement in a child process: this checkout's, or another's (its .venv, its
     bench and code)."""
-    python, cwd = (sys.executable, None) if checkout is None else (
-        str(checkout / ".venv" / "bin" / "python"), checkout)  # fmt: skip
+    python, cwd = (
+        (sys.executable, None)
+        if checkout is None
+        else (str(checkout / ".venv" / "bin" / "python"), checkout)
+    )
     code = f"from bench.ingest_bench import measure; measure({str(folder.resolve())!r})"
     out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, cwd=cwd)
     r: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -110,15 +149,24 @@ def side_by_side(folder: Path, against: Path, repeat: int) -> None:
     for _ in range(repeat):
         runs["now"].append(_measured(folder))
         runs["against"].append(_measured(folder, against))
-    print(f"  {'(min / median of ' + str(repeat) + ', interleaved)':<44} {'now':>20} "
-          f"{against.name:>20} {'now/against':>12}")  # fmt: skip
-    for key, name in (("ingest_s", "read + recognise + validate (s)"),
-                      ("build_s", "build payloads (s)"), ("total_s", "total (s)"),
-                      ("cpu_s", "CPU time, user + sys (s)"), ("peak_mb", "peak memory (MB)")):  # fmt: skip
+    print(
+        f"  {'(min / median of ' + str(repeat) + ', interleaved)':<44} {'now':>20} "
+        f"{against.name:>20} {'now/against':>12}"
+    )
+    for key, name in (
+        ("ingest_s", "read + recognise + validate (s)"),
+        ("build_s", "build payloads (s)"),
+        ("total_s", "total (s)"),
+        ("cpu_s", "CPU time, user + sys (s)"),
+        ("peak_mb", "peak memory (MB)"),
+    ):
         now, then = ([r[key] for r in runs[w]] for w in ("now", "against"))
         ratio = statistics.median(now) / statistics.median(then)
-        print(f"  {name:<44} {min(now):>9.2f} / {statistics.median(now):<8.2f} "
-              f"{min(then):>9.2f} / {statistics.median(then):<8.2f} {ratio:>12.2f}", flush=True)  # fmt: skip
+        print(
+            f"  {name:<44} {min(now):>9.2f} / {statistics.median(now):<8.2f} "
+            f"{min(then):>9.2f} / {statistics.median(then):<8.2f} {ratio:>12.2f}",
+            flush=True,
+        )
 
 
 def run(quick: bool = False, against: str | None = None, repeat: int = 3) -> None:

@@ -35,8 +35,9 @@ def _pass(store: StateStore, base: str, inbox: Path, send: bool = True):  # type
             base, TOKEN, rate_limit_per_hour=10_000_000, max_concurrency=16
         ) as client:
             t0 = time.perf_counter()
-            read = await read_back(store, client, ReadPolicy(), budget_per_hour=BUDGET,
-                                   run_id=run_id)  # fmt: skip
+            read = await read_back(
+                store, client, ReadPolicy(), budget_per_hour=BUDGET, run_id=run_id
+            )
             secs = time.perf_counter() - t0
             if send:
                 queue = [p for p in store.disputes.work_queue() if p not in read.held]

@@ -45,8 +45,11 @@ def run(quick: bool = False) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     # the budget is lifted: at 5,000/hour the pacer alone spaces 40 requests over ~29 s, and
     # that is the budget working, not overhead
-    env.update(DISPUTE_API_TOKEN=TOKEN, DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS="0",
-               DISPUTE_API_RATE_LIMIT_PER_HOUR="10000000")  # fmt: skip
+    env.update(
+        DISPUTE_API_TOKEN=TOKEN,
+        DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS="0",
+        DISPUTE_API_RATE_LIMIT_PER_HOUR="10000000",
+    )
     baseline = statistics.median(
         _wall([sys.executable, "-c", "import dispute_evidence"], env) for _ in range(REPEAT)
     )

@@ -93,27 +93,62 @@ def arrive(season: Season, sb: RunningSandbox, night: int, today: datetime) -> N
         sb.call(lambda store, r: store.add_dispute(r), _api_row(pid, today, due, 1000 + i))
         disputes.append([pid, order, "product_not_received", iso(due)])
         if rng.random() >= 0.05:  # one in twenty waits for an order that never comes
-            orders += [[order[1:], f"Item {j}", 9.5 + j, 1, "USD", f"c{pid}@example.com",
-                        f"Customer {pid}", "1 Main St, Springfield"] for j in range(2)]  # fmt: skip
+            orders += [
+                [
+                    order[1:],
+                    f"Item {j}",
+                    9.5 + j,
+                    1,
+                    "USD",
+                    f"c{pid}@example.com",
+                    f"Customer {pid}",
+                    "1 Main St, Springfield",
+                ]
+                for j in range(2)
+            ]
             ships.append(
                 [order[1:], f"1Z{night:03d}{i:05d}", "UPS", iso(today - timedelta(days=9))]
             )
         if i % 3 == 0:
             (season.inbox / "proofs" / f"{pid}_delivery.pdf").write_bytes(PDF + pid.encode())
         season.decisions[night + rng.randint(30, 75)].append(pid)
-    write_rows(season.inbox / f"disputes-{night:03d}.csv",
-               ["provider_dispute_id", "order_number", "reason", "response_due_by"], disputes)  # fmt: skip
-    write_rows(season.inbox / f"orders-{night:03d}.csv",
-               ["order_number", "product_title", "price", "quantity", "currency_code",
-                "customer_email", "customer_name", "shipping_address"], orders)  # fmt: skip
-    write_rows(season.inbox / f"shipments-{night:03d}.csv",
-               ["order_number", "tracking_number", "carrier", "delivered_at"], ships)  # fmt: skip
+    write_rows(
+        season.inbox / f"disputes-{night:03d}.csv",
+        ["provider_dispute_id", "order_number", "reason", "response_due_by"],
+        disputes,
+    )
+    write_rows(
+        season.inbox / f"orders-{night:03d}.csv",
+        [
+            "order_number",
+            "product_title",
+            "price",
+            "quantity",
+            "currency_code",
+            "customer_email",
+            "customer_name",
+            "shipping_address",
+        ],
+        orders,
+    )
+    write_rows(
+        season.inbox / f"shipments-{night:03d}.csv",
+        ["order_number", "tracking_number", "carrier", "delivered_at"],
+        ships,
+    )
 
 
 def _api_row(pid: str, today: datetime, due: datetime, amount: int) -> dict[str, Any]:
-    return {"provider_dispute_id": pid, "initiated_at": iso(today - timedelta(days=2)),
-            "response_due_by": iso(due), "amount": amount, "currency": "USD",
-            "reason": "product_not_received", "status": "needs_response", "provider": "stripe"}  # fmt: skip
+    return {
+        "provider_dispute_id": pid,
+        "initiated_at": iso(today - timedelta(days=2)),
+        "response_due_by": iso(due),
+        "amount": amount,
+        "currency": "USD",
+        "reason": "product_not_received",
+        "status": "needs_response",
+        "provider": "stripe",
+    }
 
 
 def decide(season: Season, sb: RunningSandbox, night: int) -> None:
@@ -229,8 +264,10 @@ def _size(path: Path) -> int:
 
 
 def print_header() -> None:
-    print(f"  {'month':<6}{'wall s':>9}{'CPU s':>8}{'requests':>10}{'state MB':>10}"
-          f"{'report MB':>11}{'page KB':>9}{'GC s':>7}{'standing s':>12}{'its CPU':>10}")  # fmt: skip
+    print(
+        f"  {'month':<6}{'wall s':>9}{'CPU s':>8}{'requests':>10}{'state MB':>10}"
+        f"{'report MB':>11}{'page KB':>9}{'GC s':>7}{'standing s':>12}{'its CPU':>10}"
+    )
 
 
 def print_month(nights: list[Night]) -> None:
@@ -238,14 +275,17 @@ def print_month(nights: list[Night]) -> None:
     m = (len(nights) - 1) // 30 * 30
     month = nights[m:]
     last = month[-1]
-    print(f"  {m // 30 + 1:<6}{statistics.median(n.wall for n in month):>9.2f}"
-          f"{statistics.median(n.cpu for n in month):>8.2f}"
-          f"{statistics.median(n.requests for n in month):>10.0f}"
-          f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>11.1f}"
-          f"{last.page_bytes / 1e3:>9.0f}"
-          f"{statistics.median(n.gc_seconds for n in month):>7.2f}"
-          f"{statistics.median(n.standing_seconds for n in month):>12.3f}"
-          f"{statistics.median(n.standing_cpu for n in month):>10.3f}", flush=True)  # fmt: skip
+    print(
+        f"  {m // 30 + 1:<6}{statistics.median(n.wall for n in month):>9.2f}"
+        f"{statistics.median(n.cpu for n in month):>8.2f}"
+        f"{statistics.median(n.requests for n in month):>10.0f}"
+        f"{last.state_bytes / 1e6:>10.1f}{last.reports_bytes / 1e6:>11.1f}"
+        f"{last.page_bytes / 1e3:>9.0f}"
+        f"{statistics.median(n.gc_seconds for n in month):>7.2f}"
+        f"{statistics.median(n.standing_seconds for n in month):>12.3f}"
+        f"{statistics.median(n.standing_cpu for n in month):>10.3f}",
+        flush=True,
+    )
 
 
 def profiled_night(
@@ -310,21 +350,27 @@ def run(quick: bool = False, profile_nights: tuple[int, ...] = ()) -> None:
         cpu_first = statistics.median(n.cpu for n in season.nights[:30])
         cpu_last = statistics.median(n.cpu for n in season.nights[-30:])
         cpu_steady = statistics.median(n.cpu for n in season.nights[90:120])
-    figure("nightly run, last 30 days / first 30 days (median)", f"{last / first:.2f}",
-           "target <= 1.5")  # fmt: skip
+    figure(
+        "nightly run, last 30 days / first 30 days (median)", f"{last / first:.2f}", "target <= 1.5"
+    )
     figure("the same in CPU time", f"{cpu_last / cpu_first:.2f}")
     # the first month is a warm-up: no outcome arrives before day 30, so the disputes still
     # open (the work a night has) grow about fourfold until outcomes balance arrivals (~day 75)
-    figure("nightly CPU, last 30 days / days 91-120 (open work steady)",
-           f"{cpu_last / cpu_steady:.2f}")  # fmt: skip
+    figure(
+        "nightly CPU, last 30 days / days 91-120 (open work steady)", f"{cpu_last / cpu_steady:.2f}"
+    )
     standing_first = statistics.median(n.standing_seconds for n in season.nights[:30])
     standing_last = statistics.median(n.standing_seconds for n in season.nights[-30:])
     figure("standing + CE 3.0 coverage per night, first 30 days (s)", f"{standing_first:.3f}")
     figure("the same, last 30 days (s)", f"{standing_last:.3f}")
     cpu = [n.standing_cpu for n in season.nights]
-    figure("the same in CPU seconds, first 30 / days 91-120 / last 30 days",
-           f"{statistics.median(cpu[:30]):.3f} / {statistics.median(cpu[90:120]):.3f} / "
-           f"{statistics.median(cpu[-30:]):.3f}")  # fmt: skip
+    figure(
+        "the same in CPU seconds, first 30 / days 91-120 / last 30 days",
+        f"{statistics.median(cpu[:30]):.3f} / {statistics.median(cpu[90:120]):.3f} / "
+        f"{statistics.median(cpu[-30:]):.3f}",
+    )
     figure("state bytes per dispute", f"{season.nights[-1].state_bytes / total:,.0f}")
-    figure("peak memory (MB, max RSS of this process)",
-           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}")  # fmt: skip
+    figure(
+        "peak memory (MB, max RSS of this process)",
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}",
+    )

@@ -61,21 +61,37 @@ def run(quick: bool = False) -> None:
         "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "2",
     }
     server = subprocess.Popen(
-        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
-         "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "prefect",
+            "server",
+            "start",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     serve = None
     try:
         if not _wait(lambda: healthy(api), 120):
             raise RuntimeError("the Prefect server did not start")
         with sandbox_process("--generate", "0") as base:
-            env |= {"PREFECT_API_URL": api, "DISPUTE_API_BASE_URL": base,
-                    "DISPUTE_API_TOKEN": TOKEN}  # fmt: skip
+            env |= {
+                "PREFECT_API_URL": api,
+                "DISPUTE_API_BASE_URL": base,
+                "DISPUTE_API_TOKEN": TOKEN,
+            }
             serve = subprocess.Popen(
                 [sys.executable, "-m", "dispute_evidence", "serve", "--inbox", str(inbox)],
-                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             if not _wait(lambda: _deployments(api) >= 2, 120):
                 raise RuntimeError("serve did not register its deployments")
             time.sleep(10)  # start-up done

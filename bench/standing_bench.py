@@ -28,34 +28,61 @@ def records(
     numbers = np.arange(100000, 100000 + n_orders).astype(str)
     days = pd.Timestamp(NOW) - pd.to_timedelta(rng.integers(0, 365, n_orders), unit="D")
     dates = days.strftime("%Y-%m-%dT10:00:00Z")
-    orders = pd.DataFrame({
-        "order_number": numbers, "order_date": dates, "order_total": 50.0, "price": 50.0,
-        "quantity": 1, "currency_code": "USD", "financial_status": "paid", "refunded_amount": "",
-        "payment_reference": "", "customer_email": "a@example.com", "card_fingerprint": "",
-        "customer_ip": "", "device_id": "", "customer_account_id": "",
-        "shipping_address": "1 Main St", "_seq": 1,
-    })  # fmt: skip
+    orders = pd.DataFrame(
+        {
+            "order_number": numbers,
+            "order_date": dates,
+            "order_total": 50.0,
+            "price": 50.0,
+            "quantity": 1,
+            "currency_code": "USD",
+            "financial_status": "paid",
+            "refunded_amount": "",
+            "payment_reference": "",
+            "customer_email": "a@example.com",
+            "card_fingerprint": "",
+            "customer_ip": "",
+            "device_id": "",
+            "customer_account_id": "",
+            "shipping_address": "1 Main St",
+            "_seq": 1,
+        }
+    )
     charged = rng.choice(n_orders, n_charges, replace=False)
     cards = rng.integers(0, n_charges // 3, n_charges).astype(str)
     disputed = np.zeros(n_charges, dtype=bool)
     disputed[rng.choice(n_charges, n_disputes, replace=False)] = True
-    payments = pd.DataFrame({
-        "payment_id": np.char.add("ch_", np.arange(n_charges).astype(str)), "payment_intent": "",
-        "order_number": numbers[charged], "paid_at": np.asarray(dates)[charged],
-        "payment_amount": 50.0, "amount_refunded": 0.0, "currency": "usd",
-        "payment_status": "Paid", "captured": "true", "card_brand": BRANDS[cards.astype(int) % 4],
-        "card_fingerprint": np.char.add("fp", cards), "customer_ip": "81.2.69.160",
-        "device_id": np.where(rng.random(n_charges) < 0.6, "device-0123456789abcdef", ""),
-        "customer_account_id": "", "customer_email": "a@example.com", "dispute_status": "",
-        "dispute_reason": np.where(disputed, "fraudulent", ""),
-        "dispute_date": np.where(disputed, np.asarray(dates)[charged], ""),
-    })  # fmt: skip
+    payments = pd.DataFrame(
+        {
+            "payment_id": np.char.add("ch_", np.arange(n_charges).astype(str)),
+            "payment_intent": "",
+            "order_number": numbers[charged],
+            "paid_at": np.asarray(dates)[charged],
+            "payment_amount": 50.0,
+            "amount_refunded": 0.0,
+            "currency": "usd",
+            "payment_status": "Paid",
+            "captured": "true",
+            "card_brand": BRANDS[cards.astype(int) % 4],
+            "card_fingerprint": np.char.add("fp", cards),
+            "customer_ip": "81.2.69.160",
+            "device_id": np.where(rng.random(n_charges) < 0.6, "device-0123456789abcdef", ""),
+            "customer_account_id": "",
+            "customer_email": "a@example.com",
+            "dispute_status": "",
+            "dispute_reason": np.where(disputed, "fraudulent", ""),
+            "dispute_date": np.where(disputed, np.asarray(dates)[charged], ""),
+        }
+    )
     listed = payments.loc[disputed]
-    disputes = pd.DataFrame({
-        "provider_dispute_id": np.char.add("dp_", np.arange(n_disputes).astype(str)),
-        "order_number": listed["order_number"].to_numpy(), "network_reason_code": "",
-        "dispute_date": "",
-    })  # fmt: skip
+    disputes = pd.DataFrame(
+        {
+            "provider_dispute_id": np.char.add("dp_", np.arange(n_disputes).astype(str)),
+            "order_number": listed["order_number"].to_numpy(),
+            "network_reason_code": "",
+            "dispute_date": "",
+        }
+    )
     fraud = payments.sample(n_fraud, random_state=1)[["payment_id", "paid_at"]].rename(
         columns={"paid_at": "reported_at"}
     )
@@ -71,8 +98,12 @@ def run(quick: bool = False) -> None:
     n_orders, n_charges = (100_000, 50_000) if quick else (1_000_000, 500_000)
     heading(f"standing: {n_orders:,} orders, {n_charges:,} charges, a year (issue 40)")
     data = records(n_orders, n_charges, n_charges // 100, n_charges // 500)
-    inputs = StandingInputs(disputes=data["disputes"], payments=data["payments"],
-                            orders=data["orders"], fraud=data["fraud_warnings"])  # fmt: skip
+    inputs = StandingInputs(
+        disputes=data["disputes"],
+        payments=data["payments"],
+        orders=data["orders"],
+        fraud=data["fraud_warnings"],
+    )
     t0, c0 = time.perf_counter(), time.process_time()
     result = standing(inputs, StandingPolicy(), NOW)
     ratios, ratios_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -82,8 +113,13 @@ def run(quick: bool = False) -> None:
     # CPU beside wall: on a machine others share, the wall clock also counts their work
     figure("ratios per month and network (s, wall / CPU)", f"{ratios:.2f} / {ratios_cpu:.2f}")
     figure("CE 3.0 coverage (s, wall / CPU)", f"{ce3:.2f} / {ce3_cpu:.2f}")
-    figure("standing in all (s, wall / CPU)", f"{ratios + ce3:.2f} / {ratios_cpu + ce3_cpu:.2f}",
-           "target <= 2 s beside the ingest")  # fmt: skip
+    figure(
+        "standing in all (s, wall / CPU)",
+        f"{ratios + ce3:.2f} / {ratios_cpu + ce3_cpu:.2f}",
+        "target <= 2 s beside the ingest",
+    )
     figure("rows of the table / active cards", f"{len(result.table)} / {covered.active_cards:,}")
-    figure("peak memory (MB, max RSS of this process)",
-           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}")  # fmt: skip
+    figure(
+        "peak memory (MB, max RSS of this process)",
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}",
+    )

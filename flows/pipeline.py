@@ -164,8 +164,10 @@ def publish(
     create_table_artifact(
         counts, key=f"dispute-evidence-counts{suffix}", description=f"{who}Run {result.run_id}"
     )
-    tables = (("outcomes", "Outcomes"),  # win rates by reason and evidence kind
-              ("standing", "Dispute ratio by month and card network"))  # fmt: skip
+    tables = (
+        ("outcomes", "Outcomes"),  # win rates by reason and evidence kind
+        ("standing", "Dispute ratio by month and card network"),
+    )
     for name, what in tables:  # for the Artifacts page, as the report wrote them
         made = result.report.parent / f"{name}.csv"
         if made.is_file():
@@ -276,9 +278,15 @@ def approve_evidence(
         logger.warning("no API to send to now (%s): the approval is recorded", exc)
         api = None
     done = approve_and_send(
-        settings, Path(inbox), disputes or [], by=_ui_approver(), state=where, api=api,
-        all_complete=all_complete, source="Prefect UI",
-    )  # fmt: skip
+        settings,
+        Path(inbox),
+        disputes or [],
+        by=_ui_approver(),
+        state=where,
+        api=api,
+        all_complete=all_complete,
+        source="Prefect UI",
+    )
     for line in done.lines:
         logger.info(line)
     if done.refused and not done.approved:

@@ -51,8 +51,13 @@ def build_deployments(
     params = {"inbox": str(inbox), "config": str(config) if config else None, "state": state}
 
     def request(trigger: str) -> dict[str, Any]:
-        given = RunRequest(inbox=inbox, config=config, state=state, trigger=trigger,
-                           wait_for_lock=NIGHTLY_LOCK_WAIT)  # fmt: skip
+        given = RunRequest(
+            inbox=inbox,
+            config=config,
+            state=state,
+            trigger=trigger,
+            wait_for_lock=NIGHTLY_LOCK_WAIT,
+        )
         return {"request": given.model_dump(mode="json", exclude_defaults=True)}
 
     tz = settings.schedule.timezone or local_timezone()
@@ -212,14 +217,23 @@ def ensure_prefect_server(port: int | None = None) -> subprocess.Popen[bytes] | 
 def _start_server(port: int, log_path: Path) -> subprocess.Popen[bytes]:
     with log_path.open("ab") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "prefect", "server", "start",
-             "--host", "127.0.0.1", "--port", str(port)],
+            [
+                sys.executable,
+                "-m",
+                "prefect",
+                "server",
+                "start",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
             # its own session: Ctrl-C or SIGTERM to serve's process group (a terminal, systemd)
             # must not kill the server first; serve stops it last, when its runs have ended
             start_new_session=True,
-        )  # fmt: skip
+        )
 
 
 def serve_deployments(

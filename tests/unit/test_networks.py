@@ -15,7 +15,7 @@ from dispute_evidence.evidence.limits import PROFILES, profile_for
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from dispute_evidence.networks import BY_KEY, NETWORKS, PROGRAM_NETWORKS, network_of
 from dispute_evidence.settings.model import EvidenceSection
-from dispute_evidence.standing.counts import card_network
+from dispute_evidence.standing.inputs import card_network
 from tests.unit.evidence.test_pdf_building import payload
 
 SRC = Path(dispute_evidence.__file__).parent

@@ -35,8 +35,8 @@ from dispute_evidence.api.errors import (
     WaitTooLong,
 )
 from dispute_evidence.api.pacer import RequestGate, RequestPacer
+from dispute_evidence.api.response_errors import error_from_response
 from dispute_evidence.api.retry import parse_retry_after, retry_wait, should_retry
-from dispute_evidence.api.status import error_from_response
 from dispute_evidence.cardnumbers import covered
 
 log = logging.getLogger("dispute_evidence.api")

@@ -129,7 +129,7 @@ def status(
         )
         from dispute_evidence.engine.reporting.report import Snapshot, dispute_table
         from dispute_evidence.reports.columns import title
-        from dispute_evidence.reports.status import status_lines
+        from dispute_evidence.reports.status_lines import status_lines
         from dispute_evidence.state.status import DisputeStatus
 
         # each case as the report builds it: its documents with the facts read from them

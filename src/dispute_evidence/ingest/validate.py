@@ -123,19 +123,7 @@ def validate_table(
         _forward_fill(frame, mapping.forward_fill, mapping.fill_by)
 
     card_cells = _card_numbers(frame, canonical, file, sheet, shown)
-    problems: list[tuple[pd.Series, str, str]] = []  # (bad-row mask, field, reason)
-    for fld in mapping.required():
-        problems.append((frame[fld] == "", fld, f"missing {fld.replace('_', ' ')} (required)"))
-    if kind == "products":
-        unnamed = (frame["sku"] == "") & (frame["product_title"] == "")
-        problems.append((unnamed, "description", NO_PRODUCT_KEY))
-    for fld in canonical:
-        limit = MAX_PROSE_CHARS if fld in LONG_TEXT_FIELDS else MAX_CELL_CHARS
-        if _may_be_longer(frame[fld], limit):
-            too_long = frame[fld].str.len() > limit
-            problems.append((too_long, fld, f"longer than {limit} characters"))
-        if not nul_free:
-            problems.append((frame[fld].str.contains("\x00", regex=False), fld, NUL_CELL))
+    problems = _text_problems(frame, mapping, canonical, nul_free)
     parsed: dict[str, pd.Series] = {}
     for fld in NUMBER_FIELDS & set(canonical):
         numbers = parse_number(frame[fld])
@@ -195,6 +183,27 @@ _OWN_NUMBER_FIELDS = frozenset(
     ("order_number", "tracking_number", "payment_id", "payment_intent", "provider_dispute_id")
     + ("refund_reference", "sku", "device_id", "customer_account_id", "device_fingerprint")
 )
+
+
+def _text_problems(
+    frame: pd.DataFrame, mapping: Mapping, canonical: list[str], nul_free: bool
+) -> list[tuple[pd.Series, str, str]]:
+    """What the cells break as text: a required field empty, a product with neither SKU nor
+    title, a cell too long, a NUL byte. (bad-row mask, field, reason), in that order."""
+    problems: list[tuple[pd.Series, str, str]] = []
+    for fld in mapping.required():
+        problems.append((frame[fld] == "", fld, f"missing {fld.replace('_', ' ')} (required)"))
+    if mapping.kind == "products":
+        unnamed = (frame["sku"] == "") & (frame["product_title"] == "")
+        problems.append((unnamed, "description", NO_PRODUCT_KEY))
+    for fld in canonical:
+        limit = MAX_PROSE_CHARS if fld in LONG_TEXT_FIELDS else MAX_CELL_CHARS
+        if _may_be_longer(frame[fld], limit):
+            too_long = frame[fld].str.len() > limit
+            problems.append((too_long, fld, f"longer than {limit} characters"))
+        if not nul_free:
+            problems.append((frame[fld].str.contains("\x00", regex=False), fld, NUL_CELL))
+    return problems
 
 
 def _own_numbers(frame: pd.DataFrame, columns: list[str]) -> set[str]:

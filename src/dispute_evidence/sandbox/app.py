@@ -25,6 +25,7 @@ from dispute_evidence.sandbox.config import (
     SandboxConfig,
     error,
 )
+from dispute_evidence.sandbox.db import SandboxStore
 from dispute_evidence.sandbox.ids import utcnow
 from dispute_evidence.sandbox.middleware import (
     authenticate,
@@ -35,7 +36,6 @@ from dispute_evidence.sandbox.middleware import (
 )
 from dispute_evidence.sandbox.ratelimit import SlidingWindowLimiter
 from dispute_evidence.sandbox.seed import CLOSED_STATUSES
-from dispute_evidence.sandbox.store import SandboxStore
 from dispute_evidence.sandbox.validation import Invalid, validate_update_body
 
 ACCESS_LOG_FORMAT = '%a "%r" %s %b %Tfs'  # request line has no body and no headers, so no token

@@ -9,8 +9,8 @@ from typing import Any
 from aiohttp import web
 
 from dispute_evidence.filetypes import SANDBOX_MAX_FILE_BYTES
+from dispute_evidence.sandbox.db import SandboxStore
 from dispute_evidence.sandbox.ratelimit import SlidingWindowLimiter
-from dispute_evidence.sandbox.store import SandboxStore
 
 CONFIG_KEY: web.AppKey[SandboxConfig] = web.AppKey("config")
 STORE_KEY: web.AppKey[SandboxStore] = web.AppKey("store")

@@ -19,7 +19,7 @@ from dispute_evidence.sandbox.app import (
     SandboxConfig,
     build_app,
 )
-from dispute_evidence.sandbox.store import SandboxStore
+from dispute_evidence.sandbox.db import SandboxStore
 
 access_log = logging.getLogger("dispute_evidence.sandbox.access")
 

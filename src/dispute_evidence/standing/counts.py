@@ -18,24 +18,13 @@ that denominator). Amex and Discover: disputes / the month's transactions.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import numpy as np
 import pandas as pd
 
-from dispute_evidence.evidence.ce3 import is_fraud, members
-from dispute_evidence.networks import (
-    ALL,
-    FRAUD_REPORTS_COUNTED,
-    LABELS,
-    MASTERCARD,
-    code_network_of,
-    is_fraud_code,
-    network_of,
-)
+from dispute_evidence.networks import ALL, FRAUD_REPORTS_COUNTED, LABELS, MASTERCARD
 from dispute_evidence.policies import STANDING_NETWORKS, StandingPolicy
 from dispute_evidence.standing.ce3_coverage import Coverage
 from dispute_evidence.standing.descriptors import (
@@ -45,23 +34,14 @@ from dispute_evidence.standing.descriptors import (
     descriptors,
     of_descriptor,
 )
-from dispute_evidence.standing.efm import (
-    Sales,
-    efm_verdicts,
-    mastercard_sales,
-    usd_amounts,
-)
-from dispute_evidence.standing.fraud_checks import CHARGE_FIELDS, fraud_checks
+from dispute_evidence.standing.efm import Sales, efm_verdicts, mastercard_sales
+from dispute_evidence.standing.events import charge_disputes, dispute_events, fraud_events
+from dispute_evidence.standing.fraud_checks import fraud_checks
+from dispute_evidence.standing.inputs import Counted, StandingInputs, card_network, col, month_of
 from dispute_evidence.standing.ratios import ratios
-from dispute_evidence.standing.words import (
-    Seen,
-    attention_lines,
-    notes,
-    row_note,
-    status_line,
-)
+from dispute_evidence.standing.words import Seen, attention_lines, notes, row_note, status_line
 
-__all__ = ["attention_lines", "status_line"]
+__all__ = ["Counted", "StandingInputs", "attention_lines", "status_line"]
 
 COLUMNS = [
     "month",
@@ -92,47 +72,27 @@ NAMES = LABELS
 FRAUD_COUNTED = FRAUD_REPORTS_COUNTED  # VAMP counts fraud reports; the others do not
 # a charge or order in these states never settled (voided, refunded before capture, failed)
 NOT_SETTLED = frozenset(
-    {"failed", "canceled", "cancelled", "voided", "void", "uncaptured", "pending",
-     "authorized", "authorised", "expired", "requires_payment_method", "requires_capture",
-     "requires_action", "requires_confirmation", "processing", "blocked"}
-)  # fmt: skip
+    {
+        "failed",
+        "canceled",
+        "cancelled",
+        "voided",
+        "void",
+        "uncaptured",
+        "pending",
+        "authorized",
+        "authorised",
+        "expired",
+        "requires_payment_method",
+        "requires_capture",
+        "requires_action",
+        "requires_confirmation",
+        "processing",
+        "blocked",
+    }
+)
 FALSE = frozenset({"false", "no", "0", "n", "f"})
-_MONTH = re.compile(r"^\d{4}-\d{2}")
 BY = ["month", "network", "descriptor"]  # what settled transactions are counted by
-# what the disputes' side takes of each order's disputed charge
-CHARGE = ["network", "date", "status", "reason", "amount", "currency", "descriptor", *CHARGE_FIELDS]
-# a dispute resolved before it became a chargeback: an inquiry or retrieval (Stripe's
-# `warning_*`: it becomes needs_response if it escalates) or one a prevention program such as
-# RDR resolved (`prevented`). The programs count chargebacks: these are left out.
-EARLY = re.compile(r"^(warning_\w*|prevented|inquiry\w*|retrieval\w*|rdr\w*)$")
-# ... of which a prevention program resolved these: since April 2025 VAMP still counts a
-# fraud dispute's TC40 fraud report when RDR resolved it (its TC15 only is left out)
-PREVENTED = re.compile(r"^(prevented|rdr\w*)$")
-
-
-@dataclass(frozen=True)
-class StandingInputs:
-    """What the state holds, as records: None for an export never given."""
-
-    disputes: pd.DataFrame
-    payments: pd.DataFrame | None = None
-    orders: pd.DataFrame | None = None
-    fraud: pd.DataFrame | None = None  # None: no fraud-warnings sheet; empty: one listing none
-    opened: Mapping[str, str] = field(default_factory=dict)  # pid -> the API's initiated_at
-    ce3_qualified: frozenset[str] = frozenset()  # fraud disputes CE 3.0 covers (VAMP omits)
-    api_status: Mapping[str, str] = field(default_factory=dict)  # pid -> the API's status
-    # settled transactions already counted (the engine keeps them night to night); then
-    # `payments` need hold only the charges disputes and fraud reports name
-    counted: Counted | None = None
-
-
-@dataclass(frozen=True)
-class Counted:
-    """Settled transactions per (month, network) ('' where unknown), counted before: from the
-    payments export by card brand (`by_brand`), else from the orders export as `all`."""
-
-    by_brand: bool
-    counts: pd.DataFrame  # month, network, transactions
 
 
 @dataclass
@@ -157,42 +117,19 @@ class Standing:
         return self.rows()[COLUMNS]
 
 
-def card_network(brand: pd.Series) -> pd.Series:
-    """The network of each card brand as exports write it (networks.py; '' for none known)."""
-    codes, brands = pd.factorize(brand.astype(str))  # a handful of brands: work on those
-    networks = np.array([*(network_of(b) for b in brands), ""], dtype=object)
-    return pd.Series(networks[codes], index=brand.index, dtype=object).astype(str)
-
-
-def code_network(code: pd.Series) -> pd.Series:
-    """The network a reason code belongs to (Visa 10.4, Mastercard 4853, Amex F29, Discover
-    UA02), '' when it names none."""
-    codes, distinct = pd.factorize(code.astype(str))
-    networks = np.array([*(code_network_of(c) for c in distinct), ""], dtype=object)
-    return pd.Series(networks[codes], index=code.index, dtype=object).astype(str)
-
-
-def month_of(when: pd.Series) -> pd.Series:
-    """YYYY-MM of ISO dates as the ingest writes them ('' when not a date)."""
-    text = when.astype(str)
-    return text.str.slice(0, 7).where(text.str.match(_MONTH), "")
-
-
-def _col(frame: pd.DataFrame, name: str) -> pd.Series:
-    if name in frame:
-        return frame[name].fillna("").astype(str)
-    return pd.Series("", index=frame.index, dtype=object)
-
-
 def settled_charges(payments: pd.DataFrame) -> pd.DataFrame:
     """One row per settled charge: its month and network ('' for another brand)."""
     p = payments.drop_duplicates("payment_id", keep="last")
-    status = _col(p, "payment_status").str.strip().str.lower().str.replace(" ", "_")
-    never = status.isin(NOT_SETTLED) | _col(p, "captured").str.strip().str.lower().isin(FALSE)
+    status = col(p, "payment_status").str.strip().str.lower().str.replace(" ", "_")
+    never = status.isin(NOT_SETTLED) | col(p, "captured").str.strip().str.lower().isin(FALSE)
     p = p.loc[~never]
-    return pd.DataFrame({"month": month_of(_col(p, "paid_at")),
-                         "network": card_network(_col(p, "card_brand")),
-                         "descriptor": descriptor_of(_col(p, "statement_descriptor"))})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "month": month_of(col(p, "paid_at")),
+            "network": card_network(col(p, "card_brand")),
+            "descriptor": descriptor_of(col(p, "statement_descriptor")),
+        }
+    )
 
 
 def _settled_sales(payments: pd.DataFrame, charges: pd.DataFrame) -> Sales:
@@ -201,18 +138,18 @@ def _settled_sales(payments: pd.DataFrame, charges: pd.DataFrame) -> Sales:
     settled = charges.loc[charges["network"] == MASTERCARD.key]
     m = payments.loc[settled.index]
     if "payment_amount" in m:
-        settled = settled.assign(amount=_col(m, "payment_amount"), currency=_col(m, "currency"))
+        settled = settled.assign(amount=col(m, "payment_amount"), currency=col(m, "currency"))
     if "three_d_secure" in m:
-        settled = settled.assign(three_d_secure=_col(m, "three_d_secure"))
+        settled = settled.assign(three_d_secure=col(m, "three_d_secure"))
     return mastercard_sales(settled)
 
 
 def settled_orders(orders: pd.DataFrame) -> pd.DataFrame:
     """One row per order that settled (not voided, not only authorised), network `all`."""
     o = orders.drop_duplicates("order_number", keep="last")
-    status = _col(o, "financial_status").str.strip().str.lower().str.replace(" ", "_")
+    status = col(o, "financial_status").str.strip().str.lower().str.replace(" ", "_")
     o = o.loc[~status.isin(NOT_SETTLED)]
-    month = month_of(_col(o, "order_date"))
+    month = month_of(col(o, "order_date"))
     return pd.DataFrame({"month": month, "network": "all", "descriptor": ""})
 
 
@@ -238,7 +175,7 @@ def transaction_delta(
 
 def disputed_charge_ids(payments: pd.DataFrame) -> tuple[set[str], set[str]]:
     """The charges whose latest row says they were disputed, and those whose latest does not."""
-    c = _charge_disputes(payments)
+    c = charge_disputes(payments)
     return set(c.loc[c["disputed"], "payment_id"]), set(c.loc[~c["disputed"], "payment_id"])
 
 
@@ -252,148 +189,6 @@ def counted_transactions(inputs: StandingInputs) -> Counted:
     if inputs.orders is not None and not inputs.orders.empty:
         return Counted(False, transaction_counts(settled_orders(inputs.orders)))
     return Counted(False, pd.DataFrame(columns=[*BY, "transactions"]))
-
-
-def _disputed_charges(charges: pd.DataFrame | None) -> pd.DataFrame:
-    """Per order number: the disputed charge's brand network, dispute date and dispute status
-    (the charge with a dispute, else the order's last charge), from _charge_disputes."""
-    if charges is None or charges.empty:
-        return pd.DataFrame(columns=CHARGE, index=pd.Index([], name="order_number"))
-    p = charges.sort_values("disputed", kind="stable").drop_duplicates("order_number", keep="last")
-    return p.set_index(p["order_number"].astype(str))[CHARGE]
-
-
-def _named_or_disputed(payments: pd.DataFrame, orders: pd.Series) -> pd.DataFrame:
-    """Every row of the charges that name one of `orders` or say they were disputed in one of
-    their rows: all the disputes' side reads (a year of charges is large)."""
-    said = (_col(payments, "dispute_reason") != "") | (_col(payments, "dispute_date") != "")
-    said |= _col(payments, "dispute_status") != ""
-    said |= members(_col(payments, "order_number"), orders.loc[orders != ""])
-    if "payment_id" not in payments:
-        return payments.loc[said]
-    return payments.loc[members(payments["payment_id"], payments.loc[said, "payment_id"])]
-
-
-def _charge_disputes(payments: pd.DataFrame) -> pd.DataFrame:
-    """Each charge (its latest row) with its network and what the export says of a dispute."""
-    p = (
-        payments.drop_duplicates("payment_id", keep="last")
-        if "payment_id" in payments
-        else payments
-    )
-    status = _col(p, "dispute_status").str.strip().str.lower()
-    return pd.DataFrame({
-        "payment_id": _col(p, "payment_id"), "order_number": _col(p, "order_number"),
-        "network": card_network(_col(p, "card_brand")), "date": _col(p, "dispute_date"),
-        "status": status, "reason": _col(p, "dispute_reason"),
-        "amount": _col(p, "payment_amount"), "currency": _col(p, "currency"),
-        "descriptor": descriptor_of(_col(p, "statement_descriptor")),
-        **{f: _col(p, f) for f in CHARGE_FIELDS if f != "payment_id"},
-        "disputed": (_col(p, "dispute_reason") != "") | (_col(p, "dispute_date") != "")
-        | (status != ""),
-    })  # fmt: skip
-
-
-def dispute_events(inputs: StandingInputs, by_brand: bool) -> pd.DataFrame:
-    """One row per dispute: its month ('' unknown), network ('' unknown), its order, whether
-    CE 3.0 covers it, whether it was resolved before a chargeback (`early`), by a prevention
-    program (`prevented`), whether it is a fraud dispute (its reason or reason code), and
-    whether only the payments export knows it (`unlisted`)."""
-    d = inputs.disputes.drop_duplicates("provider_dispute_id", keep="last")
-    pids = d["provider_dispute_id"].astype(str)
-    orders = _col(d, "order_number")
-    charges = None
-    if inputs.payments is not None and not inputs.payments.empty:
-        charges = _charge_disputes(_named_or_disputed(inputs.payments, orders))
-    charge = _disputed_charges(charges).reindex(orders.to_numpy())
-    charge.index = d.index
-    opened = pids.map(inputs.opened).fillna("").astype(str)
-    when = opened.where(opened != "", charge["date"].fillna("").astype(str))
-    when = when.where(when != "", _col(d, "dispute_date"))
-    if by_brand:
-        network = charge["network"].fillna("").astype(str)
-        network = network.where(network != "", code_network(_col(d, "network_reason_code")))
-    else:
-        network = pd.Series("all", index=d.index)
-    status = pids.map(inputs.api_status).fillna("").astype(str).str.strip().str.lower()
-    status = status.where(status != "", charge["status"].fillna("").astype(str))
-    code = _col(d, "network_reason_code")
-    fraud = _fraud(_col(d, "reason"), code) | _fraud(charge["reason"].fillna("").astype(str))
-    amount_usd = usd_amounts(_col(d, "amount"), _col(d, "currency")).fillna(
-        usd_amounts(charge["amount"], charge["currency"].fillna(""))
-    )
-    listed = pd.DataFrame({"month": month_of(when), "network": network, "order_number": orders,
-                           "ce3": pids.isin(inputs.ce3_qualified), "early": is_early(status),
-                           "prevented": is_prevented(status), "fraud": fraud,
-                           "amount_usd": amount_usd, "unlisted": False,
-                           "descriptor": charge["descriptor"].fillna("").astype(str),
-                           "dispute": pids, "opened": when,
-                           **{f: charge[f].fillna("").astype(str) for f in CHARGE_FIELDS}})  # fmt: skip
-    return pd.concat([listed, _unlisted(charges, set(orders))], ignore_index=True)
-
-
-def _fraud(reason: pd.Series, code: pd.Series | None = None) -> pd.Series:
-    """Whether each dispute is a fraud dispute: its reason (fraudulent, unrecognized) or its
-    network reason code (Visa 10.x, Mastercard 4837...: networks.py)."""
-    codes, distinct = pd.factorize(reason.astype(str))
-    said = np.array([*(is_fraud(r) for r in distinct), False])[codes]
-    if code is not None:
-        codes, distinct = pd.factorize(code.astype(str))
-        said = said | np.array([*(is_fraud_code(c) for c in distinct), False])[codes]
-    return pd.Series(said, index=reason.index, dtype=bool)
-
-
-def is_prevented(status: pd.Series) -> pd.Series:
-    """Whether each status says a prevention program (RDR) resolved the dispute."""
-    return status.fillna("").astype(str).str.strip().str.lower().str.match(PREVENTED)
-
-
-def is_early(status: pd.Series) -> pd.Series:
-    """Whether each status says the dispute was resolved before it became a chargeback."""
-    return status.fillna("").astype(str).str.strip().str.lower().str.match(EARLY)
-
-
-def _unlisted(charges: pd.DataFrame | None, listed_orders: set[str]) -> pd.DataFrame:
-    """Disputes the payments export shows on a charge (Dispute Date, Reason or Status) whose
-    order the disputes list does not name: in the month of the charge's dispute date."""
-    if charges is None or charges.empty:
-        columns = ["month", "network", "order_number", "ce3", "early", "prevented", "fraud"]
-        return pd.DataFrame(columns=[*columns, "unlisted", "descriptor"])
-    c = charges
-    c = c.loc[c["disputed"] & ~(c["order_number"].isin(listed_orders) & (c["order_number"] != ""))]
-    return pd.DataFrame({"month": month_of(c["date"]), "network": c["network"],
-                         "order_number": c["order_number"], "ce3": False,
-                         "early": is_early(c["status"]), "prevented": is_prevented(c["status"]),
-                         "fraud": _fraud(c["reason"]),
-                         "amount_usd": usd_amounts(c["amount"], c["currency"]),
-                         "unlisted": True, "descriptor": c["descriptor"], "dispute": "",
-                         "opened": c["date"], **{f: c[f] for f in CHARGE_FIELDS}})  # fmt: skip
-
-
-def fraud_events(inputs: StandingInputs, by_brand: bool, ce3_orders: set[str]) -> pd.DataFrame:
-    """One row per fraud report: its month, network, and whether CE 3.0 covers its dispute."""
-    f = inputs.fraud if inputs.fraud is not None else pd.DataFrame()
-    if f.empty:
-        columns = ["month", "network", "ce3", "order_number", "raised", "descriptor"]
-        return pd.DataFrame(columns=columns)
-    order = _col(f, "order_number")
-    network = pd.Series("all", index=f.index)
-    descriptor = pd.Series("", index=f.index)
-    if by_brand and inputs.payments is not None:
-        p = inputs.payments  # the reported charges only: a year of charges is large
-        p = p.loc[members(p["payment_id"], _col(f, "payment_id"))]
-        p = p.drop_duplicates("payment_id", keep="last")
-        brands = pd.Series(card_network(_col(p, "card_brand")).to_numpy(), index=p["payment_id"])
-        orders = pd.Series(_col(p, "order_number").to_numpy(), index=p["payment_id"])
-        named = descriptor_of(_col(p, "statement_descriptor"))
-        charge = _col(f, "payment_id")
-        network = charge.map(brands).fillna("").astype(str)
-        descriptor = charge.map(pd.Series(named.to_numpy(), index=p["payment_id"]))
-        descriptor = descriptor.fillna("").astype(str)
-        order = order.where(order != "", charge.map(orders).fillna("").astype(str))
-    return pd.DataFrame({"month": month_of(_col(f, "reported_at")), "network": network,
-                         "ce3": order.isin(ce3_orders) & (order != ""), "order_number": order,
-                         "raised": False, "descriptor": descriptor})  # fmt: skip
 
 
 def _months(first: str, last: str) -> list[str]:
@@ -482,7 +277,7 @@ def standing(
     found = Standing(table, [*notes(seen), descriptor_note(names, tx, by_brand)])
     if len(names) > 1:
         found.by_descriptor = _per_descriptor(names, tx, split, policy, now)
-    said_3ds = inputs.payments is not None and (_col(inputs.payments, "three_d_secure") != "").any()
+    said_3ds = inputs.payments is not None and (col(inputs.payments, "three_d_secure") != "").any()
     found.fraud_checks = fraud_checks(disputes, policy.merchant_country, bool(said_3ds))
     return found
 

@@ -19,8 +19,8 @@ from dispute_evidence.api.errors import (
     UnexpectedResponse,
 )  # fmt: skip
 from dispute_evidence.api.pacer import RequestPacer
+from dispute_evidence.api.response_errors import error_from_response
 from dispute_evidence.api.retry import backoff, jitter, parse_retry_after, retry_wait, should_retry
-from dispute_evidence.api.status import error_from_response
 
 REQ = RequestInfo("GET", "http://127.0.0.1/v1/disputes")
 

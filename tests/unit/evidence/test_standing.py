@@ -11,13 +11,8 @@ import pandas as pd
 import pytest
 
 from dispute_evidence.policies import StandingPolicy
-from dispute_evidence.standing.counts import (
-    COLUMNS,
-    StandingInputs,
-    card_network,
-    code_network,
-    standing,
-)
+from dispute_evidence.standing.counts import COLUMNS, StandingInputs, standing
+from dispute_evidence.standing.inputs import card_network, code_network
 
 _ids = itertools.count(1)
 NOW = datetime(2026, 8, 1, tzinfo=UTC)  # every month below is wholly past

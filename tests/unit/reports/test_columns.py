@@ -14,12 +14,12 @@ from openpyxl import load_workbook
 import dispute_evidence
 from dispute_evidence.reports import RunReport, write_report
 from dispute_evidence.reports.columns import COLUMNS, Surface, columns, line, title
-from dispute_evidence.reports.status import status_lines
+from dispute_evidence.reports.status_lines import status_lines
 from dispute_evidence.reports.writer import summary_text
 
 SRC = Path(dispute_evidence.__file__).parent
 # the modules that lay out dispute columns: none may spell a column title itself
-SURFACES = [SRC / "reports/page.py", SRC / "reports/writer.py", SRC / "reports/status.py",
+SURFACES = [SRC / "reports/page.py", SRC / "reports/writer.py", SRC / "reports/status_lines.py",
             SRC / "cli/status.py", SRC / "reports/templates/summary.html.j2"]  # fmt: skip
 
 
