@@ -238,8 +238,9 @@ def deploy(
         ),
     ] = False,
 ) -> None:
-    """Register one deployment per merchant in a work pool on your Prefect server (with
-    --sweep: a few deployments, whatever the number of merchants).
+    """Register a merchants file's merchants on your Prefect server, in a work pool.
+
+    One deployment per merchant; with --sweep, a few, whatever the number of merchants.
 
     Uses PREFECT_API_URL; each API key's budget is shared by its merchants. Run it again to
     update (it never duplicates), then start `prefect worker start --pool NAME` on any number
