@@ -193,19 +193,11 @@ def _figures(
 def _nights(fleet: Any) -> dict[str, Any]:
     from dispute_evidence.fleet.nights import NightLedger
 
-    ledger = NightLedger(_url(fleet.root))
+    ledger = NightLedger(fleet.state_url)
     try:
         return ledger.latest()
     finally:
         ledger.close()
-
-
-def _url(root: Path) -> str:
-    return next(
-        line.split('"')[1]
-        for line in (root / "merchants.toml").read_text().splitlines()
-        if line.startswith("state_url")
-    )
 
 
 def _database_size(root: Path) -> int:

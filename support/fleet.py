@@ -68,6 +68,16 @@ class Fleet:
     probe_token: str  # a key of the local API that no merchant uses
     workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
+    @property
+    def state_url(self) -> str:
+        """The merchants file's shared database (states, the keys' budgets, the nights)."""
+        line = next(
+            x
+            for x in (self.root / "merchants.toml").read_text().splitlines()
+            if x.startswith("state_url")
+        )
+        return line.split('"')[1]
+
     def key_label(self, key: str) -> str:
         """The sandbox's name for a key's request log (key-1 is the first key's token)."""
         return f"key-{list(self.keys).index(key) + 1}"

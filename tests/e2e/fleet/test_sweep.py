@@ -40,17 +40,11 @@ class Night2:
 
 
 def _nights(fleet: Fleet) -> dict[str, Night]:
-    ledger = NightLedger(_budget_url(fleet))
+    ledger = NightLedger(fleet.state_url)
     try:
         return ledger.latest()
     finally:
         ledger.close()
-
-
-def _budget_url(fleet: Fleet) -> str:
-    line = next(x for x in (fleet.root / "merchants.toml").read_text().splitlines()
-                if x.startswith("state_url"))  # fmt: skip
-    return line.split('"')[1]
 
 
 def _wait(fleet: Fleet, done: Any, what: str, seconds: float = 300) -> None:
