@@ -3,7 +3,8 @@ does not contest still argued our side above "We do not contest"; a conceding du
 merchant statement printed both the statement ("not a duplicate") and "We do not contest"; a
 merchant's explanation PDF was listed as "Exhibit A (other document)" and never quoted; an
 order in two parcels, one not shown delivered, was sent asking for the whole amount; a
-duplicate claim whose other charge no record names was sent. Through the real CLI (`run
+duplicate claim whose other charge no record names was sent; a credit-not-processed letter
+opened on a return clause that answered nothing about this order. Through the real CLI (`run
 --sandbox`, the inbox's own local API) on make_letters.py's own inbox, cut to these disputes."""
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ KEPT: list[list[object]] = [
     ["dp_1046", "#1046", "duplicate", "129.00", "USD", ""],  # one charge, an explanation PDF
     ["dp_1054", "#1054", "product_not_received", "129.00", "USD", ""],  # one parcel of two
     ["dp_1047", "#1047", "duplicate", "129.00", "USD", ""],  # other charges that day, none named
+    ["dp_1044", "#1044", "credit_not_processed", "129.00", "USD", "2026-11-20"],  # late
 ]
 STATEMENT = "These are two separate purchases, not a duplicate: see the attached receipts."
 
@@ -86,3 +88,13 @@ def test_a_parcel_not_shown_delivered_and_an_unnamed_other_charge_wait_for_the_a
             _pages(run, pid)
     assert "not delivered: 1Z999AA10123456954" in status["dp_1054"], status
     assert "equally near the disputed ch_1047A" in status["dp_1047"], status
+
+
+def test_a_return_window_is_tied_to_the_dates_of_this_order(run):
+    page = _pages(run, "dp_1044")[0]
+    opening = page.split("To the reviewer of this dispute,", 1)[1].split("The order", 1)[0]
+    assert "“Returns are accepted within 30 days of delivery" in opening, opening
+    assert (
+        "the order was delivered on 2026-10-06, and the dispute opened on 2026-11-20, 45 days "
+        "after delivery."
+    ) in opening, opening
