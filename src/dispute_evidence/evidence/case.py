@@ -556,7 +556,7 @@ def _charged_twice(case: CaseFacts) -> list[Contradiction]:
             currency = (same[0].currency or case.currency).upper()
             return [Contradiction(
                 "charged twice",
-                f"the payments export shows {len(same)} charges of {_money(amount, currency)} "
+                f"{len(same)} charges of {_money(amount, currency)} were made "
                 f"on {on or 'the same day'} for this order ({ids})",
                 "refund the second charge and accept the dispute; if they paid two orders, "
                 "correct each charge's order in the payments export and drop it again (the "
