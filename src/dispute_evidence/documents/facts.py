@@ -3,7 +3,7 @@ or a scanned PDF), each with the page it stands on, so the letter can quote it a
 
 This module holds the shared vocabulary only (pure data). Reading a file into `DocumentFacts`
 (bounded in time and memory, in a subprocess) lives beside it in `documents/reading.py`; the
-case model (`evidence/case.py`) and the letter consume these types.
+case model (`evidence/case_record.py`) and the letter consume these types.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Checks of a case that name what the analyst settles (evidence/case.py's contradictions): a
+"""Checks of a case that name what the analyst settles (evidence/case_contradictions.py): a
 message whose reading is not certain (issue 44 item 2), and money and words that disagree
 (issue 44 item 12). Pure."""
 

@@ -1,4 +1,4 @@
-"""A case's timeline (evidence/case.py): its dated facts, oldest first, each marked key when a
+"""A case's timeline (evidence/case_record.py): its dated facts, oldest first, each marked key when a
 shortened timeline must keep it (evidence/reason_points.py kept_timeline). Pure."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dispute_evidence.evidence.stance import Stance
 
 
 class CaseFacts(Protocol):
-    """What the timeline reads of a case (evidence/case.py CaseFacts)."""
+    """What the timeline reads of a case (evidence/case_record.py CaseFacts)."""
 
     @property
     def order_number(self) -> str: ...

@@ -8,7 +8,7 @@ incomplete. Items no export can hold (a cancellation policy, customer emails) co
 present when a document is attached to the dispute: we cannot read a PDF's meaning, so the
 wording says which document a reviewer expects.
 
-Every item reads the dispute's case (evidence/case.py), built once from the payload and the
+Every item reads the dispute's case (evidence/case_record.py), built once from the payload and the
 documents: "delivery confirmed" is the case's one delivery fact (a proof of delivery read from
 a document, else the carrier's row), never a test of its own. Files count by kind
 (documents/kinds.py); a file of no recognised kind counts only as a generic explanation
@@ -28,7 +28,8 @@ from typing import Any
 
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.evidence.case import CaseFacts, build_case, documents_of_kinds, for_reason
+from dispute_evidence.evidence.case_build import build_case, documents_of_kinds, for_reason
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.digital import is_digital
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.playbooks import PLAYBOOKS
@@ -181,7 +182,7 @@ def assess(facts: DisputeFacts, files: int | Files, reason: str | None = None) -
 
 
 def assess_case(case: CaseFacts, reason: str | None = None) -> Verdict:
-    """The verdict for one case (evidence/case.py), for its own reason or `reason`."""
+    """The verdict for one case (evidence/case_record.py), for its own reason or `reason`."""
     reason = (reason if reason is not None else case.dispute.reason).strip().lower()
     key = reason if reason in REASONS else GENERAL
     case = for_reason(case, key)

@@ -5,7 +5,7 @@ Pure."""
 
 from __future__ import annotations
 
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.letter_head import money
 from dispute_evidence.evidence.sentence import Sentence
 

@@ -1,7 +1,7 @@
 """Delivery, as the carrier's rows and the proofs of delivery say it: one fact per source,
 never more than its words show (a status that says returned, attempted or out for delivery is
 no delivery; a proof whose text says not delivered is none either), and whether a proof names
-this dispute's parcel or another's. Pure: no I/O. The case (evidence/case.py) picks the one
+this dispute's parcel or another's. Pure: no I/O. The case (evidence/case_record.py) picks the one
 delivery fact every page states."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ rebuttal point tied to the record or the document (and page) that proves it, a s
 and a request to reverse the dispute; every sentence names its source.
 
 Rules: a sentence is written only when its fact is there; nothing is asserted that the case
-(evidence/case.py) does not show: "delivered" is the case's one delivery fact (a proof of
+(evidence/case_record.py) does not show: "delivered" is the case's one delivery fact (a proof of
 delivery is quoted: its date, its signer, its own words), a check is called passed only when
 the export says "pass", a date the timeline puts out of order is not stated. In fraud, who
 placed the order is what the cardholder denies: the letter says what was entered at checkout
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence import reason_points as R
-from dispute_evidence.evidence.case import CaseFacts, build_case, documents_named
+from dispute_evidence.evidence.case_build import build_case, documents_named
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.ce3_table import ce3_rows
 from dispute_evidence.evidence.credit_lead import credit_lead
 from dispute_evidence.evidence.exhibits import Exhibit
@@ -210,7 +211,7 @@ def build_letter(facts: DisputeFacts, attached: Sequence[str | DocumentFacts]) -
 
 
 def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -> Letter:
-    """The letter for one case (evidence/case.py); `exhibits`: each document's label, by which
+    """The letter for one case (evidence/case_record.py); `exhibits`: each document's label, by which
     the letter cites it (evidence/exhibits.py; none: by its name)."""
     facts = Facts(case, exhibits or {})
     reason = case.dispute.reason

@@ -2,7 +2,7 @@
 when its fact is there, and quoted from the document (and page) that proves it. A playbook
 (evidence/playbooks.py) names which of these argue its reason, strongest first.
 
-Rules: nothing is asserted that the case (evidence/case.py) does not show: "delivered" is the
+Rules: nothing is asserted that the case (evidence/case_record.py) does not show: "delivered" is the
 case's one delivery fact (a proof of delivery is quoted: its date, its signer, its own words),
 a check is called passed only when the export says "pass", a date the timeline puts out of
 order is not stated. In fraud, who placed the order is what the cardholder denies: the letter
@@ -18,7 +18,9 @@ from typing import Any
 
 from dispute_evidence.documents.facts import OPENING, DocumentFacts
 from dispute_evidence.evidence import reason_points as R
-from dispute_evidence.evidence.case import WORDS, CaseFacts, Line
+from dispute_evidence.evidence.case_contradictions import WORDS
+from dispute_evidence.evidence.case_parts import Line
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
 from dispute_evidence.evidence.credits import MAX_CREDITS

@@ -18,7 +18,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
 from dispute_evidence.evidence import fonts
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.exhibits import Exhibit, caption
 from dispute_evidence.evidence.letter import (
     FILE,

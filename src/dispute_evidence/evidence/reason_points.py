@@ -5,7 +5,7 @@ purchases side by side or one order paid in parts (duplicates), Visa's AVS full-
 (fraud), and the account's use after the purchase and after a claimed cancellation (digital
 goods). evidence/letter.py lists them per family, in the order a reviewer reads them.
 
-Every sentence states what the case (evidence/case.py) shows and names its source; none says
+Every sentence states what the case (evidence/case_record.py) shows and names its source; none says
 who a person was. Pure: no I/O.
 """
 
@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from dispute_evidence.evidence.case import CaseFacts, Event
+from dispute_evidence.evidence.case_parts import Event
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.delivery import day
 from dispute_evidence.evidence.digital import delivers
 from dispute_evidence.evidence.facts import Activity, Charge, Purchase
@@ -95,7 +96,7 @@ def no_cancellation(f: Cites) -> list[Sentence]:
         return []
     asks = cancel_requests(c)
     if any(on and on < paid for on, *_ in asks) or (c.cancelled_on and c.cancelled_on < paid):
-        return []  # conceded (evidence/case.py names it), never argued
+        return []  # conceded (evidence/case_contradictions.py names it), never argued
     if asks:
         on, doc, page, _text = asks[0]
         when = f" is dated {on}" if on else " is undated"

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
-from dispute_evidence.evidence.case import build_case
+from dispute_evidence.evidence.case_build import build_case
 from dispute_evidence.evidence.credit_lead import credit_lead
 from dispute_evidence.evidence.letter import (
     NOT_CONTESTED,

@@ -18,7 +18,8 @@ from dispute_evidence.documents.reading import facts_from_cache
 from dispute_evidence.engine.prepare.facts import facts_lookup, facts_reader
 from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
-from dispute_evidence.evidence.case import CaseFacts, build_case
+from dispute_evidence.evidence.case_build import build_case
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
 from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter import letter_for

@@ -44,7 +44,7 @@ from dispute_evidence.engine.review.log import approval_log
 from dispute_evidence.engine.review.plan import DeliveryPlan, plan_delivery
 from dispute_evidence.engine.review.preview import write_dry_run_preview
 from dispute_evidence.engine.session import SubmitStats
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.delivery import with_held_proofs
 from dispute_evidence.exits import (
@@ -128,7 +128,7 @@ class RunResult:
 class Snapshot:
     """What a report reads from the state once: the file rows, the payloads, and, for the
     disputes it works on (`open_for`: not the year's history), their file names and each one's
-    case (evidence/case.py), built once from its payload and documents."""
+    case (evidence/case_record.py), built once from its payload and documents."""
 
     store: ReportParts
     inbox: Path | None  # whose documents folder holds what was read from each file

@@ -28,8 +28,8 @@ from dispute_evidence import clock
 from dispute_evidence.engine.prepare.case import CaseReader, case_reader
 from dispute_evidence.engine.review.log import approved_words
 from dispute_evidence.engine.review.preview import write_dry_run_preview
-from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.case_checks import DECIDES
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.policies import ReviewPolicy
