@@ -402,9 +402,10 @@ def build_evidence(
         facts = by_reason.added(pid, reason, facts)
         body = canonical_json(wire_payload(facts))
         payloads.append(
-            DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest(),
-                           dump_facts(facts))
-        )  # fmt: skip
+            DisputePayload(
+                pid, order_number, due, body, hashlib.sha256(body).hexdigest(), dump_facts(facts)
+            )
+        )
     unjoined = unjoined_charges(records.get("payments"), records["orders"])
     return BuildResult(payloads, incomplete, conflicts, unlisted, by_reason.ce3, unjoined)
 
@@ -519,8 +520,13 @@ def _claim(reason: Any, currency: Any, amount: Any, network_code: Any, opened: A
     """The disputes list's own facts, its network reason code and the day it opened."""
     given = amount not in (None, "") and amount == amount
     day = str(opened)[:10] if opened else ""
-    return Claim(reason or "", currency or "", _number(amount) if given else None,
-                 network_code or "", day if day and _DAY.match(day) else "")  # fmt: skip
+    return Claim(
+        reason or "",
+        currency or "",
+        _number(amount) if given else None,
+        network_code or "",
+        day if day and _DAY.match(day) else "",
+    )
 
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}$")

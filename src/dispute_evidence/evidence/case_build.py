@@ -80,8 +80,9 @@ def build_case(
     email = o.customer_email or next(
         (c.customer_email for c in facts.charges if c.customer_email), ""
     )
-    customer = Customer(o.customer_name, email, o.billing_address, o.shipping_address,
-                        o.customer_ip, o.device_id)  # fmt: skip
+    customer = Customer(
+        o.customer_name, email, o.billing_address, o.shipping_address, o.customer_ip, o.device_id
+    )
     case = CaseFacts(
         order_number=o.order_number,
         order_date=day(o.order_date),
@@ -96,7 +97,7 @@ def build_case(
         lines=tuple(
             Line(p.title, as_number(p.quantity), as_number(p.price), p.currency, p.price_from)
             for p in facts.products
-        ),  # fmt: skip
+        ),
         charges=tuple(
             c if c.currency else replace(c, currency=currency_of_order(facts))
             for c in facts.charges

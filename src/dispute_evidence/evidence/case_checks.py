@@ -33,12 +33,17 @@ def to_confirm(stances: Sequence[tuple[DocumentFacts, Message, Stance]]) -> list
         if not st.to_confirm:
             continue
         when = f" on {m.on.isoformat()}" if m.on else ""
-        out.append(Contradiction(
-            STANCE, f"{m.author or 'the customer'} wrote{when} ({doc.name}, page {m.quote.page}): "
-            f"“{m.quote.text}”; read as {st.kind} ({st.why}), not certain",
-            f"confirm it: dispute-evidence stance <this dispute> {message_key(m.quote.text)} "
-            "supports|concedes|leave-out (until then the letter neither argues nor concedes it)",
-            weakens=False, internal=True))  # fmt: skip
+        out.append(
+            Contradiction(
+                STANCE,
+                f"{m.author or 'the customer'} wrote{when} ({doc.name}, page {m.quote.page}): "
+                f"“{m.quote.text}”; read as {st.kind} ({st.why}), not certain",
+                f"confirm it: dispute-evidence stance <this dispute> {message_key(m.quote.text)} "
+                "supports|concedes|leave-out (until then the letter neither argues nor concedes it)",
+                weakens=False,
+                internal=True,
+            )
+        )
     return out
 
 
@@ -50,14 +55,18 @@ def other_unsure(unsure: Sequence[str], charge: Charge | None) -> list[Contradic
         return []
     amount = _money(float(charge.payment_amount or 0), charge.currency.upper())
     more = f" and {len(unsure) - UNSURE_SHOWN} more" if len(unsure) > UNSURE_SHOWN else ""
-    return [Contradiction(
-        OTHER_UNSURE, f"{len(unsure)} other orders' charges of {amount} on "
-        f"{charge.paid_at[:10]} on this card are equally near the disputed "
-        f"{charge.payment_id}: {', '.join(unsure[:UNSURE_SHOWN])}{more}; the letter shows no other "
-        "purchase",
-        "name the charge the cardholder calls the duplicate (its id or order number) in a "
-        "merchant statement; the letter then shows the two purchases side by side",
-        internal=True)]  # fmt: skip
+    return [
+        Contradiction(
+            OTHER_UNSURE,
+            f"{len(unsure)} other orders' charges of {amount} on "
+            f"{charge.paid_at[:10]} on this card are equally near the disputed "
+            f"{charge.payment_id}: {', '.join(unsure[:UNSURE_SHOWN])}{more}; the letter shows no other "
+            "purchase",
+            "name the charge the cardholder calls the duplicate (its id or order number) in a "
+            "merchant statement; the letter then shows the two purchases side by side",
+            internal=True,
+        )
+    ]
 
 
 def money_against_words(
@@ -71,16 +80,26 @@ def money_against_words(
     recorded credit (the letter quotes neither until they agree); a disputed amount of 0."""
     out = []
     if (credits or refunded > 0) and denies_refund(statement):
-        out.append(Contradiction(
-            VS_RECORDS, f"the merchant's statement says no refund was issued, but "
-            f"{_credit_words(credits, refunded, currency)} is recorded",
-            "correct the statement or the refund data; until they agree the letter states the "
-            "credit and leaves the statement out", internal=True))  # fmt: skip
+        out.append(
+            Contradiction(
+                VS_RECORDS,
+                f"the merchant's statement says no refund was issued, but "
+                f"{_credit_words(credits, refunded, currency)} is recorded",
+                "correct the statement or the refund data; until they agree the letter states the "
+                "credit and leaves the statement out",
+                internal=True,
+            )
+        )
     if dispute.amount is not None and abs(dispute.amount) < CENT:
-        out.append(Contradiction(
-            "nothing disputed", f"the disputed amount is {_money(0.0, dispute.currency)}",
-            "check the dispute's amount in the disputes list; nothing is sent asking for "
-            f"{_money(0.0, dispute.currency)}", accept=True))  # fmt: skip
+        out.append(
+            Contradiction(
+                "nothing disputed",
+                f"the disputed amount is {_money(0.0, dispute.currency)}",
+                "check the dispute's amount in the disputes list; nothing is sent asking for "
+                f"{_money(0.0, dispute.currency)}",
+                accept=True,
+            )
+        )
     return out
 
 
@@ -93,11 +112,16 @@ def statement_against_concession(
     conceding = [c.fact for c in found if c.accept]
     if not statement.strip() or not conceding or any(c.name == VS_RECORDS for c in found):
         return []
-    return [Contradiction(
-        VS_RECORDS, f"the merchant's statement argues the dispute, but your own records concede "
-        f"it: {'; '.join(conceding)}",
-        "the letter does not contest the dispute and leaves the statement out; if the records "
-        "are wrong, correct them and drop the file again", internal=True)]  # fmt: skip
+    return [
+        Contradiction(
+            VS_RECORDS,
+            f"the merchant's statement argues the dispute, but your own records concede "
+            f"it: {'; '.join(conceding)}",
+            "the letter does not contest the dispute and leaves the statement out; if the records "
+            "are wrong, correct them and drop the file again",
+            internal=True,
+        )
+    ]
 
 
 def _credit_words(credits: tuple[Credit, ...], refunded: float, currency: str) -> str:

@@ -59,7 +59,7 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
         *to_confirm(case.stances()),
         *money_against_words(
             case.credits, case.refunded, case.currency, case.statement, case.dispute
-        ),  # fmt: skip
+        ),
         *_statement_names_another(case),
         *([] if twice else other_unsure(case.other_unsure, case.disputed_charge)),
     ]
@@ -102,18 +102,33 @@ def _timeline_checks(case: CaseFacts) -> list[Contradiction]:
     out = []
     shipped = min((s.shipped_on for s in case.shipments if s.shipped_on), default="")
     if shipped and case.order_date and shipped < case.order_date:
-        out.append(Contradiction("timeline: shipped before ordered",
-                                 f"shipped on {shipped}, before the order date {case.order_date}",
-                                 _DATES_TODO, hides=("ordered", "shipped")))  # fmt: skip
+        out.append(
+            Contradiction(
+                "timeline: shipped before ordered",
+                f"shipped on {shipped}, before the order date {case.order_date}",
+                _DATES_TODO,
+                hides=("ordered", "shipped"),
+            )
+        )
     delivered = case.delivery.on if case.delivery.delivered else ""
     if delivered and shipped and delivered < shipped:
-        out.append(Contradiction("timeline: delivered before shipped",
-                                 f"delivered on {delivered}, before the ship date {shipped}",
-                                 _DATES_TODO, hides=("shipped", "delivered")))  # fmt: skip
+        out.append(
+            Contradiction(
+                "timeline: delivered before shipped",
+                f"delivered on {delivered}, before the ship date {shipped}",
+                _DATES_TODO,
+                hides=("shipped", "delivered"),
+            )
+        )
     elif delivered and case.order_date and delivered < case.order_date:
-        out.append(Contradiction("timeline: delivered before ordered",
-                                 f"delivered on {delivered}, before the order date {case.order_date}",
-                                 _DATES_TODO, hides=("ordered", "delivered")))  # fmt: skip
+        out.append(
+            Contradiction(
+                "timeline: delivered before ordered",
+                f"delivered on {delivered}, before the order date {case.order_date}",
+                _DATES_TODO,
+                hides=("ordered", "delivered"),
+            )
+        )
     return out
 
 
@@ -157,41 +172,66 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
     shipped = any(s.shipped_on or s.tracking_number for s in case.shipments)
     unfulfilled = case.fulfillment_status.strip().lower() in ("unfulfilled", "not fulfilled")
     if family == NOT_RECEIVED and unfulfilled and not shipped and not d.delivered:
-        out.append(Contradiction(
-            "order unfulfilled",
-            f"the order was never fulfilled (fulfilment status: {case.fulfillment_status}) and "
-            "no shipment is recorded",
-            "accept the dispute (the goods did not go out); if they did, drop the shipments "
-            "sheet with the tracking number", accept=True))  # fmt: skip
+        out.append(
+            Contradiction(
+                "order unfulfilled",
+                f"the order was never fulfilled (fulfilment status: {case.fulfillment_status}) and "
+                "no shipment is recorded",
+                "accept the dispute (the goods did not go out); if they did, drop the shipments "
+                "sheet with the tracking number",
+                accept=True,
+            )
+        )
     elif family == NOT_RECEIVED and d.state == "not_delivered" and d.source == "files":
-        out.append(Contradiction(
-            "document says not delivered", f"{d.cite} says “{d.quote}”",
-            "a proof of the delivery that followed, or consider accepting the dispute"))  # fmt: skip
+        out.append(
+            Contradiction(
+                "document says not delivered",
+                f"{d.cite} says “{d.quote}”",
+                "a proof of the delivery that followed, or consider accepting the dispute",
+            )
+        )
     elif family == NOT_RECEIVED and case.carrier_delivery.status and not d.delivered:
-        out.append(Contradiction(
-            "carrier says not delivered", f"carrier shows {case.carrier_delivery.status}",
-            "proof of delivery (a delivery confirmation or signature), or consider accepting "
-            "the dispute"))  # fmt: skip
+        out.append(
+            Contradiction(
+                "carrier says not delivered",
+                f"carrier shows {case.carrier_delivery.status}",
+                "proof of delivery (a delivery confirmation or signature), or consider accepting "
+                "the dispute",
+            )
+        )
     if case.credit_check.covers_before(case.dispute.amount):
         pass  # credited before the dispute opened: the letter's answer, never a concession
     elif family == CREDIT_NOT_PROCESSED and case.credited > 0:
         full = _fully_credited(case)
-        out.append(Contradiction(
-            "refund recorded", f"a refund of {_money(case.credited, _currency(case))} is recorded"
-            + (f": the {full} was credited" if full else ""),
-            "if the refund went out before the dispute, send its receipt (date and reference): a "
-            "chargeback would pay twice; else accept the dispute", accept=full is not None))  # fmt: skip
+        out.append(
+            Contradiction(
+                "refund recorded",
+                f"a refund of {_money(case.credited, _currency(case))} is recorded"
+                + (f": the {full} was credited" if full else ""),
+                "if the refund went out before the dispute, send its receipt (date and reference): a "
+                "chargeback would pay twice; else accept the dispute",
+                accept=full is not None,
+            )
+        )
     elif (full := _fully_credited(case)) is not None:
-        out.append(Contradiction(
-            "order fully refunded",
-            f"the {full} was fully refunded ({_money(case.credited, _currency(case))})",
-            "accept the dispute, or send the refund receipt showing it was refunded before "
-            "the dispute", accept=True))  # fmt: skip
+        out.append(
+            Contradiction(
+                "order fully refunded",
+                f"the {full} was fully refunded ({_money(case.credited, _currency(case))})",
+                "accept the dispute, or send the refund receipt showing it was refunded before "
+                "the dispute",
+                accept=True,
+            )
+        )
     if case.cancelled_on:
-        out.append(Contradiction(
-            "order cancelled", f"the order was cancelled on {case.cancelled_on}",
-            "check whether the charge should stand; if not, accept the dispute",
-            accept=True))  # fmt: skip
+        out.append(
+            Contradiction(
+                "order cancelled",
+                f"the order was cancelled on {case.cancelled_on}",
+                "check whether the charge should stand; if not, accept the dispute",
+                accept=True,
+            )
+        )
     return out
 
 
@@ -202,19 +242,29 @@ def _shipped_in_part(case: CaseFacts) -> list[Contradiction]:
     parcels = [s for s in case.shipments if s.tracking_number]
     open_ = [s for s in parcels if not s.delivery.delivered]
     if case.delivery.delivered and case.delivery.source != "files" and open_ and len(parcels) > 1:
-        left = ", ".join(f"{s.tracking_number} ({s.delivery.status or 'no delivery recorded'})"
-                         for s in open_)  # fmt: skip
-        out.append(Contradiction(
-            IN_PART, f"{len(parcels) - len(open_)} of {len(parcels)} parcels are "
-            f"shown delivered; not delivered: {left}",
-            "proof of delivery of every parcel, or accept the part not delivered"))  # fmt: skip
+        left = ", ".join(
+            f"{s.tracking_number} ({s.delivery.status or 'no delivery recorded'})" for s in open_
+        )
+        out.append(
+            Contradiction(
+                IN_PART,
+                f"{len(parcels) - len(open_)} of {len(parcels)} parcels are "
+                f"shown delivered; not delivered: {left}",
+                "proof of delivery of every parcel, or accept the part not delivered",
+            )
+        )
     unfulfilled = case.fulfillment_status.strip().lower() in ("unfulfilled", "not fulfilled")
     if unfulfilled and parcels:
-        out.append(Contradiction(
-            "fulfilment status", f"the orders export says '{case.fulfillment_status}' but "
-            f"{len(parcels)} shipment(s) are recorded",
-            "mark the order fulfilled in the shop if it shipped (the data sheet leaves the "
-            "status out)", weakens=False))  # fmt: skip
+        out.append(
+            Contradiction(
+                "fulfilment status",
+                f"the orders export says '{case.fulfillment_status}' but "
+                f"{len(parcels)} shipment(s) are recorded",
+                "mark the order fulfilled in the shop if it shipped (the data sheet leaves the "
+                "status out)",
+                weakens=False,
+            )
+        )
     return out
 
 
@@ -242,13 +292,17 @@ def _charged_twice(case: CaseFacts) -> list[Contradiction]:
         if len(same) > 1 and amount is not None and not split_payment(same, case.order_value):
             ids = " and ".join(c.payment_id or "?" for c in same)
             currency = (same[0].currency or case.currency).upper()
-            return [Contradiction(
-                "charged twice",
-                f"{len(same)} charges of {_money(amount, currency)} were made "
-                f"on {on or 'the same day'} for this order ({ids})",
-                "refund the second charge and accept the dispute; if they paid two orders, "
-                "correct each charge's order in the payments export and drop it again (the "
-                "letter then shows the two purchases side by side)", accept=True)]  # fmt: skip
+            return [
+                Contradiction(
+                    "charged twice",
+                    f"{len(same)} charges of {_money(amount, currency)} were made "
+                    f"on {on or 'the same day'} for this order ({ids})",
+                    "refund the second charge and accept the dispute; if they paid two orders, "
+                    "correct each charge's order in the payments export and drop it again (the "
+                    "letter then shows the two purchases side by side)",
+                    accept=True,
+                )
+            ]
     return []
 
 
@@ -264,19 +318,23 @@ def _words_against(case: CaseFacts) -> list[Contradiction]:
             continue
         when = f"on {m.on.isoformat()} " if m.on else ""
         who = m.author or "the customer"
-        fact = (f"{who} wrote {when}({doc.name}, page {m.quote.page}): “{m.quote.text}” "
-                f"({st.why})")  # fmt: skip
+        fact = f"{who} wrote {when}({doc.name}, page {m.quote.page}): “{m.quote.text}” ({st.why})"
         accept = {
             "always": True,
             "unless_supported": not supported,
             "unless_credited": case.credited <= 0,
             "never": False,
         }[playbook_for(case.reason).words_concede]
-        out.append(Contradiction(
-            WORDS, fact,
-            "accept the dispute; if the message does not concede this claim, say so: "
-            f"dispute-evidence stance <this dispute> {message_key(m.quote.text)} "
-            "supports|leave-out" if accept
-            else "not quoted in the letter; the rest of the case answers the claim",
-            accept=accept))  # fmt: skip
+        out.append(
+            Contradiction(
+                WORDS,
+                fact,
+                "accept the dispute; if the message does not concede this claim, say so: "
+                f"dispute-evidence stance <this dispute> {message_key(m.quote.text)} "
+                "supports|leave-out"
+                if accept
+                else "not quoted in the letter; the rest of the case answers the claim",
+                accept=accept,
+            )
+        )
     return out

@@ -122,8 +122,11 @@ class CaseFacts:
         """The order's total, else its lines' sum (price x quantity) when every line gives both."""
         if self.total is not None:
             return self.total
-        sums = [x.price * x.quantity for x in self.lines
-                if x.price is not None and x.quantity is not None]  # fmt: skip
+        sums = [
+            x.price * x.quantity
+            for x in self.lines
+            if x.price is not None and x.quantity is not None
+        ]
         return sum(sums) if self.lines and len(sums) == len(self.lines) else None
 
     @property
@@ -150,8 +153,9 @@ class CaseFacts:
     @property
     def credit_check(self) -> CreditCheck:
         """The credits against the disputed amount, by currency and date (credits.py)."""
-        return credit_check(self.credits, self.refunded, self.currency, self.dispute.currency,
-                            self.opened_on)  # fmt: skip
+        return credit_check(
+            self.credits, self.refunded, self.currency, self.dispute.currency, self.opened_on
+        )
 
     def stances(self) -> list[tuple[DocumentFacts, Message, Stance]]:
         """Each message of the case's documents with its stance for the claim, read whole
@@ -177,8 +181,7 @@ class CaseFacts:
         out = []
         for doc in self.documents:
             for m in doc.messages:
-                st = message_stance(m.quote.text, family, m.on, charged, m.author, who,
-                                    since)  # fmt: skip
+                st = message_stance(m.quote.text, family, m.on, charged, m.author, who, since)
                 pick = chosen.get(message_key(m.quote.text))
                 if pick in CHOICES and not st.merchant:
                     st = Stance(CHOICES[pick], f"the analyst confirmed: {pick}")

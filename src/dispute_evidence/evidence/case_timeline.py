@@ -47,15 +47,19 @@ def case_timeline(case: CaseFacts) -> tuple[Event, ...]:
     """The dated facts of the case, oldest first (a date a contradiction hides is left out)."""
     events: list[Event] = []
     if case.order_date and not case.hidden("ordered"):
-        events.append(Event(case.order_date, f"Order {case.order_number} placed", "order",
-                            key=True))  # fmt: skip
+        events.append(
+            Event(case.order_date, f"Order {case.order_number} placed", "order", key=True)
+        )
     disputed, live = case.disputed_charge, case.live_charges
     first = min(live, key=lambda c: c.paid_at) if live else None
     for c in live:  # the disputed one and the first (a subscription's sign-up) are key; a
         # failed attempt took no money: never "paid"
         if paid := day(c.paid_at):
-            events.append(Event(paid, f"Charge {c.payment_id} paid", "payments",
-                                key=c is disputed or c is first))  # fmt: skip
+            events.append(
+                Event(
+                    paid, f"Charge {c.payment_id} paid", "payments", key=c is disputed or c is first
+                )
+            )
     for s in case.shipments:
         if s.shipped_on and not case.hidden("shipped"):
             how = f" with {s.carrier}" if s.carrier else ""

@@ -107,7 +107,7 @@ def carrier_delivery(row: ShipmentRow) -> DeliveryFact:
         )
     if status:
         return DeliveryFact("unknown", status=status, source="shipments", tracking_number=track)
-    return UNKNOWN  # fmt: skip
+    return UNKNOWN
 
 
 def document_delivery(doc: DocumentFacts) -> DeliveryFact | None:
@@ -116,8 +116,13 @@ def document_delivery(doc: DocumentFacts) -> DeliveryFact | None:
     if doc.kind not in (K.PROOF_OF_DELIVERY, K.SIGNATURE):
         return None
     if (d := doc.delivery) and not d.delivered:
-        return DeliveryFact("not_delivered", source="files", document=doc.name,
-                            page=d.quote.page, quote=d.quote.text)  # fmt: skip
+        return DeliveryFact(
+            "not_delivered",
+            source="files",
+            document=doc.name,
+            page=d.quote.page,
+            quote=d.quote.text,
+        )
     if d:
         return DeliveryFact(
             "delivered",

@@ -58,14 +58,16 @@ def caption(exhibit: Exhibit, doc: DocumentFacts | None, show_date: bool = True)
         if d.delivered:
             shows = "delivered" + (f" {d.on.isoformat()}" if d.on and show_date else "")
             shows += (f" to {d.address}" if d.address else "") + (
-                f", signed by {d.signed_by}" if d.signed_by else "")  # fmt: skip
+                f", signed by {d.signed_by}" if d.signed_by else ""
+            )
         else:
             shows = "not delivered: " + d.quote.text
     elif doc.messages:
         dated = sorted(m.on.isoformat() for m in doc.messages if m.on)
         n = len(doc.messages)
         shows = f"{n} message{'s' * (n != 1)}" + (
-            f", {dated[0]}" + (f" to {dated[-1]}" if dated[-1] != dated[0] else "") if dated else "")  # fmt: skip
+            f", {dated[0]}" + (f" to {dated[-1]}" if dated[-1] != dated[0] else "") if dated else ""
+        )
     elif doc.effective is not None and (doc.policy_clauses or doc.policy_clause):
         shows = f"as in force from {doc.effective.isoformat()}"
     elif doc.amount is not None:

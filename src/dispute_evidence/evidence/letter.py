@@ -75,13 +75,17 @@ SOURCE_TITLES = {
     R.PURCHASES: "The two purchases",
     R.ACTIVITY: "The account's use",
 }
-REQUEST_REST = ("For these reasons we ask that the dispute be reversed and the remaining {rest} "
-                "of the payment stand (the {amount} disputed, less the {credited} already "
-                "credited).")  # fmt: skip
+REQUEST_REST = (
+    "For these reasons we ask that the dispute be reversed and the remaining {rest} "
+    "of the payment stand (the {amount} disputed, less the {credited} already "
+    "credited)."
+)
 # what a letter whose own records concede the claim says instead of a request (issue 44): it
 # never asks for a reversal its facts do not support, even once approved to be sent
-NOT_CONTESTED = ("We do not contest this dispute: our own records, stated above under “What our "
-                 "records show”, support the cardholder's claim.")  # fmt: skip
+NOT_CONTESTED = (
+    "We do not contest this dispute: our own records, stated above under “What our "
+    "records show”, support the cardholder's claim."
+)
 
 
 @dataclass(frozen=True)
@@ -199,8 +203,11 @@ def _request(case: CaseFacts, amount: str, playbook: Playbook, conceded: bool = 
         return NOT_CONTESTED
     if partly_credited(case) and disputed is not None and not credit_lead(case):
         currency, credited = case.dispute.currency or case.currency, case.credit_check.same
-        return REQUEST_REST.format(rest=_money(disputed - credited, currency), amount=amount,
-                                   credited=_money(credited, currency))  # fmt: skip
+        return REQUEST_REST.format(
+            rest=_money(disputed - credited, currency),
+            amount=amount,
+            credited=_money(credited, currency),
+        )
     return playbook.request.format(amount=amount or "disputed")
 
 

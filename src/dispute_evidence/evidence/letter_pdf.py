@@ -57,15 +57,21 @@ _NOTE = ParagraphStyle(
 )
 _CELL = ParagraphStyle("lc", parent=_TEXT, fontSize=8, leading=9.5, spaceAfter=0)
 _CELL_HEAD = ParagraphStyle("lch", parent=_CELL, fontName=fonts.BOLD)
-NO_CLAIMS = ("We hold no further facts that answer this dispute, so this letter makes no claim; "
-             "the data sheet that follows shows the records we have for this order.")  # fmt: skip
+NO_CLAIMS = (
+    "We hold no further facts that answer this dispute, so this letter makes no claim; "
+    "the data sheet that follows shows the records we have for this order."
+)
 # never "no further facts" beside documents it attaches (issue 36, finding 11)
-NO_CLAIMS_ATTACHED = ("This letter makes no claim of its own; the documents listed below are our "
-                      "response, and the data sheet that follows shows the records we have for "
-                      "this order.")  # fmt: skip
-NO_CLAIMS_STATED = ("This letter makes no claim from our records; the merchant's statement below "
-                    "is our response, and the data sheet that follows shows the records we have "
-                    "for this order.")  # fmt: skip
+NO_CLAIMS_ATTACHED = (
+    "This letter makes no claim of its own; the documents listed below are our "
+    "response, and the data sheet that follows shows the records we have for "
+    "this order."
+)
+NO_CLAIMS_STATED = (
+    "This letter makes no claim from our records; the merchant's statement below "
+    "is our response, and the data sheet that follows shows the records we have "
+    "for this order."
+)
 
 
 def _text(value: object) -> str:
@@ -101,8 +107,7 @@ class LetterHead:
 def _header_table(letter: Letter, head: LetterHead) -> list[Any]:
     """The disputed transaction identified, in a small two-column block under the title, with
     the letter's date (the merchant's contact is on the line above it)."""
-    said = [("Date of this letter", head.dated.isoformat() if head.dated else ""),
-            *letter.header]  # fmt: skip
+    said = [("Date of this letter", head.dated.isoformat() if head.dated else ""), *letter.header]
     rows = [
         [Paragraph(_text(k), _NOTE), Paragraph(_text(_cut(v, HEADER_CHARS)), _TEXT)]
         for k, v in said
@@ -111,10 +116,16 @@ def _header_table(letter: Letter, head: LetterHead) -> list[Any]:
     if not rows:
         return []
     table = Table(rows, colWidths=[48 * mm, 122 * mm])
-    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
-                               ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
-                               ("TOPPADDING", (0, 0), (-1, -1), 1),
-                               ("LINEBELOW", (0, -1), (-1, -1), 0.4, colors.HexColor("#999999"))]))  # fmt: skip
+    table.setStyle(
+        TableStyle(
+            [
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
+                ("TOPPADDING", (0, 0), (-1, -1), 1),
+                ("LINEBELOW", (0, -1), (-1, -1), 0.4, colors.HexColor("#999999")),
+            ]
+        )
+    )
     return [Spacer(1, 2 * mm), table]
 
 
@@ -122,18 +133,24 @@ def _ce3_table(rows: tuple[tuple[str, ...], ...]) -> list[Any]:
     """Visa CE 3.0: the disputed order and the two earlier ones, side by side."""
     if not rows:
         return []
-    cells = [[Paragraph(_text(v), _CELL_HEAD if i == 0 or j == 0 else _CELL)
-              for j, v in enumerate(row)] for i, row in enumerate(rows)]  # fmt: skip
+    cells = [
+        [Paragraph(_text(v), _CELL_HEAD if i == 0 or j == 0 else _CELL) for j, v in enumerate(row)]
+        for i, row in enumerate(rows)
+    ]
     widths = [38 * mm, *[132 * mm / (len(rows[0]) - 1)] * (len(rows[0]) - 1)]
     table = Table(cells, colWidths=widths, hAlign="LEFT")
-    table.setStyle(TableStyle([
-        ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#BBBBBB")),
-        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#F0F0F0")),
-        ("BACKGROUND", (1, 1), (1, -1), colors.HexColor("#FAFAFA")),
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("TOPPADDING", (0, 0), (-1, -1), 1),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
-    ]))  # fmt: skip
+    table.setStyle(
+        TableStyle(
+            [
+                ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#BBBBBB")),
+                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#F0F0F0")),
+                ("BACKGROUND", (1, 1), (1, -1), colors.HexColor("#FAFAFA")),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("TOPPADDING", (0, 0), (-1, -1), 1),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+            ]
+        )
+    )
     return [Spacer(1, 0.5 * mm), table, Spacer(1, 2 * mm)]
 
 
@@ -148,8 +165,12 @@ def _exhibit_list(exhibits: Mapping[str, Exhibit], case: CaseFacts) -> list[Any]
     read = {d.name: d for d in case.documents}
     dated = not case.hidden("delivered")
     said = {x.label: caption(x, read.get(x.name), dated) for x in shown}
-    lines = [f"Exhibit {x.label}: {said[x.label]} (page {x.start})" if packet
-             else f"Exhibit {x.label}: {x.name} ({said[x.label]})" for x in shown]  # fmt: skip
+    lines = [
+        f"Exhibit {x.label}: {said[x.label]} (page {x.start})"
+        if packet
+        else f"Exhibit {x.label}: {x.name} ({said[x.label]})"
+        for x in shown
+    ]
     if len(exhibits) > MAX_EXHIBITS:
         lines.append(f"… and {len(exhibits) - MAX_EXHIBITS} more, listed on the data sheet")
     title = "Exhibits in this packet" if packet else "Exhibits (each sent as a file of its own)"
@@ -186,7 +207,7 @@ def letter_story(
         *_header_table(letter, head),
         Spacer(1, 4 * mm),
         Paragraph("To the reviewer of this dispute,", _TEXT),
-    ]  # fmt: skip
+    ]
     # the thesis first: the claim answered by the decisive proof (the header names the reason)
     story.append(
         Paragraph(_text(letter.thesis.text if letter.thesis else letter.reason_line), _TEXT)

@@ -67,8 +67,11 @@ def signed_delivery(facts: Facts) -> Sentence | None:
     on = f" on {d.on}" if d.on and not case.hidden("delivered") else ""
     by = f", signed for by {d.signed_by}" if d.signed_by else ""
     facts.argued.add(d.document)
-    return Sentence(f"{whose}{signed} proof of delivery ({facts.cite(d.document, d.page)}) shows "
-                    f"the parcel delivered{on}{_to(facts, d.where)}{by}.", FILE + d.document)  # fmt: skip
+    return Sentence(
+        f"{whose}{signed} proof of delivery ({facts.cite(d.document, d.page)}) shows "
+        f"the parcel delivered{on}{_to(facts, d.where)}{by}.",
+        FILE + d.document,
+    )
 
 
 def carrier_delivery(facts: Facts) -> Sentence | None:
@@ -117,9 +120,12 @@ def verified_delivery(facts: Facts) -> Sentence | None:
     if c.delivery.source == "files":
         proof = f" ({facts.cite(c.delivery.document, c.delivery.page)})"
         facts.argued.add(c.delivery.document)
-    return Sentence(f"the card issuer's address check passed (street{zip_}) for charge "
-                    f"{ch.payment_id}, and the order was delivered{proof} to that verified "
-                    f"billing address, {c.customer.shipping_address}.", "payments")  # fmt: skip
+    return Sentence(
+        f"the card issuer's address check passed (street{zip_}) for charge "
+        f"{ch.payment_id}, and the order was delivered{proof} to that verified "
+        f"billing address, {c.customer.shipping_address}.",
+        "payments",
+    )
 
 
 def avs_rule(facts: Facts) -> Sentence | None:
@@ -265,7 +271,7 @@ THESES: dict[str, Callable[[Facts], Sentence | None]] = {
         distinct_charges,
         digital_delivery,
         uncancelled_renewal,
-    )  # fmt: skip
+    )
 }
 
 
