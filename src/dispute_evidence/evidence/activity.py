@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence.evidence.digital import DIGITAL
-from dispute_evidence.evidence.facts import Activity
+from dispute_evidence.evidence.dispute_facts import Activity
 
 MAX_KEPT = 12  # events kept per dispute: the first two and the latest ten (all are counted)
 FIRST = 2

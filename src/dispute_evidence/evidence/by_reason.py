@@ -11,8 +11,8 @@ import pandas as pd
 
 from dispute_evidence.evidence.activity import ActivityLog
 from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.duplicates import SameDayCharges
-from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.payments import disputed_of
 
 

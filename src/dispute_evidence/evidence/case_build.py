@@ -39,7 +39,7 @@ from dispute_evidence.evidence.delivery import (
     other_parcel,
     shipments_of,
 )
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.places import same_place
 from dispute_evidence.evidence.views import DisputeView, sheet_view
 
@@ -65,7 +65,7 @@ def build_case(
     documents: Sequence[DocumentFacts] = (),
     api: DisputeView | None = None,
 ) -> CaseFacts:
-    """The case for one dispute's facts (evidence/facts.py), its documents (what was read from
+    """The case for one dispute's facts (evidence/dispute_facts.py), its documents (what was read from
     each, or only its kind), and the API's view of the dispute when a read-back knows it."""
     o = facts.order
     docs = tuple(documents)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dispute_evidence.documents.facts import DocumentFacts, Message
 from dispute_evidence.evidence.case_parts import Contradiction
 from dispute_evidence.evidence.credits import CENT, Credit
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.evidence.stance import Stance, message_key
 from dispute_evidence.evidence.statement import denies_refund
 from dispute_evidence.evidence.views import DisputeView

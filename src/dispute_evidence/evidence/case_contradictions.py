@@ -25,7 +25,7 @@ from dispute_evidence.evidence.credits import (
 from dispute_evidence.evidence.delivery import (
     day,
 )
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.evidence.playbooks import (
     CREDIT_NOT_PROCESSED,
     DUPLICATE,

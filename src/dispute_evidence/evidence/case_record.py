@@ -30,7 +30,7 @@ from dispute_evidence.evidence.delivery import (
     day,
     in_part,
 )
-from dispute_evidence.evidence.facts import Activity, Charge, Purchase
+from dispute_evidence.evidence.dispute_facts import Activity, Charge, Purchase
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.evidence.playbooks import (
     family_of,

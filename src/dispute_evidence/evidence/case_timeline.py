@@ -12,7 +12,7 @@ from dispute_evidence.evidence.case_parts import Event
 from dispute_evidence.evidence.credits import Credit
 from dispute_evidence.evidence.delivery import DeliveryFact, Shipment, day
 from dispute_evidence.evidence.digital import delivers
-from dispute_evidence.evidence.facts import Activity, Charge
+from dispute_evidence.evidence.dispute_facts import Activity, Charge
 from dispute_evidence.evidence.stance import Stance
 
 

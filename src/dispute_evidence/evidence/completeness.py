@@ -31,7 +31,7 @@ from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence.case_build import build_case, documents_of_kinds, for_reason
 from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.digital import is_digital
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.playbooks import PLAYBOOKS
 
 Files = Sequence[str | DocumentFacts]  # the files attached: their kinds, or what was read

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 
 MAX_CREDITS = 3  # stated on a page; the payload keeps up to five (evidence/payments.py)
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.evidence.facts import ShipmentRow
+from dispute_evidence.evidence.dispute_facts import ShipmentRow
 from dispute_evidence.evidence.places import place_parts
 
 DeliveryState = Literal["delivered", "not_delivered", "unknown"]

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.evidence.facts import Charge, OrderFacts, Purchase
+from dispute_evidence.evidence.dispute_facts import Charge, OrderFacts, Purchase
 from dispute_evidence.evidence.payments import NOT_CHARGED
 
 _IDENTITY = ("card_fingerprint", "card_last4", "customer_email")

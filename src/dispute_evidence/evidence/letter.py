@@ -24,8 +24,8 @@ from dispute_evidence.evidence.case_build import build_case, documents_named
 from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.ce3_table import ce3_rows
 from dispute_evidence.evidence.credit_lead import credit_lead
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.exhibits import Exhibit
-from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter_facts import (
     FILE,
     Facts,

@@ -25,8 +25,8 @@ from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
+from dispute_evidence.evidence.dispute_facts import Charge, ShipmentRow
 from dispute_evidence.evidence.exhibits import Exhibit
-from dispute_evidence.evidence.facts import Charge, ShipmentRow
 from dispute_evidence.evidence.letter_head import money as _money
 from dispute_evidence.evidence.playbooks import playbook_for
 from dispute_evidence.evidence.products import opening

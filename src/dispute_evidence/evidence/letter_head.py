@@ -7,7 +7,7 @@ from typing import Any
 
 from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.delivery import day
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.evidence.playbooks import claim_words
 
 

@@ -18,7 +18,7 @@ from dispute_evidence.evidence.case_parts import Event
 from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.delivery import day
 from dispute_evidence.evidence.digital import delivers
-from dispute_evidence.evidence.facts import Activity, Charge, Purchase
+from dispute_evidence.evidence.dispute_facts import Activity, Charge, Purchase
 from dispute_evidence.evidence.letter_head import money
 from dispute_evidence.evidence.reason_checks import VISA_AVS_RULE, split_payment, visa_avs_rule
 from dispute_evidence.evidence.sentence import Sentence

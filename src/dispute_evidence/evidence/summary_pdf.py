@@ -39,8 +39,8 @@ from dispute_evidence.evidence.case_parts import Contradiction, Line
 from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import DeliveryFact
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
-from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import Letter, letter_for
 from dispute_evidence.evidence.letter_pdf import (

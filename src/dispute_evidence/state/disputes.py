@@ -303,7 +303,7 @@ class Disputes(Part):
             c.execute(stmt, [{"pid": k, "made_from": v} for k, v in made.items()])
 
     def kept_facts(self, within: Collection[str] | None = None) -> dict[str, bytes]:
-        """{dispute: its typed facts as JSON (evidence/facts.py)}, for those that have them
+        """{dispute: its typed facts as JSON (evidence/dispute_facts.py)}, for those that have them
         (a payload stored before v19 has none); `within`: only these disputes'."""
         d = disputes.c
         q = select(d.provider_dispute_id, d.facts).where(d.facts.is_not(None))

@@ -91,7 +91,7 @@ disputes = Table(
     # version may go); the one line of the limit check that holds it (engine/prepare/generated.py)
     Column("material_hash", String(64)),
     Column("generated_held", Text),
-    # v19: the dispute's typed facts (evidence/facts.py) as JSON, beside the wire payload
+    # v19: the dispute's typed facts (evidence/dispute_facts.py) as JSON, beside the wire payload
     # derived from them; NULL for a payload stored before (read by the legacy path)
     Column("facts", LargeBinary),
     Index("disputes_by_status", "status"),

@@ -12,7 +12,7 @@ from dispute_evidence import clock
 from dispute_evidence.engine.delivery.readback import _read_due
 from dispute_evidence.engine.reporting.outcomes import evidence_kinds, outcomes_table
 from dispute_evidence.engine.reporting.report import dispute_table
-from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts, OrderFacts
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows

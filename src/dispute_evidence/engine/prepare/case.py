@@ -21,7 +21,7 @@ from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount
 from dispute_evidence.evidence.case_build import build_case
 from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.views import DisputeView
 from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder
