@@ -120,6 +120,8 @@ def _orders(inbox: Path) -> None:
             (BEN, "Ben Jones") if order == "1065" else ("ann.smith@example.com", "Ann Smith")
         )
         item = {
+            "1045": "Acme Box - monthly subscription",
+            "1051": "Acme Box - monthly subscription",
             "1064": "Acme Box - monthly subscription",
             "1065": "Photo editor licence (download)",
         }.get(order, "Skateboard deck - Maple 8.25in")
