@@ -55,6 +55,10 @@ _QUOTE = ParagraphStyle("lq", parent=_TEXT, leftIndent=10, rightIndent=6)
 _NOTE = ParagraphStyle(
     "ln", parent=_TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#555555")
 )
+# the appendix in PDF's standard fonts when its text is Latin-1 (file names and rows mostly
+# are): nothing to embed, so the merchant's page costs half as much to make and to merge
+_PLAIN_HEAD = ParagraphStyle("ph", parent=_HEAD, fontName="Helvetica-Bold")
+_PLAIN_NOTE = ParagraphStyle("pn", parent=_NOTE, fontName="Helvetica")
 _CELL = ParagraphStyle("lc", parent=_TEXT, fontSize=8, leading=9.5, spaceAfter=0)
 _CELL_HEAD = ParagraphStyle("lch", parent=_CELL, fontName=fonts.BOLD)
 NO_CLAIMS = (
@@ -307,24 +311,36 @@ def appendix_story(
     file and row, when the engine names them), and the file each exhibit is."""
     where = {**SOURCE_WORDS, **(sources or {})}
     records = [k for k in letter.sources() if k != "files" and not k.startswith(FILE)]
-    rows = [[SOURCE_TITLES.get(k, k), Paragraph(_text(where.get(k, k)), _NOTE)] for k in records]
+    pairs = [(SOURCE_TITLES.get(k, k), where.get(k, k)) for k in records]
     named = {k.removeprefix(FILE) for k in letter.sources() if k.startswith(FILE)}
     if exhibits:  # every exhibit, by the file it is
-        rows += [[f"Exhibit {x.label}", Paragraph(_text(x.name), _NOTE)] for x in exhibits.values()]
+        pairs += [(f"Exhibit {x.label}", x.name) for x in exhibits.values()]
     else:
-        rows += [["Attached document", Paragraph(_text(n), _NOTE)] for n in sorted(named)]
-    if not rows:
+        pairs += [("Attached document", n) for n in sorted(named)]
+    if not pairs:
         return []
+    plain = all(_latin1(t) for pair in pairs for t in pair)
+    note, head = (_PLAIN_NOTE, _PLAIN_HEAD) if plain else (_NOTE, _HEAD)
+    rows = [[title, Paragraph(_text(value), note)] for title, value in pairs]
     table = Table(rows, colWidths=[40 * mm, 130 * mm], hAlign="LEFT")
     table.setStyle(
         TableStyle(
             [
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                ("FONTNAME", (0, 0), (0, -1), fonts.BODY),
+                ("FONTNAME", (0, 0), (0, -1), "Helvetica" if plain else fonts.BODY),
                 ("FONTSIZE", (0, 0), (0, -1), 8.5),  # plain cells: no line breaking to pay for
                 ("TEXTCOLOR", (0, 0), (0, -1), colors.HexColor("#555555")),
                 ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.HexColor("#DDDDDD")),
             ]
         )
     )
-    return [Paragraph(_text(APPENDIX_TITLE), _HEAD), table]
+    return [Paragraph(_text(APPENDIX_TITLE), head), table]
+
+
+def _latin1(text: str) -> bool:
+    """Whether the standard fonts print `text` (Latin-1), so none need be embedded."""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
