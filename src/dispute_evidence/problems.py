@@ -49,7 +49,8 @@ class ProblemKind(StrEnum):
     DISPUTE_CLOSED = "dispute_closed"
     DISPUTE_HELD = "dispute_held"
     DEADLINE_MOVED = "deadline_moved"
-    # review before sending (engine/review/approval.py) and alerts (engine/reporting/alerts.py)
+    # review before sending (engine/review/approval.py) and alerts
+    # (engine/reporting/deadline_alerts.py)
     DISPUTE_AWAITING_APPROVAL = "dispute_awaiting_approval"
     APPROVAL_NOT_APPLIED = "approval_not_applied"
     ALERT_NOT_SENT = "alert_not_sent"

@@ -15,7 +15,8 @@ from dispute_evidence.state.status import DisputeStatus
 
 
 class AlertLedger(Protocol):
-    """The alerts sent so far, and recording more (engine/reporting/alerts.py, standing_alerts.py)."""
+    """The alerts sent so far, and recording more (engine/reporting/deadline_alerts.py,
+    standing_alerts.py)."""
 
     def alerted_on(self, day: str) -> set[str]: ...
 

@@ -161,7 +161,7 @@ status_history = Table(
     Index("history_by_dispute", "provider_dispute_id"),
 )
 
-# v6: the alerts sent (engine/reporting/alerts.py): at most one per dispute per UTC day
+# v6: the alerts sent (engine/reporting/deadline_alerts.py): at most one per dispute per UTC day
 alerts_sent = Table(
     "alerts_sent",
     metadata,

@@ -26,7 +26,7 @@ from dispute_evidence.engine.prepare.case import (
 )
 from dispute_evidence.engine.prepare.generated import api_version_words
 from dispute_evidence.engine.prepare.storedocs import store_documents_column
-from dispute_evidence.engine.reporting.alerts import AlertOutcome
+from dispute_evidence.engine.reporting.deadline_alerts import AlertOutcome
 from dispute_evidence.engine.reporting.headline import headline, stop_words
 from dispute_evidence.engine.reporting.history import history_columns, is_history, mark_history
 from dispute_evidence.engine.reporting.outcomes import outcomes_table, remembered_kinds
