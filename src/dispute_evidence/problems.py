@@ -58,7 +58,7 @@ class ProblemKind(StrEnum):
     CASE_CE3 = "case_ce3"
     CASE_NO_CLAIMS = "case_no_claims"
     CASE_HELD = "case_held"
-    # the generated PDF and the packet (engine/prepare/generated.py)
+    # the generated PDF and the packet (engine/prepare/pdf_versions.py)
     PDF_NOT_MADE = "pdf_not_made"  # building one dispute's PDF failed: the run went on
     OVER_NETWORK_LIMIT = "over_network_limit"  # what would go exceeds its limit profile: held
     DOCUMENT_SENT_ALONE = "document_sent_alone"  # came after the packet's last version: own file

@@ -1,5 +1,5 @@
-"""The generated PDFs' rows (engine/prepare/generated.py): versions, what each states, the limit hold,
-and which documents go inside a packet rather than on their own."""
+"""The generated PDFs' rows (engine/prepare/pdf_versions.py): versions, what each states, the
+limit hold, and which documents go inside a packet rather than on their own."""
 
 from __future__ import annotations
 

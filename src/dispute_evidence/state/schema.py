@@ -88,7 +88,8 @@ disputes = Table(
     # address and a fingerprint of the key, never the key (state/apis.py)
     Column("sent_to", String(255)),
     # v9: the facts the generated PDF states, hashed (a change here is material: a new
-    # version may go); the one line of the limit check that holds it (engine/prepare/generated.py)
+    # version may go); the one line of the limit check that holds it
+    # (engine/prepare/pdf_versions.py)
     Column("material_hash", String(64)),
     Column("generated_held", Text),
     # v19: the dispute's typed facts (evidence/facts.py) as JSON, beside the wire payload
@@ -122,7 +123,7 @@ evidence_files = Table(
 
 # v9: every generated PDF (the summary, or the packet) registered for a dispute: which version,
 # what it was made from, the facts it states (JSON), what it says it replaces, and the packet
-# a reviewer sees with it (engine/prepare/generated.py)
+# a reviewer sees with it (engine/prepare/pdf_versions.py)
 generated_docs = Table(
     "generated_docs",
     metadata,

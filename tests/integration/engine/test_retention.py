@@ -18,7 +18,7 @@ from pypdf.errors import PdfReadError
 from sqlalchemy import MetaData, create_engine, select, text
 
 from dispute_evidence import clock
-from dispute_evidence.engine.prepare.generated import SENT, material_facts, stated_hash
+from dispute_evidence.engine.prepare.pdf_versions import SENT, material_facts, stated_hash
 from dispute_evidence.engine.prepare.retention import PERSONAL_FIELDS, scrub
 from dispute_evidence.engine.run import run_inbox
 from dispute_evidence.inbox import PRIVATE, default_state

@@ -24,7 +24,7 @@ from dispute_evidence.engine.prepare.case import (
     case_reader,
     pending_by_threshold,
 )
-from dispute_evidence.engine.prepare.generated import api_version_words
+from dispute_evidence.engine.prepare.pdf_versions import api_version_words
 from dispute_evidence.engine.prepare.storedocs import store_documents_column
 from dispute_evidence.engine.reporting.deadline_alerts import AlertOutcome
 from dispute_evidence.engine.reporting.headline import headline, stop_words
