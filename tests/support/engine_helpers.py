@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dispute_evidence.api import ApiSettings
-from dispute_evidence.engine.delivery.readback import ReadOutcome
+from dispute_evidence.engine.delivery.api_readback import ReadOutcome
 from dispute_evidence.engine.delivery.submit import RunAborted
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.build import PrepareOutcome, ingest_inbox_step

@@ -14,7 +14,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.documents.kinds import ANOTHER_PARCEL
-from dispute_evidence.engine.delivery.readback import ReadOutcome
+from dispute_evidence.engine.delivery.api_readback import ReadOutcome
 from dispute_evidence.engine.delivery.submit import SubmitOutcome
 from dispute_evidence.engine.prepare.build import IngestOutcome, PrepareOutcome, is_summary
 from dispute_evidence.engine.prepare.case import (
