@@ -350,7 +350,7 @@ class AlertsSection(_Section):
 
 class RetentionSection(_Section):
     """How long customer data, reports and archived drops are kept. Off by default: nothing is
-    ever deleted unless a number of days is set here (engine/prepare/retention.py)."""
+    ever deleted unless a number of days is set here (engine/prepare/retention_clearing.py)."""
 
     customer_data_days: int | None = Field(
         None,

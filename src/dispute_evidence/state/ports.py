@@ -34,7 +34,7 @@ class IngestSeq(Protocol):
 
 
 class RetentionStore(Protocol):
-    """What clearing customer data reads and rewrites (engine/prepare/retention.py)."""
+    """What clearing customer data reads and rewrites (engine/prepare/retention_clearing.py)."""
 
     def get_meta(self, key: str) -> str | None: ...
 

@@ -36,7 +36,7 @@ from dispute_evidence.engine.prepare.rebuild import (
     scoped_records,
     unclaimed_orders,
 )
-from dispute_evidence.engine.prepare.retention import RetentionOutcome
+from dispute_evidence.engine.prepare.retention_clearing import RetentionOutcome
 from dispute_evidence.engine.prepare.storedocs import take_store_documents
 from dispute_evidence.evidence import BuildResult, build_evidence
 from dispute_evidence.evidence.payments import UnjoinedCharges
