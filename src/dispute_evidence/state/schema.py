@@ -211,7 +211,7 @@ evidence_seen = Table(
 # its name there and content: its kind, the date it says it took effect (else NULL) and the day
 # it was first seen, the stored copy it is uploaded from, and the file's last signature
 # ('path|size|mtime': an unchanged file is not hashed again). Versions are never removed: an
-# order argues the version in force at its date (engine/prepare/storedocs.py)
+# order argues the version in force at its date (engine/prepare/storedocs_intake.py)
 store_documents = Table(
     "store_documents",
     metadata,

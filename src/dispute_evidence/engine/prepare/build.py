@@ -37,7 +37,7 @@ from dispute_evidence.engine.prepare.rebuild import (
     unclaimed_orders,
 )
 from dispute_evidence.engine.prepare.retention_clearing import RetentionOutcome
-from dispute_evidence.engine.prepare.storedocs import take_store_documents
+from dispute_evidence.engine.prepare.storedocs_intake import take_store_documents
 from dispute_evidence.evidence import BuildResult, build_evidence
 from dispute_evidence.evidence.payments import UnjoinedCharges
 from dispute_evidence.inbox import (

@@ -25,7 +25,7 @@ from dispute_evidence.engine.prepare.case import (
     pending_by_threshold,
 )
 from dispute_evidence.engine.prepare.pdf_versions import api_version_words
-from dispute_evidence.engine.prepare.storedocs import store_documents_column
+from dispute_evidence.engine.prepare.storedocs_intake import store_documents_column
 from dispute_evidence.engine.reporting.deadline_alerts import AlertOutcome
 from dispute_evidence.engine.reporting.headline import headline, stop_words
 from dispute_evidence.engine.reporting.history import history_columns, is_history, mark_history
