@@ -25,7 +25,7 @@ from dispute_evidence.documents.reading import (
 )
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.case import case_documents
-from dispute_evidence.engine.prepare.facts import facts_of
+from dispute_evidence.engine.prepare.kept_facts import facts_of
 from dispute_evidence.engine.prepare.pdf_versions import refresh_generated
 from dispute_evidence.engine.prepare.rebuild import (
     BUILT_HELD,

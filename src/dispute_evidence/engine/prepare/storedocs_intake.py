@@ -26,7 +26,7 @@ from dispute_evidence.documents.files import (
     shows_a_card_number,
 )
 from dispute_evidence.documents.kinds import kind_of
-from dispute_evidence.engine.prepare.facts import facts_of
+from dispute_evidence.engine.prepare.kept_facts import facts_of
 from dispute_evidence.engine.prepare.storeheld import (
     Owners,
     damaged_row,

@@ -258,7 +258,7 @@ def give_approval(
 def _over(store: ApprovalParts, c: Candidate, limit: float) -> bool:
     """The disputed amount is above `limit`, or unknown (then two approvers are asked for)."""
     from dispute_evidence.engine.prepare.case import _amounts
-    from dispute_evidence.engine.prepare.facts import facts_lookup
+    from dispute_evidence.engine.prepare.kept_facts import facts_lookup
 
     table = pd.DataFrame({"provider_dispute_id": [c.pid]})
     listed = store.records.load_records(["disputes"])["disputes"]
