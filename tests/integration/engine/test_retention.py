@@ -20,7 +20,7 @@ from sqlalchemy import MetaData, create_engine, select, text
 from dispute_evidence import clock
 from dispute_evidence.engine.prepare.pdf_versions import SENT, material_facts, stated_hash
 from dispute_evidence.engine.prepare.retention_clearing import PERSONAL_FIELDS, scrub
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.inbox import PRIVATE, default_state
 from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.generated import GENERATED_KINDS

@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.problems import ProblemKind
 from dispute_evidence.sandbox.ids import iso

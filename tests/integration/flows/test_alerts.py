@@ -11,7 +11,7 @@ import pytest
 from aiohttp import web
 
 from dispute_evidence.engine.reporting.deadline_alerts import EVENT, RESOURCE, send_alerts
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso

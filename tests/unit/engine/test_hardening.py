@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from dispute_evidence.engine import run as steps
+from dispute_evidence.engine import run_steps as steps
 from dispute_evidence.engine.prepare.build import Mover, ingest_inbox_step, prepare_step
 from dispute_evidence.inbox import UnsafeFolder, archive, default_state, reject, safe_folder
 from dispute_evidence.ingest import ingest_file

@@ -1,7 +1,7 @@
 """Prepare, the first stage of a run: ingest the inbox, then build payloads and take in evidence files.
 
 Each step takes explicit inputs and returns a typed outcome with its counts and problems;
-engine/run.py puts them in order (and is the only place that does). Plain functions, so the
+engine/run_steps.py puts them in order (and is the only place that does). Plain functions, so the
 Prefect flow, the CLI, tests and benchmarks all run the very same code."""
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ FILE_NOTES = frozenset({ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, ProblemKind.DOC
 
 @dataclass
 class Stages:
-    """What the stages of one pass of the sequence came to (engine/run.py `execute`); a stage
+    """What the stages of one pass of the sequence came to (engine/run_steps.py `execute`); a stage
     its plan leaves out stays empty: an approval sends without ingesting, a run stopped part
     way reports only what it sent."""
 
