@@ -252,7 +252,8 @@ def run(
     raise typer.Exit(result["exit_code"])
 
 
-CHECKOUT = Path(__file__).resolve().parents[3]  # src/dispute_evidence/cli/run.py -> the checkout
+# src/dispute_evidence/cli/run_commands.py -> the checkout
+CHECKOUT = Path(__file__).resolve().parents[3]
 
 
 def sample_data() -> Path:
