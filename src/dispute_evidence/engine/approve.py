@@ -25,7 +25,7 @@ from dispute_evidence.engine.review.approval import approve
 from dispute_evidence.engine.run_steps import SEND_APPROVED, RunLocked, close_run, execute, open_run
 from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from dispute_evidence.settings import RunRequest, Settings
-from dispute_evidence.state.status import DisputeStatus
+from dispute_evidence.state.lifecycle import DisputeStatus
 from dispute_evidence.state.store import StateStore
 
 D = DisputeStatus

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any, Protocol
 
+from dispute_evidence.state.lifecycle import DisputeStatus
 from dispute_evidence.state.retention import Clearing, ClosedRow
-from dispute_evidence.state.status import DisputeStatus
 
 
 class AlertLedger(Protocol):

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 
 from dispute_evidence.state.base import Part
+from dispute_evidence.state.lifecycle import DisputeStatus
 from dispute_evidence.state.schema import (
     RECORD_TABLES,
     disputes,
@@ -22,7 +23,6 @@ from dispute_evidence.state.schema import (
     store_documents,
 )
 from dispute_evidence.state.scoped import chunks
-from dispute_evidence.state.status import DisputeStatus
 
 ClosedRow = tuple[str, str | None, bytes | None]  # (pid, order number, payload)
 

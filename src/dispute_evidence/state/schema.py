@@ -4,7 +4,7 @@ state/migrations.py brings an older state here step by step (dlt style); each st
 as it was written, with its version's columns spelled out, so what an old step does never
 changes with today's tables.
 The statuses a dispute and an evidence file move through, and the moves allowed, are in
-state/status.py (docs/architecture.md draws them).
+state/lifecycle.py (docs/architecture.md draws them).
 """
 
 from __future__ import annotations

@@ -274,7 +274,7 @@ def test_a_dry_run_previews_held_disputes_and_changes_nothing(setup, monkeypatch
 
 
 def test_held_is_a_checked_state_only_release_leaves_it(tmp_path):
-    from dispute_evidence.state.status import IllegalTransition
+    from dispute_evidence.state.lifecycle import IllegalTransition
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)

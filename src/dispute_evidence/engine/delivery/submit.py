@@ -51,8 +51,8 @@ from dispute_evidence.state.holders import (
     HasReadback,
     HasTransitions,
 )
+from dispute_evidence.state.lifecycle import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.ports import DeliveryLedger
-from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.store import new_owner
 
 

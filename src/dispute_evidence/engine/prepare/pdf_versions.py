@@ -57,8 +57,8 @@ from dispute_evidence.state.holders import (
     HasRuns,
     HasScoped,
 )
-from dispute_evidence.state.status import DisputeStatus as D
-from dispute_evidence.state.status import FileStatus as F
+from dispute_evidence.state.lifecycle import DisputeStatus as D
+from dispute_evidence.state.lifecycle import FileStatus as F
 
 __all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated", "stated_hash"]
 from dispute_evidence.evidence.packet import (

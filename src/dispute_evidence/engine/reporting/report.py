@@ -69,8 +69,8 @@ from dispute_evidence.state.holders import (
     HasReports,
     HasRuns,
 )
-from dispute_evidence.state.status import OPEN_DISPUTE, DisputeStatus, FileStatus
-from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.lifecycle import OPEN_DISPUTE, DisputeStatus, FileStatus
+from dispute_evidence.state.lifecycle import DisputeStatus as D
 from dispute_evidence.state.store import now_iso
 from dispute_evidence.states import Hold, HoldKind, VerdictKind
 
