@@ -60,7 +60,7 @@ from dispute_evidence.settings.bounds import (
     fee_schedule_problem,
     figures_problem,
 )
-from dispute_evidence.settings.review import ReviewSection
+from dispute_evidence.settings.review_section import ReviewSection
 from dispute_evidence.settings.sources import (
     DEFAULT_CONFIG,
     ApiEnvSource,
