@@ -58,7 +58,7 @@ from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.rows import DisputeRow, dispute_rows
 from dispute_evidence.reports.standing_files import write_standing
-from dispute_evidence.reports.wins import write_wins
+from dispute_evidence.reports.wins_files import write_wins
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
 from dispute_evidence.state.holders import (
