@@ -1,5 +1,6 @@
 """The code's shape, checked: entry points hand a run's inputs on in a RunRequest (never
-through environment variables), modules stay under 600 lines and functions under 80."""
+through environment variables), modules stay under 600 lines and functions under 80, and no
+module name is used twice in src/."""
 
 from __future__ import annotations
 
@@ -74,6 +75,49 @@ def test_no_function_over_80_lines() -> None:
                 if lines > MAX_FUNCTION_LINES:
                     long[f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"] = lines
     assert long == {}
+
+
+# Each module's name is its own in src/ (issue 47 item 3), so a name in a traceback, an import or
+# a log line says which module it is. Only these repeat: each package's marker and its errors.
+REPEATING_NAMES = {"__init__.py", "errors.py"}
+# evidence/'s modules whose name is also used once outside evidence/: the integrator renames
+# them as evidence/ is split by idea (issue 47 item 3), and takes each out of this set.
+EVIDENCE_NAMES_TO_RENAME = {"case.py", "facts.py", "sources.py", "storedocs.py"}
+
+
+def repeated_module_names(root: Path) -> dict[str, list[str]]:
+    """Each module file name used more than once under `root`, with its paths (relative)."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        where.setdefault(path.name, []).append(path.relative_to(root).as_posix())
+    return {name: paths for name, paths in where.items() if len(paths) > 1}
+
+
+def test_the_name_finder_finds_a_repeated_name(tmp_path: Path) -> None:
+    for rel in ("a/__init__.py", "a/run.py", "a/b/run.py", "c/__init__.py", "c/case.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert repeated_module_names(tmp_path) == {
+        "__init__.py": ["a/__init__.py", "c/__init__.py"],
+        "run.py": ["a/b/run.py", "a/run.py"],
+    }
+
+
+def test_no_module_name_used_twice_in_src() -> None:
+    allowed = REPEATING_NAMES | EVIDENCE_NAMES_TO_RENAME
+    repeated = repeated_module_names(SRC)
+    assert {name: paths for name, paths in repeated.items() if name not in allowed} == {}
+
+
+def test_each_evidence_name_to_rename_is_used_once_in_and_once_outside_evidence() -> None:
+    """The set only shrinks: a name in it repeats exactly once, between evidence/ and one other
+    package, so no new repeat hides behind it; a name renamed leaves the set."""
+    repeated = repeated_module_names(SRC)
+    for name in sorted(EVIDENCE_NAMES_TO_RENAME):
+        paths = repeated.get(name, [])
+        inside = [p for p in paths if p.startswith("evidence/")]
+        assert paths, f"{name} no longer repeats: take it out of EVIDENCE_NAMES_TO_RENAME"
+        assert len(paths) == 2 and len(inside) == 1, f"{name}: {paths}, rename all but one"
 
 
 SQL = re.compile(
