@@ -25,6 +25,9 @@ ReadHow = Literal[
 ]
 
 
+OPENING = "opening"  # extra: a document of no kind in its first words (the letter quotes them)
+
+
 @dataclass(frozen=True)
 class Quote:
     """A passage of a document, verbatim (whitespace collapsed), and its 1-based page."""

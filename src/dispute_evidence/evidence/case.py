@@ -25,7 +25,13 @@ from typing import Any
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts, Message
-from dispute_evidence.evidence.case_checks import money_against_words, other_unsure, to_confirm
+from dispute_evidence.evidence.case_checks import (
+    IN_PART,
+    money_against_words,
+    other_unsure,
+    statement_against_concession,
+    to_confirm,
+)
 from dispute_evidence.evidence.case_parts import Contradiction as Contradiction
 from dispute_evidence.evidence.case_parts import Customer as Customer
 from dispute_evidence.evidence.case_parts import Event as Event
@@ -352,11 +358,12 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
     """Every named inconsistency of the case, in the order a reviewer would notice them."""
     dates = _timeline_checks(case)
     hidden = any("delivered" in c.hides for c in dates)
-    return [
+    twice = _charged_twice(case)  # the other charge found on this order: no other to name
+    out = [
         *dates,
         *_carrier_vs_document(case, hidden),
         *_status_vs_claim(case),
-        *_charged_twice(case),
+        *twice,
         *fraud_concessions(case.reason, case.live_charges, case.customer.shipping_address),
         *_words_against(case),
         *_shipped_in_part(case),
@@ -366,8 +373,9 @@ def contradictions(case: CaseFacts) -> list[Contradiction]:
             case.credits, case.refunded, case.currency, case.statement, case.dispute
         ),  # fmt: skip
         *_statement_names_another(case),
-        *other_unsure(case.other_unsure, case.disputed_charge),
+        *([] if twice else other_unsure(case.other_unsure, case.disputed_charge)),
     ]
+    return out + statement_against_concession(case.statement, out)
 
 
 def _statement_names_another(case: CaseFacts) -> list[Contradiction]:
@@ -509,7 +517,7 @@ def _shipped_in_part(case: CaseFacts) -> list[Contradiction]:
         left = ", ".join(f"{s.tracking_number} ({s.delivery.status or 'no delivery recorded'})"
                          for s in open_)  # fmt: skip
         out.append(Contradiction(
-            "delivered in part", f"{len(parcels) - len(open_)} of {len(parcels)} parcels are "
+            IN_PART, f"{len(parcels) - len(open_)} of {len(parcels)} parcels are "
             f"shown delivered; not delivered: {left}",
             "proof of delivery of every parcel, or accept the part not delivered"))  # fmt: skip
     unfulfilled = case.fulfillment_status.strip().lower() in ("unfulfilled", "not fulfilled")
@@ -548,10 +556,11 @@ def _charged_twice(case: CaseFacts) -> list[Contradiction]:
             currency = (same[0].currency or case.currency).upper()
             return [Contradiction(
                 "charged twice",
-                f"the payments export shows {len(same)} charges of {_money(amount, currency)} "
+                f"{len(same)} charges of {_money(amount, currency)} were made "
                 f"on {on or 'the same day'} for this order ({ids})",
-                "refund the second charge and accept the dispute; if they are two purchases, say "
-                "why in a merchant statement and approve fighting it", accept=True)]  # fmt: skip
+                "refund the second charge and accept the dispute; if they paid two orders, "
+                "correct each charge's order in the payments export and drop it again (the "
+                "letter then shows the two purchases side by side)", accept=True)]  # fmt: skip
     return []
 
 
@@ -577,8 +586,9 @@ def _words_against(case: CaseFacts) -> list[Contradiction]:
         }[playbook_for(case.reason).words_concede]
         out.append(Contradiction(
             WORDS, fact,
-            "accept the dispute, or answer it in a merchant statement (why no refund is owed, "
-            "why the cancellation came too late) and approve fighting it" if accept
+            "accept the dispute; if the message does not concede this claim, say so: "
+            f"dispute-evidence stance <this dispute> {message_key(m.quote.text)} "
+            "supports|leave-out" if accept
             else "not quoted in the letter; the rest of the case answers the claim",
             accept=accept))  # fmt: skip
     return out

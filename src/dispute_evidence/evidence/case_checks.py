@@ -16,6 +16,13 @@ from dispute_evidence.evidence.views import DisputeView
 
 UNSURE_SHOWN = 5  # charges the analyst's note on a duplicate names
 STANCE = "message to confirm"  # a reading the analyst decides (engine/prepare/stances.py)
+VS_RECORDS = "statement vs records"  # the letter leaves the statement out (letter_facts.py)
+OTHER_UNSURE = "other charge not certain"
+IN_PART = "delivered in part"
+# what holds a dispute for the analyst, whatever the review policy, until approved: the letter
+# would argue past it (a reading not certain, a duplicate's other charge not named, a parcel
+# not shown delivered under a request for the whole amount)
+DECIDES = (STANCE, OTHER_UNSURE, IN_PART)
 
 
 def to_confirm(stances: Sequence[tuple[DocumentFacts, Message, Stance]]) -> list[Contradiction]:
@@ -44,7 +51,7 @@ def other_unsure(unsure: Sequence[str], charge: Charge | None) -> list[Contradic
     amount = _money(float(charge.payment_amount or 0), charge.currency.upper())
     more = f" and {len(unsure) - UNSURE_SHOWN} more" if len(unsure) > UNSURE_SHOWN else ""
     return [Contradiction(
-        "other charge not certain", f"{len(unsure)} other orders' charges of {amount} on "
+        OTHER_UNSURE, f"{len(unsure)} other orders' charges of {amount} on "
         f"{charge.paid_at[:10]} on this card are equally near the disputed "
         f"{charge.payment_id}: {', '.join(unsure[:UNSURE_SHOWN])}{more}; the letter shows no other "
         "purchase",
@@ -65,7 +72,7 @@ def money_against_words(
     out = []
     if (credits or refunded > 0) and denies_refund(statement):
         out.append(Contradiction(
-            "statement vs records", f"the merchant's statement says no refund was issued, but "
+            VS_RECORDS, f"the merchant's statement says no refund was issued, but "
             f"{_credit_words(credits, refunded, currency)} is recorded",
             "correct the statement or the refund data; until they agree the letter states the "
             "credit and leaves the statement out", internal=True))  # fmt: skip
@@ -75,6 +82,22 @@ def money_against_words(
             "check the dispute's amount in the disputes list; nothing is sent asking for "
             f"{_money(0.0, dispute.currency)}", accept=True))  # fmt: skip
     return out
+
+
+def statement_against_concession(
+    statement: str, found: Sequence[Contradiction]
+) -> list[Contradiction]:
+    """A merchant statement beside records that concede the claim (issue 44): the letter says it
+    does not contest, so it never also prints the statement arguing the dispute; the analyst is
+    told which records concede, to correct them or let the dispute go."""
+    conceding = [c.fact for c in found if c.accept]
+    if not statement.strip() or not conceding or any(c.name == VS_RECORDS for c in found):
+        return []
+    return [Contradiction(
+        VS_RECORDS, f"the merchant's statement argues the dispute, but your own records concede "
+        f"it: {'; '.join(conceding)}",
+        "the letter does not contest the dispute and leaves the statement out; if the records "
+        "are wrong, correct them and drop the file again", internal=True)]  # fmt: skip
 
 
 def _credit_words(credits: tuple[Credit, ...], refunded: float, currency: str) -> str:

@@ -125,6 +125,11 @@ class Letter:
         return bool(self.points)
 
     @property
+    def contests(self) -> bool:
+        """Whether the letter contests the dispute (it says so when our records concede)."""
+        return self.request != NOT_CONTESTED
+
+    @property
     def argues(self) -> bool:
         """Whether the letter argues for the payment: claims, and nothing our records concede."""
         return self.claims and not self.conceded
@@ -250,7 +255,12 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
         timeline,
         tuple(conceded),
         request.replace("payment of disputed", "disputed payment"),
-        _cited([opening, *conceded, *points, *rest, *timeline], facts.listed),
+        _cited(
+            [opening, *conceded, *timeline]
+            if request == NOT_CONTESTED  # our side is not printed: its documents are not named
+            else [opening, *conceded, *points, *rest, *timeline],
+            facts.listed,
+        ),
         header(case, code),
         tuple(made),
         tuple(facts.statement()),

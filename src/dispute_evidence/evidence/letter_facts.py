@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.facts import OPENING, DocumentFacts
 from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.case import WORDS, CaseFacts, Line
 from dispute_evidence.evidence.ce3 import LABELS
@@ -362,9 +362,15 @@ class Facts:
         if not names:
             return []
         self.listed = names[:MAX_ITEMS]  # the ones _list names (the others: "and N more")
+        said = {d.name: d.extra[OPENING] for d in self.case.documents if d.extra.get(OPENING)}
         rest = [f"Exhibit {x.label} ({x.words})" if (x := self.exhibits.get(n)) else n
-                for n in names]  # fmt: skip
-        return [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")]
+                for n in names if n not in said]  # fmt: skip
+        out = (
+            [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")] if rest else []
+        )
+        # a document of no known kind is quoted, so the reviewer knows what it shows
+        return out + [Sentence(f"{_cap(self.cite(n, None))} reads: {quoted(said[n])}", "files")
+                      for n in names[:MAX_ITEMS] if n in said]  # fmt: skip
 
     def conceded(self) -> list[Sentence]:
         """What our own records say for the cardholder (never under a heading that argues); the

@@ -22,7 +22,6 @@ from dispute_evidence.evidence.case import CaseFacts
 from dispute_evidence.evidence.exhibits import Exhibit, caption
 from dispute_evidence.evidence.letter import (
     FILE,
-    NOT_CONTESTED,
     SOURCE_TITLES,
     SOURCE_WORDS,
     Letter,
@@ -198,8 +197,21 @@ def letter_story(
     if letter.conceded:  # never "why the payment stands" above facts for the cardholder
         story.append(Paragraph("What our records show", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.conceded]
+    if letter.contests:
+        story += _response_story(letter, numbers)
+    story += [] if timeline_apart else timeline_story(letter)
+    closing = _closing(letter, case, exhibits or {}, timeline_apart and bool(letter.timeline))
+    # the closing never stands alone on a page: the body's last lines go over with it
+    body, carried = story[:-CARRIED], story[-CARRIED:]
+    return [*body, KeepTogether([*carried, *closing])]
+
+
+def _response_story(letter: Letter, numbers: dict[str, int]) -> list[Any]:
+    """Our side: the points, the attachments and the merchant's statement (never in a letter
+    that does not contest the dispute: it would argue against its own request)."""
+    story: list[Any] = []
     story.append(Paragraph("Why the payment stands" if letter.argues else "Our response", _HEAD))
-    if not letter.claims and letter.request != NOT_CONTESTED:  # it says what it is itself
+    if not letter.claims:  # it says what it is itself
         attached = any(s.source == "files" for s in letter.sentences)
         said = (
             NO_CLAIMS_ATTACHED if attached else NO_CLAIMS_STATED if letter.statement else NO_CLAIMS
@@ -219,11 +231,7 @@ def letter_story(
     if letter.statement:  # the merchant's own words: quoted apart, never mixed with the facts
         story.append(Paragraph("The merchant's statement", _HEAD))
         story += [Paragraph(_marked(s, numbers), _QUOTE) for s in letter.statement]
-    story += [] if timeline_apart else timeline_story(letter)
-    closing = _closing(letter, case, exhibits or {}, timeline_apart and bool(letter.timeline))
-    # the closing never stands alone on a page: the body's last lines go over with it
-    body, carried = story[:-CARRIED], story[-CARRIED:]
-    return [*body, KeepTogether([*carried, *closing])]
+    return story
 
 
 # a table's bullet when the thesis already says what the table shows

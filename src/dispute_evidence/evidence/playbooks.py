@@ -195,7 +195,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         },
         Codes(("13.6",), ("4853",), ("C02",)),
         decisive=("refund", "messages", "policy", "delivery", "files"),
-        thesis=("credit", "policy_refusal", "customer_words"),
+        thesis=("credit", "return_window", "policy_refusal", "customer_words"),
         concedes="the customer saying she returned it with no proof against it; a policy that "
         "entitles her to the refund",
         words_concede="unless_credited",

@@ -26,10 +26,10 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.prepare.case import CaseReader, case_reader
-from dispute_evidence.engine.prepare.stances import to_confirm
 from dispute_evidence.engine.review.log import approved_words
 from dispute_evidence.engine.review.preview import write_dry_run_preview
 from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_checks import DECIDES
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.policies import ReviewPolicy
@@ -151,9 +151,9 @@ class Candidate:
         return ""
 
     def unconfirmed(self, cases: CaseReader) -> bool:
-        """A message whose reading waits for the analyst's stance (engine/prepare/stances.py):
-        held for approval (never swept) until chosen, or until approved without it."""
-        return bool(to_confirm(self.case(cases)))
+        """What waits for the analyst (case_checks.py DECIDES: a message's reading, a duplicate's
+        other charge, a parcel not delivered): held, never swept, until settled or approved."""
+        return any(c.name in DECIDES for c in self.case(cases).contradictions)
 
     def released_to(self) -> DisputeStatus:
         return D.SUBMITTED if self.payload_hash == self.submitted_hash else D.PENDING
