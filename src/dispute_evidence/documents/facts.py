@@ -79,7 +79,7 @@ class DocumentFacts:
     messages: tuple[Message, ...] = ()  # communication
     amount: tuple[float, str] | None = None  # receipt/invoice: (total, ISO currency or "")
     # the date the document says it took effect ("Last updated: 1 October 2025"): which
-    # version of a store policy was in force at an order's date (engine/prepare/storedocs.py)
+    # version of a store policy was in force at an order's date (engine/prepare/storedocs_intake.py)
     effective: date | None = None
     note: str = ""  # one plain line when read != "text"/"ocr" (why it was not read)
     # pages whose text shows a full card number (cardnumbers.py): never uploaded; every fact

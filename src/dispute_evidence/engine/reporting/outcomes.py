@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
-from dispute_evidence.engine.prepare.facts import facts_lookup
+from dispute_evidence.engine.prepare.kept_facts import facts_lookup
 from dispute_evidence.evidence.case_build import build_case
 from dispute_evidence.evidence.completeness import ITEMS
 from dispute_evidence.evidence.dispute_facts import DisputeFacts, OrderFacts

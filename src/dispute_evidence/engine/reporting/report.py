@@ -14,7 +14,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.documents.kinds import ANOTHER_PARCEL
-from dispute_evidence.engine.delivery.readback import ReadOutcome
+from dispute_evidence.engine.delivery.api_readback import ReadOutcome
 from dispute_evidence.engine.delivery.submit import SubmitOutcome
 from dispute_evidence.engine.prepare.build import IngestOutcome, PrepareOutcome, is_summary
 from dispute_evidence.engine.prepare.case import (
@@ -24,9 +24,9 @@ from dispute_evidence.engine.prepare.case import (
     case_reader,
     pending_by_threshold,
 )
-from dispute_evidence.engine.prepare.generated import api_version_words
-from dispute_evidence.engine.prepare.storedocs import store_documents_column
-from dispute_evidence.engine.reporting.alerts import AlertOutcome
+from dispute_evidence.engine.prepare.pdf_versions import api_version_words
+from dispute_evidence.engine.prepare.storedocs_intake import store_documents_column
+from dispute_evidence.engine.reporting.deadline_alerts import AlertOutcome
 from dispute_evidence.engine.reporting.headline import headline, stop_words
 from dispute_evidence.engine.reporting.history import history_columns, is_history, mark_history
 from dispute_evidence.engine.reporting.outcomes import outcomes_table, remembered_kinds
@@ -58,7 +58,7 @@ from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.rows import DisputeRow, dispute_rows
 from dispute_evidence.reports.standing_files import write_standing
-from dispute_evidence.reports.wins import write_wins
+from dispute_evidence.reports.wins_files import write_wins
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
 from dispute_evidence.state.holders import (
@@ -69,8 +69,8 @@ from dispute_evidence.state.holders import (
     HasReports,
     HasRuns,
 )
-from dispute_evidence.state.status import OPEN_DISPUTE, DisputeStatus, FileStatus
-from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.lifecycle import OPEN_DISPUTE, DisputeStatus, FileStatus
+from dispute_evidence.state.lifecycle import DisputeStatus as D
 from dispute_evidence.state.store import now_iso
 from dispute_evidence.states import Hold, HoldKind, VerdictKind
 
@@ -92,7 +92,7 @@ FILE_NOTES = frozenset({ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, ProblemKind.DOC
 
 @dataclass
 class Stages:
-    """What the stages of one pass of the sequence came to (engine/run.py `execute`); a stage
+    """What the stages of one pass of the sequence came to (engine/run_steps.py `execute`); a stage
     its plan leaves out stays empty: an approval sends without ingesting, a run stopped part
     way reports only what it sent."""
 

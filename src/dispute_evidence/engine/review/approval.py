@@ -1,7 +1,7 @@
 """Review before sending: which disputes wait for a person's approval, and approving them.
 
 `[review] hold` says what waits: nothing (the default), disputes whose evidence misses what
-their reason needs, or all. A held dispute is *awaiting_approval* (state/status.py): the work
+their reason needs, or all. A held dispute is *awaiting_approval* (state/lifecycle.py): the work
 queue leaves it out, so neither its evidence nor its files go. An approval covers one version
 of the evidence: the hash of its payload and of its files' contents (`evidence_hash`; the
 generated summary PDF is made from those, so it is left out). Evidence that changes after
@@ -45,13 +45,13 @@ from dispute_evidence.state.holders import (
     HasRuns,
     HasTransitions,
 )
-from dispute_evidence.state.ports import ReviewLedger
-from dispute_evidence.state.status import (
+from dispute_evidence.state.lifecycle import (
     APPROVAL_RELEASES,
     OPEN_FILE,
     DisputeStatus,
     IllegalTransition,
 )
+from dispute_evidence.state.ports import ReviewLedger
 from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
 
 
@@ -258,7 +258,7 @@ def give_approval(
 def _over(store: ApprovalParts, c: Candidate, limit: float) -> bool:
     """The disputed amount is above `limit`, or unknown (then two approvers are asked for)."""
     from dispute_evidence.engine.prepare.case import _amounts
-    from dispute_evidence.engine.prepare.facts import facts_lookup
+    from dispute_evidence.engine.prepare.kept_facts import facts_lookup
 
     table = pd.DataFrame({"provider_dispute_id": [c.pid]})
     listed = store.records.load_records(["disputes"])["disputes"]

@@ -26,7 +26,7 @@ from dispute_evidence.documents.files import (
     shows_a_card_number,
 )
 from dispute_evidence.documents.kinds import kind_of
-from dispute_evidence.engine.prepare.facts import facts_of
+from dispute_evidence.engine.prepare.kept_facts import facts_of
 from dispute_evidence.engine.prepare.storeheld import (
     Owners,
     damaged_row,
@@ -244,7 +244,7 @@ def attachment_rows(
 
 def store_documents_column(table: pd.DataFrame, files: pd.DataFrame) -> pd.Series:
     """Per dispute, the store documents attached, each with its version ("store policy: refund
-    policy.pdf, version of 2025-10-01"), as registered (engine/prepare/storedocs.py)."""
+    policy.pdf, version of 2025-10-01"), as registered (engine/prepare/storedocs_intake.py)."""
     matched = files["matched"].fillna("").astype(str)
     store = files.loc[matched.str.startswith(STORE_MATCH)]
     said = store.groupby("provider_dispute_id")["matched"].agg(lambda m: "; ".join(sorted(m)))
