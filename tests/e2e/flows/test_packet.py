@@ -137,7 +137,8 @@ def test_the_letter_cites_each_document_by_its_exhibit_label_stamped_on_its_page
              "photo": "dp_test_0_parcel.png", "receipt or invoice": "RECEIPT 0 page 1"}  # fmt: skip
     at = {}
     for label, (words, first_words) in zip("ABCD", opens.items(), strict=True):
-        cited = re.search(rf"Exhibit {label}: {words}[^()]*\(page (\d+)\)", letter)
+        said = f"document: “{first_words}”" if words == "other document" else words  # quoted
+        cited = re.search(rf"Exhibit {label}: {said}[^()]*\(page (\d+)\)", letter)
         assert cited, (label, words, letter)
         at[label] = int(cited[1])
         assert pages[at[label] - 1].startswith(first_words), (label, cited[1])
@@ -147,8 +148,11 @@ def test_the_letter_cites_each_document_by_its_exhibit_label_stamped_on_its_page
     # the quoted proof first: the letter's order, not the names'
     assert "The proof of delivery (Exhibit A) records the delivery" in letter
     assert "• Attached as supporting documents" not in letter
-    assert ("Attached as supporting documents: Exhibit B (other document), Exhibit C (photo) "
-            "and Exhibit D (receipt or invoice).") in letter  # fmt: skip
+    assert (  # a document of no known kind is quoted, not listed as "(other document)"
+        "Attached as supporting documents: Exhibit C (photo) and Exhibit D (receipt or "
+        "invoice). Exhibit B reads: “DELIVERY 0 page 1”."
+    ) in letter
+    assert "(other document)" not in letter
     assert "dp_test_0_" not in letter and "packet page" not in letter  # no file names, no index
 
 
@@ -164,11 +168,14 @@ def test_in_files_mode_the_letter_cites_labels_and_maps_each_to_the_file_sent(ap
     summary = _blob(tmp_path, "dp_test_0", "dp_test_0-evidence-summary.pdf")
     letter = " ".join((PdfReader(io.BytesIO(summary)).pages[0].extract_text() or "").split())
     assert "The proof of delivery (Exhibit A) records the delivery" in letter
-    assert ("Attached as supporting documents: Exhibit B (other document), Exhibit C (photo) "
-            "and Exhibit D (receipt or invoice).") in letter  # fmt: skip
+    assert (  # a document of no known kind is quoted, not listed as "(other document)"
+        "Attached as supporting documents: Exhibit C (photo) and Exhibit D (receipt or "
+        "invoice). Exhibit B reads: “DELIVERY 0 page 1”."
+    ) in letter
+    assert "(other document)" not in letter
     listed = letter.split("Exhibits (each sent as a file of its own)", 1)[1]
     for line in ("Exhibit A: dp_test_0_pod.pdf (proof of delivery: ",
-                 "Exhibit B: dp_test_0_delivery.pdf (other document)",
+                 "Exhibit B: dp_test_0_delivery.pdf (document: “DELIVERY 0 page 1”)",
                  "Exhibit C: dp_test_0_parcel.png (photo)",
                  "Exhibit D: dp_test_0_receipt.pdf (receipt or invoice)"):  # fmt: skip
         assert line.removesuffix(")") in listed, (line, listed)
