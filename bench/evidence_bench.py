@@ -19,9 +19,9 @@ from bench.common import figure, heading
 from dispute_evidence.documents.reading import ReadLimits
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
-from dispute_evidence.engine.prepare.facts import facts_of
+from dispute_evidence.engine.prepare.kept_facts import facts_of
 from dispute_evidence.evidence.completeness import assess
-from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts, Product
+from dispute_evidence.evidence.dispute_facts import DisputeFacts, OrderFacts, Product
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.summary_pdf import summary_pdf
 from dispute_evidence.sandbox.workload import MERCHANT, make_inbox

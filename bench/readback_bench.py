@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bench.common import TOKEN, figure, heading
 from dispute_evidence.api import DisputeEvidenceClient
-from dispute_evidence.engine.delivery.readback import read_back
+from dispute_evidence.engine.delivery.api_readback import read_back
 from dispute_evidence.engine.delivery.submit import submit_step
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step

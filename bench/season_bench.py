@@ -4,7 +4,7 @@ API (in this process, on the pipeline's clock, which the bench advances a day a 
 Each night N new disputes arrive at the API and in the inbox (disputes, orders and shipments
 CSVs; a third with a proof PDF; one in twenty without its order, so it waits and its deadline
 passes), the provider decides each dispute 30-75 days after it arrived, and one real run
-(`engine.run.run_inbox`, as `dispute-evidence run` makes it) ingests, builds, reads back,
+(`engine.run_steps.run_inbox`, as `dispute-evidence run` makes it) ingests, builds, reads back,
 sends and reports. Printed per simulated month: the nightly run's wall and CPU time (median;
 CPU is this process's minus the local API's thread), requests to the API, the state's size, the
 night's report folder's disk use (st_blocks, each file once; the PDFs it hard-links from the
@@ -176,7 +176,7 @@ GC = _GcClock()
 
 
 def one_night(season: Season, sb: RunningSandbox, settings: Any, api: Any) -> Night:
-    from dispute_evidence.engine.run import run_inbox
+    from dispute_evidence.engine.run_steps import run_inbox
 
     STANDING.install()
     standing0, standing_cpu0 = STANDING.total, STANDING.cpu

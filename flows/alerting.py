@@ -1,7 +1,7 @@
 """The engine's alerts through Prefect: an event per alert on the Prefect server (automations
 act on it) and one message through the notification block the config names (Slack, Teams, a
 custom webhook, SendGrid e-mail, ...: the block does the HTTP). The CLI's own runs and the
-flows hand `PrefectAlerts()` to the engine (engine/reporting/alerts.py `AlertSink`).
+flows hand `PrefectAlerts()` to the engine (engine/reporting/deadline_alerts.py `AlertSink`).
 
 Prefect is imported only when an alert is to go out: a run with nothing at risk, in the
 CLI's own process, does not load it."""
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-from dispute_evidence.engine.reporting.alerts import AlertNotSent
+from dispute_evidence.engine.reporting.deadline_alerts import AlertNotSent
 
 NO_SERVER = "no Prefect server to load it from (alerts need `serve` or PREFECT_API_URL)"
 
@@ -22,7 +22,8 @@ _SENDERS = ("apprise", "httpx", "httpcore", "urllib3")
 
 
 class PrefectAlerts:
-    """Alerts as Prefect events and notification blocks (engine/reporting/alerts.py `AlertSink`)."""
+    """Alerts as Prefect events and notification blocks (`AlertSink` of
+    engine/reporting/deadline_alerts.py)."""
 
     def unavailable(self) -> str | None:
         """Without a Prefect API configured, Prefect would start a temporary server of its own

@@ -1,4 +1,4 @@
-"""Prefect flows: thin wrappers over dispute_evidence.engine.run.
+"""Prefect flows: thin wrappers over dispute_evidence.engine.run_steps.
 
 The engine's one sequence of steps (`execute`) runs here with a step runner that makes each
 step a Prefect task (ingest, build, submit, report): coarse on purpose, so a run over 100,000
@@ -20,7 +20,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
 from prefect.states import Completed, Failed
 
-from dispute_evidence.engine import run as steps
+from dispute_evidence.engine import run_steps as steps
 from dispute_evidence.fleet.merchants import MerchantRun
 from dispute_evidence.fleet.run import run_merchant
 from dispute_evidence.local_api import run_api

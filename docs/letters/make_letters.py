@@ -120,6 +120,8 @@ def _orders(inbox: Path) -> None:
             (BEN, "Ben Jones") if order == "1065" else ("ann.smith@example.com", "Ann Smith")
         )
         item = {
+            "1045": "Acme Box - monthly subscription",
+            "1051": "Acme Box - monthly subscription",
             "1064": "Acme Box - monthly subscription",
             "1065": "Photo editor licence (download)",
         }.get(order, "Skateboard deck - Maple 8.25in")
@@ -288,8 +290,8 @@ def make_inbox(inbox: Path) -> None:
             for reason, (pid, order, _) in DISPUTES.items()]  # fmt: skip
     rows.append([ACCEPT[0], f"#{ACCEPT[1]}", "product_not_received", "129.00", "USD"])
     rows += [[pid, f"#{order}", reason, "129.00", "USD"] for pid, order, reason in EXTRA.values()]
-    for row in rows:
-        row.append("")  # no opening date given: as the exports say
+    for row in rows:  # no opening date given, as the exports say; 1044's is 45 days after
+        row.append("2026-11-20" if row[0] == "dp_1044" else "")  # its delivery
     rows += [[f"dp_{order}", f"#{order}", reason, "129.00", "USD", opened]
              for order, (_, reason, _, opened) in NEW.items()]  # fmt: skip
     _csv(inbox / "disputes.csv", ["provider_dispute_id", "order_number", "reason", "amount",

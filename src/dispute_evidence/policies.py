@@ -126,7 +126,7 @@ class AdvicePolicy:
 @dataclass(frozen=True)
 class RetentionPolicy:
     """`[retention]`: days after which customer data, report folders and archived drops go
-    (None: kept; engine/prepare/retention.py)."""
+    (None: kept; engine/prepare/retention_clearing.py)."""
 
     customer_data_days: int | None = None
     reports_days: int | None = None

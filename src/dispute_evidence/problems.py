@@ -49,7 +49,8 @@ class ProblemKind(StrEnum):
     DISPUTE_CLOSED = "dispute_closed"
     DISPUTE_HELD = "dispute_held"
     DEADLINE_MOVED = "deadline_moved"
-    # review before sending (engine/review/approval.py) and alerts (engine/reporting/alerts.py)
+    # review before sending (engine/review/approval.py) and alerts
+    # (engine/reporting/deadline_alerts.py)
     DISPUTE_AWAITING_APPROVAL = "dispute_awaiting_approval"
     APPROVAL_NOT_APPLIED = "approval_not_applied"
     ALERT_NOT_SENT = "alert_not_sent"
@@ -57,7 +58,7 @@ class ProblemKind(StrEnum):
     CASE_CE3 = "case_ce3"
     CASE_NO_CLAIMS = "case_no_claims"
     CASE_HELD = "case_held"
-    # the generated PDF and the packet (engine/prepare/generated.py)
+    # the generated PDF and the packet (engine/prepare/pdf_versions.py)
     PDF_NOT_MADE = "pdf_not_made"  # building one dispute's PDF failed: the run went on
     OVER_NETWORK_LIMIT = "over_network_limit"  # what would go exceeds its limit profile: held
     DOCUMENT_SENT_ALONE = "document_sent_alone"  # came after the packet's last version: own file

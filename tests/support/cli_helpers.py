@@ -17,6 +17,13 @@ def run_cli(*args: str) -> str:
     return r.output
 
 
+def approve_cli(inbox, *pids: str) -> str:
+    """`dispute-evidence approve --inbox INBOX PIDS`: a person approves, and it is sent at once."""
+    r = CliRunner().invoke(app, ["approve", "--inbox", str(inbox), *pids])
+    assert "Traceback" not in r.output, r.output
+    return r.output
+
+
 def use_sandbox(sb, monkeypatch) -> None:
     """The sandbox as the API, files read at once, no read-back."""
     monkeypatch.setenv("DISPUTE_API_BASE_URL", sb.base_url)

@@ -1,5 +1,5 @@
 """Build realistic inboxes and run the engine end to end against a sandbox: each pass is
-engine/run.py's own sequence (`execute`: ingest, prepare and review, read back and submit,
+engine/run_steps.py's own sequence (`execute`: ingest, prepare and review, read back and submit,
 alert, report) on the store a test holds."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from dispute_evidence.api import ApiSettings
-from dispute_evidence.engine.delivery.readback import ReadOutcome
+from dispute_evidence.engine.delivery.api_readback import ReadOutcome
 from dispute_evidence.engine.delivery.submit import RunAborted
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.build import PrepareOutcome, ingest_inbox_step
 from dispute_evidence.engine.reporting.report import SubmitOutcome
-from dispute_evidence.engine.run import execute
+from dispute_evidence.engine.run_steps import execute
 from dispute_evidence.engine.session import RunSession
 from dispute_evidence.sandbox.workload import MERCHANT, TOKEN, make_inbox, write_rows
 from dispute_evidence.state.store import StateStore, new_run_id

@@ -2,7 +2,7 @@
 leases, the disputes' and files' rows, their moves and the API's deadlines, held in dicts.
 
 It keeps the store's rules, not only its shape: a move the state machine does not draw
-(state/status.py DISPUTE_MOVES, FILE_MOVES) is IllegalTransition, a lease another live owner
+(state/lifecycle.py DISPUTE_MOVES, FILE_MOVES) is IllegalTransition, a lease another live owner
 holds is refused until it runs out (on the ledger's own wall clock), and the work queue is
 ordered as the store orders it. tests/unit/state/test_ledger_contract.py runs one contract
 over this and the real store (SQLite here, PostgreSQL in tests/e2e), so a unit test that
@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dispute_evidence.state.base import LEASE_SECONDS, now_iso, owner_is_dead
-from dispute_evidence.state.readback import hours_apart
-from dispute_evidence.state.status import (
+from dispute_evidence.state.lifecycle import (
     APPROVAL_RELEASES,
     DISPUTE_MOVES,
     FILE_MOVES,
@@ -25,6 +24,7 @@ from dispute_evidence.state.status import (
     FileStatus,
     IllegalTransition,
 )
+from dispute_evidence.state.readback import hours_apart
 
 D, F = DisputeStatus, FileStatus
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from dispute_evidence.state.base import LEASE_SECONDS
-from dispute_evidence.state.status import DisputeStatus, FileStatus, IllegalTransition
+from dispute_evidence.state.lifecycle import DisputeStatus, FileStatus, IllegalTransition
 
 F = FileStatus
 

@@ -4,7 +4,7 @@ before it, never a later one and never the sequence above them all.
     engine/options.py, session.py, full_disk.py   what every room may read: what the run is asked,
                                               what its steps share, a helper
     prepare/ -> review/ -> delivery/ -> reporting/
-    engine/run.py, approve.py                  the sequence: may import every room
+    engine/run_steps.py, approve.py                  the sequence: may import every room
 """
 
 from __future__ import annotations
@@ -51,16 +51,16 @@ def test_each_room_of_the_engine_imports_only_the_rooms_before_it() -> None:
 def test_the_engine_has_its_rooms_and_nothing_else_but_the_sequence() -> None:
     graph = import_graph()
     top = sorted(m for m in graph if room_of(m) == "top" and m.count(".") == 2)
-    assert top == [f"{ENGINE}.approve", f"{ENGINE}.run"]
+    assert top == [f"{ENGINE}.approve", f"{ENGINE}.run_steps"]
 
 
 def test_the_room_check_finds_a_backward_import() -> None:
     graph = {
         f"{ENGINE}.prepare.build": {f"{ENGINE}.review.approval", f"{ENGINE}.options"},
         f"{ENGINE}.reporting.report": {f"{ENGINE}.prepare.case"},
-        f"{ENGINE}.review.approval": {f"{ENGINE}.run"},
+        f"{ENGINE}.review.approval": {f"{ENGINE}.run_steps"},
     }
     assert backward(graph) == [
         (f"{ENGINE}.prepare.build", f"{ENGINE}.review.approval"),
-        (f"{ENGINE}.review.approval", f"{ENGINE}.run"),
+        (f"{ENGINE}.review.approval", f"{ENGINE}.run_steps"),
     ]

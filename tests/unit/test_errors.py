@@ -42,7 +42,7 @@ def defined_exceptions(module: str) -> list[type[Exception]]:
 
 def test_every_error_the_pipeline_defines_is_under_the_root() -> None:
     modules = pipeline_modules()
-    assert "dispute_evidence.engine.run" in modules  # engine/ has no __init__: walked by file
+    assert "dispute_evidence.engine.run_steps" in modules  # engine/ has no __init__: walked by file
     errors = [c for m in modules for c in defined_exceptions(m)]
     assert len(errors) >= 14  # RunLocked ... PacketError: the walk found them
     outside = [
@@ -54,7 +54,7 @@ def test_every_error_the_pipeline_defines_is_under_the_root() -> None:
 
 
 def test_an_error_says_its_heading_before_each_line_and_carries_its_code() -> None:
-    from dispute_evidence.engine.run import RunLocked
+    from dispute_evidence.engine.run_steps import RunLocked
     from dispute_evidence.settings import ConfigError
     from dispute_evidence.state.store import StateError
 

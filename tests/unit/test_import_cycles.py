@@ -120,7 +120,7 @@ LOW = (
     "api",
 )
 PURE = ("evidence", "documents", "ingest")  # the domain: no state, no network, no reports
-STORE = ("state", "state.schema", "state.migrations", "state.store", "state.status")
+STORE = ("state", "state.schema", "state.migrations", "state.store", "state.lifecycle")
 UPWARD = {
     LOW: (
         *("evidence", "documents", "ingest", "reports", "engine", "state"),

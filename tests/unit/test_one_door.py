@@ -38,7 +38,7 @@ FILE_WRITERS = {
     "copies of the analyst's own files",
     "ingest/statements.py": "none: it reads",
     "reports/standing_files.py": "cells through escape_cell (names.visible); the chart's own labels",
-    "reports/wins.py": "cells through escape_cell (names.visible)",
+    "reports/wins_files.py": "cells through escape_cell (names.visible)",
     "reports/writer.py": "escape_cell / md_text / one_line (names.visible), _write_text, the "
     "page's Jinja finalize",
     "sandbox/workload.py": "a test workload's inbox (the sandbox's, never a run's)",

@@ -1,6 +1,6 @@
 """The state machine is a gate (issue 38): state/transitions.py is the only code that writes
 the `status` of a dispute or an evidence file, so every write takes its allowed from-set from
-state/status.py's moves table. This reads every module of src/ and finds any other write:
+state/lifecycle.py's moves table. This reads every module of src/ and finds any other write:
 `.values(status=...)` or `{table.c.status: ...}` on an update or insert, a row dict with a
 "status" key (an insert's rows, `**` into values), `row["status"] = ...`, `dict(status=...)`,
 and SQL text that sets or inserts a status."""

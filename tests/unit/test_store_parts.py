@@ -1,9 +1,9 @@
 """The store is handed out as parts (issue 47.1): `StateStore` has no public method of its own
 beyond opening (its constructor, `open_read_only`) and closing, and outside `state/` only the
-run's composition roots (engine/run.py and its session, engine/approve.py, the fleet) take it whole; every
-other function names the parts it uses (a Protocol built from state/holders.py). Read from the
-source, so a new function that takes the whole store, or a method added to the store itself,
-fails here with its file and line."""
+run's composition roots (engine/run_steps.py and its session, engine/approve.py, the fleet) take
+it whole; every other function names the parts it uses (a Protocol built from state/holders.py).
+Read from the source, so a new function that takes the whole store, or a method added to the store
+itself, fails here with its file and line."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dispute_evidence.state.store import PARTS, StateStore
 ROOT = Path(__file__).resolve().parents[2]
 # the composition roots: the run (and the session it opens the store into), approve, the fleet
 ROOTS = (
-    "src/dispute_evidence/engine/run.py",
+    "src/dispute_evidence/engine/run_steps.py",
     "src/dispute_evidence/engine/session.py",
     "src/dispute_evidence/engine/approve.py",
 )

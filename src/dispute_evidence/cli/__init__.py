@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dispute_evidence.cli import review, run, serve, status  # noqa: F401 - each adds its commands
+# each module adds its commands to the app
+from dispute_evidence.cli import review, run_commands, serve, status  # noqa: F401
 from dispute_evidence.cli._app import app, main
 from dispute_evidence.cli._common import _prefect_api
 

@@ -109,7 +109,7 @@ def _stop_on_interrupt() -> None:
 
 
 def _stopped_before_the_run(exc: KeyboardInterrupt) -> NoReturn:
-    from dispute_evidence.engine.run import interrupt_exit_code
+    from dispute_evidence.engine.run_steps import interrupt_exit_code
 
     echo("Interrupted: 0 sent so far; run again to finish.", err=True)
     raise typer.Exit(interrupt_exit_code(exc)) from None
@@ -198,7 +198,7 @@ def _run(settings: Settings, request: RunRequest) -> dict[str, Any]:
 
         with temporary_settings(updates={PREFECT_API_URL: api_url}):
             return evidence_run(request)  # type: ignore[return-value]  # a State's data when called
-    from dispute_evidence.engine.run import run_inbox
+    from dispute_evidence.engine.run_steps import run_inbox
     from dispute_evidence.local_api import run_api
     from flows.alerting import PrefectAlerts  # alerts as a flow run sends them (no Prefect yet)
 

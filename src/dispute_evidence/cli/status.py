@@ -130,7 +130,7 @@ def status(
         from dispute_evidence.engine.reporting.report import Snapshot, dispute_table
         from dispute_evidence.reports.columns import title
         from dispute_evidence.reports.status_lines import status_lines
-        from dispute_evidence.state.status import DisputeStatus
+        from dispute_evidence.state.lifecycle import DisputeStatus
 
         # each case as the report builds it: its documents with the facts read from them
         snap = Snapshot.read(store, inbox)

@@ -24,7 +24,7 @@ import re
 from dataclasses import replace
 
 from dispute_evidence.documents import kinds, podtext, policytext
-from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
+from dispute_evidence.documents.facts import OPENING, DocumentFacts, Message, Quote
 from dispute_evidence.documents.textdates import first_date, slash_order
 
 __all__ = ["facts", "first_date", "identifiers"]
@@ -193,4 +193,22 @@ def facts(base: DocumentFacts, texts: list[str], dayfirst: bool | None = None) -
         found = replace(found, messages=_messages(lines, dayfirst, base.read == "ocr"))
     if base.kind == kinds.RECEIPT:
         found = replace(found, amount=_amount(whole))
+    if base.kind == kinds.OTHER and (said := opening_words(lines)):
+        found = replace(found, extra={**found.extra, OPENING: said})
     return found
+
+
+OPENING_CHARS = 300
+
+
+def opening_words(lines: list[tuple[int, str]]) -> str:
+    """A document of no known kind in its own first words (page 1's lines, whole sentences up
+    to OPENING_CHARS; a longer first sentence is cut at a word and marked "…")."""
+    text = " ".join(line for page, line in lines if page == 1).strip()
+    if len(text) <= OPENING_CHARS:
+        return text
+    cut = text[:OPENING_CHARS]
+    end = max(cut.rfind(". "), cut.rfind("? "), cut.rfind("! "))
+    if end > 40:
+        return cut[: end + 1]
+    return cut.rsplit(" ", 1)[0] + " …"

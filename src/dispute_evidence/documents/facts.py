@@ -3,7 +3,7 @@ or a scanned PDF), each with the page it stands on, so the letter can quote it a
 
 This module holds the shared vocabulary only (pure data). Reading a file into `DocumentFacts`
 (bounded in time and memory, in a subprocess) lives beside it in `documents/reading.py`; the
-case model (`evidence/case.py`) and the letter consume these types.
+case model (`evidence/case_record.py`) and the letter consume these types.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ ReadHow = Literal[
     "encrypted",  # password-protected: no reviewer can open it either (a file problem)
     "unreadable",  # damaged or not what its type says
 ]
+
+
+OPENING = "opening"  # extra: a document of no kind in its first words (the letter quotes them)
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ class DocumentFacts:
     messages: tuple[Message, ...] = ()  # communication
     amount: tuple[float, str] | None = None  # receipt/invoice: (total, ISO currency or "")
     # the date the document says it took effect ("Last updated: 1 October 2025"): which
-    # version of a store policy was in force at an order's date (engine/prepare/storedocs.py)
+    # version of a store policy was in force at an order's date (engine/prepare/storedocs_intake.py)
     effective: date | None = None
     note: str = ""  # one plain line when read != "text"/"ocr" (why it was not read)
     # pages whose text shows a full card number (cardnumbers.py): never uploaded; every fact

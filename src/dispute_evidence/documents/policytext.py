@@ -1,10 +1,10 @@
-"""What a policy or terms document says: the date it took effect ("Last updated: 1 October
-2025", "Effective from 2025-10-01"), so the version in force at an order's date is the one
-argued (engine/prepare/storedocs.py); and per topic (refund and return, cancellation and subscription,
-defect and description, shipping and delivery) the clause that answers it, so the letter quotes
-the one its dispute's reason needs (evidence/letter.py). Headings, dating lines and boilerplate
-("contact us", "all rights reserved") are never a clause. Pure, linear-time patterns over
-bounded text.
+"""What a policy or terms document says: the date it took effect ("Last updated: 1 October 2025",
+"Effective from 2025-10-01"), so the version in force at an order's date is the one argued
+(engine/prepare/storedocs_intake.py); and per topic (refund and return, cancellation and
+subscription, defect and description, shipping and delivery) the clause that answers it, so the
+letter quotes the one its dispute's reason needs (evidence/letter.py). Headings, dating lines and
+boilerplate ("contact us", "all rights reserved") are never a clause. Pure, linear-time patterns
+over bounded text.
 """
 
 from __future__ import annotations

@@ -44,7 +44,8 @@ from dispute_evidence.documents.facts import Delivery, DocumentFacts, Message, Q
 # 2026-12-03: card numbers written with any space, dot, dash or line break; in metadata too
 # 2026-12-04: column-ordered ePODs paired by position, never a label as a value; the waybill
 # read from a table; a checkout's OCR'd checkbox left out of its clause (issue 45 items 1, 4)
-READER = "2026-12-04"
+# 2026-12-05: a document of no known kind keeps its first words (the letter quotes them)
+READER = "2026-12-05"
 WORKER = Path(__file__).with_name("_read_worker.py")
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # where the worker finds doctext & co.
 

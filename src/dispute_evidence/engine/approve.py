@@ -2,11 +2,11 @@
 
 `dispute-evidence approve` and the Prefect `approve` deployment come here. The approval is
 recorded first (engine/review/approval.py), then the disputes it released go out through the run's own
-path (engine/run.py: the same run lock, the same client and budget, the same exactly-once
+path (engine/run_steps.py: the same run lock, the same client and budget, the same exactly-once
 submitter), limited to them. When another run holds the inbox's lock the approval stays
 recorded and that run (or, if it is already sending, the next one) sends it; the lines say
 which. A run row and a report are written like any run's: a RunRequest with the trigger
-"approve", opened by engine/run.py's open_run.
+"approve", opened by engine/run_steps.py's open_run.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.delivery.submit import SubmitOutcome
 from dispute_evidence.engine.reporting.report import Stages
 from dispute_evidence.engine.review.approval import approve
-from dispute_evidence.engine.run import SEND_APPROVED, RunLocked, close_run, execute, open_run
+from dispute_evidence.engine.run_steps import SEND_APPROVED, RunLocked, close_run, execute, open_run
 from dispute_evidence.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from dispute_evidence.settings import RunRequest, Settings
-from dispute_evidence.state.status import DisputeStatus
+from dispute_evidence.state.lifecycle import DisputeStatus
 from dispute_evidence.state.store import StateStore
 
 D = DisputeStatus

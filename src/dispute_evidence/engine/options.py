@@ -1,6 +1,6 @@
 """What a run is asked to do, as the stages read it: the inbox, the merchant, how sheets and
 documents are read, and the policies of every stage. Plain data below every room of the engine
-(engine/run.py builds it from the settings)."""
+(engine/run_steps.py builds it from the settings)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What every step of one run works with: the session (opened once, closed once, never
 changed), the keep-alive that renews its lock, and how a step is run (plainly, or as a Prefect
-task). Below engine/run.py and engine/reporting/report.py, which both read a session."""
+task). Below engine/run_steps.py and engine/reporting/report.py, which both read a session."""
 
 from __future__ import annotations
 
@@ -123,6 +123,6 @@ class RunSession:
     config: str = ""  # which config file the run uses, for its report
     only: frozenset[str] | None = None  # send just these disputes (an approval sent at once)
     # why nothing may be sent this run: the API this state has not sent to yet refused the
-    # key or could not be reached when asked (engine/run.py: _use_api)
+    # key or could not be reached when asked (engine/run_steps.py: _use_api)
     unproven: Stopped | None = None
     alert_sink: AlertSink | None = None  # where alerts go beyond the log (flows/alerting.py)

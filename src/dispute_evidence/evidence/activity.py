@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence.evidence.digital import DIGITAL
-from dispute_evidence.evidence.facts import Activity
+from dispute_evidence.evidence.dispute_facts import Activity
 
 MAX_KEPT = 12  # events kept per dispute: the first two and the latest ten (all are counted)
 FIRST = 2
@@ -76,8 +76,9 @@ class ActivityLog:
             orders = self.records.get("orders")
             if orders is not None and "customer_account_id" in orders:
                 ids = orders.loc[orders["customer_account_id"].fillna("").astype(str) != ""]
-                for n, a in zip(ids["order_number"].astype(str), ids["customer_account_id"],
-                                strict=True):  # fmt: skip
+                for n, a in zip(
+                    ids["order_number"].astype(str), ids["customer_account_id"], strict=True
+                ):
                     self._accounts[n] = (*self._accounts.get(n, ()), _key(a))
         keys = (_key(email), *self._accounts.get(order_number, ()))
         return tuple(dict.fromkeys(k for k in keys if k))
@@ -119,10 +120,14 @@ class ActivityLog:
         there are in all."""
         index = self._index()
         found = sorted(
-            (a for k in self.accounts(order_number, email) for a in index.get(k, ())
-             if a.at[:10] >= since[:10] and self._owner(k, a.at) == order_number),
+            (
+                a
+                for k in self.accounts(order_number, email)
+                for a in index.get(k, ())
+                if a.at[:10] >= since[:10] and self._owner(k, a.at) == order_number
+            ),
             key=lambda a: a.at,
-        )  # fmt: skip
+        )
         found = list(dict.fromkeys(found))
         kept = found if len(found) <= MAX_KEPT else found[:FIRST] + found[FIRST - MAX_KEPT :]
         return tuple(kept), len(found)
@@ -134,9 +139,14 @@ class ActivityLog:
             return None
         index, day = self._index(), ordered[:10]
         timed = ordered[11:19] not in ("", "00:00:00")
-        seen = [a for k in self.accounts(order_number, email) for a in index.get(k, ())
-                if a.at[:10] == day and (a.at <= ordered if timed else _PURCHASE.search(a.event))
-                and (a.ip or a.device)]  # fmt: skip
+        seen = [
+            a
+            for k in self.accounts(order_number, email)
+            for a in index.get(k, ())
+            if a.at[:10] == day
+            and (a.at <= ordered if timed else _PURCHASE.search(a.event))
+            and (a.ip or a.device)
+        ]
         return max(seen, key=lambda a: a.at) if seen else None
 
     def observed_orders(self, orders: pd.DataFrame) -> pd.DataFrame:
@@ -149,8 +159,11 @@ class ActivityLog:
         for _, row in firsts.iterrows():
             if str(row.get("customer_ip") or "") and str(row.get("device_id") or ""):
                 continue
-            seen = self.at_checkout(str(row["order_number"]), str(row.get("customer_email") or ""),
-                                    str(row.get("order_date") or ""))  # fmt: skip
+            seen = self.at_checkout(
+                str(row["order_number"]),
+                str(row.get("customer_email") or ""),
+                str(row.get("order_date") or ""),
+            )
             if seen is None:
                 continue
             same = out["order_number"] == row["order_number"]

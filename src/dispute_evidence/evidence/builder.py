@@ -1,4 +1,4 @@
-"""Build each dispute's typed facts (evidence/facts.py) from all records known so far, and the
+"""Build each dispute's typed facts (evidence/dispute_facts.py) from all records known so far, and the
 complete Evidence payload derived from them (evidence/wire.py), per provider_dispute_id.
 
 Deterministic: the same records give byte-identical JSON and the same content hash.
@@ -36,7 +36,7 @@ from dispute_evidence.evidence.amounts import EXACT_INT, payload_numbers, price_
 from dispute_evidence.evidence.bulk import gc_paused, shared_texts
 from dispute_evidence.evidence.by_reason import ByReason
 from dispute_evidence.evidence.ce3 import Ce3
-from dispute_evidence.evidence.facts import (
+from dispute_evidence.evidence.dispute_facts import (
     Claim,
     DisputeFacts,
     OrderFacts,
@@ -96,7 +96,7 @@ class DisputePayload:
     body: bytes  # canonical JSON of the evidence: derived from the facts (evidence/wire.py)
     content_hash: str
     facts_json: bytes = (
-        b""  # the typed facts (evidence/facts.py: dump_facts), as the state keeps them
+        b""  # the typed facts (evidence/dispute_facts.py: dump_facts), as the state keeps them
     )
 
     @property
@@ -402,9 +402,10 @@ def build_evidence(
         facts = by_reason.added(pid, reason, facts)
         body = canonical_json(wire_payload(facts))
         payloads.append(
-            DisputePayload(pid, order_number, due, body, hashlib.sha256(body).hexdigest(),
-                           dump_facts(facts))
-        )  # fmt: skip
+            DisputePayload(
+                pid, order_number, due, body, hashlib.sha256(body).hexdigest(), dump_facts(facts)
+            )
+        )
     unjoined = unjoined_charges(records.get("payments"), records["orders"])
     return BuildResult(payloads, incomplete, conflicts, unlisted, by_reason.ce3, unjoined)
 
@@ -519,8 +520,13 @@ def _claim(reason: Any, currency: Any, amount: Any, network_code: Any, opened: A
     """The disputes list's own facts, its network reason code and the day it opened."""
     given = amount not in (None, "") and amount == amount
     day = str(opened)[:10] if opened else ""
-    return Claim(reason or "", currency or "", _number(amount) if given else None,
-                 network_code or "", day if day and _DAY.match(day) else "")  # fmt: skip
+    return Claim(
+        reason or "",
+        currency or "",
+        _number(amount) if given else None,
+        network_code or "",
+        day if day and _DAY.match(day) else "",
+    )
 
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}$")

@@ -11,8 +11,8 @@ import pandas as pd
 
 from dispute_evidence.evidence.activity import ActivityLog
 from dispute_evidence.evidence.ce3 import Ce3, History, is_fraud
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.duplicates import SameDayCharges
-from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.payments import disputed_of
 
 
@@ -41,8 +41,9 @@ class ByReason:
             facts = self._used(facts)
         if reason == "duplicate":  # the other charge's order, when it is another purchase
             statement = facts.statement.text if facts.statement else ""
-            found = self.same_day.counterpart(facts.order, disputed_of(facts),
-                                              facts.tracking_numbers, statement)  # fmt: skip
+            found = self.same_day.counterpart(
+                facts.order, disputed_of(facts), facts.tracking_numbers, statement
+            )
             other = (found.purchase,) if found.purchase else ()
             facts = replace(facts, other_purchases=other, other_unsure=found.unsure)
         if is_fraud(reason):
@@ -58,6 +59,7 @@ class ByReason:
         events, total = self.log.events(o.order_number, o.customer_email, o.order_date)
         seen = self.log.at_checkout(o.order_number, o.customer_email, o.order_date)
         if seen is not None:
-            o = replace(o, customer_ip=o.customer_ip or seen.ip,
-                        device_id=o.device_id or seen.device)  # fmt: skip
+            o = replace(
+                o, customer_ip=o.customer_ip or seen.ip, device_id=o.device_id or seen.device
+            )
         return replace(facts, order=o, activity=events, activity_total=total)

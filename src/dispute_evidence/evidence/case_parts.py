@@ -1,4 +1,4 @@
-"""The parts of a case (evidence/case.py): an order line, the customer as entered, a dated
+"""The parts of a case (evidence/case_record.py): an order line, the customer as entered, a dated
 event, and a named contradiction with what to do about it. Pure."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A case's timeline (evidence/case.py): its dated facts, oldest first, each marked key when a
+"""A case's timeline (evidence/case_record.py): its dated facts, oldest first, each marked key when a
 shortened timeline must keep it (evidence/reason_points.py kept_timeline). Pure."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from dispute_evidence.evidence.case_parts import Event
 from dispute_evidence.evidence.credits import Credit
 from dispute_evidence.evidence.delivery import DeliveryFact, Shipment, day
 from dispute_evidence.evidence.digital import delivers
-from dispute_evidence.evidence.facts import Activity, Charge
+from dispute_evidence.evidence.dispute_facts import Activity, Charge
 from dispute_evidence.evidence.stance import Stance
 
 
 class CaseFacts(Protocol):
-    """What the timeline reads of a case (evidence/case.py CaseFacts)."""
+    """What the timeline reads of a case (evidence/case_record.py CaseFacts)."""
 
     @property
     def order_number(self) -> str: ...
@@ -47,15 +47,19 @@ def case_timeline(case: CaseFacts) -> tuple[Event, ...]:
     """The dated facts of the case, oldest first (a date a contradiction hides is left out)."""
     events: list[Event] = []
     if case.order_date and not case.hidden("ordered"):
-        events.append(Event(case.order_date, f"Order {case.order_number} placed", "order",
-                            key=True))  # fmt: skip
+        events.append(
+            Event(case.order_date, f"Order {case.order_number} placed", "order", key=True)
+        )
     disputed, live = case.disputed_charge, case.live_charges
     first = min(live, key=lambda c: c.paid_at) if live else None
     for c in live:  # the disputed one and the first (a subscription's sign-up) are key; a
         # failed attempt took no money: never "paid"
         if paid := day(c.paid_at):
-            events.append(Event(paid, f"Charge {c.payment_id} paid", "payments",
-                                key=c is disputed or c is first))  # fmt: skip
+            events.append(
+                Event(
+                    paid, f"Charge {c.payment_id} paid", "payments", key=c is disputed or c is first
+                )
+            )
     for s in case.shipments:
         if s.shipped_on and not case.hidden("shipped"):
             how = f" with {s.carrier}" if s.carrier else ""

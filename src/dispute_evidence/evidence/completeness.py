@@ -8,7 +8,7 @@ incomplete. Items no export can hold (a cancellation policy, customer emails) co
 present when a document is attached to the dispute: we cannot read a PDF's meaning, so the
 wording says which document a reviewer expects.
 
-Every item reads the dispute's case (evidence/case.py), built once from the payload and the
+Every item reads the dispute's case (evidence/case_record.py), built once from the payload and the
 documents: "delivery confirmed" is the case's one delivery fact (a proof of delivery read from
 a document, else the carrier's row), never a test of its own. Files count by kind
 (documents/kinds.py); a file of no recognised kind counts only as a generic explanation
@@ -28,9 +28,10 @@ from typing import Any
 
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.evidence.case import CaseFacts, build_case, documents_of_kinds, for_reason
+from dispute_evidence.evidence.case_build import build_case, documents_of_kinds, for_reason
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.digital import is_digital
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.playbooks import PLAYBOOKS
 
 Files = Sequence[str | DocumentFacts]  # the files attached: their kinds, or what was read
@@ -69,62 +70,150 @@ _STATEMENTS = {
 ITEMS = {
     i.key: i
     for i in (
-        Item("products", "product description", "the order's product lines (orders export)",
-             lambda c: bool(c.lines)),
-        Item("customer_name", "customer name", "the customer's name (orders export)",
-             lambda c: bool(c.customer.name)),
-        Item("customer_email", "customer email", "the customer's email (orders or payments export)",
-             lambda c: bool(c.customer.email)),
-        Item("billing_address", "billing address", "the billing address (orders export)",
-             lambda c: bool(c.customer.billing_address)),
-        Item("shipping_address", "shipping address", "the shipping address (orders export)",
-             lambda c: bool(c.customer.shipping_address)),
-        Item("billing_matches_shipping", "billing address = shipping address",
-             "a shipping address that matches the billing address (or explain the difference "
-             "in a document)", lambda c: c.same_address),
-        Item("avs_match", "AVS check passed", "the payments export with the card's AVS results",
-             lambda c: _check_passed(c, "avs_line1_check", "avs_zip_check")),
-        Item("cvc_match", "CVC check passed", "the payments export with the card's CVC result",
-             lambda c: _check_passed(c, "cvc_check")),
-        Item("payment_record", "payment record", "the payments export for this charge",
-             lambda c: bool(c.charges)),
-        Item("carrier", "carrier", "the carrier (shipments sheet)",
-             lambda c: any(s.carrier for s in c.shipments)),
-        Item("tracking", "tracking number", "the tracking number (shipments sheet)",
-             lambda c: bool(c.tracking_numbers)),
-        Item("ship_date", "ship date", "the ship date (shipments sheet)",
-             lambda c: any(s.shipped_on for s in c.shipments)),
-        Item("delivered", "delivery confirmed", "the delivery date or status (shipments sheet); a "
-             "delivery confirmation or signature as a PDF", lambda c: c.delivery.delivered),
-        Item("refund_record", "refund record", "the refunded amount (orders export)",
-             lambda c: c.refund_recorded),
-        Item("shipping_document", "shipping documentation",
-             "a shipping label or proof of delivery (PDF/PNG/JPG named with the order number "
-             "and 'label', 'tracking' or 'proof of delivery')",
-             _document(K.SHIPPING, K.PROOF_OF_DELIVERY, K.SIGNATURE),
-             (K.SHIPPING, K.PROOF_OF_DELIVERY, K.SIGNATURE)),
-        Item("policy_document", "policy document",
-             "the refund or cancellation policy and where the customer saw it (once, in the "
-             "inbox's store/ folder; or a PDF named with the order number and 'policy')",
-             _document(K.POLICY), (K.POLICY,)),
-        Item("explanation_document", "explanation document",
-             "a document or merchant statement saying why the charge is valid (for a "
-             "duplicate: the other charge's id and how the two differ)",
-             lambda c: _has_document(c) or bool(c.statement)),
-        Item("listing", "product as sold", "the product's listing as sold (Shopify's products "
-             "export, or a products sheet: SKU or title, description)", lambda c: bool(c.as_sold)),
-        *(Item(f"statement_{key}", f"merchant statement ({what})",
-               f"a merchant statement saying {what} (a Statement column in the disputes list, "
-               "or '<order number> statement.txt' in the inbox)", lambda c: bool(c.statement))
-          for key, what in _STATEMENTS.items()),
-        Item("access_log", "account use after the purchase", "the access or activity log (time, "
-             "account, event, IP, device: the download, activation or logins after the "
-             "purchase)", lambda c: bool(c.activity)),
-        Item("communication", "customer communication",
-             "emails or chat with the customer (PDF named with the order number and 'email' "
-             "or 'chat')", _document(K.COMMUNICATION), (K.COMMUNICATION,)),
+        Item(
+            "products",
+            "product description",
+            "the order's product lines (orders export)",
+            lambda c: bool(c.lines),
+        ),
+        Item(
+            "customer_name",
+            "customer name",
+            "the customer's name (orders export)",
+            lambda c: bool(c.customer.name),
+        ),
+        Item(
+            "customer_email",
+            "customer email",
+            "the customer's email (orders or payments export)",
+            lambda c: bool(c.customer.email),
+        ),
+        Item(
+            "billing_address",
+            "billing address",
+            "the billing address (orders export)",
+            lambda c: bool(c.customer.billing_address),
+        ),
+        Item(
+            "shipping_address",
+            "shipping address",
+            "the shipping address (orders export)",
+            lambda c: bool(c.customer.shipping_address),
+        ),
+        Item(
+            "billing_matches_shipping",
+            "billing address = shipping address",
+            "a shipping address that matches the billing address (or explain the difference "
+            "in a document)",
+            lambda c: c.same_address,
+        ),
+        Item(
+            "avs_match",
+            "AVS check passed",
+            "the payments export with the card's AVS results",
+            lambda c: _check_passed(c, "avs_line1_check", "avs_zip_check"),
+        ),
+        Item(
+            "cvc_match",
+            "CVC check passed",
+            "the payments export with the card's CVC result",
+            lambda c: _check_passed(c, "cvc_check"),
+        ),
+        Item(
+            "payment_record",
+            "payment record",
+            "the payments export for this charge",
+            lambda c: bool(c.charges),
+        ),
+        Item(
+            "carrier",
+            "carrier",
+            "the carrier (shipments sheet)",
+            lambda c: any(s.carrier for s in c.shipments),
+        ),
+        Item(
+            "tracking",
+            "tracking number",
+            "the tracking number (shipments sheet)",
+            lambda c: bool(c.tracking_numbers),
+        ),
+        Item(
+            "ship_date",
+            "ship date",
+            "the ship date (shipments sheet)",
+            lambda c: any(s.shipped_on for s in c.shipments),
+        ),
+        Item(
+            "delivered",
+            "delivery confirmed",
+            "the delivery date or status (shipments sheet); a "
+            "delivery confirmation or signature as a PDF",
+            lambda c: c.delivery.delivered,
+        ),
+        Item(
+            "refund_record",
+            "refund record",
+            "the refunded amount (orders export)",
+            lambda c: c.refund_recorded,
+        ),
+        Item(
+            "shipping_document",
+            "shipping documentation",
+            "a shipping label or proof of delivery (PDF/PNG/JPG named with the order number "
+            "and 'label', 'tracking' or 'proof of delivery')",
+            _document(K.SHIPPING, K.PROOF_OF_DELIVERY, K.SIGNATURE),
+            (K.SHIPPING, K.PROOF_OF_DELIVERY, K.SIGNATURE),
+        ),
+        Item(
+            "policy_document",
+            "policy document",
+            "the refund or cancellation policy and where the customer saw it (once, in the "
+            "inbox's store/ folder; or a PDF named with the order number and 'policy')",
+            _document(K.POLICY),
+            (K.POLICY,),
+        ),
+        Item(
+            "explanation_document",
+            "explanation document",
+            "a document or merchant statement saying why the charge is valid (for a "
+            "duplicate: the other charge's id and how the two differ)",
+            lambda c: _has_document(c) or bool(c.statement),
+        ),
+        Item(
+            "listing",
+            "product as sold",
+            "the product's listing as sold (Shopify's products "
+            "export, or a products sheet: SKU or title, description)",
+            lambda c: bool(c.as_sold),
+        ),
+        *(
+            Item(
+                f"statement_{key}",
+                f"merchant statement ({what})",
+                f"a merchant statement saying {what} (a Statement column in the disputes list, "
+                "or '<order number> statement.txt' in the inbox)",
+                lambda c: bool(c.statement),
+            )
+            for key, what in _STATEMENTS.items()
+        ),
+        Item(
+            "access_log",
+            "account use after the purchase",
+            "the access or activity log (time, "
+            "account, event, IP, device: the download, activation or logins after the "
+            "purchase)",
+            lambda c: bool(c.activity),
+        ),
+        Item(
+            "communication",
+            "customer communication",
+            "emails or chat with the customer (PDF named with the order number and 'email' "
+            "or 'chat')",
+            _document(K.COMMUNICATION),
+            (K.COMMUNICATION,),
+        ),
     )
-}  # fmt: skip
+}
 
 # reason -> (core items, also helps): each reason's playbook's (evidence/playbooks.py)
 REASONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -132,8 +221,17 @@ REASONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 GENERAL = "general"
 # what a parcel needs: never asked of a licence, a download or an account (evidence/digital.py)
-SHIPPING_ITEMS = frozenset({"carrier", "tracking", "ship_date", "delivered", "shipping_address",
-                            "billing_matches_shipping", "shipping_document"})  # fmt: skip
+SHIPPING_ITEMS = frozenset(
+    {
+        "carrier",
+        "tracking",
+        "ship_date",
+        "delivered",
+        "shipping_address",
+        "billing_matches_shipping",
+        "shipping_document",
+    }
+)
 
 
 def kinds_needed(reason: str) -> frozenset[str]:
@@ -181,7 +279,7 @@ def assess(facts: DisputeFacts, files: int | Files, reason: str | None = None) -
 
 
 def assess_case(case: CaseFacts, reason: str | None = None) -> Verdict:
-    """The verdict for one case (evidence/case.py), for its own reason or `reason`."""
+    """The verdict for one case (evidence/case_record.py), for its own reason or `reason`."""
     reason = (reason if reason is not None else case.dispute.reason).strip().lower()
     key = reason if reason in REASONS else GENERAL
     case = for_reason(case, key)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dispute_evidence.evidence.case_parts import Contradiction
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.evidence.reason_checks import failed_checks, forwarder
 
 
@@ -20,13 +20,23 @@ def fraud_concessions(reason: str, charges: Sequence[Charge], shipping: str) -> 
     failed = failed_checks(charges)
     if failed:
         said = "; ".join(f"charge {f.charge}: {f.what} check {f.result}" for f in failed)
-        out.append(Contradiction(
-            "card check failed", f"the card issuer's checks failed ({said})",
-            "accept the dispute, or approve fighting it on other facts (the address is not "
-            "argued as verified)", accept=True))  # fmt: skip
+        out.append(
+            Contradiction(
+                "card check failed",
+                f"the card issuer's checks failed ({said})",
+                "accept the dispute, or approve fighting it on other facts (the address is not "
+                "argued as verified)",
+                accept=True,
+            )
+        )
     if name := forwarder(shipping):
-        out.append(Contradiction(
-            "freight forwarder", f"the order was shipped to a freight forwarder ({name}): "
-            f"{shipping}", "accept the dispute, or approve fighting it on other facts (delivery "
-            "there is not argued as delivery to the cardholder)", accept=True))  # fmt: skip
+        out.append(
+            Contradiction(
+                "freight forwarder",
+                f"the order was shipped to a freight forwarder ({name}): {shipping}",
+                "accept the dispute, or approve fighting it on other facts (delivery "
+                "there is not argued as delivery to the cardholder)",
+                accept=True,
+            )
+        )
     return out

@@ -5,7 +5,7 @@ Pure."""
 
 from __future__ import annotations
 
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.letter_head import money
 from dispute_evidence.evidence.sentence import Sentence
 
@@ -20,16 +20,24 @@ def credit_lead(case: CaseFacts) -> list[Sentence]:
         return []
     said = " and ".join(x.words() for x in check.before[:3])
     amount = money(disputed, case.dispute.currency or case.currency)
-    return [Sentence(
-        f"The cardholder was already credited {said}, before the dispute opened on "
-        f"{check.opened_on}: the full disputed amount of {amount} was returned, so a chargeback "
-        "would pay it a second time.", _SOURCE.get(check.before[0].source, "order"))]  # fmt: skip
+    return [
+        Sentence(
+            f"The cardholder was already credited {said}, before the dispute opened on "
+            f"{check.opened_on}: the full disputed amount of {amount} was returned, so a chargeback "
+            "would pay it a second time.",
+            _SOURCE.get(check.before[0].source, "order"),
+        )
+    ]
 
 
 def other_currency_credits(case: CaseFacts) -> list[Sentence]:
     """Each credit in another currency than the dispute's, stated and not subtracted."""
     disputed = money(case.dispute.amount, case.dispute.currency) or "the disputed amount"
-    return [Sentence(
-        f"A credit of {x.words()} was also issued on this order; it is in another currency than "
-        f"the {disputed} disputed, so this response does not subtract it.",
-        _SOURCE.get(x.source, "order")) for x in case.credit_check.other[:3]]  # fmt: skip
+    return [
+        Sentence(
+            f"A credit of {x.words()} was also issued on this order; it is in another currency than "
+            f"the {disputed} disputed, so this response does not subtract it.",
+            _SOURCE.get(x.source, "order"),
+        )
+        for x in case.credit_check.other[:3]
+    ]

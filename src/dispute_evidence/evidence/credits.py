@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 
 MAX_CREDITS = 3  # stated on a page; the payload keeps up to five (evidence/payments.py)
 
@@ -44,18 +44,28 @@ def credits_of(facts: DisputeFacts) -> tuple[Credit, ...]:
     order's charges."""
     order_currency = currency_of_order(facts)
     logged = [
-        Credit(_amount(r.refund_amount), r.currency or order_currency, _day(r.refunded_at),
-               r.refund_reference, "refunds")
+        Credit(
+            _amount(r.refund_amount),
+            r.currency or order_currency,
+            _day(r.refunded_at),
+            r.refund_reference,
+            "refunds",
+        )
         for r in facts.refunds
-    ]  # fmt: skip
+    ]
     if logged:
         return tuple(logged)
     return tuple(
-        Credit(_amount(c.amount_refunded), c.currency or order_currency, _day(c.refunded_at),
-               c.payment_id, "payments")
+        Credit(
+            _amount(c.amount_refunded),
+            c.currency or order_currency,
+            _day(c.refunded_at),
+            c.payment_id,
+            "payments",
+        )
         for c in facts.charges
         if (_amount(c.amount_refunded) or 0) > 0
-    )  # fmt: skip
+    )
 
 
 def logged_total(facts: DisputeFacts) -> float | None:

@@ -1,7 +1,7 @@
 """Delivery, as the carrier's rows and the proofs of delivery say it: one fact per source,
 never more than its words show (a status that says returned, attempted or out for delivery is
 no delivery; a proof whose text says not delivered is none either), and whether a proof names
-this dispute's parcel or another's. Pure: no I/O. The case (evidence/case.py) picks the one
+this dispute's parcel or another's. Pure: no I/O. The case (evidence/case_record.py) picks the one
 delivery fact every page states."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from dispute_evidence.documents import kinds as K
 from dispute_evidence.documents.facts import DocumentFacts
-from dispute_evidence.evidence.facts import ShipmentRow
+from dispute_evidence.evidence.dispute_facts import ShipmentRow
 from dispute_evidence.evidence.places import place_parts
 
 DeliveryState = Literal["delivered", "not_delivered", "unknown"]
@@ -107,7 +107,7 @@ def carrier_delivery(row: ShipmentRow) -> DeliveryFact:
         )
     if status:
         return DeliveryFact("unknown", status=status, source="shipments", tracking_number=track)
-    return UNKNOWN  # fmt: skip
+    return UNKNOWN
 
 
 def document_delivery(doc: DocumentFacts) -> DeliveryFact | None:
@@ -116,8 +116,13 @@ def document_delivery(doc: DocumentFacts) -> DeliveryFact | None:
     if doc.kind not in (K.PROOF_OF_DELIVERY, K.SIGNATURE):
         return None
     if (d := doc.delivery) and not d.delivered:
-        return DeliveryFact("not_delivered", source="files", document=doc.name,
-                            page=d.quote.page, quote=d.quote.text)  # fmt: skip
+        return DeliveryFact(
+            "not_delivered",
+            source="files",
+            document=doc.name,
+            page=d.quote.page,
+            quote=d.quote.text,
+        )
     if d:
         return DeliveryFact(
             "delivered",

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.evidence.facts import Charge, OrderFacts, Purchase
+from dispute_evidence.evidence.dispute_facts import Charge, OrderFacts, Purchase
 from dispute_evidence.evidence.payments import NOT_CHARGED
 
 _IDENTITY = ("card_fingerprint", "card_last4", "customer_email")
@@ -73,20 +73,25 @@ class SameDayCharges:
             if pays is not None and not pays.empty:
                 pays = pays.drop_duplicates("payment_id", keep="last")
                 taken = ~pays["payment_status"].astype(str).str.lower().isin(NOT_CHARGED)
-                rows = sorted(pays.loc[taken].to_dict("records"),
-                              key=lambda r: str(r.get("paid_at") or ""))  # fmt: skip
+                rows = sorted(
+                    pays.loc[taken].to_dict("records"), key=lambda r: str(r.get("paid_at") or "")
+                )
                 for row in rows:
                     cents, on = _cents(row.get("payment_amount")), str(row.get("paid_at"))[:10]
-                    self._first.setdefault(str(row.get("order_number") or ""),
-                                           str(row.get("payment_id") or ""))  # fmt: skip
+                    self._first.setdefault(
+                        str(row.get("order_number") or ""), str(row.get("payment_id") or "")
+                    )
                     if cents is not None and on:
                         self._by_key.setdefault((cents, on), []).append(row)
         return self._by_key
 
     def counterpart(
-        self, order: OrderFacts, charge: Charge | None, tracking: Sequence[str] = (),
+        self,
+        order: OrderFacts,
+        charge: Charge | None,
+        tracking: Sequence[str] = (),
         statement: str = "",
-    ) -> Counterpart:  # fmt: skip
+    ) -> Counterpart:
         """The other order's purchase the disputed charge is said to duplicate: of its amount,
         on its day, on the same card, another order's own first charge, with its items (and
         its own shipment when this order has one); the nearest in time, or the one the
@@ -94,28 +99,41 @@ class SameDayCharges:
         if charge is None or charge.payment_amount is None or not charge.paid_at:
             return Counterpart()
         rows = self._index().get((_cents(charge.payment_amount) or 0, charge.paid_at[:10]), [])
-        mine = {"customer_email": order.customer_email or charge.customer_email,
-                "card_last4": charge.card_last4}  # fmt: skip
-        mine |= {k: str(r.get(k) or "") for r in rows if r.get("payment_id") == charge.payment_id
-                 for k in ("card_fingerprint",)}  # fmt: skip
+        mine = {
+            "customer_email": order.customer_email or charge.customer_email,
+            "card_last4": charge.card_last4,
+        }
+        mine |= {
+            k: str(r.get(k) or "")
+            for r in rows
+            if r.get("payment_id") == charge.payment_id
+            for k in ("card_fingerprint",)
+        }
         found = [
-            r for r in rows
+            r
+            for r in rows
             if str(r.get("order_number") or "") not in ("", order.order_number)
-            and r.get("payment_id") != charge.payment_id and _same_payer(mine, r)
+            and r.get("payment_id") != charge.payment_id
+            and _same_payer(mine, r)
             and self._first.get(str(r["order_number"])) == str(r.get("payment_id") or "")
-        ]  # fmt: skip
+        ]
         shown = [(r, self._purchase(r)) for r in found]
         ours = set(tracking)
-        shown = [(r, p) for r, p in shown if p.items and not ours & set(p.tracking_numbers)
-                 and (p.tracking_numbers or not ours)]  # fmt: skip
+        shown = [
+            (r, p)
+            for r, p in shown
+            if p.items and not ours & set(p.tracking_numbers) and (p.tracking_numbers or not ours)
+        ]
         if not shown:
             return Counterpart()
         named = [(r, p) for r, p in shown if _names(statement, p)]
         if len(named) == 1:
             return Counterpart(named[0][1])
         at = _seconds(charge.paid_at)
-        gaps = [abs((_seconds(r.get("paid_at")) or 0.0) - at) if at is not None else 0.0
-                for r, _ in shown]  # fmt: skip
+        gaps = [
+            abs((_seconds(r.get("paid_at")) or 0.0) - at) if at is not None else 0.0
+            for r, _ in shown
+        ]
         nearest = [p for (_, p), gap in zip(shown, gaps, strict=True) if gap == min(gaps)]
         if len(nearest) == 1:
             return Counterpart(nearest[0])
@@ -131,11 +149,17 @@ class SameDayCharges:
         shipped = min((d for d in _texts(ships, "shipped_at") if d), default="")
         delivered = max((d for d in _texts(ships, "delivered_at") if d), default="")
         amount = float(row["payment_amount"])
-        return Purchase(number, str(row.get("payment_id") or ""), str(row.get("paid_at") or ""),
-                        int(amount) if amount.is_integer() else amount,
-                        str(row.get("currency") or ""),
-                        tuple(dict.fromkeys(t for t in _texts(lines, "product_title") if t)),
-                        tracking, shipped, delivered)  # fmt: skip
+        return Purchase(
+            number,
+            str(row.get("payment_id") or ""),
+            str(row.get("paid_at") or ""),
+            int(amount) if amount.is_integer() else amount,
+            str(row.get("currency") or ""),
+            tuple(dict.fromkeys(t for t in _texts(lines, "product_title") if t)),
+            tracking,
+            shipped,
+            delivered,
+        )
 
 
 def _names(statement: str, p: Purchase) -> bool:

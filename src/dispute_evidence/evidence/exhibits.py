@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from string import ascii_uppercase
 
 from dispute_evidence.documents import kinds as K
-from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.facts import OPENING, DocumentFacts
 from dispute_evidence.documents.kinds import LABELS, OTHER
 
-PICTURES = (".jpg", ".jpeg", ".png")  # what the packet places as a picture on a page
+PICTURES = (".jpg", ".jpeg", ".png")
+CAPTION_CHARS = 80  # of a document's first words, in its caption  # what the packet places as a picture on a page
 
 
 @dataclass(frozen=True)
@@ -57,18 +58,23 @@ def caption(exhibit: Exhibit, doc: DocumentFacts | None, show_date: bool = True)
         if d.delivered:
             shows = "delivered" + (f" {d.on.isoformat()}" if d.on and show_date else "")
             shows += (f" to {d.address}" if d.address else "") + (
-                f", signed by {d.signed_by}" if d.signed_by else "")  # fmt: skip
+                f", signed by {d.signed_by}" if d.signed_by else ""
+            )
         else:
             shows = "not delivered: " + d.quote.text
     elif doc.messages:
         dated = sorted(m.on.isoformat() for m in doc.messages if m.on)
         n = len(doc.messages)
         shows = f"{n} message{'s' * (n != 1)}" + (
-            f", {dated[0]}" + (f" to {dated[-1]}" if dated[-1] != dated[0] else "") if dated else "")  # fmt: skip
+            f", {dated[0]}" + (f" to {dated[-1]}" if dated[-1] != dated[0] else "") if dated else ""
+        )
     elif doc.effective is not None and (doc.policy_clauses or doc.policy_clause):
         shows = f"as in force from {doc.effective.isoformat()}"
     elif doc.amount is not None:
         shows = f"{doc.amount[0]:,.2f} {doc.amount[1]}".strip()
+    elif said := doc.extra.get(OPENING, ""):  # a document of no kind: what it says first
+        short = said if len(said) <= CAPTION_CHARS else said[:CAPTION_CHARS].rsplit(" ", 1)[0]
+        return f"document: “{short}{'' if short == said else ' …'}”"
     if doc.tracking_numbers and doc.kind in (K.PROOF_OF_DELIVERY, K.SIGNATURE, K.SHIPPING):
         shows = f"tracking number {doc.tracking_numbers[0]}" + (f", {shows}" if shows else "")
     return f"{exhibit.words}: {shows}" if shows else exhibit.words

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.evidence.facts import Statement
+from dispute_evidence.evidence.dispute_facts import Statement
 from dispute_evidence.evidence.products import Catalogue, Listing
 from dispute_evidence.evidence.statement import statements_by_dispute
 

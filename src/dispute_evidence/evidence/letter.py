@@ -3,7 +3,7 @@ rebuttal point tied to the record or the document (and page) that proves it, a s
 and a request to reverse the dispute; every sentence names its source.
 
 Rules: a sentence is written only when its fact is there; nothing is asserted that the case
-(evidence/case.py) does not show: "delivered" is the case's one delivery fact (a proof of
+(evidence/case_record.py) does not show: "delivered" is the case's one delivery fact (a proof of
 delivery is quoted: its date, its signer, its own words), a check is called passed only when
 the export says "pass", a date the timeline puts out of order is not stated. In fraud, who
 placed the order is what the cardholder denies: the letter says what was entered at checkout
@@ -20,11 +20,12 @@ from dataclasses import dataclass
 
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence import reason_points as R
-from dispute_evidence.evidence.case import CaseFacts, build_case, documents_named
+from dispute_evidence.evidence.case_build import build_case, documents_named
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.ce3_table import ce3_rows
 from dispute_evidence.evidence.credit_lead import credit_lead
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.exhibits import Exhibit
-from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.letter_facts import (
     FILE,
     Facts,
@@ -74,13 +75,17 @@ SOURCE_TITLES = {
     R.PURCHASES: "The two purchases",
     R.ACTIVITY: "The account's use",
 }
-REQUEST_REST = ("For these reasons we ask that the dispute be reversed and the remaining {rest} "
-                "of the payment stand (the {amount} disputed, less the {credited} already "
-                "credited).")  # fmt: skip
+REQUEST_REST = (
+    "For these reasons we ask that the dispute be reversed and the remaining {rest} "
+    "of the payment stand (the {amount} disputed, less the {credited} already "
+    "credited)."
+)
 # what a letter whose own records concede the claim says instead of a request (issue 44): it
 # never asks for a reversal its facts do not support, even once approved to be sent
-NOT_CONTESTED = ("We do not contest this dispute: our own records, stated above under “What our "
-                 "records show”, support the cardholder's claim.")  # fmt: skip
+NOT_CONTESTED = (
+    "We do not contest this dispute: our own records, stated above under “What our "
+    "records show”, support the cardholder's claim."
+)
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,11 @@ class Letter:
     @property
     def claims(self) -> bool:
         return bool(self.points)
+
+    @property
+    def contests(self) -> bool:
+        """Whether the letter contests the dispute (it says so when our records concede)."""
+        return self.request != NOT_CONTESTED
 
     @property
     def argues(self) -> bool:
@@ -193,8 +203,11 @@ def _request(case: CaseFacts, amount: str, playbook: Playbook, conceded: bool = 
         return NOT_CONTESTED
     if partly_credited(case) and disputed is not None and not credit_lead(case):
         currency, credited = case.dispute.currency or case.currency, case.credit_check.same
-        return REQUEST_REST.format(rest=_money(disputed - credited, currency), amount=amount,
-                                   credited=_money(credited, currency))  # fmt: skip
+        return REQUEST_REST.format(
+            rest=_money(disputed - credited, currency),
+            amount=amount,
+            credited=_money(credited, currency),
+        )
     return playbook.request.format(amount=amount or "disputed")
 
 
@@ -205,7 +218,7 @@ def build_letter(facts: DisputeFacts, attached: Sequence[str | DocumentFacts]) -
 
 
 def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -> Letter:
-    """The letter for one case (evidence/case.py); `exhibits`: each document's label, by which
+    """The letter for one case (evidence/case_record.py); `exhibits`: each document's label, by which
     the letter cites it (evidence/exhibits.py; none: by its name)."""
     facts = Facts(case, exhibits or {})
     reason = case.dispute.reason
@@ -250,7 +263,12 @@ def letter_for(case: CaseFacts, exhibits: Mapping[str, Exhibit] | None = None) -
         timeline,
         tuple(conceded),
         request.replace("payment of disputed", "disputed payment"),
-        _cited([opening, *conceded, *points, *rest, *timeline], facts.listed),
+        _cited(
+            [opening, *conceded, *timeline]
+            if request == NOT_CONTESTED  # our side is not printed: its documents are not named
+            else [opening, *conceded, *points, *rest, *timeline],
+            facts.listed,
+        ),
         header(case, code),
         tuple(made),
         tuple(facts.statement()),

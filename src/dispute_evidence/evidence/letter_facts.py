@@ -2,7 +2,7 @@
 when its fact is there, and quoted from the document (and page) that proves it. A playbook
 (evidence/playbooks.py) names which of these argue its reason, strongest first.
 
-Rules: nothing is asserted that the case (evidence/case.py) does not show: "delivered" is the
+Rules: nothing is asserted that the case (evidence/case_record.py) does not show: "delivered" is the
 case's one delivery fact (a proof of delivery is quoted: its date, its signer, its own words),
 a check is called passed only when the export says "pass", a date the timeline puts out of
 order is not stated. In fraud, who placed the order is what the cardholder denies: the letter
@@ -16,15 +16,17 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from dispute_evidence.documents.facts import DocumentFacts
+from dispute_evidence.documents.facts import OPENING, DocumentFacts
 from dispute_evidence.evidence import reason_points as R
-from dispute_evidence.evidence.case import WORDS, CaseFacts, Line
+from dispute_evidence.evidence.case_contradictions import WORDS
+from dispute_evidence.evidence.case_parts import Line
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.ce3 import LABELS
 from dispute_evidence.evidence.credit_lead import credit_lead, other_currency_credits
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import carrier_delivery, day
+from dispute_evidence.evidence.dispute_facts import Charge, ShipmentRow
 from dispute_evidence.evidence.exhibits import Exhibit
-from dispute_evidence.evidence.facts import Charge, ShipmentRow
 from dispute_evidence.evidence.letter_head import money as _money
 from dispute_evidence.evidence.playbooks import playbook_for
 from dispute_evidence.evidence.products import opening
@@ -97,38 +99,67 @@ class Facts:
                 Sentence(f"Order {c.order_number} was placed on {c.order_date}{worth}.", "order")
             )
         if c.lines:
-            names = [title if n is None else f"{title} × {_qty(n)}"
-                     for title, n in _by_product(c.lines)]  # fmt: skip
+            names = [
+                title if n is None else f"{title} × {_qty(n)}" for title, n in _by_product(c.lines)
+            ]
             out.append(Sentence(f"It was for: {_list(names)}.", "order"))
-        return out  # fmt: skip
+        return out
 
     def customer(self) -> list[Sentence]:
         """Who the order names: as entered at checkout (and observed), never who they were."""
         cu = self.case.customer
-        entered = [x for x in (f"the name {cu.name}" if cu.name else "",
-                               f"the email {cu.email}" if cu.email else "") if x]  # fmt: skip
+        entered = [
+            x
+            for x in (
+                f"the name {cu.name}" if cu.name else "",
+                f"the email {cu.email}" if cu.email else "",
+            )
+            if x
+        ]
         if not entered:
             return []
-        seen = [x for x in (f"IP address {cu.ip}" if cu.ip else "",
-                            f"device {cu.device}" if cu.device else "") if x]  # fmt: skip
+        seen = [
+            x
+            for x in (
+                f"IP address {cu.ip}" if cu.ip else "",
+                f"device {cu.device}" if cu.device else "",
+            )
+            if x
+        ]
         text = f"The order was placed with {' and '.join(entered)} as entered at checkout"
         text += f", from {' and '.join(seen)}." if seen else "."
         return [Sentence(text, "order")]
 
     def card_checks(self) -> list[Sentence]:
         for c in self.case.charges:
-            passed = [label for key, label in (("avs_line1_check", "the billing street address"),
-                      ("avs_zip_check", "the billing postcode"), ("cvc_check", "the card security code (CVC)"))
-                      if str(getattr(c, key)).lower() == "pass"]  # fmt: skip
+            passed = [
+                label
+                for key, label in (
+                    ("avs_line1_check", "the billing street address"),
+                    ("avs_zip_check", "the billing postcode"),
+                    ("cvc_check", "the card security code (CVC)"),
+                )
+                if str(getattr(c, key)).lower() == "pass"
+            ]
             if passed:
-                return [Sentence(f"The card issuer's checks on charge {c.payment_id}{_card(c)} passed for {_list(passed)}.", "payments")]  # fmt: skip
+                return [
+                    Sentence(
+                        f"The card issuer's checks on charge {c.payment_id}{_card(c)} passed for {_list(passed)}.",
+                        "payments",
+                    )
+                ]
         return []
 
     def same_address(self) -> list[Sentence]:
         cu = self.case.customer
         if self.case.same_address and not self.tied and not address_conceded(self.case):
-            return [Sentence("The billing address entered at checkout is the shipping address: "
-                             f"{cu.shipping_address}.", "order")]  # fmt: skip
+            return [
+                Sentence(
+                    "The billing address entered at checkout is the shipping address: "
+                    f"{cu.shipping_address}.",
+                    "order",
+                )
+            ]
         return []
 
     def shipped(self) -> list[Sentence]:
@@ -160,20 +191,29 @@ class Facts:
             parcels = [s for s in c.shipments if s.tracking_number]
             open_ = [s.tracking_number for s in parcels if not s.delivery.delivered]
             if open_ and len(parcels) > 1:  # delivered in part: said as partial, never whole
-                return [Sentence(f"Our shipment record shows parcel {d.tracking_number} of this "
-                                 f"order delivered{on}; {_list(open_)} "
-                                 f"{'is' if len(open_) == 1 else 'are'} not shown delivered.",
-                                 "shipments")]  # fmt: skip
-            return [Sentence(f"Our shipment record shows the order delivered{on}{track}.",
-                             "shipments")]  # fmt: skip
+                return [
+                    Sentence(
+                        f"Our shipment record shows parcel {d.tracking_number} of this "
+                        f"order delivered{on}; {_list(open_)} "
+                        f"{'is' if len(open_) == 1 else 'are'} not shown delivered.",
+                        "shipments",
+                    )
+                ]
+            return [
+                Sentence(f"Our shipment record shows the order delivered{on}{track}.", "shipments")
+            ]
         self.argued.add(d.document)
         where = f" to {d.where}" if d.where else ""
         signed = f", signed for by {d.signed_by}" if d.signed_by else ""
         said = f"delivery{on}{where}{signed}" + (f": {quoted(d.quote)}" if d.quote else ".")
         # the shipments sheet's own status beside it (a stale "in transit") is the analyst's to
         # settle (the report names it), never set against the carrier's signed proof here
-        out = [Sentence(f"The proof of delivery ({self.cite(d.document, d.page)}) records the "
-                        f"{said}", FILE + d.document)]  # fmt: skip
+        out = [
+            Sentence(
+                f"The proof of delivery ({self.cite(d.document, d.page)}) records the {said}",
+                FILE + d.document,
+            )
+        ]
         return out + self._tied_to_order(d.document)
 
     def proof_of_delivery(self) -> list[Sentence]:
@@ -191,9 +231,13 @@ class Facts:
             return []
         s = ours[named[0]]
         how = f"{s.carrier} " if s.carrier else ""
-        return [Sentence(f"The tracking number it names, {named[0]}, is the {how}parcel our "
-                         f"shipment record holds for order {self.case.order_number}.",
-                         "shipments")]  # fmt: skip
+        return [
+            Sentence(
+                f"The tracking number it names, {named[0]}, is the {how}parcel our "
+                f"shipment record holds for order {self.case.order_number}.",
+                "shipments",
+            )
+        ]
 
     def policy(self) -> list[Sentence]:
         """Each policy's clause that answers the reason (its playbook's topics, the best
@@ -209,15 +253,24 @@ class Facts:
                 self.argued.add(doc.name)
                 number, text = _clause_number(q.text)
                 clause = f", clause {number}," if number else ""
-                out.append(Sentence(f"Our policy ({self.cite(doc.name, q.page)}){clause} says: "
-                                    f"{quoted(text)}", FILE + doc.name))  # fmt: skip
+                out.append(
+                    Sentence(
+                        f"Our policy ({self.cite(doc.name, q.page)}){clause} says: {quoted(text)}",
+                        FILE + doc.name,
+                    )
+                )
         return out[:2]
 
     def as_sold(self) -> list[Sentence]:
         """The product as its listing sold it: the description's opening, quoted."""
-        return [Sentence(f"As sold, the listing of {x.title} described it as: "
-                         f"{quoted(opening(x.description))}", "products")
-                for x in self.case.as_sold[:2]]  # fmt: skip
+        return [
+            Sentence(
+                f"As sold, the listing of {x.title} described it as: "
+                f"{quoted(opening(x.description))}",
+                "products",
+            )
+            for x in self.case.as_sold[:2]
+        ]
 
     def statement(self) -> list[Sentence]:
         """The merchant's statement, a sentence a paragraph, as the merchant wrote it."""
@@ -226,8 +279,12 @@ class Facts:
             return []  # it says no refund beside a recorded credit: the analyst's to settle
         for part in self.case.statement.split("\n\n"):
             if left <= 0:
-                out.append(Sentence("(The statement continues in the evidence submitted with "
-                                    "this response.)", "statement"))  # fmt: skip
+                out.append(
+                    Sentence(
+                        "(The statement continues in the evidence submitted with this response.)",
+                        "statement",
+                    )
+                )
                 break
             text = " ".join(part.split())
             if not text:  # no statement, or a blank line between its paragraphs
@@ -246,8 +303,13 @@ class Facts:
             self.argued.add(doc.name)
             when = f"On {m.on.isoformat()}, " if m.on else ""
             who = m.author or "the customer"
-            out.append(Sentence(f"{when}{who} wrote ({self.cite(doc.name, m.quote.page)}): "
-                                f"{quoted(m.quote.text)}", FILE + doc.name))  # fmt: skip
+            out.append(
+                Sentence(
+                    f"{when}{who} wrote ({self.cite(doc.name, m.quote.page)}): "
+                    f"{quoted(m.quote.text)}",
+                    FILE + doc.name,
+                )
+            )
         return out[:3]
 
     def refund(self) -> list[Sentence]:
@@ -260,14 +322,27 @@ class Facts:
             return []
         logged = [x for x in c.credits if x.source == "refunds"][:MAX_CREDITS]
         if logged:
-            return [Sentence(f"A refund of {x.words()} was issued on this order.", "refunds") for x in logged]  # fmt: skip
+            return [
+                Sentence(f"A refund of {x.words()} was issued on this order.", "refunds")
+                for x in logged
+            ]
         out = []
         if c.refunded > 0:
-            out.append(Sentence(f"A refund of {_money(c.refunded, c.currency)} was issued on this order.", "order"))  # fmt: skip
+            out.append(
+                Sentence(
+                    f"A refund of {_money(c.refunded, c.currency)} was issued on this order.",
+                    "order",
+                )
+            )
         for x in c.credits[:1]:  # a charge's refund: its own record dates it
             if x.on or not out:
                 when = f" on {x.on}" if x.on else ""
-                out.append(Sentence(f"Charge {x.reference} shows {_money(x.amount, x.currency)} refunded{when}.", "payments"))  # fmt: skip
+                out.append(
+                    Sentence(
+                        f"Charge {x.reference} shows {_money(x.amount, x.currency)} refunded{when}.",
+                        "payments",
+                    )
+                )
         return out
 
     def credit(self) -> list[Sentence]:
@@ -277,10 +352,15 @@ class Facts:
         if not partly_credited(c) or disputed is None or self.led:
             return other
         currency, credited = c.dispute.currency or c.currency, c.credit_check.same
-        return [Sentence(f"A credit of {_money(credited, currency)} was already issued on this "
-                         f"order; this response contests the remaining "
-                         f"{_money(disputed - credited, currency)}.",
-                         "order" if c.refunded > 0 else "payments"), *other]  # fmt: skip
+        return [
+            Sentence(
+                f"A credit of {_money(credited, currency)} was already issued on this "
+                f"order; this response contests the remaining "
+                f"{_money(disputed - credited, currency)}.",
+                "order" if c.refunded > 0 else "payments",
+            ),
+            *other,
+        ]
 
     def distinct_charges(self) -> list[Sentence]:
         """A duplicate claim answered: one charge, or charges that differ (amount or day)."""
@@ -293,8 +373,10 @@ class Facts:
         if len(parts) == 1:
             text = f"One charge was made for this order: {parts[0]}."
         else:
-            text = (f"{len(parts)} charges were made for this order, each of a different amount "
-                    f"or day: {_list(parts)}.")  # fmt: skip
+            text = (
+                f"{len(parts)} charges were made for this order, each of a different amount "
+                f"or day: {_list(parts)}."
+            )
         return [Sentence(text, "payments")]
 
     def delivered_to_verified_address(self) -> list[Sentence]:
@@ -308,10 +390,14 @@ class Facts:
             if ch.avs_line1_check.lower() == "pass":
                 on = f" on {c.delivery.on}" if c.delivery.on and not c.hidden("delivered") else ""
                 self.tied = c.delivery.source != "files"  # a quoted proof is still quoted
-                return [Sentence(
-                    f"The order was delivered{on} to {c.customer.shipping_address}, the billing "
-                    f"address the card issuer verified for charge {ch.payment_id}"
-                    f"{_card(ch)} (address check: pass).", "payments")]  # fmt: skip
+                return [
+                    Sentence(
+                        f"The order was delivered{on} to {c.customer.shipping_address}, the billing "
+                        f"address the card issuer verified for charge {ch.payment_id}"
+                        f"{_card(ch)} (address check: pass).",
+                        "payments",
+                    )
+                ]
         return []
 
     def charge_list(self) -> list[Sentence]:
@@ -337,15 +423,25 @@ class Facts:
             return []
         if self.case.ce3_disputed:  # the table under it shows what each matches on
             told = [f"order {p.order_number} on {p.date}" for p in priors]
-            return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders "
-                             f"that were never disputed, {_list(told)}, which match this order "
-                             "on the values in the table below.", "history")]  # fmt: skip
+            return [
+                Sentence(
+                    "Visa Compelling Evidence 3.0: the same card paid for earlier orders "
+                    f"that were never disputed, {_list(told)}, which match this order "
+                    "on the values in the table below.",
+                    "history",
+                )
+            ]
         told = [
             f"order {p.order_number} on {p.date} (matching {_list([LABELS[m] for m in p.matched])})"
             for p in priors
         ]
-        return [Sentence("Visa Compelling Evidence 3.0: the same card paid for earlier orders that were "
-                         f"never disputed, {_list(told)}.", "history")]  # fmt: skip
+        return [
+            Sentence(
+                "Visa Compelling Evidence 3.0: the same card paid for earlier orders that were "
+                f"never disputed, {_list(told)}.",
+                "history",
+            )
+        ]
 
     def cite(self, doc: str, page: int | None) -> str:
         return _page(doc, page, self.exhibits.get(doc))
@@ -362,9 +458,21 @@ class Facts:
         if not names:
             return []
         self.listed = names[:MAX_ITEMS]  # the ones _list names (the others: "and N more")
-        rest = [f"Exhibit {x.label} ({x.words})" if (x := self.exhibits.get(n)) else n
-                for n in names]  # fmt: skip
-        return [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")]
+        said = {d.name: d.extra[OPENING] for d in self.case.documents if d.extra.get(OPENING)}
+        rest = [
+            f"Exhibit {x.label} ({x.words})" if (x := self.exhibits.get(n)) else n
+            for n in names
+            if n not in said
+        ]
+        out = (
+            [Sentence(f"Attached as supporting documents: {_list(rest)}.", "files")] if rest else []
+        )
+        # a document of no known kind is quoted, so the reviewer knows what it shows
+        return out + [
+            Sentence(f"{_cap(self.cite(n, None))} reads: {quoted(said[n])}", "files")
+            for n in names[:MAX_ITEMS]
+            if n in said
+        ]
 
     def conceded(self) -> list[Sentence]:
         """What our own records say for the cardholder (never under a heading that argues); the
@@ -379,16 +487,25 @@ class Facts:
                     continue
                 when = f"On {m.on.isoformat()}, " if m.on else ""
                 who = m.author or "the customer"
-                out.append(Sentence(_cap(f"{when}{who} wrote ({self.cite(doc.name, m.quote.page)}): "
-                                         f"{quoted(m.quote.text)}"), FILE + doc.name))  # fmt: skip
+                out.append(
+                    Sentence(
+                        _cap(
+                            f"{when}{who} wrote ({self.cite(doc.name, m.quote.page)}): "
+                            f"{quoted(m.quote.text)}"
+                        ),
+                        FILE + doc.name,
+                    )
+                )
         return out
 
     def timeline(self) -> list[Sentence]:
         if len(self.case.timeline) < 2:
             return []
         events, left = R.kept_timeline(self.case.timeline)
-        return [Sentence(f"{e.on}: {e.what}.", FILE + e.document if e.document else e.source)
-                for e in events] + ([Sentence(left, "payments")] if left else [])  # fmt: skip
+        return [
+            Sentence(f"{e.on}: {e.what}.", FILE + e.document if e.document else e.source)
+            for e in events
+        ] + ([Sentence(left, "payments")] if left else [])
 
     # the reasons' own arguments (evidence/reason_points.py), by the names playbooks give them
     def avs_rule(self) -> list[Sentence]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.delivery import day
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.evidence.playbooks import claim_words
 
 
@@ -24,8 +24,11 @@ def header(case: CaseFacts, code: str) -> tuple[tuple[str, str], ...]:
     """The disputed transaction, as a reviewer finds it in their system: the charge (id, date,
     amount), the card, the reason code and its words, the order, the customer as entered."""
     ch = case.disputed_charge or Charge()
-    charge = " · ".join(x for x in (ch.payment_id, day(ch.paid_at),
-                                    money(ch.payment_amount, ch.currency.upper())) if x)  # fmt: skip
+    charge = " · ".join(
+        x
+        for x in (ch.payment_id, day(ch.paid_at), money(ch.payment_amount, ch.currency.upper()))
+        if x
+    )
     card = " ending ".join(x for x in (ch.card_brand, ch.card_last4) if x)
     words = claim_words(case.reason) or case.reason or ""
     reason = f"{code} ({words})" if code and words else code or words

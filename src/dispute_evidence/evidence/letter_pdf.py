@@ -18,11 +18,10 @@ from reportlab.lib.units import mm
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
 from dispute_evidence.evidence import fonts
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.exhibits import Exhibit, caption
 from dispute_evidence.evidence.letter import (
     FILE,
-    NOT_CONTESTED,
     SOURCE_TITLES,
     SOURCE_WORDS,
     Letter,
@@ -56,17 +55,27 @@ _QUOTE = ParagraphStyle("lq", parent=_TEXT, leftIndent=10, rightIndent=6)
 _NOTE = ParagraphStyle(
     "ln", parent=_TEXT, fontSize=8.5, leading=11, textColor=colors.HexColor("#555555")
 )
+# the appendix in PDF's standard fonts when its text is Latin-1 (file names and rows mostly
+# are): nothing to embed, so the merchant's page costs half as much to make and to merge
+_PLAIN_HEAD = ParagraphStyle("ph", parent=_HEAD, fontName="Helvetica-Bold")
+_PLAIN_NOTE = ParagraphStyle("pn", parent=_NOTE, fontName="Helvetica")
 _CELL = ParagraphStyle("lc", parent=_TEXT, fontSize=8, leading=9.5, spaceAfter=0)
 _CELL_HEAD = ParagraphStyle("lch", parent=_CELL, fontName=fonts.BOLD)
-NO_CLAIMS = ("We hold no further facts that answer this dispute, so this letter makes no claim; "
-             "the data sheet that follows shows the records we have for this order.")  # fmt: skip
+NO_CLAIMS = (
+    "We hold no further facts that answer this dispute, so this letter makes no claim; "
+    "the data sheet that follows shows the records we have for this order."
+)
 # never "no further facts" beside documents it attaches (issue 36, finding 11)
-NO_CLAIMS_ATTACHED = ("This letter makes no claim of its own; the documents listed below are our "
-                      "response, and the data sheet that follows shows the records we have for "
-                      "this order.")  # fmt: skip
-NO_CLAIMS_STATED = ("This letter makes no claim from our records; the merchant's statement below "
-                    "is our response, and the data sheet that follows shows the records we have "
-                    "for this order.")  # fmt: skip
+NO_CLAIMS_ATTACHED = (
+    "This letter makes no claim of its own; the documents listed below are our "
+    "response, and the data sheet that follows shows the records we have for "
+    "this order."
+)
+NO_CLAIMS_STATED = (
+    "This letter makes no claim from our records; the merchant's statement below "
+    "is our response, and the data sheet that follows shows the records we have "
+    "for this order."
+)
 
 
 def _text(value: object) -> str:
@@ -102,8 +111,7 @@ class LetterHead:
 def _header_table(letter: Letter, head: LetterHead) -> list[Any]:
     """The disputed transaction identified, in a small two-column block under the title, with
     the letter's date (the merchant's contact is on the line above it)."""
-    said = [("Date of this letter", head.dated.isoformat() if head.dated else ""),
-            *letter.header]  # fmt: skip
+    said = [("Date of this letter", head.dated.isoformat() if head.dated else ""), *letter.header]
     rows = [
         [Paragraph(_text(k), _NOTE), Paragraph(_text(_cut(v, HEADER_CHARS)), _TEXT)]
         for k, v in said
@@ -112,10 +120,16 @@ def _header_table(letter: Letter, head: LetterHead) -> list[Any]:
     if not rows:
         return []
     table = Table(rows, colWidths=[48 * mm, 122 * mm])
-    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
-                               ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
-                               ("TOPPADDING", (0, 0), (-1, -1), 1),
-                               ("LINEBELOW", (0, -1), (-1, -1), 0.4, colors.HexColor("#999999"))]))  # fmt: skip
+    table.setStyle(
+        TableStyle(
+            [
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
+                ("TOPPADDING", (0, 0), (-1, -1), 1),
+                ("LINEBELOW", (0, -1), (-1, -1), 0.4, colors.HexColor("#999999")),
+            ]
+        )
+    )
     return [Spacer(1, 2 * mm), table]
 
 
@@ -123,18 +137,24 @@ def _ce3_table(rows: tuple[tuple[str, ...], ...]) -> list[Any]:
     """Visa CE 3.0: the disputed order and the two earlier ones, side by side."""
     if not rows:
         return []
-    cells = [[Paragraph(_text(v), _CELL_HEAD if i == 0 or j == 0 else _CELL)
-              for j, v in enumerate(row)] for i, row in enumerate(rows)]  # fmt: skip
+    cells = [
+        [Paragraph(_text(v), _CELL_HEAD if i == 0 or j == 0 else _CELL) for j, v in enumerate(row)]
+        for i, row in enumerate(rows)
+    ]
     widths = [38 * mm, *[132 * mm / (len(rows[0]) - 1)] * (len(rows[0]) - 1)]
     table = Table(cells, colWidths=widths, hAlign="LEFT")
-    table.setStyle(TableStyle([
-        ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#BBBBBB")),
-        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#F0F0F0")),
-        ("BACKGROUND", (1, 1), (1, -1), colors.HexColor("#FAFAFA")),
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("TOPPADDING", (0, 0), (-1, -1), 1),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
-    ]))  # fmt: skip
+    table.setStyle(
+        TableStyle(
+            [
+                ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#BBBBBB")),
+                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#F0F0F0")),
+                ("BACKGROUND", (1, 1), (1, -1), colors.HexColor("#FAFAFA")),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("TOPPADDING", (0, 0), (-1, -1), 1),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+            ]
+        )
+    )
     return [Spacer(1, 0.5 * mm), table, Spacer(1, 2 * mm)]
 
 
@@ -149,8 +169,12 @@ def _exhibit_list(exhibits: Mapping[str, Exhibit], case: CaseFacts) -> list[Any]
     read = {d.name: d for d in case.documents}
     dated = not case.hidden("delivered")
     said = {x.label: caption(x, read.get(x.name), dated) for x in shown}
-    lines = [f"Exhibit {x.label}: {said[x.label]} (page {x.start})" if packet
-             else f"Exhibit {x.label}: {x.name} ({said[x.label]})" for x in shown]  # fmt: skip
+    lines = [
+        f"Exhibit {x.label}: {said[x.label]} (page {x.start})"
+        if packet
+        else f"Exhibit {x.label}: {x.name} ({said[x.label]})"
+        for x in shown
+    ]
     if len(exhibits) > MAX_EXHIBITS:
         lines.append(f"… and {len(exhibits) - MAX_EXHIBITS} more, listed on the data sheet")
     title = "Exhibits in this packet" if packet else "Exhibits (each sent as a file of its own)"
@@ -187,7 +211,7 @@ def letter_story(
         *_header_table(letter, head),
         Spacer(1, 4 * mm),
         Paragraph("To the reviewer of this dispute,", _TEXT),
-    ]  # fmt: skip
+    ]
     # the thesis first: the claim answered by the decisive proof (the header names the reason)
     story.append(
         Paragraph(_text(letter.thesis.text if letter.thesis else letter.reason_line), _TEXT)
@@ -198,8 +222,21 @@ def letter_story(
     if letter.conceded:  # never "why the payment stands" above facts for the cardholder
         story.append(Paragraph("What our records show", _HEAD))
         story += [Paragraph(_marked(s, numbers), _ITEM, bulletText="•") for s in letter.conceded]
+    if letter.contests:
+        story += _response_story(letter, numbers)
+    story += [] if timeline_apart else timeline_story(letter)
+    closing = _closing(letter, case, exhibits or {}, timeline_apart and bool(letter.timeline))
+    # the closing never stands alone on a page: the body's last lines go over with it
+    body, carried = story[:-CARRIED], story[-CARRIED:]
+    return [*body, KeepTogether([*carried, *closing])]
+
+
+def _response_story(letter: Letter, numbers: dict[str, int]) -> list[Any]:
+    """Our side: the points, the attachments and the merchant's statement (never in a letter
+    that does not contest the dispute: it would argue against its own request)."""
+    story: list[Any] = []
     story.append(Paragraph("Why the payment stands" if letter.argues else "Our response", _HEAD))
-    if not letter.claims and letter.request != NOT_CONTESTED:  # it says what it is itself
+    if not letter.claims:  # it says what it is itself
         attached = any(s.source == "files" for s in letter.sentences)
         said = (
             NO_CLAIMS_ATTACHED if attached else NO_CLAIMS_STATED if letter.statement else NO_CLAIMS
@@ -219,11 +256,7 @@ def letter_story(
     if letter.statement:  # the merchant's own words: quoted apart, never mixed with the facts
         story.append(Paragraph("The merchant's statement", _HEAD))
         story += [Paragraph(_marked(s, numbers), _QUOTE) for s in letter.statement]
-    story += [] if timeline_apart else timeline_story(letter)
-    closing = _closing(letter, case, exhibits or {}, timeline_apart and bool(letter.timeline))
-    # the closing never stands alone on a page: the body's last lines go over with it
-    body, carried = story[:-CARRIED], story[-CARRIED:]
-    return [*body, KeepTogether([*carried, *closing])]
+    return story
 
 
 # a table's bullet when the thesis already says what the table shows
@@ -278,24 +311,36 @@ def appendix_story(
     file and row, when the engine names them), and the file each exhibit is."""
     where = {**SOURCE_WORDS, **(sources or {})}
     records = [k for k in letter.sources() if k != "files" and not k.startswith(FILE)]
-    rows = [[SOURCE_TITLES.get(k, k), Paragraph(_text(where.get(k, k)), _NOTE)] for k in records]
+    pairs = [(SOURCE_TITLES.get(k, k), where.get(k, k)) for k in records]
     named = {k.removeprefix(FILE) for k in letter.sources() if k.startswith(FILE)}
     if exhibits:  # every exhibit, by the file it is
-        rows += [[f"Exhibit {x.label}", Paragraph(_text(x.name), _NOTE)] for x in exhibits.values()]
+        pairs += [(f"Exhibit {x.label}", x.name) for x in exhibits.values()]
     else:
-        rows += [["Attached document", Paragraph(_text(n), _NOTE)] for n in sorted(named)]
-    if not rows:
+        pairs += [("Attached document", n) for n in sorted(named)]
+    if not pairs:
         return []
+    plain = all(_latin1(t) for pair in pairs for t in pair)
+    note, head = (_PLAIN_NOTE, _PLAIN_HEAD) if plain else (_NOTE, _HEAD)
+    rows = [[title, Paragraph(_text(value), note)] for title, value in pairs]
     table = Table(rows, colWidths=[40 * mm, 130 * mm], hAlign="LEFT")
     table.setStyle(
         TableStyle(
             [
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                ("FONTNAME", (0, 0), (0, -1), fonts.BODY),
+                ("FONTNAME", (0, 0), (0, -1), "Helvetica" if plain else fonts.BODY),
                 ("FONTSIZE", (0, 0), (0, -1), 8.5),  # plain cells: no line breaking to pay for
                 ("TEXTCOLOR", (0, 0), (0, -1), colors.HexColor("#555555")),
                 ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.HexColor("#DDDDDD")),
             ]
         )
     )
-    return [Paragraph(_text(APPENDIX_TITLE), _HEAD), table]
+    return [Paragraph(_text(APPENDIX_TITLE), head), table]
+
+
+def _latin1(text: str) -> bool:
+    """Whether the standard fonts print `text` (Latin-1), so none need be embedded."""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True

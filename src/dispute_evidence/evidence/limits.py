@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.payments import disputed_charge
 from dispute_evidence.filetypes import CLIENT_MAX_FILE_BYTES
 from dispute_evidence.networks import limits_profile

@@ -165,13 +165,24 @@ _FOREIGN_CUES: dict[str, re.Pattern[str]] = {
         r"\b(?:no (?:lo )?(?:hice|ped[ií]|compr[ée])|pas moi|je n'ai pas command[ée])\b"
     ),
 }
-_FLIPS = {"receipt": "non_receipt", "fine": "unhappy", "changed_mind": "unhappy", "defect": "no_defect",
-          "returned": "not_returned", "refund_got": "refund_ask"}  # fmt: skip
+_FLIPS = {
+    "receipt": "non_receipt",
+    "fine": "unhappy",
+    "changed_mind": "unhappy",
+    "defect": "no_defect",
+    "returned": "not_returned",
+    "refund_got": "refund_ask",
+}
 _EMBEDDED = frozenset({"non_receipt", "no_cancel", "not_me"})  # their pattern holds the negation
-_SHADOWS = {"non_receipt": ("receipt",), "refund_got": ("receipt", "refund_ask"),
-            "refund_ask": ("receipt",),
-            "no_cancel": ("cancel",), "household": ("not_me",), "not_me": ("non_receipt",),
-            "returned": ("receipt",)}  # fmt: skip
+_SHADOWS = {
+    "non_receipt": ("receipt",),
+    "refund_got": ("receipt", "refund_ask"),
+    "refund_ask": ("receipt",),
+    "no_cancel": ("cancel",),
+    "household": ("not_me",),
+    "not_me": ("non_receipt",),
+    "returned": ("receipt",),
+}
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from dispute_evidence.evidence.amounts import payload_numbers
-from dispute_evidence.evidence.facts import Charge, DisputeFacts, Refund
+from dispute_evidence.evidence.dispute_facts import Charge, DisputeFacts, Refund
 from dispute_evidence.ingest.tables import Reject
 
 PAYMENT_TEXT = (

@@ -48,11 +48,13 @@ StanceKind = Literal["supports", "concedes", "neutral"]
 Signals = dict[str, tuple[StanceKind, str]]
 _S: StanceKind = "supports"
 _C: StanceKind = "concedes"
-_ARRIVED: Signals = {"receipt": (_S, "confirms the goods arrived"),
-                     "non_receipt": (_C, "says the goods never arrived"),
-                     "fine": (_S, "says they are happy with the goods"),
-                     "unhappy": (_C, "says they are not happy with the goods"),
-                     "defect": (_S, "confirms the goods arrived (and complains of them)")}  # fmt: skip
+_ARRIVED: Signals = {
+    "receipt": (_S, "confirms the goods arrived"),
+    "non_receipt": (_C, "says the goods never arrived"),
+    "fine": (_S, "says they are happy with the goods"),
+    "unhappy": (_C, "says they are not happy with the goods"),
+    "defect": (_S, "confirms the goods arrived (and complains of them)"),
+}
 
 
 @dataclass(frozen=True)
@@ -96,8 +98,15 @@ class Playbook:
         return tuple(self.claims)
 
 
-_FRAUD_CORE = ("billing_address", "shipping_address", "billing_matches_shipping", "avs_match",
-               "carrier", "tracking", "ship_date")  # fmt: skip
+_FRAUD_CORE = (
+    "billing_address",
+    "shipping_address",
+    "billing_matches_shipping",
+    "avs_match",
+    "carrier",
+    "tracking",
+    "ship_date",
+)
 
 PLAYBOOKS: tuple[Playbook, ...] = (
     Playbook(
@@ -119,7 +128,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "shipped",
             "delivery",
             "files",
-        ),  # fmt: skip
+        ),
         thesis=(
             "avs_rule",
             "ce3",
@@ -152,7 +161,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "shipped",
             "use_after_purchase",
             "files",
-        ),  # fmt: skip
+        ),
         thesis=("signed_delivery", "digital_delivery", "customer_words", "carrier_delivery"),
         concedes="a parcel still in transit or returned; a proof of delivery for another "
         "parcel; the customer saying nothing arrived with no proof against it",
@@ -195,7 +204,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
         },
         Codes(("13.6",), ("4853",), ("C02",)),
         decisive=("refund", "messages", "policy", "delivery", "files"),
-        thesis=("credit", "policy_refusal", "customer_words"),
+        thesis=("credit", "return_window", "policy_refusal", "customer_words"),
         concedes="the customer saying she returned it with no proof against it; a policy that "
         "entitles her to the refund",
         words_concede="unless_credited",
@@ -227,7 +236,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "descriptions",
             "customer",
             "files",
-        ),  # fmt: skip
+        ),
         thesis=("customer_words", "uncancelled_renewal", "policy_terms"),
         concedes="a cancellation message dated before the disputed charge",
         words_concede="always",
@@ -252,7 +261,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "distinct_charges",
             "statement_answers",
             "files",
-        ),  # fmt: skip
+        ),
         thesis=("two_purchases", "distinct_charges"),
         concedes="two charges of the same amount on the same card, order and day with one delivery",
         words_concede="never",
@@ -275,7 +284,7 @@ PLAYBOOKS: tuple[Playbook, ...] = (
             "customer",
             "policy",
             "files",
-        ),  # fmt: skip
+        ),
         thesis=("signed_delivery", "digital_delivery", "customer_words", "carrier_delivery"),
         concedes="nothing fixed: what our own records concede (a cancelled or refunded order)",
         words_concede="never",

@@ -22,8 +22,28 @@ import pandas as pd
 
 DESCRIPTION_CHARS = 2000  # of a description in the payload (the letter quotes its opening)
 MAX_PRODUCTS = 5  # listings per dispute
-_BLOCKS = frozenset({"p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "article",
-                     "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "hr"})  # fmt: skip
+_BLOCKS = frozenset(
+    {
+        "p",
+        "div",
+        "br",
+        "li",
+        "ul",
+        "ol",
+        "tr",
+        "table",
+        "section",
+        "article",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "blockquote",
+        "hr",
+    }
+)
 _HIDDEN = frozenset({"script", "style", "template", "noscript", "head", "title", "iframe"})
 
 
@@ -162,8 +182,13 @@ def shared_skus(products: pd.DataFrame | None) -> list[tuple[str, str, list[str]
     for sku, listings in sorted(catalogue.shared.items()):
         listed = rows.loc[keys == sku]
         if len(listed):  # as the export writes it (the key is casefolded)
-            out.append((listed["_file"].iloc[-1], listed["sku"].iloc[-1].strip(),
-                        [x.title for x in listings]))  # fmt: skip
+            out.append(
+                (
+                    listed["_file"].iloc[-1],
+                    listed["sku"].iloc[-1].strip(),
+                    [x.title for x in listings],
+                )
+            )
     return out
 
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.networks import VISA, network_of
 
 # Address checks a card issuer answers (Stripe's words; the canonical layout's too)
@@ -39,13 +39,38 @@ _COUNTRY_CODES = {"UK": "GB", "USA": "US", "CAN": "CA", "GBR": "GB"}
 # or the cardholder's reach, so delivery there proves nothing about the cardholder. Names as
 # they appear in a shipping address or company line.
 FORWARDERS = (
-    "shipito", "myus", "myus.com", "stackry", "planet express", "borderlinx", "comgateway",
-    "shop and ship", "shop & ship", "shopandship", "myshopandship", "forward2me", "viabox",
-    "bongo international", "usgobuy", "ship7", "fishisfast", "quicship", "reship", "parcl",
-    "buyandship", "jet carrier", "ohmyzip", "eshopworld", "package forwarding",
-    "parcel forwarding", "mail forwarding", "freight forwarder", "freight forwarding",
-    "forwarding address", "forwarding service",
-)  # fmt: skip
+    "shipito",
+    "myus",
+    "myus.com",
+    "stackry",
+    "planet express",
+    "borderlinx",
+    "comgateway",
+    "shop and ship",
+    "shop & ship",
+    "shopandship",
+    "myshopandship",
+    "forward2me",
+    "viabox",
+    "bongo international",
+    "usgobuy",
+    "ship7",
+    "fishisfast",
+    "quicship",
+    "reship",
+    "parcl",
+    "buyandship",
+    "jet carrier",
+    "ohmyzip",
+    "eshopworld",
+    "package forwarding",
+    "parcel forwarding",
+    "mail forwarding",
+    "freight forwarder",
+    "freight forwarding",
+    "forwarding address",
+    "forwarding service",
+)
 _FORWARDER = re.compile(
     r"(?<![a-z0-9])(?:" + "|".join(re.escape(f) for f in FORWARDERS) + r")(?![a-z0-9])"
 )
@@ -76,8 +101,9 @@ def failed_checks(charges: Sequence[Charge]) -> list[CheckFailure]:
 
 def full_avs_match(charge: Charge) -> bool:
     """Street and postcode both passed the issuer's address verification."""
-    return all(str(v).strip().lower() == PASS for v in (charge.avs_line1_check,
-                                                         charge.avs_zip_check))  # fmt: skip
+    return all(
+        str(v).strip().lower() == PASS for v in (charge.avs_line1_check, charge.avs_zip_check)
+    )
 
 
 def country_code(value: str) -> str:

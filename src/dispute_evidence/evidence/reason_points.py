@@ -5,7 +5,7 @@ purchases side by side or one order paid in parts (duplicates), Visa's AVS full-
 (fraud), and the account's use after the purchase and after a claimed cancellation (digital
 goods). evidence/letter.py lists them per family, in the order a reviewer reads them.
 
-Every sentence states what the case (evidence/case.py) shows and names its source; none says
+Every sentence states what the case (evidence/case_record.py) shows and names its source; none says
 who a person was. Pure: no I/O.
 """
 
@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from dispute_evidence.evidence.case import CaseFacts, Event
+from dispute_evidence.evidence.case_parts import Event
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.delivery import day
 from dispute_evidence.evidence.digital import delivers
-from dispute_evidence.evidence.facts import Activity, Charge, Purchase
+from dispute_evidence.evidence.dispute_facts import Activity, Charge, Purchase
 from dispute_evidence.evidence.letter_head import money
 from dispute_evidence.evidence.reason_checks import VISA_AVS_RULE, split_payment, visa_avs_rule
 from dispute_evidence.evidence.sentence import Sentence
@@ -60,9 +61,11 @@ def renewal(f: Cites) -> list[Sentence]:
     text = f"The disputed charge is the renewal of {day(charge.paid_at)}: {_charge(charge)}."
     if before:
         count = len(before) + c.charges_elided
-        text += (f" It follows {count} earlier charge{'s' * (count != 1)} of the same "
-                 f"subscription, the first on {day(before[0].paid_at)}"
-                 f" ({before[0].payment_id}).")  # fmt: skip
+        text += (
+            f" It follows {count} earlier charge{'s' * (count != 1)} of the same "
+            f"subscription, the first on {day(before[0].paid_at)}"
+            f" ({before[0].payment_id})."
+        )
     return [Sentence(text, "payments")]
 
 
@@ -95,15 +98,21 @@ def no_cancellation(f: Cites) -> list[Sentence]:
         return []
     asks = cancel_requests(c)
     if any(on and on < paid for on, *_ in asks) or (c.cancelled_on and c.cancelled_on < paid):
-        return []  # conceded (evidence/case.py names it), never argued
+        return []  # conceded (evidence/case_contradictions.py names it), never argued
     if asks:
         on, doc, page, _text = asks[0]
         when = f" is dated {on}" if on else " is undated"
-        return [Sentence(f"The customer's first request to cancel on record ({f.cite(doc, page)})"
-                         f"{when}, after the renewal of {paid}: no cancellation came before "
-                         "the disputed charge.", FILE + doc)]  # fmt: skip
-    return [Sentence(f"Our records hold no request to cancel before the renewal of {paid}.",
-                     "order")]  # fmt: skip
+        return [
+            Sentence(
+                f"The customer's first request to cancel on record ({f.cite(doc, page)})"
+                f"{when}, after the renewal of {paid}: no cancellation came before "
+                "the disputed charge.",
+                FILE + doc,
+            )
+        ]
+    return [
+        Sentence(f"Our records hold no request to cancel before the renewal of {paid}.", "order")
+    ]
 
 
 def kept_timeline(events: Sequence[Event], limit: int = TIMELINE_EVENTS) -> tuple[list[Event], str]:
@@ -148,11 +157,14 @@ def two_purchases(f: Cites) -> list[Sentence]:
         + (" of different items" if differ else "")
         + (", each shipped on its own" if shipped else "")
     )
-    return [Sentence(
-        f"The charge disputed, {_charge(charge)}, paid for order {c.order_number}; the other "
-        f"charge of {money(charge.payment_amount, charge.currency.upper())} that day paid for "
-        f"order {p.order_number} ({p.payment_id}): {what}, as the table below shows.",
-        PURCHASES)]  # fmt: skip
+    return [
+        Sentence(
+            f"The charge disputed, {_charge(charge)}, paid for order {c.order_number}; the other "
+            f"charge of {money(charge.payment_amount, charge.currency.upper())} that day paid for "
+            f"order {p.order_number} ({p.payment_id}): {what}, as the table below shows.",
+            PURCHASES,
+        )
+    ]
 
 
 def purchase_rows(case: CaseFacts) -> tuple[tuple[str, ...], ...]:
@@ -161,10 +173,16 @@ def purchase_rows(case: CaseFacts) -> tuple[tuple[str, ...], ...]:
     charge = case.disputed_charge
     if not case.other_purchases or charge is None:
         return ()
-    ours = Purchase(case.order_number, charge.payment_id, charge.paid_at, charge.payment_amount,
-                    charge.currency, tuple(dict.fromkeys(x.title for x in case.lines)),
-                    case.tracking_numbers, min((s.shipped_on for s in case.shipments
-                                                if s.shipped_on), default=""))  # fmt: skip
+    ours = Purchase(
+        case.order_number,
+        charge.payment_id,
+        charge.paid_at,
+        charge.payment_amount,
+        charge.currency,
+        tuple(dict.fromkeys(x.title for x in case.lines)),
+        case.tracking_numbers,
+        min((s.shipped_on for s in case.shipments if s.shipped_on), default=""),
+    )
     shown = (ours, case.other_purchases[0])  # exactly the two
     rows = [
         ("", *(f"Order {p.order_number}" for p in shown)),
@@ -185,10 +203,14 @@ def paid_in_parts(f: Cites) -> list[Sentence]:
     total = c.order_value
     if c.other_purchases or not split_payment(live, total):
         return []
-    return [Sentence(
-        f"Order {c.order_number} came to {money(total, (c.currency or live[0].currency).upper())} "
-        f"and was paid in {len(live)} parts: {_and([_charge(x) for x in live])}. Together they "
-        "pay the one order once; no charge was taken twice.", "payments")]  # fmt: skip
+    return [
+        Sentence(
+            f"Order {c.order_number} came to {money(total, (c.currency or live[0].currency).upper())} "
+            f"and was paid in {len(live)} parts: {_and([_charge(x) for x in live])}. Together they "
+            "pay the one order once; no charge was taken twice.",
+            "payments",
+        )
+    ]
 
 
 def statement_answers(f: Cites) -> list[Sentence]:
@@ -196,8 +218,12 @@ def statement_answers(f: Cites) -> list[Sentence]:
     point that the statement below makes, so the letter argues and asks for the reversal."""
     if not f.case.statement:
         return []
-    return [Sentence("Why the charges are not a duplicate is set out in the merchant's "
-                     "statement below.", "statement")]  # fmt: skip
+    return [
+        Sentence(
+            "Why the charges are not a duplicate is set out in the merchant's statement below.",
+            "statement",
+        )
+    ]
 
 
 # -- fraud: Visa's April 2026 rule, before the merits ---------------------------------------
@@ -230,8 +256,9 @@ def _when(at: str) -> str:
 
 def _seen(ip: str, device: str) -> str:
     """ " from IP address …, device …" ("" when the log gives neither)."""
-    seen = ", ".join(x for x in (f"IP address {ip}" if ip else "",
-                                 f"device {device}" if device else "") if x)  # fmt: skip
+    seen = ", ".join(
+        x for x in (f"IP address {ip}" if ip else "", f"device {device}" if device else "") if x
+    )
     return f" from {seen}" if seen else ""
 
 
@@ -273,9 +300,13 @@ def use_after_purchase(f: Cites) -> list[Sentence]:
     since = f" after the purchase on {start}" if start else ""
     whose = f"The account {account}" if account else "The customer's account"
     among = ": " if len(listed) >= count else ", among them: "  # never more uses than listed
-    return [Sentence(f"{whose} was used {count} time{'s' * (count != 1)}{since}, per the "
-                     f"access log{among}{_and([_use(a) for a in listed])}.",
-                     ACTIVITY)]  # fmt: skip
+    return [
+        Sentence(
+            f"{whose} was used {count} time{'s' * (count != 1)}{since}, per the "
+            f"access log{among}{_and([_use(a) for a in listed])}.",
+            ACTIVITY,
+        )
+    ]
 
 
 def digital_delivery(f: Cites) -> list[Sentence]:
@@ -291,10 +322,14 @@ def digital_delivery(f: Cites) -> list[Sentence]:
     whose = f"the account {used[0].account}" if used[0].account else "the customer's account"
     after = f" after the purchase on {start}" if start else ""
     if not delivered:
-        return [Sentence(f"the access log (its events listed on the data sheet) shows {whose} "
-                         f"used {count} time"
-                         f"{'s' * (count != 1)}{after}, the first {_use(used[0])}.",
-                         ACTIVITY)]  # fmt: skip
+        return [
+            Sentence(
+                f"the access log (its events listed on the data sheet) shows {whose} "
+                f"used {count} time"
+                f"{'s' * (count != 1)}{after}, the first {_use(used[0])}.",
+                ACTIVITY,
+            )
+        ]
     text = (
         f"the access log (its events listed on the data sheet) shows order {c.order_number} "
         f"delivered to {whose}{after}: "
@@ -317,6 +352,11 @@ def use_after_cancellation(f: Cites) -> list[Sentence]:
     if not after:
         return []
     last = after[-1]
-    return [Sentence(f"After the cancellation claimed on {claimed}, the account was used "
-                     f"{len(after)} more time{'s' * (len(after) != 1)}, per the access log, the "
-                     f"latest {_use(last)}.", ACTIVITY)]  # fmt: skip
+    return [
+        Sentence(
+            f"After the cancellation claimed on {claimed}, the account was used "
+            f"{len(after)} more time{'s' * (len(after) != 1)}, per the access log, the "
+            f"latest {_use(last)}.",
+            ACTIVITY,
+        )
+    ]

@@ -70,13 +70,15 @@ def _overlay(
     drawn = stamp.get_contents()
     form = DecodedStreamObject()
     form.set_data(drawn.get_data() if drawn is not None else b"")
-    form.update({
-        NameObject("/Type"): NameObject("/XObject"),
-        NameObject("/Subtype"): NameObject("/Form"),
-        NameObject("/BBox"): RectangleObject(stamp.mediabox),
-        NameObject("/Matrix"): ArrayObject(FloatObject(v) for v in place.ctm),
-        NameObject("/Resources"): stamp["/Resources"].clone(writer),  # the font: once per file
-    })  # fmt: skip
+    form.update(
+        {
+            NameObject("/Type"): NameObject("/XObject"),
+            NameObject("/Subtype"): NameObject("/Form"),
+            NameObject("/BBox"): RectangleObject(stamp.mediabox),
+            NameObject("/Matrix"): ArrayObject(FloatObject(v) for v in place.ctm),
+            NameObject("/Resources"): stamp["/Resources"].clone(writer),  # the font: once per file
+        }
+    )
     name = NameObject(f"/DisputeEvidenceStamp{n}")  # pages of one file may share resources
     resources = page.get("/Resources")
     resources = resources.get_object() if resources is not None else None
@@ -92,9 +94,13 @@ def _overlay(
     raw = page.raw_get("/Contents") if "/Contents" in page else None
     old = raw.get_object() if raw is not None else None
     kept = list(old) if isinstance(old, ArrayObject) else [] if is_null_or_none(old) else [raw]
-    page[NameObject("/Contents")] = ArrayObject([
-        _stream(writer, b"q\n"), *kept, _stream(writer, f"\nQ\nq {name} Do Q\n".encode()),
-    ])  # fmt: skip
+    page[NameObject("/Contents")] = ArrayObject(
+        [
+            _stream(writer, b"q\n"),
+            *kept,
+            _stream(writer, f"\nQ\nq {name} Do Q\n".encode()),
+        ]
+    )
 
 
 def _stream(writer: PdfWriter, data: bytes) -> IndirectObject:

@@ -91,8 +91,12 @@ def message_stance(
     if stance.kind == "neutral":
         return stance
     if on is not None and ordered and on.isoformat() < ordered:
-        return Stance("neutral", f"written on {on.isoformat()}, before the order ({ordered}): "
-                      f"not about it; read as: {stance.why}", certain=False)  # fmt: skip
+        return Stance(
+            "neutral",
+            f"written on {on.isoformat()}, before the order ({ordered}): "
+            f"not about it; read as: {stance.why}",
+            certain=False,
+        )
     cancel = family == "subscription_canceled" and stance.why.startswith("asks to cancel")
     if cancel and on is not None and charged and on.isoformat() >= charged:
         return Stance("neutral", "asks to cancel after the disputed charge")

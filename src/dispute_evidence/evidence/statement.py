@@ -7,7 +7,7 @@ Two sources: a statement file (`1036 statement.txt`, ingest/statements.py: recor
 `Statement` column. The file wins; of several files, the latest read wins (a new version
 replaces). A notes column is never read: it is the analyst's, not the reviewer's.
 
-The facts carry it as a `Statement` (evidence/facts.py); the letter quotes it under its own
+The facts carry it as a `Statement` (evidence/dispute_facts.py); the letter quotes it under its own
 heading, never as a fact the exports show. Pure: records in.
 """
 
@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 
-from dispute_evidence.evidence.facts import Statement
+from dispute_evidence.evidence.dispute_facts import Statement
 
 FROM_FILE, FROM_LIST = "statement file", "disputes list"
 

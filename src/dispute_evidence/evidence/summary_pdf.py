@@ -1,6 +1,6 @@
 """The evidence summary PDF: one readable document per dispute for the reviewer, made from the
 payload we send (nothing else), so it never says more or less than the evidence. Every fact
-the letter and the data sheet state is read from the dispute's one case (evidence/case.py),
+the letter and the data sheet state is read from the dispute's one case (evidence/case_record.py),
 never from the payload's keys, so neither says a date the case withholds.
 
 Deterministic: reportlab's invariant mode (no creation time, no random document id), and no
@@ -34,12 +34,13 @@ from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.cardnumbers import cover
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.evidence import fonts
-from dispute_evidence.evidence.case import CaseFacts, Line, build_case, documents_named
-from dispute_evidence.evidence.case_parts import Contradiction
+from dispute_evidence.evidence.case_build import build_case, documents_named
+from dispute_evidence.evidence.case_parts import Contradiction, Line
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.credits import MAX_CREDITS
 from dispute_evidence.evidence.delivery import DeliveryFact
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.exhibits import Exhibit, exhibits_for
-from dispute_evidence.evidence.facts import DisputeFacts
 from dispute_evidence.evidence.inert_pdf import inert_bytes
 from dispute_evidence.evidence.letter import Letter, letter_for
 from dispute_evidence.evidence.letter_pdf import (
@@ -143,7 +144,7 @@ def summary_pdf(
     names, or what was read from them).
 
     Page 1 is the rebuttal letter (evidence/letter.py), then the data sheet (at most
-    DATA_SHEET_PAGES pages, cells clipped to fit). Both read one case (evidence/case.py), so
+    DATA_SHEET_PAGES pages, cells clipped to fit). Both read one case (evidence/case_record.py), so
     they cannot disagree on delivery, dates or amounts; where their statements come from is
     `sources_pdf`, for the packet's very end. `notice`: what this version replaces and why, on
     top of page 1; `pages`: each attached document's first page in the packet; `head`: the

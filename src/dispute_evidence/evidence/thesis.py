@@ -13,7 +13,9 @@ words) comes before our own records. Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import date
 
 from dispute_evidence.evidence import reason_points as R
 from dispute_evidence.evidence.ce3 import LABELS
@@ -65,8 +67,11 @@ def signed_delivery(facts: Facts) -> Sentence | None:
     on = f" on {d.on}" if d.on and not case.hidden("delivered") else ""
     by = f", signed for by {d.signed_by}" if d.signed_by else ""
     facts.argued.add(d.document)
-    return Sentence(f"{whose}{signed} proof of delivery ({facts.cite(d.document, d.page)}) shows "
-                    f"the parcel delivered{on}{_to(facts, d.where)}{by}.", FILE + d.document)  # fmt: skip
+    return Sentence(
+        f"{whose}{signed} proof of delivery ({facts.cite(d.document, d.page)}) shows "
+        f"the parcel delivered{on}{_to(facts, d.where)}{by}.",
+        FILE + d.document,
+    )
 
 
 def carrier_delivery(facts: Facts) -> Sentence | None:
@@ -115,9 +120,12 @@ def verified_delivery(facts: Facts) -> Sentence | None:
     if c.delivery.source == "files":
         proof = f" ({facts.cite(c.delivery.document, c.delivery.page)})"
         facts.argued.add(c.delivery.document)
-    return Sentence(f"the card issuer's address check passed (street{zip_}) for charge "
-                    f"{ch.payment_id}, and the order was delivered{proof} to that verified "
-                    f"billing address, {c.customer.shipping_address}.", "payments")  # fmt: skip
+    return Sentence(
+        f"the card issuer's address check passed (street{zip_}) for charge "
+        f"{ch.payment_id}, and the order was delivered{proof} to that verified "
+        f"billing address, {c.customer.shipping_address}.",
+        "payments",
+    )
 
 
 def avs_rule(facts: Facts) -> Sentence | None:
@@ -179,6 +187,35 @@ def policy_refusal(facts: Facts) -> Sentence | None:
     return said[0] if said else None
 
 
+_WINDOW = re.compile(
+    r"\bwithin\s{1,3}(\d{1,3})\s{1,3}(?:calendar\s)?days?\s{1,3}of\s{1,3}deliver", re.I
+)
+
+
+def return_window(facts: Facts) -> Sentence | None:
+    """Credit not processed: the policy's return window against the dates the case shows (the
+    delivery, the dispute's opening), so the clause answers why no refund is owed."""
+    said = facts.policy()
+    case, d = facts.case, facts.case.delivery
+    found = _WINDOW.search(said[0].text) if said else None
+    if not said or found is None or not (d.delivered and d.on) or case.hidden("delivered"):
+        return None
+    clause = said[0].text.removesuffix(".")
+    text = f"{clause}; the order was delivered on {d.on}"
+    late = _days(d.on, case.opened_on)
+    if late > int(found.group(1)):  # the window had closed before the dispute opened
+        text += f", and the dispute opened on {case.opened_on}, {late} days after delivery"
+    return Sentence(text + ".", said[0].source)
+
+
+def _days(first: str, then: str) -> int:
+    """Days from one YYYY-MM-DD date to another; 0 when either is not one."""
+    try:
+        return (date.fromisoformat(then[:10]) - date.fromisoformat(first[:10])).days
+    except ValueError:
+        return 0
+
+
 def policy_terms(facts: Facts) -> Sentence | None:
     return policy_refusal(facts)
 
@@ -228,12 +265,13 @@ THESES: dict[str, Callable[[Facts], Sentence | None]] = {
         as_sold,
         credit,
         policy_refusal,
+        return_window,
         policy_terms,
         two_purchases,
         distinct_charges,
         digital_delivery,
         uncancelled_renewal,
-    )  # fmt: skip
+    )
 }
 
 

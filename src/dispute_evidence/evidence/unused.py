@@ -17,24 +17,36 @@ def statements_for_no_dispute(
 ) -> list[Reject]:
     """A line per statement file whose name gives no dispute's order number or id."""
     return [
-        Reject(file, None, None, "file name", key,
-               f"a statement for '{key}', which no dispute of the disputes list has (a row "
-               "refused for a bad cell is not in it): it is sent to no dispute. Name it for the "
-               "dispute's order number or dp_ id ('1041 statement.txt'), or fix the refused row")
+        Reject(
+            file,
+            None,
+            None,
+            "file name",
+            key,
+            f"a statement for '{key}', which no dispute of the disputes list has (a row "
+            "refused for a bad cell is not in it): it is sent to no dispute. Name it for the "
+            "dispute's order number or dp_ id ('1041 statement.txt'), or fix the refused row",
+        )
         for file, key in unclaimed_statements(disputes, statements)
-    ]  # fmt: skip
+    ]
 
 
 def skus_of_two_products(products: pd.DataFrame | None) -> list[Reject]:
     """A line per SKU the products export lists under two products or more (it holds nothing:
     an order line of it gets the listing its title names, else none)."""
     return [
-        Reject(file, None, None, "sku", sku,
-               f"SKU {sku!r} is listed under {len(titles)} products ({', '.join(titles[:3])}): an "
-               "order line of it is quoted the product its title names, and none when its title "
-               "names neither. Give each product its own SKU and export the products again")
+        Reject(
+            file,
+            None,
+            None,
+            "sku",
+            sku,
+            f"SKU {sku!r} is listed under {len(titles)} products ({', '.join(titles[:3])}): an "
+            "order line of it is quoted the product its title names, and none when its title "
+            "names neither. Give each product its own SKU and export the products again",
+        )
         for file, sku, titles in shared_skus(products)
-    ]  # fmt: skip
+    ]
 
 
 def said_unused(

@@ -1,5 +1,5 @@
 """The wire payload (the API's Evidence, docs: shared/spec/dispute-evidence-api.md) derived from
-the typed facts (evidence/facts.py), and the one way back, for states written before the facts
+the typed facts (evidence/dispute_facts.py), and the one way back, for states written before the facts
 were kept.
 
 `wire_payload` is the only writer of `additional_evidence`: its keys and shapes are those the
@@ -21,7 +21,7 @@ import orjson
 
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.evidence.ce3 import ELEMENTS, LABELS, Prior
-from dispute_evidence.evidence.facts import (
+from dispute_evidence.evidence.dispute_facts import (
     Charge,
     Claim,
     DisputeFacts,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from dispute_evidence.engine.run import RunResult, run_inbox
+from dispute_evidence.engine.run_steps import RunResult, run_inbox
 from dispute_evidence.engine.session import AlertSink, Progress, StepRunner, plain
 from dispute_evidence.fleet.budget import KeyBudgets, SharedBudget
 from dispute_evidence.fleet.merchants import MerchantRun

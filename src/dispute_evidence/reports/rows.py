@@ -26,7 +26,7 @@ def _str(value: Any) -> str:
 @dataclass(frozen=True)
 class DisputeRow:
     provider_dispute_id: str
-    status: str  # state/status.py's DisputeStatus value
+    status: str  # state/lifecycle.py's DisputeStatus value
     status_words: str
     days_left: int | None  # whole days to the deadline; None without one
     files_total: int

@@ -1,8 +1,8 @@
 """The sandbox's aiohttp application: handlers and routes.
 
 The request pipeline (auth, rate limit, strict requests, faults) is in middleware.py; the
-configuration and the Error body in config.py. Every choice the spec leaves "not shown" is
-listed in docs/api-choices.md.
+configuration, the app keys and the Error body in app_config.py. Every choice the spec leaves
+"not shown" is listed in docs/api-choices.md.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from dispute_evidence.filetypes import EXTENSIONS, SNIFF_BYTES, sniff
-from dispute_evidence.sandbox.config import (
+from dispute_evidence.sandbox.app_config import (
     CONFIG_KEY,
     LIMITER_KEY,
     STATS_KEY,

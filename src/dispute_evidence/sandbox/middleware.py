@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from dispute_evidence.sandbox.config import CONFIG_KEY, LIMITER_KEY, STATS_KEY, TOKEN_KEY, error
+from dispute_evidence.sandbox.app_config import CONFIG_KEY, LIMITER_KEY, STATS_KEY, TOKEN_KEY, error
 from dispute_evidence.sandbox.ratelimit import retry_after_header
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]

@@ -23,7 +23,7 @@ from dispute_evidence.settings.model import (
     Settings,
 )
 from dispute_evidence.settings.request import RunRequest
-from dispute_evidence.settings.review import ReviewSection
+from dispute_evidence.settings.review_section import ReviewSection
 from dispute_evidence.settings.sources import ConfigError, find_config
 from dispute_evidence.settings.standing_section import StandingSection
 

@@ -60,7 +60,7 @@ from dispute_evidence.settings.bounds import (
     fee_schedule_problem,
     figures_problem,
 )
-from dispute_evidence.settings.review import ReviewSection
+from dispute_evidence.settings.review_section import ReviewSection
 from dispute_evidence.settings.sources import (
     DEFAULT_CONFIG,
     ApiEnvSource,
@@ -350,7 +350,7 @@ class AlertsSection(_Section):
 
 class RetentionSection(_Section):
     """How long customer data, reports and archived drops are kept. Off by default: nothing is
-    ever deleted unless a number of days is set here (engine/prepare/retention.py)."""
+    ever deleted unless a number of days is set here (engine/prepare/retention_clearing.py)."""
 
     customer_data_days: int | None = Field(
         None,

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.evidence.reason_checks import (
     PASS,
     VISA_AVS_RULE_FROM,

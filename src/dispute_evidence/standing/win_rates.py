@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from dispute_evidence.documents.kinds import LABELS
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.letter import letter_for
 
 MIN_OUTCOMES = 10  # decided disputes before a rate is shown

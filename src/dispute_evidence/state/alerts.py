@@ -13,7 +13,8 @@ from dispute_evidence.state.schema import alerts_sent, disputes
 
 
 class AlertsSent(Part):
-    """What engine/reporting/alerts.py and engine/reporting/standing_alerts.py read and record."""
+    """What engine/reporting/deadline_alerts.py and engine/reporting/standing_alerts.py read and
+    record."""
 
     def watched_deadlines(self, statuses: Iterable[str]) -> list[tuple[Any, ...]]:
         """(pid, order number, status, response due by, payload, detail) of each dispute in

@@ -12,10 +12,10 @@ from typing import Any
 from sqlalchemy import and_, or_, select
 
 from dispute_evidence.state.base import Part, now_iso
+from dispute_evidence.state.lifecycle import SWITCH_DISPUTE_MOVES, SWITCH_FILE_MOVES
+from dispute_evidence.state.lifecycle import DisputeStatus as D
+from dispute_evidence.state.lifecycle import FileStatus as F
 from dispute_evidence.state.schema import disputes, evidence_files, meta
-from dispute_evidence.state.status import SWITCH_DISPUTE_MOVES, SWITCH_FILE_MOVES
-from dispute_evidence.state.status import DisputeStatus as D
-from dispute_evidence.state.status import FileStatus as F
 from dispute_evidence.state.transitions import move_disputes, move_files
 
 API_KEY = "api"  # meta: the API the state's record of what was sent refers to
@@ -84,7 +84,7 @@ class ApiLedger(Part):
 
     @staticmethod
     def _reset_elsewhere(c: Any, identity: str) -> int:
-        """Disputes and files sent to another API: not sent here (state/status.py's switch
+        """Disputes and files sent to another API: not sent here (state/lifecycle.py's switch
         moves: a dispute in a status only an API gives is pending; a file is 'sending',
         checked against this API's listing before any upload). The rest (an incomplete or
         held dispute, a file in its packet) keep their status and lose the other API's ids."""

@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from dispute_evidence.state.base import Part, now_iso
+from dispute_evidence.state.lifecycle import DisputeStatus
 from dispute_evidence.state.schema import approvals, disputes, evidence_files
-from dispute_evidence.state.status import DisputeStatus
 
 SECOND_WANTED = "waits for a second approver"  # an approval's note: applied once a second comes
 

@@ -31,8 +31,8 @@ from dispute_evidence.state.migrations import migrate
 from dispute_evidence.state.schema import RECORD_TABLES, meta
 
 # A run's lock and its dispute leases are renewed every KEEPALIVE_SECONDS while its process
-# lives (engine.run.KeepAlive): wherever the process dies, another machine takes over within
-# two minutes; on the same machine at once (the holder's pid is gone).
+# lives (engine/session.py KeepAlive): wherever the process dies, another machine takes over
+# within two minutes; on the same machine at once (the holder's pid is gone).
 KEEPALIVE_SECONDS = 30.0
 LEASE_SECONDS = 120.0
 RUN_LOCK_SECONDS = 120.0

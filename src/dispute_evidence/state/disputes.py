@@ -12,6 +12,9 @@ from dispute_evidence.state.base import (
     Part,
     now_iso,
 )
+from dispute_evidence.state.lifecycle import DISPUTE_MOVES, OPEN_FILE
+from dispute_evidence.state.lifecycle import DisputeStatus as D
+from dispute_evidence.state.lifecycle import FileStatus as F
 from dispute_evidence.state.schema import (
     disputes,
     evidence_files,
@@ -19,9 +22,6 @@ from dispute_evidence.state.schema import (
     meta,
 )
 from dispute_evidence.state.scoped import chunks
-from dispute_evidence.state.status import DISPUTE_MOVES, OPEN_FILE
-from dispute_evidence.state.status import DisputeStatus as D
-from dispute_evidence.state.status import FileStatus as F
 from dispute_evidence.state.transitions import (
     move_dispute,
     move_disputes,
@@ -150,7 +150,7 @@ class Disputes(Part):
         """A known dispute whose new data would go out wrong: not sent until it is fixed (one
         already sent keeps what it was sent with; the reason shows on its row)."""
         where = disputes.c.provider_dispute_id == i.provider_dispute_id
-        if status in DISPUTE_MOVES[D.INCOMPLETE]:  # the moves state/status.py allows
+        if status in DISPUTE_MOVES[D.INCOMPLETE]:  # the moves state/lifecycle.py allows
             move_dispute(c, i.provider_dispute_id, D.INCOMPLETE, detail=i.reason, updated_at=stamp)
         elif status == D.SUBMITTED:
             c.execute(disputes.update().where(where).values(detail=i.reason))
@@ -303,7 +303,7 @@ class Disputes(Part):
             c.execute(stmt, [{"pid": k, "made_from": v} for k, v in made.items()])
 
     def kept_facts(self, within: Collection[str] | None = None) -> dict[str, bytes]:
-        """{dispute: its typed facts as JSON (evidence/facts.py)}, for those that have them
+        """{dispute: its typed facts as JSON (evidence/dispute_facts.py)}, for those that have them
         (a payload stored before v19 has none); `within`: only these disputes'."""
         d = disputes.c
         q = select(d.provider_dispute_id, d.facts).where(d.facts.is_not(None))

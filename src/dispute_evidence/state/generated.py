@@ -1,5 +1,5 @@
-"""The generated PDFs' rows (engine/prepare/generated.py): versions, what each states, the limit hold,
-and which documents go inside a packet rather than on their own."""
+"""The generated PDFs' rows (engine/prepare/pdf_versions.py): versions, what each states, the
+limit hold, and which documents go inside a packet rather than on their own."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, bindparam, delete, or_, select
 
 from dispute_evidence.state.base import Part, now_iso
+from dispute_evidence.state.lifecycle import DisputeStatus as D
+from dispute_evidence.state.lifecycle import FileStatus as F
 from dispute_evidence.state.schema import disputes, evidence_files, generated_docs
 from dispute_evidence.state.scoped import chunks
-from dispute_evidence.state.status import DisputeStatus as D
-from dispute_evidence.state.status import FileStatus as F
 from dispute_evidence.state.transitions import move_disputes, move_files, new_files
 
 GENERATED_KINDS = ("summary", "packet")

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any, Protocol
 
+from dispute_evidence.state.lifecycle import DisputeStatus
 from dispute_evidence.state.retention import Clearing, ClosedRow
-from dispute_evidence.state.status import DisputeStatus
 
 
 class AlertLedger(Protocol):
-    """The alerts sent so far, and recording more (engine/reporting/alerts.py, standing_alerts.py)."""
+    """The alerts sent so far, and recording more (engine/reporting/deadline_alerts.py,
+    standing_alerts.py)."""
 
     def alerted_on(self, day: str) -> set[str]: ...
 
@@ -33,7 +34,7 @@ class IngestSeq(Protocol):
 
 
 class RetentionStore(Protocol):
-    """What clearing customer data reads and rewrites (engine/prepare/retention.py)."""
+    """What clearing customer data reads and rewrites (engine/prepare/retention_clearing.py)."""
 
     def get_meta(self, key: str) -> str | None: ...
 

@@ -12,11 +12,11 @@ from dispute_evidence.state.base import (
     Part,
     now_iso,
 )
+from dispute_evidence.state.lifecycle import DisputeStatus as D
 from dispute_evidence.state.schema import (
     disputes,
     status_history,
 )
-from dispute_evidence.state.status import DisputeStatus as D
 
 # one statement for every dispute read (executemany): the values it had are written back
 _READ_UPDATE = (

@@ -1,6 +1,7 @@
 """Retention's rows: the closed disputes whose customer data is due to be cleared, the stored
-copies that hold it, and the clearing itself in one transaction. engine/prepare/retention.py decides
-what is personal and when; this part finds and rewrites the rows."""
+copies that hold it, and the clearing itself in one transaction.
+engine/prepare/retention_clearing.py decides what is personal and when; this part finds and
+rewrites the rows."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 
 from dispute_evidence.state.base import Part
+from dispute_evidence.state.lifecycle import DisputeStatus
 from dispute_evidence.state.schema import (
     RECORD_TABLES,
     disputes,
@@ -21,7 +23,6 @@ from dispute_evidence.state.schema import (
     store_documents,
 )
 from dispute_evidence.state.scoped import chunks
-from dispute_evidence.state.status import DisputeStatus
 
 ClosedRow = tuple[str, str | None, bytes | None]  # (pid, order number, payload)
 
@@ -48,7 +49,7 @@ def _closed_since() -> Any:
 
 
 class Retention(Part):
-    """What engine/prepare/retention.py reads and clears."""
+    """What engine/prepare/retention_clearing.py reads and clears."""
 
     def closed_for_clearing(
         self, cutoff: str, since: str, again: Collection[str]

@@ -4,7 +4,7 @@ state/migrations.py brings an older state here step by step (dlt style); each st
 as it was written, with its version's columns spelled out, so what an old step does never
 changes with today's tables.
 The statuses a dispute and an evidence file move through, and the moves allowed, are in
-state/status.py (docs/architecture.md draws them).
+state/lifecycle.py (docs/architecture.md draws them).
 """
 
 from __future__ import annotations
@@ -88,10 +88,11 @@ disputes = Table(
     # address and a fingerprint of the key, never the key (state/apis.py)
     Column("sent_to", String(255)),
     # v9: the facts the generated PDF states, hashed (a change here is material: a new
-    # version may go); the one line of the limit check that holds it (engine/prepare/generated.py)
+    # version may go); the one line of the limit check that holds it
+    # (engine/prepare/pdf_versions.py)
     Column("material_hash", String(64)),
     Column("generated_held", Text),
-    # v19: the dispute's typed facts (evidence/facts.py) as JSON, beside the wire payload
+    # v19: the dispute's typed facts (evidence/dispute_facts.py) as JSON, beside the wire payload
     # derived from them; NULL for a payload stored before (read by the legacy path)
     Column("facts", LargeBinary),
     Index("disputes_by_status", "status"),
@@ -122,7 +123,7 @@ evidence_files = Table(
 
 # v9: every generated PDF (the summary, or the packet) registered for a dispute: which version,
 # what it was made from, the facts it states (JSON), what it says it replaces, and the packet
-# a reviewer sees with it (engine/prepare/generated.py)
+# a reviewer sees with it (engine/prepare/pdf_versions.py)
 generated_docs = Table(
     "generated_docs",
     metadata,
@@ -161,7 +162,7 @@ status_history = Table(
     Index("history_by_dispute", "provider_dispute_id"),
 )
 
-# v6: the alerts sent (engine/reporting/alerts.py): at most one per dispute per UTC day
+# v6: the alerts sent (engine/reporting/deadline_alerts.py): at most one per dispute per UTC day
 alerts_sent = Table(
     "alerts_sent",
     metadata,
@@ -210,7 +211,7 @@ evidence_seen = Table(
 # its name there and content: its kind, the date it says it took effect (else NULL) and the day
 # it was first seen, the stored copy it is uploaded from, and the file's last signature
 # ('path|size|mtime': an unchanged file is not hashed again). Versions are never removed: an
-# order argues the version in force at its date (engine/prepare/storedocs.py)
+# order argues the version in force at its date (engine/prepare/storedocs_intake.py)
 store_documents = Table(
     "store_documents",
     metadata,

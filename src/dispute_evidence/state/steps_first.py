@@ -177,7 +177,8 @@ def v8(conn: Connection) -> None:
 
 
 def v9(conn: Connection) -> None:
-    """Generated PDFs sent once (engine/prepare/generated.py): their versions and the facts they state."""
+    """Generated PDFs sent once (engine/prepare/pdf_versions.py): their versions and the facts
+    they state."""
     add_columns(conn, "disputes", {"material_hash": "VARCHAR(64)", "generated_held": "TEXT"})
     Table(
         "generated_docs",

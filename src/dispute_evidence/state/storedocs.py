@@ -1,4 +1,5 @@
-"""The store documents' versions (engine/prepare/storedocs.py): each name's versions, kept for good."""
+"""The store documents' versions (engine/prepare/storedocs_intake.py): each name's versions,
+kept for good."""
 
 from __future__ import annotations
 

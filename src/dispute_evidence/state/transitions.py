@@ -1,7 +1,7 @@
 """The only writer of a dispute's or an evidence file's status (tests/unit/test_status_writes.py):
 the store's named transitions, and the moves other store parts make inside their own
 transactions (a build's sync and holds, deadline expiries, packets, the switch to another
-API). Each write takes its allowed from-set from state/status.py's tables, so a move they do
+API). Each write takes its allowed from-set from state/lifecycle.py's tables, so a move they do
 not draw cannot be written: one row that is not in an allowed state is IllegalTransition (a
 count check), a bulk UPDATE's WHERE admits only the allowed from-states."""
 
@@ -26,8 +26,7 @@ from dispute_evidence.state.base import (
     Part,
     now_iso,
 )
-from dispute_evidence.state.schema import disputes, evidence_files
-from dispute_evidence.state.status import (
+from dispute_evidence.state.lifecycle import (
     APPROVAL_RELEASES,
     DISPUTE_MOVES,
     DISPUTE_STARTS,
@@ -37,12 +36,13 @@ from dispute_evidence.state.status import (
     FileStatus,
     IllegalTransition,
 )
-from dispute_evidence.state.status import DisputeStatus as D
-from dispute_evidence.state.status import FileStatus as F
+from dispute_evidence.state.lifecycle import DisputeStatus as D
+from dispute_evidence.state.lifecycle import FileStatus as F
+from dispute_evidence.state.schema import disputes, evidence_files
 
 
 class Transitions(Part):
-    """Named status moves of disputes and files, checked against state/status.py."""
+    """Named status moves of disputes and files, checked against state/lifecycle.py."""
 
     def mark_submitted(
         self, pid: str, *, submitted_hash: str, dispute_id: str, attempts: int

@@ -107,7 +107,7 @@ def _dump(url: str) -> dict[str, list[tuple]]:
 
 
 def test_a_dry_run_on_postgres_changes_nothing(postgres_url, sandbox_factory, tmp_path):
-    from dispute_evidence.engine.run import run_inbox
+    from dispute_evidence.engine.run_steps import run_inbox
     from dispute_evidence.settings import load_settings
 
     sb = sandbox_factory(rows=seed_rows(3))

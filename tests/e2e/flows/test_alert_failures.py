@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
 from dispute_evidence.engine.prepare.build import prepare_step
-from dispute_evidence.engine.reporting.alerts import AlertPolicy, send_alerts
+from dispute_evidence.engine.reporting.deadline_alerts import AlertPolicy, send_alerts
 from dispute_evidence.exits import EXIT_NEEDS_YOU
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso

@@ -172,7 +172,7 @@ def test_a_long_retry_after_on_approves_send_is_one_line_exit_4_and_the_next_run
     """Deadline day, the API busy: `approve` sends at once, the API answers 429 asking to wait
     an hour (past [api] max_wait). One plain line names the dispute, what happened and what to
     do; exit 4 (README); the approval is kept and the next run sends the dispute once."""
-    from dispute_evidence.sandbox.config import LIMITER_KEY
+    from dispute_evidence.sandbox.app_config import LIMITER_KEY
 
     sb, inbox, _ = held
     monkeypatch.setenv("DISPUTE_EVIDENCE_READBACK__ENABLED", "false")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.settings import RunRequest, load_settings
 from tests.conftest import TOKEN

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from dispute_evidence.engine.run import RunResult, run_inbox
+from dispute_evidence.engine.run_steps import RunResult, run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox import SandboxConfig
 from dispute_evidence.settings import RunRequest, load_settings

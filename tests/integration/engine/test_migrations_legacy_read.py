@@ -18,7 +18,7 @@ def test_a_version_18_state_without_facts_reads_its_payloads_by_the_legacy_path(
     state written before keeps payloads only: the case, the report and the next send read them
     by the legacy path (evidence/wire.py) to the same facts, and the next build keeps them."""
     from dispute_evidence.engine.prepare.case import case_reader
-    from dispute_evidence.engine.prepare.facts import facts_of
+    from dispute_evidence.engine.prepare.kept_facts import facts_of
     from dispute_evidence.evidence.wire import legacy_facts_from_payload
     from tests.conftest import seed_rows
     from tests.support.engine_helpers import engine_pass, make_inbox

@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 
 from dispute_evidence import clock
-from dispute_evidence.engine.delivery.readback import _read_due
+from dispute_evidence.engine.delivery.api_readback import _read_due
 from dispute_evidence.engine.reporting.outcomes import evidence_kinds, outcomes_table
 from dispute_evidence.engine.reporting.report import dispute_table
-from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts, OrderFacts
 from dispute_evidence.policies import ReadPolicy
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows
@@ -135,7 +135,7 @@ def test_a_nightly_read_lists_the_open_disputes_not_the_closed_history(sandbox_f
     (as a changed order would put it) is still read: the listing wraps round to the first
     page. The run's new disputes are compared from that listing or by one GET each, never by a
     second listing of every page."""
-    from dispute_evidence.engine.delivery.readback import LIST_FROM
+    from dispute_evidence.engine.delivery.api_readback import LIST_FROM
 
     n = 350
     sb = sandbox_factory(rows=seed_rows(n))

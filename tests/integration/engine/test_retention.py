@@ -18,9 +18,9 @@ from pypdf.errors import PdfReadError
 from sqlalchemy import MetaData, create_engine, select, text
 
 from dispute_evidence import clock
-from dispute_evidence.engine.prepare.generated import SENT, material_facts, stated_hash
-from dispute_evidence.engine.prepare.retention import PERSONAL_FIELDS, scrub
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.prepare.pdf_versions import SENT, material_facts, stated_hash
+from dispute_evidence.engine.prepare.retention_clearing import PERSONAL_FIELDS, scrub
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.inbox import PRIVATE, default_state
 from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.generated import GENERATED_KINDS
@@ -215,7 +215,7 @@ def test_off_by_default_nothing_is_removed(season):
 
 
 def test_old_report_and_archive_folders_go_only_when_set(tmp_path):
-    from dispute_evidence.engine.prepare.retention import RetentionPolicy, apply_retention
+    from dispute_evidence.engine.prepare.retention_clearing import RetentionPolicy, apply_retention
 
     now = datetime(2027, 6, 30, 2, tzinfo=UTC)
     reports, inbox = tmp_path / "reports", tmp_path / "inbox"

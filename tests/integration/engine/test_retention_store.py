@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from dispute_evidence import clock
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.settings import RunRequest, load_settings
 from support.docfixtures import text_pdf
 from tests.conftest import TOKEN, seed_rows

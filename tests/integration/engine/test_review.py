@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.problems import ProblemKind
 from dispute_evidence.sandbox.ids import iso
@@ -274,7 +274,7 @@ def test_a_dry_run_previews_held_disputes_and_changes_nothing(setup, monkeypatch
 
 
 def test_held_is_a_checked_state_only_release_leaves_it(tmp_path):
-    from dispute_evidence.state.status import IllegalTransition
+    from dispute_evidence.state.lifecycle import IllegalTransition
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.engine.prepare.case import held_by_advice
 from dispute_evidence.engine.reporting.report import dispute_table
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.evidence.advice import (
     MIN_CLOSED,
     PRIOR_WEIGHT,

@@ -200,7 +200,7 @@ def test_the_letter_shows_the_disputed_order_and_the_two_priors_side_by_side(tmp
     from dispute_evidence.evidence.summary_pdf import summary_pdf
 
     (payload,) = _build(tmp_path).payloads
-    from dispute_evidence.evidence.facts import load_facts
+    from dispute_evidence.evidence.dispute_facts import load_facts
 
     facts = load_facts(payload.facts_json)
     page = PdfReader(io.BytesIO(summary_pdf("dp_ce3_0", facts, []))).pages[0]

@@ -13,7 +13,7 @@ from dispute_evidence.engine.reporting.outcomes import kinds_now, outcomes_table
 from dispute_evidence.engine.reporting.report import dispute_table
 from dispute_evidence.engine.reporting.wins import what_wins
 from dispute_evidence.policies import ReadPolicy
-from dispute_evidence.reports.wins import write_wins
+from dispute_evidence.reports.wins_files import write_wins
 from dispute_evidence.standing.win_rates import COLUMNS, rate_words, wilson, wins_table
 from dispute_evidence.state.store import StateStore
 from tests.conftest import seed_rows

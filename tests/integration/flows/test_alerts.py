@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from aiohttp import web
 
-from dispute_evidence.engine.reporting.alerts import EVENT, RESOURCE, send_alerts
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.reporting.deadline_alerts import EVENT, RESOURCE, send_alerts
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso
@@ -143,7 +143,7 @@ def _events_of(run_id: str, expect: int = 2) -> list[str]:
 def test_events_name_the_dispute_and_a_broken_block_is_reported_and_retried(
     prefect_harness, tmp_path
 ):
-    from dispute_evidence.engine.reporting.alerts import _emit, at_risk
+    from dispute_evidence.engine.reporting.deadline_alerts import _emit, at_risk
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)

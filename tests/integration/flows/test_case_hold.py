@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
-from dispute_evidence.engine.reporting.alerts import at_risk
+from dispute_evidence.engine.reporting.deadline_alerts import at_risk
 from dispute_evidence.inbox import default_state
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
-from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import approve_cli, latest_disputes, run_cli, use_sandbox
 from tests.support.engine_helpers import make_inbox, write_rows
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
@@ -247,6 +247,10 @@ def test_finding_5_an_order_in_two_parcels_is_delivered_in_part_and_unfulfilled_
     row = latest_disputes(tmp_path).loc["dp_test_0"]
     assert row["Evidence (by reason)"].startswith("weak: 1 of 2 parcels are shown delivered"), row
     assert "fulfilment status" in row["Contradictions"]
+    # a parcel not shown delivered waits for the analyst (the letter would ask for it all)
+    assert row["Status"].startswith("waiting for your approval"), row["Status"]
+    assert not sb.snapshot()["dp_test_0"]["files"]
+    approve_cli(inbox, "dp_test_0")
     text = _letter(sb, "dp_test_0")
     assert ("Our shipment record shows parcel 1Z0 of this order delivered on 2026-10-05; 1Z1 "
             "is not shown delivered.") in text, text  # fmt: skip

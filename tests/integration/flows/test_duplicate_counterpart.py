@@ -11,7 +11,7 @@ import pytest
 
 from tests.integration.flows.test_case_wins import _letter, _rows
 from tests.integration.flows.test_reasons import ELM, _inbox
-from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import approve_cli, latest_disputes, run_cli, use_sandbox
 
 DISPUTE = [["dp_test_0", "#5000", "duplicate", 129.0, "USD", "2026-10-20"]]
 
@@ -75,6 +75,10 @@ def test_no_single_other_charge_certain_goes_to_the_analyst_not_the_letter(sb, t
     said = " ".join(str(v) for v in row.to_dict().values())
     assert "other charge not certain" in said or "equally near" in said, row.to_dict()
     assert "ch_B (order 5001)" in said and "ch_C (order 5002)" in said, row.to_dict()
+    # it waits for the analyst to name the other charge, or to approve it as it is
+    assert row["Status"].startswith("waiting for your approval"), row["Status"]
+    assert not sb.snapshot()["dp_test_0"]["files"]
+    approve_cli(inbox, "dp_test_0")
     letter = _letter(sb, "dp_test_0")
     assert "the other charge" not in letter and "5001" not in letter and "5002" not in letter
     assert "other_purchases" not in sb.snapshot()["dp_test_0"]["evidence"]["additional_evidence"]

@@ -261,7 +261,7 @@ def test_one_run_at_a_time_per_inbox_and_the_nightly_run_waits(tmp_path):
     import socket
     import threading
 
-    from dispute_evidence.engine import run as steps
+    from dispute_evidence.engine import run_steps as steps
     from dispute_evidence.settings import load_settings
 
     inbox = tmp_path / "inbox"

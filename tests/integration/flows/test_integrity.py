@@ -26,7 +26,7 @@ from dispute_evidence.cli import app
 from dispute_evidence.engine.delivery.submit import submit_step
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.sandbox import SandboxConfig
-from dispute_evidence.state.status import FileStatus
+from dispute_evidence.state.lifecycle import FileStatus
 from dispute_evidence.state.store import StateStore
 from tests.conftest import TOKEN, seed_rows
 from tests.integration.flows.test_bad_input_fs import assert_sent_once, cli_env, expected_files

@@ -49,10 +49,15 @@ def _pages(inbox: Path, pid: str) -> list[str]:
     return [" ".join((p.extract_text() or "").split()) for p in reader.pages]
 
 
-def run_letters_inbox(inbox: Path, monkeypatch, kept: list[list[object]]) -> None:
-    """make_letters.py's own inbox, its disputes list cut to `kept`, run through the real CLI
-    (`run --sandbox`, the inbox's own local API) as Acme Outfitters."""
+def run_letters_inbox(
+    inbox: Path, monkeypatch, kept: list[list[object]], files: dict[str, str] | None = None
+) -> None:
+    """make_letters.py's own inbox, its disputes list cut to `kept` (and `files` added: {name:
+    text}), run through the real CLI (`run --sandbox`, the inbox's own local API) as Acme
+    Outfitters."""
     _make_letters().make_inbox(inbox)
+    for name, text in (files or {}).items():
+        (inbox / name).write_text(text, encoding="utf-8")
     write_rows(
         inbox / "disputes.csv",
         ["provider_dispute_id", "order_number", "reason", "amount", "currency", "dispute_date"],

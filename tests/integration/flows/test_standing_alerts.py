@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from dispute_evidence.engine.reporting.standing_alerts import crossings, standing_alerted
-from dispute_evidence.engine.run import run_inbox
+from dispute_evidence.engine.run_steps import run_inbox
 from dispute_evidence.inbox import default_state
 from dispute_evidence.settings import RunRequest, load_settings
 from dispute_evidence.state.store import StateStore

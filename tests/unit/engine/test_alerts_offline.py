@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from dispute_evidence.engine.prepare.build import prepare_step
-from dispute_evidence.engine.reporting.alerts import NO_SINK, at_risk, send_alerts
+from dispute_evidence.engine.reporting.deadline_alerts import NO_SINK, at_risk, send_alerts
 from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore

@@ -1,4 +1,4 @@
-"""docs/architecture.md is checked against state/status.py: it names every status, for each
+"""docs/architecture.md is checked against state/lifecycle.py: it names every status, for each
 the moves the tables allow, no more and no fewer, and every table of moves. (The writes are
 checked against the tables by tests/unit/test_status_writes.py and tests/unit/engine/test_status_gate.py.)"""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from dispute_evidence.state import status as status_module
-from dispute_evidence.state.status import (
+from dispute_evidence.state import lifecycle as status_module
+from dispute_evidence.state.lifecycle import (
     DisputeStatus,
     FileStatus,
     next_file_statuses,

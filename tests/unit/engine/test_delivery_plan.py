@@ -29,7 +29,9 @@ def test_delivery_never_asks_the_advice_again() -> None:
         imported = _imported_names(path)
         assert not imported & ASKED_AGAIN, f"{path.name} decides again: {imported & ASKED_AGAIN}"
         assert "dispute_evidence.engine.prepare.case" not in imported, path.name
-        assert "dispute_evidence.evidence.case" not in imported, f"{path.name} builds the case"
+        assert "dispute_evidence.evidence.case_build" not in imported, (
+            f"{path.name} builds the case"
+        )
 
 
 def test_the_plan_sends_what_it_does_not_hold() -> None:

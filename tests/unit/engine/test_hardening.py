@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from dispute_evidence.engine import run as steps
+from dispute_evidence.engine import run_steps as steps
 from dispute_evidence.engine.prepare.build import Mover, ingest_inbox_step, prepare_step
 from dispute_evidence.inbox import UnsafeFolder, archive, default_state, reject, safe_folder
 from dispute_evidence.ingest import ingest_file
@@ -161,7 +161,7 @@ def test_a_killed_run_is_marked_crashed_when_the_next_run_takes_the_lock(tmp_pat
 
 
 def test_the_state_machine_refuses_illegal_moves_loudly(tmp_path):
-    from dispute_evidence.state.status import IllegalTransition
+    from dispute_evidence.state.lifecycle import IllegalTransition
 
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 1)

@@ -7,7 +7,7 @@ import threading
 from sqlalchemy import select
 
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
-from dispute_evidence.engine.run import KeepAlive
+from dispute_evidence.engine.run_steps import KeepAlive
 from dispute_evidence.state.schema import disputes
 from dispute_evidence.state.store import (
     LEASE_SECONDS,

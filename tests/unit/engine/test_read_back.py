@@ -11,7 +11,7 @@ from typing import Any
 
 from dispute_evidence.api import DisputeEvidenceClient
 from dispute_evidence.api.testing import HttpRequest, MockTransport, respond
-from dispute_evidence.engine.delivery.readback import read_back
+from dispute_evidence.engine.delivery.api_readback import read_back
 from dispute_evidence.policies import ReadPolicy
 from tests.support.fake_ledger import FakeLedger
 

@@ -22,7 +22,7 @@ from dispute_evidence.engine.review.approval import (
     record_approval,
 )
 from dispute_evidence.policies import ReviewPolicy
-from dispute_evidence.state.status import DisputeStatus
+from dispute_evidence.state.lifecycle import DisputeStatus
 from tests.support.fake_ledger import FakeLedger
 
 D = DisputeStatus

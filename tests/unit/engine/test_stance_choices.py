@@ -8,8 +8,8 @@ from datetime import date
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.engine.prepare.stances import choice_word, to_confirm, with_choices
-from dispute_evidence.evidence.case import build_case
-from dispute_evidence.evidence.facts import Charge, Claim, DisputeFacts, OrderFacts, Refund
+from dispute_evidence.evidence.case_build import build_case
+from dispute_evidence.evidence.dispute_facts import Charge, Claim, DisputeFacts, OrderFacts, Refund
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.stance import message_key
 

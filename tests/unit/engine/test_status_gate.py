@@ -1,5 +1,5 @@
 """The state machine is a gate (issue 38): every write of a status goes through
-state/transitions.py and takes its from-set from state/status.py's tables, so a move they do
+state/transitions.py and takes its from-set from state/lifecycle.py's tables, so a move they do
 not draw is refused (one row) or cannot match (a bulk move), and nothing is written."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import sqlite3
 import pytest
 from sqlalchemy import select
 
+from dispute_evidence.state.lifecycle import SWITCH_DISPUTE_MOVES, IllegalTransition
+from dispute_evidence.state.lifecycle import DisputeStatus as D
+from dispute_evidence.state.lifecycle import FileStatus as F
 from dispute_evidence.state.schema import disputes
-from dispute_evidence.state.status import SWITCH_DISPUTE_MOVES, IllegalTransition
-from dispute_evidence.state.status import DisputeStatus as D
-from dispute_evidence.state.status import FileStatus as F
 from dispute_evidence.state.store import StateStore
 from dispute_evidence.state.transitions import (
     move_dispute,

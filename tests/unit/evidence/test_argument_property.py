@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
-from dispute_evidence.evidence.case import build_case
-from dispute_evidence.evidence.facts import Charge, Claim, DisputeFacts, OrderFacts, Refund
+from dispute_evidence.evidence.case_build import build_case
+from dispute_evidence.evidence.dispute_facts import Charge, Claim, DisputeFacts, OrderFacts, Refund
 from dispute_evidence.evidence.letter import NOT_CONTESTED, letter_for
 from tests.unit.evidence.message_corpus import CORPUS, ME
 

@@ -1,5 +1,5 @@
 """For any facts, the verdict, the letter, the data sheet and the report row never disagree on
-delivery, dates or amounts: they all read one case (evidence/case.py).
+delivery, dates or amounts: they all read one case (evidence/case_record.py).
 
 Each example renders the summary PDF (letter, data sheet, sources) and reads its text back with
 pypdf, and makes the report row's cells with the engine's own function (engine/reporting/report.py
@@ -19,7 +19,8 @@ from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import Delivery, DocumentFacts, Quote
 from dispute_evidence.engine.reporting.report import case_cells
-from dispute_evidence.evidence.case import CaseFacts, build_case
+from dispute_evidence.evidence.case_build import build_case
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.credit_lead import credit_lead
 from dispute_evidence.evidence.letter import NOT_CONTESTED, letter_for

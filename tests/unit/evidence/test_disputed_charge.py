@@ -3,7 +3,7 @@ never an order's first attempt, which may be another card that was declined."""
 
 from __future__ import annotations
 
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import PROFILES, profile_for
 from dispute_evidence.evidence.payments import disputed_charge

@@ -8,6 +8,7 @@ ids)."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import date
 
 from pypdf import PdfReader
@@ -122,3 +123,33 @@ def test_the_sources_go_to_an_appendix_at_the_very_end_of_the_packet():
     for page in pages[: first_exhibit - 1]:  # the letter and the data sheet
         for word in JARGON:
             assert word not in page, (word, page)
+
+
+def _embedded_fonts(body: bytes) -> set[str]:
+    """The fonts a PDF embeds (a font file of its own), by base name."""
+    out = set()
+    for page in PdfReader(io.BytesIO(body)).pages:
+        for font in (page["/Resources"].get("/Font") or {}).values():
+            font = font.get_object()
+            descriptor = font.get("/FontDescriptor")
+            if descriptor is None and "/DescendantFonts" in font:
+                descriptor = font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
+            if descriptor is not None and any(
+                k in descriptor.get_object() for k in ("/FontFile", "/FontFile2", "/FontFile3")
+            ):
+                out.add(str(font["/BaseFont"]))
+    return out
+
+
+def test_the_sources_appendix_embeds_no_font_unless_its_text_needs_one():
+    """The merchant's appendix of file names and rows: Latin-1 text in the standard fonts (no
+    font to embed: half the cost to make and to merge), any other text in the embedded body
+    font, so a Polish file name still prints."""
+    payload = _payload()
+    plain = sources_pdf("dp_1", wire_facts(payload), [POD, CHAT], SOURCES)
+    assert plain is not None and _embedded_fonts(plain) == set()
+    polish = replace(POD, name="5000 potwierdzenie doręczenia.pdf")
+    wide = sources_pdf("dp_1", wire_facts(payload), [polish, CHAT], SOURCES)
+    assert wide is not None and any("DejaVu" in f for f in _embedded_fonts(wide))
+    text = " ".join(p.extract_text() or "" for p in PdfReader(io.BytesIO(wide)).pages)
+    assert "doręczenia" in text

@@ -9,7 +9,7 @@ import inspect
 
 import pytest
 
-from dispute_evidence.evidence import facts as F
+from dispute_evidence.evidence import dispute_facts as F
 
 CLASSES = (
     F.Product,

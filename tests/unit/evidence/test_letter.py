@@ -11,7 +11,7 @@ import pytest
 from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
-from dispute_evidence.evidence.facts import ShipmentRow
+from dispute_evidence.evidence.dispute_facts import ShipmentRow
 from dispute_evidence.evidence.letter import build_letter, delivered
 from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
@@ -199,7 +199,7 @@ def test_the_uses_counted_are_never_more_than_those_listed_without_saying_so():
     would); it now says "among them"."""
     from dataclasses import replace
 
-    from dispute_evidence.evidence.facts import Activity
+    from dispute_evidence.evidence.dispute_facts import Activity
 
     uses = tuple(Activity(f"2026-10-0{d} 10:00", event, "ann@example.com")
                  for d, event in ((2, "download"), (3, "licence activated"), (4, "login"),

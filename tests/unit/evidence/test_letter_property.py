@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pypdf import PdfReader
 
 from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
-from dispute_evidence.evidence.case import build_case
+from dispute_evidence.evidence.case_build import build_case
 from dispute_evidence.evidence.credit_lead import credit_lead
 from dispute_evidence.evidence.letter import (
     NOT_CONTESTED,
@@ -103,8 +103,9 @@ _CITED = re.compile(r"Exhibit ([A-Z]{1,2})(?:, page (\d+))?(?: \(([a-z ]+)\))?")
 
 
 def _packet_pages(payload: dict[str, Any], docs: list[DocumentFacts]) -> tuple[Packet, list[str]]:
-    """The packet as the engine makes it (engine/generated.py): the letter's documents in the
-    order it names them, each a PDF whose every page says "DOC <its name> page <n>"."""
+    """The packet as the engine makes it (engine/prepare/pdf_versions.py): the letter's
+    documents in the order it names them, each a PDF whose every page says "DOC <its name> page
+    <n>"."""
     placed = [Document(d.name, "application/pdf", pdf_of(d.pages or 1, f"DOC {d.name}"), d.kind)
               for d in docs]  # fmt: skip
     packet = build_packet(

@@ -11,7 +11,7 @@ import pytest
 from dispute_evidence.documents import doctext
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.kinds import kind_of
-from dispute_evidence.evidence.case import build_case
+from dispute_evidence.evidence.case_build import build_case
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 
 POD = DocumentFacts("1043_delivery_confirmation.pdf", "", "proof_of_delivery", "text")

@@ -1,11 +1,11 @@
-"""Which version of a store document an order argues (evidence/storedocs.py), and which
+"""Which version of a store document an order argues (evidence/in_force.py), and which
 disputes get it: pure rules, checked directly."""
 
 from __future__ import annotations
 
 from datetime import date
 
-from dispute_evidence.evidence.storedocs import Order, StoreVersion, attach, in_force
+from dispute_evidence.evidence.in_force import Order, StoreVersion, attach, in_force
 
 
 def _v(sha: str, effective: date | None, dropped: date, kind: str = "policy") -> StoreVersion:

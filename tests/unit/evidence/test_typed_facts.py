@@ -9,8 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from dispute_evidence.evidence.builder import canonical_json
-from dispute_evidence.evidence.case import build_case
-from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts, dump_facts, load_facts
+from dispute_evidence.evidence.case_build import build_case
+from dispute_evidence.evidence.dispute_facts import DisputeFacts, OrderFacts, dump_facts, load_facts
 from dispute_evidence.evidence.wire import (
     legacy_facts_from_payload,
     stored_facts,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dispute_evidence.evidence.facts import Charge
+from dispute_evidence.evidence.dispute_facts import Charge
 from dispute_evidence.evidence.reason_checks import visa_avs_rule
 
 

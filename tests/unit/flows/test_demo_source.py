@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import typer
 
-from dispute_evidence.cli import run as cli_run
+from dispute_evidence.cli import run_commands as cli_run
 
 
 def test_the_demo_finds_the_checkouts_sample_data_from_any_folder(tmp_path, monkeypatch):

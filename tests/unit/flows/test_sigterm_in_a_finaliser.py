@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from dispute_evidence.engine.run import Terminated
+from dispute_evidence.engine.run_steps import Terminated
 from flows.pipeline import _sigterm_stops_like_ctrl_c
 
 

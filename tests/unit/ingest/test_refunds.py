@@ -3,7 +3,7 @@ in the payments records, and a canonical refunds layout."""
 
 from __future__ import annotations
 
-from dispute_evidence.evidence.facts import Refund
+from dispute_evidence.evidence.dispute_facts import Refund
 from dispute_evidence.evidence.payments import refunds_by_order
 from dispute_evidence.ingest import ingest_paths
 from tests.support.export_layouts import CHARGE_1001, STRIPE_PAYMENTS, write_csv

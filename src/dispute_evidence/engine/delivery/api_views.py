@@ -17,7 +17,7 @@ import hashlib
 from typing import Protocol
 
 from dispute_evidence.api.models import Dispute
-from dispute_evidence.engine.prepare.facts import facts_reader
+from dispute_evidence.engine.prepare.kept_facts import facts_reader
 from dispute_evidence.evidence.views import DisputeView, sheet_view, view_mismatch
 from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.kept import KeptView

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from dispute_evidence.api import Dispute, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
-from dispute_evidence.engine.delivery.readback import API_COUNT
+from dispute_evidence.engine.delivery.api_readback import API_COUNT
 from dispute_evidence.state.holders import HasDisputes, HasReadback, HasRuns
 
 

@@ -10,9 +10,9 @@ import logging
 
 from dispute_evidence.api import ApiSettings, DisputeEvidenceClient
 from dispute_evidence.api.client import MAX_PAGE
+from dispute_evidence.engine.delivery.api_readback import ReadOutcome, StoreViews, read_back
 from dispute_evidence.engine.delivery.api_views import held_by_api_view
 from dispute_evidence.engine.delivery.listings import listing_for, reconcile_if_sent_before
-from dispute_evidence.engine.delivery.readback import ReadOutcome, StoreViews, read_back
 from dispute_evidence.engine.delivery.stops import (
     FIRST_REQUEST_STOPS,
     SENDING_STOPS,

@@ -1,6 +1,6 @@
 """Why a run stops sending, typed, from the API error that stopped it: one place for the
 submit phase (engine/delivery/phase.py) and the first request to an API the state has not
-met (engine/run.py). Each reason's words say what happened and what to do; its exit code is
+met (engine/run_steps.py). Each reason's words say what happened and what to do; its exit code is
 exits.py's (`exit_for`), never chosen here."""
 
 from __future__ import annotations

@@ -38,8 +38,8 @@ from dispute_evidence.api import (
 from dispute_evidence.api.client import MAX_PAGE
 from dispute_evidence.api.errors import WaitTooLong
 from dispute_evidence.api.models import Dispute, File, UpdateEvidenceResult
+from dispute_evidence.engine.delivery.api_readback import ReadOutcome, api_deadline
 from dispute_evidence.engine.delivery.api_views import record_views
-from dispute_evidence.engine.delivery.readback import ReadOutcome, api_deadline
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.errors import DisputeEvidenceError
@@ -51,8 +51,8 @@ from dispute_evidence.state.holders import (
     HasReadback,
     HasTransitions,
 )
+from dispute_evidence.state.lifecycle import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.ports import DeliveryLedger
-from dispute_evidence.state.status import OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.state.store import new_owner
 
 

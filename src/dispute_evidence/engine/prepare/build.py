@@ -1,7 +1,7 @@
 """Prepare, the first stage of a run: ingest the inbox, then build payloads and take in evidence files.
 
 Each step takes explicit inputs and returns a typed outcome with its counts and problems;
-engine/run.py puts them in order (and is the only place that does). Plain functions, so the
+engine/run_steps.py puts them in order (and is the only place that does). Plain functions, so the
 Prefect flow, the CLI, tests and benchmarks all run the very same code."""
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from dispute_evidence.documents.reading import (
 )
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.case import case_documents
-from dispute_evidence.engine.prepare.facts import facts_of
-from dispute_evidence.engine.prepare.generated import refresh_generated
+from dispute_evidence.engine.prepare.kept_facts import facts_of
+from dispute_evidence.engine.prepare.pdf_versions import refresh_generated
 from dispute_evidence.engine.prepare.rebuild import (
     BUILT_HELD,
     changed_scope,
@@ -36,8 +36,8 @@ from dispute_evidence.engine.prepare.rebuild import (
     scoped_records,
     unclaimed_orders,
 )
-from dispute_evidence.engine.prepare.retention import RetentionOutcome
-from dispute_evidence.engine.prepare.storedocs import take_store_documents
+from dispute_evidence.engine.prepare.retention_clearing import RetentionOutcome
+from dispute_evidence.engine.prepare.storedocs_intake import take_store_documents
 from dispute_evidence.evidence import BuildResult, build_evidence
 from dispute_evidence.evidence.payments import UnjoinedCharges
 from dispute_evidence.inbox import (

@@ -15,12 +15,13 @@ from dispute_evidence import clock
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.kinds import kind_of
 from dispute_evidence.documents.reading import facts_from_cache
-from dispute_evidence.engine.prepare.facts import facts_lookup, facts_reader
+from dispute_evidence.engine.prepare.kept_facts import facts_lookup, facts_reader
 from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.advice import OwnOutcomes, advise, unknown_amount_words
-from dispute_evidence.evidence.case import CaseFacts, build_case
+from dispute_evidence.evidence.case_build import build_case
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.ce3 import Ce3, ce3_summary
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.evidence.views import DisputeView
 from dispute_evidence.inbox import PRIVATE, PRIVATE_DIR, UnsafeFolder, safe_folder

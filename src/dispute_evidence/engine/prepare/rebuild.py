@@ -26,8 +26,8 @@ import pandas as pd
 
 from dispute_evidence.evidence.builder import claimed_orders
 from dispute_evidence.evidence.ce3 import Ce3
-from dispute_evidence.evidence.facts import DisputeFacts
-from dispute_evidence.evidence.sources import source_keys
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
+from dispute_evidence.evidence.fact_sources import source_keys
 from dispute_evidence.names import NearNames
 from dispute_evidence.state.holders import HasKept, HasRecords, HasRuns, HasScoped
 from dispute_evidence.state.kept import KeptVerdict
@@ -154,7 +154,7 @@ def keep_ce3(store: RebuildParts, scope: Scope | None, verdicts: dict[str, Ce3])
 
 
 def source_records(store: RebuildParts, payloads: dict[str, DisputeFacts]) -> dict[str, Any]:
-    """The rows the letters' sources name for these disputes' facts (evidence/sources.py), read
+    """The rows the letters' sources name for these disputes' facts (evidence/fact_sources.py), read
     by key."""
     keys = source_keys(payloads)
     return {

@@ -17,8 +17,8 @@ from typing import Protocol
 
 import orjson
 
-from dispute_evidence.evidence.case import CaseFacts
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.case_record import CaseFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.stance import CHOICES, message_key
 from dispute_evidence.state.holders import HasKept, HasRuns
 

@@ -15,7 +15,7 @@ from datetime import timedelta
 import pandas as pd
 
 from dispute_evidence import clock
-from dispute_evidence.state.status import DisputeStatus
+from dispute_evidence.state.lifecycle import DisputeStatus
 
 RECENT_DAYS = 14  # an ended dispute stays in full view this long
 ENDED = (DisputeStatus.CLOSED, DisputeStatus.PAST_DUE)

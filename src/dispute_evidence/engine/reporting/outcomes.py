@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
-from dispute_evidence.engine.prepare.facts import facts_lookup
-from dispute_evidence.evidence.case import build_case
+from dispute_evidence.engine.prepare.kept_facts import facts_lookup
+from dispute_evidence.evidence.case_build import build_case
 from dispute_evidence.evidence.completeness import ITEMS
-from dispute_evidence.evidence.facts import DisputeFacts, OrderFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts, OrderFacts
 from dispute_evidence.policies import outcome
 from dispute_evidence.state.holders import HasDisputes, HasKept
 from dispute_evidence.state.kept import KeptKinds

@@ -14,7 +14,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.documents.kinds import ANOTHER_PARCEL
-from dispute_evidence.engine.delivery.readback import ReadOutcome
+from dispute_evidence.engine.delivery.api_readback import ReadOutcome
 from dispute_evidence.engine.delivery.submit import SubmitOutcome
 from dispute_evidence.engine.prepare.build import IngestOutcome, PrepareOutcome, is_summary
 from dispute_evidence.engine.prepare.case import (
@@ -24,9 +24,9 @@ from dispute_evidence.engine.prepare.case import (
     case_reader,
     pending_by_threshold,
 )
-from dispute_evidence.engine.prepare.generated import api_version_words
-from dispute_evidence.engine.prepare.storedocs import store_documents_column
-from dispute_evidence.engine.reporting.alerts import AlertOutcome
+from dispute_evidence.engine.prepare.pdf_versions import api_version_words
+from dispute_evidence.engine.prepare.storedocs_intake import store_documents_column
+from dispute_evidence.engine.reporting.deadline_alerts import AlertOutcome
 from dispute_evidence.engine.reporting.headline import headline, stop_words
 from dispute_evidence.engine.reporting.history import history_columns, is_history, mark_history
 from dispute_evidence.engine.reporting.outcomes import outcomes_table, remembered_kinds
@@ -44,7 +44,7 @@ from dispute_evidence.engine.review.log import approval_log
 from dispute_evidence.engine.review.plan import DeliveryPlan, plan_delivery
 from dispute_evidence.engine.review.preview import write_dry_run_preview
 from dispute_evidence.engine.session import SubmitStats
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.delivery import with_held_proofs
 from dispute_evidence.exits import (
@@ -58,7 +58,7 @@ from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports import NEEDS_A_PERSON, RunReport, write_report
 from dispute_evidence.reports.rows import DisputeRow, dispute_rows
 from dispute_evidence.reports.standing_files import write_standing
-from dispute_evidence.reports.wins import write_wins
+from dispute_evidence.reports.wins_files import write_wins
 from dispute_evidence.reports.wording import STATUS_WORDS
 from dispute_evidence.reports.writer import write_approvals
 from dispute_evidence.state.holders import (
@@ -69,8 +69,8 @@ from dispute_evidence.state.holders import (
     HasReports,
     HasRuns,
 )
-from dispute_evidence.state.status import OPEN_DISPUTE, DisputeStatus, FileStatus
-from dispute_evidence.state.status import DisputeStatus as D
+from dispute_evidence.state.lifecycle import OPEN_DISPUTE, DisputeStatus, FileStatus
+from dispute_evidence.state.lifecycle import DisputeStatus as D
 from dispute_evidence.state.store import now_iso
 from dispute_evidence.states import Hold, HoldKind, VerdictKind
 
@@ -92,7 +92,7 @@ FILE_NOTES = frozenset({ProblemKind.EVIDENCE_MATCHED_BY_CONTENT, ProblemKind.DOC
 
 @dataclass
 class Stages:
-    """What the stages of one pass of the sequence came to (engine/run.py `execute`); a stage
+    """What the stages of one pass of the sequence came to (engine/run_steps.py `execute`); a stage
     its plan leaves out stays empty: an approval sends without ingesting, a run stopped part
     way reports only what it sent."""
 
@@ -128,7 +128,7 @@ class RunResult:
 class Snapshot:
     """What a report reads from the state once: the file rows, the payloads, and, for the
     disputes it works on (`open_for`: not the year's history), their file names and each one's
-    case (evidence/case.py), built once from its payload and documents."""
+    case (evidence/case_record.py), built once from its payload and documents."""
 
     store: ReportParts
     inbox: Path | None  # whose documents folder holds what was read from each file

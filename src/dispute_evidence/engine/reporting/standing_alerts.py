@@ -1,6 +1,7 @@
 """An alert the first run a month's dispute ratio crosses `watch` or `over` on a network
 (standing/counts.py decides the status), through the same doors as the deadline alerts
-(engine/reporting/alerts.py: an event, one message through the `[alerts] block`, by the run's sink).
+(engine/reporting/deadline_alerts.py: an event, one message through the `[alerts] block`, by the
+run's sink).
 
 Once per month, network and level: the state keeps each alert sent in `alerts_sent`, its
 subject `standing:<month>:<network>:<level>`, so a later run of the same month says nothing
@@ -20,7 +21,7 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.options import RunOptions
-from dispute_evidence.engine.reporting import alerts
+from dispute_evidence.engine.reporting import deadline_alerts
 from dispute_evidence.engine.reporting.standing_read import merchant_standing
 from dispute_evidence.engine.session import AlertSink
 from dispute_evidence.policies import AlertPolicy, StandingPolicy
@@ -106,14 +107,14 @@ def send_standing_alerts(
     run_id: str,
     now: datetime,
     sink: AlertSink | None = None,
-) -> alerts.AlertOutcome:
+) -> deadline_alerts.AlertOutcome:
     """Alert about each month and network newly at watch or over; recorded once it reached
     someone (as the deadline alerts are), so a failed alert is tried again next run."""
     new = crossings(standing.rows(), standing_alerted(ledger), now)
-    out = alerts.AlertOutcome()
+    out = deadline_alerts.AlertOutcome()
     if not new:
         return out
-    if (why := alerts.unavailable(sink, [c.line() for c in new])) is not None:
+    if (why := deadline_alerts.unavailable(sink, [c.line() for c in new])) is not None:
         if policy.block:
             out.problem = f"{policy.block}: {why}; the dispute-ratio alert was not sent"
         return out
@@ -124,7 +125,7 @@ def send_standing_alerts(
         try:
             sink.notify(policy.block, _subject(new), "\n".join(c.line() for c in new))
             out.notified = True
-        except alerts.AlertNotSent as exc:  # said, and tried again next run
+        except deadline_alerts.AlertNotSent as exc:  # said, and tried again next run
             out.problem = (
                 f"{policy.block}: {exc}; the dispute-ratio alert was not sent, the "
                 "next run tries again"
@@ -137,12 +138,12 @@ def send_standing_alerts(
 
 
 def add_standing_alerts(
-    out: alerts.AlertOutcome,
+    out: deadline_alerts.AlertOutcome,
     store: StandingAlertsParts,
     opts: RunOptions,
     run_id: str,
     sink: AlertSink | None = None,
-) -> alerts.AlertOutcome:
+) -> deadline_alerts.AlertOutcome:
     """`out` (the deadline alerts) with the standing worked out and its alerts sent."""
     assert opts.alerts is not None
     out.standing = merchant_standing(store, opts.standing)
@@ -154,7 +155,7 @@ def add_standing_alerts(
 
 
 def standing_of(
-    alerted: alerts.AlertOutcome | None, store: StandingAlertsParts, policy: StandingPolicy
+    alerted: deadline_alerts.AlertOutcome | None, store: StandingAlertsParts, policy: StandingPolicy
 ) -> Standing:
     """The standing the alerts worked out this run, else worked out now."""
     if alerted is not None and alerted.standing is not None:
@@ -162,7 +163,7 @@ def standing_of(
     return merchant_standing(store, policy)
 
 
-def ratio_alert_counts(alerted: alerts.AlertOutcome | None) -> dict[str, int]:
+def ratio_alert_counts(alerted: deadline_alerts.AlertOutcome | None) -> dict[str, int]:
     """The run's count of ratio alerts, when it sent any."""
     return (
         {"ratio_alerted": len(alerted.ratio_alerted)} if alerted and alerted.ratio_alerted else {}

@@ -7,7 +7,7 @@ import pandas as pd
 
 from dispute_evidence.problems import Problem, ProblemKind
 from dispute_evidence.reports.wording import STATUS_WORDS
-from dispute_evidence.state.status import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
+from dispute_evidence.state.lifecycle import OPEN_DISPUTE, OPEN_FILE, DisputeStatus, FileStatus
 from dispute_evidence.states import Hold, HoldKind, VerdictKind, VerdictLine
 
 

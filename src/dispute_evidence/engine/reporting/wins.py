@@ -11,7 +11,7 @@ from typing import Protocol
 
 import pandas as pd
 
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.policies import outcome
 from dispute_evidence.standing.win_rates import letter_points, wins_table
 from dispute_evidence.state.holders import HasDisputes, HasKept

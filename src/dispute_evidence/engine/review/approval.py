@@ -1,7 +1,7 @@
 """Review before sending: which disputes wait for a person's approval, and approving them.
 
 `[review] hold` says what waits: nothing (the default), disputes whose evidence misses what
-their reason needs, or all. A held dispute is *awaiting_approval* (state/status.py): the work
+their reason needs, or all. A held dispute is *awaiting_approval* (state/lifecycle.py): the work
 queue leaves it out, so neither its evidence nor its files go. An approval covers one version
 of the evidence: the hash of its payload and of its files' contents (`evidence_hash`; the
 generated summary PDF is made from those, so it is left out). Evidence that changes after
@@ -26,10 +26,10 @@ import pandas as pd
 
 from dispute_evidence import clock
 from dispute_evidence.engine.prepare.case import CaseReader, case_reader
-from dispute_evidence.engine.prepare.stances import to_confirm
 from dispute_evidence.engine.review.log import approved_words
 from dispute_evidence.engine.review.preview import write_dry_run_preview
-from dispute_evidence.evidence.case import CaseFacts
+from dispute_evidence.evidence.case_checks import DECIDES
+from dispute_evidence.evidence.case_record import CaseFacts
 from dispute_evidence.evidence.completeness import assess_case
 from dispute_evidence.evidence.letter import letter_for
 from dispute_evidence.policies import ReviewPolicy
@@ -45,13 +45,13 @@ from dispute_evidence.state.holders import (
     HasRuns,
     HasTransitions,
 )
-from dispute_evidence.state.ports import ReviewLedger
-from dispute_evidence.state.status import (
+from dispute_evidence.state.lifecycle import (
     APPROVAL_RELEASES,
     OPEN_FILE,
     DisputeStatus,
     IllegalTransition,
 )
+from dispute_evidence.state.ports import ReviewLedger
 from dispute_evidence.states import ADVICE_ACCEPT, Hold, HoldKind
 
 
@@ -151,9 +151,9 @@ class Candidate:
         return ""
 
     def unconfirmed(self, cases: CaseReader) -> bool:
-        """A message whose reading waits for the analyst's stance (engine/prepare/stances.py):
-        held for approval (never swept) until chosen, or until approved without it."""
-        return bool(to_confirm(self.case(cases)))
+        """What waits for the analyst (case_checks.py DECIDES: a message's reading, a duplicate's
+        other charge, a parcel not delivered): held, never swept, until settled or approved."""
+        return any(c.name in DECIDES for c in self.case(cases).contradictions)
 
     def released_to(self) -> DisputeStatus:
         return D.SUBMITTED if self.payload_hash == self.submitted_hash else D.PENDING
@@ -258,7 +258,7 @@ def give_approval(
 def _over(store: ApprovalParts, c: Candidate, limit: float) -> bool:
     """The disputed amount is above `limit`, or unknown (then two approvers are asked for)."""
     from dispute_evidence.engine.prepare.case import _amounts
-    from dispute_evidence.engine.prepare.facts import facts_lookup
+    from dispute_evidence.engine.prepare.kept_facts import facts_lookup
 
     table = pd.DataFrame({"provider_dispute_id": [c.pid]})
     listed = store.records.load_records(["disputes"])["disputes"]

@@ -14,7 +14,7 @@ import pandas as pd
 from dispute_evidence.cardnumbers import covered
 from dispute_evidence.reports.writer import escape_cell, private_folder
 from dispute_evidence.state.holders import HasDisputes, HasReports
-from dispute_evidence.state.status import DisputeStatus, FileStatus
+from dispute_evidence.state.lifecycle import DisputeStatus, FileStatus
 
 
 class PreviewParts(HasDisputes, HasReports, Protocol):

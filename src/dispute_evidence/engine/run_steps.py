@@ -32,8 +32,8 @@ from dispute_evidence.engine.prepare.build import (
     ingest_inbox_step,
     prepare_step,
 )
-from dispute_evidence.engine.prepare.retention import apply_retention
-from dispute_evidence.engine.reporting.alerts import AlertOutcome, send_alerts
+from dispute_evidence.engine.prepare.retention_clearing import apply_retention
+from dispute_evidence.engine.reporting.deadline_alerts import AlertOutcome, send_alerts
 from dispute_evidence.engine.reporting.report import RunResult, Stages, report
 from dispute_evidence.engine.reporting.standing_alerts import add_standing_alerts
 from dispute_evidence.engine.review.approval import ReviewOutcome, review_step

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 
 MAX_ROWS = 4  # rows named per file; more are counted
 

@@ -34,10 +34,10 @@ import pandas as pd
 from dispute_evidence import clock
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.engine.prepare.case import case_documents
-from dispute_evidence.engine.prepare.facts import facts_of
+from dispute_evidence.engine.prepare.kept_facts import facts_of
 from dispute_evidence.engine.prepare.rebuild import source_records
 from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.letter_pdf import LetterHead
 from dispute_evidence.evidence.limits import (
@@ -57,17 +57,17 @@ from dispute_evidence.state.holders import (
     HasRuns,
     HasScoped,
 )
-from dispute_evidence.state.status import DisputeStatus as D
-from dispute_evidence.state.status import FileStatus as F
+from dispute_evidence.state.lifecycle import DisputeStatus as D
+from dispute_evidence.state.lifecycle import FileStatus as F
 
 __all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated", "stated_hash"]
+from dispute_evidence.evidence.fact_sources import fact_sources
 from dispute_evidence.evidence.packet import (
     PACKET_VERSION,
     Document,
     Packet,
     build_packet,
 )
-from dispute_evidence.evidence.sources import fact_sources
 from dispute_evidence.evidence.summary_pdf import (
     GENERATOR,
     sources_pdf,

@@ -9,8 +9,8 @@ date. An order older than every version gets the oldest one when that one states
 was the store's policy before it was dropped, as far as anyone can tell), and none when it
 states a later date than the order's (it was not the policy then).
 
-Pure: versions and disputes in, attachments out. engine/prepare/storedocs.py reads the folder, keeps
-the versions and registers the files.
+Pure: versions and disputes in, attachments out. engine/prepare/storedocs_intake.py reads the
+folder, keeps the versions and registers the files.
 """
 
 from __future__ import annotations

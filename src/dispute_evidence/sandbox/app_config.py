@@ -1,4 +1,5 @@
-"""The sandbox's configuration, application keys, and the spec's Error body."""
+"""The sandbox app's configuration, the keys the app keeps its parts under, and the spec's
+Error body."""
 
 from __future__ import annotations
 

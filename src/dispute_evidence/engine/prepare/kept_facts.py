@@ -1,4 +1,4 @@
-"""Each dispute's typed facts (evidence/facts.py) as the state keeps them beside its payload,
+"""Each dispute's typed facts (evidence/dispute_facts.py) as the state keeps them beside its payload,
 for the case, the report, the review and the read-back alike; a payload stored before v19 of
 the state has none and is read once by the legacy path (evidence/wire.py)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Protocol
 
-from dispute_evidence.evidence.facts import DisputeFacts
+from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.wire import stored_facts
 from dispute_evidence.state.holders import HasDisputes
 
@@ -20,7 +20,7 @@ FactsReader = Callable[[str, bytes | None], DisputeFacts]  # (dispute, its paylo
 
 
 def facts_reader(store: FactsParts, within: Collection[str] | None = None) -> FactsReader:
-    """A dispute's typed facts (evidence/facts.py) as the state keeps them beside its payload;
+    """A dispute's typed facts (evidence/dispute_facts.py) as the state keeps them beside its payload;
     a payload stored before v19 has none and is read by the legacy path (evidence/wire.py).
     `within`: the disputes it will be asked about (their facts are loaded at the first ask)."""
     kept: dict[str, bytes] | None = None

@@ -163,14 +163,14 @@ def _state_or_exit(state: str | None, inbox: Path, adopt: bool, dry_run: bool = 
     except (StateError, OSError) as exc:  # a full disk where the state is: one line, exit 74
         exit_on(exc)
     if holder:
-        from dispute_evidence.engine.run import RunLocked
+        from dispute_evidence.engine.run_steps import RunLocked
 
         exit_on(RunLocked(f"another run is in progress on this inbox/state: {holder}"))
 
 
 def _run_to_the_end(settings: Settings, request: RunRequest) -> dict[str, Any]:
     """The run, stopped by SIGTERM like Ctrl-C; each way it can end is one line and an exit code."""
-    from dispute_evidence.engine.run import Terminated
+    from dispute_evidence.engine.run_steps import Terminated
 
     def terminated(_signum: int, _frame: object) -> None:
         raise Terminated  # stopped like Ctrl-C: the run records what it did, then exits 143
@@ -252,7 +252,8 @@ def run(
     raise typer.Exit(result["exit_code"])
 
 
-CHECKOUT = Path(__file__).resolve().parents[3]  # src/dispute_evidence/cli/run.py -> the checkout
+# src/dispute_evidence/cli/run_commands.py -> the checkout
+CHECKOUT = Path(__file__).resolve().parents[3]
 
 
 def sample_data() -> Path:

@@ -1,6 +1,6 @@
 """Store documents (the inbox's store/ folder) taken in and attached: each file is checked and
 read once (the reader caches by content), each new content kept as a version of its name
-(evidence/storedocs.py says which version an order argues), and every dispute still to be
+(evidence/in_force.py says which version an order argues), and every dispute still to be
 answered whose reason needs a document's kind gets the version in force at its order's date,
 as an evidence_files row like any matched file (one per dispute and content: uploaded once,
 counted against the network limits with the rest). Files stay where they are: every new
@@ -26,7 +26,7 @@ from dispute_evidence.documents.files import (
     shows_a_card_number,
 )
 from dispute_evidence.documents.kinds import kind_of
-from dispute_evidence.engine.prepare.facts import facts_of
+from dispute_evidence.engine.prepare.kept_facts import facts_of
 from dispute_evidence.engine.prepare.storeheld import (
     Owners,
     damaged_row,
@@ -34,7 +34,7 @@ from dispute_evidence.engine.prepare.storeheld import (
     not_the_stores,
 )
 from dispute_evidence.evidence.delivery import day
-from dispute_evidence.evidence.storedocs import (
+from dispute_evidence.evidence.in_force import (
     STORE_MATCH,
     Order,
     StoreVersion,
@@ -244,7 +244,7 @@ def attachment_rows(
 
 def store_documents_column(table: pd.DataFrame, files: pd.DataFrame) -> pd.Series:
     """Per dispute, the store documents attached, each with its version ("store policy: refund
-    policy.pdf, version of 2025-10-01"), as registered (engine/prepare/storedocs.py)."""
+    policy.pdf, version of 2025-10-01"), as registered (engine/prepare/storedocs_intake.py)."""
     matched = files["matched"].fillna("").astype(str)
     store = files.loc[matched.str.startswith(STORE_MATCH)]
     said = store.groupby("provider_dispute_id")["matched"].agg(lambda m: "; ".join(sorted(m)))

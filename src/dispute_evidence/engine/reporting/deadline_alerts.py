@@ -34,7 +34,7 @@ from dispute_evidence.state.holders import (
     HasReports,
     HasRuns,
 )
-from dispute_evidence.state.status import DisputeStatus
+from dispute_evidence.state.lifecycle import DisputeStatus
 
 
 class AlertsParts(HasAlerts, HasDisputes, HasKept, HasRecords, HasReports, HasRuns, Protocol):
