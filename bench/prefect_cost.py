@@ -109,16 +109,32 @@ def _print(fleet: Any, runs: list[Any], firsts: dict[str, float], deployed: floa
     figure("Prefect database growth per flow run (KB)", f"{(after - before) / 1e3 / len(runs):.0f}")
 
 
-def _database_size(root: Path) -> int:
-    """Bytes of the Prefect server's PostgreSQL database."""
-    import psycopg
-
+def _prefect_dsn(root: Path) -> str:
     url = next(
         line.split('"')[1]
         for line in (root / "merchants.toml").read_text().splitlines()
         if line.startswith("state_url")
     )
-    dsn = url.replace("postgresql+psycopg://", "postgresql://").rsplit("/", 1)[0] + "/prefect"
-    with psycopg.connect(dsn) as conn:
+    return url.replace("postgresql+psycopg://", "postgresql://").rsplit("/", 1)[0] + "/prefect"
+
+
+def _database_size(root: Path) -> int:
+    """Bytes of the Prefect server's PostgreSQL database."""
+    import psycopg
+
+    with psycopg.connect(_prefect_dsn(root)) as conn:
         row = conn.execute("SELECT pg_database_size('prefect')").fetchone()
     return int(row[0]) if row else 0
+
+
+def _table_sizes(root: Path) -> dict[str, int]:
+    """Bytes of each table of the Prefect database, with its indexes and TOAST."""
+    import psycopg
+
+    with psycopg.connect(_prefect_dsn(root)) as conn:
+        rows = conn.execute(
+            "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')"
+        ).fetchall()
+    return {str(name): int(size) for name, size in rows}

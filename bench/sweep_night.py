@@ -35,8 +35,9 @@ def run_night(n: int, compare: bool) -> None:
     if compare:
         rows["per merchant"] = _per_merchant_night(COMPARE)
     names = list(rows)
+    labels = list(dict.fromkeys(label for figures in rows.values() for label in figures))
     print(f"  {'':<58}" + "".join(f"{k:>18}" for k in names))
-    for label in rows["sweep"]:
+    for label in labels:
         print(f"  {label:<58}" + "".join(f"{rows[k].get(label, '-'):>18}" for k in names))
     s = rows["sweep"]
     print(
@@ -63,7 +64,7 @@ def _sweep_night(n: int) -> dict[str, str]:
     ):
         deployed = fleet.deploy("--sweep")
         assert deployed.returncode == 0, deployed.stdout + deployed.stderr
-        size_before = _database_size(fleet.root)
+        size_before = _table_sizes(fleet.root)
         fleet.start_worker("w1", limit=2)
         fleet.start_worker("w2", limit=2)
         time.sleep(4)
@@ -85,7 +86,7 @@ def _sweep_night(n: int) -> dict[str, str]:
                 last_sweep = time.monotonic()
             time.sleep(2)
         wall = time.monotonic() - begun
-        size_after = _database_size(fleet.root)
+        size_after = _settled_sizes(fleet.root)
         logs = fleet.sandbox.requests_by_key()
         starts = {m: x.started_at for m, x in nights.items() if x.started_at}
         firsts = [
@@ -118,7 +119,7 @@ def _per_merchant_night(n: int) -> dict[str, str]:
     ):
         _no_schedule_during(fleet.root)
         assert fleet.deploy().returncode == 0, "deploy failed"
-        size_before = _database_size(fleet.root)
+        size_before = _table_sizes(fleet.root)
         fleet.start_worker("w1", limit=4)
         fleet.start_worker("w2", limit=4)
         time.sleep(4)
@@ -135,7 +136,7 @@ def _per_merchant_night(n: int) -> dict[str, str]:
             times = logs.get(fleet.key_label(r.parameters["merchant"]["key"]))
             if times and r.start_time:
                 firsts.append(min(times) + offset - r.start_time.timestamp())
-        size_after = _database_size(fleet.root)
+        size_after = _settled_sizes(fleet.root)
         return _figures(
             fleet,
             merchants,
@@ -155,7 +156,7 @@ def _figures(
     wall: float,
     firsts: list[float],
     runs: int,
-    sizes: tuple[int, int],
+    sizes: tuple[dict[str, int], dict[str, int]],
     extra: dict[str, str],
 ) -> dict[str, str]:
     from dispute_evidence.sandbox.ratelimit import over_budget
@@ -171,7 +172,7 @@ def _figures(
             over += over_budget(times, window, per_hour * window / 3600)
     n = len(merchants)
     q = statistics.quantiles(firsts, n=10) if len(firsts) >= 2 else [0.0] * 9
-    grown = (sizes[1] - sizes[0]) / 1e6
+    grown = (sum(sizes[1].values()) - sum(sizes[0].values())) / 1e6
     return {
         "merchants": f"{n:,}",
         **extra,
@@ -187,7 +188,17 @@ def _figures(
         "evidence sent again (in flight at the kill)": f"{sum(s['evidence_updates'] for s in snap.values()) - sent}",
         "windows over budget": f"{over}",
         "10,000 merchants at this rate (h, extrapolated)": f"{10_000 / (n / wall) / 3600:,.1f}",
+        **_by_table(sizes, n),
     }
+
+
+def _by_table(sizes: tuple[dict[str, int], dict[str, int]], n: int) -> dict[str, str]:
+    """Each Prefect table that grew by 100 bytes a merchant or more: KB a merchant (with its
+    indexes and TOAST), largest first: where the database's growth goes."""
+    before, after = sizes
+    grown = {t: (after[t] - before.get(t, 0)) / n for t in after}
+    big = sorted((t for t in grown if grown[t] >= 100), key=lambda t: -grown[t])
+    return {f"  of which {t} (KB per merchant)": f"{grown[t] / 1000:,.1f}" for t in big}
 
 
 def _nights(fleet: Any) -> dict[str, Any]:
@@ -200,10 +211,17 @@ def _nights(fleet: Any) -> dict[str, Any]:
         ledger.close()
 
 
-def _database_size(root: Path) -> int:
-    from bench.prefect_cost import _database_size as size
+def _table_sizes(root: Path) -> dict[str, int]:
+    from bench.prefect_cost import _table_sizes as sizes
 
-    return size(root)
+    return sizes(root)
+
+
+def _settled_sizes(root: Path) -> dict[str, int]:
+    """The tables' sizes once the server has written the night's last events (its event
+    persister and task-run recorder flush every 5 s)."""
+    time.sleep(12)
+    return _table_sizes(root)
 
 
 __all__ = ["run_night"]

@@ -3,25 +3,34 @@
 `dispute-evidence deploy --sweep` registers one sweep deployment per time zone of the merchants
 file (every SWEEP_MINUTES) and one shard deployment. A sweep reads the merchants file, starts
 one shard flow run per SHARD_SIZE merchants whose night has come, and returns; each shard runs
-its merchants one after another, each as a task run named for the merchant and its night
+its merchants, a few at a time, each shown as a task run named for the merchant and its night
 ("merchant-4711 2026-11-28T02:00Z", tagged merchant:4711), so the Prefect UI finds a merchant's
-night. No artifact per merchant: each merchant's report is its own, as ever, and a shard leaves
-one table of its merchants' outcomes, so Prefect's database grows per shard, not per merchant.
+night. That task run is recorded through Prefect's API (Running, then Completed or Failed), not
+run by Prefect's task engine: two states and ~6 KB of Prefect's database a merchant, no events
+or log lines (TaskRunsShown). No artifact per merchant: each merchant's report is its own, as
+ever, and a shard leaves one table of its merchants' outcomes.
 """
 
 from __future__ import annotations
 
+import contextvars
 import re
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
-from prefect import flow, get_run_logger, task
+from prefect import State, flow, get_client, get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
-from prefect.task_runners import ThreadPoolTaskRunner
+from prefect.client.orchestration import SyncPrefectClient
+from prefect.context import FlowRunContext
+from prefect.states import Completed, Failed, Running
 
+from dispute_evidence.engine.reporting.report import RunResult
 from dispute_evidence.engine.session import plain
 from dispute_evidence.fleet.budget import KeyBudgets
 from dispute_evidence.fleet.merchants import MerchantRun, load_merchants, plan_runs
@@ -30,6 +39,7 @@ from dispute_evidence.fleet.run import run_merchant
 from dispute_evidence.fleet.sweep import (
     MAX_ATTEMPTS,
     SHARD_SIZE,
+    RunOne,
     ShardOutcome,
     assign,
     due,
@@ -58,7 +68,6 @@ def fleet_of(merchants_file: str) -> tuple[list[MerchantRun], str]:
 
 def _alive_shards() -> set[str]:
     """The names of the shard flow runs still scheduled, pending or running."""
-    from prefect import get_client
     from prefect.client.schemas.filters import (
         FlowFilter,
         FlowFilterName,
@@ -133,64 +142,119 @@ def sweep(
     return {"due": len(work), "again": again, "shards": started}
 
 
-@flow(
-    name=SHARD_FLOW,
-    flow_run_name="{shard}",
-    log_prints=True,
-    task_runner=ThreadPoolTaskRunner(max_workers=SHARD_CONCURRENCY),  # type: ignore[arg-type]
-)
+@flow(name=SHARD_FLOW, flow_run_name="{shard}", log_prints=True)
 def shard_run(merchants_file: str, shard: str, nights: list[list[str]]) -> dict[str, Any]:
     """Run each merchant's night (`nights`: [merchant, night] pairs, nearest night first),
-    SHARD_CONCURRENCY at a time, each a task run of its own."""
+    SHARD_CONCURRENCY at a time, each shown as a task run of its own."""
     runs, url = fleet_of(merchants_file)
     by_id = {r.id: r for r in runs}
     ledger = NightLedger(url)
     budgets: dict[str, KeyBudgets] = {}
     out = ShardOutcome()
-    running = []
     try:
-        rows = ledger.of([(mid, night) for mid, night in nights])
-        for mid, night in nights:
-            row = rows.get(mid)
-            if (run := by_id.get(mid)) is None:
-                out.skipped[mid] = "no longer in the merchants file"
-            elif row is not None and row.stage == DONE:
-                out.skipped[mid] = "its night is done already"
-            elif row is not None and row.stage != QUEUED and row.attempts >= MAX_ATTEMPTS:
-                out.skipped[mid] = f"tried {row.attempts} times this night: waits for the next"
-            else:
-                shared = budgets.setdefault(run.budget_url, KeyBudgets(run.budget_url))
-                named = _night.with_options(
-                    name=f"merchant-{mid} {night}", tags=[f"merchant:{mid}", f"night:{night}"]
+        todo = _to_run(nights, by_id, ledger, out)
+        for run, _ in todo:
+            if run.budget_url not in budgets:  # one database of budgets a shard
+                budgets[run.budget_url] = KeyBudgets(run.budget_url)
+        with get_client(sync_client=True) as client, ThreadPoolExecutor(SHARD_CONCURRENCY) as pool:
+            shown = TaskRunsShown(client)
+            # each merchant in the flow run's context (its alerts' events name the shard); its
+            # failure is its own: recorded in `out`, never raised
+            running = [
+                pool.submit(
+                    contextvars.copy_context().run,
+                    run_one_night,
+                    run,
+                    night,
+                    shard,
+                    ledger,
+                    _each(budgets[run.budget_url]),
+                    out,
+                    shown,
                 )
-                running.append(named.submit(run, night, shard, ledger, shared, out))
-        for future in running:
-            future.wait()  # a merchant's failure is its own: recorded in `out`, never raised
+                for run, night in todo
+            ]
+            for future in running:
+                future.result()
     finally:
         ledger.close()
         for b in budgets.values():
             b.close()
+    logger = get_run_logger()
+    for mid, why in out.failed.items():
+        logger.error("merchant %s: %s", mid, why)
     _table(shard, out)
     return {"done": out.done, "failed": out.failed, "skipped": out.skipped}
 
 
-@task(cache_policy=NONE, persist_result=False)
-def _night(
-    run: MerchantRun,
-    night: str,
-    shard: str,
-    ledger: NightLedger,
-    budgets: KeyBudgets,
-    out: ShardOutcome,
-) -> None:
-    def each(r: MerchantRun) -> Any:
+def _to_run(
+    nights: list[list[str]], by_id: dict[str, MerchantRun], ledger: NightLedger, out: ShardOutcome
+) -> list[tuple[MerchantRun, str]]:
+    """The nights this shard runs, in order; the others go to `out.skipped`, saying why."""
+    rows = ledger.of([(mid, night) for mid, night in nights])
+    todo = []
+    for mid, night in nights:
+        row = rows.get(mid)
+        if (run := by_id.get(mid)) is None:
+            out.skipped[mid] = "no longer in the merchants file"
+        elif row is not None and row.stage == DONE:
+            out.skipped[mid] = "its night is done already"
+        elif row is not None and row.stage != QUEUED and row.attempts >= MAX_ATTEMPTS:
+            out.skipped[mid] = f"tried {row.attempts} times this night: waits for the next"
+        else:
+            todo.append((run, night))
+    return todo
+
+
+def _each(budgets: KeyBudgets) -> RunOne:
+    def each(run: MerchantRun) -> RunResult:
         return run_merchant(
-            r, step=plain, trigger="sweep", alert_sink=PrefectAlerts(), budgets=budgets
+            run, step=plain, trigger="sweep", alert_sink=PrefectAlerts(), budgets=budgets
         )
 
-    run_one_night(run, night, shard, ledger, each, out)
-    if run.id in out.failed:
-        get_run_logger().error("merchant %s: %s", run.id, out.failed[run.id])
+    return each
+
+
+@task(name="merchant-night", cache_policy=NONE, persist_result=False)
+def merchant_night(merchant: str, night: str) -> None:
+    """A merchant's night as the Prefect UI lists it: the task its task runs are recorded
+    under by TaskRunsShown (the shard runs the night itself; this is never called)."""
+
+
+class TaskRunsShown:
+    """Each merchant's night as a task run of the shard's flow run, named for it
+    ("merchant-4711 2026-11-28T02:00Z", tag merchant:4711), recorded through Prefect's API:
+    created Running when it begins, then Completed (its run's headline) or Failed (why, one
+    line). Two rows of task_run_state and ~6 KB of Prefect's database a merchant: a task run
+    that Prefect's engine runs writes three states, three events with their resources and a
+    log line, ~25 KB (bench/sweep_night.py; docs/deployment.md, Sizing the sweep)."""
+
+    def __init__(self, client: SyncPrefectClient) -> None:
+        self.client, self.lock = client, threading.Lock()  # one HTTP client, shard's threads
+        context = FlowRunContext.get()
+        if context is None or context.flow_run is None:
+            raise RuntimeError("TaskRunsShown is made inside the shard's flow run")
+        self.flow_run_id = context.flow_run.id
+        self.ids: dict[str, UUID] = {}
+
+    def begun(self, merchant: str, night: str, attempt: int) -> None:
+        with self.lock:
+            made = self.client.create_task_run(
+                merchant_night,
+                self.flow_run_id,
+                f"{merchant} {night} {attempt}",
+                name=f"merchant-{merchant} {night}",
+                extra_tags=[f"merchant:{merchant}"],
+                state=Running(),
+            )
+        self.ids[merchant] = made.id
+
+    def ended(self, merchant: str, night: str, *, failed: str, outcome: str) -> None:
+        if (made := self.ids.pop(merchant, None)) is None:
+            return  # never shown begun: nothing to end
+        state: State[None] = Failed(message=failed) if failed else Completed(message=outcome[:200])
+        with self.lock:
+            self.client.set_task_run_state(made, state, force=True)
 
 
 def _table(shard: str, out: ShardOutcome) -> None:

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from cronsim import CronSim
@@ -120,13 +121,33 @@ class ShardOutcome:
 RunOne = Callable[[MerchantRun], RunResult]
 
 
+class Shown(Protocol):
+    """Where an operator sees each merchant's night as it goes (flows/sweep.py: a task run of
+    the shard's flow run in the Prefect UI)."""
+
+    def begun(self, merchant: str, night: str, attempt: int) -> None: ...
+
+    def ended(self, merchant: str, night: str, *, failed: str, outcome: str) -> None: ...
+
+
 def run_one_night(
-    run: MerchantRun, night: str, shard: str, ledger: NightLedger, each: RunOne, out: ShardOutcome
+    run: MerchantRun,
+    night: str,
+    shard: str,
+    ledger: NightLedger,
+    each: RunOne,
+    out: ShardOutcome,
+    shown: Shown | None = None,
 ) -> None:
-    """One merchant's night in a shard: recorded as begun, run, recorded as done or failed.
-    Whatever it raises stays with it (one line in the ledger and the log)."""
+    """One merchant's night in a shard: recorded as begun, run, recorded as done or failed
+    (in the ledger, and where `shown`). Whatever it raises stays with it (one line in the
+    ledger and the log); a night that cannot be shown is run all the same."""
     attempt = ledger.begin(run.id, night, shard)
+    if shown is not None:
+        begun = shown.begun
+        _safely(lambda: begun(run.id, night, attempt), run.id, "begun")
     started = time.monotonic()
+    why = ""
     try:
         result = each(run)
     except Exception as exc:  # noqa: BLE001 - one merchant never stops its shard
@@ -145,6 +166,17 @@ def run_one_night(
             out.done.append(run.id)
             out.outcomes[run.id] = result.outcome
     out.seconds[run.id] = time.monotonic() - started
+    if shown is not None:
+        ended, outcome = shown.ended, out.outcomes.get(run.id, "")
+        _safely(lambda: ended(run.id, night, failed=why, outcome=outcome), run.id, "ended")
+
+
+def _safely(show: Callable[[], None], merchant: str, what: str) -> None:
+    try:
+        show()
+    except Exception as exc:  # noqa: BLE001 - showing a night never stops it
+        why = cover(f"{type(exc).__name__}: {exc}".splitlines()[0])
+        log.warning("merchant %s: its night could not be shown %s: %s", merchant, what, why)
 
 
 def status_rows(

@@ -28,7 +28,7 @@ from dispute_evidence.state.errors import (
     translate_errors,
 )
 from dispute_evidence.state.migrations import migrate
-from dispute_evidence.state.schema import RECORD_TABLES, meta
+from dispute_evidence.state.schema import RECORD_TABLES, create_new, meta
 
 # A run's lock and its dispute leases are renewed every KEEPALIVE_SECONDS while its process
 # lives (engine/session.py KeepAlive): wherever the process dies, another machine takes over
@@ -204,7 +204,7 @@ class StoreBase:
             with self.engine.begin() as conn:
                 if read_only:  # reading the catalogue is enough to find a damaged file
                     conn.execute(select(func.count()).select_from(sql_table("sqlite_master")))
-                else:
+                elif not create_new(conn):  # a new PostgreSQL state: in one step
                     migrate(conn)
         except StateNewer as exc:  # said with where the state is; nothing was written
             self.engine.dispose()

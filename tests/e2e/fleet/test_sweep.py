@@ -185,3 +185,27 @@ def test_each_merchants_night_is_a_task_run_named_for_it(night):
         )
     assert tasks and all("merchant:m1" in t.tags for t in tasks)
     assert len(night.fleet.runs_of(SHARD_FLOW)) == 2  # one shard a sweep, not one run a merchant
+
+
+def test_a_merchants_night_costs_prefect_two_task_run_states_and_no_events(night):
+    """Prefect's database grows by what a merchant's night writes there (issue 48: at most
+    100 MB a night at 10,000 merchants). Its task run is recorded Running, then Completed or
+    Failed with why; Prefect's task engine would add a Pending state, three events with their
+    resources and a log line each (~25 KB a merchant against ~6 KB)."""
+    import psycopg
+    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+
+    with night.fleet.client() as client:
+        tasks = client.read_task_runs(
+            task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_="merchant-")), limit=200
+        )
+        states = {t.name: [s.type.value for s in client.read_task_run_states(t.id)] for t in tasks}
+    assert len(tasks) >= len(night.merchants)
+    assert all(kept[0] == "RUNNING" and len(kept) <= 2 for kept in states.values()), states
+    refused = [t for t in tasks if t.name.startswith("merchant-refused ")]
+    assert refused and all(t.state and t.state.is_failed() for t in refused)
+    assert all("refused the key" in str(t.state.message) for t in refused if t.state)
+    prefect_db = night.fleet.state_url.replace("+psycopg", "").rsplit("/", 1)[0] + "/prefect"
+    with psycopg.connect(prefect_db) as conn:
+        row = conn.execute("SELECT count(*) FROM events WHERE event LIKE 'prefect.task-run.%'")
+        assert row.fetchone() == (0,)

@@ -112,6 +112,53 @@ def test_one_merchant_failing_never_stops_its_shard(ledger):
     assert rows["broken"].detail.startswith("OSError")
 
 
+class _Shown:
+    """Records what run_one_night shows; `broken` raises instead (the Prefect API down)."""
+
+    def __init__(self, broken: bool = False) -> None:
+        self.broken, self.said = broken, []
+
+    def begun(self, merchant: str, night: str, attempt: int) -> None:
+        if self.broken:
+            raise ConnectionError("the Prefect API is down")
+        self.said.append(("begun", merchant, night, attempt))
+
+    def ended(self, merchant: str, night: str, *, failed: str, outcome: str) -> None:
+        if self.broken:
+            raise ConnectionError("the Prefect API is down")
+        self.said.append(("ended", merchant, failed, outcome))
+
+
+def test_each_night_is_shown_begun_then_ended_with_its_outcome_or_why_it_failed(ledger):
+    """What the Prefect UI shows of a merchant's night (flows/sweep.py TaskRunsShown: a task
+    run, Running then Completed or Failed) comes from run_one_night, attempt by attempt."""
+
+    def each(run: MerchantRun) -> RunResult:
+        if run.id == "refused":
+            return _result(EXIT_AUTH, "stopped: the API refused the key", "The API refused the key")
+        return _result(EXIT_OK)
+
+    shown, out = _Shown(), ShardOutcome()
+    for mid in ("m1", "refused", "refused"):
+        run_one_night(_run(mid), NIGHT, "shard-1", ledger, each, out, shown)
+    refused = "The API refused the key"
+    assert shown.said == [
+        ("begun", "m1", NIGHT, 1),
+        ("ended", "m1", "", "3 sent"),
+        ("begun", "refused", NIGHT, 1),
+        ("ended", "refused", refused, ""),
+        ("begun", "refused", NIGHT, 2),
+        ("ended", "refused", refused, ""),
+    ]
+
+
+def test_a_night_that_cannot_be_shown_is_run_all_the_same(ledger, caplog):
+    out = ShardOutcome()
+    run_one_night(_run("m1"), NIGHT, "s", ledger, lambda _r: _result(EXIT_OK), out, _Shown(True))
+    assert out.done == ["m1"] and ledger.of([("m1", NIGHT)])["m1"].stage == "done"
+    assert "m1: its night could not be shown begun: ConnectionError" in caplog.text
+
+
 def test_a_card_number_in_a_failure_is_never_kept(ledger):
     def each(_run: MerchantRun) -> RunResult:
         raise ValueError("row 4: 4111 1111 1111 1111 is not an amount")
