@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ from dispute_evidence.state.schema import (
     open_problems,
     runs,
 )
+
+SOURCES_AT_ONCE = 500  # sources named in one DELETE (SQLite's older limit is 999 parameters)
 
 
 class Runs(Part):
@@ -135,6 +137,24 @@ class Runs(Part):
         ]
         with self.engine.begin() as c:
             c.execute(open_problems.delete().where(open_problems.c.source == source))
+            if rows:
+                c.execute(open_problems.insert(), rows)
+
+    def replace_problems_of(
+        self, by_source: Mapping[str, Iterable[dict[str, Any]]], run_id: str
+    ) -> None:
+        """`replace_problems` for many sources (each matched evidence file's notes) in one
+        transaction: one per file cost a commit each, 0.7 s of a 2,000-dispute prepare."""
+        sources = list(by_source)
+        rows = [
+            {"source": src, "seq": i, "kind": p["kind"], "body": json.dumps(p), "run_id": run_id}
+            for src in sources
+            for i, p in enumerate(by_source[src])
+        ]
+        with self.engine.begin() as c:
+            for at in range(0, len(sources), SOURCES_AT_ONCE):
+                chunk = sources[at : at + SOURCES_AT_ONCE]
+                c.execute(open_problems.delete().where(open_problems.c.source.in_(chunk)))
             if rows:
                 c.execute(open_problems.insert(), rows)
 

@@ -407,9 +407,13 @@ def prepare_step(
             *shop.seen,  # the store's documents stay: seen, not new, until changed
         ]
     )
+    notes: dict[str, list[dict[str, Any]]] = {}
     for pid, files in matches.items():
         for f in files:  # a good file replaces a bad one; how it was matched, how it was read
-            store.runs.replace_problems(f.label, [asdict(p) for p in file_notes(pid, f)], run_id)
+            notes[f.label] = [asdict(p) for p in file_notes(pid, f)]
+    store.runs.replace_problems_of(notes, run_id)  # one transaction for every file's notes
+    for files in matches.values():
+        for f in files:
             if f.path.exists():  # (a product photo goes to several disputes: moved once)
                 mover.archive(f.path)
     out.not_moved = mover.not_moved
