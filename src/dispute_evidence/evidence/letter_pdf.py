@@ -158,17 +158,22 @@ def _ce3_table(rows: tuple[tuple[str, ...], ...]) -> list[Any]:
     return [Spacer(1, 0.5 * mm), table, Spacer(1, 2 * mm)]
 
 
-def _exhibit_list(exhibits: Mapping[str, Exhibit], case: CaseFacts) -> list[Any]:
+def _exhibit_list(
+    exhibits: Mapping[str, Exhibit], case: CaseFacts, quoted: frozenset[str] = frozenset()
+) -> list[Any]:
     """The exhibits the letter cites by label, each with a caption saying what it shows: in a
     packet, where it begins; else the file each one is, so the reviewer can match a label to
-    a file sent on its own."""
+    a file sent on its own. `quoted`: the labels of documents the letter quotes whole (a
+    document of no known kind): "document, quoted above", not its words again."""
     if not exhibits:
         return []
     shown = list(exhibits.values())[:MAX_EXHIBITS]
     packet = any(x.start for x in shown)
     read = {d.name: d for d in case.documents}
     dated = not case.hidden("delivered")
-    said = {x.label: caption(x, read.get(x.name), dated) for x in shown}
+    said = {
+        x.label: QUOTED if x.label in quoted else caption(x, read.get(x.name), dated) for x in shown
+    }
     lines = [
         f"Exhibit {x.label}: {said[x.label]} (page {x.start})"
         if packet
@@ -259,6 +264,7 @@ def _response_story(letter: Letter, numbers: dict[str, int]) -> list[Any]:
     return story
 
 
+QUOTED = "document, quoted above"  # an exhibit the letter quotes: its caption
 # a table's bullet when the thesis already says what the table shows
 SIDE_BY_SIDE = {
     "history": "The disputed order and the two earlier orders, side by side:",
@@ -287,7 +293,12 @@ def _closing(
     merchant = case.merchant
     out: list[Any] = [Paragraph(_text(letter.request), _TEXT)] if letter.request else []
     cited = set(letter.documents)
-    out += _exhibit_list({n: x for n, x in exhibits.items() if n in cited}, case)
+    quoted = frozenset(
+        x.label
+        for x in exhibits.values()
+        if any(s.text.startswith(f"Exhibit {x.label} reads: ") for s in letter.sentences)
+    )
+    out += _exhibit_list({n: x for n, x in exhibits.items() if n in cited}, case, quoted)
     note = (
         "The timeline and the data sheet on the next page show the order, payment checks, "
         "shipping and customer in full"

@@ -137,7 +137,7 @@ def test_the_letter_cites_each_document_by_its_exhibit_label_stamped_on_its_page
              "photo": "dp_test_0_parcel.png", "receipt or invoice": "RECEIPT 0 page 1"}  # fmt: skip
     at = {}
     for label, (words, first_words) in zip("ABCD", opens.items(), strict=True):
-        said = f"document: “{first_words}”" if words == "other document" else words  # quoted
+        said = "document, quoted above" if words == "other document" else words
         cited = re.search(rf"Exhibit {label}: {said}[^()]*\(page (\d+)\)", letter)
         assert cited, (label, words, letter)
         at[label] = int(cited[1])
@@ -175,7 +175,7 @@ def test_in_files_mode_the_letter_cites_labels_and_maps_each_to_the_file_sent(ap
     assert "(other document)" not in letter
     listed = letter.split("Exhibits (each sent as a file of its own)", 1)[1]
     for line in ("Exhibit A: dp_test_0_pod.pdf (proof of delivery: ",
-                 "Exhibit B: dp_test_0_delivery.pdf (document: “DELIVERY 0 page 1”)",
+                 "Exhibit B: dp_test_0_delivery.pdf (document, quoted above)",
                  "Exhibit C: dp_test_0_parcel.png (photo)",
                  "Exhibit D: dp_test_0_receipt.pdf (receipt or invoice)"):  # fmt: skip
         assert line.removesuffix(")") in listed, (line, listed)

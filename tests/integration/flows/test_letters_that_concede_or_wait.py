@@ -73,11 +73,11 @@ def test_a_conceding_duplicate_never_prints_the_statement_beside_not_contesting(
     assert "statement argues the dispute, but your own records concede it" in said, said
 
 
-def test_an_explanation_document_is_quoted_and_captioned_by_its_words(run):
+def test_an_explanation_document_is_quoted_and_its_caption_says_so(run):
     page = _pages(run, "dp_1046")[0]
     assert "Exhibit A reads: “Order 1046 was charged once: ch_1046A, 129.00 USD" in page, page
     assert "(other document)" not in page, page
-    assert "Exhibit A: 1046 explanation.pdf (document: “Order 1046 was charged once" in page
+    assert "Exhibit A: 1046 explanation.pdf (document, quoted above)" in page
 
 
 def test_a_parcel_not_shown_delivered_and_an_unnamed_other_charge_wait_for_the_analyst(run):
