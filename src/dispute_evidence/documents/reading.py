@@ -198,7 +198,7 @@ class _Pool:
     def _ask(self) -> bool:
         """Keep every worker PIPELINE files ahead (starting workers while files are left);
         False when nothing is asked and nothing left."""
-        while self.todo and len(self.workers) < max(1, self.limits.workers):
+        while self.todo and len(self.workers) < self._wanted():
             worker = _Worker(self.limits, self.cache)
             self.selector.register(worker.fd, selectors.EVENT_READ, worker)
             self.workers.append(worker)
@@ -207,6 +207,12 @@ class _Pool:
             if room > 0:
                 worker.send([self.todo.pop() for _ in range(room)])
         return any(w.asked for w in self.workers)
+
+    def _wanted(self) -> int:
+        """Workers worth having: one per PIPELINE files still to read, up to the limit (a
+        merchant's few files are read by one process, not one started per core for nothing)."""
+        left = len(self.todo) + sum(len(w.asked) for w in self.workers)
+        return min(max(1, self.limits.workers), -(-left // PIPELINE))
 
     def _wait(self) -> list[tuple[ToRead, dict[str, Any]]]:
         """The answers that come before the soonest deadline; the file of a worker that died

@@ -220,3 +220,30 @@ def test_the_worker_answers_with_facts_and_keeps_them_the_text_never_comes_back(
     assert "4111" not in out and "1111 1111" not in out
     kept = (cache / f"{'c' * 64}.json").read_text()
     assert "5003" in kept and "1111 1111" not in kept
+
+
+def test_a_few_files_are_read_by_one_worker_process_not_one_per_core(tmp_path, monkeypatch):
+    """A small inbox (a merchant of a platform's night: 1-3 disputes) starts one reading
+    process, not `workers` of them: each is a Python interpreter, ~0.1 s of CPU to start
+    (issue 48: 10,000 merchants a night). More files than a worker is kept ahead start more."""
+    from dispute_evidence.documents import reading
+
+    started: list[object] = []
+
+    class Counted(reading._Worker):
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)  # type: ignore[arg-type]
+            started.append(self)
+
+    monkeypatch.setattr(reading, "_Worker", Counted)
+    items = []
+    for i in range(3 * reading.PIPELINE):
+        pdf = text_pdf(tmp_path / f"{i}.pdf", [[f"Order number: {9000 + i}"]])
+        items.append(ToRead(pdf, pdf.name, PDF, f"{i:064d}"))
+    out = read_documents(items[:3], ReadLimits(workers=2))
+    assert len(started) == 1 and [out[f"{i:064d}"].order_numbers for i in range(3)] == [
+        (str(9000 + i),) for i in range(3)
+    ]
+    started.clear()
+    out = read_documents(items, ReadLimits(workers=2))
+    assert len(started) == 2 and len(out) == len(items)
