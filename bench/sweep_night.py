@@ -71,16 +71,15 @@ def _sweep_night(n: int) -> dict[str, str]:
         offset = time.time() - time.monotonic()  # the request log is monotonic
         begun = time.monotonic()
         fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(n + 1) // 2)
-        last_sweep, killed = time.monotonic(), False
+        last_sweep, killed = time.monotonic(), 0
         while True:
             nights = _nights(fleet)
             settled = [x for x in nights.values() if x.stage in ("done", "failed")]
             if len(settled) == n:
                 break
-            if not killed and len(settled) >= n // 2:
-                fleet.kill_worker("w1")
+            if not killed and len(settled) >= n // 2 and (hit := _kill_a_shards_worker(fleet)):
                 fleet.start_worker("w3", limit=2)
-                killed = True
+                killed = hit
             if time.monotonic() - last_sweep > SWEEP_EVERY:
                 fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(n + 1) // 2)
                 last_sweep = time.monotonic()
@@ -104,7 +103,7 @@ def _sweep_night(n: int) -> dict[str, str]:
             firsts,
             runs,
             (size_before, size_after),
-            extra={"merchants failed": str(failed)},
+            extra={"merchants failed": str(failed), "shards killed mid-night": str(killed)},
         )
 
 
@@ -199,6 +198,24 @@ def _by_table(sizes: tuple[dict[str, int], dict[str, int]], n: int) -> dict[str,
     grown = {t: (after[t] - before.get(t, 0)) / n for t in after}
     big = sorted((t for t in grown if grown[t] >= 100), key=lambda t: -grown[t])
     return {f"  of which {t} (KB per merchant)": f"{grown[t] / 1000:,.1f}" for t in big}
+
+
+def _kill_a_shards_worker(fleet: Any) -> int:
+    """SIGKILL the worker running a shard (with it), as its machine dying would; how many
+    shards died with it (0: no shard running yet, nothing killed)."""
+    from flows.sweep import SHARD_FLOW
+    from support.fleet import descendants
+
+    pids = [
+        int(str(r.infrastructure_pid).rsplit(":", 1)[-1])
+        for r in fleet.runs_of(SHARD_FLOW)
+        if r.state and r.state.is_running() and r.infrastructure_pid
+    ]
+    for name, worker in list(fleet.workers.items()):
+        if hit := sum(1 for pid in pids if pid in descendants(worker.pid)):
+            fleet.kill_worker(name)
+            return hit
+    return 0
 
 
 def _nights(fleet: Any) -> dict[str, Any]:

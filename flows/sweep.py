@@ -31,7 +31,6 @@ from prefect.context import FlowRunContext
 from prefect.states import Completed, Failed, Running
 
 from dispute_evidence.engine.reporting.report import RunResult
-from dispute_evidence.engine.session import plain
 from dispute_evidence.fleet.budget import KeyBudgets
 from dispute_evidence.fleet.merchants import MerchantRun, load_merchants, plan_runs
 from dispute_evidence.fleet.nights import DONE, KEEP_DAYS, QUEUED, NightLedger
@@ -39,6 +38,7 @@ from dispute_evidence.fleet.run import run_merchant
 from dispute_evidence.fleet.sweep import (
     MAX_ATTEMPTS,
     SHARD_SIZE,
+    OwnWorkSlots,
     RunOne,
     ShardOutcome,
     assign,
@@ -56,6 +56,8 @@ SWEEP_MINUTES = 10
 # merchant alone: ~6 s of a small inbox's ~9 s night is waiting for its key's slots at 5,000/h,
 # ~0.5 s is CPU), so a shard runs many side by side (threads; each keeps its own lock and state)
 SHARD_CONCURRENCY = 16
+# of which at most this many do their own work (not submitting) at once: see OwnWorkSlots
+OWN_WORK_SLOTS = 2
 
 
 def fleet_of(merchants_file: str) -> tuple[list[MerchantRun], str]:
@@ -158,7 +160,7 @@ def shard_run(merchants_file: str, shard: str, nights: list[list[str]]) -> dict[
             if run.budget_url not in budgets:  # one database of budgets a shard
                 budgets[run.budget_url] = KeyBudgets(run.budget_url)
         with get_client(sync_client=True) as client, ThreadPoolExecutor(SHARD_CONCURRENCY) as pool:
-            shown = TaskRunsShown(client)
+            shown, slots = TaskRunsShown(client), OwnWorkSlots(OWN_WORK_SLOTS)
             # each merchant in the flow run's context (its alerts' events name the shard); its
             # failure is its own: recorded in `out`, never raised
             running = [
@@ -169,7 +171,7 @@ def shard_run(merchants_file: str, shard: str, nights: list[list[str]]) -> dict[
                     night,
                     shard,
                     ledger,
-                    _each(budgets[run.budget_url]),
+                    _each(budgets[run.budget_url], slots),
                     out,
                     shown,
                 )
@@ -207,10 +209,10 @@ def _to_run(
     return todo
 
 
-def _each(budgets: KeyBudgets) -> RunOne:
+def _each(budgets: KeyBudgets, slots: OwnWorkSlots) -> RunOne:
     def each(run: MerchantRun) -> RunResult:
         return run_merchant(
-            run, step=plain, trigger="sweep", alert_sink=PrefectAlerts(), budgets=budgets
+            run, step=slots, trigger="sweep", alert_sink=PrefectAlerts(), budgets=budgets
         )
 
     return each

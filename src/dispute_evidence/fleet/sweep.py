@@ -17,16 +17,18 @@ sweeps up to MAX_ATTEMPTS times in its night, and never stops or slows the rest 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from cronsim import CronSim
 
 from dispute_evidence.cardnumbers import cover
+from dispute_evidence.engine.delivery.phase import submit
 from dispute_evidence.engine.reporting.report import RunResult
 from dispute_evidence.exits import (
     EXIT_AUTH,
@@ -119,6 +121,24 @@ class ShardOutcome:
 
 
 RunOne = Callable[[MerchantRun], RunResult]
+T = TypeVar("T")
+
+
+class OwnWorkSlots:
+    """A step runner (engine/session.py StepRunner) for a shard's merchants: their own work
+    (ingest, prepare, review, alerts, report: CPU and their state database) runs at most
+    `slots` at a time in the shard's process; a merchant submitting, which mostly waits on its
+    key's budget, holds none. Many merchants run at once in one process (one interpreter lock):
+    one starting its night competes with a few at work, not with all of them."""
+
+    def __init__(self, slots: int) -> None:
+        self._slots = threading.BoundedSemaphore(slots)
+
+    def __call__(self, name: str, fn: Callable[..., T], /, *args: Any) -> T:
+        if fn is submit:
+            return fn(*args)
+        with self._slots:
+            return fn(*args)
 
 
 class Shown(Protocol):

@@ -3,6 +3,7 @@ night has come, what a killed shard left, how failures are retried and kept apar
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -187,3 +188,44 @@ def test_status_says_each_merchants_last_and_next_night(ledger):
 class _EmptyLedger:
     def of(self, _wanted: object) -> dict[str, object]:
         return {}
+
+
+def test_a_shards_merchants_do_their_own_work_a_few_at_a_time_and_submit_without_a_slot(
+    monkeypatch,
+):
+    """Sixteen merchants at once in one shard process: at most `slots` of them ingest, prepare
+    or write reports at the same time (a merchant starting its night competes with a few, not
+    with fifteen); one submitting, waiting on its key's budget, holds no slot."""
+    import threading
+
+    from dispute_evidence.fleet import sweep as fleet_sweep
+
+    slots = fleet_sweep.OwnWorkSlots(2)
+    busy, most, lock = [0], [0], threading.Lock()
+    release = threading.Event()
+
+    def own_work() -> str:
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        release.wait(5)
+        with lock:
+            busy[0] -= 1
+        return "done"
+
+    def fake_submit() -> str:
+        return "sent"
+
+    monkeypatch.setattr(fleet_sweep, "submit", fake_submit)
+    threads = [threading.Thread(target=slots, args=("ingest inbox", own_work)) for _ in range(6)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 5
+    while busy[0] < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert slots("submit to the API", fake_submit) == "sent"  # both slots held meanwhile
+    assert busy[0] == 2
+    release.set()
+    for t in threads:
+        t.join(5)
+    assert most[0] == 2 and busy[0] == 0
