@@ -1,5 +1,5 @@
 """`dispute-evidence deploy`: one deployment per merchant in a process work pool, each key's
-shared budget, and the two automations that recover a run whose worker died.
+shared budget, and the automations that recover a run whose worker died.
 
 Crash handling is Prefect's own: every flow run sends a heartbeat event every
 HEARTBEAT_SECONDS (PREFECT_FLOWS_HEARTBEAT_FREQUENCY, set on the deployments); the automation
@@ -8,12 +8,17 @@ Crashed (which frees the deployment's concurrency slot), and "run a crashed merc
 starts that merchant's deployment again at once (trigger "after-crash": the third crash of a
 merchant within an hour ends its rerun Failed instead of looping). The new run takes over the
 state store's run lock, and the engine finishes what the dead run left, sending nothing twice.
+With the sweep (`deploy --sweep`), "run a crashed shard again" starts a crashed shard with its
+own parameters (merchants file, name, nights; reruns + 1): it runs the nights it had not
+finished, each merchant resuming its state, unless the next sweep handed them out meanwhile
+(the night ledger begins a night only for the shard it is handed to now).
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from prefect import get_client
 from prefect.client.schemas.actions import WorkPoolCreate
@@ -30,6 +35,21 @@ TAG = "dispute-evidence"
 HEARTBEAT_SECONDS = 30  # Prefect's minimum; its default (180) would leave a dead run 9 minutes
 ZOMBIE_AUTOMATION = "dispute-evidence: mark silent runs crashed"
 RERUN_AUTOMATION = "dispute-evidence: run a crashed merchant again"
+RERUN_SHARD_AUTOMATION = "dispute-evidence: run a crashed shard again"
+# the crashed shard's own parameters, rendered by Prefect's server from the flow run the Crashed
+# event names (Jinja; a single expression keeps its JSON type: the nights stay a list)
+SHARD_RERUN_PARAMETERS = {
+    "merchants_file": "{{ flow_run.parameters.merchants_file }}",
+    "shard": "{{ flow_run.parameters.shard }}",
+    "nights": "{{ flow_run.parameters.nights }}",
+    "reruns": {
+        "__prefect_kind": "json",
+        "value": {
+            "__prefect_kind": "jinja",
+            "template": "{{ ((flow_run.parameters.reruns | default(0)) + 1) | tojson }}",
+        },
+    },
+}
 # every way a run of ours can end: after one of these, no more heartbeats is no news
 FINAL_EVENTS = {
     "prefect.flow-run.Completed",
@@ -88,10 +108,10 @@ async def deploy_sweep(
             name=sweep_name(zone),
             schedules=[Cron(f"*/{SWEEP_MINUTES} * * * *", timezone=zone)],
             parameters={"merchants_file": str(merchants_file.resolve()), "timezone": zone},
-            # a sweep still handing out is never joined by the next one
-            concurrency_limit=ConcurrencyLimitConfig(
-                limit=1, collision_strategy=ConcurrencyLimitStrategy.CANCEL_NEW
-            ),
+            # no concurrency limit: a sweep whose worker died while handing it over stays
+            # Submitting for ever and would hold the slot, every later sweep cancelled. Two
+            # sweeps at once are safe: the ledger hands a night to one shard (the last to
+            # queue it, only as it read it) and a shard begins only the nights it holds
             tags=[TAG, "sweep", f"timezone:{zone}"],
             description=f"Every {SWEEP_MINUTES} min: hand the merchants of {zone} whose night "
             f"has come to shards ({merchants_file.name}, read at every sweep).",
@@ -200,12 +220,30 @@ async def _deploy_one(run: MerchantRun, pool: str, heartbeat: int) -> None:
     await deployment.aapply(work_pool_name=pool)
 
 
+def _crashed_run_of(flow_name: str) -> Any:
+    """A trigger: a run of ours, of the flow named `flow_name`, went Crashed."""
+    from prefect.events.schemas.automations import EventTrigger, Posture
+
+    ours = {"prefect.resource.id": f"prefect.tag.{TAG}", "prefect.resource.role": "tag"}
+    flow = {"prefect.resource.role": "flow", "prefect.resource.name": flow_name}
+    return EventTrigger(
+        expect={"prefect.flow-run.Crashed"},
+        match={"prefect.resource.id": ["prefect.flow-run.*"]},
+        match_related=[ours, flow],
+        posture=Posture.Reactive,
+        threshold=1,
+    )
+
+
 async def ensure_automations(heartbeat: int = HEARTBEAT_SECONDS) -> None:
-    """The zombie-run and rerun automations, replaced (never duplicated) on every deploy."""
+    """The zombie-run automation and the rerun automations (a merchant's run; a sweep's
+    shard), replaced (never duplicated) on every deploy."""
     from prefect.automations import Automation
     from prefect.client.schemas.objects import StateType
     from prefect.events.actions import ChangeFlowRunState, RunDeployment
     from prefect.events.schemas.automations import EventTrigger, Posture
+
+    from flows.sweep import MAX_SHARD_RERUNS, SHARD_FLOW
 
     ours = {"prefect.resource.id": f"prefect.tag.{TAG}", "prefect.resource.role": "tag"}
     silent = Automation(
@@ -231,21 +269,25 @@ async def ensure_automations(heartbeat: int = HEARTBEAT_SECONDS) -> None:
     )
     rerun = Automation(
         name=RERUN_AUTOMATION,
-        description="A crashed dispute-evidence run is started again at once; the engine "
-        "finishes its work without sending anything twice. After "
+        description="A crashed dispute-evidence merchant run is started again at once; the "
+        "engine finishes its work without sending anything twice. After "
         f"{MAX_CRASHES_PER_HOUR} crashes of a merchant in an hour, its rerun stops (Failed, "
         "saying why) until a person looks.",
-        trigger=EventTrigger(
-            expect={"prefect.flow-run.Crashed"},
-            match={"prefect.resource.id": ["prefect.flow-run.*"]},
-            match_related=ours,
-            posture=Posture.Reactive,
-            threshold=1,
-        ),
+        trigger=_crashed_run_of(merchant_run.name),
         actions=[RunDeployment(source="inferred", parameters={"trigger": AFTER_CRASH})],
     )
+    shards = Automation(
+        name=RERUN_SHARD_AUTOMATION,
+        description="A crashed shard of the sweep is started again at once with its own "
+        "parameters (its merchants file, name and nights): it runs the nights it had not "
+        "finished, unless the next sweep handed them out meanwhile; each merchant resumes its "
+        f"state, sending nothing twice. After {MAX_SHARD_RERUNS} reruns it is left to the "
+        "next sweep.",
+        trigger=_crashed_run_of(SHARD_FLOW),
+        actions=[RunDeployment(source="inferred", parameters=SHARD_RERUN_PARAMETERS)],
+    )
     async with get_client() as client:
-        for automation in (silent, rerun):
+        for automation in (silent, rerun, shards):
             for old in await client.read_automations_by_name(automation.name):
                 await client.delete_automation(old.id)
             await automation.acreate()

@@ -58,6 +58,9 @@ SWEEP_MINUTES = 10
 SHARD_CONCURRENCY = 16
 # of which at most this many do their own work (not submitting) at once: see OwnWorkSlots
 OWN_WORK_SLOTS = 2
+# a shard that crashed (its worker died) is started again with its parameters at once (the
+# rerun automation); after this many reruns it is left to the next sweep
+MAX_SHARD_RERUNS = 3
 
 
 def fleet_of(merchants_file: str) -> tuple[list[MerchantRun], str]:
@@ -121,7 +124,8 @@ def sweep(
         started = []
         for i, part in enumerate(shards_of(work, shard_size), start=1):
             name = f"shard-{part[0].night}-{i}-{uuid.uuid4().hex[:8]}"
-            assign(ledger, part, name)
+            if not (part := assign(ledger, part, name)):
+                continue  # every one begun since by a crashed shard's rerun: its own
             run_deployment(
                 f"{SHARD_FLOW}/{SHARD_DEPLOYMENT}",
                 parameters={
@@ -146,16 +150,26 @@ def sweep(
 
 
 @flow(name=SHARD_FLOW, flow_run_name="{shard}", log_prints=True)
-def shard_run(merchants_file: str, shard: str, nights: list[list[str]]) -> dict[str, Any]:
+def shard_run(
+    merchants_file: str, shard: str, nights: list[list[str]], reruns: int = 0
+) -> dict[str, Any] | State[Any]:
     """Run each merchant's night (`nights`: [merchant, night] pairs, nearest night first),
-    SHARD_CONCURRENCY at a time, each shown as a task run of its own."""
+    SHARD_CONCURRENCY at a time, each shown as a task run of its own. `reruns`: how many
+    times this shard crashed and was started again with the same parameters (flows/fleet.py,
+    the rerun automation); the nights it had not finished are its own still, unless a sweep
+    handed them to another shard meanwhile."""
+    if reruns > MAX_SHARD_RERUNS:
+        return Failed(
+            message=f"{shard} crashed {reruns} times, so it is not started again; the next "
+            "sweep hands out its unfinished merchants (each up to 3 attempts a night)."
+        )
     runs, url = fleet_of(merchants_file)
     by_id = {r.id: r for r in runs}
     ledger = NightLedger(url)
     budgets: dict[str, KeyBudgets] = {}
     out = ShardOutcome()
     try:
-        todo = _to_run(nights, by_id, ledger, out)
+        todo = _to_run(nights, shard, by_id, ledger, out)
         for run, _ in todo:
             if run.budget_url not in budgets:  # one database of budgets a shard
                 budgets[run.budget_url] = KeyBudgets(run.budget_url)
@@ -191,7 +205,11 @@ def shard_run(merchants_file: str, shard: str, nights: list[list[str]]) -> dict[
 
 
 def _to_run(
-    nights: list[list[str]], by_id: dict[str, MerchantRun], ledger: NightLedger, out: ShardOutcome
+    nights: list[list[str]],
+    shard: str,
+    by_id: dict[str, MerchantRun],
+    ledger: NightLedger,
+    out: ShardOutcome,
 ) -> list[tuple[MerchantRun, str]]:
     """The nights this shard runs, in order; the others go to `out.skipped`, saying why."""
     rows = ledger.of([(mid, night) for mid, night in nights])
@@ -202,6 +220,8 @@ def _to_run(
             out.skipped[mid] = "no longer in the merchants file"
         elif row is not None and row.stage == DONE:
             out.skipped[mid] = "its night is done already"
+        elif row is not None and row.shard != shard[:120]:
+            out.skipped[mid] = f"handed to {row.shard} since"
         elif row is not None and row.stage != QUEUED and row.attempts >= MAX_ATTEMPTS:
             out.skipped[mid] = f"tried {row.attempts} times this night: waits for the next"
         else:
@@ -258,6 +278,28 @@ class TaskRunsShown:
         state: State[None] = Failed(message=failed) if failed else Completed(message=outcome[:200])
         with self.lock:
             self.client.set_task_run_state(made, state, force=True)
+
+    def taken_over(self, merchant: str, night: str, *, left: str, shard: str) -> None:
+        """The task run(s) still Running for this night, of a flow run killed mid-night, set
+        Crashed saying who took the night over (one query, only for a night left running)."""
+        from prefect.client.schemas.filters import (
+            TaskRunFilter,
+            TaskRunFilterName,
+            TaskRunFilterState,
+            TaskRunFilterStateType,
+        )
+        from prefect.client.schemas.objects import StateType
+        from prefect.states import Crashed
+
+        stale = TaskRunFilter(
+            name=TaskRunFilterName(any_=[f"merchant-{merchant} {night}"]),
+            state=TaskRunFilterState(type=TaskRunFilterStateType(any_=[StateType.RUNNING])),
+        )
+        by = "its rerun" if left == shard else shard
+        why = f"{left} stopped mid-night (its worker died); {by} took this night over"
+        with self.lock:
+            for task_run in self.client.read_task_runs(task_run_filter=stale, limit=20):
+                self.client.set_task_run_state(task_run.id, Crashed(message=why), force=True)
 
 
 def _table(shard: str, out: ShardOutcome) -> None:

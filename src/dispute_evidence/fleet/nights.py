@@ -8,9 +8,10 @@ sweep: the table holds a few months of nights, whatever the history."""
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import (
     Column,
@@ -58,6 +59,33 @@ class Night:
     detail: str
 
 
+@dataclass(frozen=True)
+class Begun:
+    attempt: int  # 1 for the night's first run
+    left: str  # who left this night begun, never finished (killed mid-night), or ""
+
+
+def _left_by(row: Any) -> str:
+    """Who left this night begun and never finished (its shard killed mid-night): the shard
+    named on a row still running; a row handed out again since no longer names it."""
+    if row is None or not row.attempts or row.finished_at is not None:
+        return ""
+    return row.shard if row.stage == RUNNING else "an earlier shard"
+
+
+def _by_attempts(
+    merchants: set[str], known: Mapping[str, int], seen: Mapping[str, int | None] | None
+) -> list[tuple[int | None, set[str]]]:
+    """The rows to hand out, grouped by the attempts they must still have (None: any)."""
+    if seen is None:
+        return [(None, merchants)] if merchants else []
+    groups: dict[int, set[str]] = {}
+    for m in merchants:
+        if (was := seen.get(m)) is not None:  # a row made since the sweep read: not its own
+            groups.setdefault(was, set()).add(m)
+    return sorted(groups.items())
+
+
 class NightLedger:
     """The fleet_nights table: who started, finished or failed which night."""
 
@@ -74,40 +102,68 @@ class NightLedger:
     def close(self) -> None:
         self.engine.dispose()
 
-    def begin(self, merchant: str, night: str, shard: str) -> int:
-        """The merchant's night starts (again) in `shard`; returns its attempt number."""
+    def begin(self, merchant: str, night: str, shard: str) -> Begun | None:
+        """The merchant's night starts (again) in `shard`, if the ledger still hands it to
+        `shard` (or has no row for it); None when it is done, or was handed to another shard
+        since (a crashed shard's rerun and the next sweep never both run it)."""
         key = (nights.c.merchant == merchant) & (nights.c.night == night)
         with self.engine.begin() as c:
+            row = c.execute(
+                select(
+                    nights.c.stage, nights.c.shard, nights.c.attempts, nights.c.finished_at
+                ).where(key)
+            ).first()
             begun = {"stage": RUNNING, "shard": shard[:120], "started_at": time.time()}
-            moved = c.execute(
-                update(nights)
-                .where(key)
-                .values(**begun, attempts=nights.c.attempts + 1, finished_at=None)
-            ).rowcount
-            if not moved:
+            if row is None:
                 c.execute(nights.insert().values(merchant=merchant, night=night, **begun))
-            return int(c.execute(select(nights.c.attempts).where(key)).scalar_one())
+            else:
+                moved = c.execute(
+                    update(nights)  # only as it was read: a sweep may hand it out meanwhile
+                    .where(key, nights.c.stage == row.stage, nights.c.shard == row.shard)
+                    .where(nights.c.stage != DONE, nights.c.shard == shard[:120])
+                    .values(**begun, attempts=nights.c.attempts + 1, finished_at=None)
+                ).rowcount
+                if not moved:
+                    return None
+            attempt = int(c.execute(select(nights.c.attempts).where(key)).scalar_one())
+            return Begun(attempt, _left_by(row))
 
-    def queue(self, wanted: Collection[tuple[str, str]], shard: str) -> None:
-        """Hand these (merchant, night) to `shard`: queued, unless done already."""
+    def queue(
+        self,
+        wanted: Collection[tuple[str, str]],
+        shard: str,
+        seen: Mapping[str, int | None] | None = None,
+    ) -> set[tuple[str, str]]:
+        """Hand these (merchant, night) to `shard`: queued, unless done already; with `seen`
+        (merchant -> the attempts the sweep read, None: no row), only the rows still as read
+        (a crashed shard's rerun that began one meanwhile keeps it). Returns those handed."""
         by_night: dict[str, set[str]] = {}
         for merchant, night in wanted:
             by_night.setdefault(night, set()).add(merchant)
+        handed: set[tuple[str, str]] = set()
         with self.engine.begin() as c:
             for night, merchants in by_night.items():
                 here = nights.c.night == night
-                known = set(c.execute(select(nights.c.merchant).where(here)).scalars())
-                mine = here & nights.c.merchant.in_(sorted(merchants & known))
-                c.execute(
-                    update(nights)
-                    .where(mine, nights.c.stage != DONE)
-                    .values(stage=QUEUED, shard=shard[:120])
-                )
-                new = [{"merchant": m, "night": night} for m in sorted(merchants - known)]
+                rows = c.execute(select(nights.c.merchant, nights.c.attempts).where(here))
+                known = {m: a for m, a in rows.tuples()}
+                for attempts, group in _by_attempts(merchants & set(known), known, seen):
+                    mine = here & nights.c.merchant.in_(sorted(group))
+                    if attempts is not None:
+                        mine = mine & (nights.c.attempts == attempts)
+                    took = c.execute(
+                        update(nights)
+                        .where(mine, nights.c.stage != DONE)
+                        .values(stage=QUEUED, shard=shard[:120])
+                        .returning(nights.c.merchant)
+                    )
+                    handed |= {(m, night) for m in took.scalars()}
+                new = [{"merchant": m, "night": night} for m in sorted(merchants - set(known))]
                 if new:
                     c.execute(
                         nights.insert().values(stage=QUEUED, shard=shard[:120], attempts=0), new
                     )
+                    handed |= {(m["merchant"], night) for m in new}
+        return handed
 
     def finish(self, merchant: str, night: str, *, failed: str = "", outcome: str = "") -> None:
         """The night ended: done (its run's headline in `outcome`), or `failed` saying why."""

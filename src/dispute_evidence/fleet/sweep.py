@@ -73,6 +73,7 @@ class Due:
     run: MerchantRun
     night: str
     why: str  # "first run of the night", "left by shard …", "failed 1 time(s): …"
+    seen: int | None = None  # the attempts its ledger row had when read (None: no row yet)
 
 
 def due(
@@ -88,9 +89,10 @@ def due(
     rows = ledger.of([(mid, night) for mid, (_, night) in nights.items()])
     out = []
     for mid, (run, night) in sorted(nights.items(), key=lambda kv: kv[1][1]):
-        why = _why_due(rows.get(mid), alive)
+        row = rows.get(mid)
+        why = _why_due(row, alive)
         if why:
-            out.append(Due(run, night, why))
+            out.append(Due(run, night, why, row.attempts if row else None))
     return out
 
 
@@ -149,6 +151,10 @@ class Shown(Protocol):
 
     def ended(self, merchant: str, night: str, *, failed: str, outcome: str) -> None: ...
 
+    def taken_over(self, merchant: str, night: str, *, left: str, shard: str) -> None:
+        """The night was left running by `left` (killed mid-night): what showed it running
+        there is ended, saying so, as `shard` takes it over."""
+
 
 def run_one_night(
     run: MerchantRun,
@@ -162,8 +168,15 @@ def run_one_night(
     """One merchant's night in a shard: recorded as begun, run, recorded as done or failed
     (in the ledger, and where `shown`). Whatever it raises stays with it (one line in the
     ledger and the log); a night that cannot be shown is run all the same."""
-    attempt = ledger.begin(run.id, night, shard)
+    took = ledger.begin(run.id, night, shard)
+    if took is None:  # done, or handed to another shard since this one was given it
+        out.skipped[run.id] = "handed to another shard since, or done"
+        return
+    attempt = took.attempt
     if shown is not None:
+        if took.left:
+            over = shown.taken_over
+            _safely(lambda: over(run.id, night, left=took.left, shard=shard), run.id, "taken over")
         begun = shown.begun
         _safely(lambda: begun(run.id, night, attempt), run.id, "begun")
     started = time.monotonic()
@@ -228,6 +241,10 @@ def _state(night: Night) -> str:
     )
 
 
-def assign(ledger: NightLedger, work: Sequence[Due], shard: str) -> None:
-    """Record `work` as handed to `shard` (queued) before the shard's flow run exists."""
-    ledger.queue([(d.run.id, d.night) for d in work], shard)
+def assign(ledger: NightLedger, work: Sequence[Due], shard: str) -> list[Due]:
+    """Record `work` as handed to `shard` (queued) before the shard's flow run exists; only
+    the nights still as the sweep read them (a crashed shard's rerun may have begun one since).
+    Returns those handed."""
+    seen = {d.run.id: d.seen for d in work}
+    handed = ledger.queue([(d.run.id, d.night) for d in work], shard, seen)
+    return [d for d in work if (d.run.id, d.night) in handed]

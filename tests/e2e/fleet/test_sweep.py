@@ -37,6 +37,7 @@ class Night2:
     snap: dict[str, Any]
     killed_in: str
     status: str
+    every: str  # the merchants file with big2, who joins after the night
 
 
 def _nights(fleet: Fleet) -> dict[str, Night]:
@@ -54,8 +55,8 @@ def _wait(fleet: Fleet, done: Any, what: str, seconds: float = 300) -> None:
         time.sleep(1)
 
 
-def _kill_shard_mid_night(fleet: Fleet, big: Merchant) -> str:
-    """SIGKILL the worker running the shard once `big` has sent some but not all."""
+def _kill_shard_mid_night(fleet: Fleet, big: Merchant, worker: str = "w1") -> str:
+    """SIGKILL `worker`, running the shard, once `big` has sent some but not all."""
 
     def under_way() -> bool:
         snap = fleet.sandbox.snapshot()
@@ -64,22 +65,26 @@ def _kill_shard_mid_night(fleet: Fleet, big: Merchant) -> str:
 
     _wait(fleet, under_way, "the big merchant never got under way")
     shard = next(r for r in fleet.runs_of(SHARD_FLOW) if r.state and r.state.is_running())
-    fleet.kill_worker("w1")
+    fleet.kill_worker(worker)
     return str(shard.name)
 
 
-def _crashed(fleet: Fleet, name: str) -> None:
+def _crashed(fleet: Fleet, name: str, rerun: bool = False) -> None:
     """What the zombie automation does 3 heartbeats (90 s) after a worker dies (its own test:
-    test_multi_worker.py): the shard's run is marked Crashed. Its rerun automation is removed
-    first, so only the next sweep can finish the shard's merchants."""
+    test_multi_worker.py): the shard's run is marked Crashed. Without `rerun`, the rerun
+    automations are removed first, so only the next sweep can finish the shard's merchants."""
     from prefect.states import Crashed
 
-    from flows.fleet import RERUN_AUTOMATION
-
     with fleet.client() as client:
-        for automation in client.read_automations_by_name(RERUN_AUTOMATION):
-            client.delete_automation(automation.id)
-        run = next(r for r in fleet.runs_of(SHARD_FLOW) if r.name == name)
+        if not rerun:
+            for automation in client.read_automations():
+                if automation.name.startswith("dispute-evidence: run a crashed"):
+                    client.delete_automation(automation.id)
+        run = next(
+            r
+            for r in fleet.runs_of(SHARD_FLOW)
+            if r.name == name and r.state and r.state.is_running()
+        )
         client.set_flow_run_state(run.id, Crashed(), force=True)
 
 
@@ -87,13 +92,18 @@ def _crashed(fleet: Fleet, name: str) -> None:
 def night(tmp_path_factory) -> Iterator[Night2]:
     if why := postgres_missing():
         pytest.skip(f"the sweep test needs PostgreSQL: {why}")
-    merchants = [Merchant("big", "kbig", BIG)] + [
-        Merchant(mid, "kbad" if mid == "refused" else f"k{mid}", SMALL)
-        for mid in [*FIRST[1:], "late"]
-    ]
+    merchants = (
+        [Merchant("big", "kbig", BIG)]
+        + [
+            Merchant(mid, "kbad" if mid == "refused" else f"k{mid}", SMALL)
+            for mid in [*FIRST[1:], "late"]
+        ]
+        + [Merchant("big2", "kbig2", BIG)]
+    )  # joins after the night (the `rerun` fixture)
     keys = {m.key: 18_000 for m in merchants}
     with fleet_stack(tmp_path_factory.mktemp("sweep"), merchants, keys, window=10.0) as fleet:
-        whole = (fleet.root / "merchants.toml").read_text()
+        every = (fleet.root / "merchants.toml").read_text()
+        whole = every[: every.index('[[merchant]]\nid = "big2"')]
         late = whole.index('[[merchant]]\nid = "late"')
         (fleet.root / "merchants.toml").write_text(whole[:late])  # "late" comes later
         shutil.rmtree(fleet.root / "inbox-broken")  # its inbox is gone
@@ -112,7 +122,7 @@ def night(tmp_path_factory) -> Iterator[Night2]:
 
         def settled() -> bool:
             nights = _nights(fleet)
-            return len(nights) == len(merchants) and all(
+            return len(nights) == len(merchants) - 1 and all(
                 n.stage in ("done", "failed") for n in nights.values()
             )
 
@@ -125,7 +135,7 @@ def night(tmp_path_factory) -> Iterator[Night2]:
             app, ["status", "--merchants", str(fleet.root / "merchants.toml")], env=fleet.env
         )
         yield Night2(fleet, merchants, deployed, deployments, _nights(fleet),
-                     fleet.sandbox.snapshot(), killed_in, shown.output)  # fmt: skip
+                     fleet.sandbox.snapshot(), killed_in, shown.output, every)  # fmt: skip
 
 
 def _sent_once(night: Night2, m: Merchant) -> None:
@@ -170,7 +180,7 @@ def test_a_killed_shard_is_finished_exactly_once_by_the_next_sweep(night):
 
 
 def test_a_merchant_added_to_the_file_is_picked_up_without_a_redeploy(night):
-    _sent_once(night, night.merchants[-1])
+    _sent_once(night, next(m for m in night.merchants if m.id == "late"))
     assert night.nights["late"].stage == "done"
     with night.fleet.client() as client:
         assert sorted(d.name for d in client.read_deployments(limit=50)) == night.deployments
@@ -209,3 +219,69 @@ def test_a_merchants_night_costs_prefect_two_task_run_states_and_no_events(night
     with psycopg.connect(prefect_db) as conn:
         row = conn.execute("SELECT count(*) FROM events WHERE event LIKE 'prefect.task-run.%'")
         assert row.fetchone() == (0,)
+
+
+@dataclass
+class Rerun:
+    killed_in: str  # the shard killed mid-night, then marked Crashed: its rerun finishes it
+    nights: dict[str, Night]
+    snap: dict[str, Any]
+    runs: list[Any]  # the shard's flow runs of that name: the crashed one and its rerun
+
+
+@pytest.fixture(scope="module")
+def rerun(night: Night2) -> Rerun:
+    """After the night: big2 joins and a sweep hands it to a shard, whose worker is killed
+    mid-night and the run marked Crashed; no sweep runs after that, so only the rerun
+    automation (deployed again, as `deploy --sweep` makes it) can finish big2."""
+    fleet, big2 = night.fleet, night.merchants[-1]
+    assert fleet.deploy("--sweep").returncode == 0  # the rerun automations, made again
+    (fleet.root / "merchants.toml").write_text(night.every)
+    fleet.trigger(SWEEP)
+    killed_in = _kill_shard_mid_night(fleet, big2, worker="w2")
+    fleet.start_worker("w3", limit=2)
+    _crashed(fleet, killed_in, rerun=True)
+
+    def settled() -> bool:
+        row = _nights(fleet).get("big2")
+        return row is not None and row.stage in ("done", "failed")
+
+    _wait(fleet, settled, "the crashed shard's merchant never settled", seconds=180)
+    runs = [r for r in fleet.runs_of(SHARD_FLOW) if r.name == killed_in]
+    return Rerun(killed_in, _nights(fleet), fleet.sandbox.snapshot(), runs)
+
+
+def test_a_crashed_shard_is_run_again_with_its_own_parameters_and_finishes_once(night, rerun):
+    """Prefect's rerun automation starts the crashed shard again with its merchants file, name
+    and nights (and reruns 1): it finishes the merchant it was killed in, sending nothing twice."""
+    big2 = night.merchants[-1]
+    _sent_once(Night2(**{**night.__dict__, "snap": rerun.snap}), big2)
+    row = rerun.nights["big2"]
+    assert (row.stage, row.shard, row.attempts) == ("done", rerun.killed_in, 2)
+    updates = sum(s["evidence_updates"] for p, s in rerun.snap.items() if p.startswith(big2.prefix))
+    assert updates - big2.n <= 8  # at most one resend per dispute the killed run had in hand
+    states = sorted(r.state.type.value for r in rerun.runs if r.state)
+    assert states == ["COMPLETED", "CRASHED"], states
+    crashed, again = sorted(rerun.runs, key=lambda r: r.created)
+    assert again.parameters["nights"] == crashed.parameters["nights"]
+    assert again.parameters["reruns"] == 1 and "reruns" not in crashed.parameters
+
+
+@pytest.mark.parametrize("mid", ["big", "big2"])
+def test_the_task_run_a_killed_shard_left_running_is_ended_when_taken_over(night, rerun, mid):
+    """The merchant's task run in flight at the kill does not stay Running in the UI: the shard
+    that takes the night over (the next sweep's for big, the rerun for big2) sets it Crashed,
+    saying why; the new one is Completed."""
+    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+
+    with night.fleet.client() as client:
+        tasks = client.read_task_runs(
+            task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=f"merchant-{mid} ")),
+            limit=20,
+        )
+    states = sorted((t.state.type.value, str(t.state.message)) for t in tasks if t.state)
+    assert [s for s, _ in states] == ["COMPLETED", "CRASHED"], states
+    said = states[1][1]
+    assert "stopped mid-night (its worker died)" in said and "took this night over" in said
+    if mid == "big2":
+        assert said.startswith(rerun.killed_in) and "its rerun took" in said

@@ -65,7 +65,7 @@ def test_due_is_every_night_not_done_and_not_in_a_live_shard(ledger):
     ledger.finish("done", NIGHT, outcome="3 sent")
     ledger.finish("failed_once", NIGHT, failed="RunLocked: held by another run")
     for _ in range(MAX_ATTEMPTS - 1):
-        ledger.begin("failed_out", NIGHT, "s")
+        ledger.begin("failed_out", NIGHT, "shard-failed_out")
     ledger.finish("failed_out", NIGHT, failed="ConfigError: bad token")
     work = due(runs, NOW, ledger, alive={"shard-live"}.__contains__)
     why = {d.run.id: d.why for d in work}
@@ -128,6 +128,9 @@ class _Shown:
         if self.broken:
             raise ConnectionError("the Prefect API is down")
         self.said.append(("ended", merchant, failed, outcome))
+
+    def taken_over(self, merchant: str, night: str, *, left: str, shard: str) -> None:
+        self.said.append(("taken over", merchant, left, shard))
 
 
 def test_each_night_is_shown_begun_then_ended_with_its_outcome_or_why_it_failed(ledger):
@@ -229,3 +232,46 @@ def test_a_shards_merchants_do_their_own_work_a_few_at_a_time_and_submit_without
     for t in threads:
         t.join(5)
     assert most[0] == 2 and busy[0] == 0
+
+
+def test_a_night_handed_to_another_shard_since_is_not_begun_by_the_first(ledger):
+    """A crashed shard's rerun (same name, same nights) and the next sweep's new shard never
+    both run a night: the ledger begins it only for the shard it is handed to now."""
+    ledger.queue([("a", NIGHT), ("b", NIGHT)], "shard-1")
+    assert ledger.begin("a", NIGHT, "shard-1").attempt == 1  # then shard-1 is killed
+    work = due([_run("a"), _run("b")], NOW, ledger, lambda _s: False)
+    assert [d.run.id for d in assign(ledger, work, "shard-2")] == ["a", "b"]
+    assert ledger.begin("a", NIGHT, "shard-1") is None  # shard-1's rerun: not its own now
+    out = ShardOutcome()
+    run_one_night(_run("b"), NIGHT, "shard-1", ledger, lambda _r: _result(EXIT_OK), out)
+    assert out.skipped == {"b": "handed to another shard since, or done"} and not out.done
+    took = ledger.begin("a", NIGHT, "shard-2")
+    assert (took.attempt, took.left) == (2, "an earlier shard")
+
+
+def test_the_sweep_never_hands_out_a_night_a_rerun_began_since_it_read(ledger):
+    ledger.queue([("a", NIGHT)], "shard-1")
+    ledger.begin("a", NIGHT, "shard-1")  # shard-1 killed; the sweep reads it as left
+    work = due([_run("a")], NOW, ledger, lambda _s: False)
+    again = ledger.begin("a", NIGHT, "shard-1")  # meanwhile shard-1's rerun begins it
+    assert (again.attempt, again.left) == (2, "shard-1")
+    assert assign(ledger, work, "shard-2") == []
+    row = ledger.of([("a", NIGHT)])["a"]
+    assert (row.stage, row.shard, row.attempts) == ("running", "shard-1", 2)
+
+
+def test_a_night_left_running_is_shown_taken_over_before_it_is_begun_again(ledger):
+    """The task run a killed shard left Running is ended (flows/sweep.py: set Crashed, saying
+    who took the night over) when the night is taken over; a first night is not."""
+    shown, out = _Shown(), ShardOutcome()
+    ledger.queue([("m1", NIGHT)], "shard-1")
+    ledger.begin("m1", NIGHT, "shard-1")  # killed mid-night: never finished
+    run_one_night(_run("m1"), NIGHT, "shard-1", ledger, lambda _r: _result(EXIT_OK), out, shown)
+    run_one_night(_run("m2"), NIGHT, "shard-1", ledger, lambda _r: _result(EXIT_OK), out, shown)
+    assert shown.said == [
+        ("taken over", "m1", "shard-1", "shard-1"),
+        ("begun", "m1", NIGHT, 2),
+        ("ended", "m1", "", "3 sent"),
+        ("begun", "m2", NIGHT, 1),
+        ("ended", "m2", "", "3 sent"),
+    ]
