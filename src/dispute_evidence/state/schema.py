@@ -9,7 +9,8 @@ state/lifecycle.py (docs/architecture.md draws them).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     BigInteger,
@@ -446,13 +447,31 @@ def create_new(conn: Connection) -> bool:
     sweep). Both make the same schema, constraints and indexes included
     (tests/e2e/engine/test_upgrade_every_version_postgres.py). False, and nothing done, when
     the database is not PostgreSQL or has a table already: SQLite keeps the steps (where v1's
-    runs.outcome stays declared VARCHAR(32)), and a state that exists is migrated."""
+    runs.outcome stays declared VARCHAR(32)), and a state that exists is migrated. The DDL is
+    sent in one round trip (new_state_ddl), not one statement and one table check each."""
     if conn.dialect.name != "postgresql" or inspect(conn).get_table_names():
         return False
-    metadata.create_all(conn)
-    for kind, columns in RECORD_INDEXES.items():
-        table = record_table(kind, RECORD_COLUMNS[kind], MetaData())  # RECORD_TABLES untouched
-        for name in columns:
-            Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]).create(conn)
+    conn.exec_driver_sql(new_state_ddl())
     conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
     return True
+
+
+@cache
+def new_state_ddl() -> str:
+    """Every statement `metadata.create_all` makes on an empty PostgreSQL schema (tables in
+    dependency order, their indexes), then the record tables' indexes, as one script: compiled
+    once a process (a shard makes hundreds of new states a night)."""
+    from sqlalchemy import create_mock_engine
+    from sqlalchemy.schema import CreateIndex
+
+    made: list[Any] = []  # the DDL elements, in create_all's order
+    mock = create_mock_engine("postgresql+psycopg://", lambda ddl, *_a, **_k: made.append(ddl))
+    metadata.create_all(mock, checkfirst=False)
+    for kind, columns in RECORD_INDEXES.items():
+        table = record_table(kind, RECORD_COLUMNS[kind], MetaData())  # RECORD_TABLES untouched
+        made += [
+            CreateIndex(Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]))
+            for name in columns
+        ]
+    statements = [str(ddl.compile(dialect=mock.dialect)) for ddl in made]
+    return ";\n".join(s.strip() for s in statements) + ";"
