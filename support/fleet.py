@@ -150,13 +150,24 @@ class Fleet:
         return runs
 
     def flow_runs(self) -> list[Any]:
-        from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+        """Every merchant flow run that has left Scheduled (the nightly schedule's ~100 future
+        runs a deployment are filtered by the server, not read and parsed on every poll)."""
+        from prefect.client.schemas.filters import (
+            FlowFilter,
+            FlowFilterName,
+            FlowRunFilter,
+            FlowRunFilterState,
+            FlowRunFilterStateType,
+        )
+        from prefect.client.schemas.objects import StateType
         from prefect.client.schemas.sorting import FlowRunSort
 
+        begun = FlowRunFilterState(type=FlowRunFilterStateType(not_any_=[StateType.SCHEDULED]))
         with self.client() as client:
             return list(
                 client.read_flow_runs(
                     flow_filter=FlowFilter(name=FlowFilterName(any_=["dispute-evidence-merchant"])),
+                    flow_run_filter=FlowRunFilter(state=begun),
                     limit=200,
                     sort=FlowRunSort.EXPECTED_START_TIME_ASC,
                 )
@@ -164,10 +175,10 @@ class Fleet:
 
     def done(self) -> bool:
         """Every merchant's newest run finished (Completed, whatever its name); the nightly
-        schedule's future runs do not count."""
+        schedule's future runs do not count (flow_runs leaves them out)."""
         newest: dict[str, Any] = {}
         for run in self.flow_runs():
-            if run.state is None or run.state.name == "Scheduled":
+            if run.state is None:
                 continue
             mid = run.parameters["merchant"]["id"]
             if mid not in newest or run.created > newest[mid].created:

@@ -150,10 +150,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One Prefect test server for the session (tests/workers.py keeps its users on one worker)."""
+    """One Prefect test server for the session (tests/workers.py keeps its users on one worker).
+    Its first start migrates a new database: 27 s on a loaded 2-core machine, and past 60 s
+    with `make test` and benchmarks beside it, when every test of the group errored at once."""
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=240):
         yield
 
 
