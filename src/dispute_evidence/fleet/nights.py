@@ -74,7 +74,7 @@ def _left_by(row: Any) -> str:
 
 
 def _by_attempts(
-    merchants: set[str], known: Mapping[str, int], seen: Mapping[str, int | None] | None
+    merchants: set[str], seen: Mapping[str, int | None] | None
 ) -> list[tuple[int | None, set[str]]]:
     """The rows to hand out, grouped by the attempts they must still have (None: any)."""
     if seen is None:
@@ -144,9 +144,8 @@ class NightLedger:
         with self.engine.begin() as c:
             for night, merchants in by_night.items():
                 here = nights.c.night == night
-                rows = c.execute(select(nights.c.merchant, nights.c.attempts).where(here))
-                known = {m: a for m, a in rows.tuples()}
-                for attempts, group in _by_attempts(merchants & set(known), known, seen):
+                known = set(c.execute(select(nights.c.merchant).where(here)).scalars())
+                for attempts, group in _by_attempts(merchants & known, seen):
                     mine = here & nights.c.merchant.in_(sorted(group))
                     if attempts is not None:
                         mine = mine & (nights.c.attempts == attempts)
@@ -157,7 +156,7 @@ class NightLedger:
                         .returning(nights.c.merchant)
                     )
                     handed |= {(m, night) for m in took.scalars()}
-                new = [{"merchant": m, "night": night} for m in sorted(merchants - set(known))]
+                new = [{"merchant": m, "night": night} for m in sorted(merchants - known)]
                 if new:
                     c.execute(
                         nights.insert().values(stage=QUEUED, shard=shard[:120], attempts=0), new
