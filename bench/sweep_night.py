@@ -53,6 +53,9 @@ def _merchants(n: int) -> tuple[list[Any], dict[str, int]]:
     return merchants, {m.key: PER_HOUR for m in merchants}
 
 
+PROGRESS_EVERY = 300.0  # seconds between a long night's progress lines
+
+
 def _sweep_night(n: int) -> dict[str, str]:
     from flows.sweep import SHARD_FLOW, SWEEP_FLOW
     from support.fleet import fleet_stack
@@ -71,12 +74,16 @@ def _sweep_night(n: int) -> dict[str, str]:
         offset = time.time() - time.monotonic()  # the request log is monotonic
         begun = time.monotonic()
         fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(n + 1) // 2)
-        last_sweep, killed = time.monotonic(), 0
+        last_sweep, killed, said = time.monotonic(), 0, time.monotonic()
         while True:
             nights = _nights(fleet)
             settled = [x for x in nights.values() if x.stage in ("done", "failed")]
             if len(settled) == n:
                 break
+            if time.monotonic() - said >= PROGRESS_EVERY:  # a long night says how far it is
+                said = time.monotonic()
+                print(f"  ... {len(settled):,} of {n:,} merchants settled after "
+                      f"{said - begun:,.0f} s", flush=True)  # fmt: skip
             if not killed and len(settled) >= n // 2 and (hit := _kill_a_shards_worker(fleet)):
                 fleet.start_worker("w3", limit=2)
                 killed = hit
