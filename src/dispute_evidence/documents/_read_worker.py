@@ -120,7 +120,7 @@ def _read_pdf(req: dict[str, Any], deadline: float) -> dict[str, Any]:
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError
 
-    reader = PdfReader(req["path"], strict=False)
+    reader = req["opened"] = PdfReader(req["path"], strict=False)  # its metadata: read from it
     if reader.is_encrypted:
         try:  # an owner password alone: anyone can open it
             opened = bool(reader.decrypt(""))
@@ -185,10 +185,11 @@ def _decoded(value: Any) -> str:
     return out
 
 
-def _pdf_metadata(path: str) -> dict[str, str]:
+def _pdf_metadata(path: str, opened: Any = None) -> dict[str, str]:
+    """`opened`: the reader that read its text, if any (the file is parsed once, not twice)."""
     from pypdf import PdfReader
 
-    reader = PdfReader(path, strict=False)
+    reader = opened if opened is not None else PdfReader(path, strict=False)
     if reader.is_encrypted and not reader.decrypt(""):
         return {}
     out = {str(k).lstrip("/"): _decoded(v) for k, v in (reader.metadata or {}).items()}
@@ -222,7 +223,7 @@ def metadata(req: dict[str, Any]) -> dict[str, str]:
     card numbers (documents/reading.py), never kept. A fault here reads as none."""
     try:
         if req["mime"] == "application/pdf":
-            found = _pdf_metadata(req["path"])
+            found = _pdf_metadata(req["path"], req.pop("opened", None))
         else:
             found = _image_metadata(req["path"])
     except Exception:  # noqa: BLE001 - damaged metadata: the file's reading says the rest
