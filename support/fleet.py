@@ -234,8 +234,11 @@ def fleet_stack(
     window: float = 60.0,
     summary_pdf: bool = True,
     ui: bool = False,
+    schedules: bool = True,
 ) -> Iterator[Fleet]:
-    """Everything up, the merchants deployed (not yet run); torn down on exit."""
+    """Everything up, the merchants deployed (not yet run); torn down on exit. `schedules`
+    False: Prefect's scheduler makes no runs of the deployments' crons, so a test that crosses
+    a sweep's 10-minute mark (or 03:00 UTC) sees only the runs it started."""
     tokens = tuple(f"sk_test_{key}_{os.getpid()}" for key in keys)
     probe = f"sk_test_probe_{os.getpid()}"  # a key no merchant uses, for benchmarks' probes
     pg_port, api_port = free_port(), free_port()
@@ -248,6 +251,7 @@ def fleet_stack(
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
             "PREFECT_WORKER_QUERY_SECONDS": "2",
+            "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": str(schedules).lower(),
             "PREFECT_UI_API_URL": f"http://127.0.0.1:{api_port}/api",
             "PREFECT_LOGGING_LEVEL": "WARNING",
             "PYTHONPATH": str(ROOT),

@@ -51,7 +51,7 @@ def fleet_run(tmp_path_factory) -> Iterator[FleetRun]:
     merchants = [Merchant(f"m{i}", key, N) for i, key in enumerate(MERCHANT_KEYS, start=1)]
     keys = {k: BUDGET for k in dict.fromkeys(MERCHANT_KEYS)}
     root = tmp_path_factory.mktemp("fleet")
-    with fleet_stack(root, merchants, keys, window=WINDOW) as fleet:
+    with fleet_stack(root, merchants, keys, window=WINDOW, schedules=False) as fleet:
         deploys = [fleet.deploy(), fleet.deploy()]  # the second updates, never duplicates
         assert all(d.returncode == 0 for d in deploys), [d.stderr for d in deploys]
         with fleet.client() as client:

@@ -101,7 +101,9 @@ def night(tmp_path_factory) -> Iterator[Night2]:
         + [Merchant("big2", "kbig2", BIG)]
     )  # joins after the night (the `rerun` fixture)
     keys = {m.key: 18_000 for m in merchants}
-    with fleet_stack(tmp_path_factory.mktemp("sweep"), merchants, keys, window=10.0) as fleet:
+    with fleet_stack(
+        tmp_path_factory.mktemp("sweep"), merchants, keys, window=10.0, schedules=False
+    ) as fleet:
         every = (fleet.root / "merchants.toml").read_text()
         whole = every[: every.index('[[merchant]]\nid = "big2"')]
         late = whole.index('[[merchant]]\nid = "late"')
@@ -213,8 +215,11 @@ def test_a_merchants_night_costs_prefect_two_task_run_states_and_no_events(night
     assert len(tasks) >= len(night.merchants)
     assert all(kept[0] == "RUNNING" and len(kept) <= 2 for kept in states.values()), states
     refused = [t for t in tasks if t.name.startswith("merchant-refused ")]
-    assert refused and all(t.state and t.state.is_failed() for t in refused)
-    assert all("refused the key" in str(t.state.message) for t in refused if t.state)
+    # a refused night in flight when its shard was killed is shown Crashed (taken over), then
+    # Failed by whoever took it over: which nights were in flight depends on the machine's load
+    failed = [t for t in refused if t.state and t.state.is_failed()]
+    assert failed and all(t.state and (t.state.is_failed() or t.state.is_crashed()) for t in refused)
+    assert all("refused the key" in str(t.state.message) for t in failed if t.state)
     prefect_db = night.fleet.state_url.replace("+psycopg", "").rsplit("/", 1)[0] + "/prefect"
     with psycopg.connect(prefect_db) as conn:
         row = conn.execute("SELECT count(*) FROM events WHERE event LIKE 'prefect.task-run.%'")
