@@ -218,7 +218,9 @@ def test_a_merchants_night_costs_prefect_two_task_run_states_and_no_events(night
     # a refused night in flight when its shard was killed is shown Crashed (taken over), then
     # Failed by whoever took it over: which nights were in flight depends on the machine's load
     failed = [t for t in refused if t.state and t.state.is_failed()]
-    assert failed and all(t.state and (t.state.is_failed() or t.state.is_crashed()) for t in refused)
+    assert failed and all(
+        t.state and (t.state.is_failed() or t.state.is_crashed()) for t in refused
+    )
     assert all("refused the key" in str(t.state.message) for t in failed if t.state)
     prefect_db = night.fleet.state_url.replace("+psycopg", "").rsplit("/", 1)[0] + "/prefect"
     with psycopg.connect(prefect_db) as conn:
