@@ -34,7 +34,6 @@ def run_merchants(n: int, quick: bool) -> None:
         tempfile.TemporaryDirectory(prefix="bench-prefect-cost-") as tmp,
         fleet_stack(Path(tmp), merchants, keys, window=60.0, summary_pdf=False) as fleet,
     ):
-        _no_schedule_during(fleet.root)
         t_deploy = time.monotonic()
         assert fleet.deploy().returncode == 0, "deploy failed"
         deployed = time.monotonic() - t_deploy
@@ -54,13 +53,6 @@ def run_merchants(n: int, quick: bool) -> None:
         }
         size_after = _database_size(fleet.root)
         _print(fleet, runs, firsts, deployed, elapsed, (size_before, size_after))
-
-
-def _no_schedule_during(root: Path) -> None:
-    """The merchants' nightly schedule moved 12 hours away: only the runs we trigger run."""
-    hour = (datetime.now(UTC).hour + 12) % 24  # the cron's zone is UTC here
-    path = root / "merchants.toml"
-    path.write_text(path.read_text().replace('"0 3 * * *"', f'"0 {hour} * * *"'))
 
 
 def _triggered_runs(fleet: Any) -> list[Any]:

@@ -115,7 +115,7 @@ def _sweep_night(n: int) -> dict[str, str]:
 
 
 def _per_merchant_night(n: int) -> dict[str, str]:
-    from bench.prefect_cost import _no_schedule_during, _triggered_runs
+    from bench.prefect_cost import _triggered_runs
     from support.fleet import fleet_stack
 
     merchants, keys = _merchants(n)
@@ -123,7 +123,6 @@ def _per_merchant_night(n: int) -> dict[str, str]:
         tempfile.TemporaryDirectory(prefix="bench-per-merchant-") as tmp,
         fleet_stack(Path(tmp), merchants, keys, window=WINDOW, summary_pdf=False) as fleet,
     ):
-        _no_schedule_during(fleet.root)
         assert fleet.deploy().returncode == 0, "deploy failed"
         size_before = _table_sizes(fleet.root)
         fleet.start_worker("w1", limit=4)

@@ -31,6 +31,7 @@ from prefect.context import FlowRunContext
 from prefect.states import Completed, Failed, Running
 
 from dispute_evidence.engine.reporting.report import RunResult
+from dispute_evidence.engine.run_steps import spare_the_settled
 from dispute_evidence.fleet.budget import KeyBudgets
 from dispute_evidence.fleet.merchants import MerchantRun, load_merchants, plan_runs
 from dispute_evidence.fleet.nights import DONE, KEEP_DAYS, QUEUED, NightLedger
@@ -41,6 +42,7 @@ from dispute_evidence.fleet.sweep import (
     OwnWorkSlots,
     RunOne,
     ShardOutcome,
+    ShownInOrder,
     assign,
     due,
     night_key,
@@ -163,6 +165,7 @@ def shard_run(
             message=f"{shard} crashed {reruns} times, so it is not started again; the next "
             "sweep hands out its unfinished merchants (each up to 3 attempts a night)."
         )
+    spare_the_settled()  # once for the shard: its merchants' runs, on threads, do not
     runs, url = fleet_of(merchants_file)
     by_id = {r.id: r for r in runs}
     ledger = NightLedger(url)
@@ -174,7 +177,8 @@ def shard_run(
             if run.budget_url not in budgets:  # one database of budgets a shard
                 budgets[run.budget_url] = KeyBudgets(run.budget_url)
         with get_client(sync_client=True) as client, ThreadPoolExecutor(SHARD_CONCURRENCY) as pool:
-            shown, slots = TaskRunsShown(client), OwnWorkSlots(OWN_WORK_SLOTS)
+            shown = ShownInOrder(TaskRunsShown(client))  # a night never waits for the UI
+            slots = OwnWorkSlots(OWN_WORK_SLOTS)
             # each merchant in the flow run's context (its alerts' events name the shard); its
             # failure is its own: recorded in `out`, never raised
             running = [
@@ -191,8 +195,11 @@ def shard_run(
                 )
                 for run, night in todo
             ]
-            for future in running:
-                future.result()
+            try:
+                for future in running:
+                    future.result()
+            finally:
+                shown.close()  # while the client is open: the last nights shown ended
     finally:
         ledger.close()
         for b in budgets.values():

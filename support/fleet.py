@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -205,13 +206,22 @@ def _write_inbox(root: Path, m: Merchant, other: Merchant | None) -> None:
     m.traps.append(lost)
 
 
+def night_cron(now: datetime | None = None) -> str:
+    """The merchants' nightly cron (UTC), its hour half a day from now: tonight's night began
+    about 12 hours ago (a sweep runs it at once) and the next is about 12 hours away, so no
+    test or benchmark (a 10,000-merchant night takes hours) crosses into the next night, and
+    Prefect's scheduler has no merchant run to make while it runs. A fixed "0 3 * * *" did: a
+    night begun at 02:48 was superseded at 03:00 and its merchants handed out again."""
+    return f"0 {((now or datetime.now(UTC)).hour + 12) % 24} * * *"
+
+
 def _merchants_file(fleet: Fleet, pg: str, base_url: str) -> str:
     lines = [
         "[fleet]",
         f'state_url = "postgresql+psycopg://{pg}/fleet"',
         f'base_url = "{base_url}"',
         'config = "settings.toml"',
-        'schedule = "0 3 * * *"',
+        f'schedule = "{night_cron()}"',
         "wait_for_lock = 600",
         "",
     ]
@@ -238,7 +248,7 @@ def fleet_stack(
 ) -> Iterator[Fleet]:
     """Everything up, the merchants deployed (not yet run); torn down on exit. `schedules`
     False: Prefect's scheduler makes no runs of the deployments' crons, so a test that crosses
-    a sweep's 10-minute mark (or 03:00 UTC) sees only the runs it started."""
+    a sweep's 10-minute mark sees only the runs it started."""
     tokens = tuple(f"sk_test_{key}_{os.getpid()}" for key in keys)
     probe = f"sk_test_probe_{os.getpid()}"  # a key no merchant uses, for benchmarks' probes
     pg_port, api_port = free_port(), free_port()

@@ -429,7 +429,14 @@ def spare_the_settled() -> None:
     go out of the cyclic collector's way (gc.freeze), after one collection so no garbage is
     kept. Each full collection during a run traversed them all: in a simulated year (python -m
     bench season, its GC column) 0.17 s of a 1.2 s night. Done again only when over SETTLED
-    more have settled since; objects a run makes are collected as before."""
+    more have settled since; objects a run makes are collected as before.
+
+    Only on the main thread: runs on other threads share their process with other runs (a
+    shard's merchants, flows/sweep.py, which spares its process once as it starts). There, a
+    run's start would freeze the others' objects, garbage included, for the process's life, and
+    its full collection (0.1-0.5 s) would stop every run in the process."""
+    if threading.current_thread() is not threading.main_thread():
+        return
     if len(gc.get_objects(generation=2)) > SETTLED:
         gc.collect()
         gc.freeze()

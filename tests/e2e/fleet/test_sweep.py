@@ -55,6 +55,17 @@ def _wait(fleet: Fleet, done: Any, what: str, seconds: float = 300) -> None:
         time.sleep(1)
 
 
+def _shards_ended(fleet: Fleet) -> None:
+    """Every shard's flow run has ended: a shard shows its nights in the Prefect UI from a
+    thread of its own (ShownInOrder) and ends once all are shown, so the ledger may say a night
+    is done a moment before the UI does."""
+
+    def ended() -> bool:
+        return not any(r.state and r.state.is_running() for r in fleet.runs_of(SHARD_FLOW))
+
+    _wait(fleet, ended, "a shard's flow run never ended", seconds=120)
+
+
 def _kill_shard_mid_night(fleet: Fleet, big: Merchant, worker: str = "w1") -> str:
     """SIGKILL `worker`, running the shard, once `big` has sent some but not all."""
 
@@ -129,6 +140,7 @@ def night(tmp_path_factory) -> Iterator[Night2]:
             )
 
         _wait(fleet, settled, "the nights never settled")
+        _shards_ended(fleet)
         from typer.testing import CliRunner
 
         from dispute_evidence.cli import app
@@ -254,6 +266,7 @@ def rerun(night: Night2) -> Rerun:
         return row is not None and row.stage in ("done", "failed")
 
     _wait(fleet, settled, "the crashed shard's merchant never settled", seconds=180)
+    _shards_ended(fleet)
     runs = [r for r in fleet.runs_of(SHARD_FLOW) if r.name == killed_in]
     return Rerun(killed_in, _nights(fleet), fleet.sandbox.snapshot(), runs)
 
