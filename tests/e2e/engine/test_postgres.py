@@ -205,3 +205,33 @@ def test_the_run_says_the_postgres_state_is_unreachable_in_one_line(tmp_path, mo
     lines = [line for line in done.output.splitlines() if line.startswith("State store problem")]
     assert len(lines) == 1 and "cannot connect to the state database" in lines[0], done.output
     assert "damaged" not in lines[0].replace("not damaged", "") and "Traceback" not in done.output
+
+
+def test_merchants_schemas_are_made_over_one_kept_connection(postgres_url):
+    """A shard makes sure of each merchant's schema before its night (fleet/run.py
+    ensure_schema). Each used to open an engine of its own: a new server connection and
+    SQLAlchemy's first-connect queries in every merchant's start-up. Now one kept engine a
+    database serves them all, made again only if the server closed its connection."""
+    from sqlalchemy import create_engine, text
+
+    from dispute_evidence.state.database import create_schema, with_search_path
+
+    def backends() -> int:
+        eng = create_engine(postgres_url)
+        with eng.connect() as c:
+            got = c.execute(text("SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
+                                 "'client backend' AND pid <> pg_backend_pid()")).scalar_one()  # fmt: skip
+        eng.dispose()
+        return int(got)
+
+    for n in range(12):
+        create_schema(with_search_path(postgres_url, f"merchant_{n}"), f"merchant_{n}")
+    assert backends() == 1  # one connection kept, not twelve made and dropped
+    eng = create_engine(postgres_url)
+    with eng.begin() as c:
+        made = c.execute(text("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'merchant_%'"))
+        assert made.scalar_one() == 12
+        c.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                       "backend_type = 'client backend' AND pid <> pg_backend_pid()"))  # fmt: skip
+    eng.dispose()
+    create_schema(with_search_path(postgres_url, "merchant_12"), "merchant_12")  # not an error
