@@ -57,7 +57,7 @@ def _amount(text: str) -> float:
     return float(re.sub(r"[^\d.]", "", text.split()[0]))
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(payloads(), documents(), messages(), st.sampled_from([None, 0.3, 0.6]))
 def test_nothing_conceded_is_argued_and_the_amount_asked_is_what_was_not_credited(
     drawn, pods, said, charge_refund
