@@ -26,7 +26,9 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection, Engine
 
 KEEP_DAYS = 90
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
@@ -84,6 +86,21 @@ def _by_attempts(
         if (was := seen.get(m)) is not None:  # a row made since the sweep read: not its own
             groups.setdefault(was, set()).add(m)
     return sorted(groups.items())
+
+
+def _insert_new(c: Connection, rows: list[dict[str, str]], shard: str) -> set[str]:
+    """Queue these nights, new to the ledger when the sweep read it, for `shard`; the merchants
+    whose row this made. A row another sweep (two at once: sweeps have no concurrency limit)
+    made meanwhile is left as that sweep made it, not a failed sweep on the primary key."""
+    insert = pg_insert if c.dialect.name == "postgresql" else sqlite_insert
+    made = c.execute(
+        insert(nights)
+        .values(stage=QUEUED, shard=shard[:120], attempts=0)
+        .on_conflict_do_nothing(index_elements=[nights.c.merchant, nights.c.night])
+        .returning(nights.c.merchant),
+        rows,
+    )
+    return set(made.scalars())
 
 
 class NightLedger:
@@ -158,10 +175,7 @@ class NightLedger:
                     handed |= {(m, night) for m in took.scalars()}
                 new = [{"merchant": m, "night": night} for m in sorted(merchants - known)]
                 if new:
-                    c.execute(
-                        nights.insert().values(stage=QUEUED, shard=shard[:120], attempts=0), new
-                    )
-                    handed |= {(m["merchant"], night) for m in new}
+                    handed |= {(m, night) for m in _insert_new(c, new, shard)}
         return handed
 
     def finish(self, merchant: str, night: str, *, failed: str = "", outcome: str = "") -> None:

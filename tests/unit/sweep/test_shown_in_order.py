@@ -120,3 +120,31 @@ def test_a_fleet_test_or_benchmark_night_is_not_superseded_while_it_runs():
         begun = last_night(run, start)
         assert begun is not None and timedelta(hours=11) < start - begun < timedelta(hours=13)
         assert last_night(run, start + timedelta(hours=10, minutes=59)) == begun
+
+
+def test_two_sweeps_queuing_one_new_night_at_once_leave_it_to_the_first(ledger):
+    """Sweeps have no concurrency limit. Two at once both read no row for a new night and both
+    insert it: the second used to fail on the primary key (its flow run Failed, its other
+    merchants not handed out). Now the row made meanwhile stays the other sweep's, and the
+    rest of this sweep's nights are handed to its shard."""
+    from sqlalchemy import event
+
+    def the_other_sweep(conn, cursor, statement, *_args):
+        if statement.lstrip().upper().startswith("INSERT INTO FLEET_NIGHTS") and not made:
+            made.append(1)  # just before this sweep's insert, the other one's lands
+            cursor.execute(
+                "INSERT INTO fleet_nights (merchant, night, stage, shard, attempts, outcome, "
+                "detail) VALUES ('m2', ?, 'queued', 'shard-other', 0, '', '')",
+                (NIGHT,),
+            )
+
+    made: list[int] = []
+    event.listen(ledger.engine, "before_cursor_execute", the_other_sweep)
+    handed = ledger.queue([("m1", NIGHT), ("m2", NIGHT), ("m3", NIGHT)], "shard-mine")
+    event.remove(ledger.engine, "before_cursor_execute", the_other_sweep)
+    assert made and handed == {("m1", NIGHT), ("m3", NIGHT)}
+    rows = ledger.of([(m, NIGHT) for m in ("m1", "m2", "m3")])
+    assert {m: r.shard for m, r in rows.items()} == {
+        "m1": "shard-mine", "m2": "shard-other", "m3": "shard-mine"
+    }  # fmt: skip
+    assert ledger.begin("m2", NIGHT, "shard-mine") is None  # not this shard's to run
