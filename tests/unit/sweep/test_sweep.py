@@ -275,3 +275,51 @@ def test_a_night_left_running_is_shown_taken_over_before_it_is_begun_again(ledge
         ("begun", "m2", NIGHT, 1),
         ("ended", "m2", "", "3 sent"),
     ]
+
+
+def test_a_fleet_test_or_benchmark_night_is_not_superseded_while_it_runs():
+    """The fleet harness's merchants (support/fleet.py) had "0 3 * * *": a 10,000-merchant
+    bench begun at 02:48 UTC saw a new night at 03:00, which the next sweep handed out again
+    for every merchant (its count of merchants settled fell from 872 to 170). Their night is
+    now the one begun about 12 hours before the harness starts, for hours to come."""
+    from datetime import UTC, datetime, timedelta
+
+    from dispute_evidence.fleet.sweep import last_night
+    from support.fleet import night_cron
+
+    for start in (
+        datetime(2026, 11, 29, 2, 48, tzinfo=UTC),
+        datetime(2026, 11, 29, 14, 59, tzinfo=UTC),
+    ):
+        run = _run("m1").model_copy(update={"schedule": night_cron(start)})
+        begun = last_night(run, start)
+        assert begun is not None and timedelta(hours=11) < start - begun < timedelta(hours=13)
+        assert last_night(run, start + timedelta(hours=10, minutes=59)) == begun
+
+
+def test_two_sweeps_queuing_one_new_night_at_once_leave_it_to_the_first(ledger):
+    """Sweeps have no concurrency limit. Two at once both read no row for a new night and both
+    insert it: the second used to fail on the primary key (its flow run Failed, its other
+    merchants not handed out). Now the row made meanwhile stays the other sweep's, and the
+    rest of this sweep's nights are handed to its shard."""
+    from sqlalchemy import event
+
+    def the_other_sweep(conn, cursor, statement, *_args):
+        if statement.lstrip().upper().startswith("INSERT INTO FLEET_NIGHTS") and not made:
+            made.append(1)  # just before this sweep's insert, the other one's lands
+            cursor.execute(
+                "INSERT INTO fleet_nights (merchant, night, stage, shard, attempts, outcome, "
+                "detail) VALUES ('m2', ?, 'queued', 'shard-other', 0, '', '')",
+                (NIGHT,),
+            )
+
+    made: list[int] = []
+    event.listen(ledger.engine, "before_cursor_execute", the_other_sweep)
+    handed = ledger.queue([("m1", NIGHT), ("m2", NIGHT), ("m3", NIGHT)], "shard-mine")
+    event.remove(ledger.engine, "before_cursor_execute", the_other_sweep)
+    assert made and handed == {("m1", NIGHT), ("m3", NIGHT)}
+    rows = ledger.of([(m, NIGHT) for m in ("m1", "m2", "m3")])
+    assert {m: r.shard for m, r in rows.items()} == {
+        "m1": "shard-mine", "m2": "shard-other", "m3": "shard-mine"
+    }  # fmt: skip
+    assert ledger.begin("m2", NIGHT, "shard-mine") is None  # not this shard's to run
