@@ -260,7 +260,9 @@ class TaskRunsShown:
     log line, ~25 KB (bench/sweep_night.py; docs/deployment.md, Sizing the sweep)."""
 
     def __init__(self, client: SyncPrefectClient) -> None:
-        self.client, self.lock = client, threading.Lock()  # one HTTP client, shard's threads
+        # one HTTP client; a shard calls it from ShownInOrder's one thread, the lock keeps a
+        # direct use from several threads safe too
+        self.client, self.lock = client, threading.Lock()
         context = FlowRunContext.get()
         if context is None or context.flow_run is None:
             raise RuntimeError("TaskRunsShown is made inside the shard's flow run")
