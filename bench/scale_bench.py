@@ -49,7 +49,7 @@ def run(quick: bool = False, merchants: int | None = None, compare: bool = False
     ):
         assert fleet.deploy().returncode == 0, "deploy failed"
         # the shared budget's cost, on the same server and database the runs use
-        overhead = _overhead(fleet.sandbox.base_url, fleet.probe_token, fleet.root)
+        overhead = budget_overhead(fleet.sandbox.base_url, fleet.probe_token, fleet.root)
         gcl, bucket = _gcl_vs_bucket(fleet.prefect_url, _budget_url(fleet.root))
         fleet.start_worker("w1", limit=3)
         fleet.start_worker("w2", limit=3)
@@ -161,9 +161,10 @@ def _gcl_vs_bucket(prefect_url: str, budget_url: str) -> tuple[float, float]:
     return gcl, bucket
 
 
-def _overhead(base_url: str, token: str, root: Path) -> tuple[float, float, float]:
+def budget_overhead(base_url: str, token: str, root: Path) -> tuple[float, float, float]:
     """Requests/s of one client, without and with the shared budget (PostgreSQL), alternated
-    five times (medians), and the milliseconds one take of slots costs."""
+    five times (medians), and the milliseconds one take of slots costs. Also the platform's
+    night's figure (bench/sweep_night.py), on its fleet's database after the night."""
     budgets = KeyBudgets(_budget_url(root))
     shape = BudgetShape.for_budget(10**9)  # never binding: only the cost is measured
     budgets.ensure("overhead-probe", shape)

@@ -3,7 +3,8 @@
 N merchants with small inboxes (1-3 disputes each, one API key each, 5,000/h pro-rated per
 minute) on one Prefect server (PostgreSQL), deployed with `deploy --sweep`; two process workers,
 one SIGKILLed with its shard when half the merchants are done (a replacement worker starts, as
-systemd would start it again); sweeps are triggered every SWEEP_EVERY s (the deployment's
+systemd would start it again); after the night, the shared budget's overhead (one client's
+requests/s without and with it, on the fleet's budget database, bench/scale_bench.py); sweeps are triggered every SWEEP_EVERY s (the deployment's
 schedule is every 10 min). `--compare` runs today's one-deployment-per-merchant design on
 COMPARE merchants in the same run (no kill there) and prints the same figures beside them.
 """
@@ -42,7 +43,8 @@ def run_night(n: int, compare: bool) -> None:
     s = rows["sweep"]
     print(
         f"scale: duplicates {s['duplicates (files uploaded twice)']}, "
-        f"over-budget windows {s['windows over budget']}"
+        f"over-budget windows {s['windows over budget']}, "
+        f"shared-budget overhead {s['shared budget: overhead (%)']}%"
     )
 
 
@@ -164,6 +166,7 @@ def _figures(
     sizes: tuple[dict[str, int], dict[str, int]],
     extra: dict[str, str],
 ) -> dict[str, str]:
+    from bench.scale_bench import budget_overhead
     from dispute_evidence.sandbox.ratelimit import over_budget
 
     snap = fleet.sandbox.snapshot()
@@ -175,6 +178,8 @@ def _figures(
         times = logs.get(fleet.key_label(key), [])
         for window in (WINDOW, 3600.0):
             over += over_budget(times, window, per_hour * window / 3600)
+    # the shared budget's cost, A/B on this fleet's budget database after its night
+    plain, gated, per_take = budget_overhead(fleet.sandbox.base_url, fleet.probe_token, fleet.root)
     n = len(merchants)
     q = statistics.quantiles(firsts, n=10) if len(firsts) >= 2 else [0.0] * 9
     grown = (sum(sizes[1].values()) - sum(sizes[0].values())) / 1e6
@@ -192,6 +197,9 @@ def _figures(
         "duplicates (files uploaded twice)": f"{sum(c - 1 for c in uploads.values())}",
         "evidence sent again (in flight at the kill)": f"{sum(s['evidence_updates'] for s in snap.values()) - sent}",
         "windows over budget": f"{over}",
+        "shared budget: requests/s without it / with it": f"{plain:,.0f} / {gated:,.0f}",
+        "shared budget: overhead (%)": f"{(plain - gated) / plain * 100:.1f}",
+        "shared budget: ms per take (PostgreSQL)": f"{per_take:.2f}",
         "10,000 merchants at this rate (h, extrapolated)": f"{10_000 / (n / wall) / 3600:,.1f}",
         **_by_table(sizes, n),
     }
