@@ -23,7 +23,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    inspect,
+    text,
 )
 from sqlalchemy.engine import Connection
 
@@ -449,11 +449,29 @@ def create_new(conn: Connection) -> bool:
     the database is not PostgreSQL or has a table already: SQLite keeps the steps (where v1's
     runs.outcome stays declared VARCHAR(32)), and a state that exists is migrated. The DDL is
     sent in one round trip (new_state_ddl), not one statement and one table check each."""
-    if conn.dialect.name != "postgresql" or inspect(conn).get_table_names():
+    if conn.dialect.name != "postgresql" or _has_a_state_table(conn):
         return False
     conn.exec_driver_sql(new_state_ddl())
     conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
     return True
+
+
+def _has_a_state_table(conn: Connection) -> bool:
+    """The schema new tables go in (the first of the search path) holds `meta` or one of
+    today's tables: a state is there (every state has `meta`, made before any step). Looked up
+    by name, on pg_class's (relname, relnamespace) index. SQLAlchemy's
+    `inspect(conn).get_table_names()` reads every row of pg_class and asks
+    pg_table_is_visible of each: with a schema a merchant, a database of 3,200 merchants took
+    534 ms for it (EXPLAIN ANALYZE, beside the bench), on every open of every merchant's state,
+    growing with the fleet (bench scale at 10,000 slowed from 91 to 73 merchants a minute)."""
+    found = conn.execute(text(STATE_TABLE_LOOKUP), {"names": sorted(metadata.tables)})
+    return found.first() is not None
+
+
+STATE_TABLE_LOOKUP = (
+    "SELECT 1 FROM pg_catalog.pg_class WHERE relname = ANY(:names)"
+    " AND relnamespace = to_regnamespace(current_schema()) LIMIT 1"
+)
 
 
 @cache
