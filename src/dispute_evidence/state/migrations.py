@@ -14,12 +14,13 @@ from dispute_evidence.state import steps_first as first
 from dispute_evidence.state import steps_records as records
 from dispute_evidence.state import steps_unpack as unpack
 from dispute_evidence.state.errors import StateNewer
-from dispute_evidence.state.schema import SCHEMA_VERSION, meta
+from dispute_evidence.state.schema import SCHEMA_VERSION, has_any_table, meta
 
 
 def migrate(conn: Connection) -> int:
     """Bring the schema to SCHEMA_VERSION, one step at a time; returns the version found."""
-    meta.create(conn, checkfirst=True)
+    if not has_any_table(conn, [meta.name]):
+        meta.create(conn)
     row = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).first()
     found = int(row[0]) if row else 0
     if found > SCHEMA_VERSION:

@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    inspect,
     text,
 )
 from sqlalchemy.engine import Connection
@@ -449,23 +450,24 @@ def create_new(conn: Connection) -> bool:
     the database is not PostgreSQL or has a table already: SQLite keeps the steps (where v1's
     runs.outcome stays declared VARCHAR(32)), and a state that exists is migrated. The DDL is
     sent in one round trip (new_state_ddl), not one statement and one table check each."""
-    if conn.dialect.name != "postgresql" or _has_a_state_table(conn):
+    if conn.dialect.name != "postgresql" or has_any_table(conn, sorted(metadata.tables)):
         return False
     conn.exec_driver_sql(new_state_ddl())
     conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
     return True
 
 
-def _has_a_state_table(conn: Connection) -> bool:
-    """The schema new tables go in (the first of the search path) holds `meta` or one of
-    today's tables: a state is there (every state has `meta`, made before any step). Looked up
-    by name, on pg_class's (relname, relnamespace) index. SQLAlchemy's
-    `inspect(conn).get_table_names()` reads every row of pg_class and asks
-    pg_table_is_visible of each: with a schema a merchant, a database of 3,200 merchants took
-    534 ms for it (EXPLAIN ANALYZE, beside the bench), on every open of every merchant's state,
-    growing with the fleet (bench scale at 10,000 slowed from 91 to 73 merchants a minute)."""
-    found = conn.execute(text(STATE_TABLE_LOOKUP), {"names": sorted(metadata.tables)})
-    return found.first() is not None
+def has_any_table(conn: Connection, names: list[str]) -> bool:
+    """The schema new tables go in (the first of the search path) holds one of `names`. On
+    PostgreSQL looked up by name on pg_class's (relname, relnamespace) index; SQLAlchemy's
+    inspection asks pg_table_is_visible of every row it reads: get_table_names reads all of
+    pg_class (534 ms at 3,200 merchants' schemas, EXPLAIN ANALYZE beside the 10,000 bench, on
+    every open of every merchant's state), has_table every table of that name (one `meta` a
+    merchant). A new state is told by none of today's tables (every state has `meta`, made
+    before any step)."""
+    if conn.dialect.name != "postgresql":
+        return any(inspect(conn).has_table(name) for name in names)
+    return conn.execute(text(STATE_TABLE_LOOKUP), {"names": names}).first() is not None
 
 
 STATE_TABLE_LOOKUP = (
