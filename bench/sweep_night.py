@@ -3,10 +3,11 @@
 N merchants with small inboxes (1-3 disputes each, one API key each, 5,000/h pro-rated per
 minute) on one Prefect server (PostgreSQL), deployed with `deploy --sweep`; two process workers,
 one SIGKILLed with its shard when half the merchants are done (a replacement worker starts, as
-systemd would start it again); after the night, the shared budget's overhead (one client's
-requests/s without and with it, on the fleet's budget database, bench/scale_bench.py); sweeps are triggered every SWEEP_EVERY s (the deployment's
-schedule is every 10 min). `--compare` runs today's one-deployment-per-merchant design on
-COMPARE merchants in the same run (no kill there) and prints the same figures beside them.
+systemd would start it again); sweeps are triggered every SWEEP_EVERY s (the deployment's
+schedule is every 10 min). After the night, the shared budget's overhead: one client's
+requests/s without and with it, on the fleet's budget database (bench/scale_bench.py).
+`--compare` runs today's one-deployment-per-merchant design on COMPARE merchants in the same run
+(no kill there) and prints the same figures beside them.
 """
 
 from __future__ import annotations

@@ -447,7 +447,7 @@ def create_new(conn: Connection) -> bool:
     against 0.34-0.59 s, a fleet merchant's first night (docs/deployment.md, Sizing the
     sweep). Both make the same schema, constraints and indexes included
     (tests/e2e/engine/test_upgrade_every_version_postgres.py). False, and nothing done, when
-    the database is not PostgreSQL or has a table already: SQLite keeps the steps (where v1's
+    the database is not PostgreSQL or holds one of a state's tables already: SQLite keeps the steps (where v1's
     runs.outcome stays declared VARCHAR(32)), and a state that exists is migrated. The DDL is
     sent in one round trip (new_state_ddl), not one statement and one table check each."""
     if conn.dialect.name != "postgresql" or has_any_table(conn, sorted(metadata.tables)):
@@ -457,23 +457,23 @@ def create_new(conn: Connection) -> bool:
     return True
 
 
+# one of `names` in the schema new tables go in, on pg_class's (relname, relnamespace) index
+STATE_TABLE_LOOKUP = (
+    "SELECT 1 FROM pg_catalog.pg_class WHERE relname = ANY(:names)"
+    " AND relnamespace = to_regnamespace(current_schema()) LIMIT 1"
+)
+
+
 def has_any_table(conn: Connection, names: list[str]) -> bool:
     """The schema new tables go in (the first of the search path) holds one of `names`. On
     PostgreSQL looked up by name on pg_class's (relname, relnamespace) index; SQLAlchemy's
     inspection asks pg_table_is_visible of every row it reads: get_table_names reads all of
     pg_class (534 ms at 3,200 merchants' schemas, EXPLAIN ANALYZE beside the 10,000 bench, on
     every open of every merchant's state), has_table every table of that name (one `meta` a
-    merchant). A new state is told by none of today's tables (every state has `meta`, made
-    before any step)."""
+    merchant)."""
     if conn.dialect.name != "postgresql":
         return any(inspect(conn).has_table(name) for name in names)
     return conn.execute(text(STATE_TABLE_LOOKUP), {"names": names}).first() is not None
-
-
-STATE_TABLE_LOOKUP = (
-    "SELECT 1 FROM pg_catalog.pg_class WHERE relname = ANY(:names)"
-    " AND relnamespace = to_regnamespace(current_schema()) LIMIT 1"
-)
 
 
 @cache
