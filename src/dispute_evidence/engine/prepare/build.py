@@ -27,7 +27,6 @@ from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.engine.prepare.case import case_documents
 from dispute_evidence.engine.prepare.kept_facts import facts_of
 from dispute_evidence.engine.prepare.pdf_versions import refresh_generated
-from dispute_evidence.engine.prepare.read_ahead import ReadAhead
 from dispute_evidence.engine.prepare.rebuild import (
     BUILT_HELD,
     changed_scope,
@@ -357,12 +356,6 @@ def prepare_step(
 
     A dry run calls this on a throwaway copy of the state, so it is the very same code."""
     out = PrepareOutcome(rebuilt=rebuild)
-    # the evidence files are read (other processes) while the payloads are built (this one)
-    ahead = (
-        ReadAhead(_reader(opts), ingest.evidence_paths, opts.inbox)
-        if opts.read_limits is not None and ingest.evidence_paths
-        else None
-    )
     records = _build(store, opts, out, run_id) if rebuild else None
     store.disputes.expire_incomplete(now_iso())
     store.disputes.expire_pending(now_iso())
@@ -372,7 +365,7 @@ def prepare_step(
         ingest.evidence_paths,
         opts.inbox,
         orders,
-        read=ahead.reader() if ahead is not None else None,
+        read=_reader(opts) if opts.read_limits is not None else None,
         tracking=lambda: tracking_numbers(store),
         refused=refused_rows(store.runs.open_problems(), set(orders)),
         sku_owners=lambda sku: sku_disputes(store, orders, sku),
