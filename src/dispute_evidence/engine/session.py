@@ -15,7 +15,12 @@ from dispute_evidence.api.config import ApiSettings
 from dispute_evidence.api.pacer import RequestGate
 from dispute_evidence.engine.options import RunOptions
 from dispute_evidence.exits import Stopped
-from dispute_evidence.state.store import KEEPALIVE_SECONDS, StateStore, process_owner_prefix
+from dispute_evidence.state.store import (
+    KEEPALIVE_SECONDS,
+    RUN_LOCK_SECONDS,
+    StateStore,
+    process_owner_prefix,
+)
 
 log = logging.getLogger("dispute_evidence.run")
 
@@ -57,12 +62,27 @@ class KeepAlive:
         return self
 
     def _loop(self) -> None:
+        missed = 0
         while not self._wait(self._every):
             try:
                 self._store.locks.renew_run_lock(self._owner)
                 self._store.locks.renew_leases(process_owner_prefix())
             except Exception as exc:  # noqa: BLE001 - a database hiccup: try again next beat
-                log.warning("could not renew the run lock: %s", exc)
+                missed += 1
+                # One missed beat leaves the lock most of its time: tried again, not said (a run
+                # the database stopped answering says so itself, in one line). Said from the
+                # second in a row, when the lock is at risk.
+                log.log(
+                    logging.WARNING if missed >= 2 else logging.DEBUG,
+                    "could not renew the run lock %d time(s) in a row, every %g s (it lapses %g s "
+                    "after the last renewal, and another run may then take the inbox): %s",
+                    missed,
+                    self._every,
+                    RUN_LOCK_SECONDS,
+                    exc,
+                )
+            else:
+                missed = 0
 
     def stop(self) -> None:
         self._stop.set()

@@ -71,3 +71,51 @@ def test_keepalive_stopped_before_its_first_beat_renews_nothing(tmp_path):
         KeepAlive(store, me, every=3600.0).start().stop()  # a real hour's wait, cut short
         assert "run-keepalive" not in {t.name for t in threading.enumerate()}
         assert store.locks.run_lock_expires() == 1_000_001.0
+
+
+class FlakyLocks:
+    """The store's locks part, whose renewals fail when told to (the database not answering)."""
+
+    def __init__(self, fails: list[bool]) -> None:
+        self.fails = fails
+        self.renewed = 0
+
+    def renew_run_lock(self, owner: str) -> None:
+        if self.fails.pop(0):
+            raise ConnectionError("connection to server at 127.0.0.1 failed: Connection refused")
+        self.renewed += 1
+
+    def renew_leases(self, prefix: str) -> None:
+        pass
+
+
+class FlakyStore:
+    def __init__(self, fails: list[bool]) -> None:
+        self.locks = FlakyLocks(fails)
+
+
+def _beats(fails: list[bool]) -> FlakyLocks:
+    store, beats = FlakyStore(list(fails)), [len(fails)]
+
+    def wait(seconds: float) -> bool:
+        beats[0] -= 1
+        return beats[0] < 0
+
+    KeepAlive(store, "me", every=30.0, wait=wait).start().stop()  # type: ignore[arg-type]
+    return store.locks
+
+
+def test_one_missed_renewal_is_tried_again_and_not_said_two_in_a_row_are(caplog):
+    """A run whose database stops answering says so itself, in one line: the keeper's one missed
+    beat (the lock keeps most of its 120 s) adds no second line. Two in a row put the lock at
+    risk, and that is said, once a beat, with how often it failed."""
+    caplog.set_level("DEBUG", logger="dispute_evidence.run")
+    locks = _beats([False, True, False, True, False])
+    assert locks.renewed == 3
+    assert [r for r in caplog.records if r.levelname == "WARNING"] == []
+    caplog.clear()
+    _beats([False, True, True, True])
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(said) == 2
+    assert said[0].startswith("could not renew the run lock 2 time(s) in a row, every 30 s")
+    assert "lapses 120 s after the last renewal" in said[0] and "Connection refused" in said[0]
