@@ -22,8 +22,10 @@ demo: install
 # Every test, on TEST_WORKERS processes (pytest-xdist): the suite mostly waits (on the sandbox,
 # Prefect servers, CLI subprocesses), so more workers than cores overlap the waits. Tests that
 # share a Prefect harness or a module's fixture share a worker (tests/workers.py). The 25
-# slowest are printed so they stay in sight.
-TEST_WORKERS ?= 6
+# slowest are printed so they stay in sight. 8, measured on 2 cores (README, Two commands):
+# 6 workers kept busy to the end use 1.4 cores; 8 took 417 s quiet and 468 s beside a busy
+# core against 453 s and 502 s for 6; 10 gained nothing more beside it (462 s).
+TEST_WORKERS ?= 8
 test: install
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
