@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_LOGGING_LEVEL ?= WARNING
 
-.PHONY: install demo test test-fast bench lint typecheck sandbox clean
+.PHONY: install demo test test-fast bench lint typecheck sandbox clean bytecode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -26,14 +26,21 @@ demo: install
 # 6 workers kept busy to the end use 1.4 cores; 8 took 417 s quiet and 468 s beside a busy
 # core against 453 s and 502 s for 6; 10 gained nothing more beside it (462 s).
 TEST_WORKERS ?= 8
-test: install
+test: install bytecode
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 # While working: the unit tier only (tests/unit/: no socket, no subprocess, no Prefect, checked
 # by tests/conftest.py); `make test` runs tests/integration/ and tests/e2e/ too. Two workers:
 # 50 s against 82 s on one process on 2 cores.
-test-fast: install
+test-fast: install bytecode
 	$(BIN)/pytest tests/unit -q -n 2
+
+# Our own modules compiled once (pip compiles every installed package, not an editable
+# project's): where PYTHONDONTWRITEBYTECODE is set, as on these machines, each of the suite's
+# hundreds of processes (CLI runs, flow runs, workers) compiled all of them again, ~0.2 CPU-s
+# each. Only what changed is compiled again; Python ignores a stale file.
+bytecode: install
+	$(BIN)/python -m compileall -q -j 0 src flows support tests bench > /dev/null
 
 bench: install
 	$(BIN)/python -m bench
