@@ -10,8 +10,12 @@ export PREFECT_LOGGING_LEVEL ?= WARNING
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 
+# pip compiles what it installs one file after another; compileall -j 0 does it on every core
+# (a fresh install: 37.7 s against 42.5 s on 2 cores). Like pip, a file that does not compile
+# is left to be compiled on import, not an error.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/pip install --quiet --no-compile -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	touch $@
 
 install: $(VENV)/.installed
