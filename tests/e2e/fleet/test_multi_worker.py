@@ -20,11 +20,14 @@ from support.pg import postgres_missing
 
 BUDGET = 18_000  # per key per hour; pro-rated over WINDOW seconds: 50 per 10 s
 WINDOW = 10.0
-N = 24  # disputes per merchant
+N = 16  # disputes per merchant: the kill comes between the 3rd and the 11th sent
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-MERCHANT_KEYS = ["shared", "shared", "k2", "k3", "k4", "k5"]
+# four merchants, two sharing a key: each claim below holds or fails with four as with six
+# (six cost make test 75 CPU-s for this module, the most of any)
+MERCHANT_KEYS = ["shared", "shared", "k2", "k3"]
+IDS = [f"m{i}" for i in range(1, len(MERCHANT_KEYS) + 1)]
 
 
 @dataclass
@@ -76,7 +79,7 @@ def fleet_run(tmp_path_factory) -> Iterator[FleetRun]:
 
 
 def test_deploy_twice_makes_one_deployment_per_merchant_and_one_automation(fleet_run):
-    assert [d.name for d in fleet_run.deployments] == [f"merchant-m{i}" for i in range(1, 7)]
+    assert [d.name for d in fleet_run.deployments] == [f"merchant-{m}" for m in IDS]
     assert all(len(d.schedules) == 1 for d in fleet_run.deployments)
     assert fleet_run.automations == 1
 
@@ -90,7 +93,7 @@ def test_a_killed_workers_runs_crash_and_run_again(fleet_run):
     assert all(r.state.type.value == "COMPLETED" for r in reruns)
 
 
-@pytest.mark.parametrize("i", range(6), ids=[f"m{i}" for i in range(1, 7)])
+@pytest.mark.parametrize("i", range(len(IDS)), ids=IDS)
 def test_every_dispute_has_its_evidence_and_each_file_once_and_no_trap(fleet_run, i):
     m = fleet_run.merchants[i]
     traps = {hashlib.sha256(t).hexdigest() for x in fleet_run.merchants for t in x.traps}
@@ -146,17 +149,19 @@ def test_a_merchant_that_leaves_the_file_is_deleted_only_with_prune(fleet_run):
 def _a_merchant_leaves(fleet) -> None:
     """A merchant removed from the file: named by deploy, deleted only with --prune."""
     text = (fleet.root / "merchants.toml").read_text()
-    (fleet.root / "fewer.toml").write_text(text[: text.index('[[merchant]]\nid = "m6"')])
+    last = IDS[-1]
+    (fleet.root / "fewer.toml").write_text(text[: text.index(f'[[merchant]]\nid = "{last}"')])
     kept = fleet.deploy(file="fewer.toml")
     assert kept.returncode == 0, kept.stderr
     assert (
-        "not in the file (--prune deletes it): dispute-evidence-merchant/merchant-m6" in kept.stdout
+        f"not in the file (--prune deletes it): dispute-evidence-merchant/merchant-{last}"
+        in kept.stdout
     )
     pruned = fleet.deploy("--prune", file="fewer.toml")
-    assert "deleted: dispute-evidence-merchant/merchant-m6" in pruned.stdout
+    assert f"deleted: dispute-evidence-merchant/merchant-{last}" in pruned.stdout
     with fleet.client() as client:
         left = client.read_deployments(limit=50, sort=DeploymentSort.NAME_ASC)
-    assert [d.name for d in left] == [f"merchant-m{i}" for i in range(1, 6)]
+    assert [d.name for d in left] == [f"merchant-{m}" for m in IDS[:-1]]
 
 
 def _drop_starts_the_merchant(fleet, merchant: Merchant) -> None:
