@@ -39,15 +39,10 @@ test: install bytecode
 test-fast: install bytecode
 	$(BIN)/pytest tests/unit -q -n 2
 
-# Our own modules compiled once (pip compiles every installed package, not an editable
-# project's): where PYTHONDONTWRITEBYTECODE is set, as on these machines, each of the suite's
-# hundreds of processes (CLI runs, flow runs, workers) compiled all of them again, ~0.2 CPU-s
-# each. Only what changed is compiled again; Python ignores a stale file.
-#
 # pytest compiles each test module again from its rewritten asserts, in every worker, and with
 # PYTHONDONTWRITEBYTECODE set keeps nothing: collecting the suite took 8.5 CPU-s a worker
 # without the rewritten modules and 4.3 s with them. One collection per half of the tree, the
-# two side by side, writes them (again only when a test file changed: .venv/.test-bytecode).
+# two side by side, writes them (again only when a test file changed).
 TEST_SOURCES := $(shell find tests -name '*.py' 2>/dev/null)
 $(VENV)/.test-bytecode: $(VENV)/.installed $(TEST_SOURCES)
 	unset PYTHONDONTWRITEBYTECODE; \
@@ -55,6 +50,11 @@ $(VENV)/.test-bytecode: $(VENV)/.installed $(TEST_SOURCES)
 	$(BIN)/pytest --collect-only -q -p no:cacheprovider tests/integration tests/e2e > /dev/null; \
 	wait; touch $@
 
+# Our own modules compiled once (pip compiles every installed package, not an editable
+# project's): where PYTHONDONTWRITEBYTECODE is set, as on these machines, each of the suite's
+# hundreds of processes (CLI runs, flow runs, workers) compiled all of them again, ~0.2 CPU-s
+# each. Only what changed is compiled again; Python ignores a stale file. The test modules'
+# rewritten bytecode first (above).
 bytecode: install $(VENV)/.test-bytecode
 	$(BIN)/python -m compileall -q -j 0 src flows support tests bench > /dev/null
 

@@ -61,9 +61,8 @@ def cases(draw: st.DrawFn):
     docs = [DocumentFacts("email.pdf", "m", "communication", "text", 1, messages=tuple(
         Message(on, author or ME, Quote(text, 1)) for on, (text, _f, _e, author)
         in zip(days, said, strict=True)))] if said else []  # fmt: skip
-    # the case is built in the test, not here: hypothesis fails a draw during which the global
-    # `random` moved, and a thread an earlier test left in this worker (a Prefect client's, a
-    # retry's jitter) can move it while a case is being built
+    # only draws here; the case is built in the test (a draw is checked for the global `random`
+    # moving under it: pyproject.toml's filterwarnings says what moves it)
     return facts, docs, said
 
 
