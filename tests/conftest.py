@@ -75,11 +75,14 @@ def needed_tier(item: pytest.Item) -> str:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     misplaced = []
+    timeout = float(config.getoption("timeout", None) or config.getini("timeout") or 0)
     for item in items:
         needed, folder = needed_tier(item), folder_tier(item)
         if folder is not None and TIERS.index(needed) > TIERS.index(folder):
             misplaced.append(f"{item.nodeid}: needs {needed}, lives in tests/{folder}/")
         item.add_marker(getattr(pytest.mark, folder or needed))
+        if harness_waits(item, timeout):  # the server's start within its budget
+            item.add_marker(pytest.mark.timeout(timeout + HARNESS_START))
     if misplaced:
         raise pytest.UsageError(
             "tests in a lower tier's folder than they need (move the module to tests/<tier>/, "
@@ -148,6 +151,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     return report
 
 
+def harness_waits(item: pytest.Item, timeout: float) -> bool:
+    """A Prefect-harness test on pytest's own timeout (not one it marked itself)."""
+    uses = "prefect_harness" in getattr(item, "fixturenames", ())
+    return bool(timeout) and uses and item.get_closest_marker("timeout") is None
+
+
+# Seconds the session's Prefect server may take to start. The first test of its group waits
+# for it within pytest's timeout, so that test is given this much more: a `make test` on a
+# machine 3x slower than usual spent 224 s of a test's 300 s starting the server, and the test
+# timed out, though it passed alone.
+HARNESS_START = 240
+
+
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One Prefect test server for the session (tests/workers.py keeps its users on one worker).
@@ -155,7 +171,7 @@ def prefect_harness():
     with `make test` and benchmarks beside it, when every test of the group errored at once."""
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=240):
+    with prefect_test_harness(server_startup_timeout=HARNESS_START):
         yield
 
 
