@@ -57,6 +57,7 @@ def _evidence_run_name() -> str:
     return f"{inbox}-{request.trigger}-{flow_run.scheduled_start_time:%Y%m%d-%H%M}"
 
 
+NOTHING_SENT = "nothing was sent; the next run does it all."
 SERVED_TRIGGERS = frozenset({"nightly", "inbox"})  # runs `serve` starts: said in its terminal
 
 
@@ -97,6 +98,10 @@ def evidence_run(request: RunRequest) -> dict[str, Any] | State[dict[str, Any]]:
         if served:
             _say(f"{trigger} run stopped: configuration error: {exc}")
         return Failed(message=f"Configuration error: {exc}")
+    except steps.InterruptedAtStart:  # not a crash (no traceback): a stop, as part way through
+        if served:
+            _say(f"{trigger} run interrupted as it started: {NOTHING_SENT}")
+        return _interrupted_at_start(f"Interrupted as it started: {NOTHING_SENT}")
     if served:
         _say(f"{trigger} run finished: {result.outcome}  (report: {result.report.parent})")
     return publish(result)
@@ -181,6 +186,12 @@ def publish(
     return result.as_dict()
 
 
+def _interrupted_at_start(message: str) -> State[Any]:
+    """A run stopped as it opened ends as an interrupted one does, "Needs attention" (not
+    Cancelled: Prefect's engine raises that in the run's process, a traceback in `serve`)."""
+    return Completed(message=message, name=NEEDS_ATTENTION)
+
+
 def _merchant_run_name() -> str:
     from prefect.runtime import flow_run
 
@@ -240,13 +251,18 @@ def merchant_run(merchant: MerchantRun, trigger: str = "schedule") -> Any:
             "is not started again automatically. Check the workers (memory, disk, logs), then "
             "run its deployment by hand; the next scheduled run starts as usual."
         )
-    result = run_merchant(
-        merchant,
-        step=as_task,
-        progress=_logged_progress(),
-        trigger=trigger,
-        alert_sink=PrefectAlerts(),
-    )
+    try:
+        result = run_merchant(
+            merchant,
+            step=as_task,
+            progress=_logged_progress(),
+            trigger=trigger,
+            alert_sink=PrefectAlerts(),
+        )
+    except steps.InterruptedAtStart:  # a worker stopped: not a crash to run again at once
+        return _interrupted_at_start(
+            message=f"Merchant {merchant.id} interrupted as it started: {NOTHING_SENT}"
+        )
     return publish(result, merchant.id)
 
 

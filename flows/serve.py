@@ -251,7 +251,7 @@ def serve_deployments(
         prefect_env.use_server(settings.prefect.api_url)
     server = ensure_prefect_server(prefect_port)
     stop = threading.Event()
-    marker = None
+    marker, working = None, 0
     watcher = InboxWatcher(
         inbox,
         state=state or settings.paths.state,
@@ -273,18 +273,19 @@ def serve_deployments(
             marker = write_server_marker(inbox, api_url, _serve_token(inbox))
             for line in serve_banner(inbox, config, settings):
                 print(terminal(line), flush=True)  # the inbox's and config's paths
-            _serve_quietly(deployments)
+            working = _serve_quietly(deployments, server.pid if server is not None else None)
     finally:
         stop.set()
         if marker is not None:
             marker.unlink(missing_ok=True)
         left = end_children(except_pid=server.pid if server is not None else None)
+        stopped = max(left, working)
         if server is not None:
             _flush_logs()  # to the server while it is there (not "Error logging to API" after)
             stop_server(server)
         print(
             terminal(
-                f"serve stopped: no more runs start for {inbox}{_ended(left)}; nothing of it "
+                f"serve stopped: no more runs start for {inbox}{_ended(stopped)}; nothing of it "
                 "is left running."
             ),
             flush=True,
@@ -308,17 +309,22 @@ def _children(except_pid: int | None) -> list[int]:
     return found
 
 
-def end_children(except_pid: int | None, grace: float = 20.0) -> int:
-    """Wait for the flow runs still ending, so they report to the server before it stops;
-    SIGKILL what outlives `grace`. Returns how many there were."""
-    children = _children(except_pid)  # each was told to stop (the group's signal, the runner)
+def wait_for_children(except_pid: int | None, grace: float) -> list[int]:
+    """Reap the flow runs that end within `grace` seconds; returns those still running."""
     deadline = time.monotonic() + grace
     while (alive := _children(except_pid)) and time.monotonic() < deadline:
         for pid in alive:
             with suppress(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)
         time.sleep(0.2)
-    for pid in _children(except_pid):
+    return _children(except_pid)
+
+
+def end_children(except_pid: int | None, grace: float = 20.0) -> int:
+    """Wait for the flow runs still ending, so they report to the server before it stops;
+    SIGKILL what outlives `grace`. Returns how many there were."""
+    children = _children(except_pid)  # each was told to stop (the group's signal, the runner)
+    for pid in wait_for_children(except_pid, grace):
         with suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
         with suppress(ChildProcessError):
@@ -359,28 +365,59 @@ def stop_server(server: subprocess.Popen[bytes], grace: float = 5.0) -> None:
         server.wait(timeout=grace)
 
 
-def _serve_quietly(deployments: list[Any]) -> None:
+RUNS_GRACE = 20.0  # seconds a stopped serve gives its runs to write their reports
+
+
+def _serve_quietly(deployments: list[Any], server_pid: int | None) -> int:
     """prefect.serve without its banner (its commands need a `prefect` on PATH and the
-    server's URL) and with a SIGTERM that stops cleanly: Prefect's own handler calls the
-    sync `Runner.stop` inside its event loop, which leaves `astop` never awaited."""
+    server's URL), stopped cleanly by SIGTERM or Ctrl-C. Returns how many runs were working.
+
+    The runs were told too (a terminal's Ctrl-C, systemd's SIGTERM reach the process group):
+    each records itself `interrupted` and writes its report, and the runner is stopped only
+    once they have ended (RUNS_GRACE at most; a second signal: at once), since stopping it
+    cancels and kills them. Prefect's own SIGTERM handler calls the sync `Runner.stop` inside
+    its event loop, which leaves `astop` never awaited; asyncio's Ctrl-C cancels the runner,
+    which kills its runs at once."""
     import asyncio
 
     from prefect.runner import Runner
+
+    working: list[int] = []
 
     class _Runner(Runner):
         def handle_sigterm(self, *args: Any, **kwargs: Any) -> None:
             loop = self._loop
             if loop is None or not self.started:
                 raise KeyboardInterrupt
+            signalled = bool(stopping)
             # astop, awaited on the runner's own loop: start() then returns by itself
-            loop.call_soon_threadsafe(lambda: stopping.append(loop.create_task(self.astop())))
+            loop.call_soon_threadsafe(
+                lambda: stopping.append(loop.create_task(self._stop(wait=not signalled)))
+            )
+
+        async def _stop(self, *, wait: bool) -> None:
+            if not self.started:
+                return
+            if wait:
+                if poller := getattr(self, "_scheduled_run_poller", None):
+                    poller.stopping = True  # no run starts while the others end
+                working.extend(_children(server_pid))
+                await asyncio.to_thread(wait_for_children, server_pid, RUNS_GRACE)
+            if self.started:
+                await self.astop()
+
+    async def serve() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, runner.handle_sigterm)
+        await runner.start()
 
     stopping: list[asyncio.Task[None]] = []  # held until done (the loop keeps weak refs)
     runner = _Runner()
     for deployment in deployments:
         runner.add_deployment(deployment)
     with suppress(KeyboardInterrupt):
-        asyncio.run(runner.start())
+        asyncio.run(serve())
+    return len(working)
 
 
 def serve_banner(inbox: Path, config: Path | None, settings: Settings) -> list[str]:

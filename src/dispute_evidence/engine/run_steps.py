@@ -81,7 +81,18 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM: stopped like Ctrl-C (KeyboardInterrupt), and said apart by its exit code."""
 
 
+class InterruptedAtStart(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM while the run opened (its lock, its state, the API's first answer):
+    nothing was sent, the run is recorded `interrupted` and the next one does it all."""
+
+    def __init__(self, exit_code: int) -> None:
+        super().__init__(exit_code)
+        self.exit_code = exit_code
+
+
 def interrupt_exit_code(exc: BaseException) -> int:
+    if isinstance(exc, InterruptedAtStart):
+        return exc.exit_code
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
@@ -147,7 +158,10 @@ def open_run(
             alert_sink=alert_sink,
         )
     except BaseException as exc:  # the lock is ours: never leave it behind
-        store.runs.finish_run(run_id, f"failed: {type(exc).__name__}", {})
+        stopped = isinstance(exc, KeyboardInterrupt)
+        store.runs.finish_run(
+            run_id, "interrupted" if stopped else f"failed: {type(exc).__name__}", {}
+        )
         store.locks.release_run_lock(new_owner(run_id))
         store.close()
         if scratch:
@@ -396,15 +410,18 @@ def run_inbox(
 ) -> RunResult:
     """Open, execute and close one run; the lock is released whatever happens."""
     spare_the_settled()  # before the run opens: its lock and session are not frozen with it
-    session = open_run(
-        settings,
-        request,
-        api=api,
-        gate=gate,
-        poll=poll,
-        api_identity=api_identity,
-        alert_sink=alert_sink,
-    )
+    try:
+        session = open_run(
+            settings,
+            request,
+            api=api,
+            gate=gate,
+            poll=poll,
+            api_identity=api_identity,
+            alert_sink=alert_sink,
+        )
+    except KeyboardInterrupt as exc:  # nothing was sent: said apart from a stop part way
+        raise InterruptedAtStart(interrupt_exit_code(exc)) from None
     outcome, counts = "failed", None
     try:
         try:
@@ -466,6 +483,7 @@ __all__ = [
     "EXIT_TERMINATED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "InterruptedAtStart",
     "KeepAlive",
     "Progress",
     "RunAborted",

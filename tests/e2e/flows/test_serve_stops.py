@@ -73,19 +73,34 @@ def _wait_for(path, text: str, timeout: float) -> bool:
     return False
 
 
+def _last_runs(inbox: Path) -> list[dict[str, str]]:
+    from dispute_evidence.inbox import default_state
+    from dispute_evidence.state.store import StateStore
+
+    with StateStore(default_state(inbox)) as store:
+        return store.runs.last_runs(5)
+
+
 @pytest.fixture(scope="module")
 def prefect_home(tmp_path_factory):
     """One Prefect home for both signals: its database is migrated once."""
     return tmp_path_factory.mktemp("prefect-home")
 
 
+# (signal, requests the API admitted before it comes): 1, the run's first request (it proves
+# the key) is still unanswered, nothing was sent; 2, the run is sending its evidence
+MOMENTS = [(signal.SIGTERM, 1), (signal.SIGINT, 2)]
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(400)
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_serve_stops_on_a_signal_to_its_process_group(tmp_path, sandbox_factory, prefect_home, sig):
+@pytest.mark.parametrize(("sig", "admitted"), MOMENTS, ids=["sigterm-at-start", "sigint-sending"])
+def test_serve_stops_on_a_signal_to_its_process_group(
+    tmp_path, sandbox_factory, prefect_home, sig, admitted
+):
     from dispute_evidence.sandbox import SandboxConfig
 
-    sb = sandbox_factory(  # slow answers: the signal comes while a run is working
+    sb = sandbox_factory(  # slow answers: the signal comes while a request is unanswered
         SandboxConfig(tokens=(TOKEN,), latency_rate=1.0, latency_ms=(1500, 1500)), seed_rows(4)
     )
     inbox = tmp_path / "inbox"
@@ -112,12 +127,13 @@ def test_serve_stops_on_a_signal_to_its_process_group(tmp_path, sandbox_factory,
         assert os.getpgid(server) != pgid  # why the group check alone cannot see it
         make_inbox(inbox, 4)
         assert _wait_for(out, "inbox run started", 120), out.read_text()
-        # the signal comes once the run talks to the API (slow answers), not while a loaded
-        # machine still migrates its new state: an interrupt there is Prefect's traceback
+        # the signal comes while the API holds a request (each is answered after 1.5 s), not
+        # while a loaded machine still migrates its new state: an interrupt there is Prefect's
         deadline = time.monotonic() + 120
-        while not any(sb.requests_by_key().values()) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        time.sleep(1)
+        while sum(map(len, sb.requests_by_key().values())) < admitted:
+            assert time.monotonic() < deadline, out.read_text() + err.read_text()
+            time.sleep(0.1)
+        time.sleep(0.5)
         started = time.monotonic()
         os.killpg(pgid, sig)
         proc.wait(timeout=60)
@@ -141,6 +157,11 @@ def test_serve_stops_on_a_signal_to_its_process_group(tmp_path, sandbox_factory,
     assert "nothing of it is left running" in said, said
     assert "Traceback" not in said + errors, said + errors
     assert proc.returncode in (0, 130, 143), proc.returncode
+    # the run it stopped says so, and is recorded `interrupted`: the next run finishes it
+    assert "inbox run interrupted as it started: nothing was sent" in said or admitted > 1, said
+    assert "inbox run finished: Interrupted: " in said or admitted == 1, said
+    runs = _last_runs(inbox)
+    assert runs[0]["outcome"] == "interrupted", runs
 
 
 @pytest.mark.slow

@@ -91,3 +91,38 @@ def test_disputes_another_run_holds_are_counted_and_reported(sandbox_factory, tm
     assert second.counts["locked"] == 1 and second.counts["files_uploaded"] == 0
     summary = (second.report.parent / "summary.md").read_text()
     assert re.search(r"Skipped: another run holds them\W+1", summary)
+
+
+def test_an_interrupt_while_the_run_opens_is_a_stop_with_nothing_sent(sandbox_factory, tmp_path):
+    """Ctrl-C while a new state proves the key (the run's first request): said apart from a
+    stop part way (the CLI says "0 sent", a served run says so), recorded `interrupted`, the
+    lock released; the next run does it all."""
+    import _thread
+
+    import pytest
+
+    from dispute_evidence.engine.run_steps import InterruptedAtStart, interrupt_exit_code
+    from dispute_evidence.exits import EXIT_INTERRUPTED
+
+    slow = SandboxConfig(tokens=(TOKEN,), latency_rate=1.0, latency_ms=(2000, 2000))
+    sb = sandbox_factory(slow, rows=seed_rows(2))
+    inbox = tmp_path / "inbox"
+    make_inbox(inbox, 2)
+    settings = load_settings(None, ingest={"settle_seconds": 0})
+    api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
+
+    def interrupt_once_asked() -> None:
+        deadline = time.monotonic() + 60
+        while not sb.requests_by_route() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        _thread.interrupt_main()  # as Ctrl-C: KeyboardInterrupt in the main thread
+
+    threading.Thread(target=interrupt_once_asked, daemon=True).start()
+    with pytest.raises(InterruptedAtStart) as stopped:
+        run_inbox(settings, RunRequest(inbox=inbox, trigger="manual"), api=api)
+    assert interrupt_exit_code(stopped.value) == EXIT_INTERRUPTED
+    assert list(sb.requests_by_route()) == ["GET /v1/disputes"]  # the key's proof, no more
+    with open_read_only(default_state(inbox)) as store:
+        assert [r["outcome"] for r in store.runs.last_runs(5)] == ["interrupted"]
+    again = run_inbox(settings, RunRequest(inbox=inbox, trigger="manual"), api=api)
+    assert again.counts["evidence_sent"] == 2  # the lock was released; the next run did it all
