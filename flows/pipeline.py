@@ -18,7 +18,7 @@ import pandas as pd
 from prefect import State, flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
-from prefect.states import Completed, Failed
+from prefect.states import Completed
 
 from dispute_evidence.engine import run_steps as steps
 from dispute_evidence.fleet.merchants import MerchantRun
@@ -26,6 +26,7 @@ from dispute_evidence.fleet.run import run_merchant
 from dispute_evidence.local_api import run_api
 from dispute_evidence.settings import ConfigError, RunRequest, load_settings
 from flows.alerting import PrefectAlerts
+from flows.outcomes import failed
 
 # A run that leaves something for a person ends "Completed" under this name: the Runs page
 # tells it from a clean run at a glance, and nothing treats it as a crash.
@@ -97,7 +98,7 @@ def evidence_run(request: RunRequest) -> dict[str, Any] | State[dict[str, Any]]:
     except ConfigError as exc:  # one line per problem (never a value, so never the token)
         if served:
             _say(f"{trigger} run stopped: configuration error: {exc}")
-        return Failed(message=f"Configuration error: {exc}")
+        return failed(f"Configuration error: {exc}")
     except steps.InterruptedAtStart:  # not a crash (no traceback): a stop, as part way through
         if served:
             _say(f"{trigger} run interrupted as it started: {NOTHING_SENT}")
@@ -246,8 +247,8 @@ def merchant_run(merchant: MerchantRun, trigger: str = "schedule") -> Any:
     """One merchant of a merchants file (`dispute-evidence deploy`): its inbox, state, key
     and the key's budget shared with every worker; run by any worker of the pool."""
     if trigger == AFTER_CRASH and (crashes := _crashes_in_the_last_hour()) >= MAX_CRASHES_PER_HOUR:
-        return Failed(
-            message=f"Merchant {merchant.id}: {crashes} runs crashed in the last hour, so it "
+        return failed(
+            f"Merchant {merchant.id}: {crashes} runs crashed in the last hour, so it "
             "is not started again automatically. Check the workers (memory, disk, logs), then "
             "run its deployment by hand; the next scheduled run starts as usual."
         )
@@ -306,10 +307,10 @@ def approve_evidence(
     for line in done.lines:
         logger.info(line)
     if done.refused and not done.approved:
-        return Failed(message="; ".join(done.refused))
+        return failed("; ".join(done.refused))
     result = {"approved": done.approved, "refused": done.refused, "sent": done.sent}
     if done.exit_code:
-        return Failed(message="; ".join(done.lines[-3:]), data=result)
+        return failed("; ".join(done.lines[-3:]), data=result)
     return result
 
 

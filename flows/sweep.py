@@ -50,6 +50,7 @@ from dispute_evidence.fleet.sweep import (
     shards_of,
 )
 from flows.alerting import PrefectAlerts
+from flows.outcomes import failed
 
 SWEEP_FLOW, SHARD_FLOW = "dispute-evidence-sweep", "dispute-evidence-shard"
 SHARD_DEPLOYMENT = "shard"
@@ -161,8 +162,8 @@ def shard_run(
     the rerun automation); the nights it had not finished are its own still, unless a sweep
     handed them to another shard meanwhile."""
     if reruns > MAX_SHARD_RERUNS:
-        return Failed(
-            message=f"{shard} crashed {reruns} times, so it is not started again; the next "
+        return failed(
+            f"{shard} crashed {reruns} times, so it is not started again; the next "
             "sweep hands out its unfinished merchants (each up to 3 attempts a night)."
         )
     spare_the_settled()  # once for the shard: its merchants' runs, on threads, do not

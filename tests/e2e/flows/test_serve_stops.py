@@ -200,3 +200,43 @@ def test_serve_started_with_sigint_ignored_stops_on_kill_int(tmp_path, prefect_h
     assert "serve stopped: no more runs start for" in said, said + errors
     assert "Traceback" not in said + errors, said + errors
     assert proc.returncode in (0, 130), proc.returncode
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_served_run_that_fails_says_why_in_one_line_without_a_traceback(tmp_path, prefect_home):
+    """A run serve starts that ends Failed on purpose (here: no API configured) says why in one
+    line; Prefect's engine raised that Failed state in the run's process and printed 30 lines of
+    its traceback under it in serve's terminal."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PREFECT_API", "DISPUTE_API"))  # no API: a configuration error
+    }
+    env |= {"PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PREFECT_RUNNER_POLL_FREQUENCY": "1", "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "1"}  # fmt: skip
+    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
+    with out.open("w") as o, err.open("w") as e:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dispute_evidence", "serve", "--inbox", str(inbox)],
+            stdout=o, stderr=e, env=env, cwd=tmp_path, start_new_session=True,
+        )  # fmt: skip
+    try:
+        assert _wait_for(out, "nightly now:", 240), out.read_text() + err.read_text()
+        make_inbox(inbox, 2)
+        assert _wait_for(out, "inbox run stopped: configuration error", 120), out.read_text()
+        time.sleep(3)  # the run's process ends after saying it: its last words are in `err`
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for pid in _with_prefect_home(prefect_home):
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    said, errors = out.read_text(), err.read_text()
+    assert "DISPUTE_API_BASE_URL is not set" in said, said
+    assert "Traceback" not in said + errors and "Engine execution" not in errors, said + errors
