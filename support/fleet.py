@@ -26,6 +26,11 @@ POOL = "dispute-evidence-pool"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# seconds the fleet's Prefect server may take to answer: a `make test` on a slow 2-core
+# machine spent 410 s in one fleet module's setup, every worker starting something at once
+SERVER_START = 420
+
+
 def descendants(pid: int) -> list[int]:
     """Every process below `pid` (from /proc): a worker's flow-run processes."""
     children: dict[int, list[int]] = {}
@@ -276,7 +281,7 @@ def fleet_stack(
         )  # fmt: skip
         stack.callback(lambda: (server.terminate(), server.wait(30)))
         url = f"http://127.0.0.1:{api_port}/api"
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + SERVER_START  # (a hung start still ends)
         while not healthy(url):
             assert server.poll() is None and time.monotonic() < deadline, (
                 root / "server.log"
