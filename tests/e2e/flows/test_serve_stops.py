@@ -1,7 +1,8 @@
 """`serve` stops on SIGTERM or Ctrl-C sent to its whole process group, as systemd and a
 terminal send them (issue 30): within seconds, saying so, nothing of it left running (its own
 Prefect server, its flow-run processes), no traceback; the run it stopped is `interrupted`
-and the next run finishes it."""
+and the next run finishes it. A run serve starts that fails on purpose says why in one line,
+with no traceback under it."""
 
 from __future__ import annotations
 
@@ -80,6 +81,17 @@ def _wait_for(path, text: str, timeout: float) -> bool:
 SERVE_START = 420
 
 
+def _leave_nothing(proc: subprocess.Popen[bytes], home: Path) -> None:
+    """Serve's group and everything with its Prefect home (its server: a session apart)
+    killed and reaped: a failed check leaves nothing behind."""
+    with suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    for pid in _with_prefect_home(home):
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
 def _serve(tmp_path: Path, inbox: Path, env: dict[str, str], **popen: Any):
     """`serve --inbox` started in a session of its own, its output in serve.out/serve.err,
     once it says it serves (the server migrated, the deployments made)."""
@@ -90,14 +102,13 @@ def _serve(tmp_path: Path, inbox: Path, env: dict[str, str], **popen: Any):
             stdout=o, stderr=e, env=env, cwd=tmp_path, start_new_session=True, **popen,
         )  # fmt: skip
     if not _wait_for(out, "nightly now:", SERVE_START):
-        with suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        for pid in _with_prefect_home(Path(env["PREFECT_HOME"])):  # its server: a session apart
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+        _leave_nothing(proc, Path(env["PREFECT_HOME"]))
         raise AssertionError(out.read_text() + err.read_text())
     return proc, out, err
+
+
+def _as_background_job() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a script's `serve &` starts
 
 
 def _last_runs(inbox: Path) -> list[dict[str, str]]:
@@ -166,12 +177,7 @@ def test_serve_stops_on_a_signal_to_its_process_group(
         assert not _running(server), f"serve's Prefect server (pid {server}) still runs"
         assert not _with_prefect_home(prefect_home), "processes of serve still run"
     finally:
-        if _group_alive(pgid):
-            os.killpg(pgid, signal.SIGKILL)
-        for pid in _with_prefect_home(prefect_home):  # a failed check leaves nothing behind
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+        _leave_nothing(proc, prefect_home)
     said, errors = out.read_text(), err.read_text()
     assert took < 20, took  # "within a few seconds", with room for a loaded 2-core machine
     assert "serve stopped: no more runs start for" in said, said + errors
@@ -195,8 +201,7 @@ def test_serve_started_with_sigint_ignored_stops_on_kill_int(tmp_path, prefect_h
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
     env |= {"PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "DISPUTE_API_BASE_URL": "http://127.0.0.1:9/v1", "DISPUTE_API_TOKEN": TOKEN}  # fmt: skip
-    as_background_job = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)  # noqa: E731 (`serve &`)
-    proc, out, err = _serve(tmp_path, inbox, env, preexec_fn=as_background_job)
+    proc, out, err = _serve(tmp_path, inbox, env, preexec_fn=_as_background_job)
     try:
         os.kill(proc.pid, signal.SIGINT)  # `kill -INT <pid>`: serve alone, not its group
         proc.wait(timeout=60)
@@ -205,12 +210,7 @@ def test_serve_started_with_sigint_ignored_stops_on_kill_int(tmp_path, prefect_h
             time.sleep(0.2)
         assert not _with_prefect_home(prefect_home), "processes of serve still run"
     finally:
-        with suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        for pid in _with_prefect_home(prefect_home):  # a failed check leaves nothing behind
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+        _leave_nothing(proc, prefect_home)
     said, errors = out.read_text(), err.read_text()
     assert "serve stopped: no more runs start for" in said, said + errors
     assert "Traceback" not in said + errors, said + errors
@@ -230,8 +230,12 @@ def test_a_served_run_that_fails_says_why_in_one_line_without_a_traceback(tmp_pa
         for k, v in os.environ.items()
         if not k.startswith(("PREFECT_API", "DISPUTE_API"))  # no API: a configuration error
     }
-    env |= {"PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-            "PREFECT_RUNNER_POLL_FREQUENCY": "1", "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "1"}  # fmt: skip
+    env |= {
+        "PREFECT_HOME": str(prefect_home),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_RUNNER_POLL_FREQUENCY": "1",
+        "DISPUTE_EVIDENCE_INGEST__SETTLE_SECONDS": "1",
+    }
     proc, out, err = _serve(tmp_path, inbox, env)
     try:
         make_inbox(inbox, 2)
@@ -240,12 +244,7 @@ def test_a_served_run_that_fails_says_why_in_one_line_without_a_traceback(tmp_pa
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
     finally:
-        with suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        for pid in _with_prefect_home(prefect_home):
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+        _leave_nothing(proc, prefect_home)
     said, errors = out.read_text(), err.read_text()
     assert "DISPUTE_API_BASE_URL is not set" in said, said
     assert "Traceback" not in said + errors and "Engine execution" not in errors, said + errors
