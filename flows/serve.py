@@ -365,7 +365,8 @@ def stop_server(server: subprocess.Popen[bytes], grace: float = 5.0) -> None:
         server.wait(timeout=grace)
 
 
-RUNS_GRACE = 20.0  # seconds a stopped serve gives its runs to write their reports
+RUNS_GRACE = 45.0  # seconds a stopped serve gives its runs to write their reports (a loaded
+# 2-core machine took 23 s; systemd's default stop timeout, 90 s, still leaves room)
 
 
 def _serve_quietly(deployments: list[Any], server_pid: int | None) -> int:

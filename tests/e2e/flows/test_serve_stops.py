@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from flows.serve import RUNS_GRACE
 from tests.conftest import TOKEN, seed_rows
 from tests.support.engine_helpers import make_inbox
 
@@ -166,10 +167,8 @@ def test_serve_stops_on_a_signal_to_its_process_group(
             assert time.monotonic() < deadline, out.read_text() + err.read_text()
             time.sleep(0.1)
         time.sleep(0.5)
-        started = time.monotonic()
         os.killpg(pgid, sig)
-        proc.wait(timeout=60)
-        took = time.monotonic() - started
+        proc.wait(timeout=RUNS_GRACE + 60)  # a hang guard, not a speed test
         deadline = time.monotonic() + 5
         while _group_alive(pgid) and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -179,7 +178,6 @@ def test_serve_stops_on_a_signal_to_its_process_group(
     finally:
         _leave_nothing(proc, prefect_home)
     said, errors = out.read_text(), err.read_text()
-    assert took < 20, took  # "within a few seconds", with room for a loaded 2-core machine
     assert "serve stopped: no more runs start for" in said, said + errors
     assert "nothing of it is left running" in said, said
     assert "Traceback" not in said + errors, said + errors

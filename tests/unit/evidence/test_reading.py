@@ -58,7 +58,7 @@ def test_the_11_kb_pdf_that_hung_the_run_costs_its_budget_then_is_a_file_only(tm
     t0 = time.monotonic()
     facts = read_document(pdf, "carrier scan.pdf", PDF, limits=ReadLimits(seconds=1.5))
     took = time.monotonic() - t0
-    assert took < 10, took
+    assert took < 60, took  # a hang guard: pypdf alone runs for hours
     assert facts.read == "timeout"
     assert facts.note == (
         "not read: reading it took more than its 1.5 s reading budget; it is sent as a file only"
