@@ -77,23 +77,7 @@ def _sweep_night(n: int) -> dict[str, str]:
         offset = time.time() - time.monotonic()  # the request log is monotonic
         begun = time.monotonic()
         fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(n + 1) // 2)
-        last_sweep, killed, said = time.monotonic(), 0, time.monotonic()
-        while True:
-            nights = _nights(fleet)
-            settled = [x for x in nights.values() if x.stage in ("done", "failed")]
-            if len(settled) == n:
-                break
-            if time.monotonic() - said >= PROGRESS_EVERY:  # a long night says how far it is
-                said = time.monotonic()
-                print(f"  ... {len(settled):,} of {n:,} merchants settled after "
-                      f"{said - begun:,.0f} s", flush=True)  # fmt: skip
-            if not killed and len(settled) >= n // 2 and (hit := _kill_a_shards_worker(fleet)):
-                fleet.start_worker("w3", limit=2)
-                killed = hit
-            if time.monotonic() - last_sweep > SWEEP_EVERY:
-                fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(n + 1) // 2)
-                last_sweep = time.monotonic()
-            time.sleep(2)
+        nights, killed = _settle(fleet, n, begun, after="", kill=True)
         wall = time.monotonic() - begun
         size_after = _settled_sizes(fleet.root)
         logs = fleet.sandbox.requests_by_key()
@@ -105,7 +89,7 @@ def _sweep_night(n: int) -> dict[str, str]:
         ]
         runs = len(fleet.runs_of(SWEEP_FLOW)) + len(fleet.runs_of(SHARD_FLOW))
         failed = sum(1 for x in nights.values() if x.stage == "failed")
-        return _figures(
+        first = _figures(
             fleet,
             merchants,
             keys,
@@ -115,6 +99,89 @@ def _sweep_night(n: int) -> dict[str, str]:
             (size_before, size_after),
             extra={"merchants failed": str(failed), "shards killed mid-night": str(killed)},
         )
+        return first | _second_night(fleet, merchants, max(x.night for x in nights.values()))
+
+
+def _settle(fleet: Any, n: int, begun: float, after: str, kill: bool) -> tuple[dict[str, Any], int]:
+    """Sweep every SWEEP_EVERY s until each merchant's night later than `after` (ISO) is done or
+    failed; with `kill`, a shard's worker is SIGKILLed at half the merchants (a replacement
+    starts, as systemd would start it). The nights, and how many shards died with the kill."""
+    from flows.sweep import SWEEP_FLOW
+
+    last_sweep, killed, said = time.monotonic(), 0, time.monotonic()
+    while True:
+        nights = _nights(fleet)
+        settled = [x for x in nights.values() if x.night > after and x.stage in ("done", "failed")]
+        if len(settled) == n:
+            return nights, killed
+        if time.monotonic() - said >= PROGRESS_EVERY:  # a long night says how far it is
+            said = time.monotonic()
+            print(f"  ... {len(settled):,} of {n:,} merchants settled after "
+                  f"{said - begun:,.0f} s", flush=True)  # fmt: skip
+        if kill and not killed and len(settled) >= n // 2 and (hit := _kill_a_shards_worker(fleet)):
+            fleet.start_worker("w3", limit=2)
+            killed = hit
+        if time.monotonic() - last_sweep > SWEEP_EVERY:
+            fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(n + 1) // 2)
+            last_sweep = time.monotonic()
+        time.sleep(2)
+
+
+def _second_night(fleet: Any, merchants: list[Any], first: str) -> dict[str, str]:
+    """The next night, as most nights are: each merchant's state made already, and one new
+    dispute for every other merchant (added at the API, its sheets and PDFs dropped in its
+    inbox under new names), nothing new for the rest. A night with new work makes its first
+    request once its files are read and its evidence built (its key was proven on the first
+    night), so begun -> first request is start-up and that work; a night with nothing new
+    makes no request, and its whole night (begun -> finished, its report written) is what a
+    later night costs beyond its work."""
+    from flows.sweep import SWEEP_FLOW
+    from support.fleet import drop_second_batch
+
+    busy = [m for i, m in enumerate(merchants) if i % 2 == 0]
+    for m in busy:
+        drop_second_batch(fleet, m)
+    fleet.move_night()  # the merchants' cron moved to a minute ago: their next night is now
+    size_before = _table_sizes(fleet.root)
+    offset = time.time() - time.monotonic()
+    begun = time.monotonic()
+    fleet.trigger(f"{SWEEP_FLOW}/sweep-utc", shard_size=(len(merchants) + 1) // 2)
+    nights, _ = _settle(fleet, len(merchants), begun, after=first, kill=False)
+    wall = time.monotonic() - begun
+    grown = (sum(_settled_sizes(fleet.root).values()) - sum(size_before.values())) / 1e6
+    logs = fleet.sandbox.requests_by_key()
+    firsts = [
+        min(t for t in logs[fleet.key_label(m.key)] if t >= begun) + offset - started
+        for m in busy
+        if (started := nights[m.id].started_at)
+        and any(t >= begun for t in logs.get(fleet.key_label(m.key), []))
+    ]
+    quiet = [
+        x.finished_at - x.started_at
+        for m in merchants[1::2]
+        if (x := nights[m.id]).finished_at and x.started_at
+    ]
+    snap = fleet.sandbox.snapshot()
+    uploads = Counter((pid, f["sha256"]) for pid, s in snap.items() for f in s["files"])
+    sent = sum(1 for s in snap.values() if s["evidence"])
+    failed = sum(1 for x in nights.values() if x.stage == "failed")
+    q = statistics.quantiles(firsts, n=10) if len(firsts) >= 2 else [0.0] * 9
+    median = statistics.median
+    return {
+        "2nd night: merchants with a new dispute / nothing new": f"{len(busy):,} / {len(quiet):,}",
+        "2nd night: disputes with evidence / disputes": f"{sent:,} / {len(snap):,}",
+        "2nd night: merchants failed": str(failed),
+        "2nd night: wall time (s)": f"{wall:,.0f}",
+        "2nd night, new work: begun -> 1st request, median (s)": f"{median(firsts):.2f}"
+        if firsts
+        else "-",
+        "2nd night, new work: begun -> 1st request, p90 (s)": f"{q[-1]:.2f}",
+        "2nd night, nothing new: the whole night, median (s)": f"{median(quiet):.2f}"
+        if quiet
+        else "-",
+        "2nd night: Prefect database growth (MB)": f"{grown:,.1f}",
+        "2nd night: duplicates after both nights": f"{sum(c - 1 for c in uploads.values())}",
+    }
 
 
 def _per_merchant_night(n: int) -> dict[str, str]:

@@ -6,6 +6,7 @@ Used by tests/e2e/fleet/test_multi_worker.py and `python -m bench scale`."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,17 @@ class Fleet:
             env=self.env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
+
+    def move_night(self) -> None:
+        """The merchants' cron moved to a minute ago: the next sweep finds each merchant's
+        next night come (the sweep reads the merchants file each time; no re-deploy)."""
+        path = self.root / "merchants.toml"
+        ago = datetime.now(UTC) - timedelta(minutes=1)
+        lines = [
+            f'schedule = "{ago.minute} {ago.hour} * * *"' if x.startswith("schedule = ") else x
+            for x in path.read_text().splitlines()
+        ]
+        path.write_text("\n".join(lines) + "\n")
 
     def kill_worker(self, name: str) -> list[int]:
         """SIGKILL a worker and every flow-run process it started: its machine died."""
@@ -209,6 +221,22 @@ def _write_inbox(root: Path, m: Merchant, other: Merchant | None) -> None:
     lost = f"%PDF-1.4 unmatched in {m.id}".encode()
     (inbox / "proofs" / "scan_0007.pdf").write_bytes(lost)
     m.traps.append(lost)
+
+
+def drop_second_batch(fleet: Fleet, m: Merchant) -> None:
+    """One new dispute for `m` after its first night, as the next day brings: opened at the
+    API, its disputes, orders and shipments sheets dropped in its inbox under new names (the
+    first night's files stay), its PDFs beside the others."""
+    for row in seed_rows(1, prefix=m.prefix, first=m.n):
+        fleet.sandbox.call(lambda store, row=row: store.add_dispute(row))
+    batch = fleet.root / f"batch-{m.id}"
+    inbox = fleet.root / f"inbox-{m.id}"
+    m.files += make_inbox(batch, 1, files=(1, 2), prefix=m.prefix, first=m.n)
+    for sheet in batch.glob("*.csv"):
+        shutil.copy(sheet, inbox / f"{sheet.stem}-2.csv")
+    for pdf in (batch / "proofs").glob("*.pdf"):
+        shutil.copy(pdf, inbox / "proofs" / pdf.name)
+    m.n += 1
 
 
 def night_cron(now: datetime | None = None) -> str:

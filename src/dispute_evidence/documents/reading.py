@@ -270,11 +270,16 @@ def read_documents(
     return out
 
 
-def _keep(facts: DocumentFacts, limits: ReadLimits, cache: Path | None) -> DocumentFacts:
-    """`facts`, written to `cache` first; "no_ocr" is this machine's, not the file's: tried
-    again next run."""
+def _keep(
+    facts: DocumentFacts,
+    limits: ReadLimits,
+    cache: Path | None,
+    as_dict: dict[str, Any] | None = None,
+) -> DocumentFacts:
+    """`facts` (as `as_dict`, when made already), written to `cache` first; "no_ocr" is this
+    machine's, not the file's: tried again next run."""
     if cache is not None and facts.read != "no_ocr":
-        save_cached(cache, facts, limits.dayfirst)
+        save_cached(cache, facts, limits.dayfirst, as_dict)
     return facts
 
 
@@ -284,8 +289,9 @@ def worker_facts(req: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
     limits = ReadLimits(**req["limits"])
     item = ToRead(Path(req["path"]), str(req["name"]), str(req["mime"]), str(req["sha256"]))
     facts = to_facts(item, answer, limits)
-    _keep(facts, limits, Path(req["cache"]) if req.get("cache") else None)
-    return {"read": facts.read, "facts": facts_to_dict(facts)}
+    as_dict = facts_to_dict(facts)  # made once: for the cache and the answer
+    _keep(facts, limits, Path(req["cache"]) if req.get("cache") else None, as_dict)
+    return {"read": facts.read, "facts": as_dict}
 
 
 def read_document(
@@ -400,12 +406,16 @@ def facts_from_cache(
         return None
 
 
-def save_cached(cache: Path, facts: DocumentFacts, dayfirst: bool | None = None) -> None:
+def save_cached(
+    cache: Path,
+    facts: DocumentFacts,
+    dayfirst: bool | None = None,
+    as_dict: dict[str, Any] | None = None,
+) -> None:
     target = _cache_file(cache, facts.sha256)
     tmp = target.with_suffix(".tmp")
-    body = json.dumps(
-        {"reader": READER, "dayfirst": dayfirst, "facts": facts_to_dict(facts)}
-    ).encode()
+    whole = as_dict if as_dict is not None else facts_to_dict(facts)
+    body = json.dumps({"reader": READER, "dayfirst": dayfirst, "facts": whole}).encode()
     try:  # private, as everything the pipeline keeps (what documents say is customer data)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as fh:

@@ -21,7 +21,7 @@ MERCHANT = MerchantProfile(
 
 
 def seed_rows(
-    n: int = 3, prefix: str = "dp_test_", reason: str | None = None
+    n: int = 3, prefix: str = "dp_test_", reason: str | None = None, first: int = 0
 ) -> list[dict[str, object]]:
     """n open disputes for the sandbox, due in 10, 11, ... days; no reason unless one is given
     (runs compare the API's reason with the disputes list's: make_inbox's is "general")."""
@@ -37,7 +37,7 @@ def seed_rows(
             "status": "needs_response",
             "provider": "stripe",
         }
-        for i in range(n)
+        for i in range(first, first + n)
     ]
 
 
@@ -49,15 +49,22 @@ def write_rows(path: Path, header: list[str], rows: list[list[object]]) -> None:
 
 
 def make_inbox(
-    inbox: Path, n: int, files: tuple[int, int] = (1, 1), seed: int = 1, prefix: str = "dp_test_"
+    inbox: Path,
+    n: int,
+    files: tuple[int, int] = (1, 1),
+    seed: int = 1,
+    prefix: str = "dp_test_",
+    first: int = 0,
 ) -> int:
-    """Disputes/orders/shipments CSVs for n disputes and 1-3 PDFs each; returns the file count."""
+    """Disputes/orders/shipments CSVs for n disputes (numbered from `first`) and 1-3 PDFs each;
+    returns the file count."""
+    numbers = range(first, first + n)
     rng = random.Random(seed)
     inbox.mkdir(parents=True, exist_ok=True)
     write_rows(
         inbox / "disputes.csv",
         ["provider_dispute_id", "order_number", "reason"],
-        [[f"{prefix}{i}", f"#{5000 + i}", "general"] for i in range(n)],
+        [[f"{prefix}{i}", f"#{5000 + i}", "general"] for i in numbers],
     )
     # complete evidence for a "general" dispute (products, customer name and email)
     write_rows(
@@ -73,18 +80,18 @@ def make_inbox(
         ],
         [
             [5000 + i, f"Item {j}", 9.5 + j, 1 + j, "USD", f"c{i}@example.com", f"Customer {i}"]
-            for i in range(n)
+            for i in numbers
             for j in range(2)
         ],
     )
     write_rows(
         inbox / "shipments.csv",
         ["order_number", "tracking_number", "carrier"],
-        [[5000 + i, f"1Z{i:06d}", "UPS"] for i in range(n)],
+        [[5000 + i, f"1Z{i:06d}", "UPS"] for i in numbers],
     )
     total = 0
     (inbox / "proofs").mkdir(exist_ok=True)
-    for i in range(n):
+    for i in numbers:
         for k in range(rng.randint(*files)):
             (inbox / "proofs" / f"{prefix}{i}_proof{k}.pdf").write_bytes(
                 b"%PDF-1.4\n" + f"{i}/{k}".encode() * 20
