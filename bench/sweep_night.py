@@ -162,7 +162,6 @@ def _second_night(fleet: Any, merchants: list[Any], first: str) -> dict[str, str
         if (x := nights[m.id]).finished_at and x.started_at
     ]
     snap = fleet.sandbox.snapshot()
-    uploads = Counter((pid, f["sha256"]) for pid, s in snap.items() for f in s["files"])
     sent = sum(1 for s in snap.values() if s["evidence"])
     failed = sum(1 for x in nights.values() if x.stage == "failed")
     q = statistics.quantiles(firsts, n=10) if len(firsts) >= 2 else [0.0] * 9
@@ -180,7 +179,7 @@ def _second_night(fleet: Any, merchants: list[Any], first: str) -> dict[str, str
         if quiet
         else "-",
         "2nd night: Prefect database growth (MB)": f"{grown:,.1f}",
-        "2nd night: duplicates after both nights": f"{sum(c - 1 for c in uploads.values())}",
+        "2nd night: duplicates after both nights": f"{_twice(snap)}",
     }
 
 
@@ -239,7 +238,6 @@ def _figures(
 
     snap = fleet.sandbox.snapshot()
     logs = fleet.sandbox.requests_by_key()
-    uploads = Counter((pid, f["sha256"]) for pid, s in snap.items() for f in s["files"])
     sent = sum(1 for s in snap.values() if s["evidence"])
     over = 0
     for key, per_hour in keys.items():
@@ -262,7 +260,7 @@ def _figures(
         "flow runs created": f"{runs:,}",
         "Prefect database growth (MB)": f"{grown:,.1f}",
         "Prefect database growth per merchant (KB)": f"{grown * 1000 / n:,.1f}",
-        "duplicates (files uploaded twice)": f"{sum(c - 1 for c in uploads.values())}",
+        "duplicates (files uploaded twice)": f"{_twice(snap)}",
         "evidence sent again (in flight at the kill)": f"{sum(s['evidence_updates'] for s in snap.values()) - sent}",
         "windows over budget": f"{over}",
         "shared budget: requests/s without it / with it": f"{plain:,.0f} / {gated:,.0f}",
@@ -271,6 +269,12 @@ def _figures(
         "10,000 merchants at this rate (h, extrapolated)": f"{10_000 / (n / wall) / 3600:,.1f}",
         **_by_table(sizes, n),
     }
+
+
+def _twice(snap: dict[str, Any]) -> int:
+    """Files the local API holds more than once for one dispute (the same content twice)."""
+    uploads = Counter((pid, f["sha256"]) for pid, s in snap.items() for f in s["files"])
+    return sum(c - 1 for c in uploads.values())
 
 
 def _by_table(sizes: tuple[dict[str, int], dict[str, int]], n: int) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """`serve` stops on SIGTERM or Ctrl-C sent to its whole process group, as systemd and a
-terminal send them (issue 30): within seconds, saying so, nothing of it left running (its own
-Prefect server, its flow-run processes), no traceback; the run it stopped is `interrupted`
+terminal send them (issue 30): once its runs have written their reports (RUNS_GRACE at most),
+saying so, nothing of it left running (its own Prefect server, its flow-run processes), no
+traceback; the run it stopped is `interrupted`
 and the next run finishes it. A run serve starts that fails on purpose says why in one line,
 with no traceback under it."""
 
