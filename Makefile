@@ -35,9 +35,10 @@ test: install bytecode
 
 # While working: the unit tier only (tests/unit/: no socket, no subprocess, no Prefect, checked
 # by tests/conftest.py); `make test` runs tests/integration/ and tests/e2e/ too. Two workers:
-# 50 s against 82 s on one process on 2 cores.
+# 50 s against 82 s on one process on 2 cores. Property tests draw a fifth of their examples
+# here (tests/support/examples.py), all of them under `make test`.
 test-fast: install bytecode
-	$(BIN)/pytest tests/unit -q -n 2
+	$(BIN)/pytest tests/unit -q -n 2 --hypothesis-profile=fast
 
 # pytest compiles each test module again from its rewritten asserts, in every worker, and with
 # PYTHONDONTWRITEBYTECODE set keeps nothing: collecting the suite took 8.5 CPU-s a worker

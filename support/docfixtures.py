@@ -140,8 +140,6 @@ def hang_pdf(path: Path, operators: int = 990_000, draws: int = 5_000) -> Path:
     """Issue 30's PDF: two pages, each drawing one form XObject `draws` times; the form holds
     `operators` operators. Compressed, the whole file is about 11 KB; pypdf's text extraction
     walks the form on every draw (about 10^10 operators)."""
-    form = zlib.compress(b"0 Tc\n" * operators, 9)
-    page = zlib.compress(b"/F0 Do\n" * draws, 9)
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
@@ -149,13 +147,32 @@ def hang_pdf(path: Path, operators: int = 990_000, draws: int = 5_000) -> Path:
         b"/XObject << /F0 5 0 R >> >> /Contents 6 0 R >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> "
         b"/XObject << /F0 5 0 R >> >> /Contents 6 0 R >>",
-        b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 7 0 R"
-        b" >> >> /Filter /FlateDecode /Length "
-        + str(len(form)).encode() + b" >>\nstream\n" + form + b"\nendstream",
-        b"<< /Filter /FlateDecode /Length " + str(len(page)).encode() + b" >>\nstream\n"
-        + page + b"\nendstream",
+        _flate(b"0 Tc\n" * operators,
+               b"/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> "),
+        _flate(b"/F0 Do\n" * draws),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]  # fmt: skip
+    path.write_bytes(_pdf_file(objects))
+    return path
+
+
+def _flate(data: bytes, head: bytes = b"") -> bytes:
+    """A stream object holding `data` compressed, its dictionary opening with `head`."""
+    packed = zlib.compress(data, 9)
+    length = str(len(packed)).encode()
+    return (
+        b"<< "
+        + head
+        + b"/Filter /FlateDecode /Length "
+        + length
+        + b" >>\nstream\n"
+        + packed
+        + b"\nendstream"
+    )
+
+
+def _pdf_file(objects: list[bytes]) -> bytes:
+    """A PDF file of `objects` (numbered from 1, the first the catalog) and its xref table."""
     out = bytearray(b"%PDF-1.5\n")
     offsets = []
     for i, body in enumerate(objects, 1):
@@ -167,7 +184,22 @@ def hang_pdf(path: Path, operators: int = 990_000, draws: int = 5_000) -> Path:
     out += (
         f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     )
-    path.write_bytes(bytes(out))
+    return bytes(out)
+
+
+def memory_pdf(path: Path, operators: int = 1_000_000) -> Path:
+    """One page whose content stream (~100 KB compressed) inflates to ~33 MB of text-showing
+    operators: pypdf's parse of them needs far more memory than that, so a reader with a small
+    memory budget (128 MB) runs out of it within a second, long before its clock."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> "
+        b">> /Contents 4 0 R >>",
+        _flate(b"BT /F1 12 Tf 72 720 Td (x) Tj ET\n" * operators),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]  # fmt: skip
+    path.write_bytes(_pdf_file(objects))
     return path
 
 

@@ -9,11 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 from dispute_evidence.sandbox import SandboxConfig, run_sandbox_in_thread  # noqa: E402
 from dispute_evidence.sandbox.workload import TOKEN, seed_rows  # noqa: E402
+from tests.support.examples import FAST_EXAMPLES, FAST_PROFILE  # noqa: E402
 from tests.workers import (  # noqa: E402, F401  (hooks: which tests share an xdist worker)
     pytest_configure_node,
     pytest_unconfigure,
@@ -22,6 +24,10 @@ from tests.workers import (  # noqa: E402, F401  (hooks: which tests share an xd
 )
 
 __all__ = ["TOKEN", "seed_rows"]  # tests import them from here too
+
+# The inner loop's property tests draw a fifth of their examples (`make test-fast` loads this
+# profile; `make test` draws them all): tests/support/examples.py.
+settings.register_profile(FAST_PROFILE, max_examples=FAST_EXAMPLES)
 
 
 # Tiers (issue 38), one folder each: `tests/unit/` (no socket, no subprocess, no Prefect

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dispute_evidence import cardnumbers
+from tests.support.examples import examples
 from tests.unit.test_card_corpus import SEPARATORS
 from tests.unit.test_cardnumbers import BRANDS, _number, _spaced
 
@@ -50,7 +51,7 @@ def test_every_corpus_card_passes_the_first_look() -> None:
     assert seen > 2 * len(BRANDS) * len(SEPARATORS)  # the detector found them: a real check
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(
     st.lists(
         st.one_of(st.sampled_from(PIECES), st.text("0123456789", min_size=1, max_size=19)),

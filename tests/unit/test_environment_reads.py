@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 from dispute_evidence.settings.environment import environment, variable
+from tests.support.source import tree_of, walked
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = {"environ", "getenv", "environb"}
@@ -23,9 +24,9 @@ ALLOWED = {
 
 def environment_uses(path: Path) -> list[int]:
     """Lines of `path` that name os.environ or os.getenv (or import them by name)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = tree_of(path.read_text(encoding="utf-8"))
     lines = []
-    for node in ast.walk(tree):
+    for node in walked(tree):
         named = isinstance(node, ast.Attribute) and node.attr in NAMES
         if named and isinstance(node.value, ast.Name) and node.value.id == "os":
             lines.append(node.lineno)

@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 import dispute_evidence
+from tests.support.source import nodes_of, tree_of
 
 ROOT = Path(dispute_evidence.__file__).parent
 PACKAGE = "dispute_evidence"
@@ -43,7 +44,7 @@ def imported(path: Path, modules: set[str]) -> set[str]:
         for child in ast.iter_child_nodes(node):
             visit(child)
 
-    visit(ast.parse(path.read_text(encoding="utf-8")))
+    visit(tree_of(path.read_text(encoding="utf-8")))
     return {m for m in out if m in modules and m != here}
 
 
@@ -164,7 +165,7 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
 def function_level_imports(path: Path) -> set[str]:
     """The package's modules `path` imports inside a function (hidden from import time)."""
     out: set[str] = set()
-    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for fn in nodes_of(path.read_text(encoding="utf-8")):
         if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             for node in ast.walk(fn):
                 if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
@@ -192,7 +193,7 @@ def test_the_settings_are_plain_data_building_nothing_of_the_domain() -> None:
 def imports_of(path: Path) -> set[str]:
     """Every module `path` imports, wherever it is written (a function's body too)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes_of(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level:

@@ -16,6 +16,7 @@ from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_fac
 from dispute_evidence.networks import BY_KEY, NETWORKS, PROGRAM_NETWORKS, network_of
 from dispute_evidence.settings.model import EvidenceSection
 from dispute_evidence.standing.inputs import card_network
+from tests.support.source import tree_of, walked
 from tests.unit.evidence.test_pdf_building import payload
 
 SRC = Path(dispute_evidence.__file__).parent
@@ -89,7 +90,7 @@ def test_the_settings_choices_come_from_the_records() -> None:
 
 def _docstrings(tree: ast.AST) -> set[int]:
     found = set()
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -99,10 +100,10 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 def brand_spellings(path: Path) -> list[str]:
     """The string constants of `path` (docstrings aside) that are a brand as code spells one."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = tree_of(path.read_text(encoding="utf-8"))
     docs = _docstrings(tree)
     out = []
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
             bare = "".join(ch for ch in node.value.lower() if ch.isalpha())
             if bare in SPELLINGS and len(node.value) < 40:

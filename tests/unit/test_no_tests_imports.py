@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 import dispute_evidence
+from tests.support.source import nodes_of
 
 ROOT = Path(dispute_evidence.__file__).parents[2]
 FOLDERS = ("bench", "src", "flows", "support")
@@ -16,7 +17,7 @@ FOLDERS = ("bench", "src", "flows", "support")
 def _imports_of_tests(path: Path) -> list[str]:
     """`import tests...` and `from tests... import` anywhere in the file (nested ones too)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes_of(path.read_text(encoding="utf-8")):
         names = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]

@@ -24,6 +24,7 @@ from pathlib import Path
 from dispute_evidence.api import DisputeEvidenceClient, Evidence
 from dispute_evidence.api.testing import MockTransport, respond
 from dispute_evidence.state.store import StateStore
+from tests.support.source import tree_of, walked
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "dispute_evidence"
 PAN, SPACED = "4539148803436467", "4539\u00a01488\u00a00343\u00a06467"
@@ -58,12 +59,12 @@ LITERAL_ONLY = {"_cited_by"}  # functions that return only literals of ours
 
 def _modules() -> dict[str, ast.Module]:
     return {
-        str(p.relative_to(SRC)): ast.parse(p.read_text(encoding="utf-8")) for p in SRC.rglob("*.py")
+        str(p.relative_to(SRC)): tree_of(p.read_text(encoding="utf-8")) for p in SRC.rglob("*.py")
     }
 
 
 def _calls(tree: ast.AST) -> list[ast.Call]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    return [n for n in walked(tree) if isinstance(n, ast.Call)]
 
 
 def _name(func: ast.expr) -> str:

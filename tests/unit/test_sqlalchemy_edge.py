@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 import dispute_evidence
+from tests.support.source import nodes_of
 
 ROOT = Path(dispute_evidence.__file__).parent
 OWN_STORES = {"fleet/budget.py", "fleet/nights.py"}
@@ -17,7 +18,7 @@ OWN_STORES = {"fleet/budget.py", "fleet/nights.py"}
 def driver_imports(source: str) -> list[str]:
     """The sqlalchemy modules `source` imports, at any depth."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes_of(source):
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names if a.name.split(".")[0] == "sqlalchemy"]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

@@ -15,6 +15,7 @@ from sqlalchemy import Table
 
 import dispute_evidence
 from dispute_evidence.state import schema
+from tests.support.source import tree_of, walked
 
 SRC = Path(dispute_evidence.__file__).parent
 GATE = SRC / "state" / "transitions.py"
@@ -66,7 +67,7 @@ def reaches_the_state(tree: ast.Module) -> bool:
     """Whether a module imports sqlalchemy or the state store: only such a module can turn a
     row dict into a write (api/, evidence/ and the other pure layers build "status" keys of
     their own: HTTP statuses, a network's standing)."""
-    for node in ast.walk(tree):
+    for node in walked(tree):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
         if isinstance(node, ast.ImportFrom):
             names = [node.module or ""]
@@ -131,7 +132,7 @@ class _Finder(ast.NodeVisitor):
 def status_writes(source: str, module: str = "") -> list[tuple[int, str]]:
     """(line, what) of each write of a `status` in `source` (`module`: its path under src/
     dispute_evidence, for the NOT_ROWS exceptions)."""
-    tree = ast.parse(source)
+    tree = tree_of(source)
     finder = _Finder(module, reaches_the_state(tree))
     finder.visit(tree)
     return sorted(finder.found)
@@ -177,8 +178,8 @@ def test_no_status_is_written_outside_the_transitions() -> None:
 
 def test_the_exceptions_still_name_code_that_exists() -> None:
     for module, function in NOT_ROWS:  # a stale exception would hide a new write there
-        tree = ast.parse((SRC / module).read_text(encoding="utf-8"))
+        tree = tree_of((SRC / module).read_text(encoding="utf-8"))
         assert any(
             isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == function
-            for n in ast.walk(tree)
+            for n in walked(tree)
         ), (module, function)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dispute_evidence.state.base import Part
 from dispute_evidence.state.store import PARTS, StateStore
+from tests.support.source import nodes_of
 
 ROOT = Path(__file__).resolve().parents[2]
 # the composition roots: the run (and the session it opens the store into), approve, the fleet
@@ -28,7 +29,7 @@ OWN = {"close"}  # beside the constructor and the parts
 def whole_store_params(source: str, path: str) -> list[str]:
     """Each parameter of a function in `source` annotated with the whole store."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes_of(source):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             args = node.args
             for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:

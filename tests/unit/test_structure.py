@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import dispute_evidence
+from tests.support.source import nodes_of
 
 SRC = Path(dispute_evidence.__file__).parent
 ROOT = SRC.parents[1]
@@ -25,7 +26,7 @@ def environ_writes(path: Path) -> list[int]:
     """Lines of `path` that change the process environment (os.environ[...] = / del, its
     mutating methods, os.putenv / os.unsetenv)."""
     out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes_of(path.read_text(encoding="utf-8")):
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
             targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
@@ -82,7 +83,7 @@ def test_the_formatter_is_never_told_to_skip_a_line() -> None:
 def test_no_function_over_80_lines() -> None:
     long = {}
     for path in _python_files():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes_of(path.read_text(encoding="utf-8")):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 lines = (node.end_lineno or node.lineno) - node.lineno + 1
                 if lines > MAX_FUNCTION_LINES:
@@ -126,7 +127,7 @@ SQL = re.compile(
 def sql_fstrings(path: Path) -> list[int]:
     """Lines of `path` where an f-string holds SQL (or text() is given one)."""
     out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes_of(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.JoinedStr):
             fixed = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
             if SQL.search(str(fixed)):
@@ -166,7 +167,7 @@ def state_prefix_checks(path: Path) -> list[int]:
     pandas' `.str.startswith(HELD)`) instead of reading them into states.py's types."""
     return sorted(
         node.lineno
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in nodes_of(path.read_text(encoding="utf-8"))
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "startswith"

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from dispute_evidence.engine.review.plan import DeliveryPlan
+from tests.support.source import nodes_of
 
 DELIVERY = Path(__file__).resolve().parents[3] / "src/dispute_evidence/engine/delivery"
 ASKED_AGAIN = {"held_by_advice", "build_case", "pending_by_threshold"}
@@ -17,7 +18,7 @@ ASKED_AGAIN = {"held_by_advice", "build_case", "pending_by_threshold"}
 
 def _imported_names(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes_of(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.ImportFrom):
             names |= {a.name for a in node.names}
             names.add(node.module or "")

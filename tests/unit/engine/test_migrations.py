@@ -7,6 +7,7 @@ import sqlite3
 from dispute_evidence.state.schema import SCHEMA_VERSION
 from dispute_evidence.state.store import StateStore
 from tests.support.old_state import as_version
+from tests.support.source import tree_of, walked
 
 
 def test_a_version_1_state_is_migrated_step_by_step(tmp_path):
@@ -240,7 +241,7 @@ def test_no_step_builds_todays_tables():
     )
 
     steps = (migrations, step_tools, steps_first, steps_unpack, steps_records)
-    trees = [ast.parse(source_of.getsource(module)) for module in steps]
-    used = {n.id for tree in trees for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    trees = [tree_of(source_of.getsource(module)) for module in steps]
+    used = {n.id for tree in trees for n in walked(tree) if isinstance(n, ast.Name)}
     todays = {name for name, v in vars(schema).items() if isinstance(v, Table | MetaData)}
     assert used & todays == {"meta"}  # the key-value table every version had, unchanged

@@ -24,6 +24,7 @@ from dispute_evidence.engine.delivery.submit import RunAborted, SubmitOutcome
 from dispute_evidence.engine.reporting.headline import stop_words
 from dispute_evidence.engine.session import SubmitStats
 from dispute_evidence.exits import EXIT_AUTH, EXIT_UNREACHABLE, Stop, exit_for
+from tests.support.source import nodes_of
 
 API = ApiSettings(base_url="https://api.example.com/v1", token="sk_test_stops_unit")
 ENGINE = Path(__file__).parents[3] / "src" / "dispute_evidence" / "engine"
@@ -83,7 +84,7 @@ def test_no_engine_module_names_an_api_exit_code():
     """exits.py maps a Stop to its code; the engine says only the Stop."""
     named = []
     for path in ENGINE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes_of(path.read_text()):
             if isinstance(node, ast.ImportFrom) and node.module == "dispute_evidence.exits":
                 names = {a.name for a in node.names}
                 named += [f"{path.name}: {n}" for n in names & {"EXIT_AUTH", "EXIT_UNREACHABLE"}]

@@ -16,6 +16,7 @@ from dispute_evidence.documents.facts import DocumentFacts, Message, Quote
 from dispute_evidence.evidence.case_build import build_case
 from dispute_evidence.evidence.dispute_facts import Charge, Claim, DisputeFacts, OrderFacts, Refund
 from dispute_evidence.evidence.letter import NOT_CONTESTED, letter_for
+from tests.support.examples import examples
 from tests.unit.evidence.message_corpus import CORPUS, ME
 
 REASONS = {"not_as_described": "product_unacceptable", "not_received": "product_not_received",
@@ -70,7 +71,7 @@ def _amount(text: str) -> float:
     return float(re.sub(r"[^\d.]", "", text.split()[0]))
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(cases())
 def test_the_argument_holds_for_generated_cases(drawn):
     facts, docs, said = drawn

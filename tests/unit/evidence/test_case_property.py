@@ -27,6 +27,7 @@ from dispute_evidence.evidence.letter import NOT_CONTESTED, letter_for
 from dispute_evidence.evidence.summary_pdf import lettered, summary_pdf
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from dispute_evidence.reports.columns import BY_KEY, words
+from tests.support.examples import examples
 
 FIRST, LAST = date(2026, 9, 1), date(2026, 9, 20)  # a short span: dates often out of order
 DAYS = st.dates(FIRST, LAST).map(date.isoformat)
@@ -138,7 +139,7 @@ def _out_of_order(payload: dict[str, Any]) -> bool:
     return bool(shipped) and min(shipped) < extra["order_date"]
 
 
-@settings(max_examples=40, deadline=timedelta(seconds=30),
+@settings(max_examples=examples(40), deadline=timedelta(seconds=30),
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(payloads(), documents())
 def test_verdict_letter_sheet_and_row_agree(drawn, docs):

@@ -30,6 +30,7 @@ from dispute_evidence.evidence.packet import Document, Packet, build_packet
 from dispute_evidence.evidence.summary_pdf import summary_pdf
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from support.docfixtures import pdf_of
+from tests.support.examples import examples
 from tests.unit.evidence.test_case_property import documents, payloads
 
 MESSAGES = [
@@ -57,7 +58,7 @@ def _amount(text: str) -> float:
     return float(re.sub(r"[^\d.]", "", text.split()[0]))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(payloads(), documents(), messages(), st.sampled_from([None, 0.3, 0.6]))
 def test_nothing_conceded_is_argued_and_the_amount_asked_is_what_was_not_credited(
     drawn, pods, said, charge_refund
@@ -119,7 +120,7 @@ def _packet_pages(payload: dict[str, Any], docs: list[DocumentFacts]) -> tuple[P
     return packet, pages
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(payloads(), documents(), messages(), st.integers(1, 3), st.booleans())
 def test_every_exhibit_the_letter_cites_is_in_the_packet_with_that_label(
     drawn, pods, said, pod_pages, receipt

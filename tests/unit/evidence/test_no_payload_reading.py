@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 import dispute_evidence
+from tests.support.source import tree_of, walked
 
 ROOT = Path(dispute_evidence.__file__).parent
 ALLOWED = {Path("evidence/wire.py")}
@@ -28,7 +29,7 @@ def _reads(tree: ast.AST) -> list[tuple[int, str]]:
     attribute `.additional_evidence`, or a wire-only key looked up (`x[k]`, `x.get(k)`,
     `k in x`)."""
     found = []
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if _key(node) == "additional_evidence":
             found.append((node.lineno, "the string 'additional_evidence'"))  # type: ignore[attr-defined]
         elif isinstance(node, ast.Attribute) and node.attr == "additional_evidence":
@@ -50,7 +51,7 @@ def test_no_module_but_the_wire_adapter_reads_the_payloads_facts():
         rel = path.relative_to(ROOT)
         if rel in ALLOWED or rel.parts[0] in API_SIDE:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = tree_of(path.read_text(encoding="utf-8"))
         offenders += [f"{rel}:{line}: {what}" for line, what in _reads(tree)]
     assert offenders == []
 
@@ -64,4 +65,4 @@ def test_the_scan_finds_a_read_of_the_payload():
         "p.get('prior_transactions')\n"
         "'products_as_sold' in extra\n"
     )
-    assert sorted({line for line, _ in _reads(ast.parse(src))}) == [1, 2, 3, 4, 5]
+    assert sorted({line for line, _ in _reads(tree_of(src))}) == [1, 2, 3, 4, 5]

@@ -34,6 +34,7 @@ from dispute_evidence.evidence.packet import Document, PacketError, build_packet
 from dispute_evidence.evidence.summary_pdf import DATA_SHEET_PAGES, summary_pdf
 from dispute_evidence.evidence.wire import legacy_facts_from_payload as wire_facts
 from support.docfixtures import hang_pdf, locked_pdf, pdf_of
+from tests.support.examples import examples
 
 # No wall-clock deadline per example: a fresh clone's `make test` on a loaded 2-core machine took
 # 13.7 s on an example of the first fuzz test below, against hypothesis's 10 s, and failed. How
@@ -186,7 +187,7 @@ def texts(draw: st.DrawFn) -> str:
     return "".join(rng.choice(alphabet) for _ in range(size))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     carrier=texts(), status=texts(), brand=texts(), avs=texts(), name=texts(),
     title=texts(), rows=st.integers(0, 30),
@@ -239,7 +240,7 @@ def _squeezed(text: str) -> str:
     return "".join(unicodedata.normalize("NFC", text).split())
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=names())
 def test_fuzz_a_name_in_any_script_comes_out_of_the_pdf_as_text(name):
     """The reviewer's viewer (and pypdf) reads the name back, not boxes: every letter of it
@@ -477,7 +478,7 @@ def _refusals(packet, docs: list[Document]) -> dict[str, str]:
     return out
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(drawn=hostile_documents())
 def test_fuzz_malformed_and_hostile_documents_are_placed_or_refused_with_a_named_reason(drawn):
     """Truncated PDFs, byte flips of a small one, issue 30's hang PDF, a password-protected one,

@@ -21,6 +21,7 @@ from dispute_evidence.evidence.playbooks import (
 )
 from dispute_evidence.evidence.thesis import THESES
 from dispute_evidence.sandbox.seed import REASONS as API_REASONS
+from tests.support.source import nodes_of
 
 SRC = Path(__file__).resolve().parents[3] / "src" / "dispute_evidence"
 
@@ -72,7 +73,7 @@ def test_no_module_keys_data_on_a_reason_outside_the_playbooks() -> None:
     for path in (SRC / "evidence").glob("*.py"):
         if path.name == "playbooks.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes_of(path.read_text()):
             if isinstance(node, ast.Dict | ast.Set):
                 keys = node.keys if isinstance(node, ast.Dict) else node.elts
                 words = {k.value for k in keys if isinstance(k, ast.Constant)}

@@ -14,6 +14,7 @@ from dispute_evidence.documents import doctext
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.documents.reading import ReadLimits, ToRead, read_documents
 from support.docfixtures import text_pdf
+from tests.support.examples import examples
 
 READ = {"text", "ocr", "unreadable", "timeout", "encrypted", "no_ocr"}
 BASE = DocumentFacts(name="x.pdf", sha256="0" * 64, kind="other", read="text")
@@ -34,7 +35,7 @@ TEXT = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(TEXT, min_size=1, max_size=3))
 def test_facts_from_any_text_are_bounded_and_never_crash(texts):
     for kind in ("proof_of_delivery", "policy", "communication", "receipt"):
@@ -70,7 +71,7 @@ def _good() -> bytes:
 GOOD = _good()
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(data=st.lists(_mutations(GOOD), min_size=8, max_size=8))
 def test_malformed_pdfs_are_read_within_budget_or_called_unreadable(tmp_path, data):
@@ -86,7 +87,7 @@ def test_malformed_pdfs_are_read_within_budget_or_called_unreadable(tmp_path, da
     assert all(f.note or f.read in ("text", "ocr") for f in out.values())
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(pages=st.lists(st.lists(TEXT.map(lambda t: t[:300]), max_size=30), min_size=1, max_size=3))
 def test_pdfs_of_any_script_and_length_are_read_whole_or_bounded(tmp_path, pages):

@@ -16,6 +16,7 @@ from dispute_evidence.reports import RunReport, write_report
 from dispute_evidence.reports.columns import COLUMNS, Surface, columns, line, title
 from dispute_evidence.reports.status_lines import status_lines
 from dispute_evidence.reports.writer import summary_text
+from tests.support.source import nodes_of
 
 SRC = Path(dispute_evidence.__file__).parent
 # the modules that lay out dispute columns: none may spell a column title itself
@@ -52,7 +53,7 @@ def test_no_surface_spells_a_column_title_itself():
         if path.suffix == ".py":
             literals = {
                 n.value
-                for n in ast.walk(ast.parse(source))
+                for n in nodes_of(source)
                 if isinstance(n, ast.Constant) and isinstance(n.value, str)
             }
         else:  # the template: its table headings and card labels
