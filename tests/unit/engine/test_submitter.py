@@ -47,10 +47,12 @@ class Api:
         self.status_at_upload: list[str] = []  # the ledger's file status as each upload left
         self.lose_upload_answers = 0  # this many uploads land, but their answer is lost (500)
         self.refuse_key = False
+        self.refused = 0  # requests answered 401
         self.answer_for: str | None = None  # answer evidence updates as this other dispute's
 
     def __call__(self, request: HttpRequest):
         if self.refuse_key:
+            self.refused += 1
             return respond(
                 request, 401, {"error": {"type": "authentication_error", "message": "bad key"}}
             )
@@ -193,6 +195,7 @@ async def test_a_refused_key_stops_with_nothing_more_sent_and_the_lease_given_ba
     with pytest.raises(RunAborted, match="refused the key"):
         await _submit(ledger, api)
     assert api.evidence == {} and api.uploads == 0
+    assert api.refused == 1  # the first refusal stops the run: dp_2 and dp_3 are not tried
     assert all(d["lease_owner"] is None for d in ledger.rows.disputes.values())
     assert {d["status"] for d in ledger.rows.disputes.values()} == {"pending"}
 

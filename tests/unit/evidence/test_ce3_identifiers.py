@@ -23,7 +23,7 @@ from tests.support.export_layouts import write_csv
 DISPUTED_AT = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "order_date",
           "financial_status", "order_total", "refunded_amount", "customer_ip", "device_id",
-          "customer_account_id", "card_fingerprint", "payment_reference"]  # fmt: skip
+          "customer_account_id", "card_fingerprint", "payment_reference", "shipping_address"]  # fmt: skip
 PAYMENTS = ["payment_id", "order_number", "paid_at", "payment_amount", "amount_refunded",
             "currency", "payment_status", "card_brand", "card_fingerprint"]  # fmt: skip
 GOOD = {"customer_ip": "81.2.69.160", "device_id": "dev-7f3a", "customer_account_id": "cus_1"}
@@ -173,12 +173,15 @@ def test_near_matches_are_not_ce3_matches(tmp_path):
     hold: three fraud disputes whose two earlier orders match only nearly. Card A: the same
     account and a 14-character device ID (Visa's minimum is 15); card B: the same account and
     an IP address 50 other cards also used; card C: the same public IP and a shipping address
-    that differs once normalised ("12 Main St" against "12 Main Street"). None qualifies."""
+    that differs once normalised ("12 Main St" against "12 Main Street"). None qualifies; card D,
+    as C with the same address all three times, does (the control: C's address is compared)."""
     near = {
         "A": ({"device_id": "dev-0123456789", "customer_ip": ""}, {}),
         "B": ({"customer_ip": "81.2.69.200", "device_id": ""}, {}),
         "C": ({"customer_account_id": "", "device_id": "", "customer_ip": "81.2.69.201"},
               {"shipping_address": "12 Main Street"}),
+        "D": ({"customer_account_id": "", "device_id": "", "customer_ip": "81.2.69.202"},
+              {"shipping_address": "12 Main St"}),
     }  # fmt: skip
     assert len(near["A"][0]["device_id"]) == 14
     orders, charges = [], []
@@ -194,7 +197,8 @@ def test_near_matches_are_not_ce3_matches(tmp_path):
         others = {"card_fingerprint": f"fp_other{k}", "customer_ip": "81.2.69.200"}
         orders.append(order(number, 30, **others))
         charges.append(charge(f"ch_{number}", number, 30, card_fingerprint=f"fp_other{k}"))
-    ce3, bodies = verdicts(tmp_path / "in", orders, charges, ["5000", "5010", "5020"])
+    ce3, bodies = verdicts(tmp_path / "in", orders, charges, ["5000", "5010", "5020", "5030"])
     for pid in ("dp_5000", "dp_5010", "dp_5020"):
         assert not ce3[pid].qualifies, (pid, ce3[pid].text)
         assert "visa_ce3" not in bodies[pid]["additional_evidence"]
+    assert ce3["dp_5030"].qualifies, ce3["dp_5030"].text

@@ -96,3 +96,33 @@ def test_pdfs_of_any_script_and_length_are_read_whole_or_bounded(tmp_path, pages
     facts = read_documents([ToRead(pdf, "any.pdf", "application/pdf", "a" * 64)], limits)
     got = facts["a" * 64]
     assert got.read in ("text", "no_ocr") and got.pages == len(pages)
+
+
+# The caps themselves, reached on purpose: the fuzzing above rarely draws more than 20 order
+# numbers or messages, or a text past its characters, so it shows them kept, not enforced.
+def test_a_text_naming_more_order_numbers_than_are_kept_keeps_the_first_ones():
+    text = "\n".join(f"Order number: {5000 + i}" for i in range(doctext.MAX_IDS + 5))
+    facts = doctext.facts(BASE, [text])
+    assert facts.order_numbers == tuple(str(5000 + i) for i in range(doctext.MAX_IDS))
+
+
+def test_a_thread_of_more_messages_than_are_kept_keeps_the_first_ones():
+    blocks = [
+        f"From: customer@example.com\nDate: 2026-03-{1 + i % 28:02d}\nMessage number {i}."
+        for i in range(doctext.MAX_MESSAGES + 5)
+    ]
+    facts = doctext.facts(
+        DocumentFacts(**{**BASE.__dict__, "kind": "communication"}), ["\n".join(blocks)]
+    )
+    assert len(facts.messages) == doctext.MAX_MESSAGES
+    assert [m.quote.text for m in facts.messages[:2]] == ["Message number 0.", "Message number 1."]
+
+
+def test_a_pdf_is_read_up_to_its_characters_and_no_further(tmp_path):
+    filler = ["The quick brown fox jumps over the lazy dog, again and again."] * 20
+    pdf = text_pdf(tmp_path / "long.pdf", [[*filler, "Order number: 5003"], ["Order number: 6004"]])
+    item = ToRead(pdf, "long.pdf", "application/pdf", "b" * 64)
+    whole = read_documents([item], ReadLimits(seconds=10, tesseract=None))["b" * 64]
+    cut = read_documents([item], ReadLimits(seconds=10, max_chars=500, tesseract=None))["b" * 64]
+    assert whole.order_numbers == ("5003", "6004")  # both past the first 500 characters
+    assert cut.read == "text" and cut.order_numbers == ()  # page 1 cut, page 2 not read
