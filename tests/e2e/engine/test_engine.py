@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import orjson
 import pytest
@@ -123,13 +124,16 @@ async def test_past_due_disputes_are_not_sent(sandbox_factory, tmp_path):
     assert sb.snapshot()["dp_test_0"]["evidence"] == {} and attempts == 1 + 2
 
 
-async def test_401_stops_the_run_at_once(sandbox_factory, tmp_path):
+async def test_401_stops_the_run_at_once(sandbox_factory, tmp_path, caplog):
     sb = sandbox_factory(rows=seed_rows(30))
     make_inbox(tmp_path / "inbox", 30)
     store = StateStore(tmp_path / "state.sqlite3")
+    caplog.set_level(logging.INFO, logger="dispute_evidence.sandbox.access")
     with pytest.raises(RunAborted, match="refused the key"):
         await run_once(store, sb.base_url, tmp_path / "inbox", token="sk_revoked")
     assert sum(s["evidence_updates"] for s in sb.snapshot().values()) == 0
+    asked = [r.getMessage() for r in caplog.records if r.name == "dispute_evidence.sandbox.access"]
+    assert len(asked) == 1 and '" 401 ' in asked[0], asked  # one refusal, nothing after it
     assert set(store.reports.dispute_rows()["status"]) == {"pending"}
 
 

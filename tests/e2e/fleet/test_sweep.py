@@ -158,6 +158,8 @@ def _sent_once(night: Night2, m: Merchant) -> None:
     assert len(mine) == m.n and all(s["evidence"] for s in mine.values()), m.id
     uploaded = [(pid, f["sha256"]) for pid, s in mine.items() for f in s["files"]]
     assert len(uploaded) == len(set(uploaded)), f"{m.id}: a file was uploaded twice"
+    proofs = [f for s in mine.values() for f in s["files"] if "proof" in f["file_name"]]
+    assert len(proofs) == m.files, f"{m.id}: {len(proofs)} of its {m.files} files uploaded"
     assert not traps & {sha for _, sha in uploaded}, "a trap was uploaded"
 
 

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from dispute_evidence.engine.prepare.build import ingest_inbox_step, prepare_step
 from dispute_evidence.evidence.limits import PacketPolicy
+from dispute_evidence.sandbox.app import STATS_KEY
 from dispute_evidence.state.store import StateStore
 from support.docfixtures import heavy_pdf, pdf_of, text_pdf
 from tests.conftest import TOKEN, seed_rows
@@ -218,6 +219,10 @@ def test_a_document_after_the_superseding_packet_goes_once_as_its_own_file(
     _run("--inbox", str(inbox))
     _run("--inbox", str(inbox))
     assert api.snapshot()["dp_test_0"]["files"] == held
+    with StateStore(tmp_path / "inbox.state.sqlite3") as store:
+        files = store.reports.file_table().set_index("file_name")
+    late_row = files.loc["dp_test_0_late.pdf"]
+    assert late_row["status"] == "uploaded" and late_row["remote_file_id"], late_row.to_dict()
 
 
 def test_packet_mode_asks_at_most_two_requests_per_dispute_on_its_first_send(
@@ -229,6 +234,9 @@ def test_packet_mode_asks_at_most_two_requests_per_dispute_on_its_first_send(
     assert "3 file(s) uploaded" in out, out
     snap = api.snapshot()
     assert [snap[f"dp_test_{i}"]["evidence_updates"] for i in range(3)] == [1, 1, 1]
+    asked = api.app[STATS_KEY]["by_route"]  # beside the run's own listings (the key's proof)
+    a_dispute = {route: n for route, n in asked.items() if route != "GET /v1/disputes"}
+    assert a_dispute == {"POST /v1/files/upload": 3, "POST /v1/disputes/update-evidence": 3}, asked
 
 
 def _edit(inbox, n_docs: int, delivered: str, amount: str, name: str, monkeypatch) -> None:

@@ -43,4 +43,9 @@ def test_a_background_run_with_sigint_ignored_stops_on_kill_int(sandbox_factory,
 
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert all(d["evidence_updates"] >= 1 for d in sb.snapshot().values())
+    snap = sb.snapshot()
+    assert all(d["evidence_updates"] >= 1 for d in snap.values()), snap
+    # what was sent kept: sent again at most the one request in flight at the signal (one at a
+    # time here), and no file uploaded twice
+    assert sum(d["evidence_updates"] for d in snap.values()) <= len(snap) + 1, snap
+    assert all(len({f["sha256"] for f in d["files"]}) == len(d["files"]) for d in snap.values())

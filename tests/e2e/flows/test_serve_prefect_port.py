@@ -57,6 +57,10 @@ def test_serve_starts_its_prefect_server_on_the_port_given(tmp_path, tmp_path_fa
         assert json.loads(marker.read_text())["api_url"] == f"http://127.0.0.1:{port}/api"
         os.kill(proc.pid, signal.SIGINT)
         proc.wait(timeout=60)
+        deadline = time.monotonic() + 10  # its server's process, a moment after serve's own
+        while _with_prefect_home(home) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _with_prefect_home(home), "serve left its Prefect server running"
     finally:
         with suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
