@@ -159,15 +159,10 @@ def hang_pdf(path: Path, operators: int = 990_000, draws: int = 5_000) -> Path:
 def _flate(data: bytes, head: bytes = b"") -> bytes:
     """A stream object holding `data` compressed, its dictionary opening with `head`."""
     packed = zlib.compress(data, 9)
-    length = str(len(packed)).encode()
-    return (
-        b"<< "
-        + head
-        + b"/Filter /FlateDecode /Length "
-        + length
-        + b" >>\nstream\n"
-        + packed
-        + b"\nendstream"
+    return b"<< %b/Filter /FlateDecode /Length %d >>\nstream\n%b\nendstream" % (
+        head,
+        len(packed),
+        packed,
     )
 
 
@@ -198,7 +193,7 @@ def memory_pdf(path: Path, operators: int = 1_000_000) -> Path:
         b">> /Contents 4 0 R >>",
         _flate(b"BT /F1 12 Tf 72 720 Td (x) Tj ET\n" * operators),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]  # fmt: skip
+    ]
     path.write_bytes(_pdf_file(objects))
     return path
 

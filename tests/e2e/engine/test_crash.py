@@ -56,7 +56,7 @@ def test_sigkill_at_random_moments_then_resume(sandbox_factory, tmp_path):
             proc = subprocess.Popen(
                 cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
             )
-            # the kill lands once the run is sending (its start-up, 1-4 s on a loaded machine, is
+            # the kill lands once the run is sending (its start-up, 1-15 s on a loaded machine, is
             # not the moment under test), at a random point of its work (~12 s in all)
             before = sb.app[STATS_KEY]["admitted"]
             begun_by = time.monotonic() + 60

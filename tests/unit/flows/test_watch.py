@@ -88,8 +88,13 @@ def test_our_own_folders_do_not_count_as_a_drop(tmp_path):
         (inbox / ".~lock.orders.csv#").write_text("")
         _aged(inbox)
         # what inotify reports; the watcher's filter turns down our folder and hidden files
-        return {(Change.added, str(inbox / "archive")), (Change.added, str(inbox / "archive" / "old.csv")),
-                (Change.added, str(inbox / ".~lock.orders.csv#")), (Change.added, str(tmp_path / "elsewhere.csv"))}  # fmt: skip
+        paths = [
+            inbox / "archive",
+            inbox / "archive" / "old.csv",
+            inbox / ".~lock.orders.csv#",
+            tmp_path / "elsewhere.csv",
+        ]
+        return {(Change.added, str(p)) for p in paths}
 
     script = Script(  # the drop after the first look, so a check it started would be a second
         [(5.0, set), (5.0, archive), *[(5.0, set) for _ in range(10)]]
