@@ -9,7 +9,7 @@ import hashlib
 import json
 from typing import Any
 
-from sqlalchemy import Connection, MetaData, Table, inspect
+from sqlalchemy import Connection, MetaData, Table, create_engine, inspect, text
 
 from dispute_evidence.state.migrations import MIGRATIONS
 from dispute_evidence.state.schema import meta
@@ -180,6 +180,23 @@ def describe(c: Connection) -> dict[str, Any]:
         )
         out[name] = {"columns": columns, "key": key, "indexes": indexes}
     return out
+
+
+def whole(url: str) -> dict[str, Any]:
+    """What describe() reads, with each table's unique, foreign-key and check constraints, and
+    what `meta` holds."""
+    engine = create_engine(url)
+    with engine.connect() as c:
+        found, seen = describe(c), inspect(c)
+        for name, table in found.items():
+            table["constraints"] = [
+                sorted(str(x) for x in seen.get_unique_constraints(name)),
+                sorted(str(x) for x in seen.get_foreign_keys(name)),
+                sorted(str(x) for x in seen.get_check_constraints(name)),
+            ]
+        found["meta rows"] = sorted(map(tuple, c.execute(text("SELECT key, value FROM meta"))))
+    engine.dispose()
+    return found
 
 
 def fingerprint(described: dict[str, Any]) -> str:

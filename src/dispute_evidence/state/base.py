@@ -204,7 +204,7 @@ class StoreBase:
             with self.engine.begin() as conn:
                 if read_only:  # reading the catalogue is enough to find a damaged file
                     conn.execute(select(func.count()).select_from(sql_table("sqlite_master")))
-                elif not create_new(conn):  # a new PostgreSQL state: in one step
+                elif not create_new(conn):  # a new state: in one step
                     migrate(conn)
         except StateNewer as exc:  # said with where the state is; nothing was written
             self.engine.dispose()

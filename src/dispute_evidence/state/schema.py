@@ -43,7 +43,10 @@ runs = Table(
     Column("started_at", String(32), nullable=False),
     Column("finished_at", String(32)),
     Column("trigger", String(32)),
-    Column("outcome", Text),
+    # v1 declared VARCHAR(32), which a SQLite state keeps (its columns are never altered, and
+    # SQLite checks no length); declared so there too, a new SQLite state (create_new) is the
+    # very schema its upgraded ones have (tests/unit/engine/test_upgrade_every_version.py)
+    Column("outcome", Text().with_variant(String(32), "sqlite")),
     Column("counts", Text),
 )
 
@@ -442,17 +445,25 @@ RECORD_INDEXES: dict[str, tuple[str, ...]] = {
 
 
 def create_new(conn: Connection) -> bool:
-    """A new PostgreSQL state made at today's version in one step (today's tables, the record
-    tables' indexes, the version), not by the 25 migration steps one after another: 0.06 s
-    against 0.34-0.59 s, a fleet merchant's first night (docs/deployment.md, Sizing the
-    sweep). Both make the same schema, constraints and indexes included
-    (tests/e2e/engine/test_upgrade_every_version_postgres.py). False, and nothing done, when
-    the database is not PostgreSQL or holds one of a state's tables already: SQLite keeps the steps (where v1's
-    runs.outcome stays declared VARCHAR(32)), and a state that exists is migrated. The DDL is
-    sent in one round trip (new_state_ddl), not one statement and one table check each."""
-    if conn.dialect.name != "postgresql" or has_any_table(conn, sorted(metadata.tables)):
+    """A new state made at today's version in one step (today's tables, the record tables'
+    indexes, the version), not by the 25 migration steps one after another. On PostgreSQL
+    0.06 s against 0.34-0.59 s, a fleet merchant's first night (docs/deployment.md, Sizing
+    the sweep); on SQLite, every new user's and every test's first run, 0.03 s against 0.3 s
+    (docs/architecture.md). Both make the schema the steps make, constraints and indexes
+    included (tests/unit/engine/test_upgrade_every_version.py,
+    tests/e2e/engine/test_upgrade_every_version_postgres.py). False, and nothing done, when
+    the database holds one of a state's tables already (it is migrated), or is neither
+    PostgreSQL nor SQLite. On PostgreSQL the DDL is sent in one round trip (new_state_ddl),
+    not one statement and one table check each; SQLite, in the process, takes it a statement
+    at a time (its driver runs one statement a call)."""
+    dialect = conn.dialect.name
+    if dialect not in ("postgresql", "sqlite") or has_any_table(conn, sorted(metadata.tables)):
         return False
-    conn.exec_driver_sql(new_state_ddl())
+    if dialect == "postgresql":
+        conn.exec_driver_sql(new_state_ddl())
+    else:
+        for ddl in new_state_elements():
+            conn.execute(ddl)
     conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
     return True
 
@@ -470,17 +481,20 @@ def has_any_table(conn: Connection, names: list[str]) -> bool:
     inspection asks pg_table_is_visible of every row it reads: get_table_names reads all of
     pg_class (534 ms at 3,200 merchants' schemas, EXPLAIN ANALYZE beside the 10,000 bench, on
     every open of every merchant's state), has_table every table of that name (one `meta` a
-    merchant)."""
+    merchant). On SQLite, one look at its catalogue, not one PRAGMA a name."""
+    if conn.dialect.name == "sqlite":
+        found = conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        return not set(names).isdisjoint(row[0] for row in found)
     if conn.dialect.name != "postgresql":
         return any(inspect(conn).has_table(name) for name in names)
     return conn.execute(text(STATE_TABLE_LOOKUP), {"names": names}).first() is not None
 
 
 @cache
-def new_state_ddl() -> str:
-    """Every statement `metadata.create_all` makes on an empty PostgreSQL schema (tables in
-    dependency order, their indexes), then the record tables' indexes, as one script: compiled
-    once a process (a shard makes hundreds of new states a night)."""
+def new_state_elements() -> tuple[Any, ...]:
+    """Every DDL element `metadata.create_all` makes on an empty schema (tables in dependency
+    order, their indexes), then the record tables' indexes: made once a process (a shard
+    makes hundreds of new states a night), compiled by each database for its own dialect."""
     from sqlalchemy import create_mock_engine
     from sqlalchemy.schema import CreateIndex
 
@@ -493,5 +507,15 @@ def new_state_ddl() -> str:
             CreateIndex(Index(f"rec_{kind}_by_{name.lstrip('_')}", table.c[name]))
             for name in columns
         ]
-    statements = [str(ddl.compile(dialect=mock.dialect)) for ddl in made]
+    return tuple(made)
+
+
+@cache
+def new_state_ddl() -> str:
+    """new_state_elements, compiled for PostgreSQL as one script (compiled once a process)."""
+    from sqlalchemy import create_mock_engine
+
+    # the driver's dialect states are opened with (state/database.py)
+    dialect = create_mock_engine("postgresql+psycopg://", lambda *_a, **_k: None).dialect
+    statements = [str(ddl.compile(dialect=dialect)) for ddl in new_state_elements()]
     return ";\n".join(s.strip() for s in statements) + ";"

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, text
 
 from dispute_evidence.state.store import StateStore
 from tests.e2e.engine.test_postgres import postgres_url  # noqa: F401 (the throwaway cluster)
-from tests.support.past_states import describe
+from tests.support.past_states import describe, whole
 from tests.unit.engine.test_upgrade_every_version import VERSIONS, _upgraded
 
 
@@ -43,23 +43,6 @@ def test_a_postgres_state_of_each_past_version_upgrades_to_todays(
     assert _upgraded(postgres_url, version) == fresh_postgres
 
 
-def _whole(url: str) -> dict[str, Any]:
-    """What describe() reads, with each table's unique, foreign-key and check constraints, and
-    what `meta` holds."""
-    engine = create_engine(url)
-    with engine.connect() as c:
-        found, seen = describe(c), inspect(c)
-        for name, table in found.items():
-            table["constraints"] = [
-                sorted(str(x) for x in seen.get_unique_constraints(name)),
-                sorted(str(x) for x in seen.get_foreign_keys(name)),
-                sorted(str(x) for x in seen.get_check_constraints(name)),
-            ]
-        found["meta rows"] = sorted(map(tuple, c.execute(text("SELECT key, value FROM meta"))))
-    engine.dispose()
-    return found
-
-
 @pytest.mark.e2e
 def test_a_new_postgres_state_is_made_in_one_step_as_the_steps_make_it(
     postgres_url,  # noqa: F811
@@ -74,7 +57,7 @@ def test_a_new_postgres_state_is_made_in_one_step_as_the_steps_make_it(
     with engine.begin() as c:
         migrations.migrate(c)  # the 25 steps, one after another
     engine.dispose()
-    stepped = _whole(postgres_url)
+    stepped = whole(postgres_url)
     _empty(postgres_url)
 
     def no_step(_c: Any) -> None:
@@ -82,7 +65,7 @@ def test_a_new_postgres_state_is_made_in_one_step_as_the_steps_make_it(
 
     monkeypatch.setattr(migrations, "MIGRATIONS", dict.fromkeys(migrations.MIGRATIONS, no_step))
     StateStore(postgres_url).close()
-    assert _whole(postgres_url) == stepped
+    assert whole(postgres_url) == stepped
 
 
 @pytest.mark.e2e

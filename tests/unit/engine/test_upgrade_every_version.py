@@ -12,7 +12,7 @@ from sqlalchemy import Connection, MetaData, create_engine, func, select, text
 
 from dispute_evidence.state.schema import SCHEMA_VERSION
 from dispute_evidence.state.store import StateStore
-from tests.support.past_states import ROWS, SCHEMAS, build, describe, fingerprint
+from tests.support.past_states import ROWS, SCHEMAS, build, describe, fingerprint, whole
 
 VERSIONS = range(1, SCHEMA_VERSION + 1)
 
@@ -82,3 +82,23 @@ def test_a_sqlite_state_of_each_past_version_is_as_shipped_and_upgrades_to_today
 ):
     url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
     assert _upgraded(url, version, built=_as_shipped) == fresh_sqlite
+
+
+def test_a_new_sqlite_state_is_made_in_one_step_as_the_steps_make_it(tmp_path, monkeypatch):
+    """Every new user's first run, and every test's, makes its state: in one step (~0.04 s),
+    not 25 (~0.34 s, quiet), with the same tables, declared types, indexes, constraints and
+    `meta` rows as the steps make."""
+    from dispute_evidence.state import migrations
+
+    stepped_url = f"sqlite:///{tmp_path / 'stepped.sqlite3'}"
+    engine = create_engine(stepped_url)
+    with engine.begin() as c:
+        migrations.migrate(c)  # the 25 steps, one after another
+    engine.dispose()
+
+    def no_step(_c: Any) -> None:
+        raise AssertionError("a new SQLite state ran a migration step")
+
+    monkeypatch.setattr(migrations, "MIGRATIONS", dict.fromkeys(migrations.MIGRATIONS, no_step))
+    StateStore(tmp_path / "new.sqlite3").close()
+    assert whole(f"sqlite:///{tmp_path / 'new.sqlite3'}") == whole(stepped_url)
