@@ -1,6 +1,7 @@
 """Alerts without a Prefect server: nothing is sent or recorded (no temporary server is
 started for them), and a configured block says why in the report. Without any sink (the
-engine alone, no Prefect), each alert is logged."""
+engine alone, no Prefect), each alert is logged. (flows/ imports Prefect: imported by the test
+that needs it, not at collection, so only the worker running it pays.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from dispute_evidence.engine.reporting.deadline_alerts import NO_SINK, at_risk, 
 from dispute_evidence.policies import AlertPolicy
 from dispute_evidence.sandbox.ids import iso
 from dispute_evidence.state.store import StateStore
-from flows.alerting import PrefectAlerts
 from tests.support.engine_helpers import ingest_inbox_step, make_inbox, options, write_rows
 
 
@@ -33,6 +33,8 @@ def _at_risk_state(tmp_path: Path, now: datetime) -> StateStore:
 
 def test_without_a_prefect_server_alerts_are_not_sent_and_the_block_says_why(tmp_path):
     from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from flows.alerting import PrefectAlerts
 
     now = datetime.now(UTC)
     with _at_risk_state(tmp_path, now) as store:

@@ -1,12 +1,14 @@
-"""A merchant that keeps crashing is not started again forever."""
+"""A merchant that keeps crashing is not started again forever. (flows/ imports Prefect,
+~3.4 s: imported by the test, not at collection, so only the worker running it pays.)"""
 
 from __future__ import annotations
 
-import flows.pipeline as pipeline
 from dispute_evidence.fleet.merchants import MerchantRun
 
 
 def test_third_crash_in_an_hour_stops_the_automatic_reruns(monkeypatch, tmp_path):
+    from flows import pipeline
+
     merchant = MerchantRun(id="acme", inbox=str(tmp_path), state=str(tmp_path / "s.db"),
                            key="k", token_env="K", budget_url=str(tmp_path / "b.db"))  # fmt: skip
     ran = []

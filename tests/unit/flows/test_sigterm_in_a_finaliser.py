@@ -1,7 +1,8 @@
 """A SIGTERM that lands while a finaliser runs (an event loop's __del__) cannot leave it: Python
 would print "Exception ignored ... Traceback" and the run would go on. Serve's runs give the
 signal to the main thread again, so it stops the run after the finaliser (flows/pipeline.py);
-seen once in a full test run (tests/e2e/flows/test_serve_stops.py)."""
+seen once in a full test run (tests/e2e/flows/test_serve_stops.py). (flows/ imports Prefect:
+imported by the test, not at collection, so only the worker running it pays.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import time
 import pytest
 
 from dispute_evidence.engine.run_steps import Terminated
-from flows.pipeline import _sigterm_stops_like_ctrl_c
 
 
 class _Finaliser:
@@ -23,6 +23,8 @@ class _Finaliser:
 
 
 def test_a_sigterm_swallowed_by_a_finaliser_still_stops_the_run(capsys):
+    from flows.pipeline import _sigterm_stops_like_ctrl_c
+
     before = sys.unraisablehook
     with pytest.raises(Terminated), _sigterm_stops_like_ctrl_c():
         _Finaliser()  # collected here: its __del__ runs, the Terminated raised in it is lost
