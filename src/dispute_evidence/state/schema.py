@@ -455,16 +455,26 @@ def create_new(conn: Connection) -> bool:
     the database holds one of a state's tables already (it is migrated), or is neither
     PostgreSQL nor SQLite. On PostgreSQL the DDL is sent in one round trip (new_state_ddl),
     not one statement and one table check each; SQLite, in the process, takes it a statement
-    at a time (its driver runs one statement a call)."""
+    at a time (its driver runs one statement a call).
+
+    Whole or not at all: on SQLite, `meta` and its version row come first. Its driver opens a
+    transaction at the first write, not before a CREATE, so the tables made after the row are
+    in that transaction: a run stopped part way (Ctrl-C, a kill) leaves `meta` alone, which
+    the next open migrates as it always has, not half of today's tables under no version
+    (the steps would fail on them, and the state would read as damaged)."""
     dialect = conn.dialect.name
     if dialect not in ("postgresql", "sqlite") or has_any_table(conn, sorted(metadata.tables)):
         return False
+    version = meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION))
     if dialect == "postgresql":
         conn.exec_driver_sql(new_state_ddl())
-    else:
-        for ddl in new_state_elements():
+        conn.execute(version)
+        return True
+    meta.create(conn)
+    conn.execute(version)  # the transaction begins here
+    for ddl in new_state_elements():
+        if getattr(ddl, "element", None) is not meta:
             conn.execute(ddl)
-    conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
     return True
 
 

@@ -116,16 +116,20 @@ def test_an_interrupt_while_the_run_opens_is_a_stop_with_nothing_sent(sandbox_fa
     settings = load_settings(None, ingest={"settle_seconds": 0})
     api = settings.api_settings(base_url=sb.base_url, token=TOKEN)
 
+    over = threading.Event()  # the run has returned: no interrupt any more
+
     def interrupt_once_asked() -> None:
         deadline = time.monotonic() + 60
-        while not sb.requests_by_route() and time.monotonic() < deadline:
+        while not sb.requests_by_route() and time.monotonic() < deadline and not over.is_set():
             time.sleep(0.02)
-        _thread.interrupt_main()  # as Ctrl-C: KeyboardInterrupt in the main thread
+        if not over.is_set():
+            _thread.interrupt_main()  # as Ctrl-C: KeyboardInterrupt in the main thread
 
-    found = signal.getsignal(signal.SIGINT)  # put back after the test
+    found = signal.getsignal(signal.SIGINT)  # put back after the test (None: not Python's)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    asker = threading.Thread(target=interrupt_once_asked, daemon=True)
     try:
-        threading.Thread(target=interrupt_once_asked, daemon=True).start()
+        asker.start()
         try:
             done = run_inbox(settings, RunRequest(inbox=inbox, trigger="manual"), api=api)
         except InterruptedAtStart as exc:
@@ -136,7 +140,9 @@ def test_an_interrupt_while_the_run_opens_is_a_stop_with_nothing_sent(sandbox_fa
                 f"{sb.requests_by_route()}, SIGINT's handler before the test: {found!r}"
             )
     finally:
-        signal.signal(signal.SIGINT, found)
+        over.set()
+        asker.join()  # never an interrupt into the next test
+        signal.signal(signal.SIGINT, signal.SIG_DFL if found is None else found)
     assert interrupt_exit_code(stopped) == EXIT_INTERRUPTED
     assert list(sb.requests_by_route()) == ["GET /v1/disputes"]  # the key's proof, no more
     with open_read_only(default_state(inbox)) as store:
