@@ -448,7 +448,7 @@ def create_new(conn: Connection) -> bool:
     """A new state made at today's version in one step (today's tables, the record tables'
     indexes, the version), not by the 25 migration steps one after another. On PostgreSQL
     0.06 s against 0.34-0.59 s, a fleet merchant's first night (docs/deployment.md, Sizing
-    the sweep); on SQLite, every new user's and every test's first run, 0.03 s against 0.3 s
+    the sweep); on SQLite, every new user's and every test's first run, 0.04 s against 0.34 s
     (docs/architecture.md). Both make the schema the steps make, constraints and indexes
     included (tests/unit/engine/test_upgrade_every_version.py,
     tests/e2e/engine/test_upgrade_every_version_postgres.py). False, and nothing done, when
