@@ -64,9 +64,7 @@ IMAGE_STEPS: tuple[tuple[int | None, int | None], ...] = (
     (2000, 60),
     (1200, 40),
 )
-# part of what a packet is made from; v2: documents in the letter's order; v3: no active content;
-# v4: exhibits labelled and every page stamped, the sources at the very end
-PACKET_VERSION = "dispute-evidence packet v4"
+# a packet made another way: a new PACKET_VERSION (evidence/pdf_layouts.py), part of its input hash
 MAX_DECODE_PIXELS = 60_000_000  # a larger image is refused, not decoded (a decompression bomb)
 FRONT_PAGES_GUESS = 2  # the letter and data sheet's usual length: a right guess costs one render
 FRONT_STAMP = "Response to the dispute — page {page} of {total}"

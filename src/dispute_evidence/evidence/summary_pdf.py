@@ -49,10 +49,11 @@ from dispute_evidence.evidence.letter_pdf import (
     letter_story,
     timeline_story,
 )
+from dispute_evidence.evidence.pdf_layouts import (
+    GENERATOR,  # a new layout here: a new version there
+)
 from dispute_evidence.names import visible
 
-GENERATOR = "dispute-evidence summary v6"  # part of the input hash: a new layout, a new version
-# v6: exhibits cited by label, no footnotes to our sheets, no internal ids (issue 36)
 MAX_ROWS = 12  # per table, to stay within 2 pages
 # How much of each cell and table the data sheet prints: (characters a cell, rows a table),
 # tried in order until the data sheet fits on DATA_SHEET_PAGES pages (a long carrier name or
@@ -81,11 +82,6 @@ _BODY = ParagraphStyle(
 )
 _SMALL = ParagraphStyle("small", parent=_BODY, fontSize=8, textColor=colors.HexColor("#555555"))
 _NOTICE = ParagraphStyle("notice", parent=_BODY, fontName=fonts.BOLD, fontSize=9.5, leading=12)
-
-
-def summary_file_name(provider_dispute_id: str, version: int) -> str:
-    suffix = "" if version <= 1 else f"-v{version}"
-    return f"{provider_dispute_id}-evidence-summary{suffix}.pdf"
 
 
 def clip(text: str, limit: int) -> str:

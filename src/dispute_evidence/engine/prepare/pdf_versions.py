@@ -26,7 +26,7 @@ import hashlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 import pandas as pd
@@ -39,7 +39,6 @@ from dispute_evidence.engine.prepare.rebuild import source_records
 from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.dispute_facts import DisputeFacts
 from dispute_evidence.evidence.letter import build_letter
-from dispute_evidence.evidence.letter_pdf import LetterHead
 from dispute_evidence.evidence.limits import (
     LIMIT_HELD,
     Item,
@@ -62,21 +61,18 @@ from dispute_evidence.state.lifecycle import FileStatus as F
 
 __all__ = ["LIMIT_HELD", "api_version_words", "refresh_generated", "stated_hash"]
 from dispute_evidence.evidence.fact_sources import fact_sources
-from dispute_evidence.evidence.packet import (
-    PACKET_VERSION,
-    Document,
-    Packet,
-    build_packet,
-)
-from dispute_evidence.evidence.summary_pdf import (
+from dispute_evidence.evidence.pdf_layouts import (
     GENERATOR,
-    sources_pdf,
+    PACKET_VERSION,
+    packet_file_name,
     summary_file_name,
-    summary_pdf,
 )
 from dispute_evidence.evidence.wire import wire_fields
 from dispute_evidence.inbox import store_blob
 from dispute_evidence.problems import Problem, ProblemKind
+
+if TYPE_CHECKING:
+    from dispute_evidence.evidence.packet import Packet
 
 
 class GeneratedParts(
@@ -110,11 +106,6 @@ class _Made:
     kind: str
     packet: Packet
     over: str | None
-
-
-def packet_file_name(pid: str, version: int) -> str:
-    suffix = "" if version <= 1 else f"-v{version}"
-    return f"{pid}-evidence-packet{suffix}.pdf"
 
 
 def material_facts(
@@ -364,6 +355,12 @@ def _build(
 ) -> _Made:
     """The PDF to upload and the packet; `documents`: the case's reading of `docs` (their kinds
     and what was read from them), so the letter argues what the verdict judges."""
+    # the renderers (reportlab, pypdf: ~0.4 s to import) are loaded by the first PDF made, so
+    # a run that makes none (nothing new, nothing changed) does without them
+    from dispute_evidence.evidence.letter_pdf import LetterHead
+    from dispute_evidence.evidence.packet import Document, build_packet
+    from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf
+
     profile = profile_for(facts, policy.limits, dict(policy.profiles))
     known = {(d.name, d.sha256): d for d in documents}  # two versions of one store policy
     attached = [
