@@ -415,7 +415,7 @@ def test_a_long_carrier_name_and_a_failing_pdf_never_stop_the_run(api, tmp_path,
                [[5000, "1Z0", "C" * 1200, "", "in transit " * 180],
                 [5001, "1Z1", "UPS", "2026-10-01", "Delivered"],
                 [5002, "1Z2", "UPS", "2026-10-01", "Delivered"]])  # fmt: skip
-    import dispute_evidence.engine.prepare.pdf_versions as generated
+    import dispute_evidence.engine.prepare.pdf_build as generated
 
     real = generated.summary_pdf
 

@@ -31,20 +31,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 import pandas as pd
 
-from dispute_evidence import clock
 from dispute_evidence.documents.facts import DocumentFacts
 from dispute_evidence.engine.prepare.case import case_documents
 from dispute_evidence.engine.prepare.kept_facts import facts_of
 from dispute_evidence.engine.prepare.rebuild import source_records
 from dispute_evidence.engine.prepare.stances import chosen, opened_at_api, with_choices
 from dispute_evidence.evidence.dispute_facts import DisputeFacts
-from dispute_evidence.evidence.letter import build_letter
 from dispute_evidence.evidence.limits import (
     LIMIT_HELD,
-    Item,
     PacketPolicy,
-    over_limit,
-    profile_for,
 )
 from dispute_evidence.state.generated import GENERATED_KINDS
 from dispute_evidence.state.holders import (
@@ -72,7 +67,7 @@ from dispute_evidence.inbox import store_blob
 from dispute_evidence.problems import Problem, ProblemKind
 
 if TYPE_CHECKING:
-    from dispute_evidence.evidence.packet import Packet
+    from dispute_evidence.engine.prepare.pdf_build import Made
 
 
 class GeneratedParts(
@@ -98,14 +93,6 @@ class GeneratedOutcome:
     added: int = 0  # new versions registered
     held: dict[str, str] = field(default_factory=dict)  # {dispute: the limit line}
     problems: list[Problem] = field(default_factory=list)
-
-
-@dataclass
-class _Made:
-    body: bytes
-    kind: str
-    packet: Packet
-    over: str | None
 
 
 def material_facts(
@@ -328,8 +315,12 @@ def _one(
             f"This version replaces {sent[-1]['file_name']}, sent earlier, because {why}. "
             "It is the last version of this document; read it in place of the earlier one."
         )
+    # the renderers (reportlab, pypdf: ~0.4 s to import) load with the first PDF made, so a run
+    # that makes none does without them; outside the `try`: a broken install stops the run
+    from dispute_evidence.engine.prepare.pdf_build import build_pdfs
+
     try:
-        built = _build(pid, facts, docs, sources, notice, policy, documents)
+        built = build_pdfs(pid, facts, docs, sources, notice, policy, documents)
     except Exception as exc:  # one dispute's PDF never stops the run
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
             raise  # a full disk stops the run with its own exit code
@@ -342,65 +333,6 @@ def _one(
         store.generated.release_limit_hold(pid)
     _register(store, blob_dir, out, pid, version, built, material_text, notice, made_from)
     return None, material
-
-
-def _build(
-    pid: str,
-    facts: DisputeFacts,
-    docs: list[dict[str, Any]],
-    sources: dict[str, str] | None,
-    notice: str | None,
-    policy: PacketPolicy,
-    documents: list[DocumentFacts],
-) -> _Made:
-    """The PDF to upload and the packet; `documents`: the case's reading of `docs` (their kinds
-    and what was read from them), so the letter argues what the verdict judges."""
-    # the renderers (reportlab, pypdf: ~0.4 s to import) are loaded by the first PDF made, so
-    # a run that makes none (nothing new, nothing changed) does without them
-    from dispute_evidence.evidence.letter_pdf import LetterHead
-    from dispute_evidence.evidence.packet import Document, build_packet
-    from dispute_evidence.evidence.summary_pdf import sources_pdf, summary_pdf
-
-    profile = profile_for(facts, policy.limits, dict(policy.profiles))
-    known = {(d.name, d.sha256): d for d in documents}  # two versions of one store policy
-    attached = [
-        known.get((f["file_name"], f["sha256"]))
-        or DocumentFacts(f["file_name"], f["sha256"], f["kind"] or "", "not_read")
-        for f in docs
-    ]
-    placed = [
-        Document(f["file_name"], f["mime"] or "", Path(f["path"]).read_bytes(), a.kind)
-        for f, a in zip(docs, attached, strict=True)
-    ]
-    cited = build_letter(facts, attached).documents  # the packet's order, before its pages
-    back = sources_pdf(pid, facts, attached, sources)  # the merchant's: the review copy's end
-    head = LetterHead(clock.now().date(), policy.contact)  # the date it was written
-    if policy.upload == "packet":
-        # uploaded: no page names an export file or its rows (issue 44, item 11), so the
-        # sources stay with the merchant (the review copy of `files` mode, the report)
-        packet = build_packet(
-            lambda pages: summary_pdf(pid, facts, attached, notice=notice, pages=pages, head=head),
-            placed,
-            profile,
-            cited=cited,
-        )
-        return _Made(packet.body, "packet", packet, packet.over)
-    summary = summary_pdf(pid, facts, attached, notice=notice, head=head)
-    packet = build_packet(  # for review only: never uploaded, so the API's size is no limit
-        lambda _: summary,
-        placed,
-        profile,
-        cited=cited,
-        lenient=True,
-        api_max_bytes=None,
-        back=back,
-        stamped=False,  # the files go as they were dropped: the review shows them so
-    )
-    pages = packet.front_pages  # the summary is the packet's front, counted there
-    counted = {i.name: i.pages for i in packet.items[1:]}
-    items = [Item("the letter and data sheet", len(summary), pages)]
-    items += [Item(f["file_name"], int(f["size"]), counted[f["file_name"]]) for f in docs]
-    return _Made(summary, "summary", packet, over_limit(profile, items))
 
 
 def _over(store: GeneratedParts, out: GeneratedOutcome, d: dict[str, Any], line: str) -> str | None:
@@ -426,7 +358,7 @@ def _register(
     out: GeneratedOutcome,
     pid: str,
     version: int,
-    built: _Made,
+    built: Made,
     material_text: str,
     notice: str | None,
     made_from: str,
