@@ -125,7 +125,29 @@ def check_file(path: Path, label: str) -> EvidenceFile | FileIssue:
         return FileIssue(
             label, "content is not PDF, PNG or JPG (whatever the name says); not uploaded"
         )
+    if mime != "application/pdf" and unopenable_image(path):
+        return FileIssue(
+            label,
+            f"begins as a {mime.removeprefix('image/').upper()} but no viewer can open it: "
+            "re-save or re-scan it and drop it again; not uploaded",
+        )
     return EvidenceFile(path, label, digest, size, mime)
+
+
+def unopenable_image(path: Path) -> bool:
+    """Whether no viewer can open the image at `path`: its header read as Pillow reads it
+    (cheap: nothing is decoded). A file with a JPEG's first bytes and nothing after them would
+    go to the reviewer as an exhibit showing nothing, cited by the letter."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            image.size  # noqa: B018 - the header read: its format and size are known
+    except Image.DecompressionBombError:
+        return False  # whole, only very large: the packet refuses to decode it (packet.py)
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        return True
+    return False
 
 
 def _no_match(stem: str, known: NearNames, refused: Mapping[str, str]) -> str:

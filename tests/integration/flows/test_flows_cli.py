@@ -235,7 +235,10 @@ def test_dry_run_matches_files_named_by_order_number(prefect_harness, tmp_path, 
 def test_run_with_sandbox_on_the_sample_data(prefect_harness, tmp_path, monkeypatch):
     r, inbox, report = _run_on_sample_data(tmp_path, monkeypatch, "--sandbox")
     assert re.search(r"Disputes sent \(evidence\) +5\n", r.output)
-    assert re.search(r"Files uploaded +10\n", r.output)  # 5 matched files + 5 summaries
+    assert re.search(r"Files uploaded +9\n", r.output)  # 4 matched files + 5 summaries
+    # the fifth, 1044_signature.jpg, is a JPEG's first bytes and zeros: no exhibit that shows
+    # nothing is sent, or cited by its letter
+    assert "evidence/1044_signature.jpg: begins as a JPEG but no viewer can open it" in r.output
     assert "|" not in r.output and "**" not in r.output  # plain aligned text, not Markdown
     assert "'Lineitem price' = 'abc': not a number" in r.output
     problems = pd.read_csv(report / "problems.csv", dtype=str).fillna("")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pandas as pd
+from PIL import Image
 
 from dispute_evidence.api.models import MerchantProfile
 from dispute_evidence.documents.files import match_evidence_files, name_tokens
@@ -200,12 +203,19 @@ def test_file_name_tokens():
     assert "1001" in name_tokens("#1001 invoice") and "1001" not in name_tokens("10010")
 
 
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (4, 3), "white").save(out, "PNG")
+    return out.getvalue()
+
+
 def test_match_evidence_files(tmp_path):
     (tmp_path / "sub").mkdir()
     files = {
-        "dp_123_receipt.pdf": b"%PDF-1.4 a", "#1001 invoice.pdf": b"%PDF-1.4 b", "sub/1001-label.png": b"\x89PNG\r\n\x1a\nxx",
+        "dp_123_receipt.pdf": b"%PDF-1.4 a", "#1001 invoice.pdf": b"%PDF-1.4 b", "sub/1001-label.png": _png(),
         "10010.pdf": b"%PDF-1.4 c", "1001 and 2002.pdf": b"%PDF-1.4 d", "2002 fake.pdf": b"MZ\x90\x00",
-        "2002 empty.jpg": b"",
+        "2002 empty.jpg": b"", "2002 signature.jpg": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(72),
+        "2002 label.png": b"\x89PNG\r\n\x1a\nxx",
     }  # fmt: skip
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
@@ -222,6 +232,11 @@ def test_match_evidence_files(tmp_path):
         "1001 and 2002.pdf": "matches 2 disputes (dp_7, dp_9); rename it to name one",
         "2002 fake.pdf": "content is not PDF, PNG or JPG (whatever the name says); not uploaded",
         "2002 empty.jpg": "empty file",
+        # a JPEG's or a PNG's first bytes and nothing after: an exhibit that would show nothing
+        "2002 signature.jpg": "begins as a JPEG but no viewer can open it: re-save or re-scan it "
+        "and drop it again; not uploaded",
+        "2002 label.png": "begins as a PNG but no viewer can open it: re-save or re-scan it and "
+        "drop it again; not uploaded",
     }
 
 
