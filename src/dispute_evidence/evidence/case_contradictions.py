@@ -166,7 +166,10 @@ def _currency(case: CaseFacts) -> str:
 
 
 def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
-    """The order's own status against the claim: what the merchant's data concedes."""
+    """The order's own status against the claim: what the merchant's data concedes. A parcel
+    the carrier (or the merchant's own proof) shows not delivered, with no proof that it was,
+    concedes a not-received claim (shared spec, rebuttal-by-reason: "parcels still in transit
+    or returned"): held as advice: accept for a person, never argued from the shipment alone."""
     out = []
     family, d = family_of(case.reason), case.delivery
     shipped = any(s.shipped_on or s.tracking_number for s in case.shipments)
@@ -187,7 +190,8 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
             Contradiction(
                 "document says not delivered",
                 f"{d.cite} says “{d.quote}”",
-                "a proof of the delivery that followed, or consider accepting the dispute",
+                "a proof of the delivery that followed, to fight it; else accept the dispute",
+                accept=True,
             )
         )
     elif family == NOT_RECEIVED and case.carrier_delivery.status and not d.delivered:
@@ -195,8 +199,9 @@ def _status_vs_claim(case: CaseFacts) -> list[Contradiction]:
             Contradiction(
                 "carrier says not delivered",
                 f"carrier shows {case.carrier_delivery.status}",
-                "proof of delivery (a delivery confirmation or signature), or consider accepting "
-                "the dispute",
+                "proof of delivery (a delivery confirmation or signature), to fight it; else "
+                "accept the dispute",
+                accept=True,
             )
         )
     if case.credit_check.covers_before(case.dispute.amount):

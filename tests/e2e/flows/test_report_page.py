@@ -47,7 +47,8 @@ def test_the_page_leads_with_money_then_every_dispute_nearest_deadline_first(sam
     assert re.search(r"At risk: <b>71\.00 AUD</b> · <b>44\.00 EUR</b>", html)
     assert "<th>Where it stands</th>" in html and ">waiting for you</td>" in html
     rows = re.findall(r'<tr class="s-[a-z-]+(?: needs)?" data-state="([a-z-]+)">', html)
-    assert len(rows) == 7 and rows.count("sent") == 5  # one row per dispute
+    assert len(rows) == 7 and rows.count("sent") == 4  # one row per dispute
+    assert rows.count("waiting-for-you") == 2  # 1045: in transit, held as advice: accept
     assert "129.00 USD" in html and "118.00 GBP" in html  # amount with its currency
     days = [int(d) for d in re.findall(r'data-label="Days left">(-?\d+)<', html)]
     assert days == sorted(days)  # nearest deadline first
@@ -83,7 +84,7 @@ def test_a_click_on_a_filter_shows_only_that_state_and_an_anchor_opens_its_dispu
     visible = "[...document.querySelectorAll('.disputes tbody tr')].filter(r => r.offsetHeight > 0)"
     assert browser.js(f"{visible}.length") == 7
     browser.click('.filters button[data-filter="sent"]')
-    assert browser.js(f"{visible}.map(r => r.dataset.state)") == ["sent"] * 5
+    assert browser.js(f"{visible}.map(r => r.dataset.state)") == ["sent"] * 4
     assert browser.js("document.querySelector('.filters [aria-pressed=true]').dataset.filter") == (
         "sent"
     )
@@ -147,10 +148,11 @@ def test_status_says_the_amount_at_risk_and_what_still_needs_something(sample_re
     lines = [x for x in r.output.splitlines() if not x.startswith("Config: ")]
     risk = "Amount at risk: 71.00 AUD · 44.00 EUR · 118.00 GBP · 312.00 USD in 6 open dispute(s)"
     assert lines[1] == risk  # right under the counts by status
-    assert lines[2] == "Waiting for your approval: 0 dispute(s)"
+    assert lines[2] == "Waiting for your approval: 1 dispute(s)"  # 1045: advice accept
     assert lines[3] == "Open disputes that still need something: 3"
     need = "\n".join(lines[4:7])
-    assert "dp_1QfE9pLkdIwHu7ixKd3YvB7u" in need and "sent, weak: carrier shows in transit" in need
+    held = "advice: accept (carrier shows in transit), not sent, weak: carrier shows in transit"
+    assert "dp_1QfE9pLkdIwHu7ixKd3YvB7u" in need and held in need
     assert "dp_1QfC7xLkdIwHu7ixVb2LmQ0d" in need and "still missing policy document" in need
     assert "dp_1QfG5yLkdIwHu7ixPq9XbM4v" in need and "58.00 USD  waiting for data" in need
 

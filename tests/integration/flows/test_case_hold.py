@@ -70,7 +70,12 @@ def test_a_read_proof_that_proves_no_delivery_is_held_as_the_report_says(
         assert ledger[pid]["evidence_updates"] == 0 and ledger[pid]["files"] == []  # held
         row = table.loc[pid]
         assert row["Evidence (by reason)"].startswith("weak: "), row.to_dict()
-        assert row["Status"].startswith(f"waiting for your approval, {row['Evidence (by reason)']}")
+    # in transit with no proof it arrived: the merchant's data concedes it (advice: accept)
+    assert table.loc["dp_test_0", "Status"].startswith(
+        f"advice: accept (carrier shows in transit), not sent, {NOT_PROOF}"
+    )
+    row = table.loc["dp_test_1"]
+    assert row["Status"].startswith(f"waiting for your approval, {row['Evidence (by reason)']}")
     assert table.loc["dp_test_0", "Evidence (by reason)"] == NOT_PROOF
     assert "delivered before shipped" in table.loc["dp_test_1", "Contradictions"]
 
@@ -87,8 +92,10 @@ def test_a_read_proof_that_proves_no_delivery_is_held_as_the_report_says(
 
 
 def test_alerts_judge_the_case_as_the_report_does(sandbox_factory, tmp_path, monkeypatch):
-    """The alerts read the documents' facts too: a sent dispute whose proof of delivery states
-    no delivery is at risk, with the report row's verdict; the one with a real proof is not."""
+    """The alerts read the documents' facts too: a sent dispute whose proof of delivery is
+    dated before the shipment is at risk, with the report row's verdict; one held because its
+    parcel is in transit with no proof is at risk as waiting for approval; the one with a real
+    proof is not."""
     now = datetime.now(UTC)
     rows = seed_rows(3)
     for row in rows:  # the API agrees: its deadline is the one used from the first send
@@ -101,5 +108,6 @@ def test_alerts_judge_the_case_as_the_report_does(sandbox_factory, tmp_path, mon
     with StateStore(default_state(inbox)) as store:
         risks = {r.pid: r.why for r in at_risk(store, now, 48, inbox)}
     assert sorted(risks) == ["dp_test_0", "dp_test_1"], risks
-    for pid, why in risks.items():
-        assert why.startswith(f"evidence {table.loc[pid, 'Evidence (by reason)']}; add: "), why
+    assert risks["dp_test_0"] == "waiting for your approval"  # held: advice accept
+    verdict = table.loc["dp_test_1", "Evidence (by reason)"]
+    assert risks["dp_test_1"].startswith(f"evidence {verdict}; add: "), risks

@@ -30,6 +30,12 @@ def _pdf_text(sb, pid: str) -> str:
     return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages).split())
 
 
+def _review_copy_text(tmp_path, pid: str) -> str:
+    """The text of the packet a held dispute's report shows for review (nothing was sent)."""
+    path = tmp_path / "inbox.reports" / "latest" / "pdf" / f"{pid}-packet.pdf"
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(path).pages).split())
+
+
 def _inbox(tmp_path, n: int, reasons: list[str]):
     inbox = tmp_path / "inbox"
     make_inbox(inbox, n, files=(0, 0))
@@ -57,7 +63,10 @@ def test_finding_1_non_delivered_and_returned_are_never_delivered(
         row = table.loc[pid]
         assert row["Evidence (by reason)"] == f"weak: carrier shows {status}", row.to_dict()
         assert row["Delivery"] == f"not delivered (carrier status: {status})"
-        text = _pdf_text(sb, pid)
+        # the merchant's own data concedes non-receipt: held as advice: accept, not sent
+        assert row["Status"].startswith(f"advice: accept (carrier shows {status}), not sent")
+        assert sb.snapshot()[pid]["evidence_updates"] == 0
+        text = _review_copy_text(tmp_path, pid)
         assert f"not delivered (carrier status: {status})" in text
         assert "delivered 2026-10-05" not in text and "shows the order delivered" not in text
 

@@ -233,9 +233,12 @@ def in_transit_inbox(tmp_path):
     return inbox
 
 
-def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_is_not_done(
+def test_not_received_in_transit_is_held_as_accept_then_proof_of_delivery_sends_it(
     sandbox_factory, tmp_path, monkeypatch
 ):
+    """The carrier shows the parcel in transit and nothing proves it arrived: the merchant's
+    own data concedes a not-received claim (shared spec, rebuttal-by-reason), so it is held as
+    advice: accept, never argued from the shipment alone; a proof of delivery sends it."""
     sb = sandbox_factory(rows=seed_rows(1))
     _api(sb, monkeypatch)
     inbox = in_transit_inbox(tmp_path)
@@ -243,21 +246,22 @@ def test_not_received_in_transit_is_weak_then_proof_of_delivery_counts_and_sent_
     out = _run("--inbox", str(inbox))
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Evidence (by reason)"] == "weak: carrier shows in transit"
-    # (no deadline in the sheet: the API's, taken as evidence first goes, gives the days left)
-    assert row["Status"].startswith("sent, weak: carrier shows in transit"), row["Status"]
-    assert row["Next step"].startswith("add: proof of delivery")  # sent is not done
+    assert row["Status"].startswith(
+        "advice: accept (carrier shows in transit), not sent, weak: carrier shows in transit"
+    ), row["Status"]
+    assert row["Next step"].startswith("accept the dispute (your records concede it), or approve")
     assert "Evidence that undercuts the dispute's own reason" in out
-    text = _pdf_text(sb, "dp_test_0")
-    assert "not confirmed (carrier status: in transit)" in text and "Delivered" not in text
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 0  # nothing argued, nothing sent
     status = CliRunner().invoke(app, ["status", "--inbox", str(inbox)]).output
     assert "dp_test_0" in status.split("Open disputes that still need something: 1")[1]
 
-    # doing what "what to add" says: a proof of delivery changes the verdict
+    # doing what "what to add" says: a proof of delivery changes the verdict, and it goes
     (inbox / "5000 proof of delivery.pdf").write_bytes(b"%PDF-1.4\nsigned for at the door\n")
     _run("--inbox", str(inbox))
     row = _latest(tmp_path).loc["dp_test_0"]
     assert row["Evidence (by reason)"] == "complete", row.to_dict()
     assert row["Status"].startswith("sent, complete")
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 1
     assert "Open disputes that still need something: 0" in CliRunner().invoke(
         app, ["status", "--inbox", str(inbox)]).output  # fmt: skip
 

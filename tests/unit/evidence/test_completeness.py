@@ -109,8 +109,10 @@ def test_facts_that_undercut_the_reason_make_it_weak():
                   "shipments": [{**SHIPPED, "delivered_at": "", "delivery_status": "In transit"}]}}  # fmt: skip
     verdict = assess(wire_facts(in_transit), DOCUMENTS, "product_not_received")
     assert verdict.text == "weak: carrier shows in transit" and not verdict.complete
-    assert (
-        verdict.what_to_add.startswith("proof of delivery") and "accepting" in verdict.what_to_add
+    # the merchant's own data concedes non-receipt: accept, or fight it with a proof
+    assert verdict.what_to_add.startswith(
+        "proof of delivery (a delivery confirmation or signature), to fight it; else accept the "
+        "dispute"
     )
     assert assess(wire_facts(in_transit), ["signature"], "product_not_received").complete
     out_for = {**FULL, "additional_evidence": {**FULL["additional_evidence"],
