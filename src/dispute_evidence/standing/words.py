@@ -185,6 +185,11 @@ def _transactions_note(seen: Seen) -> str:
     line = f"transactions: {total:,} settled charge(s) from your payments export, by card brand"
     if other := _elsewhere(tx.groupby("network")["transactions"].sum()):
         line += f"; in no row: {other}"
+    if late := [LABELS.get(n, n) for n in sorted(set(tx["network"]) & LAST_MONTH_DENOMINATOR)]:
+        line += (
+            f"; {' and '.join(late)}: each month's row shows the month before's transactions, "
+            "which its ratio divides by"
+        )
     return line
 
 

@@ -40,7 +40,9 @@ def test_every_spelling_of_a_brand_counts_under_its_network_and_the_rest_is_name
     assert may["amex"]["transactions"] == 7
     assert (
         "transactions: 75 settled charge(s) from your payments export, by card brand; in no "
-        "row: 3 on JCB, which no program here counts, 2 on no known card brand or reason code"
+        "row: 3 on JCB, which no program here counts, 2 on no known card brand or reason code; "
+        "Mastercard: each month's row shows the month before's transactions, which its ratio "
+        "divides by"  # May's 20 Mastercard charges are June's row: the row's count says so
     ) in result.notes
 
 
