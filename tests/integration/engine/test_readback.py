@@ -124,7 +124,7 @@ def test_outcome_tables_on_a_seeded_history():
     assert rows[("reason", "fraudulent")] == (1, 1, 1, "50%")
     assert rows[("reason", "product_not_received")] == (1, 0, 0, "100%")
     assert rows[("evidence verdict", "missing something")] == (0, 1, 0, "0%")
-    assert rows[("tracking given", "yes")] == (2, 0, 0, "100%")
+    assert rows[("tracking given", "shown")] == (2, 0, 0, "100%")
     assert rows[("files attached", "no")] == (0, 1, 1, "0%")
 
 

@@ -85,8 +85,9 @@ def outcomes_table(table: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFram
         return pd.DataFrame(columns=COLUMNS)
     sent["outcome"] = sent["api_status"].map(outcome)
     shown = [kinds.get(pid) or evidence_kinds(None) for pid in sent["provider_dispute_id"]]
-    for i, label in enumerate(KINDS):
-        sent[label] = ["yes" if k[i] == "y" else "no" for k in shown]
+    for i, label in enumerate(KINDS):  # "not shown": failed, or no export says (no payments
+        # row: no AVS result at all), never read as a failed check
+        sent[label] = ["shown" if k[i] == "y" else "not shown" for k in shown]
     sent["files attached"] = (sent.get("files_total", 0) > 0).map({True: "yes", False: "no"})
     reason = sent["reason"] if "reason" in sent else pd.Series("", index=sent.index)
     sent["reason "] = reason.fillna("").replace("", "unknown")
