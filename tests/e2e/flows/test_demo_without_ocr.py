@@ -28,7 +28,7 @@ def test_the_demo_without_ocr_tools_says_what_it_loses_and_completes(tmp_path):
     assert "Tesseract and pdftoppm not found" in said[0]
     assert "photos, screenshots and scanned PDFs are not read" in said[0]
     assert "apt-get install tesseract-ocr poppler-utils" in said[0]
-    assert "Traceback" not in r.stderr and "5 sent" in r.stdout, r.stdout
+    assert "Traceback" not in r.stderr and "4 sent" in r.stdout, r.stdout  # 1045: in transit, held
 
 
 def test_the_line_names_only_what_is_missing():

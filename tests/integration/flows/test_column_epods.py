@@ -196,4 +196,7 @@ def test_another_disputes_proof_named_for_this_one_is_said_in_its_delivery_colum
     assert "It is dp_test_2's parcel: name the file for that dispute" in held["File problems"]
     files = [f["file_name"] for f in sb.snapshot()["dp_test_1"]["files"]]
     assert not any("5001 proof" in name for name in files), files
-    assert "another parcel" not in _sent_text(sb, "dp_test_1")  # the analyst's, not the issuer's
+    # in transit, and its one proof is another parcel's: nothing proves delivery, so it waits
+    # for a person as advice: accept, and nothing of it reaches the issuer
+    assert held["Status"].startswith("advice: accept (carrier shows in transit), not sent")
+    assert sb.snapshot()["dp_test_1"]["evidence_updates"] == 0 and files == []

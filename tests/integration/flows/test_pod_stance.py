@@ -29,6 +29,12 @@ def _pdf_text(sb, pid: str) -> str:
     return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages).split())
 
 
+def _review_copy_text(tmp_path, pid: str) -> str:
+    """The text of the packet a held dispute's report shows for review (nothing was sent)."""
+    path = tmp_path / "inbox.reports" / "latest" / "pdf" / f"{pid}-packet.pdf"
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(path).pages).split())
+
+
 def _inbox(tmp_path):
     inbox = tmp_path / "inbox"
     make_inbox(inbox, 3, files=(0, 0))
@@ -65,9 +71,13 @@ def test_a_pod_saying_not_delivered_a_complaint_and_another_parcels_pod_prove_no
     for pid in ("dp_test_0", "dp_test_1", "dp_test_2"):
         row = table.loc[pid]
         assert not row["Delivery"].startswith("delivered"), (pid, row.to_dict())
-        letter = _pdf_text(sb, pid).split("Evidence summary: dispute")[0]
+        text = _pdf_text(sb, pid) if pid != "dp_test_0" else _review_copy_text(tmp_path, pid)
+        letter = text.split("Evidence summary: dispute")[0]
         assert "records the delivery" not in letter and "delivered 20" not in letter, letter
-        assert "signed by for it" not in _pdf_text(sb, pid)
+        assert "signed by for it" not in text
+    # its own proof says not delivered: the merchant's data concedes it (advice: accept, held)
+    assert sb.snapshot()["dp_test_0"]["evidence_updates"] == 0
+    assert table.loc["dp_test_0", "Status"].startswith("advice: accept (")
 
     returned = table.loc["dp_test_0"]
     assert returned["Delivery"] == "not delivered (per 5000_delivery_confirmation.pdf, page 1)"

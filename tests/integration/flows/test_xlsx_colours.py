@@ -8,7 +8,7 @@ from openpyxl import load_workbook
 
 from tests.conftest import seed_rows
 from tests.integration.flows.test_right_evidence import in_transit_inbox
-from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import approve_cli, latest_disputes, run_cli, use_sandbox
 
 YELLOW = "FFEB9C"  # the page's .needs .state
 
@@ -19,6 +19,8 @@ def test_sent_but_weak_is_yellow_in_the_workbook_as_on_the_page(
     sb = sandbox_factory(rows=seed_rows(1))
     use_sandbox(sb, monkeypatch)
     inbox = in_transit_inbox(tmp_path)
+    run_cli("--inbox", str(inbox))  # in transit, no proof: held as advice: accept
+    approve_cli(inbox, "dp_test_0")  # the analyst fights it anyway: sent, still weak
     run_cli("--inbox", str(inbox))
     assert latest_disputes(tmp_path).loc["dp_test_0", "Status"].startswith("sent, weak")
     folder = tmp_path / "inbox.reports" / "latest"
