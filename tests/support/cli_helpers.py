@@ -4,6 +4,7 @@ report's dispute table."""
 from __future__ import annotations
 
 import pandas as pd
+from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from dispute_evidence.cli import app
@@ -36,3 +37,10 @@ def latest_disputes(tmp_path) -> pd.DataFrame:
     """The latest report's disputes.csv of the inbox under `tmp_path`, by dispute."""
     folder = tmp_path / "inbox.reports" / "latest"
     return pd.read_csv(folder / "disputes.csv", dtype=str).fillna("").set_index("Dispute")
+
+
+def review_copy_text(tmp_path, pid: str) -> str:
+    """The text of the packet the latest report shows for review (a held dispute's: nothing of
+    it was sent), of the inbox under `tmp_path`."""
+    path = tmp_path / "inbox.reports" / "latest" / "pdf" / f"{pid}-packet.pdf"
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(path).pages).split())

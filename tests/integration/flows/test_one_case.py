@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from dispute_evidence.cli import app
 from tests.conftest import seed_rows
 from tests.support.cli_helpers import latest_disputes as _latest
+from tests.support.cli_helpers import review_copy_text
 from tests.support.cli_helpers import run_cli as _run
 from tests.support.cli_helpers import use_sandbox as _api
 from tests.support.engine_helpers import make_inbox, write_rows
@@ -28,12 +29,6 @@ def _pdf_text(sb, pid: str) -> str:
     sql = "SELECT content FROM files WHERE file_name = ?"
     body = sb.call(lambda store: bytes(store._db.execute(sql, (names[-1],)).fetchone()[0]))
     return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages).split())
-
-
-def _review_copy_text(tmp_path, pid: str) -> str:
-    """The text of the packet a held dispute's report shows for review (nothing was sent)."""
-    path = tmp_path / "inbox.reports" / "latest" / "pdf" / f"{pid}-packet.pdf"
-    return " ".join(" ".join(p.extract_text() for p in PdfReader(path).pages).split())
 
 
 def _inbox(tmp_path, n: int, reasons: list[str]):
@@ -66,7 +61,7 @@ def test_finding_1_non_delivered_and_returned_are_never_delivered(
         # the merchant's own data concedes non-receipt: held as advice: accept, not sent
         assert row["Status"].startswith(f"advice: accept (carrier shows {status}), not sent")
         assert sb.snapshot()[pid]["evidence_updates"] == 0
-        text = _review_copy_text(tmp_path, pid)
+        text = review_copy_text(tmp_path, pid)
         assert f"not delivered (carrier status: {status})" in text
         assert "delivered 2026-10-05" not in text and "shows the order delivered" not in text
 

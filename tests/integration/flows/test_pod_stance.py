@@ -11,7 +11,7 @@ from pypdf import PdfReader
 
 from support.docfixtures import text_pdf
 from tests.conftest import seed_rows
-from tests.support.cli_helpers import latest_disputes, run_cli, use_sandbox
+from tests.support.cli_helpers import latest_disputes, review_copy_text, run_cli, use_sandbox
 from tests.support.engine_helpers import make_inbox, write_rows
 
 ORDERS = ["order_number", "product_title", "price", "quantity", "currency_code", "customer_email",
@@ -27,12 +27,6 @@ def _pdf_text(sb, pid: str) -> str:
     sql = "SELECT content FROM files WHERE file_name = ?"
     body = sb.call(lambda store: bytes(store._db.execute(sql, (names[-1],)).fetchone()[0]))
     return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages).split())
-
-
-def _review_copy_text(tmp_path, pid: str) -> str:
-    """The text of the packet a held dispute's report shows for review (nothing was sent)."""
-    path = tmp_path / "inbox.reports" / "latest" / "pdf" / f"{pid}-packet.pdf"
-    return " ".join(" ".join(p.extract_text() for p in PdfReader(path).pages).split())
 
 
 def _inbox(tmp_path):
@@ -71,7 +65,7 @@ def test_a_pod_saying_not_delivered_a_complaint_and_another_parcels_pod_prove_no
     for pid in ("dp_test_0", "dp_test_1", "dp_test_2"):
         row = table.loc[pid]
         assert not row["Delivery"].startswith("delivered"), (pid, row.to_dict())
-        text = _pdf_text(sb, pid) if pid != "dp_test_0" else _review_copy_text(tmp_path, pid)
+        text = _pdf_text(sb, pid) if pid != "dp_test_0" else review_copy_text(tmp_path, pid)
         letter = text.split("Evidence summary: dispute")[0]
         assert "records the delivery" not in letter and "delivered 20" not in letter, letter
         assert "signed by for it" not in text
